@@ -1,0 +1,186 @@
+#include "cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <iostream>
+
+#include "system/affinity.hpp"
+#include "system/cpu_list.hpp"
+#include "units.hpp"
+
+namespace zc {
+
+namespace {
+
+constexpr const char* kDescription =
+    "zcperf " ZCPERF_VERSION ": is the copy or the zero-copy path cheaper here, and why?\n"
+    "Measures throughput, both sides' CPU and service demand (us of CPU per KB, netperf's unit) between\n"
+    "zcperf and a zcserver, or against an embedded server on loopback when no -H is given.\n";
+
+constexpr const char* kExamples = R"(
+Examples:
+  zcperf                                 1 MiB TCP stream to an embedded server on loopback, 10 s
+  zcperf -H server1 -m 64K..4M --cpu 0,1 size sweep, client data thread on CPU 0, server's on CPU 1
+  zcperf -H 10.0.0.2:5000 -t maerts -P 4 --cpu 0-3,0-3
+                                         4 streams, server sends, threads pinned round-robin
+  zcperf -m 64K,1M -l 5 -i 10,3 -I 99,5 -o json > run.json
+                                         repeat each size until the 99% confidence interval of
+                                         throughput and service demand is within 5% (netperf's -i/-I)
+  zcperf -n 1G -s 4M -S 4M -o csv        move exactly 1 GiB with 4 MiB socket buffers on both sides
+
+Reading the report: CPU% is the whole host (all CPUs, from /proc/stat, softirq on any core included);
+SD is that CPU time per KB moved; "proc SD" counts only the test's own threads (getrusage), which misses
+kernel work done in softirq on other cores: the gap between the two is where the network stack ran.
+Exit status: 0 ok, 1 a test failed (the reason is printed), 2 bad usage, 130 interrupted.
+)";
+
+std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (true) {
+        size_t c = s.find(',', start);
+        out.push_back(s.substr(start, c == std::string::npos ? std::string::npos : c - start));
+        if (c == std::string::npos) break;
+        start = c + 1;
+    }
+    return out;
+}
+
+void check_cpus_exist(const std::vector<int>& cpus) {
+    auto allowed = allowed_cpus();
+    for (int c : cpus) {
+        if (std::find(allowed.begin(), allowed.end(), c) == allowed.end()) {
+            throw std::invalid_argument("local CPU " + std::to_string(c) + " is not available here; CPUs: " +
+                                        format_cpu_list(allowed));
+        }
+    }
+}
+
+}  // namespace
+
+void parse_cpu_option(const std::string& text, std::vector<int>& local, std::vector<int>& remote) {
+    auto parts = split_commas(text);
+    if (parts.size() > 2) {
+        throw std::invalid_argument("--cpu takes LOCAL[,REMOTE]; separate several CPUs of one side with '+' "
+                                    "(0+2+4) or give a range (0-3)");
+    }
+    local = parse_cpu_list(parts[0], '+');
+    if (parts.size() == 2) remote = parse_cpu_list(parts[1], '+');
+}
+
+std::pair<double, double> parse_pair(const std::string& text, const char* what) {
+    auto parts = split_commas(text);
+    try {
+        if (parts.size() == 1) return {std::stod(parts[0]), -1};
+        if (parts.size() == 2) return {std::stod(parts[0]), std::stod(parts[1])};
+    } catch (const std::exception&) {
+    }
+    throw std::invalid_argument(std::string(what) + " takes two numbers separated by a comma, got '" + text + "'");
+}
+
+int parse_client_options(int argc, char** argv, ClientOptions& o) {
+    for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
+    CLI::App app{kDescription};
+    app.footer(kExamples);
+    std::string tests = "stream", transports = "tcp", sizes = "1M", cpus, bytes, lsock, rsock, iters, conf, align;
+    app.add_option("-H,--host", o.servers, "zcserver to test against, HOST[:PORT]; repeat for several (default: an embedded server on loopback)");
+    app.add_option("-p,--port", o.port, "control port for -H hosts given without one")->capture_default_str();
+    app.add_option("-t,--test", tests, "stream (client sends) or maerts (server sends), or both: stream,maerts")->capture_default_str();
+    app.add_option("-T,--transport", transports, "data path(s), comma-separated; built in: tcp")->capture_default_str();
+    app.add_option("-m,--message-size", sizes, "bytes per send/recv call: 64K, a list 64K,1M, or a doubling range 64K..4M; each size is one result")->capture_default_str();
+    auto* dur = app.add_option("-l,--duration", o.duration_s, "seconds of data transfer per test (>= 5 for trustworthy CPU figures)")
+                    ->check(CLI::Range(0.01, 86400.0))->capture_default_str();
+    app.add_option("-n,--bytes", bytes, "move exactly this many bytes instead (e.g. 10G), split over the streams")->excludes(dur);
+    app.add_option("-P,--streams", o.streams, "parallel streams, one thread per stream on each side")
+        ->check(CLI::Range(1, kMaxStreams))->capture_default_str();
+    app.add_option("-s,--local-sockbuf", lsock, "local SO_SNDBUF/SO_RCVBUF (e.g. 4M; default: kernel autotuning)");
+    app.add_option("-S,--remote-sockbuf", rsock, "remote SO_SNDBUF/SO_RCVBUF");
+    app.add_option("--cpu", cpus, "pin data threads: LOCAL[,REMOTE], each a CPU, a range 0-3 or a list 0+2 (round-robin over streams)");
+    app.add_option("--align", align, "buffer alignment in bytes, a power of two")->default_str("4096");
+    app.add_option("-o,--output", o.output, "report format: human, csv or json")
+        ->check(CLI::IsMember({"human", "csv", "json"}))->capture_default_str();
+    app.add_option("-i,--iterations", iters, "MAX,MIN repetitions of each test (netperf's -i; up to 30)");
+    app.add_option("-I,--confidence", conf, "LEVEL,WIDTH: repeat until the LEVEL% confidence interval is narrower than WIDTH% (netperf's -I; default 99,5 with -i)");
+    app.add_option("--connect-timeout", o.connect_timeout_ms, "milliseconds to reach a server")
+        ->check(CLI::Range(100, 600000))->capture_default_str();
+    app.set_version_flag("-V,--version", "zcperf " ZCPERF_VERSION);
+    try {
+        app.parse(argc, argv);
+        o.tests.clear();
+        for (const auto& t : split_commas(tests)) o.tests.push_back(test_from_name(t));
+        o.transports.clear();
+        for (const auto& t : split_commas(transports)) o.transports.push_back(transport_from_name(t));
+        o.message_sizes = parse_size_list(sizes);
+        for (uint64_t s : o.message_sizes) {
+            if (s == 0 || s > kMaxMessageSize) throw std::invalid_argument("message size " + std::to_string(s) + " must be 1 B..1G");
+        }
+        if (!bytes.empty()) {
+            o.total_bytes = parse_size(bytes);
+            if (o.total_bytes == 0) throw std::invalid_argument("-n must be more than 0 bytes");
+        }
+        if (!lsock.empty()) o.local.socket_buffer = parse_size(lsock);
+        if (!rsock.empty()) o.remote.socket_buffer = parse_size(rsock);
+        if (o.local.socket_buffer > kMaxSocketBuffer || o.remote.socket_buffer > kMaxSocketBuffer) {
+            throw std::invalid_argument("socket buffers are limited to 1G");
+        }
+        if (!cpus.empty()) parse_cpu_option(cpus, o.local.cpus, o.remote.cpus);
+        check_cpus_exist(o.local.cpus);
+        if (!align.empty()) {
+            o.alignment = parse_size(align);
+            if (o.alignment == 0 || (o.alignment & (o.alignment - 1)) || o.alignment > kMaxAlignment) {
+                throw std::invalid_argument("--align must be a power of two up to 2M");
+            }
+        }
+        if (!iters.empty() || !conf.empty()) {
+            o.goal = ConfidenceGoal{10, 3, 99, 5};
+            if (!iters.empty()) {
+                auto [mx, mn] = parse_pair(iters, "-i");
+                o.goal.max_iterations = static_cast<int>(mx);
+                o.goal.min_iterations = mn < 0 ? std::min(3, o.goal.max_iterations) : static_cast<int>(mn);
+            }
+            if (!conf.empty()) {
+                auto [lvl, width] = parse_pair(conf, "-I");
+                o.goal.level_pct = lvl;
+                if (width > 0) o.goal.width_pct = width;
+            }
+            if (o.goal.max_iterations < 1 || o.goal.max_iterations > 30 || o.goal.min_iterations < 1 ||
+                o.goal.min_iterations > o.goal.max_iterations) {
+                throw std::invalid_argument("-i MAX,MIN needs 1 <= MIN <= MAX <= 30");
+            }
+            if (o.goal.level_pct < 50 || o.goal.level_pct >= 100 || o.goal.width_pct <= 0) {
+                throw std::invalid_argument("-I LEVEL,WIDTH needs 50 <= LEVEL < 100 and WIDTH > 0 (percent)");
+            }
+        }
+    } catch (const CLI::ParseError& e) {
+        int rc = app.exit(e);
+        return rc == 0 ? 0 : 2;
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "zcperf: " << e.what() << "\nRun 'zcperf --help' for the options and examples.\n";
+        return 2;
+    }
+    return -1;
+}
+
+std::vector<TestSpec> expand_tests(const ClientOptions& o) {
+    std::vector<TestSpec> out;
+    for (Transport tr : o.transports) {
+        for (TestKind t : o.tests) {
+            for (uint64_t size : o.message_sizes) {
+                TestSpec s;
+                s.transport = tr;
+                s.test = t;
+                s.message_size = size;
+                s.duration_s = o.duration_s;
+                s.total_bytes = o.total_bytes;
+                s.streams = o.streams;
+                s.alignment = o.alignment;
+                s.local = o.local;
+                s.remote = o.remote;
+                out.push_back(s);
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace zc

@@ -1,0 +1,42 @@
+#pragma once
+// zcperf's command line: netperf-familiar options, turned into the list of tests to run.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "measure/confidence.hpp"
+#include "protocol/test_spec.hpp"
+
+namespace zc {
+
+struct ClientOptions {
+    std::vector<std::string> servers;  // HOST[:PORT]; empty = embedded server on loopback
+    uint16_t port = 12875;
+    std::vector<TestKind> tests{TestKind::stream};
+    std::vector<Transport> transports{Transport::tcp};
+    std::vector<uint64_t> message_sizes{1u << 20};
+    double duration_s = 10;
+    uint64_t total_bytes = 0;
+    int streams = 1;
+    uint64_t alignment = 4096;
+    SideSpec local, remote;
+    std::string output = "human";
+    ConfidenceGoal goal;
+    int connect_timeout_ms = 5000;
+    std::string command_line;
+};
+
+// Parses argv. Returns the exit code to leave with when parsing ends the program (--help: 0,
+// a bad option: 2, after printing what is wrong and what to do), or -1 to go on.
+int parse_client_options(int argc, char** argv, ClientOptions& out);
+
+// One TestSpec per (transport, test, message size), in the order they run.
+std::vector<TestSpec> expand_tests(const ClientOptions& o);
+
+// "0,1" -> local {0}, remote {1}; "0+2,1+3" -> lists; "0-3" -> local only; ",1" -> remote only.
+void parse_cpu_option(const std::string& text, std::vector<int>& local, std::vector<int>& remote);
+
+// "10,3" -> {10, 3} (netperf's -i MAX,MIN); "99,5" -> {99, 5} (-I LEVEL,WIDTH).
+std::pair<double, double> parse_pair(const std::string& text, const char* what);
+
+}  // namespace zc

@@ -1,0 +1,48 @@
+#pragma once
+// The client's end of the control connection: blocking, every read bounded in size and time.
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+#include "protocol/frame.hpp"
+#include "protocol/messages.hpp"
+#include "transport/tcp_socket.hpp"
+#include "unique_fd.hpp"
+
+namespace zc {
+
+// The server refused something and said why; printed to the user as is.
+struct ServerError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class ControlClient {
+public:
+    // Connects and exchanges hello/welcome. Throws std::runtime_error (unreachable),
+    // ServerError (refused, e.g. version mismatch) or ProtocolError (not a zcserver).
+    ControlClient(const Endpoint& server, std::chrono::milliseconds timeout);
+
+    const Welcome& welcome() const { return welcome_; }
+    const Endpoint& server() const { return server_; }
+    bool same_host() const { return same_host_; }
+    int fd() const { return fd_.get(); }
+
+    void send(const Message& m);
+    // Next message; an ErrorMsg is thrown as ServerError.
+    Message receive(std::chrono::milliseconds timeout);
+
+    template <typename T>
+    T expect(std::chrono::milliseconds timeout) {
+        Message m = receive(timeout);
+        if (auto* v = std::get_if<T>(&m)) return std::move(*v);
+        throw ProtocolError(std::string("the server sent an unexpected ") + message_name(m) + " message");
+    }
+
+private:
+    Endpoint server_;
+    UniqueFd fd_;
+    Welcome welcome_;
+    bool same_host_ = false;
+};
+
+}  // namespace zc

@@ -1,0 +1,24 @@
+#pragma once
+// With no -H, zcperf tests against its own server on loopback: a child process running the same
+// server code as zcserver (its own process, so each side's CPU and rusage stay its own).
+#include <sys/types.h>
+
+#include <cstdint>
+
+namespace zc {
+
+class EmbeddedServer {
+public:
+    // Forks the server; call before any thread exists. Throws std::runtime_error.
+    EmbeddedServer();
+    EmbeddedServer(const EmbeddedServer&) = delete;
+    EmbeddedServer& operator=(const EmbeddedServer&) = delete;
+    ~EmbeddedServer();  // stops the child and reaps it
+    uint16_t port() const { return port_; }
+
+private:
+    pid_t pid_ = -1;
+    uint16_t port_ = 0;
+};
+
+}  // namespace zc

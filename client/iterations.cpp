@@ -1,0 +1,96 @@
+#include "iterations.hpp"
+
+#include <algorithm>
+
+namespace zc {
+
+namespace {
+
+void add_weighted(CpuShare& into, const CpuShare& s, double w) {
+    into.user += s.user * w;
+    into.nice += s.nice * w;
+    into.system += s.system * w;
+    into.irq += s.irq * w;
+    into.softirq += s.softirq * w;
+    into.iowait += s.iowait * w;
+    into.steal += s.steal * w;
+    into.idle += s.idle * w;
+}
+
+SideResult merge_side(const std::vector<const SideResult*>& sides) {
+    SideResult m = *sides.front();
+    if (sides.size() == 1) return m;
+    double total_s = 0;
+    for (const auto* s : sides) total_s += s->cpu.elapsed_s;
+    m.bytes = m.ops = 0;
+    m.elapsed_s = m.process_user_s = m.process_sys_s = 0;
+    m.cpu.all = {};
+    m.cpu.busy_cpu_s = m.cpu.elapsed_s = m.cpu.others.cpu_s = 0;
+    std::fill(m.stream_bytes.begin(), m.stream_bytes.end(), 0);
+    for (auto& c : m.cpu.per_cpu) c.share = {};
+    m.warnings.clear();
+    for (const auto* s : sides) {
+        double w = total_s > 0 ? s->cpu.elapsed_s / total_s : 0;
+        m.bytes += s->bytes;
+        m.ops += s->ops;
+        m.elapsed_s += s->elapsed_s;
+        m.process_user_s += s->process_user_s;
+        m.process_sys_s += s->process_sys_s;
+        for (size_t i = 0; i < m.stream_bytes.size() && i < s->stream_bytes.size(); ++i) m.stream_bytes[i] += s->stream_bytes[i];
+        add_weighted(m.cpu.all, s->cpu.all, w);
+        m.cpu.busy_cpu_s += s->cpu.busy_cpu_s;
+        m.cpu.elapsed_s += s->cpu.elapsed_s;
+        m.cpu.others.cpu_s += s->cpu.others.cpu_s;
+        for (auto& c : m.cpu.per_cpu) {
+            for (const auto& o : s->cpu.per_cpu)
+                if (o.cpu == c.cpu) add_weighted(c.share, o.share, w);
+        }
+        for (const auto& wmsg : s->warnings)
+            if (std::find(m.warnings.begin(), m.warnings.end(), wmsg) == m.warnings.end()) m.warnings.push_back(wmsg);
+    }
+    return m;
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> tracked_series(const std::vector<TestResult>& runs) {
+    std::vector<std::vector<double>> t(3);
+    for (const auto& r : runs) {
+        t[0].push_back(r.throughput_gbps);
+        t[1].push_back(r.local.service_demand_us_per_kb());
+        t[2].push_back(r.remote.service_demand_us_per_kb());
+    }
+    return t;
+}
+
+TestResult merge_iterations(const std::vector<TestResult>& runs, const ConfidenceGoal& goal) {
+    TestResult m = runs.front();
+    std::vector<const SideResult*> locals, remotes;
+    std::vector<double> tput;
+    m.bytes = 0;
+    m.elapsed_s = m.setup_ms = 0;
+    m.warnings.clear();
+    for (const auto& r : runs) {
+        locals.push_back(&r.local);
+        remotes.push_back(&r.remote);
+        tput.push_back(r.throughput_gbps);
+        m.bytes += r.bytes;
+        m.elapsed_s += r.elapsed_s;
+        m.setup_ms += r.setup_ms / static_cast<double>(runs.size());
+        for (const auto& w : r.warnings)
+            if (std::find(m.warnings.begin(), m.warnings.end(), w) == m.warnings.end()) m.warnings.push_back(w);
+    }
+    m.local = merge_side(locals);
+    m.remote = merge_side(remotes);
+    Interval iv = confidence_interval(tput, goal.level_pct);
+    m.throughput_gbps = iv.mean;
+    m.iterations.iterations = static_cast<int>(runs.size());
+    bool asked = goal.max_iterations > 1;
+    m.iterations.level_pct = asked ? goal.level_pct : 0;
+    m.iterations.width_goal_pct = asked ? goal.width_pct : 0;
+    m.iterations.throughput_width_pct = iv.width_pct;
+    m.iterations.met = !asked || enough_iterations({1000, 1, goal.level_pct, goal.width_pct}, tracked_series(runs));
+    return m;
+}
+
+}  // namespace zc

@@ -1,0 +1,100 @@
+// zcperf: the client. Drives tests against zcservers (or an embedded one on loopback) and prints
+// one report with both sides' numbers.
+#include <unistd.h>
+
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "cli.hpp"
+#include "control_client.hpp"
+#include "embedded_server.hpp"
+#include "iterations.hpp"
+#include "report/report_writer.hpp"
+#include "test_driver.hpp"
+
+namespace {
+
+void on_sigint(int) { zc::g_interrupted.store(true); }
+
+zc::TestResult run_with_iterations(zc::ControlClient& control, const zc::TestSpec& spec, const zc::ConfidenceGoal& goal) {
+    std::vector<zc::TestResult> runs;
+    do {
+        runs.push_back(zc::run_test(control, spec));
+    } while (!zc::enough_iterations(goal, zc::tracked_series(runs)));
+    return zc::merge_iterations(runs, goal);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::signal(SIGPIPE, SIG_IGN);
+    zc::ClientOptions opt;
+    if (int rc = zc::parse_client_options(argc, argv, opt); rc >= 0) return rc;
+
+    std::unique_ptr<zc::EmbeddedServer> embedded;
+    std::vector<zc::Endpoint> servers;
+    try {
+        if (opt.servers.empty()) {
+            embedded = std::make_unique<zc::EmbeddedServer>();  // forks: before any thread exists
+            servers.push_back({"127.0.0.1", embedded->port()});
+        }
+        for (const auto& s : opt.servers) servers.push_back(zc::parse_endpoint(s, opt.port));
+    } catch (const std::exception& e) {
+        std::cerr << "zcperf: " << e.what() << "\n";
+        return 2;
+    }
+    struct sigaction sa {};
+    sa.sa_handler = on_sigint;
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+
+    auto writer = zc::make_report_writer(opt.output, std::cout);
+    std::vector<std::unique_ptr<zc::ControlClient>> controls;
+    try {
+        for (const auto& ep : servers) {
+            controls.push_back(std::make_unique<zc::ControlClient>(ep, std::chrono::milliseconds(opt.connect_timeout_ms)));
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "zcperf: " << e.what() << "\n";
+        return 1;
+    }
+
+    zc::ReportHeader header;
+    header.software = "zcperf " ZCPERF_VERSION;
+    header.command_line = opt.command_line;
+    char name[256] = {};
+    gethostname(name, sizeof(name) - 1);
+    header.local_host = name;
+    for (const auto& c : controls) {
+        std::string sep = header.server.empty() ? "" : ", ";
+        header.server += sep + c->server().host + ":" + std::to_string(c->server().port);
+        header.remote_host += sep + c->welcome().host.hostname;
+        header.remote_software += sep + c->welcome().software;
+    }
+    header.embedded_server = embedded != nullptr;
+    writer->begin(header);
+
+    int status = 0;
+    auto specs = zc::expand_tests(opt);
+    try {
+        for (auto& control : controls) {
+            for (const auto& spec : specs) writer->add(run_with_iterations(*control, spec, opt.goal));
+        }
+    } catch (const zc::InterruptedError&) {
+        writer->error("interrupted: the test was stopped on both sides");
+        std::cerr << "zcperf: interrupted; the running test was stopped on both sides\n";
+        status = 130;
+    } catch (const zc::ServerError& e) {
+        writer->error(std::string("the server refused: ") + e.what());
+        std::cerr << "zcperf: the server refused: " << e.what() << "\n";
+        status = 1;
+    } catch (const std::exception& e) {
+        writer->error(e.what());
+        std::cerr << "zcperf: " << e.what() << "\n";
+        status = 1;
+    }
+    writer->end();
+    return status;
+}

@@ -1,0 +1,165 @@
+#include "test_driver.hpp"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include "run/side_runner.hpp"
+#include "transport/tcp_socket.hpp"
+
+namespace zc {
+
+std::atomic<bool> g_interrupted{false};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kReplyTimeout = std::chrono::seconds(10);
+constexpr auto kStallTimeout = std::chrono::seconds(10);
+constexpr auto kResultGrace = std::chrono::seconds(30);
+constexpr double kOtherLoadWarnPct = 5.0;  // of one CPU
+
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+std::vector<UniqueFd> open_data_connections(const ControlClient& control, const TestSpec& spec, const Ready& ready) {
+    std::vector<UniqueFd> fds;
+    Endpoint data{control.server().host, ready.data_port};
+    for (int i = 0; i < spec.streams; ++i) {
+        UniqueFd fd = connect_tcp(data, std::chrono::seconds(5), spec.local.socket_buffer);
+        write_all(fd.get(), std::string_view(reinterpret_cast<const char*>(&ready.token), sizeof(ready.token)),
+                  std::chrono::seconds(5));
+        set_receive_timeout(fd.get(), kStallTimeout);
+        fds.push_back(std::move(fd));
+    }
+    return fds;
+}
+
+// Waits for the server's result while our own side runs; watches Ctrl-C and a vanished server.
+SideResult await_remote(ControlClient& control, SideRunner& runner, const TestSpec& spec) {
+    auto deadline = spec.total_bytes ? Clock::time_point::max()
+                                     : Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(spec.duration_s * 1000)) +
+                                           kResultGrace;
+    bool local_done = false;
+    while (true) {
+        if (g_interrupted.load()) {
+            try {
+                control.send(Stop{});
+            } catch (...) {
+            }
+            runner.abort();
+            throw InterruptedError();
+        }
+        if (!local_done && runner.done()) {
+            local_done = true;
+            deadline = std::min(deadline, Clock::now() + kResultGrace);
+        }
+        if (Clock::now() > deadline) {
+            runner.abort();
+            throw ConnectionError("the server sent no result within " + std::to_string(kResultGrace.count()) +
+                                  " s of the test's end (is it overloaded or gone?)");
+        }
+        pollfd p{control.fd(), POLLIN, 0};
+        int rc = ::poll(&p, 1, 200);
+        if (rc <= 0) continue;
+        try {
+            Message m = control.receive(kReplyTimeout);
+            if (auto* r = std::get_if<ResultMsg>(&m)) return std::move(r->side);
+            throw ProtocolError(std::string("the server sent an unexpected ") + message_name(m) + " during the test");
+        } catch (const ConnectionError& e) {
+            runner.abort();
+            throw ConnectionError(std::string(e.what()) + " during the test: did zcserver die or get killed?");
+        } catch (...) {
+            runner.abort();
+            throw;
+        }
+    }
+}
+
+}  // namespace
+
+TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote, bool same_host) {
+    TestResult r;
+    r.transport = spec.transport;
+    r.test = spec.test;
+    r.message_size = spec.message_size;
+    r.streams = spec.streams;
+    const SideResult& rx = local.role == Role::recv ? local : remote;
+    const SideResult& tx = local.role == Role::recv ? remote : local;
+    if (tx.bytes != rx.bytes || tx.stream_bytes != rx.stream_bytes) {
+        throw std::runtime_error(fmt::format(
+            "byte count mismatch: the sender sent {} bytes but the receiver counted {}; a peer ended the "
+            "stream early or the data connection lost data. No figures are reported for this test.",
+            tx.bytes, rx.bytes));
+    }
+    r.bytes = rx.bytes;
+    r.elapsed_s = rx.elapsed_s;
+    r.throughput_gbps = r.elapsed_s > 0 ? static_cast<double>(r.bytes) * 8 / r.elapsed_s / 1e9 : 0;
+    for (const auto* side : {&local, &remote}) {
+        const char* name = side == &local ? "local" : "remote";
+        for (const auto& w : side->warnings) r.warnings.push_back(std::string(name) + ": " + w);
+        double pct = side->others_cpu_pct_of_one_cpu();
+        if (pct > kOtherLoadWarnPct) {
+            std::string who;
+            for (const auto& t : side->cpu.others.top) who += fmt::format("{}{}[{}] {:.2f} s", who.empty() ? "" : ", ", t.comm, t.pid, t.cpu_s);
+            r.warnings.push_back(fmt::format(
+                "{}: other processes used {:.1f}% of a CPU during the test ({}); the whole-host CPU figures and "
+                "service demand include that load",
+                name, pct, who));
+        }
+    }
+    if (same_host) {
+        r.warnings.push_back(
+            "client and server share one host: local and remote whole-host CPU figures both count the whole machine "
+            "(both sides' work); the process figures are each side's own");
+    }
+    r.local = std::move(local);
+    r.remote = std::move(remote);
+    return r;
+}
+
+TestResult run_test(ControlClient& control, const TestSpec& spec) {
+    auto t0 = Clock::now();
+    control.send(Setup{server_half(spec)});
+    Ready ready = control.expect<Ready>(kReplyTimeout);
+
+    SideConfig cfg;
+    cfg.role = client_role(spec.test);
+    cfg.transport = spec.transport;
+    cfg.message_size = spec.message_size;
+    cfg.duration_s = spec.duration_s;
+    cfg.total_bytes = spec.total_bytes;
+    cfg.alignment = spec.alignment;
+    cfg.cpus = spec.local.cpus;
+    cfg.exclude_pids = {getpid()};
+    if (control.same_host()) cfg.exclude_pids.insert(control.welcome().host.pid);
+    char name[256] = {};
+    gethostname(name, sizeof(name) - 1);
+    cfg.host = name;
+
+    SideResult local, remote;
+    double setup_ms = 0, teardown_ms = 0;
+    {
+        SideRunner runner(std::move(cfg), open_data_connections(control, spec, ready));
+        try {
+            runner.wait_ready();
+        } catch (...) {
+            control.send(Stop{});
+            throw;
+        }
+        control.send(Start{});
+        control.expect<Started>(kReplyTimeout);
+        runner.start();
+        setup_ms = ms_since(t0);
+        remote = await_remote(control, runner, spec);
+        local = runner.finish();
+        t0 = Clock::now();
+    }  // data connections closed here
+    teardown_ms = ms_since(t0);
+    TestResult r = merge_sides(spec, std::move(local), std::move(remote), control.same_host());
+    r.setup_ms = setup_ms + teardown_ms;
+    return r;
+}
+
+}  // namespace zc

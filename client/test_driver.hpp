@@ -1,0 +1,24 @@
+#pragma once
+// Runs one test against one server over an open control connection, and merges both sides'
+// measurements into a TestResult (checking the sender's byte count against the receiver's).
+#include <atomic>
+
+#include "control_client.hpp"
+#include "protocol/result.hpp"
+#include "protocol/test_spec.hpp"
+
+namespace zc {
+
+// Set by SIGINT: the running test is stopped on both sides and reported as interrupted.
+extern std::atomic<bool> g_interrupted;
+
+struct InterruptedError : std::runtime_error {
+    InterruptedError() : std::runtime_error("interrupted") {}
+};
+
+TestResult run_test(ControlClient& control, const TestSpec& spec);
+
+// Merges both sides; throws std::runtime_error when the byte counts disagree.
+TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote, bool same_host);
+
+}  // namespace zc

@@ -1,0 +1,56 @@
+#pragma once
+// CPU accounting over one measured interval, from the kernel's own counters:
+// /proc/stat per CPU (everything that ran, softirq on any core included: netperf's method),
+// and /proc/[pid]/stat of every other process (the load that is not ours).
+#include <chrono>
+#include <set>
+#include <vector>
+
+#include "measure/other_processes.hpp"
+#include "measure/proc_stat.hpp"
+
+namespace zc {
+
+struct CpuShare {  // percent of the CPUs in question over the interval
+    double user = 0, nice = 0, system = 0, irq = 0, softirq = 0, iowait = 0, steal = 0, idle = 0;
+    double busy() const { return user + nice + system + irq + softirq; }
+};
+
+struct PerCpuUsage {
+    int cpu = 0;
+    CpuShare share;
+};
+
+struct CpuUsage {
+    double elapsed_s = 0;
+    int ncpus = 0;
+    CpuShare all;                     // averaged over every CPU (netperf's "all CPUs")
+    double busy_cpu_s = 0;            // all.busy()/100 x ncpus x elapsed
+    std::vector<PerCpuUsage> per_cpu;
+    OtherLoad others;
+};
+
+// Shares of one tick difference (used for the aggregate line and each CPU).
+CpuShare share_of(const CpuTicks& d);
+
+// Turns two /proc/stat readings and the interval into a CpuUsage (no other-process data).
+CpuUsage usage_between(const ProcStat& before, const ProcStat& after, double elapsed_s);
+
+// Busy CPU-seconds on a subset of CPUs (the test's own CPUs) over the interval.
+double busy_cpu_s_on(const CpuUsage& u, const std::vector<int>& cpus);
+
+class CpuMeter {
+public:
+    // Processes in `exclude` (ourselves, a peer on the same host) are not "other" load.
+    explicit CpuMeter(std::set<int> exclude);
+    void start();
+    CpuUsage stop();
+
+private:
+    std::set<int> exclude_;
+    ProcessTable procs_before_;
+    ProcStat stat_before_;
+    std::chrono::steady_clock::time_point t0_;
+};
+
+}  // namespace zc

@@ -1,0 +1,137 @@
+#include "protocol/messages.hpp"
+
+#include "protocol/json_fields.hpp"
+
+namespace zc {
+
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+    using Ts::operator()...;
+};
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+std::vector<std::string> string_list(const nlohmann::json& j, const char* name) {
+    auto it = j.find(name);
+    if (it == j.end() || !it->is_array() || it->size() > 256) {
+        throw ProtocolError(std::string("field '") + name + "' must be a list of at most 256 names");
+    }
+    std::vector<std::string> out;
+    for (const auto& v : *it) {
+        if (!v.is_string()) throw ProtocolError(std::string("field '") + name + "' holds a non-string");
+        out.push_back(v.get<std::string>());
+    }
+    return out;
+}
+
+std::vector<int> int_list(const nlohmann::json& j, const char* name) {
+    auto it = j.find(name);
+    if (it == j.end() || !it->is_array() || it->size() > 65536) {
+        throw ProtocolError(std::string("field '") + name + "' must be a list of numbers");
+    }
+    std::vector<int> out;
+    for (const auto& v : *it) {
+        if (!v.is_number_integer()) throw ProtocolError(std::string("field '") + name + "' holds a non-integer");
+        out.push_back(v.get<int>());
+    }
+    return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const HostInfo& h) {
+    return {{"hostname", h.hostname}, {"kernel", h.kernel},         {"boot_id", h.boot_id},
+            {"pid", h.pid},           {"cpus", h.cpus},             {"numa_nodes", h.numa_nodes},
+            {"transports", h.transports}, {"memory_types", h.memory_types}};
+}
+
+HostInfo host_info_from_json(const nlohmann::json& j) {
+    HostInfo h;
+    h.hostname = field<std::string>(j, "hostname");
+    h.kernel = field<std::string>(j, "kernel");
+    h.boot_id = field<std::string>(j, "boot_id");
+    h.pid = field<int>(j, "pid");
+    h.cpus = int_list(j, "cpus");
+    h.numa_nodes = int_list(j, "numa_nodes");
+    h.transports = string_list(j, "transports");
+    h.memory_types = string_list(j, "memory_types");
+    return h;
+}
+
+const char* message_name(const Message& m) {
+    static constexpr const char* names[] = {"hello", "welcome", "setup", "ready", "start",
+                                            "started", "stop", "result", "error"};
+    return names[m.index()];
+}
+
+std::string encode_body(const Message& m) {
+    nlohmann::json j = std::visit(
+        Overloaded{
+            [](const Hello& h) -> nlohmann::json {
+                return {{"version", h.version}, {"software", h.software}, {"boot_id", h.boot_id}, {"pid", h.pid}};
+            },
+            [](const Welcome& w) -> nlohmann::json {
+                return {{"version", w.version}, {"software", w.software}, {"host", to_json(w.host)}};
+            },
+            [](const Setup& s) -> nlohmann::json { return {{"spec", to_json(s.spec)}}; },
+            [](const Ready& r) -> nlohmann::json { return {{"data_port", r.data_port}, {"token", r.token}}; },
+            [](const Start&) -> nlohmann::json { return nlohmann::json::object(); },
+            [](const Started&) -> nlohmann::json { return nlohmann::json::object(); },
+            [](const Stop&) -> nlohmann::json { return nlohmann::json::object(); },
+            [](const ResultMsg& r) -> nlohmann::json { return {{"side", to_json(r.side)}}; },
+            [](const ErrorMsg& e) -> nlohmann::json { return {{"reason", e.reason}}; },
+        },
+        m);
+    j["type"] = message_name(m);
+    return j.dump();
+}
+
+std::string encode_message(const Message& m) { return encode_frame(encode_body(m)); }
+
+Message decode_body(std::string_view body) {
+    nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) throw ProtocolError("control message is not valid JSON");
+    if (!j.is_object()) throw ProtocolError("control message is not a JSON object");
+    std::string type = field<std::string>(j, "type");
+    try {
+        if (type == "hello") {
+            // The version is checked before anything else so that any later hello stays decodable.
+            Hello h;
+            h.version = field<int>(j, "version");
+            h.software = field_or<std::string>(j, "software", "");
+            h.boot_id = field_or<std::string>(j, "boot_id", "");
+            h.pid = field_or<int>(j, "pid", 0);
+            return h;
+        }
+        if (type == "welcome") {
+            Welcome w;
+            w.version = field<int>(j, "version");
+            w.software = field_or<std::string>(j, "software", "");
+            if (w.version == kProtocolVersion) w.host = host_info_from_json(j.at("host"));
+            return w;
+        }
+        if (type == "setup") return Setup{server_spec_from_json(j.at("spec"))};
+        if (type == "ready") {
+            Ready r;
+            r.data_port = static_cast<uint16_t>(field_in<int>(j, "data_port", 1, 65535));
+            r.token = field<uint64_t>(j, "token");
+            return r;
+        }
+        if (type == "start") return Start{};
+        if (type == "started") return Started{};
+        if (type == "stop") return Stop{};
+        if (type == "result") return ResultMsg{side_result_from_json(j.at("side"))};
+        if (type == "error") {
+            std::string reason = field<std::string>(j, "reason");
+            if (reason.size() > 4096) reason.resize(4096);
+            return ErrorMsg{reason};
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw ProtocolError("malformed '" + type + "' message: " + e.what());
+    }
+    throw ProtocolError("unknown control message type '" + type.substr(0, 64) + "'");
+}
+
+}  // namespace zc

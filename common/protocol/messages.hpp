@@ -1,0 +1,69 @@
+#pragma once
+// The control protocol's messages. This file and frame.hpp are the only code that knows the wire format.
+//
+//   client                          server
+//   hello{version}          ->
+//                           <-      welcome{version, capabilities}   (or error{reason})
+//   setup{server's half}    ->
+//                           <-      ready{data_port, token}          (or error{reason})
+//   [client opens the data connections, each sending the token]
+//   start                   ->
+//                           <-      started                          (server's interval has begun)
+//   [data flows; a client may send stop to end the test early]
+//                           <-      result{server's SideResult}      (or error{reason})
+//   setup ... (next test) or close
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "protocol/result.hpp"
+#include "protocol/test_spec.hpp"
+#include "system/host_info.hpp"
+
+namespace zc {
+
+inline constexpr int kProtocolVersion = 1;
+
+struct Hello {
+    int version = kProtocolVersion;
+    std::string software;
+    std::string boot_id;  // lets the server tell a same-host client apart from other load
+    int pid = 0;
+};
+struct Welcome {
+    int version = kProtocolVersion;
+    std::string software;
+    HostInfo host;
+};
+struct Setup {
+    ServerSpec spec;
+};
+struct Ready {
+    uint16_t data_port = 0;
+    uint64_t token = 0;
+};
+struct Start {};
+struct Started {};
+struct Stop {};
+struct ResultMsg {
+    SideResult side;
+};
+struct ErrorMsg {
+    std::string reason;
+};
+
+using Message = std::variant<Hello, Welcome, Setup, Ready, Start, Started, Stop, ResultMsg, ErrorMsg>;
+
+const char* message_name(const Message& m);
+std::string encode_body(const Message& m);
+std::string encode_message(const Message& m);  // framed, ready to write
+
+// Throws ProtocolError for anything malformed: not JSON, not an object, unknown type, missing or
+// out-of-range fields.
+Message decode_body(std::string_view body);
+
+nlohmann::json to_json(const HostInfo& h);
+HostInfo host_info_from_json(const nlohmann::json& j);
+
+}  // namespace zc

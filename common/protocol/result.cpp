@@ -1,0 +1,155 @@
+#include "protocol/result.hpp"
+
+#include "measure/service_demand.hpp"
+#include "protocol/json_fields.hpp"
+
+namespace zc {
+
+double SideResult::process_cpu_util_pct() const {
+    double capacity = static_cast<double>(cpu.ncpus) * cpu.elapsed_s;
+    return capacity > 0 ? 100.0 * process_cpu_s() / capacity : 0;
+}
+double SideResult::service_demand_us_per_kb() const { return zc::service_demand_us_per_kb(cpu.busy_cpu_s, bytes); }
+double SideResult::process_service_demand_us_per_kb() const { return zc::service_demand_us_per_kb(process_cpu_s(), bytes); }
+double SideResult::test_cpus_busy_s() const { return busy_cpu_s_on(cpu, cpus); }
+double SideResult::others_cpu_pct_of_one_cpu() const {
+    return cpu.elapsed_s > 0 ? 100.0 * cpu.others.cpu_s / cpu.elapsed_s : 0;
+}
+
+namespace {
+
+nlohmann::json to_json(const CpuShare& s) {
+    return {{"user", s.user},       {"nice", s.nice},     {"system", s.system}, {"irq", s.irq},
+            {"softirq", s.softirq}, {"iowait", s.iowait}, {"steal", s.steal},   {"idle", s.idle}};
+}
+
+CpuShare share_from_json(const nlohmann::json& j) {
+    CpuShare s;
+    s.user = field<double>(j, "user");
+    s.nice = field<double>(j, "nice");
+    s.system = field<double>(j, "system");
+    s.irq = field<double>(j, "irq");
+    s.softirq = field<double>(j, "softirq");
+    s.iowait = field<double>(j, "iowait");
+    s.steal = field<double>(j, "steal");
+    s.idle = field<double>(j, "idle");
+    return s;
+}
+
+const nlohmann::json& array_field(const nlohmann::json& j, const char* name, size_t max) {
+    auto it = j.find(name);
+    if (it == j.end() || !it->is_array() || it->size() > max) {
+        throw ProtocolError(std::string("field '") + name + "' must be an array of at most " + std::to_string(max));
+    }
+    return *it;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const CpuUsage& u) {
+    nlohmann::json per = nlohmann::json::array();
+    for (const auto& c : u.per_cpu) {
+        auto o = to_json(c.share);
+        o["cpu"] = c.cpu;
+        per.push_back(o);
+    }
+    nlohmann::json top = nlohmann::json::array();
+    for (const auto& t : u.others.top) top.push_back({{"pid", t.pid}, {"comm", t.comm}, {"cpu_s", t.cpu_s}});
+    return {{"elapsed_s", u.elapsed_s},
+            {"ncpus", u.ncpus},
+            {"all_pct", to_json(u.all)},
+            {"busy_cpu_s", u.busy_cpu_s},
+            {"per_cpu_pct", per},
+            {"other_processes", {{"cpu_s", u.others.cpu_s}, {"top", top}}}};
+}
+
+CpuUsage cpu_usage_from_json(const nlohmann::json& j) {
+    CpuUsage u;
+    u.elapsed_s = field_in<double>(j, "elapsed_s", 0, 1e7);
+    u.ncpus = field_in<int>(j, "ncpus", 1, 65536);
+    u.all = share_from_json(j.at("all_pct"));
+    u.busy_cpu_s = field<double>(j, "busy_cpu_s");
+    for (const auto& c : array_field(j, "per_cpu_pct", 65536)) u.per_cpu.push_back({field<int>(c, "cpu"), share_from_json(c)});
+    const auto& others = j.at("other_processes");
+    u.others.cpu_s = field<double>(others, "cpu_s");
+    for (const auto& t : array_field(others, "top", 64)) {
+        u.others.top.push_back({field<int>(t, "pid"), field<std::string>(t, "comm"), field<double>(t, "cpu_s")});
+    }
+    return u;
+}
+
+nlohmann::json to_json(const SideResult& s) {
+    return {{"host", s.host},
+            {"role", role_name(s.role)},
+            {"bytes", s.bytes},
+            {"ops", s.ops},
+            {"elapsed_s", s.elapsed_s},
+            {"stream_bytes", s.stream_bytes},
+            {"cpus", s.cpus},
+            {"cpu", to_json(s.cpu)},
+            {"process_user_s", s.process_user_s},
+            {"process_sys_s", s.process_sys_s},
+            {"socket_send_buffer", s.socket_send_buffer},
+            {"socket_recv_buffer", s.socket_recv_buffer},
+            {"warnings", s.warnings}};
+}
+
+SideResult side_result_from_json(const nlohmann::json& j) {
+    try {
+        SideResult s;
+        s.host = field<std::string>(j, "host");
+        std::string role = field<std::string>(j, "role");
+        if (role != "send" && role != "recv") throw ProtocolError("field 'role' must be send or recv");
+        s.role = role == "send" ? Role::send : Role::recv;
+        s.bytes = field<uint64_t>(j, "bytes");
+        s.ops = field<uint64_t>(j, "ops");
+        s.elapsed_s = field_in<double>(j, "elapsed_s", 0, 1e7);
+        for (const auto& b : array_field(j, "stream_bytes", kMaxStreams)) s.stream_bytes.push_back(b.get<uint64_t>());
+        for (const auto& c : array_field(j, "cpus", kMaxStreams)) s.cpus.push_back(c.get<int>());
+        s.cpu = cpu_usage_from_json(j.at("cpu"));
+        s.process_user_s = field<double>(j, "process_user_s");
+        s.process_sys_s = field<double>(j, "process_sys_s");
+        s.socket_send_buffer = field<uint64_t>(j, "socket_send_buffer");
+        s.socket_recv_buffer = field<uint64_t>(j, "socket_recv_buffer");
+        for (const auto& w : array_field(j, "warnings", 64)) s.warnings.push_back(w.get<std::string>());
+        return s;
+    } catch (const nlohmann::json::exception& e) {
+        throw ProtocolError(std::string("malformed result: ") + e.what());
+    }
+}
+
+namespace {
+nlohmann::json side_summary(const SideResult& s) {
+    auto j = to_json(s);
+    j["cpu_util_pct"] = s.cpu_util_pct();
+    j["service_demand_us_per_kb"] = s.service_demand_us_per_kb();
+    j["process_cpu_util_pct"] = s.process_cpu_util_pct();
+    j["process_service_demand_us_per_kb"] = s.process_service_demand_us_per_kb();
+    j["test_cpus_busy_s"] = s.test_cpus_busy_s();
+    j["test_cpus_service_demand_us_per_kb"] = service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes);
+    j["other_processes_cpu_pct_of_one_cpu"] = s.others_cpu_pct_of_one_cpu();
+    return j;
+}
+}  // namespace
+
+nlohmann::json to_json(const TestResult& r) {
+    return {{"transport", transport_name(r.transport)},
+            {"test", test_name(r.test)},
+            {"message_size", r.message_size},
+            {"streams", r.streams},
+            {"bytes", r.bytes},
+            {"elapsed_s", r.elapsed_s},
+            {"throughput_gbps", r.throughput_gbps},
+            {"setup_ms", r.setup_ms},
+            {"iterations",
+             {{"count", r.iterations.iterations},
+              {"confidence_level_pct", r.iterations.level_pct},
+              {"width_goal_pct", r.iterations.width_goal_pct},
+              {"throughput_width_pct", r.iterations.throughput_width_pct},
+              {"met", r.iterations.met}}},
+            {"local", side_summary(r.local)},
+            {"remote", side_summary(r.remote)},
+            {"warnings", r.warnings}};
+}
+
+}  // namespace zc

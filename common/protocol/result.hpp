@@ -1,0 +1,66 @@
+#pragma once
+// The one result structure: each side fills a SideResult over its own measured interval; the client
+// merges both into a TestResult, the only input of every report writer. Units are in the names.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "measure/cpu_meter.hpp"
+#include "protocol/test_spec.hpp"
+
+namespace zc {
+
+struct SideResult {
+    std::string host;
+    Role role = Role::send;
+    uint64_t bytes = 0;  // moved by this side over its interval
+    uint64_t ops = 0;    // send()/recv() calls that returned data
+    double elapsed_s = 0;
+    std::vector<uint64_t> stream_bytes;
+    std::vector<int> cpus;           // CPU each data thread was on when it finished (the pinning in force)
+    CpuUsage cpu;                    // whole host, from /proc/stat
+    double process_user_s = 0;       // this test's threads (getrusage RUSAGE_THREAD, summed)
+    double process_sys_s = 0;
+    uint64_t socket_send_buffer = 0;  // effective SO_SNDBUF / SO_RCVBUF of the first stream
+    uint64_t socket_recv_buffer = 0;
+    std::vector<std::string> warnings;
+
+    double process_cpu_s() const { return process_user_s + process_sys_s; }
+    double cpu_util_pct() const { return cpu.all.busy(); }
+    double process_cpu_util_pct() const;  // % of all CPUs, comparable with cpu_util_pct
+    double service_demand_us_per_kb() const;
+    double process_service_demand_us_per_kb() const;
+    double test_cpus_busy_s() const;  // busy CPU-seconds on the data threads' CPUs
+    double others_cpu_pct_of_one_cpu() const;
+};
+
+struct IterationStats {
+    int iterations = 1;
+    double level_pct = 0;         // 0 = no confidence goal was set
+    double width_goal_pct = 0;
+    double throughput_width_pct = 0;  // achieved full width, % of the mean
+    bool met = true;
+};
+
+struct TestResult {
+    Transport transport = Transport::tcp;
+    TestKind test = TestKind::stream;
+    uint64_t message_size = 0;
+    int streams = 1;
+    uint64_t bytes = 0;      // counted by the receiver
+    double elapsed_s = 0;    // the receiver's interval
+    double throughput_gbps = 0;
+    double setup_ms = 0;     // control set-up + teardown of the test (data connections included)
+    SideResult local, remote;
+    IterationStats iterations;
+    std::vector<std::string> warnings;
+};
+
+nlohmann::json to_json(const CpuUsage& u);
+CpuUsage cpu_usage_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const SideResult& s);
+SideResult side_result_from_json(const nlohmann::json& j);  // throws ProtocolError
+nlohmann::json to_json(const TestResult& r);
+
+}  // namespace zc

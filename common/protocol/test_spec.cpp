@@ -1,0 +1,71 @@
+#include "protocol/test_spec.hpp"
+
+#include <stdexcept>
+
+#include "protocol/json_fields.hpp"
+
+namespace zc {
+
+const char* test_name(TestKind t) { return t == TestKind::stream ? "stream" : "maerts"; }
+
+TestKind test_from_name(const std::string& name) {
+    if (name == "stream") return TestKind::stream;
+    if (name == "maerts") return TestKind::maerts;
+    throw std::invalid_argument("unknown test '" + name + "'; use stream (client sends) or maerts (server sends)");
+}
+
+const char* role_name(Role r) { return r == Role::send ? "send" : "recv"; }
+Role server_role(TestKind t) { return t == TestKind::stream ? Role::recv : Role::send; }
+Role client_role(TestKind t) { return t == TestKind::stream ? Role::send : Role::recv; }
+
+ServerSpec server_half(const TestSpec& spec) {
+    return {spec.transport, spec.test,    spec.message_size, spec.duration_s,
+            spec.total_bytes, spec.streams, spec.alignment,  spec.remote};
+}
+
+uint64_t stream_share(uint64_t total, int streams, int i) {
+    uint64_t base = total / static_cast<uint64_t>(streams);
+    return base + (static_cast<uint64_t>(i) < total % static_cast<uint64_t>(streams) ? 1 : 0);
+}
+
+nlohmann::json to_json(const ServerSpec& s) {
+    return {{"transport", transport_name(s.transport)},
+            {"test", test_name(s.test)},
+            {"message_size", s.message_size},
+            {"duration_s", s.duration_s},
+            {"total_bytes", s.total_bytes},
+            {"streams", s.streams},
+            {"alignment", s.alignment},
+            {"cpus", s.side.cpus},
+            {"socket_buffer", s.side.socket_buffer}};
+}
+
+ServerSpec server_spec_from_json(const nlohmann::json& j) {
+    ServerSpec s;
+    try {
+        s.transport = transport_from_name(field<std::string>(j, "transport"));
+        s.test = test_from_name(field<std::string>(j, "test"));
+    } catch (const std::invalid_argument& e) {
+        throw ProtocolError(e.what());
+    }
+    s.message_size = field_in<uint64_t>(j, "message_size", 1, kMaxMessageSize);
+    s.total_bytes = field_in<uint64_t>(j, "total_bytes", 0, 1ull << 50);
+    s.duration_s = field_in<double>(j, "duration_s", s.total_bytes ? 0.0 : 0.01, kMaxDurationS);
+    s.streams = field_in<int>(j, "streams", 1, kMaxStreams);
+    s.alignment = field_in<uint64_t>(j, "alignment", 1, kMaxAlignment);
+    if ((s.alignment & (s.alignment - 1)) != 0) throw ProtocolError("field 'alignment' must be a power of two");
+    s.side.socket_buffer = field_in<uint64_t>(j, "socket_buffer", 0, kMaxSocketBuffer);
+    auto cpus = j.find("cpus");
+    if (cpus == j.end() || !cpus->is_array() || cpus->size() > 4096) {
+        throw ProtocolError("field 'cpus' must be an array of at most 4096 CPU numbers");
+    }
+    for (const auto& c : *cpus) {
+        if (!c.is_number_integer() || c.get<int64_t>() < 0 || c.get<int64_t>() > 65535) {
+            throw ProtocolError("field 'cpus' holds something that is not a CPU number");
+        }
+        s.side.cpus.push_back(c.get<int>());
+    }
+    return s;
+}
+
+}  // namespace zc

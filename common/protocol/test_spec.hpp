@@ -1,0 +1,65 @@
+#pragma once
+// One test, both sides: what the CLI builds, and the half of it the server receives.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "transport/transport_registry.hpp"
+
+namespace zc {
+
+enum class TestKind { stream, maerts };  // stream: client sends; maerts: server sends (netperf's names)
+enum class Role { send, recv };
+
+const char* test_name(TestKind t);
+TestKind test_from_name(const std::string& name);  // throws std::invalid_argument
+const char* role_name(Role r);
+Role server_role(TestKind t);
+Role client_role(TestKind t);
+
+// Limits the server enforces on any spec it receives.
+inline constexpr uint64_t kMaxMessageSize = 1ull << 30;
+inline constexpr int kMaxStreams = 256;
+inline constexpr double kMaxDurationS = 24 * 3600;
+inline constexpr uint64_t kMaxSocketBuffer = 1ull << 30;
+inline constexpr uint64_t kMaxAlignment = 1ull << 21;
+
+struct SideSpec {
+    std::vector<int> cpus;       // data threads' CPUs, round-robin over the streams; empty = not pinned
+    uint64_t socket_buffer = 0;  // SO_SNDBUF/SO_RCVBUF; 0 = the kernel's autotuning
+};
+
+struct TestSpec {
+    Transport transport = Transport::tcp;
+    TestKind test = TestKind::stream;
+    uint64_t message_size = 1 << 20;
+    double duration_s = 10;
+    uint64_t total_bytes = 0;  // > 0: move exactly this many bytes instead of running for duration_s
+    int streams = 1;
+    uint64_t alignment = 4096;  // buffer alignment; page-sized by default (netperf's 8 halves its speed)
+    SideSpec local, remote;
+};
+
+// The server's half: everything but the client's own placement.
+struct ServerSpec {
+    Transport transport = Transport::tcp;
+    TestKind test = TestKind::stream;
+    uint64_t message_size = 0;
+    double duration_s = 0;
+    uint64_t total_bytes = 0;
+    int streams = 1;
+    uint64_t alignment = 4096;
+    SideSpec side;
+};
+
+ServerSpec server_half(const TestSpec& spec);
+
+// Bytes for stream i of n when a total is split (the remainder goes to the first streams).
+uint64_t stream_share(uint64_t total, int streams, int i);
+
+nlohmann::json to_json(const ServerSpec& s);
+// Decodes and range-checks; throws ProtocolError naming the bad field.
+ServerSpec server_spec_from_json(const nlohmann::json& j);
+
+}  // namespace zc

@@ -1,0 +1,91 @@
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "report/report_writer.hpp"
+#include "system/cpu_list.hpp"
+#include "units.hpp"
+
+namespace zc {
+
+namespace {
+
+std::string split(const SideResult& s) {
+    const CpuShare& a = s.cpu.all;
+    return fmt::format("usr {:.1f} sys {:.1f} irq {:.1f} soft {:.1f}{}", a.user + a.nice, a.system, a.irq, a.softirq,
+                       a.steal > 0.05 ? fmt::format(" steal {:.1f}", a.steal) : "");
+}
+
+std::string busiest_cpus(const SideResult& s) {
+    std::string out;
+    for (const auto& c : s.cpu.per_cpu) {
+        if (c.share.busy() < 1.0) continue;
+        out += fmt::format("{}cpu{} {:.0f}% (sys {:.0f} soft {:.0f})", out.empty() ? "" : ", ", c.cpu, c.share.busy(),
+                           c.share.system, c.share.softirq);
+    }
+    return out.empty() ? "all idle" : out;
+}
+
+class HumanReport : public ReportWriter {
+public:
+    explicit HumanReport(std::ostream& out) : out_(out) {}
+
+    void begin(const ReportHeader& h) override {
+        out_ << fmt::format("{}  local {}  ->  {} {} ({})\n", h.software, h.local_host, h.server,
+                            h.embedded_server ? "[embedded server]" : "", h.remote_software);
+        out_ << "Throughput is counted by the receiver; CPU from /proc/stat (all CPUs, netperf's method) and from\n"
+                "getrusage of the test's threads (proc); SD = service demand, us of CPU per KB moved.\n\n";
+        out_ << fmt::format("{:<9} {:<7} {:>7} {:>3} {:>10} | {:>6} {:>8} {:>8} | {:>6} {:>8} {:>8}\n", "", "", "",
+                            "", "", "Local", "", "", "Remote", "", "");
+        out_ << fmt::format("{:<9} {:<7} {:>7} {:>3} {:>10} | {:>6} {:>8} {:>8} | {:>6} {:>8} {:>8}\n", "transport",
+                            "test", "msg", "P", "Gb/s", "CPU%", "SD", "proc SD", "CPU%", "SD", "proc SD");
+        out_.flush();
+    }
+
+    void add(const TestResult& r) override {
+        out_ << fmt::format("{:<9} {:<7} {:>7} {:>3} {:>10.2f} | {:>6.1f} {:>8.3f} {:>8.3f} | {:>6.1f} {:>8.3f} {:>8.3f}\n",
+                            transport_name(r.transport), test_name(r.test), format_size(r.message_size), r.streams,
+                            r.throughput_gbps, r.local.cpu_util_pct(), r.local.service_demand_us_per_kb(),
+                            r.local.process_service_demand_us_per_kb(), r.remote.cpu_util_pct(),
+                            r.remote.service_demand_us_per_kb(), r.remote.process_service_demand_us_per_kb());
+        for (const auto* s : {&r.local, &r.remote}) {
+            out_ << fmt::format("    {:<6} {} {}: {} B in {:.2f} s, {} calls; data CPUs {}; all CPUs: {}\n",
+                                s == &r.local ? "local" : "remote", role_name(s->role), s->host, s->bytes,
+                                s->elapsed_s, s->ops, format_cpu_list(s->cpus), split(*s));
+            out_ << fmt::format("           per CPU: {}; proc {:.2f} CPU-s (usr {:.2f} sys {:.2f}); others {:.2f} CPU-s\n",
+                                busiest_cpus(*s), s->process_cpu_s(), s->process_user_s, s->process_sys_s,
+                                s->cpu.others.cpu_s);
+        }
+        if (r.iterations.iterations > 1 || r.iterations.level_pct > 0) {
+            out_ << fmt::format("    {} iterations; throughput {}% confidence interval width {:.1f}% (goal {:.1f}%){}\n",
+                                r.iterations.iterations, r.iterations.level_pct, r.iterations.throughput_width_pct,
+                                r.iterations.width_goal_pct, r.iterations.met ? "" : "  NOT MET: add iterations (-i)");
+        }
+        out_ << fmt::format("    set-up + teardown {:.1f} ms\n", r.setup_ms);
+        for (const auto& w : r.warnings) out_ << "    note: " << w << "\n";
+        out_.flush();
+    }
+
+    void error(const std::string& what) override {
+        out_ << "    error: " << what << "\n";
+        out_.flush();
+    }
+
+    void end() override {}
+
+private:
+    std::ostream& out_;
+};
+
+}  // namespace
+
+std::unique_ptr<ReportWriter> make_human_report(std::ostream& out) { return std::make_unique<HumanReport>(out); }
+
+std::unique_ptr<ReportWriter> make_report_writer(const std::string& format, std::ostream& out) {
+    if (format == "human") return make_human_report(out);
+    if (format == "csv") return make_csv_report(out);
+    if (format == "json") return make_json_report(out);
+    throw std::invalid_argument("unknown output format '" + format + "'; use human, csv or json");
+}
+
+}  // namespace zc

@@ -1,0 +1,41 @@
+#pragma once
+// Report writers: human table, CSV, JSON. All read the same TestResult; each result is written as
+// soon as it exists (a long sweep shows progress), the JSON document is closed at the end.
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "protocol/result.hpp"
+
+namespace zc {
+
+struct ReportHeader {
+    std::string software;
+    std::string command_line;
+    std::string local_host;
+    std::string remote_host;
+    std::string server;        // host:port as reached
+    bool embedded_server = false;
+    std::string remote_software;
+};
+
+class ReportWriter {
+public:
+    virtual ~ReportWriter() = default;
+    virtual void begin(const ReportHeader& header) = 0;
+    virtual void add(const TestResult& result) = 0;
+    virtual void error(const std::string& what) = 0;  // a test that failed, in the report's own form
+    virtual void end() = 0;
+};
+
+// "human", "csv", "json"; throws std::invalid_argument for anything else.
+std::unique_ptr<ReportWriter> make_report_writer(const std::string& format, std::ostream& out);
+
+std::unique_ptr<ReportWriter> make_human_report(std::ostream& out);
+std::unique_ptr<ReportWriter> make_csv_report(std::ostream& out);
+std::unique_ptr<ReportWriter> make_json_report(std::ostream& out);
+
+nlohmann::json to_json(const ReportHeader& h);
+
+}  // namespace zc

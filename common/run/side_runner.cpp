@@ -1,0 +1,155 @@
+#include "run/side_runner.hpp"
+
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+#include "measure/cpu_meter.hpp"
+#include "memory/host_buffer.hpp"
+#include "system/affinity.hpp"
+#include "transport/tcp_copy.hpp"
+#include "transport/tcp_socket.hpp"
+
+namespace zc {
+
+namespace {
+
+double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; }
+
+int64_t monotonic_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+SideRunner::SideRunner(SideConfig config, std::vector<UniqueFd> fds)
+    : cfg_(std::move(config)),
+      streams_(fds.size()),
+      ready_(static_cast<std::ptrdiff_t>(fds.size())),
+      go_(1),
+      running_(static_cast<int>(fds.size())),
+      meter_(cfg_.exclude_pids) {
+    stop_base_.abort = &abort_;
+    for (size_t i = 0; i < fds.size(); ++i) {
+        Stream& s = streams_[i];
+        s.fd = std::move(fds[i]);
+        s.cpu = cfg_.cpus.empty() ? -1 : cfg_.cpus[i % cfg_.cpus.size()];
+    }
+    for (size_t i = 0; i < streams_.size(); ++i) {
+        streams_[i].thread = std::thread([this, i] { run_stream(streams_[i], static_cast<int>(i)); });
+    }
+}
+
+SideRunner::~SideRunner() {
+    abort();
+    if (!started_) go_.count_down();
+    for (auto& s : streams_)
+        if (s.thread.joinable()) s.thread.join();
+}
+
+void SideRunner::run_stream(Stream& s, int index) {
+    std::unique_ptr<HostBuffer> buffer;
+    try {
+        if (s.cpu >= 0) pin_current_thread(s.cpu);
+        buffer = std::make_unique<HostBuffer>(cfg_.message_size, cfg_.alignment);
+    } catch (const std::exception& e) {
+        s.setup_error = e.what();
+    }
+    ready_.count_down();
+    go_.wait();
+    if (!s.setup_error.empty() || abort_.load()) {
+        running_.fetch_sub(1);
+        return;
+    }
+    StopRule stop = stop_base_;
+    if (cfg_.total_bytes > 0) stop.byte_budget = stream_share(cfg_.total_bytes, static_cast<int>(streams_.size()), index);
+    rusage r0{}, r1{};
+    getrusage(RUSAGE_THREAD, &r0);
+    if (cfg_.role == Role::send) {
+        // A zero budget (more streams than bytes) still has to end the stream.
+        if (cfg_.total_bytes > 0 && stop.byte_budget == 0) {
+            ::shutdown(s.fd.get(), SHUT_WR);
+        } else {
+            s.counters = tcp_copy_send(s.fd.get(), buffer->data(), buffer->size(), stop);
+        }
+    } else {
+        s.counters = tcp_copy_recv(s.fd.get(), buffer->data(), buffer->size());
+    }
+    getrusage(RUSAGE_THREAD, &r1);
+    s.user_s = seconds(r1.ru_utime) - seconds(r0.ru_utime);
+    s.sys_s = seconds(r1.ru_stime) - seconds(r0.ru_stime);
+    s.ran_on = current_cpu();
+    running_.fetch_sub(1);
+}
+
+void SideRunner::wait_ready() {
+    ready_.wait();
+    for (size_t i = 0; i < streams_.size(); ++i) {
+        if (!streams_[i].setup_error.empty()) {
+            throw std::runtime_error("stream " + std::to_string(i) + ": " + streams_[i].setup_error);
+        }
+    }
+}
+
+void SideRunner::start() {
+    wait_ready();
+    meter_.start();
+    stop_base_.deadline_ns = monotonic_ns() + static_cast<int64_t>(cfg_.duration_s * 1e9);
+    started_ = true;
+    go_.count_down();  // the latch orders stop_base_ before every thread's read of it
+}
+
+void SideRunner::abort() {
+    abort_.store(true);
+    for (auto& s : streams_)
+        if (s.fd) ::shutdown(s.fd.get(), SHUT_RDWR);  // wakes a thread blocked in send/recv; close waits for join
+}
+
+SideResult SideRunner::finish() {
+    if (!started_) throw std::logic_error("SideRunner::finish before start");
+    for (auto& s : streams_)
+        if (s.thread.joinable()) s.thread.join();
+    SideResult r;
+    r.cpu = meter_.stop();
+    r.host = cfg_.host;
+    r.role = cfg_.role;
+    r.elapsed_s = r.cpu.elapsed_s;
+    std::string first_error;
+    for (size_t i = 0; i < streams_.size(); ++i) {
+        const Stream& s = streams_[i];
+        r.bytes += s.counters.bytes;
+        r.ops += s.counters.ops;
+        r.stream_bytes.push_back(s.counters.bytes);
+        r.cpus.push_back(s.ran_on);
+        r.process_user_s += s.user_s;
+        r.process_sys_s += s.sys_s;
+        if (s.counters.error && first_error.empty() && !abort_.load()) {
+            first_error = "stream " + std::to_string(i) + ": " + s.counters.failed_call + "() failed: " +
+                          std::strerror(s.counters.error);
+            if (s.counters.error == EPIPE || s.counters.error == ECONNRESET) first_error += " (the peer went away)";
+            if (s.counters.error == EAGAIN) first_error += " (no data for too long: is the peer stalled?)";
+        }
+    }
+    if (!streams_.empty() && streams_[0].fd) {
+        auto [snd, rcv] = socket_buffers(streams_[0].fd.get());
+        r.socket_send_buffer = snd;
+        r.socket_recv_buffer = rcv;
+    }
+    if (abort_.load()) throw std::runtime_error("the test was stopped before it finished");
+    if (!first_error.empty()) throw std::runtime_error(first_error);
+    if (r.elapsed_s < 5.0) {
+        r.warnings.push_back("measured interval " + std::to_string(r.elapsed_s).substr(0, 4) +
+                             " s is short: CPU figures come from ticks of 1/" + std::to_string(sysconf(_SC_CLK_TCK)) +
+                             " s (and the kernel samples them), so use -l 5 or more for CPU figures you can trust");
+    }
+    return r;
+}
+
+}  // namespace zc

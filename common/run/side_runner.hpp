@@ -1,0 +1,74 @@
+#pragma once
+// One side of one test: a pinned thread per stream, each with its own buffer, all released together
+// at the start of the measured interval; the side's CPU is metered over exactly that interval.
+// Used by both zcperf and zcserver, so both sides measure the same way.
+#include <atomic>
+#include <latch>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "measure/cpu_meter.hpp"
+#include "protocol/result.hpp"
+#include "protocol/test_spec.hpp"
+#include "transport/stream_counters.hpp"
+#include "unique_fd.hpp"
+
+namespace zc {
+
+struct SideConfig {
+    Role role = Role::send;
+    Transport transport = Transport::tcp;
+    uint64_t message_size = 0;
+    double duration_s = 0;
+    uint64_t total_bytes = 0;
+    uint64_t alignment = 4096;
+    std::vector<int> cpus;        // round-robin over streams; empty = not pinned
+    std::set<int> exclude_pids;   // not "other load" (ourselves, a same-host peer)
+    std::string host;
+};
+
+class SideRunner {
+public:
+    // Starts one thread per fd; each pins itself, allocates and touches its buffer, then waits.
+    SideRunner(SideConfig config, std::vector<UniqueFd> fds);
+    SideRunner(const SideRunner&) = delete;
+    SideRunner& operator=(const SideRunner&) = delete;
+    ~SideRunner();
+
+    // Waits until every thread is ready; throws std::runtime_error if one could not get ready.
+    void wait_ready();
+    // Begins the measured interval: CPU snapshot, then release the threads.
+    void start();
+    // Joins the threads, ends the interval, and returns this side's result. Throws
+    // std::runtime_error naming the stream and the call that failed.
+    SideResult finish();
+    // Ends the test early from any thread: stops the loops and unblocks them (the peer vanished).
+    void abort();
+    bool done() const { return running_.load() == 0; }
+
+private:
+    struct Stream {
+        UniqueFd fd;
+        int cpu = -1;
+        StreamCounters counters;
+        int ran_on = -1;
+        double user_s = 0, sys_s = 0;
+        std::string setup_error;
+        std::thread thread;
+    };
+    void run_stream(Stream& s, int index);
+
+    SideConfig cfg_;
+    std::vector<Stream> streams_;
+    std::latch ready_;
+    std::latch go_;
+    std::atomic<bool> abort_{false};
+    std::atomic<int> running_;
+    StopRule stop_base_;
+    CpuMeter meter_;
+    bool started_ = false;
+};
+
+}  // namespace zc

@@ -1,0 +1,35 @@
+#include "system/host_info.hpp"
+
+#include <numa.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "system/affinity.hpp"
+#include "transport/transport_registry.hpp"
+
+namespace zc {
+
+HostInfo probe_host() {
+    HostInfo h;
+    char name[256] = {};
+    gethostname(name, sizeof(name) - 1);
+    h.hostname = name;
+    utsname u{};
+    if (uname(&u) == 0) h.kernel = u.release;
+    std::ifstream("/proc/sys/kernel/random/boot_id") >> h.boot_id;
+    h.pid = getpid();
+    h.cpus = allowed_cpus();
+    if (numa_available() >= 0) {
+        for (int n = 0; n <= numa_max_node(); ++n)
+            if (numa_bitmask_isbitset(numa_nodes_ptr, n)) h.numa_nodes.push_back(n);
+    } else {
+        h.numa_nodes.push_back(0);
+    }
+    h.transports = available_transports();
+    h.memory_types = {"host"};
+    return h;
+}
+
+}  // namespace zc

@@ -1,0 +1,51 @@
+#pragma once
+// zcserver: accepts control connections and runs one Session for each, many at once.
+#include <utility>  // before Asio: Boost 1.74 uses std::exchange without including it under C++20
+#include <boost/asio.hpp>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "system/host_info.hpp"
+
+namespace zc {
+
+struct ServerOptions {
+    std::string bind;            // numeric address; "" = all
+    uint16_t port = 12875;
+    int max_sessions = 64;
+    std::chrono::seconds handshake_timeout{5};
+    std::chrono::seconds idle_timeout{300};
+    double max_duration_s = 3600;
+    bool verbose = true;
+};
+
+class Server {
+public:
+    explicit Server(ServerOptions options);  // binds; throws std::runtime_error with what to do
+    uint16_t port() const { return port_; }
+    void run();   // until stop() or SIGINT/SIGTERM
+    void stop();
+
+    // Used by sessions.
+    boost::asio::io_context& io() { return io_; }
+    const ServerOptions& options() const { return options_; }
+    const HostInfo& host() const { return host_; }
+    void log(const std::string& line) const;
+    void session_ended() { --sessions_; }
+
+private:
+    void accept_next();
+
+    ServerOptions options_;
+    HostInfo host_;
+    boost::asio::io_context io_;
+    boost::asio::ip::tcp::acceptor acceptor_;
+    boost::asio::signal_set signals_;
+    uint16_t port_ = 0;
+    int sessions_ = 0;
+    uint64_t next_session_id_ = 1;
+};
+
+}  // namespace zc

@@ -1,0 +1,226 @@
+#include "session.hpp"
+
+#include <thread>
+
+#include "server.hpp"
+#include "system/cpu_list.hpp"
+#include "test_run.hpp"
+
+namespace zc {
+
+namespace asio = boost::asio;
+
+Session::Session(Server& server, asio::ip::tcp::socket socket, uint64_t id)
+    : server_(server), socket_(std::move(socket)), timer_(server.io()), id_(id) {
+    boost::system::error_code ec;
+    auto ep = socket_.remote_endpoint(ec);
+    peer_ = ec ? "?" : ep.address().to_string() + ":" + std::to_string(ep.port());
+}
+
+Session::~Session() {
+    end_test();
+    server_.session_ended();
+}
+
+void Session::start() {
+    server_.log("session " + std::to_string(id_) + ": " + peer_ + " connected");
+    read_next(server_.options().handshake_timeout);
+}
+
+void Session::refuse(const std::string& reason) {
+    server_.log("session " + std::to_string(id_) + ": refused " + peer_ + ": " + reason);
+    fail(reason);
+}
+
+void Session::read_next(std::chrono::seconds timeout) {
+    auto self = shared_from_this();
+    if (timeout.count() > 0) {
+        timer_.expires_after(timeout);
+        timer_.async_wait([this, self, timeout](const boost::system::error_code& ec) {
+            if (ec || state_ == State::closing) return;
+            fail("no control message within " + std::to_string(timeout.count()) + " s; closing the session");
+        });
+    } else {
+        timer_.cancel();
+    }
+    asio::async_read(socket_, asio::buffer(header_), [this, self](const boost::system::error_code& ec, size_t) {
+        if (ec) {
+            if (state_ != State::closing) {
+                server_.log("session " + std::to_string(id_) + ": " + peer_ + " went away (" + ec.message() + ")");
+            }
+            close();
+            return;
+        }
+        size_t n = 0;
+        try {
+            n = decode_frame_header(header_, kMaxRequestBody);
+        } catch (const ProtocolError& e) {
+            fail(e.what());
+            return;
+        }
+        body_.assign(n, '\0');
+        asio::async_read(socket_, asio::buffer(body_), [this, self](const boost::system::error_code& ec2, size_t) {
+            if (ec2) {
+                close();
+                return;
+            }
+            timer_.cancel();
+            try {
+                handle(decode_body(body_));
+            } catch (const ProtocolError& e) {
+                fail(e.what());
+            } catch (const std::exception& e) {
+                fail(e.what());
+            }
+        });
+    });
+}
+
+void Session::handle(const Message& m) {
+    if (state_ == State::closing) return;
+    if (state_ == State::await_hello) {
+        const auto* hello = std::get_if<Hello>(&m);
+        if (!hello) return fail(std::string("expected hello first, got ") + message_name(m));
+        if (hello->version != kProtocolVersion) {
+            return fail("protocol version mismatch: this zcserver " ZCPERF_VERSION " speaks version " +
+                        std::to_string(kProtocolVersion) + ", the client (" + hello->software + ") speaks version " +
+                        std::to_string(hello->version) + "; run the same zcperf release on both hosts");
+        }
+        peer_same_host_ = !hello->boot_id.empty() && hello->boot_id == server_.host().boot_id;
+        peer_pid_ = hello->pid;
+        Welcome w;
+        w.software = "zcserver " ZCPERF_VERSION;
+        w.host = server_.host();
+        send(w);
+        state_ = State::idle;
+        return read_next(server_.options().idle_timeout);
+    }
+    if (const auto* setup = std::get_if<Setup>(&m)) {
+        if (state_ != State::idle) return fail("setup while a test is in progress");
+        const ServerSpec& spec = setup->spec;
+        const auto& cpus = server_.host().cpus;
+        for (int c : spec.side.cpus) {
+            if (std::find(cpus.begin(), cpus.end(), c) == cpus.end()) {
+                return fail("CPU " + std::to_string(c) + " is not available to zcserver on " + server_.host().hostname +
+                            "; its CPUs are " + format_cpu_list(cpus));
+            }
+        }
+        if (!spec.total_bytes && spec.duration_s > server_.options().max_duration_s) {
+            return fail("a test of " + std::to_string(spec.duration_s) + " s exceeds this server's limit of " +
+                        std::to_string(server_.options().max_duration_s) + " s");
+        }
+        std::set<int> exclude{server_.host().pid};
+        if (peer_same_host_ && peer_pid_ > 0) exclude.insert(peer_pid_);
+        std::weak_ptr<Session> weak = shared_from_this();
+        auto& io = server_.io();
+        try {
+            boost::system::error_code ec;
+            std::string local = socket_.local_endpoint(ec).address().to_string();
+            if (local.rfind("::ffff:", 0) == 0) local = local.substr(7);
+            run_ = std::make_unique<TestRun>(spec, local, exclude, server_.host().hostname, [weak, &io](Message ev) {
+                asio::post(io, [weak, ev = std::move(ev)]() mutable {
+                    if (auto s = weak.lock()) s->on_test_event(std::move(ev));
+                });
+            });
+        } catch (const std::exception& e) {
+            return fail(std::string("cannot prepare the test: ") + e.what());
+        }
+        server_.log("session " + std::to_string(id_) + ": " + transport_name(spec.transport) + " " +
+                    test_name(spec.test) + " " + std::to_string(spec.message_size) + " B x " +
+                    std::to_string(spec.streams) + " on data port " + std::to_string(run_->data_port()));
+        send(Ready{run_->data_port(), run_->token()});
+        state_ = State::ready;
+        return read_next(std::chrono::seconds(0));  // the test's own timeouts bound this phase
+    }
+    if (std::holds_alternative<Start>(m)) {
+        if (state_ != State::ready) return fail("start without a prepared test");
+        state_ = State::running;
+        run_->start();
+        return read_next(std::chrono::seconds(0));
+    }
+    if (std::holds_alternative<Stop>(m)) {
+        if (run_) run_->stop();
+        return read_next(std::chrono::seconds(0));
+    }
+    fail(std::string("unexpected ") + message_name(m) + " message from the client");
+}
+
+void Session::on_test_event(Message m) {
+    if (state_ == State::closing) return;
+    bool final_event = !std::holds_alternative<Started>(m);
+    if (const auto* e = std::get_if<ErrorMsg>(&m)) {
+        server_.log("session " + std::to_string(id_) + ": test failed: " + e->reason);
+    }
+    send(m);
+    if (final_event) {
+        end_test();
+        state_ = State::idle;
+        // The pending read stays armed; from now on idle time counts again.
+        auto self = shared_from_this();
+        timer_.expires_after(server_.options().idle_timeout);
+        timer_.async_wait([this, self](const boost::system::error_code& ec) {
+            if (!ec && state_ == State::idle) fail("idle for too long; closing the session");
+        });
+    }
+}
+
+void Session::end_test() {
+    if (!run_) return;
+    // Joining the test's threads can take a moment (a blocked send being woken): keep the control
+    // loop free for every other session.
+    std::thread([run = std::move(run_)]() mutable { run.reset(); }).detach();
+}
+
+void Session::send(const Message& m) {
+    outbox_.push_back(encode_message(m));
+    flush();
+}
+
+void Session::flush() {
+    if (writing_ || outbox_.empty()) return;
+    writing_ = true;
+    auto self = shared_from_this();
+    asio::async_write(socket_, asio::buffer(outbox_.front()), [this, self](const boost::system::error_code& ec, size_t) {
+        writing_ = false;
+        outbox_.pop_front();
+        if (ec) {
+            outbox_.clear();
+            close();
+            return;
+        }
+        if (outbox_.empty() && state_ == State::closing) {
+            boost::system::error_code ignored;
+            socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+            socket_.close(ignored);
+            return;
+        }
+        flush();
+    });
+}
+
+void Session::fail(const std::string& reason) {
+    if (state_ == State::closing) return;
+    server_.log("session " + std::to_string(id_) + ": " + reason);
+    send(ErrorMsg{reason});
+    state_ = State::closing;
+    timer_.cancel();
+    end_test();
+    // A client that never reads must not keep us: give the error a moment, then close anyway.
+    auto self = shared_from_this();
+    timer_.expires_after(std::chrono::seconds(2));
+    timer_.async_wait([this, self](const boost::system::error_code& ec) {
+        if (ec) return;
+        boost::system::error_code ignored;
+        socket_.close(ignored);
+    });
+}
+
+void Session::close() {
+    state_ = State::closing;
+    timer_.cancel();
+    end_test();
+    boost::system::error_code ignored;
+    socket_.close(ignored);
+}
+
+}  // namespace zc

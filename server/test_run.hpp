@@ -1,0 +1,53 @@
+#pragma once
+// The server's side of one test: a data listener, the accepted streams, and the SideRunner that
+// drives them, on a coordinator thread of its own so the control loop never blocks.
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "protocol/messages.hpp"
+#include "unique_fd.hpp"
+
+namespace zc {
+
+class TestRun {
+public:
+    using Notify = std::function<void(Message)>;  // called from the coordinator thread
+
+    // Opens the data listener on `bind_address` (the address the client reached us on).
+    // Throws std::runtime_error if it cannot.
+    TestRun(ServerSpec spec, const std::string& bind_address, std::set<int> exclude_pids, std::string host,
+            Notify notify);
+    TestRun(const TestRun&) = delete;
+    TestRun& operator=(const TestRun&) = delete;
+    ~TestRun();  // stops the test if it still runs and joins every thread
+
+    uint16_t data_port() const { return port_; }
+    uint64_t token() const { return token_; }
+    void start();  // the client asked to begin
+    void stop();   // the client asked to end early: it is told so with an error
+
+private:
+    void coordinate();
+
+    ServerSpec spec_;
+    std::set<int> exclude_pids_;
+    std::string host_;
+    Notify notify_;
+    UniqueFd listener_;
+    uint16_t port_ = 0;
+    uint64_t token_ = 0;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    bool start_requested_ = false;
+    std::atomic<bool> stopped_{false};
+    std::atomic<bool> silent_{false};  // being destroyed: nobody to tell
+    class SideRunner* runner_ = nullptr;  // owned by the coordinator thread; guarded by mu_ for stop()
+    std::thread coordinator_;
+};
+
+}  // namespace zc
