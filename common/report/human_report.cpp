@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <set>
 #include <stdexcept>
 
 #include "report/report_writer.hpp"
@@ -62,7 +63,9 @@ public:
                                 r.iterations.width_goal_pct, r.iterations.met ? "" : "  NOT MET: add iterations (-i)");
         }
         out_ << fmt::format("    set-up + teardown {:.1f} ms\n", r.setup_ms);
-        for (const auto& w : r.warnings) out_ << "    note: " << w << "\n";
+        for (const auto& w : r.warnings) {
+            if (seen_notes_.insert(w).second) out_ << "    note: " << w << "\n";  // each note once per report
+        }
         out_.flush();
     }
 
@@ -75,6 +78,7 @@ public:
 
 private:
     std::ostream& out_;
+    std::set<std::string> seen_notes_;
 };
 
 }  // namespace

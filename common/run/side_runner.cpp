@@ -145,9 +145,9 @@ SideResult SideRunner::finish() {
     if (abort_.load()) throw std::runtime_error("the test was stopped before it finished");
     if (!first_error.empty()) throw std::runtime_error(first_error);
     if (r.elapsed_s < 5.0) {
-        r.warnings.push_back("measured interval " + std::to_string(r.elapsed_s).substr(0, 4) +
-                             " s is short: CPU figures come from ticks of 1/" + std::to_string(sysconf(_SC_CLK_TCK)) +
-                             " s (and the kernel samples them), so use -l 5 or more for CPU figures you can trust");
+        r.warnings.push_back("measured interval under 5 s: CPU figures come from the kernel's tick sampling "
+                             "(1/" + std::to_string(sysconf(_SC_CLK_TCK)) +
+                             " s units), so use -l 5 or more for CPU figures you can trust");
     }
     return r;
 }

@@ -1,0 +1,126 @@
+// End to end over loopback: real zcperf and zcserver processes, checked through their reports.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "process.hpp"
+
+using namespace zc::e2e;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+json parse_report(const Outcome& o) {
+    EXPECT_EQ(o.exit_code, 0) << o.err << o.out;
+    json j = json::parse(o.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << o.out;
+    return j;
+}
+
+void expect_side_measured(const json& side, uint64_t bytes, const char* role) {
+    EXPECT_EQ(side["bytes"].get<uint64_t>(), bytes);
+    EXPECT_EQ(side["role"], role);
+    EXPECT_GT(side["cpu_util_pct"].get<double>(), 0.0);
+    EXPECT_LE(side["cpu_util_pct"].get<double>(), 100.0);
+    EXPECT_GT(side["service_demand_us_per_kb"].get<double>(), 0.0);
+    EXPECT_GT(side["process_cpu_util_pct"].get<double>(), 0.0);
+    EXPECT_GT(side["process_service_demand_us_per_kb"].get<double>(), 0.0);
+    // The process is part of the host: its CPU cannot exceed the whole host's (ticks allow 2 %).
+    EXPECT_LE(side["process_cpu_util_pct"].get<double>(), side["cpu_util_pct"].get<double>() + 2.0);
+    EXPECT_FALSE(side["cpus"].empty());
+    EXPECT_GE(side["cpu"]["per_cpu_pct"].size(), 1u);
+}
+
+}  // namespace
+
+TEST(Loopback, EmbeddedServerStreamReportsBothSides) {
+    auto o = run({zcperf_bin(), "-l", "1", "-m", "64K", "-o", "json"});
+    json j = parse_report(o);
+    ASSERT_EQ(j["results"].size(), 1u);
+    const json& r = j["results"][0];
+    EXPECT_EQ(r["transport"], "tcp");
+    EXPECT_EQ(r["test"], "stream");
+    EXPECT_EQ(r["message_size"], 65536);
+    EXPECT_EQ(r["streams"], 1);
+    uint64_t bytes = r["bytes"];
+    EXPECT_GT(bytes, 0u);
+    EXPECT_GT(r["throughput_gbps"].get<double>(), 0.0);
+    EXPECT_NEAR(r["elapsed_s"].get<double>(), 1.0, 0.5);
+    EXPECT_NEAR(r["throughput_gbps"].get<double>(), bytes * 8 / r["elapsed_s"].get<double>() / 1e9, 1e-6);
+    expect_side_measured(r["local"], bytes, "send");
+    expect_side_measured(r["remote"], bytes, "recv");
+    EXPECT_TRUE(j["run"]["embedded_server"].get<bool>());
+}
+
+TEST(Loopback, ExactByteCountOverSeveralStreamsAgainstDaemon) {
+    LocalServer server;
+    auto o = run({zcperf_bin(), "-H", server.address(), "-n", "100M", "-P", "3", "-m", "1M", "-o", "json", "--cpu",
+                  "0,1"});
+    json j = parse_report(o);
+    const json& r = j["results"][0];
+    EXPECT_EQ(r["bytes"].get<uint64_t>(), 100ull << 20);
+    EXPECT_EQ(r["local"]["stream_bytes"].size(), 3u);
+    uint64_t sum = 0;
+    for (auto& b : r["remote"]["stream_bytes"]) sum += b.get<uint64_t>();
+    EXPECT_EQ(sum, 100ull << 20);
+    EXPECT_EQ(r["local"]["cpus"], json({0, 0, 0}));
+    EXPECT_EQ(r["remote"]["cpus"], json({1, 1, 1}));
+}
+
+TEST(Loopback, MaertsServerSendsAndSweepGivesOneResultPerSize) {
+    LocalServer server;
+    auto o = run({zcperf_bin(), "-H", server.address(), "-t", "maerts", "-m", "16K..64K", "-l", "0.5", "-o", "json"});
+    json j = parse_report(o);
+    ASSERT_EQ(j["results"].size(), 3u);
+    uint64_t expected[] = {16384, 32768, 65536};
+    for (size_t i = 0; i < 3; ++i) {
+        const json& r = j["results"][i];
+        EXPECT_EQ(r["message_size"].get<uint64_t>(), expected[i]);
+        EXPECT_EQ(r["local"]["role"], "recv");
+        EXPECT_EQ(r["remote"]["role"], "send");
+        EXPECT_EQ(r["local"]["bytes"], r["remote"]["bytes"]);
+        EXPECT_GT(r["bytes"].get<uint64_t>(), 0u);
+    }
+}
+
+TEST(Loopback, CsvAndHumanReportsCarryTheSameTest) {
+    LocalServer server;
+    auto csv = run({zcperf_bin(), "-H", server.address(), "-n", "8M", "-m", "64K,128K", "-o", "csv"});
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    int lines = 0;
+    for (char c : csv.out) lines += c == '\n';
+    EXPECT_EQ(lines, 3) << csv.out;  // header + 2 results
+    EXPECT_EQ(csv.out.rfind("transport,test,message_size", 0), 0u);
+    EXPECT_NE(csv.out.find("tcp,stream,65536,1,8388608,"), std::string::npos) << csv.out;
+
+    auto human = run({zcperf_bin(), "-H", server.address(), "-n", "8M", "-m", "64K"});
+    ASSERT_EQ(human.exit_code, 0) << human.err;
+    EXPECT_NE(human.out.find("proc SD"), std::string::npos);
+    EXPECT_NE(human.out.find("8388608 B"), std::string::npos) << human.out;
+}
+
+TEST(Loopback, RepetitionsStopAtTheMaximumAndSayWhetherTheIntervalWasMet) {
+    auto o = run({zcperf_bin(), "-n", "20M", "-m", "64K", "-i", "3,2", "-I", "95,50", "-o", "json"});
+    json j = parse_report(o);
+    const json& it = j["results"][0]["iterations"];
+    EXPECT_GE(it["count"].get<int>(), 2);
+    EXPECT_LE(it["count"].get<int>(), 3);
+    EXPECT_EQ(it["confidence_level_pct"].get<double>(), 95.0);
+    // Three iterations of 20 MiB each at most; the merged result adds them up.
+    EXPECT_EQ(j["results"][0]["bytes"].get<uint64_t>(), it["count"].get<uint64_t>() * (20ull << 20));
+}
+
+TEST(Loopback, ConcurrentClientsShareOneServer) {
+    LocalServer server;
+    std::vector<std::unique_ptr<Process>> clients;
+    for (int i = 0; i < 4; ++i) {
+        clients.push_back(std::make_unique<Process>(
+            std::vector<std::string>{zcperf_bin(), "-H", server.address(), "-n", "32M", "-m", "64K", "-o", "json"}));
+    }
+    for (auto& c : clients) {
+        auto o = c->wait(60s);
+        json j = parse_report(o);
+        EXPECT_EQ(j["results"][0]["bytes"].get<uint64_t>(), 32ull << 20);
+    }
+}
