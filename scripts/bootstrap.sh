@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# One command from a fresh Debian 12 machine to a built zcperf:
+#   scripts/bootstrap.sh run    install what is missing, build, run a loopback test with a full report
+#   scripts/bootstrap.sh test   install what is missing, build, run the whole test suite (ctest)
+#   scripts/bootstrap.sh build  install what is missing and build only
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+build="${ZCPERF_BUILD_DIR:-$here/build}"
+mode="${1:-run}"
+
+# Build and test dependencies, all from Debian's own packages.
+packages=(cmake ninja-build g++ pkg-config libboost-dev libboost-system-dev nlohmann-json3-dev libcli11-dev
+          libfmt-dev libnuma-dev libgtest-dev iproute2)
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+        echo "bootstrap: need root to install packages: $*" >&2; exit 1; fi
+}
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "bootstrap: installing ${missing[*]}" >&2
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j"$(nproc)"
+
+case "$mode" in
+    build) ;;
+    run)
+        # The main job: a real loopback test (embedded server) with the full report. With two CPUs
+        # or more, the client's data thread runs on CPU 0 and the server's on CPU 1.
+        pin=()
+        [ "$(nproc)" -ge 2 ] && pin=(--cpu 0,1)
+        exec "$build/zcperf" -m 64K,1M -l 5 "${pin[@]}" "${@:2}"
+        ;;
+    test)
+        cd "$build"
+        exec ctest --output-on-failure "${@:2}"
+        ;;
+    *)
+        echo "usage: $0 run|test|build [extra arguments for zcperf or ctest]" >&2
+        exit 2
+        ;;
+esac
