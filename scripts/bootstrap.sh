@@ -29,7 +29,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j"$(nproc)"
+targets=()
+[ "$mode" = run ] && targets=(--target zcperf zcserver)  # the main job needs no test binaries
+cmake --build "$build" -j"$(nproc)" "${targets[@]}"
 
 case "$mode" in
     build) ;;
