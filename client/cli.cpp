@@ -27,6 +27,10 @@ Examples:
                                          repeat each size until the 99% confidence interval of
                                          throughput and service demand is within 5% (netperf's -i/-I)
   zcperf -n 1G -s 4M -S 4M -o csv        move exactly 1 GiB with 4 MiB socket buffers on both sides
+  zcperf -T tcp,tcp-sendfile,tcp-msgzc,tcp-uringzc -m 4K..4M --cpu 0,1
+                                         copy vs zero-copy senders, each compared with the first (tcp);
+                                         the report says how many bytes the kernel copied anyway
+  zcperf -T tcp-msgzc --rx zerocopy      TCP_ZEROCOPY_RECEIVE on the receiver: mapped vs copied bytes
 
 Reading the report: CPU% is the whole host (all CPUs, from /proc/stat, softirq on any core included);
 SD is that CPU time per KB moved; "proc SD" counts only the test's own threads (getrusage), which misses
@@ -82,11 +86,19 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
     for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
     CLI::App app{kDescription};
     app.footer(kExamples);
-    std::string tests = "stream", transports = "tcp", sizes = "1M", cpus, bytes, lsock, rsock, iters, conf, align;
+    std::string tests = "stream", transports = "tcp", rx = "copy", sizes = "1M", cpus, bytes, lsock, rsock, iters, conf, align;
     app.add_option("-H,--host", o.servers, "zcserver to test against, HOST[:PORT]; repeat for several (default: an embedded server on loopback)");
     app.add_option("-p,--port", o.port, "control port for -H hosts given without one")->capture_default_str();
     app.add_option("-t,--test", tests, "stream (client sends) or maerts (server sends), or both: stream,maerts")->capture_default_str();
-    app.add_option("-T,--transport", transports, "data path(s), comma-separated; built in: tcp")->capture_default_str();
+    app.add_option("-T,--transport", transports,
+                   "data path(s) of the sender, comma-separated; the first is the baseline others are compared with:\n"
+                   "tcp (send/recv), tcp-sendfile, tcp-msgzc (MSG_ZEROCOPY), tcp-uringzc (io_uring SEND_ZC)")
+        ->capture_default_str();
+    app.add_option("--rx", rx,
+                   "how the receiver takes the data, comma-separated for several: copy (recv), zerocopy "
+                   "(TCP_ZEROCOPY_RECEIVE), splice (into a pipe, discarded), trunc (MSG_TRUNC, discarded)")
+        ->capture_default_str();
+    app.add_flag("--uring-fixed", o.uring_fixed, "tcp-uringzc: register the send buffers with io_uring");
     app.add_option("-m,--message-size", sizes, "bytes per send/recv call: 64K, a list 64K,1M, or a doubling range 64K..4M; each size is one result")->capture_default_str();
     auto* dur = app.add_option("-l,--duration", o.duration_s, "seconds of data transfer per test (>= 5 for trustworthy CPU figures)")
                     ->check(CLI::Range(0.01, 86400.0))->capture_default_str();
@@ -110,6 +122,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         for (const auto& t : split_commas(tests)) o.tests.push_back(test_from_name(t));
         o.transports.clear();
         for (const auto& t : split_commas(transports)) o.transports.push_back(transport_from_name(t));
+        o.rx_modes.clear();
+        for (const auto& m : split_commas(rx)) o.rx_modes.push_back(rx_mode_from_name(m));
         o.message_sizes = parse_size_list(sizes);
         for (uint64_t s : o.message_sizes) {
             if (s == 0 || s > kMaxMessageSize) throw std::invalid_argument("message size " + std::to_string(s) + " must be 1 B..1G");
@@ -164,10 +178,13 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
 std::vector<TestSpec> expand_tests(const ClientOptions& o) {
     std::vector<TestSpec> out;
     for (Transport tr : o.transports) {
+      for (RxMode rx : o.rx_modes) {
         for (TestKind t : o.tests) {
             for (uint64_t size : o.message_sizes) {
                 TestSpec s;
                 s.transport = tr;
+                s.rx = rx;
+                s.uring_fixed = o.uring_fixed;
                 s.test = t;
                 s.message_size = size;
                 s.duration_s = o.duration_s;
@@ -179,6 +196,7 @@ std::vector<TestSpec> expand_tests(const ClientOptions& o) {
                 out.push_back(s);
             }
         }
+      }
     }
     return out;
 }

@@ -14,6 +14,8 @@ struct ClientOptions {
     uint16_t port = 12875;
     std::vector<TestKind> tests{TestKind::stream};
     std::vector<Transport> transports{Transport::tcp};
+    std::vector<RxMode> rx_modes{RxMode::copy};
+    bool uring_fixed = false;
     std::vector<uint64_t> message_sizes{1u << 20};
     double duration_s = 10;
     uint64_t total_bytes = 0;

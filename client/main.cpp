@@ -10,6 +10,7 @@
 #include "cli.hpp"
 #include "control_client.hpp"
 #include "embedded_server.hpp"
+#include "baseline.hpp"
 #include "iterations.hpp"
 #include "report/report_writer.hpp"
 #include "test_driver.hpp"
@@ -80,7 +81,13 @@ int main(int argc, char** argv) {
     auto specs = zc::expand_tests(opt);
     try {
         for (auto& control : controls) {
-            for (const auto& spec : specs) writer->add(run_with_iterations(*control, spec, opt.goal));
+            std::vector<zc::TestResult> done;
+            for (const auto& spec : specs) {
+                zc::TestResult r = run_with_iterations(*control, spec, opt.goal);
+                zc::compare_with_baseline(r, done, opt.transports.front());
+                writer->add(r);
+                done.push_back(std::move(r));
+            }
         }
     } catch (const zc::InterruptedError&) {
         writer->error("interrupted: the test was stopped on both sides");

@@ -82,6 +82,7 @@ SideResult await_remote(ControlClient& control, SideRunner& runner, const TestSp
 TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote, bool same_host) {
     TestResult r;
     r.transport = spec.transport;
+    r.rx = spec.rx;
     r.test = spec.test;
     r.message_size = spec.message_size;
     r.streams = spec.streams;
@@ -109,6 +110,28 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
                 name, pct, who));
         }
     }
+    if (tx.zc_sent_bytes > 0) {
+        double pct = 100.0 * static_cast<double>(tx.zc_copied_bytes) / static_cast<double>(tx.zc_sent_bytes);
+        std::string note = fmt::format("{}: the kernel reports it copied {:.1f}% of the {} zero-copy bytes anyway ({} completions{})",
+                                       tx.path, pct, tx.zc_sent_bytes, tx.zc_completions,
+                                       tx.zc_enobufs ? fmt::format(", {} ENOBUFS waits", tx.zc_enobufs) : "");
+        if (pct > 99.9) {
+            note += same_host ? "; on loopback and veth it always copies (the receiver must not see pages the sender "
+                                "may still change), so this measures the zero-copy machinery's overhead, not its gain"
+                              : "; the device cannot send from user pages (no scatter-gather or checksum offload?)";
+        }
+        r.warnings.push_back(note);
+    }
+    if (rx.rx_mapped_bytes + rx.rx_copied_bytes > 0) {
+        double pct = 100.0 * static_cast<double>(rx.rx_mapped_bytes) /
+                     static_cast<double>(rx.rx_mapped_bytes + rx.rx_copied_bytes);
+        std::string note = fmt::format("rx-zerocopy: {:.1f}% of the bytes were mapped, {:.1f}% copied", pct, 100 - pct);
+        if (pct < 50) {
+            note += "; pages map only when whole pages arrive from a sender that did not copy them "
+                    "(on loopback: tcp-msgzc or tcp-uringzc, and an MSS that is a multiple of the page size)";
+        }
+        r.warnings.push_back(note);
+    }
     if (same_host) {
         r.warnings.push_back(
             "client and server share one host: local and remote whole-host CPU figures both count the whole machine "
@@ -131,6 +154,8 @@ TestResult run_test(ControlClient& control, const TestSpec& spec) {
     cfg.duration_s = spec.duration_s;
     cfg.total_bytes = spec.total_bytes;
     cfg.alignment = spec.alignment;
+    cfg.rx = spec.rx;
+    cfg.uring_fixed = spec.uring_fixed;
     cfg.cpus = spec.local.cpus;
     cfg.exclude_pids = {getpid()};
     if (control.same_host()) cfg.exclude_pids.insert(control.welcome().host.pid);

@@ -83,6 +83,14 @@ nlohmann::json to_json(const SideResult& s) {
             {"role", role_name(s.role)},
             {"bytes", s.bytes},
             {"ops", s.ops},
+            {"path", s.path},
+            {"zerocopy",
+             {{"sent_bytes", s.zc_sent_bytes},
+              {"copied_bytes", s.zc_copied_bytes},
+              {"completions", s.zc_completions},
+              {"enobufs", s.zc_enobufs},
+              {"rx_mapped_bytes", s.rx_mapped_bytes},
+              {"rx_copied_bytes", s.rx_copied_bytes}}},
             {"elapsed_s", s.elapsed_s},
             {"stream_bytes", s.stream_bytes},
             {"cpus", s.cpus},
@@ -103,6 +111,14 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         s.role = role == "send" ? Role::send : Role::recv;
         s.bytes = field<uint64_t>(j, "bytes");
         s.ops = field<uint64_t>(j, "ops");
+        s.path = field<std::string>(j, "path");
+        const auto& zc = j.at("zerocopy");
+        s.zc_sent_bytes = field<uint64_t>(zc, "sent_bytes");
+        s.zc_copied_bytes = field<uint64_t>(zc, "copied_bytes");
+        s.zc_completions = field<uint64_t>(zc, "completions");
+        s.zc_enobufs = field<uint64_t>(zc, "enobufs");
+        s.rx_mapped_bytes = field<uint64_t>(zc, "rx_mapped_bytes");
+        s.rx_copied_bytes = field<uint64_t>(zc, "rx_copied_bytes");
         s.elapsed_s = field_in<double>(j, "elapsed_s", 0, 1e7);
         for (const auto& b : array_field(j, "stream_bytes", kMaxStreams)) s.stream_bytes.push_back(b.get<uint64_t>());
         for (const auto& c : array_field(j, "cpus", kMaxStreams)) s.cpus.push_back(c.get<int>());
@@ -128,6 +144,13 @@ nlohmann::json side_summary(const SideResult& s) {
     j["test_cpus_busy_s"] = s.test_cpus_busy_s();
     j["test_cpus_service_demand_us_per_kb"] = service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes);
     j["other_processes_cpu_pct_of_one_cpu"] = s.others_cpu_pct_of_one_cpu();
+    if (s.zc_sent_bytes > 0) {
+        j["zerocopy"]["copied_pct"] = 100.0 * static_cast<double>(s.zc_copied_bytes) / static_cast<double>(s.zc_sent_bytes);
+    }
+    if (s.rx_mapped_bytes + s.rx_copied_bytes > 0) {
+        j["zerocopy"]["rx_mapped_pct"] =
+            100.0 * static_cast<double>(s.rx_mapped_bytes) / static_cast<double>(s.rx_mapped_bytes + s.rx_copied_bytes);
+    }
     return j;
 }
 }  // namespace
@@ -135,6 +158,7 @@ nlohmann::json side_summary(const SideResult& s) {
 nlohmann::json to_json(const TestResult& r) {
     return {{"transport", transport_name(r.transport)},
             {"test", test_name(r.test)},
+            {"rx", rx_mode_name(r.rx)},
             {"message_size", r.message_size},
             {"streams", r.streams},
             {"bytes", r.bytes},
@@ -147,6 +171,12 @@ nlohmann::json to_json(const TestResult& r) {
               {"width_goal_pct", r.iterations.width_goal_pct},
               {"throughput_width_pct", r.iterations.throughput_width_pct},
               {"met", r.iterations.met}}},
+            {"baseline", r.baseline.transport.empty()
+                             ? nlohmann::json(nullptr)
+                             : nlohmann::json{{"transport", r.baseline.transport},
+                                              {"throughput_ratio", r.baseline.throughput},
+                                              {"local_service_demand_ratio", r.baseline.local_service_demand},
+                                              {"remote_service_demand_ratio", r.baseline.remote_service_demand}}},
             {"local", side_summary(r.local)},
             {"remote", side_summary(r.remote)},
             {"warnings", r.warnings}};

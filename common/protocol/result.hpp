@@ -16,6 +16,14 @@ struct SideResult {
     Role role = Role::send;
     uint64_t bytes = 0;  // moved by this side over its interval
     uint64_t ops = 0;    // send()/recv() calls that returned data
+    std::string path;    // the data path this side ran: "tcp-msgzc", "rx-zerocopy", ...
+    // The kernel's word on zero-copy (0 where the path has none).
+    uint64_t zc_sent_bytes = 0;    // handed over with a zero-copy request (MSG_ZEROCOPY, SEND_ZC)
+    uint64_t zc_copied_bytes = 0;  // of those, copied by the kernel anyway
+    uint64_t zc_completions = 0;
+    uint64_t zc_enobufs = 0;
+    uint64_t rx_mapped_bytes = 0;  // TCP_ZEROCOPY_RECEIVE: mapped, not copied
+    uint64_t rx_copied_bytes = 0;  // TCP_ZEROCOPY_RECEIVE: had to be copied
     double elapsed_s = 0;
     std::vector<uint64_t> stream_bytes;
     std::vector<int> cpus;           // CPU each data thread was on when it finished (the pinning in force)
@@ -43,8 +51,17 @@ struct IterationStats {
     bool met = true;
 };
 
+// The same test on the first transport of the run, for "is zero-copy cheaper than copying?".
+struct BaselineRatio {
+    std::string transport;  // empty: this result is (or has no) baseline
+    double throughput = 0;  // this / baseline
+    double local_service_demand = 0;
+    double remote_service_demand = 0;
+};
+
 struct TestResult {
     Transport transport = Transport::tcp;
+    RxMode rx = RxMode::copy;
     TestKind test = TestKind::stream;
     uint64_t message_size = 0;
     int streams = 1;
@@ -54,6 +71,7 @@ struct TestResult {
     double setup_ms = 0;     // control set-up + teardown of the test (data connections included)
     SideResult local, remote;
     IterationStats iterations;
+    BaselineRatio baseline;
     std::vector<std::string> warnings;
 };
 

@@ -19,8 +19,8 @@ Role server_role(TestKind t) { return t == TestKind::stream ? Role::recv : Role:
 Role client_role(TestKind t) { return t == TestKind::stream ? Role::send : Role::recv; }
 
 ServerSpec server_half(const TestSpec& spec) {
-    return {spec.transport, spec.test,    spec.message_size, spec.duration_s,
-            spec.total_bytes, spec.streams, spec.alignment,  spec.remote};
+    return {spec.transport, spec.test,      spec.message_size, spec.duration_s, spec.total_bytes,
+            spec.streams,   spec.alignment, spec.rx,           spec.uring_fixed, spec.remote};
 }
 
 uint64_t stream_share(uint64_t total, int streams, int i) {
@@ -36,6 +36,8 @@ nlohmann::json to_json(const ServerSpec& s) {
             {"total_bytes", s.total_bytes},
             {"streams", s.streams},
             {"alignment", s.alignment},
+            {"rx", rx_mode_name(s.rx)},
+            {"uring_fixed", s.uring_fixed},
             {"cpus", s.side.cpus},
             {"socket_buffer", s.side.socket_buffer}};
 }
@@ -45,6 +47,7 @@ ServerSpec server_spec_from_json(const nlohmann::json& j) {
     try {
         s.transport = transport_from_name(field<std::string>(j, "transport"));
         s.test = test_from_name(field<std::string>(j, "test"));
+        s.rx = rx_mode_from_name(field<std::string>(j, "rx"));
     } catch (const std::invalid_argument& e) {
         throw ProtocolError(e.what());
     }
@@ -54,6 +57,7 @@ ServerSpec server_spec_from_json(const nlohmann::json& j) {
     s.streams = field_in<int>(j, "streams", 1, kMaxStreams);
     s.alignment = field_in<uint64_t>(j, "alignment", 1, kMaxAlignment);
     if ((s.alignment & (s.alignment - 1)) != 0) throw ProtocolError("field 'alignment' must be a power of two");
+    s.uring_fixed = field<bool>(j, "uring_fixed");
     s.side.socket_buffer = field_in<uint64_t>(j, "socket_buffer", 0, kMaxSocketBuffer);
     auto cpus = j.find("cpus");
     if (cpus == j.end() || !cpus->is_array() || cpus->size() > 4096) {

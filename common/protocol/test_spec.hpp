@@ -38,6 +38,8 @@ struct TestSpec {
     uint64_t total_bytes = 0;  // > 0: move exactly this many bytes instead of running for duration_s
     int streams = 1;
     uint64_t alignment = 4096;  // buffer alignment; page-sized by default (netperf's 8 halves its speed)
+    RxMode rx = RxMode::copy;   // how the receiving side takes the data
+    bool uring_fixed = false;   // tcp-uringzc: registered buffers
     SideSpec local, remote;
 };
 
@@ -50,6 +52,8 @@ struct ServerSpec {
     uint64_t total_bytes = 0;
     int streams = 1;
     uint64_t alignment = 4096;
+    RxMode rx = RxMode::copy;
+    bool uring_fixed = false;
     SideSpec side;
 };
 

@@ -17,16 +17,18 @@ std::string quoted(const std::string& s) {
 std::string side_columns(const char* p) {
     return fmt::format(
         "{0}_host,{0}_role,{0}_bytes,{0}_elapsed_s,{0}_cpus,{0}_cpu_util_pct,{0}_user_pct,{0}_system_pct,{0}_irq_pct,"
-        "{0}_softirq_pct,{0}_steal_pct,{0}_service_demand_us_per_kb,{0}_process_cpu_util_pct,"
+        "{0}_softirq_pct,{0}_steal_pct,{0}_path,{0}_zc_sent_bytes,{0}_zc_copied_bytes,{0}_rx_mapped_bytes,"
+        "{0}_rx_copied_bytes,{0}_service_demand_us_per_kb,{0}_process_cpu_util_pct,"
         "{0}_process_service_demand_us_per_kb,{0}_test_cpus_service_demand_us_per_kb,{0}_other_processes_cpu_s",
         p);
 }
 
 std::string side_values(const SideResult& s) {
     const CpuShare& a = s.cpu.all;
-    return fmt::format("{},{},{},{:.6f},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.5f},{:.3f},{:.5f},{:.5f},{:.3f}",
+    return fmt::format("{},{},{},{:.6f},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{},{:.5f},{:.3f},{:.5f},{:.5f},{:.3f}",
                        quoted(s.host), role_name(s.role), s.bytes, s.elapsed_s, quoted(format_cpu_list(s.cpus)),
-                       s.cpu_util_pct(), a.user + a.nice, a.system, a.irq, a.softirq, a.steal,
+                       s.cpu_util_pct(), a.user + a.nice, a.system, a.irq, a.softirq, a.steal, s.path,
+                       s.zc_sent_bytes, s.zc_copied_bytes, s.rx_mapped_bytes, s.rx_copied_bytes,
                        s.service_demand_us_per_kb(), s.process_cpu_util_pct(), s.process_service_demand_us_per_kb(),
                        service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes), s.cpu.others.cpu_s);
 }
@@ -35,17 +37,19 @@ class CsvReport : public ReportWriter {
 public:
     explicit CsvReport(std::ostream& out) : out_(out) {}
     void begin(const ReportHeader&) override {
-        out_ << "transport,test,message_size,streams,bytes,elapsed_s,throughput_gbps,setup_ms,iterations,"
-                "confidence_width_pct,"
+        out_ << "transport,rx,test,message_size,streams,bytes,elapsed_s,throughput_gbps,setup_ms,iterations,"
+                "confidence_width_pct,baseline,baseline_throughput_ratio,baseline_local_sd_ratio,baseline_remote_sd_ratio,"
              << side_columns("local") << "," << side_columns("remote") << ",warnings\n";
         out_.flush();
     }
     void add(const TestResult& r) override {
         std::string warnings;
         for (const auto& w : r.warnings) warnings += (warnings.empty() ? "" : " | ") + w;
-        out_ << fmt::format("{},{},{},{},{},{:.6f},{:.4f},{:.2f},{},{:.2f},", transport_name(r.transport),
-                            test_name(r.test), r.message_size, r.streams, r.bytes, r.elapsed_s, r.throughput_gbps,
-                            r.setup_ms, r.iterations.iterations, r.iterations.throughput_width_pct)
+        out_ << fmt::format("{},{},{},{},{},{},{:.6f},{:.4f},{:.2f},{},{:.2f},{},{:.4f},{:.4f},{:.4f},",
+                            transport_name(r.transport), rx_mode_name(r.rx), test_name(r.test), r.message_size,
+                            r.streams, r.bytes, r.elapsed_s, r.throughput_gbps, r.setup_ms, r.iterations.iterations,
+                            r.iterations.throughput_width_pct, r.baseline.transport, r.baseline.throughput,
+                            r.baseline.local_service_demand, r.baseline.remote_service_demand)
              << side_values(r.local) << "," << side_values(r.remote) << "," << quoted(warnings) << "\n";
         out_.flush();
     }

@@ -27,6 +27,12 @@ std::string busiest_cpus(const SideResult& s) {
     return out.empty() ? "all idle" : out;
 }
 
+std::string label(const TestResult& r) {
+    std::string s = transport_name(r.transport);
+    if (r.rx != RxMode::copy) s += std::string("/") + rx_mode_name(r.rx);
+    return s;
+}
+
 class HumanReport : public ReportWriter {
 public:
     explicit HumanReport(std::ostream& out) : out_(out) {}
@@ -36,16 +42,16 @@ public:
                             h.embedded_server ? "[embedded server]" : "", h.remote_software);
         out_ << "Throughput is counted by the receiver; CPU from /proc/stat (all CPUs, netperf's method) and from\n"
                 "getrusage of the test's threads (proc); SD = service demand, us of CPU per KB moved.\n\n";
-        out_ << fmt::format("{:<9} {:<7} {:>7} {:>3} {:>10} | {:>6} {:>8} {:>8} | {:>6} {:>8} {:>8}\n", "", "", "",
+        out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>6} {:>8} {:>8} | {:>6} {:>8} {:>8}\n", "", "", "",
                             "", "", "Local", "", "", "Remote", "", "");
-        out_ << fmt::format("{:<9} {:<7} {:>7} {:>3} {:>10} | {:>6} {:>8} {:>8} | {:>6} {:>8} {:>8}\n", "transport",
+        out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>6} {:>8} {:>8} | {:>6} {:>8} {:>8}\n", "transport[/rx]",
                             "test", "msg", "P", "Gb/s", "CPU%", "SD", "proc SD", "CPU%", "SD", "proc SD");
         out_.flush();
     }
 
     void add(const TestResult& r) override {
-        out_ << fmt::format("{:<9} {:<7} {:>7} {:>3} {:>10.2f} | {:>6.1f} {:>8.3f} {:>8.3f} | {:>6.1f} {:>8.3f} {:>8.3f}\n",
-                            transport_name(r.transport), test_name(r.test), format_size(r.message_size), r.streams,
+        out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10.2f} | {:>6.1f} {:>8.3f} {:>8.3f} | {:>6.1f} {:>8.3f} {:>8.3f}\n",
+                            label(r), test_name(r.test), format_size(r.message_size), r.streams,
                             r.throughput_gbps, r.local.cpu_util_pct(), r.local.service_demand_us_per_kb(),
                             r.local.process_service_demand_us_per_kb(), r.remote.cpu_util_pct(),
                             r.remote.service_demand_us_per_kb(), r.remote.process_service_demand_us_per_kb());
@@ -56,6 +62,10 @@ public:
             out_ << fmt::format("           per CPU: {}; proc {:.2f} CPU-s (usr {:.2f} sys {:.2f}); others {:.2f} CPU-s\n",
                                 busiest_cpus(*s), s->process_cpu_s(), s->process_user_s, s->process_sys_s,
                                 s->cpu.others.cpu_s);
+        }
+        if (!r.baseline.transport.empty()) {
+            out_ << fmt::format("    vs {}: throughput {:.2f}x, local SD {:.2f}x, remote SD {:.2f}x\n", r.baseline.transport,
+                                r.baseline.throughput, r.baseline.local_service_demand, r.baseline.remote_service_demand);
         }
         if (r.iterations.iterations > 1 || r.iterations.level_pct > 0) {
             out_ << fmt::format("    {} iterations; throughput {}% confidence interval width {:.1f}% (goal {:.1f}%){}\n",

@@ -10,9 +10,8 @@
 #include <stdexcept>
 
 #include "measure/cpu_meter.hpp"
-#include "memory/host_buffer.hpp"
 #include "system/affinity.hpp"
-#include "transport/tcp_copy.hpp"
+#include "transport/data_path.hpp"
 #include "transport/tcp_socket.hpp"
 
 namespace zc {
@@ -20,12 +19,6 @@ namespace zc {
 namespace {
 
 double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; }
-
-int64_t monotonic_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 }  // namespace
 
@@ -55,10 +48,18 @@ SideRunner::~SideRunner() {
 }
 
 void SideRunner::run_stream(Stream& s, int index) {
-    std::unique_ptr<HostBuffer> buffer;
+    // Everything a path needs (pinning, buffers, memfd, io_uring, mappings) is set up here, before
+    // the start barrier, so none of it lands in the measured interval.
+    SendPath send_path;
+    RecvPath recv_path;
+    PathOptions opt{cfg_.message_size, cfg_.alignment, cfg_.uring_fixed};
     try {
         if (s.cpu >= 0) pin_current_thread(s.cpu);
-        buffer = std::make_unique<HostBuffer>(cfg_.message_size, cfg_.alignment);
+        if (cfg_.role == Role::send) {
+            make_send_path(send_path, cfg_.transport, s.fd.get(), opt);
+        } else {
+            make_recv_path(recv_path, cfg_.rx, s.fd.get(), opt);
+        }
     } catch (const std::exception& e) {
         s.setup_error = e.what();
     }
@@ -77,10 +78,10 @@ void SideRunner::run_stream(Stream& s, int index) {
         if (cfg_.total_bytes > 0 && stop.byte_budget == 0) {
             ::shutdown(s.fd.get(), SHUT_WR);
         } else {
-            s.counters = tcp_copy_send(s.fd.get(), buffer->data(), buffer->size(), stop);
+            s.counters = run_send_path(send_path, stop);
         }
     } else {
-        s.counters = tcp_copy_recv(s.fd.get(), buffer->data(), buffer->size());
+        s.counters = run_recv_path(recv_path);
     }
     getrusage(RUSAGE_THREAD, &r1);
     s.user_s = seconds(r1.ru_utime) - seconds(r0.ru_utime);
@@ -121,11 +122,12 @@ SideResult SideRunner::finish() {
     r.host = cfg_.host;
     r.role = cfg_.role;
     r.elapsed_s = r.cpu.elapsed_s;
+    r.path = cfg_.role == Role::send ? transport_name(cfg_.transport) : std::string("rx-") + rx_mode_name(cfg_.rx);
+    StreamCounters total;
     std::string first_error;
     for (size_t i = 0; i < streams_.size(); ++i) {
         const Stream& s = streams_[i];
-        r.bytes += s.counters.bytes;
-        r.ops += s.counters.ops;
+        total.add(s.counters);
         r.stream_bytes.push_back(s.counters.bytes);
         r.cpus.push_back(s.ran_on);
         r.process_user_s += s.user_s;
@@ -137,6 +139,14 @@ SideResult SideRunner::finish() {
             if (s.counters.error == EAGAIN) first_error += " (no data for too long: is the peer stalled?)";
         }
     }
+    r.bytes = total.bytes;
+    r.ops = total.ops;
+    r.zc_sent_bytes = total.zc_sent_bytes;
+    r.zc_copied_bytes = total.zc_copied_bytes;
+    r.zc_completions = total.zc_completions;
+    r.zc_enobufs = total.zc_enobufs;
+    r.rx_mapped_bytes = total.rx_mapped_bytes;
+    r.rx_copied_bytes = total.rx_copied_bytes;
     if (!streams_.empty() && streams_[0].fd) {
         auto [snd, rcv] = socket_buffers(streams_[0].fd.get());
         r.socket_send_buffer = snd;

@@ -24,6 +24,8 @@ struct SideConfig {
     double duration_s = 0;
     uint64_t total_bytes = 0;
     uint64_t alignment = 4096;
+    RxMode rx = RxMode::copy;
+    bool uring_fixed = false;
     std::vector<int> cpus;        // round-robin over streams; empty = not pinned
     std::set<int> exclude_pids;   // not "other load" (ourselves, a same-host peer)
     std::string host;

@@ -10,6 +10,25 @@ struct StreamCounters {
     uint64_t ops = 0;  // calls that moved data
     int error = 0;     // errno of the call that failed, 0 if none
     const char* failed_call = nullptr;
+    // Zero-copy send: the kernel's own word on what happened (MSG_ZEROCOPY / io_uring SEND_ZC).
+    uint64_t zc_sent_bytes = 0;    // bytes handed over with a zero-copy request
+    uint64_t zc_copied_bytes = 0;  // of those, bytes the kernel reported it copied anyway
+    uint64_t zc_completions = 0;   // completion notifications read
+    uint64_t zc_enobufs = 0;       // times the kernel refused for lack of memory and we waited
+    // Zero-copy receive (TCP_ZEROCOPY_RECEIVE).
+    uint64_t rx_mapped_bytes = 0;  // bytes mapped into our address space, not copied
+    uint64_t rx_copied_bytes = 0;  // bytes that had to be copied (unaligned tails, fallbacks)
+
+    void add(const StreamCounters& o) {
+        bytes += o.bytes;
+        ops += o.ops;
+        zc_sent_bytes += o.zc_sent_bytes;
+        zc_copied_bytes += o.zc_copied_bytes;
+        zc_completions += o.zc_completions;
+        zc_enobufs += o.zc_enobufs;
+        rx_mapped_bytes += o.rx_mapped_bytes;
+        rx_copied_bytes += o.rx_copied_bytes;
+    }
 };
 
 // When a sending loop ends: at a monotonic deadline, or after a byte budget (0 = no budget), or when
@@ -18,6 +37,11 @@ struct StopRule {
     int64_t deadline_ns = 0;  // CLOCK_MONOTONIC
     uint64_t byte_budget = 0;
     const std::atomic<bool>* abort = nullptr;
+
+    // Bytes for the next call (0 = stop now). Reads the clock: vDSO, tens of ns beside a send.
+    size_t next_length(uint64_t sent, size_t message_size) const;
 };
+
+int64_t monotonic_ns();
 
 }  // namespace zc

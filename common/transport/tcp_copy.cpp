@@ -1,35 +1,15 @@
 #include "transport/tcp_copy.hpp"
 
 #include <sys/socket.h>
-#include <time.h>
 
-#include <algorithm>
 #include <cerrno>
 
 namespace zc {
 
-namespace {
-inline int64_t now_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);  // vDSO: tens of ns, negligible beside a send()
-    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-}  // namespace
-
-StreamCounters tcp_copy_send(int fd, const std::byte* buf, size_t message_size, const StopRule& stop) {
+StreamCounters TcpCopySender::run(const StopRule& stop) {
     StreamCounters c;
-    const bool budgeted = stop.byte_budget > 0;
-    while (true) {
-        size_t len = message_size;
-        if (budgeted) {
-            uint64_t left = stop.byte_budget - c.bytes;
-            if (left == 0) break;
-            len = static_cast<size_t>(std::min<uint64_t>(left, message_size));
-        } else if (now_ns() >= stop.deadline_ns) {
-            break;
-        }
-        if (stop.abort->load(std::memory_order_relaxed)) break;
-        ssize_t n = ::send(fd, buf, len, MSG_NOSIGNAL);
+    while (size_t len = stop.next_length(c.bytes, buf_.size())) {
+        ssize_t n = ::send(fd_, buf_.data(), len, MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EINTR) continue;
             c.error = errno;
@@ -39,14 +19,14 @@ StreamCounters tcp_copy_send(int fd, const std::byte* buf, size_t message_size, 
         c.bytes += static_cast<uint64_t>(n);
         ++c.ops;
     }
-    ::shutdown(fd, SHUT_WR);
+    ::shutdown(fd_, SHUT_WR);
     return c;
 }
 
-StreamCounters tcp_copy_recv(int fd, std::byte* buf, size_t message_size) {
+StreamCounters TcpCopyReceiver::run() {
     StreamCounters c;
     while (true) {
-        ssize_t n = ::recv(fd, buf, message_size, 0);
+        ssize_t n = ::recv(fd_, buf_.data(), buf_.size(), 0);
         if (n > 0) {
             c.bytes += static_cast<uint64_t>(n);
             ++c.ops;

@@ -3,15 +3,30 @@
 // an already pinned thread and return when done; nothing inside them allocates or calls virtually.
 #include <cstddef>
 
+#include "memory/host_buffer.hpp"
 #include "transport/stream_counters.hpp"
 
 namespace zc {
 
-// Sends `message_size` bytes per call until the stop rule says so, then shuts the write side down
-// so the receiver sees the end of the stream.
-StreamCounters tcp_copy_send(int fd, const std::byte* buf, size_t message_size, const StopRule& stop);
+class TcpCopySender {
+public:
+    TcpCopySender(int fd, size_t message_size, size_t alignment) : fd_(fd), buf_(message_size, alignment) {}
+    // Sends until the stop rule says so, then shuts the write side down (the receiver sees the end).
+    StreamCounters run(const StopRule& stop);
 
-// Receives into `buf` (`message_size` bytes per call) until the peer ends the stream.
-StreamCounters tcp_copy_recv(int fd, std::byte* buf, size_t message_size);
+private:
+    int fd_;
+    HostBuffer buf_;
+};
+
+class TcpCopyReceiver {
+public:
+    TcpCopyReceiver(int fd, size_t message_size, size_t alignment) : fd_(fd), buf_(message_size, alignment) {}
+    StreamCounters run();  // until the peer ends the stream
+
+private:
+    int fd_;
+    HostBuffer buf_;
+};
 
 }  // namespace zc

@@ -7,6 +7,9 @@ namespace zc {
 const std::vector<TransportInfo>& transport_table() {
     static const std::vector<TransportInfo> table = {
         {Transport::tcp, "tcp", "TCP with copies: send() and recv() through the socket buffers"},
+        {Transport::tcp_sendfile, "tcp-sendfile", "TCP, sender uses sendfile() from a memfd (netperf TCP_SENDFILE, iperf3 -Z)"},
+        {Transport::tcp_msgzc, "tcp-msgzc", "TCP, sender uses send(MSG_ZEROCOPY); completions and kernel copies counted"},
+        {Transport::tcp_uringzc, "tcp-uringzc", "TCP, sender uses io_uring SEND_ZC with usage reports"},
     };
     return table;
 }
@@ -31,6 +34,20 @@ const char* transport_name(Transport t) {
     for (const auto& e : transport_table())
         if (e.id == t) return e.name;
     return "?";
+}
+
+namespace {
+constexpr const char* kRxNames[] = {"copy", "zerocopy", "splice", "trunc"};
+}
+
+const char* rx_mode_name(RxMode m) { return kRxNames[static_cast<int>(m)]; }
+
+RxMode rx_mode_from_name(std::string_view name) {
+    for (int i = 0; i < 4; ++i)
+        if (name == kRxNames[i]) return static_cast<RxMode>(i);
+    throw std::invalid_argument("unknown receive mode '" + std::string(name) +
+                                "'; use copy (recv), zerocopy (TCP_ZEROCOPY_RECEIVE), splice (to a pipe, "
+                                "discarded) or trunc (MSG_TRUNC, discarded)");
 }
 
 }  // namespace zc

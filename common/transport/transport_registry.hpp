@@ -6,7 +6,10 @@
 
 namespace zc {
 
-enum class Transport { tcp };
+enum class Transport { tcp, tcp_sendfile, tcp_msgzc, tcp_uringzc };
+
+// How the receiving side of a TCP stream takes the data.
+enum class RxMode { copy, zerocopy, splice, trunc };
 
 struct TransportInfo {
     Transport id;
@@ -19,5 +22,8 @@ std::vector<std::string> available_transports();
 // Throws std::invalid_argument listing the transports built in when the name is unknown.
 Transport transport_from_name(std::string_view name);
 const char* transport_name(Transport t);
+
+const char* rx_mode_name(RxMode m);
+RxMode rx_mode_from_name(std::string_view name);  // throws std::invalid_argument listing the modes
 
 }  // namespace zc

@@ -1,0 +1,51 @@
+#include "transport/data_path.hpp"
+
+#include <stdexcept>
+
+namespace zc {
+
+void make_send_path(SendPath& path, Transport t, int fd, const PathOptions& o) {
+    switch (t) {
+        case Transport::tcp: path.emplace<TcpCopySender>(fd, o.message_size, o.alignment); return;
+        case Transport::tcp_sendfile: path.emplace<TcpSendfileSender>(fd, o.message_size); return;
+        case Transport::tcp_msgzc: path.emplace<TcpMsgZerocopySender>(fd, o.message_size, o.alignment); return;
+        case Transport::tcp_uringzc: path.emplace<TcpUringZcSender>(fd, o.message_size, o.alignment, o.uring_fixed); return;
+    }
+    throw std::logic_error("make_send_path: unhandled transport");
+}
+
+void make_recv_path(RecvPath& path, RxMode m, int fd, const PathOptions& o) {
+    switch (m) {
+        case RxMode::copy: path.emplace<TcpCopyReceiver>(fd, o.message_size, o.alignment); return;
+        case RxMode::zerocopy: path.emplace<TcpZerocopyReceiver>(fd, o.message_size); return;
+        case RxMode::splice: path.emplace<TcpSpliceReceiver>(fd, o.message_size); return;
+        case RxMode::trunc: path.emplace<TcpTruncReceiver>(fd, o.message_size); return;
+    }
+    throw std::logic_error("make_recv_path: unhandled mode");
+}
+
+StreamCounters run_send_path(SendPath& path, const StopRule& stop) {
+    return std::visit(
+        [&](auto& p) -> StreamCounters {
+            if constexpr (std::is_same_v<std::decay_t<decltype(p)>, std::monostate>) {
+                return {};
+            } else {
+                return p.run(stop);
+            }
+        },
+        path);
+}
+
+StreamCounters run_recv_path(RecvPath& path) {
+    return std::visit(
+        [](auto& p) -> StreamCounters {
+            if constexpr (std::is_same_v<std::decay_t<decltype(p)>, std::monostate>) {
+                return {};
+            } else {
+                return p.run();
+            }
+        },
+        path);
+}
+
+}  // namespace zc

@@ -1,0 +1,34 @@
+#pragma once
+// The data paths, chosen once per stream before the measured interval. Each is a concrete class
+// whose run() holds the hot loop; std::visit dispatches once per stream, never per message.
+// A new path = one file plus one alternative and one case here.
+#include <variant>
+
+#include "transport/tcp_copy.hpp"
+#include "transport/tcp_msg_zerocopy.hpp"
+#include "transport/tcp_rx_discard.hpp"
+#include "transport/tcp_rx_zerocopy.hpp"
+#include "transport/tcp_sendfile.hpp"
+#include "transport/tcp_uring_zc.hpp"
+#include "transport/transport_registry.hpp"
+
+namespace zc {
+
+using SendPath = std::variant<std::monostate, TcpCopySender, TcpSendfileSender, TcpMsgZerocopySender, TcpUringZcSender>;
+using RecvPath = std::variant<std::monostate, TcpCopyReceiver, TcpZerocopyReceiver, TcpSpliceReceiver, TcpTruncReceiver>;
+
+struct PathOptions {
+    size_t message_size = 0;
+    size_t alignment = 4096;
+    bool uring_fixed = false;
+};
+
+// Construct in place (some paths own kernel objects that cannot move). Throw std::runtime_error
+// naming what is missing (no io_uring, SO_ZEROCOPY refused, ...).
+void make_send_path(SendPath& path, Transport t, int fd, const PathOptions& o);
+void make_recv_path(RecvPath& path, RxMode m, int fd, const PathOptions& o);
+
+StreamCounters run_send_path(SendPath& path, const StopRule& stop);
+StreamCounters run_recv_path(RecvPath& path);
+
+}  // namespace zc

@@ -1,0 +1,21 @@
+#include <time.h>
+
+#include <algorithm>
+
+#include "transport/stream_counters.hpp"
+
+namespace zc {
+
+int64_t monotonic_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+size_t StopRule::next_length(uint64_t sent, size_t message_size) const {
+    if (abort->load(std::memory_order_relaxed)) return 0;
+    if (byte_budget > 0) return static_cast<size_t>(std::min<uint64_t>(byte_budget - sent, message_size));
+    return monotonic_ns() < deadline_ns ? message_size : 0;
+}
+
+}  // namespace zc
