@@ -87,6 +87,8 @@ void TestRun::coordinate() {
         cfg.duration_s = spec_.duration_s;
         cfg.total_bytes = spec_.total_bytes;
         cfg.alignment = spec_.alignment;
+        cfg.rx = spec_.rx;
+        cfg.uring_fixed = spec_.uring_fixed;
         cfg.cpus = spec_.side.cpus;
         cfg.exclude_pids = exclude_pids_;
         cfg.host = host_;

@@ -84,6 +84,24 @@ TEST_F(NetnsPair, StreamAndMaertsAcrossVethCountEveryByte) {
     }
 }
 
+TEST_F(NetnsPair, ZeroCopySendAcrossVethIsCopiedByTheKernelAndSaysSo) {
+    uint16_t port = 12876;
+    auto server = start_server(port);
+    for (const char* t : {"tcp-sendfile", "tcp-msgzc", "tcp-uringzc"}) {
+        auto o = run(in(client_ns_, {zcperf_bin(), "-H", std::string(kServerAddr) + ":" + std::to_string(port), "-T", t,
+                                     "-n", "32M", "-m", "256K", "-o", "json"}),
+                     60s);
+        ASSERT_EQ(o.exit_code, 0) << t << ": " << o.err;
+        auto j = nlohmann::json::parse(o.out);
+        const auto& r = j["results"][0];
+        EXPECT_EQ(r["bytes"].get<uint64_t>(), 32ull << 20) << t;
+        if (std::string(t) != "tcp-sendfile") {
+            EXPECT_EQ(r["local"]["zerocopy"]["sent_bytes"].get<uint64_t>(), 32ull << 20) << t;
+            EXPECT_DOUBLE_EQ(r["local"]["zerocopy"]["copied_pct"].get<double>(), 100.0) << t;
+        }
+    }
+}
+
 TEST_F(NetnsPair, ServerOutsideTheClientsNamespaceIsUnreachableWithAClearError) {
     // Nothing listens in the server namespace: refused, reported, and fast.
     auto o = run(in(client_ns_, {zcperf_bin(), "-H", std::string(kServerAddr) + ":1", "-l", "1"}), 20s);

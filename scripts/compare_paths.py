@@ -1,0 +1,122 @@
+#!/usr/bin/python3
+"""Copy vs zero-copy, side by side: runs zcperf once over several transports and message sizes (or
+reads a saved JSON report) and draws throughput and both sides' service demand against message size,
+one line per path, with the ratio to the first (baseline) path.
+
+  scripts/compare_paths.py -T tcp,tcp-sendfile,tcp-msgzc,tcp-uringzc -m 4K..4M --cpu 0,1 -l 5
+  scripts/compare_paths.py --from run.json          # plot a report made earlier (zcperf -o json)
+
+Writes OUT.json (the zcperf report), OUT.csv (one row per path and size) and OUT.png.
+Needs Debian's python3-matplotlib (it uses /usr/bin/python3 on purpose).
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_zcperf(args, extra):
+    zcperf = args.zcperf or os.path.join(HERE, "..", "build", "zcperf")
+    if not os.access(zcperf, os.X_OK):
+        sys.exit(f"compare_paths: {zcperf} not found; build first (scripts/bootstrap.sh build)")
+    cmd = [zcperf, "-T", args.transports, "-m", args.sizes, "-o", "json"] + extra
+    print("running:", " ".join(cmd), file=sys.stderr)
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        sys.exit(f"compare_paths: zcperf failed (exit {done.returncode}); its report: {done.stdout[-2000:]}")
+    return json.loads(done.stdout)
+
+
+def rows_of(report):
+    rows = []
+    for r in report["results"]:
+        label = r["transport"] + ("" if r.get("rx", "copy") == "copy" else "/" + r["rx"])
+        base = r.get("baseline") or {}
+        rows.append({
+            "path": label,
+            "test": r["test"],
+            "message_size": r["message_size"],
+            "throughput_gbps": r["throughput_gbps"],
+            "local_sd_us_per_kb": r["local"]["service_demand_us_per_kb"],
+            "remote_sd_us_per_kb": r["remote"]["service_demand_us_per_kb"],
+            "local_proc_sd_us_per_kb": r["local"]["process_service_demand_us_per_kb"],
+            "remote_proc_sd_us_per_kb": r["remote"]["process_service_demand_us_per_kb"],
+            "zc_copied_pct": r["local"]["zerocopy"].get("copied_pct", ""),
+            "throughput_ratio": base.get("throughput_ratio", 1.0 if not base else ""),
+            "local_sd_ratio": base.get("local_service_demand_ratio", 1.0 if not base else ""),
+        })
+    return rows
+
+
+def size_label(n):
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift}{unit}"
+    return str(n)
+
+
+def plot(rows, png, title):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths = list(dict.fromkeys(r["path"] for r in rows))
+    fig, axes = plt.subplots(1, 3, figsize=(16, 5))
+    panels = [("throughput_gbps", "throughput, Gb/s (receiver's count)"),
+              ("local_sd_us_per_kb", "local (sender) service demand, µs/KB"),
+              ("remote_sd_us_per_kb", "remote (receiver) service demand, µs/KB")]
+    sizes = sorted({r["message_size"] for r in rows})
+    for ax, (key, label) in zip(axes, panels):
+        for p in paths:
+            pts = sorted((r["message_size"], r[key]) for r in rows if r["path"] == p)
+            ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=p)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sizes)
+        ax.set_xticklabels([size_label(s) for s in sizes], rotation=45)
+        ax.set_xlabel("message size (bytes per call)")
+        ax.set_title(label, fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.set_ylim(bottom=0)
+    axes[0].legend()
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-T", "--transports", default="tcp,tcp-sendfile,tcp-msgzc,tcp-uringzc")
+    ap.add_argument("-m", "--sizes", default="4K..4M")
+    ap.add_argument("--from", dest="source", help="plot this saved zcperf JSON report instead of running")
+    ap.add_argument("--out", default="compare", help="output prefix (default: compare)")
+    ap.add_argument("--zcperf", help="zcperf binary (default: build/zcperf)")
+    args, extra = ap.parse_known_args()  # anything else goes to zcperf (-H, --cpu, -l, --rx, ...)
+    if args.source:
+        with open(args.source) as f:
+            report = json.load(f)
+    else:
+        report = run_zcperf(args, extra)
+        with open(args.out + ".json", "w") as f:
+            json.dump(report, f, indent=1)
+    rows = rows_of(report)
+    if not rows:
+        sys.exit("compare_paths: the report has no results: " + "; ".join(report.get("errors", [])))
+    with open(args.out + ".csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    run = report.get("run", {})
+    plot(rows, args.out + ".png", f"{run.get('command_line', '')}\n{run.get('local_host', '')} -> {run.get('server', '')}")
+    for r in rows:
+        print(f"{r['path']:<22} {size_label(r['message_size']):>6} {r['throughput_gbps']:8.2f} Gb/s  "
+              f"SD {r['local_sd_us_per_kb']:.3f}/{r['remote_sd_us_per_kb']:.3f} µs/KB  "
+              f"vs baseline {r['throughput_ratio'] if r['throughput_ratio'] == '' else round(r['throughput_ratio'], 2)}x")
+    print(f"wrote {args.out}.json {args.out}.csv {args.out}.png", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
