@@ -6,6 +6,7 @@
 
 #include "system/affinity.hpp"
 #include "system/cpu_list.hpp"
+#include "system/numa.hpp"
 #include "units.hpp"
 
 namespace zc {
@@ -86,7 +87,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
     for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
     CLI::App app{kDescription};
     app.footer(kExamples);
-    std::string tests = "stream", transports = "tcp", rx = "copy", sizes = "1M", cpus, bytes, lsock, rsock, iters, conf, align;
+    std::string tests = "stream", transports = "tcp", rx = "copy", memnode, irqcpus, sizes = "1M", cpus, bytes, lsock, rsock, iters, conf, align;
     app.add_option("-H,--host", o.servers, "zcserver to test against, HOST[:PORT]; repeat for several (default: an embedded server on loopback)");
     app.add_option("-p,--port", o.port, "control port for -H hosts given without one")->capture_default_str();
     app.add_option("-t,--test", tests, "stream (client sends) or maerts (server sends), or both: stream,maerts")->capture_default_str();
@@ -108,6 +109,10 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
     app.add_option("-s,--local-sockbuf", lsock, "local SO_SNDBUF/SO_RCVBUF (e.g. 4M; default: kernel autotuning)");
     app.add_option("-S,--remote-sockbuf", rsock, "remote SO_SNDBUF/SO_RCVBUF");
     app.add_option("--cpu", cpus, "pin data threads: LOCAL[,REMOTE], each a CPU, a range 0-3 or a list 0+2 (round-robin over streams)");
+    app.add_option("--mem-node", memnode, "NUMA node of the data buffers: LOCAL[,REMOTE] (libnuma); where the pages "
+                   "really are is read back and reported");
+    app.add_option("--irq-cpus", irqcpus, "move the data device's IRQs to these CPUs for each test: LOCAL[,REMOTE], "
+                   "same forms as --cpu; put back afterwards (needs root; the server needs --allow-irq-affinity)");
     app.add_option("--align", align, "buffer alignment in bytes, a power of two")->default_str("4096");
     app.add_option("-o,--output", o.output, "report format: human, csv or json")
         ->check(CLI::IsMember({"human", "csv", "json"}))->capture_default_str();
@@ -139,6 +144,22 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         }
         if (!cpus.empty()) parse_cpu_option(cpus, o.local.cpus, o.remote.cpus);
         check_cpus_exist(o.local.cpus);
+        if (!irqcpus.empty()) {
+            parse_cpu_option(irqcpus, o.local.irq_cpus, o.remote.irq_cpus);
+            check_cpus_exist(o.local.irq_cpus);
+        }
+        if (!memnode.empty()) {
+            std::vector<int> l, r;
+            parse_cpu_option(memnode, l, r);
+            if (l.size() > 1 || r.size() > 1) throw std::invalid_argument("--mem-node takes one node per side: LOCAL[,REMOTE]");
+            o.local.mem_node = l.empty() ? -1 : l[0];
+            o.remote.mem_node = r.empty() ? -1 : r[0];
+            auto nodes = numa_node_list();
+            if (o.local.mem_node >= 0 && std::find(nodes.begin(), nodes.end(), o.local.mem_node) == nodes.end()) {
+                throw std::invalid_argument("NUMA node " + std::to_string(o.local.mem_node) +
+                                            " does not exist here; the nodes are " + format_cpu_list(nodes));
+            }
+        }
         if (!align.empty()) {
             o.alignment = parse_size(align);
             if (o.alignment == 0 || (o.alignment & (o.alignment - 1)) || o.alignment > kMaxAlignment) {

@@ -35,6 +35,7 @@ EmbeddedServer::EmbeddedServer() {
             opt.port = 0;
             opt.verbose = false;
             opt.max_sessions = 4;
+            opt.allow_irq_affinity = true;  // the user running zcperf is this server's operator
             Server server(opt);
             uint16_t port = server.port();
             if (::write(wr.get(), &port, sizeof(port)) != sizeof(port)) _exit(1);

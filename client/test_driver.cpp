@@ -157,6 +157,8 @@ TestResult run_test(ControlClient& control, const TestSpec& spec) {
     cfg.rx = spec.rx;
     cfg.uring_fixed = spec.uring_fixed;
     cfg.cpus = spec.local.cpus;
+    cfg.mem_node = spec.local.mem_node;
+    cfg.irq_cpus = spec.local.irq_cpus;
     cfg.exclude_pids = {getpid()};
     if (control.same_host()) cfg.exclude_pids.insert(control.welcome().host.pid);
     char name[256] = {};

@@ -31,6 +31,9 @@ int main(int argc, char** argv) {
     app.add_option("--max-duration", opt.max_duration_s, "longest test (seconds) a client may ask for")
         ->check(CLI::Range(0.01, 86400.0))
         ->capture_default_str();
+    app.add_flag("--allow-irq-affinity", opt.allow_irq_affinity,
+                 "let clients move this host's network IRQs for a test (zcperf --irq-cpus); they are put back "
+                 "after every test, also when a client or zcserver dies");
     bool quiet = false;
     app.add_flag("-q,--quiet", quiet, "do not log sessions to stderr");
     app.set_version_flag("-V,--version", "zcserver " ZCPERF_VERSION);

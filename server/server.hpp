@@ -18,6 +18,7 @@ struct ServerOptions {
     std::chrono::seconds handshake_timeout{5};
     std::chrono::seconds idle_timeout{300};
     double max_duration_s = 3600;
+    bool allow_irq_affinity = false;  // clients may move this host's IRQs only when the operator says so
     bool verbose = true;
 };
 

@@ -105,6 +105,21 @@ void Session::handle(const Message& m) {
                             "; its CPUs are " + format_cpu_list(cpus));
             }
         }
+        for (int c : spec.side.irq_cpus) {
+            if (std::find(cpus.begin(), cpus.end(), c) == cpus.end()) {
+                return fail("IRQ CPU " + std::to_string(c) + " is not available on " + server_.host().hostname +
+                            "; its CPUs are " + format_cpu_list(cpus));
+            }
+        }
+        if (!spec.side.irq_cpus.empty() && !server_.options().allow_irq_affinity) {
+            return fail("this zcserver does not let clients move its IRQs; start it with --allow-irq-affinity "
+                        "(as root) to allow --irq-cpus for the remote side");
+        }
+        const auto& nodes = server_.host().numa_nodes;
+        if (spec.side.mem_node >= 0 && std::find(nodes.begin(), nodes.end(), spec.side.mem_node) == nodes.end()) {
+            return fail("NUMA node " + std::to_string(spec.side.mem_node) + " does not exist on " + server_.host().hostname +
+                        "; its nodes are " + format_cpu_list(nodes));
+        }
         if (!spec.total_bytes && spec.duration_s > server_.options().max_duration_s) {
             return fail("a test of " + std::to_string(spec.duration_s) + " s exceeds this server's limit of " +
                         std::to_string(server_.options().max_duration_s) + " s");

@@ -90,6 +90,8 @@ void TestRun::coordinate() {
         cfg.rx = spec_.rx;
         cfg.uring_fixed = spec_.uring_fixed;
         cfg.cpus = spec_.side.cpus;
+        cfg.mem_node = spec_.side.mem_node;
+        cfg.irq_cpus = spec_.side.irq_cpus;
         cfg.exclude_pids = exclude_pids_;
         cfg.host = host_;
         SideRunner runner(std::move(cfg), std::move(fds));

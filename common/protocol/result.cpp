@@ -44,6 +44,53 @@ const nlohmann::json& array_field(const nlohmann::json& j, const char* name, siz
     return *it;
 }
 
+nlohmann::json to_json(const Placement& p) {
+    nlohmann::json irqs = nlohmann::json::array();
+    for (const auto& i : p.irqs) {
+        irqs.push_back({{"irq", i.irq},
+                        {"name", i.name},
+                        {"affinity", i.affinity},
+                        {"affinity_before", i.affinity_before},
+                        {"interrupts", i.interrupts},
+                        {"per_cpu", i.per_cpu}});
+    }
+    nlohmann::json pages = nlohmann::json::object();
+    for (const auto& [node, n] : p.buffer_pages_by_node) pages[std::to_string(node)] = n;
+    return {{"interface", p.interface},   {"pci", p.pci},       {"device_numa_node", p.device_numa_node},
+            {"mem_node", p.mem_node},     {"buffer_pages_by_node", pages}, {"cpu_nodes", p.cpu_nodes},
+            {"irqs", irqs},               {"irq_note", p.irq_note}};
+}
+
+Placement placement_from_json(const nlohmann::json& j) {
+    Placement p;
+    p.interface = field<std::string>(j, "interface");
+    p.pci = field<std::string>(j, "pci");
+    p.device_numa_node = field_in<int>(j, "device_numa_node", -1, 65535);
+    p.mem_node = field_in<int>(j, "mem_node", -1, 65535);
+    const auto& pages = j.at("buffer_pages_by_node");
+    if (!pages.is_object() || pages.size() > 1024) throw ProtocolError("field 'buffer_pages_by_node' must be a small object");
+    for (const auto& [node, n] : pages.items()) {
+        try {
+            p.buffer_pages_by_node[std::stoi(node)] = n.get<uint64_t>();
+        } catch (const std::exception&) {
+            throw ProtocolError("field 'buffer_pages_by_node' holds a bad entry");
+        }
+    }
+    for (const auto& n : array_field(j, "cpu_nodes", kMaxStreams)) p.cpu_nodes.push_back(n.get<int>());
+    for (const auto& i : array_field(j, "irqs", 4096)) {
+        IrqReport r;
+        r.irq = field<int>(i, "irq");
+        r.name = field<std::string>(i, "name");
+        r.affinity = field<std::string>(i, "affinity");
+        r.affinity_before = field<std::string>(i, "affinity_before");
+        r.interrupts = field<uint64_t>(i, "interrupts");
+        for (const auto& v : array_field(i, "per_cpu", 65536)) r.per_cpu.push_back(v.get<uint64_t>());
+        p.irqs.push_back(std::move(r));
+    }
+    p.irq_note = field<std::string>(j, "irq_note");
+    return p;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const CpuUsage& u) {
@@ -97,6 +144,7 @@ nlohmann::json to_json(const SideResult& s) {
             {"cpu", to_json(s.cpu)},
             {"process_user_s", s.process_user_s},
             {"process_sys_s", s.process_sys_s},
+            {"placement", to_json(s.placement)},
             {"socket_send_buffer", s.socket_send_buffer},
             {"socket_recv_buffer", s.socket_recv_buffer},
             {"warnings", s.warnings}};
@@ -125,6 +173,7 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         s.cpu = cpu_usage_from_json(j.at("cpu"));
         s.process_user_s = field<double>(j, "process_user_s");
         s.process_sys_s = field<double>(j, "process_sys_s");
+        s.placement = placement_from_json(j.at("placement"));
         s.socket_send_buffer = field<uint64_t>(j, "socket_send_buffer");
         s.socket_recv_buffer = field<uint64_t>(j, "socket_recv_buffer");
         for (const auto& w : array_field(j, "warnings", 64)) s.warnings.push_back(w.get<std::string>());

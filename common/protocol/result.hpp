@@ -2,6 +2,7 @@
 // The one result structure: each side fills a SideResult over its own measured interval; the client
 // merges both into a TestResult, the only input of every report writer. Units are in the names.
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -10,6 +11,27 @@
 #include "protocol/test_spec.hpp"
 
 namespace zc {
+
+struct IrqReport {
+    int irq = 0;
+    std::string name;
+    std::string affinity;         // smp_affinity_list during the test
+    std::string affinity_before;  // what it was (and is again after the test)
+    uint64_t interrupts = 0;      // taken during the measured interval, all CPUs
+    std::vector<uint64_t> per_cpu;
+};
+
+// Where this side's work and memory really were: every figure read back from the kernel.
+struct Placement {
+    std::string interface;       // the network device carrying the data ("lo" on loopback)
+    std::string pci;             // its PCI function; "" for a virtual device
+    int device_numa_node = -1;   // -1: unknown (single node, or the firmware does not say)
+    int mem_node = -1;           // requested with --mem-node; -1 = wherever the kernel puts it
+    std::map<int, uint64_t> buffer_pages_by_node;  // read back with move_pages
+    std::vector<int> cpu_nodes;  // NUMA node of each data thread's CPU
+    std::vector<IrqReport> irqs;
+    std::string irq_note;        // e.g. loopback has no IRQs
+};
 
 struct SideResult {
     std::string host;
@@ -30,6 +52,7 @@ struct SideResult {
     CpuUsage cpu;                    // whole host, from /proc/stat
     double process_user_s = 0;       // this test's threads (getrusage RUSAGE_THREAD, summed)
     double process_sys_s = 0;
+    Placement placement;
     uint64_t socket_send_buffer = 0;  // effective SO_SNDBUF / SO_RCVBUF of the first stream
     uint64_t socket_recv_buffer = 0;
     std::vector<std::string> warnings;

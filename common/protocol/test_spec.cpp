@@ -39,8 +39,27 @@ nlohmann::json to_json(const ServerSpec& s) {
             {"rx", rx_mode_name(s.rx)},
             {"uring_fixed", s.uring_fixed},
             {"cpus", s.side.cpus},
-            {"socket_buffer", s.side.socket_buffer}};
+            {"socket_buffer", s.side.socket_buffer},
+            {"mem_node", s.side.mem_node},
+            {"irq_cpus", s.side.irq_cpus}};
 }
+
+namespace {
+std::vector<int> cpu_array(const nlohmann::json& j, const char* name) {
+    auto it = j.find(name);
+    if (it == j.end() || !it->is_array() || it->size() > 4096) {
+        throw ProtocolError(std::string("field '") + name + "' must be an array of at most 4096 CPU numbers");
+    }
+    std::vector<int> out;
+    for (const auto& c : *it) {
+        if (!c.is_number_integer() || c.get<int64_t>() < 0 || c.get<int64_t>() > 65535) {
+            throw ProtocolError(std::string("field '") + name + "' holds something that is not a CPU number");
+        }
+        out.push_back(c.get<int>());
+    }
+    return out;
+}
+}  // namespace
 
 ServerSpec server_spec_from_json(const nlohmann::json& j) {
     ServerSpec s;
@@ -59,16 +78,9 @@ ServerSpec server_spec_from_json(const nlohmann::json& j) {
     if ((s.alignment & (s.alignment - 1)) != 0) throw ProtocolError("field 'alignment' must be a power of two");
     s.uring_fixed = field<bool>(j, "uring_fixed");
     s.side.socket_buffer = field_in<uint64_t>(j, "socket_buffer", 0, kMaxSocketBuffer);
-    auto cpus = j.find("cpus");
-    if (cpus == j.end() || !cpus->is_array() || cpus->size() > 4096) {
-        throw ProtocolError("field 'cpus' must be an array of at most 4096 CPU numbers");
-    }
-    for (const auto& c : *cpus) {
-        if (!c.is_number_integer() || c.get<int64_t>() < 0 || c.get<int64_t>() > 65535) {
-            throw ProtocolError("field 'cpus' holds something that is not a CPU number");
-        }
-        s.side.cpus.push_back(c.get<int>());
-    }
+    s.side.mem_node = field_in<int>(j, "mem_node", -1, 65535);
+    s.side.cpus = cpu_array(j, "cpus");
+    s.side.irq_cpus = cpu_array(j, "irq_cpus");
     return s;
 }
 

@@ -28,6 +28,8 @@ inline constexpr uint64_t kMaxAlignment = 1ull << 21;
 struct SideSpec {
     std::vector<int> cpus;       // data threads' CPUs, round-robin over the streams; empty = not pinned
     uint64_t socket_buffer = 0;  // SO_SNDBUF/SO_RCVBUF; 0 = the kernel's autotuning
+    int mem_node = -1;           // NUMA node of the data buffers; -1 = wherever the kernel puts them
+    std::vector<int> irq_cpus;   // CPUs for the data device's IRQs during the test; empty = untouched
 };
 
 struct TestSpec {

@@ -27,6 +27,21 @@ std::string busiest_cpus(const SideResult& s) {
     return out.empty() ? "all idle" : out;
 }
 
+std::string placement_line(const SideResult& s) {
+    const Placement& p = s.placement;
+    std::string out = p.interface.empty() ? "device ?" : p.interface;
+    if (!p.pci.empty()) out += fmt::format(" ({}, node {})", p.pci, p.device_numa_node);
+    std::string pages;
+    for (const auto& [node, n] : p.buffer_pages_by_node) pages += fmt::format("{}{} pages on node {}", pages.empty() ? "" : ", ", n, node);
+    if (!pages.empty()) out += "; buffers: " + pages + (p.mem_node >= 0 ? fmt::format(" (asked node {})", p.mem_node) : "");
+    for (const auto& i : p.irqs) {
+        out += fmt::format("; IRQ {} {} on CPUs {}{}: {} interrupts", i.irq, i.name, i.affinity,
+                           i.affinity != i.affinity_before ? " (was " + i.affinity_before + ")" : "", i.interrupts);
+    }
+    if (!p.irq_note.empty()) out += "; " + p.irq_note;
+    return out;
+}
+
 std::string label(const TestResult& r) {
     std::string s = transport_name(r.transport);
     if (r.rx != RxMode::copy) s += std::string("/") + rx_mode_name(r.rx);
@@ -62,6 +77,7 @@ public:
             out_ << fmt::format("           per CPU: {}; proc {:.2f} CPU-s (usr {:.2f} sys {:.2f}); others {:.2f} CPU-s\n",
                                 busiest_cpus(*s), s->process_cpu_s(), s->process_user_s, s->process_sys_s,
                                 s->cpu.others.cpu_s);
+            out_ << "           placement: " << placement_line(*s) << "\n";
         }
         if (!r.baseline.transport.empty()) {
             out_ << fmt::format("    vs {}: throughput {:.2f}x, local SD {:.2f}x, remote SD {:.2f}x\n", r.baseline.transport,

@@ -5,13 +5,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <set>
 #include <memory>
 #include <stdexcept>
 
 #include "measure/cpu_meter.hpp"
 #include "system/affinity.hpp"
+#include "system/numa.hpp"
+#include "system/topology.hpp"
 #include "transport/data_path.hpp"
+#include "system/cpu_list.hpp"
 #include "transport/tcp_socket.hpp"
 
 namespace zc {
@@ -21,6 +26,53 @@ namespace {
 double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; }
 
 }  // namespace
+
+void SideRunner::report_interrupts(Placement& p) const {
+    if (irqs_.empty()) return;
+    auto after = read_proc_interrupts();
+    for (int irq : irqs_) {
+        IrqReport r;
+        r.irq = irq;
+        auto a = after.find(irq);
+        auto b = irq_counts_before_.find(irq);
+        if (a == after.end()) continue;
+        r.name = a->second.name;
+        r.affinity = read_irq_affinity(irq);
+        r.affinity_before = irq_guard_ ? irq_guard_->originals().at(irq) : r.affinity;
+        for (size_t c = 0; c < a->second.per_cpu.size(); ++c) {
+            uint64_t was = (b != irq_counts_before_.end() && c < b->second.per_cpu.size()) ? b->second.per_cpu[c] : 0;
+            r.per_cpu.push_back(a->second.per_cpu[c] - std::min(was, a->second.per_cpu[c]));
+            r.interrupts += r.per_cpu.back();
+        }
+        p.irqs.push_back(std::move(r));
+    }
+}
+
+void SideRunner::note_placement_mismatches(SideResult& r) const {
+    Topology topo = read_topology();
+    std::set<int> cpu_nodes;
+    for (int cpu : r.cpus) {
+        int node = node_of_cpu(topo, cpu);
+        r.placement.cpu_nodes.push_back(node);
+        if (node >= 0) cpu_nodes.insert(node);
+    }
+    const Placement& p = r.placement;
+    if (cfg_.mem_node >= 0) {
+        uint64_t off = 0;
+        for (const auto& [node, pages] : p.buffer_pages_by_node) off += node == cfg_.mem_node ? 0 : pages;
+        if (off > 0) r.warnings.push_back(std::to_string(off) + " buffer pages are not on the requested NUMA node " + std::to_string(cfg_.mem_node));
+    }
+    for (const auto& [node, pages] : p.buffer_pages_by_node) {
+        if (!cpu_nodes.empty() && !cpu_nodes.count(node)) {
+            r.warnings.push_back("buffer pages on NUMA node " + std::to_string(node) + " but the data threads run on node(s) " +
+                                 format_cpu_list({cpu_nodes.begin(), cpu_nodes.end()}) + ": every byte crosses the interconnect");
+        }
+    }
+    if (p.device_numa_node >= 0 && !cpu_nodes.empty() && !cpu_nodes.count(p.device_numa_node)) {
+        r.warnings.push_back(p.interface + " sits on NUMA node " + std::to_string(p.device_numa_node) +
+                             " but the data threads run on node(s) " + format_cpu_list({cpu_nodes.begin(), cpu_nodes.end()}));
+    }
+}
 
 SideRunner::SideRunner(SideConfig config, std::vector<UniqueFd> fds)
     : cfg_(std::move(config)),
@@ -35,6 +87,7 @@ SideRunner::SideRunner(SideConfig config, std::vector<UniqueFd> fds)
         s.fd = std::move(fds[i]);
         s.cpu = cfg_.cpus.empty() ? -1 : cfg_.cpus[i % cfg_.cpus.size()];
     }
+    place_interrupts();  // may throw (not permitted): before any thread exists
     for (size_t i = 0; i < streams_.size(); ++i) {
         streams_[i].thread = std::thread([this, i] { run_stream(streams_[i], static_cast<int>(i)); });
     }
@@ -47,6 +100,25 @@ SideRunner::~SideRunner() {
         if (s.thread.joinable()) s.thread.join();
 }
 
+void SideRunner::place_interrupts() {
+    placement_.mem_node = cfg_.mem_node;
+    if (streams_.empty() || !streams_[0].fd) return;
+    placement_.interface = interface_of_address(local_address(streams_[0].fd.get()));
+    DeviceLocality dev = interface_locality(placement_.interface);
+    placement_.pci = dev.pci;
+    placement_.device_numa_node = dev.numa_node;
+    irq_counts_before_ = read_proc_interrupts();
+    irqs_ = device_irqs("net", placement_.interface, irq_counts_before_);
+    if (irqs_.empty()) {
+        placement_.irq_note = placement_.interface.empty()
+                                  ? "the data's network device was not found: no IRQs reported"
+                                  : placement_.interface + " is a virtual device (loopback, veth): it has no IRQs of its own" +
+                                        (cfg_.irq_cpus.empty() ? "" : ", so --irq-cpus changed nothing");
+        return;
+    }
+    if (!cfg_.irq_cpus.empty()) irq_guard_ = std::make_unique<IrqAffinityGuard>(irqs_, cfg_.irq_cpus);
+}
+
 void SideRunner::run_stream(Stream& s, int index) {
     // Everything a path needs (pinning, buffers, memfd, io_uring, mappings) is set up here, before
     // the start barrier, so none of it lands in the measured interval.
@@ -55,11 +127,16 @@ void SideRunner::run_stream(Stream& s, int index) {
     PathOptions opt{cfg_.message_size, cfg_.alignment, cfg_.uring_fixed};
     try {
         if (s.cpu >= 0) pin_current_thread(s.cpu);
+        if (cfg_.mem_node >= 0) bind_thread_memory(cfg_.mem_node);  // the policy ends with the thread
+        const HostBuffer* buffer = nullptr;
         if (cfg_.role == Role::send) {
             make_send_path(send_path, cfg_.transport, s.fd.get(), opt);
+            buffer = buffer_of(send_path);
         } else {
             make_recv_path(recv_path, cfg_.rx, s.fd.get(), opt);
+            buffer = buffer_of(recv_path);
         }
+        if (buffer) s.buffer_nodes = page_nodes(buffer->data(), buffer->size());
     } catch (const std::exception& e) {
         s.setup_error = e.what();
     }
@@ -101,6 +178,7 @@ void SideRunner::wait_ready() {
 
 void SideRunner::start() {
     wait_ready();
+    if (!irqs_.empty()) irq_counts_before_ = read_proc_interrupts();
     meter_.start();
     stop_base_.deadline_ns = monotonic_ns() + static_cast<int64_t>(cfg_.duration_s * 1e9);
     started_ = true;
@@ -119,6 +197,8 @@ SideResult SideRunner::finish() {
         if (s.thread.joinable()) s.thread.join();
     SideResult r;
     r.cpu = meter_.stop();
+    r.placement = placement_;
+    report_interrupts(r.placement);
     r.host = cfg_.host;
     r.role = cfg_.role;
     r.elapsed_s = r.cpu.elapsed_s;
@@ -130,6 +210,7 @@ SideResult SideRunner::finish() {
         total.add(s.counters);
         r.stream_bytes.push_back(s.counters.bytes);
         r.cpus.push_back(s.ran_on);
+        for (const auto& [node, pages] : s.buffer_nodes) r.placement.buffer_pages_by_node[node] += pages;
         r.process_user_s += s.user_s;
         r.process_sys_s += s.sys_s;
         if (s.counters.error && first_error.empty() && !abort_.load()) {
@@ -152,6 +233,7 @@ SideResult SideRunner::finish() {
         r.socket_send_buffer = snd;
         r.socket_recv_buffer = rcv;
     }
+    note_placement_mismatches(r);
     if (abort_.load()) throw std::runtime_error("the test was stopped before it finished");
     if (!first_error.empty()) throw std::runtime_error(first_error);
     if (r.elapsed_s < 5.0) {

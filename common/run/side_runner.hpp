@@ -4,6 +4,8 @@
 // Used by both zcperf and zcserver, so both sides measure the same way.
 #include <atomic>
 #include <latch>
+#include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -12,6 +14,7 @@
 #include "measure/cpu_meter.hpp"
 #include "protocol/result.hpp"
 #include "protocol/test_spec.hpp"
+#include "system/irq.hpp"
 #include "transport/stream_counters.hpp"
 #include "unique_fd.hpp"
 
@@ -27,6 +30,8 @@ struct SideConfig {
     RxMode rx = RxMode::copy;
     bool uring_fixed = false;
     std::vector<int> cpus;        // round-robin over streams; empty = not pinned
+    int mem_node = -1;            // bind the data buffers to this NUMA node; -1 = no binding
+    std::vector<int> irq_cpus;    // move the data device's IRQs here for the test; empty = leave them
     std::set<int> exclude_pids;   // not "other load" (ourselves, a same-host peer)
     std::string host;
 };
@@ -58,8 +63,12 @@ private:
         int ran_on = -1;
         double user_s = 0, sys_s = 0;
         std::string setup_error;
+        std::map<int, size_t> buffer_nodes;
         std::thread thread;
     };
+    void place_interrupts();
+    void report_interrupts(Placement& p) const;
+    void note_placement_mismatches(SideResult& r) const;
     void run_stream(Stream& s, int index);
 
     SideConfig cfg_;
@@ -70,6 +79,10 @@ private:
     std::atomic<int> running_;
     StopRule stop_base_;
     CpuMeter meter_;
+    Placement placement_;
+    std::vector<int> irqs_;
+    std::map<int, InterruptLine> irq_counts_before_;
+    std::unique_ptr<IrqAffinityGuard> irq_guard_;  // restores the IRQs when the test ends, however
     bool started_ = false;
 };
 

@@ -24,6 +24,24 @@ void make_recv_path(RecvPath& path, RxMode m, int fd, const PathOptions& o) {
     throw std::logic_error("make_recv_path: unhandled mode");
 }
 
+namespace {
+template <typename Variant>
+const HostBuffer* buffer_in(const Variant& path) {
+    return std::visit(
+        [](const auto& p) -> const HostBuffer* {
+            if constexpr (requires { p.buffer(); }) {
+                return &p.buffer();
+            } else {
+                return nullptr;
+            }
+        },
+        path);
+}
+}  // namespace
+
+const HostBuffer* buffer_of(const SendPath& path) { return buffer_in(path); }
+const HostBuffer* buffer_of(const RecvPath& path) { return buffer_in(path); }
+
 StreamCounters run_send_path(SendPath& path, const StopRule& stop) {
     return std::visit(
         [&](auto& p) -> StreamCounters {

@@ -28,6 +28,11 @@ struct PathOptions {
 void make_send_path(SendPath& path, Transport t, int fd, const PathOptions& o);
 void make_recv_path(RecvPath& path, RxMode m, int fd, const PathOptions& o);
 
+// The path's user-space data buffer (nullptr for paths without one: sendfile's page cache,
+// splice, trunc), for reading back where its pages are.
+const HostBuffer* buffer_of(const SendPath& path);
+const HostBuffer* buffer_of(const RecvPath& path);
+
 StreamCounters run_send_path(SendPath& path, const StopRule& stop);
 StreamCounters run_recv_path(RecvPath& path);
 

@@ -14,6 +14,7 @@ public:
     SendRing(size_t message_size, size_t alignment);
     size_t slots() const { return bytes_.size(); }
     std::byte* data(size_t slot) const { return buffers_[slot].data(); }
+    const HostBuffer& buffer(size_t slot) const { return buffers_[slot]; }
     size_t message_size() const { return buffers_.front().size(); }
     bool busy(size_t slot) const { return bytes_[slot] != 0; }
     size_t in_flight() const { return in_flight_; }

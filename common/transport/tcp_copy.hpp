@@ -13,6 +13,7 @@ public:
     TcpCopySender(int fd, size_t message_size, size_t alignment) : fd_(fd), buf_(message_size, alignment) {}
     // Sends until the stop rule says so, then shuts the write side down (the receiver sees the end).
     StreamCounters run(const StopRule& stop);
+    const HostBuffer& buffer() const { return buf_; }
 
 private:
     int fd_;
@@ -23,6 +24,7 @@ class TcpCopyReceiver {
 public:
     TcpCopyReceiver(int fd, size_t message_size, size_t alignment) : fd_(fd), buf_(message_size, alignment) {}
     StreamCounters run();  // until the peer ends the stream
+    const HostBuffer& buffer() const { return buf_; }
 
 private:
     int fd_;

@@ -17,6 +17,7 @@ public:
     // Sends until the stop rule says so, then waits for every completion (inside the interval:
     // it is part of the cost) and shuts the write side down.
     StreamCounters run(const StopRule& stop);
+    const HostBuffer& buffer() const { return ring_.buffer(0); }
 
 private:
     // Reads every completion queued now; blocks up to `wait_ms` for one first (0 = do not block).

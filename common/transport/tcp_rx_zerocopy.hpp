@@ -18,6 +18,7 @@ public:
     TcpZerocopyReceiver& operator=(const TcpZerocopyReceiver&) = delete;
     ~TcpZerocopyReceiver();
     StreamCounters run();
+    const HostBuffer& buffer() const { return copy_; }
 
 private:
     int fd_;

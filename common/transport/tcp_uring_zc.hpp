@@ -20,6 +20,7 @@ public:
     TcpUringZcSender& operator=(const TcpUringZcSender&) = delete;
     ~TcpUringZcSender();
     StreamCounters run(const StopRule& stop);
+    const HostBuffer& buffer() const { return ring_.buffer(0); }
 
 private:
     void handle(const io_uring_cqe* cqe, StreamCounters& c);
