@@ -104,6 +104,16 @@ std::vector<int> device_irqs(const std::string& device_class, const std::string&
     return out;
 }
 
+std::vector<int> rdma_device_irqs(const std::string& name, const std::map<int, InterruptLine>& interrupts,
+                                  const std::string& sysfs) {
+    std::vector<int> own = device_irqs("infiniband", name, interrupts, sysfs);
+    if (!own.empty()) return own;
+    std::ifstream in(fs::path(sysfs) / "class/infiniband" / name / "parent");
+    std::string parent;
+    if (!std::getline(in, parent) || parent.empty()) return {};
+    return device_irqs("net", parent, interrupts, sysfs);
+}
+
 std::string read_irq_affinity(int irq, const std::string& proc) {
     std::ifstream in(proc + "/irq/" + std::to_string(irq) + "/smp_affinity_list");
     std::string s;
@@ -115,7 +125,7 @@ namespace {
 
 // Writes a CPU list; returns 0 or the errno.
 int write_affinity(const std::string& path, const std::string& list) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);  // TRUNC: for fixture files; procfs ignores it
     if (fd < 0) return errno;
     int err = ::write(fd, list.data(), list.size()) == static_cast<ssize_t>(list.size()) ? 0 : errno;
     ::close(fd);
@@ -188,7 +198,7 @@ void IrqAffinityGuard::start_guardian() {
         } while (n < 0 && errno == EINTR);
         if (n == 1 && c == 'd') _exit(0);  // the owner restored everything itself
         for (const auto& [path, list] : jobs) {
-            int fd = ::open(path.c_str(), O_WRONLY);
+            int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC);
             if (fd >= 0) {
                 (void)!::write(fd, list.data(), list.size());
                 ::close(fd);

@@ -27,6 +27,11 @@ std::map<int, InterruptLine> read_proc_interrupts(const std::string& proc = "/pr
 std::vector<int> device_irqs(const std::string& device_class, const std::string& name,
                              const std::map<int, InterruptLine>& interrupts, const std::string& sysfs = "/sys");
 
+// The IRQs behind an RDMA device: its own PCI function's (mlx5), or for a software device on top
+// of a network interface (rxe: class/infiniband/rxe0/parent) that interface's.
+std::vector<int> rdma_device_irqs(const std::string& name, const std::map<int, InterruptLine>& interrupts,
+                                  const std::string& sysfs = "/sys");
+
 // Sets smp_affinity_list of each IRQ for its lifetime and puts the original back when destroyed,
 // on any path out. A guardian process, forked before anything changes, restores the originals if
 // this process dies without doing so (kill -9), so no run leaves an IRQ moved.

@@ -1,0 +1,26 @@
+// Test helper: holds an IrqAffinityGuard until killed, so a test can prove that a kill -9 of the
+// process that moved IRQs still puts them back (the guardian does).
+//   irq_guard_holder PROC_ROOT CPU IRQ [IRQ...]
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "system/irq.hpp"
+
+int main(int argc, char** argv) {
+    if (argc < 4) return 2;
+    std::vector<int> irqs;
+    for (int i = 3; i < argc; ++i) irqs.push_back(std::stoi(argv[i]));
+    try {
+        zc::IrqAffinityGuard guard(irqs, {std::stoi(argv[2])}, argv[1]);
+        std::printf("held\n");
+        std::fflush(stdout);
+        pause();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
