@@ -25,6 +25,7 @@ struct ClientOptions {
     std::string output = "human";
     ConfidenceGoal goal;
     int connect_timeout_ms = 5000;
+    bool topology = false;
     std::string command_line;
 };
 

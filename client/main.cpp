@@ -14,6 +14,7 @@
 #include "iterations.hpp"
 #include "report/report_writer.hpp"
 #include "test_driver.hpp"
+#include "topology_report.hpp"
 
 namespace {
 
@@ -34,6 +35,20 @@ int main(int argc, char** argv) {
     zc::ClientOptions opt;
     if (int rc = zc::parse_client_options(argc, argv, opt); rc >= 0) return rc;
 
+    if (opt.topology) {
+        std::vector<zc::HostInfo> remotes;
+        try {
+            for (const auto& s : opt.servers) {
+                zc::ControlClient c(zc::parse_endpoint(s, opt.port), std::chrono::milliseconds(opt.connect_timeout_ms));
+                remotes.push_back(c.welcome().host);
+            }
+        } catch (const std::exception& e) {
+            std::cerr << "zcperf: " << e.what() << "\n";
+            return 1;
+        }
+        zc::write_topology(std::cout, opt.output, zc::probe_host(), remotes);
+        return 0;
+    }
     std::unique_ptr<zc::EmbeddedServer> embedded;
     std::vector<zc::Endpoint> servers;
     try {

@@ -41,8 +41,33 @@ std::vector<int> int_list(const nlohmann::json& j, const char* name) {
 
 }  // namespace
 
+nlohmann::json to_json(const Topology& t) {
+    nlohmann::json nodes = nlohmann::json::array();
+    for (const auto& [node, cpus] : t.node_cpus) nodes.push_back({{"node", node}, {"cpus", cpus}});
+    nlohmann::json devices = nlohmann::json::array();
+    for (const auto& d : t.devices) {
+        devices.push_back({{"kind", d.kind}, {"name", d.name}, {"pci", d.pci}, {"numa_node", d.numa_node}});
+    }
+    return {{"nodes", nodes}, {"devices", devices}};
+}
+
+Topology topology_from_json(const nlohmann::json& j) {
+    Topology t;
+    const auto& nodes = j.at("nodes");
+    const auto& devices = j.at("devices");
+    if (!nodes.is_array() || nodes.size() > 1024 || !devices.is_array() || devices.size() > 4096) {
+        throw ProtocolError("field 'topology' is malformed");
+    }
+    for (const auto& n : nodes) t.node_cpus[field_in<int>(n, "node", 0, 65535)] = int_list(n, "cpus");
+    for (const auto& d : devices) {
+        t.devices.push_back({field<std::string>(d, "kind"), field<std::string>(d, "name"), field<std::string>(d, "pci"),
+                             field_in<int>(d, "numa_node", -1, 65535)});
+    }
+    return t;
+}
+
 nlohmann::json to_json(const HostInfo& h) {
-    return {{"hostname", h.hostname}, {"kernel", h.kernel},         {"boot_id", h.boot_id},
+    return {{"topology", to_json(h.topology)},{"hostname", h.hostname}, {"kernel", h.kernel},         {"boot_id", h.boot_id},
             {"pid", h.pid},           {"cpus", h.cpus},             {"numa_nodes", h.numa_nodes},
             {"transports", h.transports}, {"memory_types", h.memory_types}};
 }
@@ -57,6 +82,7 @@ HostInfo host_info_from_json(const nlohmann::json& j) {
     h.numa_nodes = int_list(j, "numa_nodes");
     h.transports = string_list(j, "transports");
     h.memory_types = string_list(j, "memory_types");
+    h.topology = topology_from_json(j.at("topology"));
     return h;
 }
 

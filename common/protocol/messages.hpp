@@ -63,6 +63,8 @@ std::string encode_message(const Message& m);  // framed, ready to write
 // out-of-range fields.
 Message decode_body(std::string_view body);
 
+nlohmann::json to_json(const Topology& t);
+Topology topology_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const HostInfo& h);
 HostInfo host_info_from_json(const nlohmann::json& j);
 

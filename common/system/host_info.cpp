@@ -29,6 +29,7 @@ HostInfo probe_host() {
     }
     h.transports = available_transports();
     h.memory_types = {"host"};
+    h.topology = read_topology();
     return h;
 }
 

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "system/topology.hpp"
+
 namespace zc {
 
 struct HostInfo {
@@ -14,6 +16,7 @@ struct HostInfo {
     std::vector<int> numa_nodes;
     std::vector<std::string> transports;
     std::vector<std::string> memory_types;
+    Topology topology;
 };
 
 HostInfo probe_host();

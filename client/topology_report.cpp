@@ -1,0 +1,46 @@
+#include "topology_report.hpp"
+
+#include <fmt/format.h>
+
+#include "protocol/messages.hpp"
+#include "system/cpu_list.hpp"
+#include "system/irq.hpp"
+
+namespace zc {
+
+namespace {
+
+std::string node_text(int node) { return node < 0 ? "node ? (not reported: one node, or the firmware is silent)" : "node " + std::to_string(node); }
+
+void write_host(std::ostream& out, const HostInfo& h, const char* role, bool with_irqs) {
+    out << fmt::format("{} ({}), kernel {}\n", h.hostname, role, h.kernel);
+    for (const auto& [node, cpus] : h.topology.node_cpus) out << fmt::format("  NUMA node {}: CPUs {}\n", node, format_cpu_list(cpus));
+    auto interrupts = with_irqs ? read_proc_interrupts() : std::map<int, InterruptLine>{};
+    for (const auto& d : h.topology.devices) {
+        out << fmt::format("  {:<5} {:<12} {:<13} {}\n", d.kind, d.name, d.pci, node_text(d.numa_node));
+        if (!with_irqs) continue;
+        auto irqs = d.kind == "rdma" ? rdma_device_irqs(d.name, interrupts) : device_irqs("net", d.name, interrupts);
+        for (int irq : irqs) {
+            auto it = interrupts.find(irq);
+            out << fmt::format("        IRQ {:<5} {:<28} CPUs {}\n", irq, it == interrupts.end() ? "?" : it->second.name,
+                               read_irq_affinity(irq));
+        }
+    }
+    if (h.topology.devices.empty()) out << "  no PCI network or RDMA devices\n";
+}
+
+}  // namespace
+
+void write_topology(std::ostream& out, const std::string& format, const HostInfo& local,
+                    const std::vector<HostInfo>& remotes) {
+    if (format == "json") {
+        nlohmann::json j = {{"local", to_json(local)}, {"remote", nlohmann::json::array()}};
+        for (const auto& r : remotes) j["remote"].push_back(to_json(r));
+        out << j.dump(2) << "\n";
+        return;
+    }
+    write_host(out, local, "local", true);
+    for (const auto& r : remotes) write_host(out, r, "remote", false);
+}
+
+}  // namespace zc
