@@ -120,6 +120,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
     app.add_option("-I,--confidence", conf, "LEVEL,WIDTH: repeat until the LEVEL% confidence interval is narrower than WIDTH% (netperf's -I; default 99,5 with -i)");
     app.add_option("--connect-timeout", o.connect_timeout_ms, "milliseconds to reach a server")
         ->check(CLI::Range(100, 600000))->capture_default_str();
+    app.add_option("--auth-key-file", o.auth_key_file,
+                   "shared key for a zcserver started with --auth-key-file (same file contents on both hosts)");
     app.add_flag("--topology", o.topology, "print where CPUs, NICs and RDMA devices sit (NUMA node, PCI, IRQs) "
                  "here and on each -H server, then exit");
     app.set_version_flag("-V,--version", "zcperf " ZCPERF_VERSION);

@@ -26,6 +26,7 @@ struct ClientOptions {
     ConfidenceGoal goal;
     int connect_timeout_ms = 5000;
     bool topology = false;
+    std::string auth_key_file;
     std::string command_line;
 };
 

@@ -8,7 +8,8 @@
 
 namespace zc {
 
-ControlClient::ControlClient(const Endpoint& server, std::chrono::milliseconds timeout) : server_(server) {
+ControlClient::ControlClient(const Endpoint& server, std::chrono::milliseconds timeout, const SharedSecret* secret)
+    : server_(server) {
     try {
         fd_ = connect_tcp(server, timeout);
     } catch (const std::exception& e) {
@@ -19,8 +20,23 @@ ControlClient::ControlClient(const Endpoint& server, std::chrono::milliseconds t
     int one = 1;
     setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     HostInfo me = probe_host();
-    send(Hello{kProtocolVersion, "zcperf " ZCPERF_VERSION, me.boot_id, me.pid});
+    std::string nonce = secret ? random_challenge() : "";
+    send(Hello{kProtocolVersion, "zcperf " ZCPERF_VERSION, me.boot_id, me.pid, nonce});
     welcome_ = expect<Welcome>(timeout);
+    if (!welcome_.auth_challenge.empty()) {
+        if (!secret) {
+            throw ServerError("this zcserver requires authentication: give the shared key with --auth-key-file FILE");
+        }
+        if (!secret->verify("server", nonce, welcome_.auth_proof)) {
+            throw ServerError("the server could not prove the shared key: a different key, or not the zcserver you "
+                              "meant to reach");
+        }
+        send(Auth{secret->prove("client", welcome_.auth_challenge)});
+        welcome_ = expect<Welcome>(timeout);
+    }
+    if (!welcome_.has_host && welcome_.version == kProtocolVersion) {
+        throw ProtocolError("the server's welcome lacks its capabilities");
+    }
     if (welcome_.version != kProtocolVersion) {
         throw ServerError("protocol version mismatch: this zcperf speaks version " + std::to_string(kProtocolVersion) +
                           ", the server (" + welcome_.software + ") speaks version " + std::to_string(welcome_.version) +

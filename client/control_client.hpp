@@ -6,6 +6,7 @@
 
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
+#include "security/shared_secret.hpp"
 #include "transport/tcp_socket.hpp"
 #include "unique_fd.hpp"
 
@@ -20,7 +21,8 @@ class ControlClient {
 public:
     // Connects and exchanges hello/welcome. Throws std::runtime_error (unreachable),
     // ServerError (refused, e.g. version mismatch) or ProtocolError (not a zcserver).
-    ControlClient(const Endpoint& server, std::chrono::milliseconds timeout);
+    // With a secret, the client proves the key when the server asks, and checks the server's proof.
+    ControlClient(const Endpoint& server, std::chrono::milliseconds timeout, const SharedSecret* secret = nullptr);
 
     const Welcome& welcome() const { return welcome_; }
     const Endpoint& server() const { return server_; }

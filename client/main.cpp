@@ -35,11 +35,21 @@ int main(int argc, char** argv) {
     zc::ClientOptions opt;
     if (int rc = zc::parse_client_options(argc, argv, opt); rc >= 0) return rc;
 
+    std::optional<zc::SharedSecret> secret;
+    if (!opt.auth_key_file.empty()) {
+        try {
+            secret = zc::SharedSecret::from_file(opt.auth_key_file);
+        } catch (const std::exception& e) {
+            std::cerr << "zcperf: " << e.what() << "\n";
+            return 2;
+        }
+    }
+    const zc::SharedSecret* key = secret ? &*secret : nullptr;
     if (opt.topology) {
         std::vector<zc::HostInfo> remotes;
         try {
             for (const auto& s : opt.servers) {
-                zc::ControlClient c(zc::parse_endpoint(s, opt.port), std::chrono::milliseconds(opt.connect_timeout_ms));
+                zc::ControlClient c(zc::parse_endpoint(s, opt.port), std::chrono::milliseconds(opt.connect_timeout_ms), key);
                 remotes.push_back(c.welcome().host);
             }
         } catch (const std::exception& e) {
@@ -70,7 +80,7 @@ int main(int argc, char** argv) {
     std::vector<std::unique_ptr<zc::ControlClient>> controls;
     try {
         for (const auto& ep : servers) {
-            controls.push_back(std::make_unique<zc::ControlClient>(ep, std::chrono::milliseconds(opt.connect_timeout_ms)));
+            controls.push_back(std::make_unique<zc::ControlClient>(ep, std::chrono::milliseconds(opt.connect_timeout_ms), key));
         }
     } catch (const std::exception& e) {
         std::cerr << "zcperf: " << e.what() << "\n";

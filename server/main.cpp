@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "server.hpp"
+#include "units.hpp"
 
 int main(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
@@ -34,6 +35,15 @@ int main(int argc, char** argv) {
     app.add_flag("--allow-irq-affinity", opt.allow_irq_affinity,
                  "let clients move this host's network IRQs for a test (zcperf --irq-cpus); they are put back "
                  "after every test, also when a client or zcserver dies");
+    app.add_option("--max-streams", opt.max_streams, "most streams one test may ask for")
+        ->check(CLI::Range(1, 256))
+        ->capture_default_str();
+    std::string max_buf = "2G", key_file;
+    app.add_option("--max-buffer-memory", max_buf, "most data-buffer memory one session may make zcserver allocate (e.g. 512M)")
+        ->capture_default_str();
+    app.add_option("--auth-key-file", key_file,
+                   "require clients to prove this shared key (HMAC-SHA256 challenge-response; the file must be "
+                   "chmod 600, 16 bytes or more; clients use zcperf --auth-key-file with the same file)");
     bool quiet = false;
     app.add_flag("-q,--quiet", quiet, "do not log sessions to stderr");
     app.set_version_flag("-V,--version", "zcserver " ZCPERF_VERSION);
@@ -42,6 +52,9 @@ int main(int argc, char** argv) {
     opt.idle_timeout = std::chrono::seconds(idle);
     opt.verbose = !quiet;
     try {
+        opt.max_buffer_bytes = zc::parse_size(max_buf);
+        if (!key_file.empty()) opt.secret = zc::SharedSecret::from_file(key_file);
+
         zc::Server server(opt);
         server.run();
     } catch (const std::exception& e) {

@@ -5,8 +5,10 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "security/shared_secret.hpp"
 #include "system/host_info.hpp"
 
 namespace zc {
@@ -19,6 +21,9 @@ struct ServerOptions {
     std::chrono::seconds idle_timeout{300};
     double max_duration_s = 3600;
     bool allow_irq_affinity = false;  // clients may move this host's IRQs only when the operator says so
+    int max_streams = 64;
+    uint64_t max_buffer_bytes = 2ull << 30;  // data buffers one session may make this server allocate
+    std::optional<SharedSecret> secret;      // set: clients must prove the shared key
     bool verbose = true;
 };
 

@@ -5,6 +5,9 @@
 #include "server.hpp"
 #include "system/cpu_list.hpp"
 #include "test_run.hpp"
+#include "transport/data_path.hpp"
+
+#include <fmt/format.h>
 
 namespace zc {
 
@@ -88,8 +91,17 @@ void Session::handle(const Message& m) {
         }
         peer_same_host_ = !hello->boot_id.empty() && hello->boot_id == server_.host().boot_id;
         peer_pid_ = hello->pid;
+        return welcome(*hello);
+    }
+    if (state_ == State::await_auth) {
+        const auto* auth = std::get_if<Auth>(&m);
+        if (!auth) return fail(std::string("this zcserver requires authentication first, got ") + message_name(m));
+        if (!server_.options().secret->verify("client", challenge_, auth->proof)) {
+            return fail("authentication failed: the client's key does not match this zcserver's --auth-key-file");
+        }
         Welcome w;
         w.software = "zcserver " ZCPERF_VERSION;
+        w.has_host = true;
         w.host = server_.host();
         send(w);
         state_ = State::idle;
@@ -120,10 +132,7 @@ void Session::handle(const Message& m) {
             return fail("NUMA node " + std::to_string(spec.side.mem_node) + " does not exist on " + server_.host().hostname +
                         "; its nodes are " + format_cpu_list(nodes));
         }
-        if (!spec.total_bytes && spec.duration_s > server_.options().max_duration_s) {
-            return fail("a test of " + std::to_string(spec.duration_s) + " s exceeds this server's limit of " +
-                        std::to_string(server_.options().max_duration_s) + " s");
-        }
+        if (std::string over = check_limits(spec); !over.empty()) return fail(over);
         std::set<int> exclude{server_.host().pid};
         if (peer_same_host_ && peer_pid_ > 0) exclude.insert(peer_pid_);
         std::weak_ptr<Session> weak = shared_from_this();
@@ -158,6 +167,45 @@ void Session::handle(const Message& m) {
         return read_next(std::chrono::seconds(0));
     }
     fail(std::string("unexpected ") + message_name(m) + " message from the client");
+}
+
+void Session::welcome(const Hello& hello) {
+    Welcome w;
+    w.software = "zcserver " ZCPERF_VERSION;
+    const auto& secret = server_.options().secret;
+    if (secret) {
+        // Nothing about this host is told before the client proved the key.
+        challenge_ = random_challenge();
+        w.auth_challenge = challenge_;
+        if (!hello.nonce.empty()) w.auth_proof = secret->prove("server", hello.nonce);
+        send(w);
+        state_ = State::await_auth;
+        return read_next(server_.options().handshake_timeout);
+    }
+    w.has_host = true;
+    w.host = server_.host();
+    send(w);
+    state_ = State::idle;
+    read_next(server_.options().idle_timeout);
+}
+
+std::string Session::check_limits(const ServerSpec& spec) const {
+    const ServerOptions& o = server_.options();
+    if (!spec.total_bytes && spec.duration_s > o.max_duration_s) {
+        return fmt::format("a test of {} s exceeds this zcserver's limit of {} s (its --max-duration)", spec.duration_s,
+                           o.max_duration_s);
+    }
+    if (spec.streams > o.max_streams) {
+        return fmt::format("{} streams exceed this zcserver's limit of {} (its --max-streams)", spec.streams, o.max_streams);
+    }
+    uint64_t need = static_cast<uint64_t>(spec.streams) *
+                    path_buffer_bytes(server_role(spec.test) == Role::send, spec.transport, spec.rx, spec.message_size);
+    if (need > o.max_buffer_bytes) {
+        return fmt::format("the test needs {} MiB of buffers on the server, over its limit of {} MiB (its "
+                           "--max-buffer-memory); use smaller messages or fewer streams",
+                           need >> 20, o.max_buffer_bytes >> 20);
+    }
+    return "";
 }
 
 void Session::on_test_event(Message m) {

@@ -25,10 +25,12 @@ public:
     void refuse(const std::string& reason);
 
 private:
-    enum class State { await_hello, idle, ready, running, closing };
+    enum class State { await_hello, await_auth, idle, ready, running, closing };
 
     void read_next(std::chrono::seconds timeout);
     void handle(const Message& m);
+    void welcome(const Hello& hello);
+    std::string check_limits(const ServerSpec& spec) const;  // "" = within this server's limits
     void send(const Message& m);
     void flush();
     void fail(const std::string& reason);  // error to the client, then close
@@ -48,6 +50,7 @@ private:
     bool writing_ = false;
     bool peer_same_host_ = false;
     int peer_pid_ = 0;
+    std::string challenge_;  // sent to the client when the server has a shared key
     std::unique_ptr<TestRun> run_;
 };
 

@@ -88,7 +88,7 @@ HostInfo host_info_from_json(const nlohmann::json& j) {
 
 const char* message_name(const Message& m) {
     static constexpr const char* names[] = {"hello", "welcome", "setup", "ready", "start",
-                                            "started", "stop", "result", "error"};
+                                            "started", "stop", "result", "error", "auth"};
     return names[m.index()];
 }
 
@@ -96,11 +96,18 @@ std::string encode_body(const Message& m) {
     nlohmann::json j = std::visit(
         Overloaded{
             [](const Hello& h) -> nlohmann::json {
-                return {{"version", h.version}, {"software", h.software}, {"boot_id", h.boot_id}, {"pid", h.pid}};
+                return {{"version", h.version}, {"software", h.software}, {"boot_id", h.boot_id}, {"pid", h.pid},
+                        {"nonce", h.nonce}};
             },
             [](const Welcome& w) -> nlohmann::json {
-                return {{"version", w.version}, {"software", w.software}, {"host", to_json(w.host)}};
+                nlohmann::json j = {{"version", w.version},
+                                    {"software", w.software},
+                                    {"auth_challenge", w.auth_challenge},
+                                    {"auth_proof", w.auth_proof}};
+                if (w.has_host) j["host"] = to_json(w.host);
+                return j;
             },
+            [](const Auth& a) -> nlohmann::json { return {{"proof", a.proof}}; },
             [](const Setup& s) -> nlohmann::json { return {{"spec", to_json(s.spec)}}; },
             [](const Ready& r) -> nlohmann::json { return {{"data_port", r.data_port}, {"token", r.token}}; },
             [](const Start&) -> nlohmann::json { return nlohmann::json::object(); },
@@ -129,14 +136,24 @@ Message decode_body(std::string_view body) {
             h.software = field_or<std::string>(j, "software", "");
             h.boot_id = field_or<std::string>(j, "boot_id", "");
             h.pid = field_or<int>(j, "pid", 0);
+            h.nonce = field_or<std::string>(j, "nonce", "");
+            if (h.nonce.size() > 256) throw ProtocolError("field 'nonce' is too long");
             return h;
         }
         if (type == "welcome") {
             Welcome w;
             w.version = field<int>(j, "version");
             w.software = field_or<std::string>(j, "software", "");
-            if (w.version == kProtocolVersion) w.host = host_info_from_json(j.at("host"));
+            w.auth_challenge = field_or<std::string>(j, "auth_challenge", "");
+            w.auth_proof = field_or<std::string>(j, "auth_proof", "");
+            w.has_host = w.version == kProtocolVersion && j.contains("host");
+            if (w.has_host) w.host = host_info_from_json(j.at("host"));
             return w;
+        }
+        if (type == "auth") {
+            Auth a{field<std::string>(j, "proof")};
+            if (a.proof.size() > 256) throw ProtocolError("field 'proof' is too long");
+            return a;
         }
         if (type == "setup") return Setup{server_spec_from_json(j.at("spec"))};
         if (type == "ready") {

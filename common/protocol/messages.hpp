@@ -2,8 +2,11 @@
 // The control protocol's messages. This file and frame.hpp are the only code that knows the wire format.
 //
 //   client                          server
-//   hello{version}          ->
+//   hello{version, nonce}   ->
 //                           <-      welcome{version, capabilities}   (or error{reason})
+//   With --auth-key-file on the server, the first welcome carries only a challenge (and the
+//   server's proof over the client's nonce); the client answers auth{proof} and gets the full
+//   welcome, or an error.
 //   setup{server's half}    ->
 //                           <-      ready{data_port, token}          (or error{reason})
 //   [client opens the data connections, each sending the token]
@@ -30,11 +33,18 @@ struct Hello {
     std::string software;
     std::string boot_id;  // lets the server tell a same-host client apart from other load
     int pid = 0;
+    std::string nonce;    // the client's challenge to the server (authentication)
 };
 struct Welcome {
     int version = kProtocolVersion;
     std::string software;
+    std::string auth_challenge;  // non-empty: prove the shared key before anything else
+    std::string auth_proof;      // the server's proof over the client's nonce ("" without a key)
+    bool has_host = false;       // host facts are sent only to an authenticated client
     HostInfo host;
+};
+struct Auth {
+    std::string proof;
 };
 struct Setup {
     ServerSpec spec;
@@ -53,7 +63,7 @@ struct ErrorMsg {
     std::string reason;
 };
 
-using Message = std::variant<Hello, Welcome, Setup, Ready, Start, Started, Stop, ResultMsg, ErrorMsg>;
+using Message = std::variant<Hello, Welcome, Setup, Ready, Start, Started, Stop, ResultMsg, ErrorMsg, Auth>;
 
 const char* message_name(const Message& m);
 std::string encode_body(const Message& m);

@@ -1,5 +1,6 @@
 #include "transport/data_path.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace zc {
@@ -22,6 +23,20 @@ void make_recv_path(RecvPath& path, RxMode m, int fd, const PathOptions& o) {
         case RxMode::trunc: path.emplace<TcpTruncReceiver>(fd, o.message_size); return;
     }
     throw std::logic_error("make_recv_path: unhandled mode");
+}
+
+uint64_t path_buffer_bytes(bool sending, Transport t, RxMode m, uint64_t message_size) {
+    if (sending) {
+        bool ring = t == Transport::tcp_msgzc || t == Transport::tcp_uringzc;
+        return message_size * (ring ? SendRing::slots_for(message_size) : 1);  // sendfile: the memfd
+    }
+    switch (m) {
+        case RxMode::copy: return message_size;
+        case RxMode::zerocopy: return message_size + std::min<uint64_t>(message_size, 1 << 20);
+        case RxMode::splice: return std::min<uint64_t>(std::max<uint64_t>(message_size, 65536), 1 << 20);  // the pipe
+        case RxMode::trunc: return 0;
+    }
+    return message_size;
 }
 
 namespace {

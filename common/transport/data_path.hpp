@@ -33,6 +33,9 @@ void make_recv_path(RecvPath& path, RxMode m, int fd, const PathOptions& o);
 const HostBuffer* buffer_of(const SendPath& path);
 const HostBuffer* buffer_of(const RecvPath& path);
 
+// Buffer memory one stream of a path allocates (what a server checks against its limit).
+uint64_t path_buffer_bytes(bool sending, Transport t, RxMode m, uint64_t message_size);
+
 StreamCounters run_send_path(SendPath& path, const StopRule& stop);
 StreamCounters run_recv_path(RecvPath& path);
 

@@ -12,6 +12,7 @@ class SendRing {
 public:
     // Slots: enough to keep about 8 MiB in flight, between 2 and 64.
     SendRing(size_t message_size, size_t alignment);
+    static size_t slots_for(size_t message_size);
     size_t slots() const { return bytes_.size(); }
     std::byte* data(size_t slot) const { return buffers_[slot].data(); }
     const HostBuffer& buffer(size_t slot) const { return buffers_[slot]; }
