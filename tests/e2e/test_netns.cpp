@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "process.hpp"
@@ -100,6 +102,33 @@ TEST_F(NetnsPair, ZeroCopySendAcrossVethIsCopiedByTheKernelAndSaysSo) {
             EXPECT_DOUBLE_EQ(r["local"]["zerocopy"]["copied_pct"].get<double>(), 100.0) << t;
         }
     }
+}
+
+TEST_F(NetnsPair, SweepAcrossVethWritesCsvAndPlots) {
+    if (run({"/usr/bin/python3", "-c", "import matplotlib"}, 30s).exit_code != 0) {
+        GTEST_SKIP() << "Debian's python3-matplotlib is missing (apt-get install python3-matplotlib)";
+    }
+    uint16_t port = 12877;
+    auto server = start_server(port);
+    std::string out = "/tmp/zc-sweep-veth-" + std::to_string(getpid());
+    auto o = run(in(client_ns_, {"/usr/bin/python3", ZCPERF_SOURCE_DIR "/scripts/irq_sweep.py", "--zcperf", zcperf_bin(), "-H",
+                                 std::string(kServerAddr) + ":" + std::to_string(port), "--client-cpus", "0",
+                                 "--irq-cpus", "0", "--sizes", "64K,256K", "--transports", "tcp,tcp-msgzc", "-l", "0.3",
+                                 "--out", out}),
+                 120s);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    std::ifstream csv(out + ".csv");
+    std::string line;
+    int rows = -1;  // the header
+    while (std::getline(csv, line)) ++rows;
+    EXPECT_EQ(rows, 4);  // 2 sizes x 2 transports
+    for (const char* png : {"_vs_size.png", "_heatmap.png"}) {
+        std::ifstream f(out + png, std::ios::binary);
+        char magic[4] = {};
+        f.read(magic, 4);
+        EXPECT_EQ(std::string(magic + 1, 3), "PNG") << out + png;
+    }
+    for (const char* suffix : {".csv", "_vs_size.png", "_heatmap.png"}) std::remove((out + suffix).c_str());
 }
 
 TEST_F(NetnsPair, ServerOutsideTheClientsNamespaceIsUnreachableWithAClearError) {

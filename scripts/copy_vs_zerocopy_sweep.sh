@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Copy vs zero-copy under every client-core / IRQ-core / memory placement: runs scripts/irq_sweep.py once
+# over a copy path (tcp) and a zero-copy path with the same arguments, so each combination is measured for
+# both back to back and the plots put the two transports side by side.
+#
+#   scripts/copy_vs_zerocopy_sweep.sh [--zc tcp-msgzc|tcp-sendfile|tcp-uringzc] [--copy tcp] [irq_sweep.py options] [-- zcperf args]
+#   scripts/copy_vs_zerocopy_sweep.sh --client-cpus 0,1 --server-cpu 1 --irq-cpus 0,1 --mem-nodes any,0 \
+#       -l 5 -H server:12875 --out bench/out/bzcopy
+#   scripts/copy_vs_zerocopy_sweep.sh --zc tcp-sendfile --out bench/out/sendfile     # sendfile instead
+#
+# Default output prefix: bench/out/copy_vs_<zc> (CSV + two PNGs). Stop it with Ctrl-C and run the same
+# command again to resume. Options other than --zc/--copy go to irq_sweep.py unchanged (see its --help).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+zc=tcp-msgzc
+copy=tcp
+args=()
+have_out=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --zc) zc="${2:?--zc needs a transport}"; shift 2 ;;
+        --zc=*) zc="${1#--zc=}"; shift ;;
+        --copy) copy="${2:?--copy needs a transport}"; shift 2 ;;
+        --copy=*) copy="${1#--copy=}"; shift ;;
+        -T|--transports|--transports=*|-T*)
+            echo "copy_vs_zerocopy_sweep: the transports are --copy ($copy) and --zc ($zc); leave out $1" >&2; exit 2 ;;
+        --) args+=("$@"); break ;;
+        --out|--out=*) have_out=1; args+=("$1"); shift ;;
+        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+        *) args+=("$1"); shift ;;
+    esac
+done
+case "$zc" in
+    tcp-sendfile|tcp-msgzc|tcp-uringzc) ;;
+    *) echo "copy_vs_zerocopy_sweep: --zc must be tcp-sendfile, tcp-msgzc or tcp-uringzc, not '$zc'" >&2; exit 2 ;;
+esac
+if [ "$have_out" -eq 0 ]; then
+    mkdir -p "$here/../bench/out"
+    args=(--out "$here/../bench/out/copy_vs_$zc" "${args[@]}")
+fi
+exec "$here/irq_sweep.py" --transports "$copy,$zc" "${args[@]}"

@@ -1,0 +1,793 @@
+#!/usr/bin/python3
+"""Client core x IRQ core x message size x NUMA node x transport: one zcperf run per combination.
+
+Reproduces the SDP "Bcopy vs BZCOPY" affinity study: with the server and the NIC's interrupts pinned,
+run the client on each core in turn for message sizes 64K..4M; repeat for every mapping of the
+interrupts to a core; repeat with the client's buffers forced onto one NUMA node; a copy path and a
+zero-copy path side by side.
+
+  scripts/irq_sweep.py --client-cpus 0,1 --server-cpu 1 --irq-cpus 0,1 --sizes 64K..4M \\
+      --mem-nodes any,0 --transports tcp,tcp-msgzc -l 5 -H server:12875 --out bench/out/irq
+  scripts/irq_sweep.py ... -- -P 2 -s 4M        # anything after -- goes to every zcperf run
+  scripts/irq_sweep.py --plot-only --out bench/out/irq
+
+Each combination is one `zcperf -o json` run; each result is one row appended to PREFIX.csv at once.
+Rerun the same command after a stop (Ctrl-C, crash, reboot): combinations already in PREFIX.csv are
+skipped (a failed one is tried again unless --no-retry-failed). zcperf puts the IRQ affinity back
+itself, even when killed. At the end it draws PREFIX_vs_size.png and PREFIX_heatmap.png.
+
+Needs Debian's python3-matplotlib for the plots (hence /usr/bin/python3): apt-get install python3-matplotlib
+"""
+import argparse
+import csv
+import fcntl
+import json
+import math
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROG = "irq_sweep"
+
+# The columns of PREFIX.csv, in order. KEY_COLUMNS identify a combination (what resume compares).
+KEY_COLUMNS = ["transport", "client_cpu", "server_cpu", "irq_cpu", "irq_side", "mem_node", "message_size",
+               "duration_s", "host", "extra_args"]
+COLUMNS = KEY_COLUMNS[:1] + ["test", "rx"] + KEY_COLUMNS[1:] + [
+    "throughput_gbps",
+    "local_sd_us_per_kb", "local_proc_sd_us_per_kb", "remote_sd_us_per_kb", "remote_proc_sd_us_per_kb",
+    "local_cpu_util_pct", "remote_cpu_util_pct",
+    "softirq_pct_irq_cpu", "softirq_pct_client_cpu",
+    "local_interrupts", "remote_interrupts", "local_irqs",
+    "local_buffer_pages_by_node", "remote_buffer_pages_by_node", "local_cpu_nodes",
+    "zc_copied_pct", "interface", "irq_note", "warnings", "error", "finished_at", "command",
+]
+
+DEFAULT_SIZES = "64K..4M"
+
+
+# ---------------------------------------------------------------------------------------------
+# small parsers
+
+def parse_size(text):
+    t = text.strip()
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(t[-1:].upper(), 1)
+    if mult != 1:
+        t = t[:-1]
+    if not t.isdigit():
+        raise ValueError(f"size '{text}' is not a number with an optional K/M/G suffix")
+    return int(t) * mult
+
+
+def parse_sizes(text):
+    """64K,1M or a doubling range 64K..4M (zcperf's -m syntax), in order, without duplicates."""
+    out = []
+    for item in text.split(","):
+        if ".." in item:
+            lo, hi = (parse_size(x) for x in item.split("..", 1))
+            if lo <= 0 or hi < lo:
+                raise ValueError(f"bad size range '{item}'")
+            s = lo
+            while s <= hi:
+                out.append(s)
+                s *= 2
+        else:
+            out.append(parse_size(item))
+    return list(dict.fromkeys(out))
+
+
+def size_label(n):
+    n = int(n)
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift}{unit}"
+    return str(n)
+
+
+def online_cpus():
+    try:
+        with open("/sys/devices/system/cpu/online") as f:
+            return expand_cpus(f.read().strip(), allow=())
+    except OSError:
+        return list(range(os.cpu_count() or 1))
+
+
+def numa_nodes():
+    try:
+        return sorted(int(d[4:]) for d in os.listdir("/sys/devices/system/node") if d.startswith("node") and d[4:].isdigit())
+    except OSError:
+        return [0]
+
+
+def expand_cpus(text, allow=("none",)):
+    """'0,1', '0-3', 'all', plus the words in allow (kept as strings), each one item of the sweep."""
+    out = []
+    for item in text.split(","):
+        item = item.strip()
+        if item in allow:
+            out.append(item)
+        elif item == "all":
+            out.extend(online_cpus())
+        elif "-" in item:
+            lo, hi = item.split("-", 1)
+            out.extend(range(int(lo), int(hi) + 1))
+        elif item.isdigit():
+            out.append(int(item))
+        else:
+            raise ValueError(f"'{item}' is not a CPU number, a range like 0-3, 'all'"
+                             + (" or " + "/".join(allow) if allow else ""))
+    return [str(x) for x in dict.fromkeys(out)]
+
+
+def fmt(x):
+    if x is None or x == "":
+        return ""
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    return str(x)
+
+
+def hms(seconds):
+    seconds = int(max(0, seconds))
+    h, rest = divmod(seconds, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
+
+
+# ---------------------------------------------------------------------------------------------
+# one zcperf run -> CSV rows
+
+def softirq_on(side, cpu):
+    if cpu in ("", "none", None):
+        return ""
+    for c in side.get("cpu", {}).get("per_cpu_pct", []):
+        if str(c.get("cpu")) == str(cpu):
+            return c.get("softirq", "")
+    return ""
+
+
+def pages_by_node(placement):
+    pages = placement.get("buffer_pages_by_node") or {}
+    return " ".join(f"{node}:{n}" for node, n in sorted(pages.items(), key=lambda kv: int(kv[0])))
+
+
+def irq_list(placement):
+    return " ".join(f"{i.get('irq')}:{i.get('name', '')}@{i.get('affinity', '')}={i.get('interrupts', '')}"
+                    for i in placement.get("irqs") or [])
+
+
+def rows_of_report(combo, report, error, command):
+    now = time.strftime("%Y-%m-%dT%H:%M:%S")
+    rows = []
+    for r in report.get("results", []):
+        loc, rem = r.get("local", {}), r.get("remote", {})
+        lp, rp = loc.get("placement", {}), rem.get("placement", {})
+        irq_side_data = rem if combo["irq_side"] == "remote" else loc
+        notes = [lp.get("irq_note", "")]
+        if combo["irq_side"] in ("remote", "both") and rp.get("irq_note") and rp.get("irq_note") != notes[0]:
+            notes.append("remote: " + rp["irq_note"])
+        row = dict(combo)
+        row.update({
+            "transport": r.get("transport", combo["transport"]),
+            "test": r.get("test", ""),
+            "rx": r.get("rx", ""),
+            "message_size": r.get("message_size", combo["message_size"]),
+            "throughput_gbps": r.get("throughput_gbps"),
+            "local_sd_us_per_kb": loc.get("service_demand_us_per_kb"),
+            "local_proc_sd_us_per_kb": loc.get("process_service_demand_us_per_kb"),
+            "remote_sd_us_per_kb": rem.get("service_demand_us_per_kb"),
+            "remote_proc_sd_us_per_kb": rem.get("process_service_demand_us_per_kb"),
+            "local_cpu_util_pct": loc.get("cpu_util_pct"),
+            "remote_cpu_util_pct": rem.get("cpu_util_pct"),
+            "softirq_pct_irq_cpu": softirq_on(irq_side_data, combo["irq_cpu"]),
+            "softirq_pct_client_cpu": softirq_on(loc, combo["client_cpu"]),
+            # empty, not 0, where the device has no IRQs at all (loopback, veth)
+            "local_interrupts": sum(int(i.get("interrupts", 0)) for i in lp["irqs"]) if lp.get("irqs") else "",
+            "remote_interrupts": sum(int(i.get("interrupts", 0)) for i in rp["irqs"]) if rp.get("irqs") else "",
+            "local_irqs": irq_list(lp),
+            "local_buffer_pages_by_node": pages_by_node(lp),
+            "remote_buffer_pages_by_node": pages_by_node(rp),
+            "local_cpu_nodes": " ".join(str(n) for n in lp.get("cpu_nodes") or []),
+            "zc_copied_pct": loc.get("zerocopy", {}).get("copied_pct", ""),
+            "interface": lp.get("interface", ""),
+            "irq_note": " | ".join(n for n in notes if n),
+            "warnings": " | ".join(r.get("warnings") or []),
+            "error": error,
+            "finished_at": now,
+            "command": command,
+        })
+        rows.append(row)
+    if not rows:  # nothing measured: one row that says why
+        row = dict(combo)
+        row.update({"error": error or "zcperf reported no result", "finished_at": now, "command": command})
+        rows.append(row)
+    return [{k: fmt(row.get(k, "")) for k in COLUMNS} for row in rows]
+
+
+class Sweep:
+    def __init__(self, args, extra):
+        self.args = args
+        self.extra = extra
+        self.child = None
+        self.stopping = 0
+        self.interrupted = False
+
+    # Ctrl-C / SIGTERM: stop after the running zcperf has stopped (it stops both sides and puts the
+    # IRQs back itself). zcperf runs in its own session, so only we forward the signal, exactly once.
+    def on_signal(self, signum, _frame):
+        self.stopping += 1
+        self.interrupted = True
+        if self.child is not None and self.child.poll() is None:
+            if self.stopping == 1:
+                print(f"\n{PROG}: stopping: waiting for the running zcperf to stop both sides and restore the IRQs "
+                      "(Ctrl-C again to hurry it)", file=sys.stderr)
+                self.child.send_signal(signal.SIGINT)
+            else:
+                print(f"{PROG}: sending SIGTERM to zcperf (its guardian still restores the IRQs)", file=sys.stderr)
+                self.child.send_signal(signal.SIGTERM)
+        elif self.stopping == 1:
+            print(f"\n{PROG}: stopping", file=sys.stderr)
+
+    def zcperf_command(self, c):
+        a = self.args
+        cmd = [a.zcperf, "-o", "json", "-T", c["transport"], "-m", str(c["message_size"]), "-l", c["duration_s"]]
+        if a.host:
+            cmd += ["-H", a.host]
+        if c["client_cpu"] != "none" or c["server_cpu"] != "none":
+            cmd += ["--cpu", ("" if c["client_cpu"] == "none" else c["client_cpu"])
+                    + ("" if c["server_cpu"] == "none" else "," + c["server_cpu"])]
+        if c["irq_cpu"] != "none":
+            local = c["irq_cpu"] if c["irq_side"] in ("local", "both") else ""
+            remote = c["irq_cpu"] if c["irq_side"] in ("remote", "both") else ""
+            cmd += ["--irq-cpus", local + ("," + remote if remote else "")]
+        if c["mem_node"] != "any":
+            cmd += ["--mem-node", c["mem_node"]]
+        return cmd + self.extra
+
+    def run_one(self, c):
+        """Runs zcperf for one combination; returns (rows, interrupted)."""
+        cmd = self.zcperf_command(c)
+        command = shlex.join(cmd)
+        timeout = self.args.run_timeout or (120 + 40 * float(c["duration_s"]))
+        try:
+            self.child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                          start_new_session=True)
+        except OSError as e:
+            return rows_of_report(c, {}, f"cannot start zcperf: {e}", command), False
+        timed_out = False
+        try:
+            out, err = self.child.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            self.child.send_signal(signal.SIGINT)  # let it stop the server side and restore the IRQs
+            try:
+                out, err = self.child.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.child.kill()  # its guardian process still puts the IRQs back
+                out, err = self.child.communicate()
+        rc = self.child.returncode
+        self.child = None
+        if rc == 130 and self.interrupted and not timed_out:
+            return [], True
+        try:
+            report = json.loads(out) if out.strip() else {}
+        except json.JSONDecodeError:
+            report = {}
+        errors = list(report.get("errors") or [])
+        if timed_out:
+            errors.insert(0, f"timed out after {timeout:.0f} s (--run-timeout)")
+        if rc != 0:
+            msg = " ".join(err.split())[:300]
+            errors.append(f"zcperf exit {rc}" + (f": {msg}" if msg else ""))
+        return rows_of_report(c, report, "; ".join(errors), command), False
+
+    def combinations(self):
+        a = self.args
+        host = a.host or "loopback"
+        duration = fmt(float(a.duration))
+        extra = shlex.join(self.extra)
+        out = []
+        # The study's order: hold the memory placement and the IRQ mapping, run each client core through
+        # all sizes; both transports back to back so they see the same conditions on a noisy machine.
+        for mem in a.mem_nodes:
+            for irq in a.irq_cpus:
+                for client in a.client_cpus:
+                    for size in a.sizes:
+                        for t in a.transports:
+                            out.append({"transport": t, "client_cpu": client, "server_cpu": a.server_cpu,
+                                        "irq_cpu": irq, "irq_side": a.irq_side if irq != "none" else "",
+                                        "mem_node": mem, "message_size": str(size), "duration_s": duration,
+                                        "host": host, "extra_args": extra})
+        return out
+
+
+def key_of(row):
+    return tuple(str(row.get(k, "")) for k in KEY_COLUMNS)
+
+
+def read_csv(path):
+    if not os.path.exists(path):
+        return [], None
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        rows = [r for r in reader if r.get("finished_at")]  # a row cut short by a crash has no tail
+        return rows, reader.fieldnames
+
+
+def open_for_append(path):
+    """Opens PREFIX.csv for appending, writing the header if new; drops a last line cut short by a crash."""
+    _, fields = read_csv(path)
+    if fields is not None:
+        with open(path, "rb+") as f:
+            data = f.read()
+            if data and not data.endswith(b"\n"):
+                cut = data.rfind(b"\n") + 1
+                print(f"{PROG}: dropping an unfinished last line of {path}", file=sys.stderr)
+                f.truncate(cut)
+    f = open(path, "a", newline="")
+    if fields is None:
+        fields = COLUMNS
+        csv.DictWriter(f, fieldnames=fields).writeheader()
+        f.flush()
+    elif fields != COLUMNS:
+        missing = [c for c in COLUMNS if c not in fields]
+        if missing:
+            print(f"{PROG}: note: {path} was written by another version (no {', '.join(missing)}); "
+                  "those columns stay empty", file=sys.stderr)
+    return f, csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+
+
+def sweep(args, extra):
+    s = Sweep(args, extra)
+    csv_path = args.out + ".csv"
+    os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
+    lock = open(csv_path, "a")  # held until exit: two sweeps must not append to one file
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        sys.exit(f"{PROG}: another sweep is writing {csv_path}")
+
+    combos = s.combinations()
+    f, writer = open_for_append(csv_path)  # first: it drops a line a crash cut short
+    existing, _ = read_csv(csv_path)
+    wanted = {key_of(c) for c in combos}
+    ok_keys = {key_of(r) for r in existing if not r.get("error")} & wanted
+    failed_keys = {key_of(r) for r in existing if r.get("error")} & wanted - ok_keys
+    done = ok_keys if args.retry_failed else ok_keys | failed_keys
+    todo = [c for c in combos if key_of(c) not in done]
+    total = len(combos)
+    skipped = total - len(todo)
+    others = len({key_of(r) for r in existing} - wanted)
+    if existing and (skipped or failed_keys):
+        print(f"{PROG}: resuming: {len(ok_keys)} of {total} combinations already done in {csv_path}"
+              + (f", {len(failed_keys)} failed before ("
+                 + ("trying them again" if args.retry_failed else "skipped: --no-retry-failed") + ")"
+                 if failed_keys else "")
+              + f"; {len(todo)} to run", file=sys.stderr)
+    else:
+        print(f"{PROG}: {total} combinations ({len(args.transports)} transports x {len(args.mem_nodes)} memory "
+              f"placements x {len(args.irq_cpus)} IRQ mappings x {len(args.client_cpus)} client cores x "
+              f"{len(args.sizes)} sizes), -l {args.duration} each, into {csv_path}", file=sys.stderr)
+    if others:
+        print(f"{PROG}: note: {csv_path} also holds {others} combinations of other settings (-l, -H, server CPU, "
+              "IRQ side or zcperf args); they stay, and the plots average them with these where the mapping and "
+              "size match: use another --out to keep sweeps apart", file=sys.stderr)
+
+    signal.signal(signal.SIGINT, s.on_signal)
+    signal.signal(signal.SIGTERM, s.on_signal)
+    started = time.monotonic()
+    ran = failures = 0
+    noted_irq = False
+    try:
+        for i, c in enumerate(todo):
+            if s.interrupted:
+                break
+            n = skipped + i + 1
+            label = (f"{c['transport']:<11} client {c['client_cpu']:>4}  IRQ {c['irq_cpu']:>4}  mem {c['mem_node']:>3}  "
+                     f"{size_label(c['message_size']):>5}")
+            t0 = time.monotonic()
+            rows, stopped = s.run_one(c)
+            if stopped:
+                break
+            writer.writerows(rows)
+            f.flush()
+            os.fsync(f.fileno())
+            ran += 1
+            elapsed = time.monotonic() - started
+            eta = elapsed / ran * (len(todo) - i - 1)
+            r = rows[0]
+            if r["error"] and not r["throughput_gbps"]:
+                failures += 1
+                what = "FAILED: " + r["error"][:150]
+            else:
+                what = (f"{float(r['throughput_gbps']):7.2f} Gb/s  send SD {float(r['local_sd_us_per_kb'] or 'nan'):6.3f} us/KB"
+                        + (f"  (error: {r['error'][:80]})" if r["error"] else ""))
+            print(f"[{n:>{len(str(total))}}/{total}] {label}  {what}  "
+                  f"({time.monotonic() - t0:.1f} s; elapsed {hms(elapsed)}, ETA {hms(eta)})", file=sys.stderr)
+            if not noted_irq and r.get("irq_note") and c["irq_cpu"] != "none":
+                noted_irq = True
+                print(f"{PROG}: note: {r['irq_note']} -- the IRQ core is only a label in this sweep", file=sys.stderr)
+    finally:
+        f.close()
+    if s.interrupted:
+        print(f"{PROG}: stopped after {skipped + ran} of {total}; run the same command again to resume "
+              f"(or --plot-only --out {args.out} to plot what is there)", file=sys.stderr)
+        return 130
+    failed_total = failures + (0 if args.retry_failed else len(failed_keys))
+    print(f"{PROG}: done: {ran} run now, {skipped} were already there; {failed_total} of {total} failed"
+          + (" (see the error column)" if failed_total else "") + f"; {csv_path}", file=sys.stderr)
+    if not args.no_plot:
+        plot_all(args.out)
+    return 1 if failed_total else 0
+
+
+# ---------------------------------------------------------------------------------------------
+# plots
+
+TRANSPORT_WHAT = {
+    "tcp": "copy: send()",
+    "tcp-sendfile": "zero-copy: sendfile()",
+    "tcp-msgzc": "zero-copy: MSG_ZEROCOPY",
+    "tcp-uringzc": "zero-copy: io_uring SEND_ZC",
+}
+
+
+def fnum(x):
+    try:
+        v = float(x)
+        return v if math.isfinite(v) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def cpu_sort(v):
+    return (0, int(v), "") if str(v).isdigit() else (1, 0, str(v))
+
+
+def panel_name(r):
+    name = r["transport"]
+    if r.get("test") and r["test"] != "stream":
+        name += " " + r["test"]
+    if r.get("rx") and r["rx"] != "copy":
+        name += " rx=" + r["rx"]
+    return name
+
+
+def load_for_plot(csv_path):
+    rows, _ = read_csv(csv_path)
+    good = [r for r in rows if fnum(r.get("throughput_gbps")) is not None]
+    failed = len(rows) - len(good)
+    # Repeated combinations (a retry, or the same sweep run twice) are averaged.
+    acc = {}
+    for r in good:
+        k = (panel_name(r), r["client_cpu"], r["irq_cpu"], r["mem_node"], int(r["message_size"]))
+        a = acc.setdefault(k, {"n": 0, "tput": [], "sd": [], "copied": []})
+        a["n"] += 1
+        a["tput"].append(fnum(r["throughput_gbps"]))
+        if fnum(r.get("local_sd_us_per_kb")) is not None:
+            a["sd"].append(fnum(r["local_sd_us_per_kb"]))
+        if fnum(r.get("zc_copied_pct")) is not None:
+            a["copied"].append(fnum(r["zc_copied_pct"]))
+    data = {}
+    for k, a in acc.items():
+        data[k] = {"n": a["n"], "tput": sum(a["tput"]) / len(a["tput"]),
+                   "sd": sum(a["sd"]) / len(a["sd"]) if a["sd"] else None,
+                   "copied": sum(a["copied"]) / len(a["copied"]) if a["copied"] else None}
+    return rows, good, failed, data
+
+
+def context_lines(rows, good, failed, data):
+    """The subtitle: what was held fixed, and what the IRQ column means on this host."""
+    def values(col):
+        return sorted({r.get(col, "") for r in rows if r.get(col, "") != ""}, key=cpu_sort)
+    parts = [f"host {', '.join(values('host')) or '?'}",
+             f"server CPU {', '.join(values('server_cpu')) or 'unpinned'}",
+             f"-l {', '.join(values('duration_s'))} s per point"]
+    if values("irq_side"):
+        parts.append(f"--irq-cpus on the {'/'.join(values('irq_side'))} side")
+    extra = [e for e in values("extra_args") if e]
+    if extra:
+        parts.append("zcperf " + " / ".join(extra))
+    if failed:
+        parts.append(f"{failed} failed run(s) left out")
+    if any(d["n"] > 1 for d in data.values()):
+        parts.append("repeated points averaged")
+    lines = ["; ".join(parts)]
+    pinned = [r for r in good if r.get("irq_cpu") not in ("", "none")]
+    no_irq = pinned and all(r.get("irq_note") and not r.get("local_irqs") for r in pinned)
+    if no_irq:
+        note = pinned[0]["irq_note"].split(" | ")[0]
+        lines.append(f"NO IRQs: {note} -- the IRQ core is only a label here")
+    elif pinned:
+        ints = [int(fnum(r.get("local_interrupts")) or 0) + int(fnum(r.get("remote_interrupts")) or 0) for r in pinned]
+        lines.append(f"data device IRQs moved to the IRQ core for each run ({sum(ints) / len(ints):,.0f} interrupts per run on average)")
+    return lines, bool(no_irq)
+
+
+def mapping_label(client, irq, mem, show_mem):
+    s = f"client {client if client != 'none' else 'unpinned'}, IRQ {irq if irq != 'none' else 'untouched'}"
+    if client == irq and client.isdigit():
+        s += " (same core)"
+    if show_mem:
+        s += f", mem {'any' if mem == 'any' else 'node ' + mem}"
+    return s
+
+
+def transport_title(name, copied):
+    t = name.split()[0]
+    title = f"{name}  ({TRANSPORT_WHAT.get(t, t)})"
+    if copied is not None and copied > 50:
+        title += f"\nkernel copied {copied:.0f}% of the zero-copy bytes anyway"
+    return title
+
+
+def plot_vs_size(csv_path, png, rows, good, failed, data):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    panels = list(dict.fromkeys(k[0] for k in data))
+    pairs = sorted({(k[1], k[2]) for k in data}, key=lambda m: (cpu_sort(m[0]), cpu_sort(m[1])))
+    clients = sorted({m[0] for m in pairs}, key=cpu_sort)
+    irqs = sorted({m[1] for m in pairs}, key=cpu_sort)
+    mems = sorted({k[3] for k in data}, key=lambda v: (v != "any", cpu_sort(v)))
+    sizes = sorted({k[4] for k in data})
+    colours = plt.get_cmap("tab10" if len(clients) <= 10 else "tab20").colors
+    markers = "osD^v<>PX*hd"
+    factored = len(pairs) > 16  # too many mappings to name one by one: explain the encoding instead
+
+    def style_of(client, irq):
+        same = client == irq and client.isdigit()
+        return dict(color=colours[clients.index(client) % len(colours)], marker=markers[irqs.index(irq) % len(markers)],
+                    linewidth=2.8 if same else 1.4, markersize=7 if same else 5.5, alpha=0.9)
+
+    # One pair of rows (throughput, send service demand) per memory placement; one column per transport.
+    ncol, nrow = len(panels), 2 * len(mems)
+    legend_w = 3.9
+    fig, axes = plt.subplots(nrow, ncol, figsize=(6.2 * ncol + legend_w, 4.3 * nrow + 1.2), sharey="row",
+                             squeeze=False)
+    for j, p in enumerate(panels):
+        copied = [d["copied"] for k, d in data.items() if k[0] == p and d["copied"] is not None]
+        axes[0][j].set_title(transport_title(p, sum(copied) / len(copied) if copied else None), fontsize=12,
+                             fontweight="bold")
+        for mi, mem in enumerate(mems):
+            ax_t, ax_s = axes[2 * mi][j], axes[2 * mi + 1][j]
+            for client, irq in pairs:
+                pts = sorted((k[4], d) for k, d in data.items() if k[:4] == (p, client, irq, mem))
+                if not pts:
+                    continue
+                ax_t.plot([s for s, _ in pts], [d["tput"] for _, d in pts], **style_of(client, irq))
+                sd = [(s, d["sd"]) for s, d in pts if d["sd"] is not None]
+                ax_s.plot([s for s, _ in sd], [v for _, v in sd], **style_of(client, irq))
+    for j in range(ncol):  # after all lines are in: a shared y axis must see every column's data
+        for i, ax in enumerate(axes[:, j]):
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(sizes)
+            ax.set_xticklabels([size_label(s) for s in sizes])
+            ax.minorticks_off()
+            ax.grid(True, alpha=0.3)
+            ax.set_ylim(bottom=0)
+            ax.tick_params(labelleft=True)
+            if i == nrow - 1:
+                ax.set_xlabel("message size (bytes per send call, log2 scale)")
+    for parity in (0, 1):  # one y scale per metric across memory placements too, so the rows compare
+        top = max(ax.get_ylim()[1] for ax in axes[parity::2, 0])
+        for ax in axes[parity::2, 0]:
+            ax.set_ylim(0, top)
+    for mi, mem in enumerate(mems):
+        where = "" if len(mems) == 1 else ("\nbuffers anywhere" if mem == "any" else f"\nbuffers on node {mem}")
+        axes[2 * mi][0].set_ylabel("throughput (Gb/s)" + where, fontsize=11)
+        axes[2 * mi + 1][0].set_ylabel("send service demand\n(µs CPU per KB, client host)" + where, fontsize=11)
+
+    if not factored:
+        handles = [Line2D([], [], label=mapping_label(c, q, "", False), **style_of(c, q)) for c, q in pairs]
+        fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(1 - (legend_w - 0.1) / fig.get_figwidth(), 0.86),
+                   fontsize=10, title="mapping\n(colour = client core,\nmarker = IRQ core,\nthick = same core)",
+                   title_fontsize=10)
+    else:
+        x0 = 1 - (legend_w - 0.1) / fig.get_figwidth()
+        lc = fig.legend(handles=[Line2D([], [], color=colours[i % len(colours)], linewidth=3, label=f"client {c}")
+                                 for i, c in enumerate(clients)],
+                        loc="upper left", bbox_to_anchor=(x0, 0.86), fontsize=9.5, title="colour = client core",
+                        title_fontsize=10, ncol=1 if len(clients) <= 16 else 2)
+        fig.add_artist(lc)
+        fig.legend(handles=[Line2D([], [], color="dimgray", linestyle="none", marker=markers[i % len(markers)],
+                                   label=f"IRQ {q}") for i, q in enumerate(irqs)]
+                   + [Line2D([], [], color="dimgray", linewidth=2.8, label="thick: IRQ on\nthe client's core")],
+                   loc="upper left", bbox_to_anchor=(x0 + 0.4 / fig.get_figwidth() * 4.5, 0.86), fontsize=9.5,
+                   title="marker = IRQ core", title_fontsize=10)
+    lines, no_irq = context_lines(rows, good, failed, data)
+    mem_txt = "" if len(mems) > 1 else (f"; buffers {'wherever they fall' if mems[0] == 'any' else 'on NUMA node ' + mems[0]}")
+    figh = fig.get_figheight()
+    fig.suptitle("Throughput and send service demand vs message size, per client core / IRQ core mapping" + mem_txt,
+                 fontsize=14, fontweight="bold", y=1 - 0.1 / figh, va="top")
+    fig.text(0.5, 1 - 0.5 / figh, "\n".join(lines), ha="center", va="top", fontsize=10,
+             color="firebrick" if no_irq else "dimgray")
+    fig.tight_layout(rect=(0, 0, 1 - legend_w / fig.get_figwidth(), 1 - 0.9 / figh))
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+
+
+def plot_heatmap(csv_path, png, rows, good, failed, data):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+    import numpy as np
+
+    panels = list(dict.fromkeys(k[0] for k in data))
+    mems = sorted({k[3] for k in data}, key=lambda v: (v != "any", cpu_sort(v)))
+    clients = sorted({k[1] for k in data}, key=cpu_sort)
+    irqs = sorted({k[2] for k in data}, key=cpu_sort)
+    largest = {p: max(k[4] for k in data if k[0] == p) for p in panels}
+    metrics = [("tput", "throughput (Gb/s)", "viridis", "higher is better"),
+               ("sd", "send service demand (µs/KB)", "magma_r", "lower is better")]
+    nrows, ncol = len(mems) * len(metrics), len(panels)
+    big = max(len(clients), len(irqs)) > 4
+    cell = 0.8 if big else 1.5
+    pw, ph = max(3.8, cell * len(irqs) + 1.2), max(2.8, cell * len(clients) + 1.1)
+    top_in, bottom_in, left_in, right_in, cbar_in = 1.25, 0.65, 0.9, 1.3, 0.25
+    figw = left_in + pw * ncol + right_in
+    figh = top_in + ph * nrows + bottom_in
+    fig, axes = plt.subplots(nrows, ncol + 1, figsize=(figw, figh), squeeze=False,
+                             gridspec_kw={"width_ratios": [1] * ncol + [cbar_in / pw]})
+    fig.subplots_adjust(left=left_in / figw, right=1 - (right_in - cbar_in - 0.1) / figw,
+                        top=1 - top_in / figh, bottom=bottom_in / figh, hspace=0.42, wspace=0.3)
+    for mi, mem in enumerate(mems):
+        for ki, (key, name, cmap, better) in enumerate(metrics):
+            row = mi * len(metrics) + ki
+            mats = []
+            for p in panels:
+                m = np.full((len(clients), len(irqs)), np.nan)
+                for a, c in enumerate(clients):
+                    for b, q in enumerate(irqs):
+                        d = data.get((p, c, q, mem, largest[p]))
+                        if d and d[key] is not None:
+                            m[a, b] = d[key]
+                mats.append(m)
+            # One colour scale per row, shared by the transports, so copy and zero-copy compare by colour.
+            finite = np.concatenate([m[np.isfinite(m)] for m in mats])
+            vmin, vmax = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+            if vmax - vmin < 1e-9:
+                vmin, vmax = vmin * 0.95, vmax * 1.05 + 1e-9
+            cm = plt.get_cmap(cmap).copy()
+            cm.set_bad("lightgray")
+            im = None
+            for j, (p, m) in enumerate(zip(panels, mats)):
+                ax = axes[row][j]
+                im = ax.imshow(np.ma.masked_invalid(m), cmap=cm, vmin=vmin, vmax=vmax, aspect="auto")
+                for a in range(len(clients)):
+                    for b in range(len(irqs)):
+                        v = m[a, b]
+                        same = clients[a] == irqs[b] and clients[a].isdigit()
+                        if not np.isfinite(v):
+                            ax.text(b, a, "n/a", ha="center", va="center", fontsize=9, color="dimgray")
+                            continue
+                        r_, g_, b_, _ = cm((v - vmin) / (vmax - vmin))
+                        ink = "white" if 0.299 * r_ + 0.587 * g_ + 0.114 * b_ < 0.5 else "black"
+                        ax.text(b, a, f"{v:.2f}" if key == "tput" else f"{v:.3f}", ha="center", va="center",
+                                fontsize=8 if big else 12, fontweight="bold", color=ink)
+                        if same:  # an inset frame, so neighbouring cells do not look framed too
+                            ax.add_patch(Rectangle((b - 0.44, a - 0.44), 0.88, 0.88, fill=False, edgecolor=ink,
+                                                   linewidth=1.8, linestyle="--"))
+                            if not big:
+                                ax.text(b, a + 0.25, "same core", ha="center", va="center", fontsize=8, color=ink)
+                ax.set_xticks(range(len(irqs)))
+                ax.set_xticklabels([q if q != "none" else "untouched" for q in irqs])
+                ax.set_yticks(range(len(clients)))
+                ax.set_yticklabels([c if c != "none" else "unpinned" for c in clients])
+                ax.set_xlabel("IRQ core", fontsize=9.5)
+                ax.set_ylabel("client core", fontsize=9.5)
+                memtxt = "buffers wherever they fall" if mem == "any" else f"buffers on NUMA node {mem}"
+                ax.set_title(f"{p}: {name}\n{size_label(largest[p])} messages, {memtxt}", fontsize=10.5)
+            cb = fig.colorbar(im, cax=axes[row][ncol])
+            cb.set_label(f"{name}, {better}", fontsize=9)
+    lines, no_irq = context_lines(rows, good, failed, data)
+    fig.suptitle("Client core x IRQ core at the largest message size (dashed frame: IRQ core = client core)",
+                 fontsize=12.5, fontweight="bold", y=1 - 0.12 / figh, va="top")
+    fig.text(0.5, 1 - 0.5 / figh, "\n".join(lines), ha="center", va="top", fontsize=9,
+             color="firebrick" if no_irq else "dimgray", wrap=True)
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+
+
+def plot_all(prefix):
+    csv_path = prefix + ".csv"
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print(f"{PROG}: no matplotlib for {sys.executable}; apt-get install python3-matplotlib, then "
+              f"{sys.argv[0]} --plot-only --out {prefix}", file=sys.stderr)
+        return 1
+    rows, good, failed, data = load_for_plot(csv_path)
+    if not data:
+        print(f"{PROG}: nothing to plot in {csv_path} ({len(rows)} rows, none with a result)", file=sys.stderr)
+        return 1
+    outs = [prefix + "_vs_size.png", prefix + "_heatmap.png"]
+    plot_vs_size(csv_path, outs[0], rows, good, failed, data)
+    plot_heatmap(csv_path, outs[1], rows, good, failed, data)
+    print(f"{PROG}: wrote {' '.join(outs)}", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+
+MANAGED = {"-T", "--transport", "-m", "--message-size", "--cpu", "--irq-cpus", "--mem-node", "-o", "--output",
+           "-H", "--host", "-l", "--duration", "-n", "--bytes"}
+
+
+def main(argv):
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1:]
+    else:
+        extra = []
+    ap = argparse.ArgumentParser(prog="irq_sweep.py", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--client-cpus", default="all", help="cores to run the client's data thread on, each in turn: "
+                    "0,1 / 0-7 / all / none (unpinned) (default: all)")
+    ap.add_argument("--server-cpu", default="none", help="the server's data-thread CPU, held fixed (default: none, unpinned)")
+    ap.add_argument("--irq-cpus", default="all", help="cores to move the data NIC's IRQs to, one mapping each: 0,1 / "
+                    "0-7 / all / none (leave them alone) (default: all)")
+    ap.add_argument("--irq-side", choices=("local", "remote", "both"), default="local",
+                    help="whose IRQs to move: the client's (local, default), the server's (remote; zcserver needs "
+                         "--allow-irq-affinity) or both to the same core number")
+    ap.add_argument("--sizes", "-m", default=DEFAULT_SIZES, help=f"message sizes: 64K,1M or 64K..4M (default {DEFAULT_SIZES})")
+    ap.add_argument("--mem-nodes", default="any", help="where the client's buffers go: any (wherever they fall) "
+                    "and/or NUMA node numbers, e.g. any,0 (default: any)")
+    ap.add_argument("--transports", "-T", default="tcp,tcp-msgzc", help="zcperf transports (default tcp,tcp-msgzc)")
+    ap.add_argument("-l", "--duration", default="5", help="seconds per run (default 5; zcperf wants >= 5 for CPU figures)")
+    ap.add_argument("-H", "--host", help="zcserver HOST:PORT (default: zcperf's embedded server on loopback)")
+    ap.add_argument("--out", default="irq_sweep", help="output prefix: PREFIX.csv, PREFIX_vs_size.png, PREFIX_heatmap.png")
+    ap.add_argument("--zcperf", default=os.environ.get("ZCPERF", os.path.join(HERE, "..", "build", "zcperf")),
+                    help="zcperf binary (default: $ZCPERF or build/zcperf)")
+    ap.add_argument("--run-timeout", type=float, default=0, help="seconds before one zcperf run counts as hung "
+                    "(default 120 + 40 x -l)")
+    ap.add_argument("--no-retry-failed", dest="retry_failed", action="store_false",
+                    help="on resume, also skip combinations whose earlier run failed")
+    ap.add_argument("--no-plot", action="store_true", help="do not draw the PNGs at the end")
+    ap.add_argument("--plot-only", action="store_true", help="only draw the PNGs from PREFIX.csv")
+    ap.add_argument("--dry-run", action="store_true", help="print the zcperf commands and exit")
+    args = ap.parse_args(argv)
+
+    if args.plot_only:
+        return plot_all(args.out)
+
+    clash = sorted({a.split("=", 1)[0] for a in extra} & MANAGED)
+    if clash:
+        ap.error(f"{', '.join(clash)} after -- : the sweep sets these itself (use its own options)")
+    try:
+        args.client_cpus = expand_cpus(args.client_cpus)
+        args.irq_cpus = expand_cpus(args.irq_cpus)
+        server = expand_cpus(args.server_cpu)
+        if len(server) != 1:
+            raise ValueError("--server-cpu takes one CPU (or none)")
+        args.server_cpu = server[0]
+        args.sizes = parse_sizes(args.sizes)
+        args.mem_nodes = [m.strip() for m in args.mem_nodes.split(",")]
+        args.transports = [t.strip() for t in args.transports.split(",") if t.strip()]
+        float(args.duration)
+    except ValueError as e:
+        ap.error(str(e))
+    cpus = online_cpus()
+    for c in args.client_cpus + args.irq_cpus:
+        if c != "none" and int(c) not in [int(x) for x in cpus]:
+            ap.error(f"CPU {c} is not online here (online: {','.join(cpus)})")
+    for m in args.mem_nodes:
+        if m != "any" and (not m.isdigit() or int(m) not in numa_nodes()):
+            ap.error(f"--mem-nodes: '{m}' is not 'any' or a NUMA node here (nodes: {numa_nodes()})")
+    if not os.access(args.zcperf, os.X_OK):
+        ap.error(f"{args.zcperf} not found; build it (scripts/bootstrap.sh build) or give --zcperf")
+    if args.dry_run:
+        s = Sweep(args, extra)
+        for c in s.combinations():
+            print(shlex.join(s.zcperf_command(c)))
+        return 0
+    return sweep(args, extra)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
