@@ -105,7 +105,7 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
             std::string who;
             for (const auto& t : side->cpu.others.top) who += fmt::format("{}{}[{}] {:.2f} s", who.empty() ? "" : ", ", t.comm, t.pid, t.cpu_s);
             r.warnings.push_back(fmt::format(
-                "{}: other processes used {:.1f}% of a CPU during the test ({}); the whole-host CPU figures and "
+                "{}: other processes used at least {:.1f}% of a CPU during the test ({}); the whole-host CPU figures and "
                 "service demand include that load",
                 name, pct, who));
         }

@@ -12,7 +12,7 @@ mode="${1:-run}"
 # Build and test dependencies, all from Debian's own packages.
 packages=(cmake ninja-build g++ pkg-config libboost-dev libboost-system-dev nlohmann-json3-dev libcli11-dev
           libfmt-dev libnuma-dev liburing-dev libssl-dev libgtest-dev iproute2
-          python3-matplotlib)  # plots of the sweep scripts (Debian's /usr/bin/python3)
+          clang libclang-rt-dev python3-matplotlib)  # clang: the fuzz target; matplotlib: plots of the sweep scripts (Debian's /usr/bin/python3)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else

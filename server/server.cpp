@@ -10,7 +10,11 @@ namespace zc {
 namespace asio = boost::asio;
 
 Server::Server(ServerOptions options)
-    : options_(std::move(options)), host_(probe_host()), acceptor_(io_), signals_(io_, SIGINT, SIGTERM) {
+    : options_(std::move(options)),
+      host_(probe_host()),
+      acceptor_(io_),
+      signals_(io_, SIGINT, SIGTERM),
+      retry_timer_(io_) {
     boost::system::error_code ec;
     asio::ip::address addr = options_.bind.empty() ? asio::ip::address(asio::ip::address_v6::any())
                                                    : asio::ip::make_address(options_.bind, ec);
@@ -48,7 +52,15 @@ void Server::run() {
     log("listening on " + (options_.bind.empty() ? std::string("*") : options_.bind) + ":" + std::to_string(port_) +
         " (" + host_.hostname + ", protocol version 1)");
     accept_next();
-    io_.run();
+    // A handler that throws must not take every other session down with it: log and go on.
+    while (true) {
+        try {
+            io_.run();
+            return;
+        } catch (const std::exception& e) {
+            log(std::string("internal error, carrying on: ") + e.what());
+        }
+    }
 }
 
 void Server::stop() {
@@ -60,7 +72,16 @@ void Server::stop() {
 void Server::accept_next() {
     acceptor_.async_accept([this](const boost::system::error_code& ec, asio::ip::tcp::socket socket) {
         if (ec == asio::error::operation_aborted) return;
-        if (!ec) {
+        if (ec) {
+            // Out of descriptors or memory: accepting again at once would spin. Back off a little.
+            log("accept: " + ec.message() + "; retrying in 100 ms");
+            retry_timer_.expires_after(std::chrono::milliseconds(100));
+            retry_timer_.async_wait([this](const boost::system::error_code& e) {
+                if (!e) accept_next();
+            });
+            return;
+        }
+        {
             socket.set_option(asio::ip::tcp::no_delay(true));
             auto session = std::make_shared<Session>(*this, std::move(socket), next_session_id_++);
             ++sessions_;

@@ -49,6 +49,7 @@ private:
     boost::asio::io_context io_;
     boost::asio::ip::tcp::acceptor acceptor_;
     boost::asio::signal_set signals_;
+    boost::asio::steady_timer retry_timer_;
     uint16_t port_ = 0;
     int sessions_ = 0;
     uint64_t next_session_id_ = 1;

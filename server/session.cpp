@@ -163,8 +163,8 @@ void Session::handle(const Message& m) {
         return read_next(std::chrono::seconds(0));
     }
     if (std::holds_alternative<Stop>(m)) {
-        if (run_) run_->stop();
-        return read_next(std::chrono::seconds(0));
+        if (run_) run_->stop();  // the test's end (an error reply) re-arms the idle timer
+        return read_next(run_ ? std::chrono::seconds(0) : server_.options().idle_timeout);
     }
     fail(std::string("unexpected ") + message_name(m) + " message from the client");
 }

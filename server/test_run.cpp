@@ -3,6 +3,8 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <random>
 
@@ -16,22 +18,44 @@ constexpr auto kAcceptWindow = std::chrono::seconds(10);
 constexpr auto kStartWindow = std::chrono::seconds(30);
 constexpr auto kStallTimeout = std::chrono::seconds(10);
 
-// Reads the 8-byte token that opens every data connection, within the deadline.
-bool read_token(int fd, uint64_t expected, std::chrono::steady_clock::time_point deadline) {
-    uint64_t got = 0;
-    size_t have = 0;
-    auto* p = reinterpret_cast<char*>(&got);
-    while (have < sizeof(got)) {
+// Accepts data connections until `wanted` have presented the token, before the deadline. Pending
+// connections are read side by side, so a stray one that stays silent delays nobody.
+std::vector<UniqueFd> accept_streams(int listener, int wanted, uint64_t token, std::chrono::steady_clock::time_point deadline,
+                                     const std::atomic<bool>& stopped) {
+    struct Pending {
+        UniqueFd fd;
+        uint64_t got = 0;
+        size_t have = 0;
+    };
+    std::vector<UniqueFd> ready;
+    std::vector<Pending> pending;
+    while (static_cast<int>(ready.size()) < wanted && !stopped.load()) {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) return false;
-        pollfd pfd{fd, POLLIN, 0};
-        if (::poll(&pfd, 1, static_cast<int>(left.count())) <= 0) continue;
-        ssize_t n = ::recv(fd, p + have, sizeof(got) - have, MSG_DONTWAIT);
-        if (n <= 0) return false;
-        have += static_cast<size_t>(n);
+        if (left.count() <= 0) break;
+        std::vector<pollfd> fds{{listener, POLLIN, 0}};
+        for (const auto& p : pending) fds.push_back({p.fd.get(), POLLIN, 0});
+        if (::poll(fds.data(), fds.size(), static_cast<int>(std::min<int64_t>(left.count(), 100))) <= 0) continue;
+        for (size_t i = fds.size() - 1; i >= 1; --i) {
+            if (!fds[i].revents) continue;
+            Pending& p = pending[i - 1];
+            ssize_t n = ::recv(p.fd.get(), reinterpret_cast<char*>(&p.got) + p.have, sizeof(p.got) - p.have, MSG_DONTWAIT);
+            bool drop = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+            if (n > 0) p.have += static_cast<size_t>(n);
+            if (p.have == sizeof(p.got)) {
+                if (p.got == token) ready.push_back(std::move(p.fd));
+                drop = true;  // ours and taken, or a stray with the wrong token
+            }
+            if (drop) pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i - 1));
+        }
+        if (fds[0].revents & POLLIN) {
+            int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+            if (fd >= 0 && pending.size() < 1024) pending.push_back({UniqueFd(fd), 0, 0});
+            else if (fd >= 0) ::close(fd);
+        }
     }
-    return got == expected;
+    return ready;
 }
+
 }  // namespace
 
 TestRun::TestRun(ServerSpec spec, const std::string& bind_address, std::set<int> exclude_pids, std::string host,
@@ -65,19 +89,14 @@ void TestRun::stop() {
 
 void TestRun::coordinate() {
     try {
-        std::vector<UniqueFd> fds;
-        auto deadline = std::chrono::steady_clock::now() + kAcceptWindow;
-        while (static_cast<int>(fds.size()) < spec_.streams) {
-            UniqueFd fd = accept_until(listener_.get(), deadline, &stopped_);
-            if (stopped_.load()) throw std::runtime_error("the test was stopped before it started");
-            if (!fd) {
-                throw std::runtime_error("only " + std::to_string(fds.size()) + " of " + std::to_string(spec_.streams) +
-                                         " data connections arrived within 10 s (a firewall between the hosts?)");
-            }
-            if (!read_token(fd.get(), token_, deadline)) continue;  // a stray connection: not ours
-            set_receive_timeout(fd.get(), kStallTimeout);
-            fds.push_back(std::move(fd));
+        std::vector<UniqueFd> fds = accept_streams(listener_.get(), spec_.streams, token_,
+                                                   std::chrono::steady_clock::now() + kAcceptWindow, stopped_);
+        if (stopped_.load()) throw std::runtime_error("the test was stopped before it started");
+        if (static_cast<int>(fds.size()) < spec_.streams) {
+            throw std::runtime_error("only " + std::to_string(fds.size()) + " of " + std::to_string(spec_.streams) +
+                                     " data connections arrived within 10 s (a firewall between the hosts?)");
         }
+        for (auto& fd : fds) set_receive_timeout(fd.get(), kStallTimeout);
         listener_.reset();
 
         SideConfig cfg;

@@ -44,7 +44,7 @@ bool parse_pid_stat(std::string_view text, int& pid, ProcessTicks& out) {
         ++field;
     }
     if (f[9] & kPfKthread) return false;
-    out.ticks = f[14] + f[15] + f[16] + f[17];
+    out.ticks = f[14] + f[15];
     return true;
 }
 

@@ -13,7 +13,8 @@ namespace zc {
 
 struct ProcessTicks {
     std::string comm;
-    uint64_t ticks = 0;  // utime + stime + cutime + cstime (cutime: children reaped, e.g. a shell loop)
+    uint64_t ticks = 0;  // utime + stime. Not cutime/cstime: a child reaped during the interval would
+                         // bring its whole lifetime with it and overstate the load.
 };
 
 // pid -> ticks, user-space processes only (kernel threads carry network work that may be ours).
@@ -35,8 +36,8 @@ struct OtherLoad {
 };
 
 // Processes in `exclude` (this process, a peer on the same host) are not counted. A process that
-// appeared during the interval counts whole; one that vanished is lost (its parent's cutime catches
-// it when reaped).
+// appeared during the interval counts whole; one that ended inside it is missed, so the figure is a
+// lower bound (the whole-host CPU figures still contain everything).
 OtherLoad other_load(const ProcessTable& before, const ProcessTable& after, const std::set<int>& exclude,
                      long ticks_per_s, size_t top_n = 3);
 

@@ -21,7 +21,7 @@ std::vector<std::string> string_list(const nlohmann::json& j, const char* name) 
     std::vector<std::string> out;
     for (const auto& v : *it) {
         if (!v.is_string()) throw ProtocolError(std::string("field '") + name + "' holds a non-string");
-        out.push_back(v.get<std::string>());
+        out.push_back(value_as<std::string>(v, name));
     }
     return out;
 }
@@ -33,13 +33,19 @@ std::vector<int> int_list(const nlohmann::json& j, const char* name) {
     }
     std::vector<int> out;
     for (const auto& v : *it) {
-        if (!v.is_number_integer()) throw ProtocolError(std::string("field '") + name + "' holds a non-integer");
-        out.push_back(v.get<int>());
+        out.push_back(value_as<int>(v, name));
     }
     return out;
 }
 
 }  // namespace
+
+std::string utf8_prefix(const std::string& s, size_t max_bytes) {
+    if (s.size() <= max_bytes) return s;
+    size_t n = max_bytes;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // not inside a character
+    return s.substr(0, n);
+}
 
 nlohmann::json to_json(const Topology& t) {
     nlohmann::json nodes = nlohmann::json::array();
@@ -118,7 +124,8 @@ std::string encode_body(const Message& m) {
         },
         m);
     j["type"] = message_name(m);
-    return j.dump();
+    // A reason may quote what a peer sent; never let bad UTF-8 there make encoding throw.
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string encode_message(const Message& m) { return encode_frame(encode_body(m)); }
@@ -167,14 +174,12 @@ Message decode_body(std::string_view body) {
         if (type == "stop") return Stop{};
         if (type == "result") return ResultMsg{side_result_from_json(j.at("side"))};
         if (type == "error") {
-            std::string reason = field<std::string>(j, "reason");
-            if (reason.size() > 4096) reason.resize(4096);
-            return ErrorMsg{reason};
+            return ErrorMsg{utf8_prefix(field<std::string>(j, "reason"), 4096)};
         }
     } catch (const nlohmann::json::exception& e) {
         throw ProtocolError("malformed '" + type + "' message: " + e.what());
     }
-    throw ProtocolError("unknown control message type '" + type.substr(0, 64) + "'");
+    throw ProtocolError("unknown control message type '" + utf8_prefix(type, 64) + "'");
 }
 
 }  // namespace zc

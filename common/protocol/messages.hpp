@@ -73,6 +73,9 @@ std::string encode_message(const Message& m);  // framed, ready to write
 // out-of-range fields.
 Message decode_body(std::string_view body);
 
+// At most max_bytes of s, cut on a UTF-8 character boundary.
+std::string utf8_prefix(const std::string& s, size_t max_bytes);
+
 nlohmann::json to_json(const Topology& t);
 Topology topology_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const HostInfo& h);

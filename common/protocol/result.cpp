@@ -71,12 +71,12 @@ Placement placement_from_json(const nlohmann::json& j) {
     if (!pages.is_object() || pages.size() > 1024) throw ProtocolError("field 'buffer_pages_by_node' must be a small object");
     for (const auto& [node, n] : pages.items()) {
         try {
-            p.buffer_pages_by_node[std::stoi(node)] = n.get<uint64_t>();
+            p.buffer_pages_by_node[std::stoi(node)] = value_as<uint64_t>(n, "buffer_pages_by_node");
         } catch (const std::exception&) {
             throw ProtocolError("field 'buffer_pages_by_node' holds a bad entry");
         }
     }
-    for (const auto& n : array_field(j, "cpu_nodes", kMaxStreams)) p.cpu_nodes.push_back(n.get<int>());
+    for (const auto& n : array_field(j, "cpu_nodes", kMaxStreams)) p.cpu_nodes.push_back(value_as<int>(n, "cpu_nodes"));
     for (const auto& i : array_field(j, "irqs", 4096)) {
         IrqReport r;
         r.irq = field<int>(i, "irq");
@@ -84,7 +84,7 @@ Placement placement_from_json(const nlohmann::json& j) {
         r.affinity = field<std::string>(i, "affinity");
         r.affinity_before = field<std::string>(i, "affinity_before");
         r.interrupts = field<uint64_t>(i, "interrupts");
-        for (const auto& v : array_field(i, "per_cpu", 65536)) r.per_cpu.push_back(v.get<uint64_t>());
+        for (const auto& v : array_field(i, "per_cpu", 65536)) r.per_cpu.push_back(value_as<uint64_t>(v, "per_cpu"));
         p.irqs.push_back(std::move(r));
     }
     p.irq_note = field<std::string>(j, "irq_note");
@@ -168,15 +168,15 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         s.rx_mapped_bytes = field<uint64_t>(zc, "rx_mapped_bytes");
         s.rx_copied_bytes = field<uint64_t>(zc, "rx_copied_bytes");
         s.elapsed_s = field_in<double>(j, "elapsed_s", 0, 1e7);
-        for (const auto& b : array_field(j, "stream_bytes", kMaxStreams)) s.stream_bytes.push_back(b.get<uint64_t>());
-        for (const auto& c : array_field(j, "cpus", kMaxStreams)) s.cpus.push_back(c.get<int>());
+        for (const auto& b : array_field(j, "stream_bytes", kMaxStreams)) s.stream_bytes.push_back(value_as<uint64_t>(b, "stream_bytes"));
+        for (const auto& c : array_field(j, "cpus", kMaxStreams)) s.cpus.push_back(value_as<int>(c, "cpus"));
         s.cpu = cpu_usage_from_json(j.at("cpu"));
         s.process_user_s = field<double>(j, "process_user_s");
         s.process_sys_s = field<double>(j, "process_sys_s");
         s.placement = placement_from_json(j.at("placement"));
         s.socket_send_buffer = field<uint64_t>(j, "socket_send_buffer");
         s.socket_recv_buffer = field<uint64_t>(j, "socket_recv_buffer");
-        for (const auto& w : array_field(j, "warnings", 64)) s.warnings.push_back(w.get<std::string>());
+        for (const auto& w : array_field(j, "warnings", 64)) s.warnings.push_back(value_as<std::string>(w, "warnings"));
         return s;
     } catch (const nlohmann::json::exception& e) {
         throw ProtocolError(std::string("malformed result: ") + e.what());

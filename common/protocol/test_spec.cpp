@@ -52,10 +52,9 @@ std::vector<int> cpu_array(const nlohmann::json& j, const char* name) {
     }
     std::vector<int> out;
     for (const auto& c : *it) {
-        if (!c.is_number_integer() || c.get<int64_t>() < 0 || c.get<int64_t>() > 65535) {
-            throw ProtocolError(std::string("field '") + name + "' holds something that is not a CPU number");
-        }
-        out.push_back(c.get<int>());
+        int cpu = value_as<int>(c, name);
+        if (cpu < 0 || cpu > 65535) throw ProtocolError(std::string("field '") + name + "' holds something that is not a CPU number");
+        out.push_back(cpu);
     }
     return out;
 }

@@ -1,0 +1,295 @@
+"""Parsing, CSV and reports for bench/peers.sh and bench/zerocopy.sh (stdlib only).
+
+The shell scripts only orchestrate; they call this file as
+  lib.py parse TOOL VARIANT RAW CSV ROUND SIZE BYTES DURATION CLIENT_CPU SERVER_CPU
+  lib.py skip TOOL VARIANT CSV ROUND SIZE BYTES DURATION NOTE
+  lib.py report peers|zerocopy CSV
+A sample's label is its tool, plus its variant when it has one ("zcperf tcp-msgzc", "iperf3 -Z").
+"""
+import csv, json, os, re, statistics, sys
+
+FIELDS = ["round", "size", "msg_bytes", "tool", "variant", "duration_s", "gbps",
+          "send_sd_us_per_kb", "recv_sd_us_per_kb",
+          "send_proc_sd_us_per_kb", "recv_proc_sd_us_per_kb",
+          "zc_sent_bytes", "zc_copied_bytes", "zc_copied_pct", "zc_completions", "zc_enobufs",
+          "other_cpu_pct", "host_cpus", "raw_costs", "note"]
+KB = 1024                     # netperf's KB, as zcperf uses
+QPERF_GB = 1e9                # qperf divides CPU time by bytes/1e9 (src/qperf.c: gB)
+COST_UNIT = {"ns/GB": 1e-9, "us/GB": 1e-6, "ms/GB": 1e-3, "sec/GB": 1.0}
+BW_UNIT = {"bits/sec": 1, "Kb/sec": 1e3, "Mb/sec": 1e6, "Gb/sec": 1e9, "Tb/sec": 1e12,
+           "bytes/sec": 8, "KB/sec": 8e3, "MB/sec": 8e6, "GB/sec": 8e9, "TB/sec": 8e12}
+OTHER_LOAD_WARN_PCT = 5.0     # zcperf warns above this (client/test_driver.cpp)
+
+
+class Bad(Exception):
+    pass
+
+
+def sd(cpu_s, nbytes):
+    """CPU seconds and bytes -> microseconds of CPU per KB."""
+    return cpu_s * 1e6 / (nbytes / KB)
+
+
+def s_per_gb_to_us_per_kb(v):
+    # v CPU-s per 1e9 B; 1 us/KB = 1e-6 s per 1024 B = 0.9766 s/GB, so multiply by 1.024
+    return v * 1e6 * KB / QPERF_GB
+
+
+def parse_zcperf(text, ccpu, scpu, variant):
+    d = json.loads(text)
+    if d.get("errors") or not d.get("results"):
+        raise Bad("zcperf: " + "; ".join(d.get("errors") or ["no results"]))
+    r = d["results"][0]
+    loc, rem = r["local"], r["remote"]
+    if loc["role"] != "send" or loc["cpus"] != [ccpu] or rem["cpus"] != [scpu]:
+        raise Bad(f"zcperf: unexpected role/pinning {loc['role']} {loc['cpus']} {rem['cpus']}")
+    if r["transport"] != (variant or "tcp"):
+        raise Bad(f"zcperf: ran transport {r['transport']}, wanted {variant}")
+    out = dict(gbps=r["throughput_gbps"],
+               send_sd_us_per_kb=loc["service_demand_us_per_kb"],
+               recv_sd_us_per_kb=rem["service_demand_us_per_kb"],
+               send_proc_sd_us_per_kb=loc["process_service_demand_us_per_kb"],
+               recv_proc_sd_us_per_kb=rem["process_service_demand_us_per_kb"],
+               # both sides sample the same host here; keep the worse of the two
+               other_cpu_pct=max(loc["other_processes_cpu_pct_of_one_cpu"],
+                                 rem["other_processes_cpu_pct_of_one_cpu"]),
+               host_cpus=loc["cpu"]["ncpus"])
+    # Only MSG_ZEROCOPY and SEND_ZC get completions saying whether the kernel copied;
+    # copy and sendfile sends leave these columns empty.
+    zc = loc.get("zerocopy") or {}
+    if zc.get("sent_bytes"):
+        out.update(zc_sent_bytes=zc["sent_bytes"], zc_copied_bytes=zc["copied_bytes"],
+                   zc_copied_pct=100.0 * zc["copied_bytes"] / zc["sent_bytes"],
+                   zc_completions=zc["completions"], zc_enobufs=zc.get("enobufs", 0))
+    return out
+
+
+def parse_iperf3(text, ccpu, scpu, variant):
+    d = json.loads(text)
+    if d.get("error"):
+        raise Bad("iperf3: " + d["error"])
+    end = d["end"]
+    snd, rcv = end["sum_sent"], end["sum_received"]
+    out = dict(gbps=rcv["bits_per_second"] / 1e9)
+    # iperf3's CPU figures are its own process's getrusage (% of one CPU), so they
+    # compare with zcperf's process SD, not with the whole-host SD.
+    cpu = end.get("cpu_utilization_percent")
+    if cpu and snd["bytes"] and rcv["bytes"]:
+        out["send_proc_sd_us_per_kb"] = sd(cpu["host_total"] / 100 * snd["seconds"], snd["bytes"])
+        out["recv_proc_sd_us_per_kb"] = sd(cpu["remote_total"] / 100 * rcv["seconds"], rcv["bytes"])
+    return out
+
+
+def parse_qperf(text, ccpu, scpu, variant):
+    vals = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*(\w+)\s*=\s*([-\d.,]+)\s*(\S*)", line)
+        if m:
+            vals[m.group(1)] = (float(m.group(2).replace(",", "")), m.group(3))
+    try:
+        bw, bw_unit = vals["bw"]
+        send, send_unit = vals["send_cost"]
+        recv, recv_unit = vals["recv_cost"]
+        gbps = bw * BW_UNIT[bw_unit] / 1e9
+        send_s = send * COST_UNIT[send_unit]
+        recv_s = recv * COST_UNIT[recv_unit]
+    except KeyError as e:
+        raise Bad(f"qperf: cannot read {e} from its output:\n{text}")
+    # qperf's -lca/-rca are 1-based (0 means "not pinned")
+    if vals.get("loc_affinity", (0,))[0] != ccpu + 1 or vals.get("rem_affinity", (0,))[0] != scpu + 1:
+        raise Bad("qperf: pinning not as asked:\n" + text)
+    return dict(gbps=gbps,
+                send_sd_us_per_kb=s_per_gb_to_us_per_kb(send_s),
+                recv_sd_us_per_kb=s_per_gb_to_us_per_kb(recv_s),
+                raw_costs=f"send {send:g} {send_unit}; recv {recv:g} {recv_unit}")
+
+
+def cmd_parse(tool, variant, raw, csv_path, rnd, size, nbytes, dur, ccpu, scpu):
+    row = dict(round=rnd, size=size, msg_bytes=nbytes, tool=tool, variant=variant, duration_s=dur)
+    with open(raw) as f:
+        text = f.read()
+    try:
+        row.update(globals()["parse_" + tool](text, int(ccpu), int(scpu), variant))
+    except Bad as e:
+        sys.exit(str(e))
+    except (ValueError, KeyError, TypeError) as e:
+        sys.exit(f"{tool}: unreadable output ({e!r}), see {raw}")
+    append(csv_path, row)
+    # one progress line for the log
+    msg = f"{row['gbps']:.2f} Gb/s"
+    if "send_sd_us_per_kb" in row:
+        msg += f", SD send/recv {row['send_sd_us_per_kb']:.3f}/{row['recv_sd_us_per_kb']:.3f} us/KB"
+    if variant and "send_proc_sd_us_per_kb" in row:
+        msg += f", send proc SD {row['send_proc_sd_us_per_kb']:.3f}"
+    if "zc_copied_pct" in row:
+        msg += f", kernel copied {row['zc_copied_pct']:.1f}%"
+    if row.get("other_cpu_pct", 0) > OTHER_LOAD_WARN_PCT:
+        msg += f"  [other processes: {row['other_cpu_pct']:.0f}% of a CPU]"
+    print(msg)
+
+
+def cmd_skip(tool, variant, csv_path, rnd, size, nbytes, dur, note):
+    append(csv_path, dict(round=rnd, size=size, msg_bytes=nbytes, tool=tool, variant=variant,
+                          duration_s=dur, note=note))
+
+
+def append(csv_path, row):
+    new = not os.path.exists(csv_path) or os.path.getsize(csv_path) == 0
+    with open(csv_path, "a", newline="") as f:
+        w = csv.DictWriter(f, FIELDS)
+        if new:
+            w.writeheader()
+        w.writerow(row)
+
+
+def label(tool, variant):
+    return f"{tool} {variant}" if variant else tool
+
+
+class Samples:
+    """The CSV's samples by (size, label, column); also its sizes and skip notes."""
+
+    def __init__(self, csv_path):
+        self.v, self.sizes, self.notes = {}, [], set()
+        with open(csv_path) as f:
+            for r in csv.DictReader(f):
+                lab = label(r["tool"], r.get("variant") or "")   # older CSVs lack "variant"
+                if r["size"] not in self.sizes:
+                    self.sizes.append(r["size"])
+                if r["note"]:
+                    self.notes.add(f"{lab} {r['size']}: {r['note']}")
+                for k, v in r.items():
+                    if k in ("gbps", "zc_copied_pct", "other_cpu_pct", "host_cpus") or k.endswith("per_kb"):
+                        if v not in ("", None):
+                            self.v.setdefault((r["size"], lab, k), []).append(float(v))
+
+    def get(self, size, lab, key):
+        return self.v.get((size, lab, key), [])
+
+    def med(self, size, lab, key):
+        v = self.get(size, lab, key)
+        return statistics.median(v) if v else None
+
+    def span(self, size, lab, key, spec):
+        v = self.get(size, lab, key)
+        return f"{min(v):{spec}}..{max(v):{spec}} ({len(v)})" if v else "n/a"
+
+    def all(self, key):
+        return [x for (_, _, k), v in self.v.items() if k == key for x in v]
+
+
+def fmt(v, spec):
+    return "n/a" if v is None else format(v, spec)
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def table(cols, rows):
+    head = "  ".join(f"{n:>{w}}" if w > 0 else f"{n:<{-w}}" for n, w in cols)
+    print(head)
+    print("-" * len(head))
+    for cells in rows:
+        print("  ".join(f"{c:>{w}}" if w > 0 else f"{c:<{-w}}" for c, (_, w) in zip(cells, cols)))
+
+
+def report_peers(s):
+    tools = ["zcperf", "iperf3", "qperf"]
+    print(f"{'':5}  {'throughput, Gb/s (median)':^25}  {'ratio':^14}  "
+          f"{'service demand, us/KB (median)':^34}")
+    rows = []
+    for z in s.sizes:
+        zc, ip, qp = (s.med(z, t, "gbps") for t in tools)
+        rows.append([z, fmt(zc, ".2f"), fmt(ip, ".2f"), fmt(qp, ".2f"),
+                     fmt(ratio(zc, ip), ".2f"), fmt(ratio(zc, qp), ".2f"),
+                     fmt(s.med(z, "zcperf", "send_sd_us_per_kb"), ".3f"),
+                     fmt(s.med(z, "zcperf", "recv_sd_us_per_kb"), ".3f"),
+                     fmt(s.med(z, "qperf", "send_sd_us_per_kb"), ".3f"),
+                     fmt(s.med(z, "qperf", "recv_sd_us_per_kb"), ".3f")])
+    table([("size", 5), ("zcperf", 7), ("iperf3", 7), ("qperf", 7), ("zc/ip3", 6),
+           ("zc/qp", 6), ("zc snd", 7), ("zc rcv", 7), ("qp snd", 7), ("qp rcv", 7)], rows)
+
+    # The machine is noisy: show how far apart the samples behind each median are.
+    print("\nthroughput samples, Gb/s: min..max (n)")
+    for z in s.sizes:
+        print(f"  {z:>5}  " + "   ".join(f"{t} {s.span(z, t, 'gbps', '.2f')}" for t in tools))
+    print("\nGb/s = 1e9 bit/s. Ratios are ratios of the medians. Service demand = CPU time of the"
+          "\nwhole host (all CPUs, /proc/stat) per KB (1024 B) moved, for both zcperf and qperf; on"
+          "\nloopback both sides count the same machine, so send and recv come out about equal"
+          "\n(per-process figures for zcperf and iperf3 are in the CSV). qperf prints CPU-s per"
+          "\n1e9 B (sec/GB, or ns/GB with -uu): us/KB = sec/GB x 1.024.")
+
+
+ZC_PATHS = ["tcp", "tcp-sendfile", "tcp-msgzc", "tcp-uringzc"]   # tcp first: the baseline
+
+
+def report_zerocopy(s):
+    zc_sf, ip_z = "zcperf tcp-sendfile", "iperf3 -Z"
+    print("sendfile senders: zcperf -T tcp-sendfile vs iperf3 -Z (medians)")
+    rows = []
+    for z in s.sizes:
+        a, b = s.med(z, zc_sf, "gbps"), s.med(z, ip_z, "gbps")
+        rows.append([z, fmt(a, ".2f"), fmt(b, ".2f"), fmt(ratio(a, b), ".2f"),
+                     fmt(s.med(z, zc_sf, "send_proc_sd_us_per_kb"), ".3f"),
+                     fmt(s.med(z, ip_z, "send_proc_sd_us_per_kb"), ".3f")])
+    table([("size", 5), ("zcperf", 7), ("iperf3", 7), ("zc/ip3", 6),
+           ("zc pSD snd", 10), ("ip3 pSD snd", 11)], rows)
+
+    print("\nzcperf sender paths, receiver --rx copy (medians)")
+    rows = []
+    for z in s.sizes:
+        base = f"zcperf {ZC_PATHS[0]}"
+        for i, p in enumerate(ZC_PATHS):
+            lab = f"zcperf {p}"
+            gb = s.med(z, lab, "gbps")
+            psd = s.med(z, lab, "send_proc_sd_us_per_kb")
+            copied = s.med(z, lab, "zc_copied_pct")
+            rows.append([z if i == 0 else "", p, fmt(gb, ".2f"),
+                         fmt(ratio(gb, s.med(z, base, "gbps")), ".2f"),
+                         fmt(s.med(z, lab, "send_sd_us_per_kb"), ".3f"), fmt(psd, ".3f"),
+                         fmt(ratio(psd, s.med(z, base, "send_proc_sd_us_per_kb")), ".2f"),
+                         # tcp copies by design; sendfile gets no completions to count copies
+                         "-" if p == "tcp" else fmt(copied, ".1f")])
+    table([("size", 5), ("path", -12), ("Gb/s", 6), ("x tcp", 5), ("SD snd", 7),
+           ("pSD snd", 7), ("pSD/tcp", 7), ("copied %", 8)], rows)
+
+    print("\nspread, min..max (n): throughput Gb/s | send proc SD us/KB")
+    for z in s.sizes:
+        for lab in [f"zcperf {p}" for p in ZC_PATHS] + [ip_z]:
+            print(f"  {z:>5}  {lab:<20} {s.span(z, lab, 'gbps', '.2f'):<20} "
+                  f"{s.span(z, lab, 'send_proc_sd_us_per_kb', '.3f')}")
+
+    load = s.all("other_cpu_pct")
+    if load:
+        over = sum(v > OTHER_LOAD_WARN_PCT for v in load)
+        print(f"\nother processes' CPU load during the zcperf tests (zcperf's own count, % of one CPU):"
+              f"\n  median {statistics.median(load):.1f}, max {max(load):.1f}; over {OTHER_LOAD_WARN_PCT:g}%"
+              f" (zcperf warns) in {over} of {len(load)} tests")
+        cap = 100 * max(s.all("host_cpus") or [0])
+        if cap and max(load) > cap:
+            # zcperf sums utime+stime+cutime+cstime per process (measure/other_processes.cpp),
+            # so a child that exits mid-test lands whole in its parent's share.
+            print(f"  values over {cap:.0f}% cannot be real on this {cap / 100:.0f}-CPU host: zcperf counts"
+                  f"\n  the lifetime CPU of children that exited during the test (cutime/cstime) in their"
+                  f"\n  parent. Read them as 'heavy load', not as a measure of it.")
+
+    print("\nGb/s = 1e9 bit/s; ratios are ratios of the medians. SD snd: whole-host CPU (all CPUs,"
+          "\n/proc/stat, softirq included) per KB (1024 B) sent. pSD snd: the sending process's own CPU"
+          "\n(getrusage; for iperf3 its cpu_utilization_percent host_total), which is what a sender path"
+          "\nchanges; pSD/tcp < 1 means the path costs the sender less than send(). copied %: share of"
+          "\nMSG_ZEROCOPY / SEND_ZC bytes that the kernel's completions say it copied anyway. On loopback"
+          "\nit is 100 % by design (the receiver must not see pages the sender may still change), so"
+          "\nthose rows measure the zero-copy machinery's overhead, not its gain. sendfile has no"
+          "\ncompletions to count (n/a): it hands the memfd's page-cache pages to TCP by reference.")
+
+
+def cmd_report(layout, csv_path):
+    s = Samples(csv_path)
+    {"peers": report_peers, "zerocopy": report_zerocopy}[layout](s)
+    for n in sorted(s.notes):
+        print("note: " + n)
+
+
+if __name__ == "__main__":
+    {"parse": cmd_parse, "skip": cmd_skip, "report": cmd_report}[sys.argv[1]](*sys.argv[2:])

@@ -1,0 +1,179 @@
+# bench/lib.sh: what peers.sh and zerocopy.sh share (sourced, not run): options, servers'
+# cleanup, the tools' runners and the alternating-rounds loop. Parsing, the CSV and the
+# tables are in lib.py. A script sets NAME, sources this, defines usage(), then calls
+#   bench_args "$@"; bench_report_only LAYOUT; bench_setup TOOL...; bench_rounds CASE...; bench_report LAYOUT
+# shellcheck shell=bash
+
+ROUNDS=3
+DURATION=5
+SIZES=64K,1M,4M
+CLIENT_CPU=0
+SERVER_CPU=1
+CSV=
+REPORT_ONLY=
+
+die() { echo "$NAME.sh: $*" >&2; exit 1; }
+log() { echo "[$NAME] $*" >&2; }
+
+# The options every bench script takes (usage() is the calling script's).
+bench_args() {
+    while (($#)); do
+        case $1 in
+            --rounds)   ROUNDS=${2:?}; shift 2 ;;
+            --duration) DURATION=${2:?}; shift 2 ;;
+            --sizes)    SIZES=${2:?}; shift 2 ;;
+            --csv)      CSV=${2:?}; shift 2 ;;
+            --report)   REPORT_ONLY=${2:?}; shift 2 ;;
+            -h|--help)  usage; exit 0 ;;
+            *)          usage >&2; exit 2 ;;
+        esac
+    done
+    [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "--rounds wants a positive integer"
+    # iperf3 truncates -t to an integer, so only whole seconds keep the tools comparable.
+    [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration wants whole seconds"
+}
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# ZCPERF=/path/to/zcperf runs another binary, e.g. a copy that a rebuild cannot replace mid-run.
+ZCPERF=${ZCPERF:-$ROOT/build/zcperf}
+PY=/usr/bin/python3
+LIBPY=$ROOT/bench/lib.py
+[[ -x $PY ]] || die "needs $PY"
+
+IPERF_PID=       # the current test's one-shot iperf3 server
+SERVER_PIDS=()   # servers that live for the whole run (qperf)
+
+cleanup() {
+    local rc=$?
+    for pid in $IPERF_PID "${SERVER_PIDS[@]}"; do
+        pkill -P "$pid" 2>/dev/null || true   # qperf's server forks one child per test
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bench_report() { "$PY" "$LIBPY" report "$1" "${2:-$CSV}"; }   # LAYOUT [CSV]
+
+# --report FILE: reprint the table from an earlier CSV and stop.
+bench_report_only() {   # layout
+    [[ -n $REPORT_ONLY ]] || return 0
+    [[ -f $REPORT_ONLY ]] || die "no such CSV: $REPORT_ONLY"
+    bench_report "$1" "$REPORT_ONLY"
+    exit 0
+}
+
+# K/M/G as powers of 1024, which is what all three tools take K/M to mean
+# (qperf's lower-case k/m would be powers of 1000, so pass bytes to be safe).
+to_bytes() {
+    local s=${1^^} n
+    [[ $s =~ ^([0-9]+)([KMG]?)$ ]] || die "bad size: $1"
+    n=${BASH_REMATCH[1]}
+    case ${BASH_REMATCH[2]} in
+        K) n=$((n << 10)) ;; M) n=$((n << 20)) ;; G) n=$((n << 30)) ;;
+    esac
+    echo "$n"
+}
+
+listening() { [[ -n $(ss -Hltn "sport = :$1") ]]; }
+free_port() { local p=$1; while listening "$p"; do p=$((p + 1)); done; echo "$p"; }
+wait_listen() {   # port pid
+    for _ in $(seq 100); do
+        listening "$1" && return 0
+        kill -0 "$2" 2>/dev/null || return 1
+        sleep 0.05
+    done
+    return 1
+}
+
+fail() {   # tool raw-file
+    echo "$NAME.sh: $1 failed; last lines of $2:" >&2
+    tail -n 15 "$2" >&2
+    exit 1
+}
+
+# Checks the tools, reads --sizes, and opens the CSV (SIZE_LIST, CSV, RAW, LIMIT, IPERF_PORT).
+bench_setup() {   # tool... (besides zcperf)
+    [[ -x $ZCPERF ]] || die "$ZCPERF not found; build first: cmake -S . -B build -G Ninja && cmake --build build -j2"
+    local t s
+    for t in "$@" taskset timeout ss; do
+        command -v "$t" >/dev/null || die "$t not found (apt-get install -y iperf3 qperf)"
+    done
+    taskset -c "$SERVER_CPU" true 2>/dev/null || die "CPU $SERVER_CPU is not available here"
+    IFS=, read -ra SIZE_LIST <<<"$SIZES"
+    for s in "${SIZE_LIST[@]}"; do to_bytes "$s" >/dev/null; done
+    [[ -n $CSV ]] || CSV=$ROOT/bench/out/$NAME-$(date +%Y%m%d-%H%M%S).csv
+    RAW=${CSV%.csv}-raw
+    mkdir -p "$(dirname "$CSV")" "$RAW"
+    : >"$CSV"
+    LIMIT=$((DURATION + 30))   # a hung tool fails the run instead of stalling it
+    IPERF_PORT=$(free_port 5299)
+}
+
+# run_TOOL SIZE BYTES RAW [VARIANT]: one test, output to RAW. Returning 3 with the reason in
+# RAW.skip means the tool cannot do this test: it is noted in the CSV, not a failure.
+
+run_zcperf() {   # variant = the sender path (-T), default tcp
+    timeout "$LIMIT" "$ZCPERF" -T "${4:-tcp}" -m "$2" -l "$DURATION" --cpu "$CLIENT_CPU,$SERVER_CPU" -o json \
+        >"$3" 2>"$3.err" || { cat "$3.err" >>"$3"; fail zcperf "$3"; }
+}
+
+run_iperf3() {   # variant = extra client flags, e.g. -Z
+    iperf3 -s -1 -A "$SERVER_CPU" -p "$IPERF_PORT" >"$3.server" 2>&1 &
+    IPERF_PID=$!
+    wait_listen "$IPERF_PORT" "$IPERF_PID" || fail "iperf3 server" "$3.server"
+    local rc=0
+    # shellcheck disable=SC2086  # the variant is a list of flags
+    timeout "$LIMIT" iperf3 -c 127.0.0.1 -p "$IPERF_PORT" -A "$CLIENT_CPU" -l "$2" -t "$DURATION" -J ${4:-} \
+        >"$3" 2>"$3.err" || rc=$?
+    if ((rc != 0)); then
+        kill "$IPERF_PID" 2>/dev/null || true
+        wait "$IPERF_PID" 2>/dev/null || true
+        IPERF_PID=
+        # iperf3 caps -l (1 MiB in 3.x): a limit of the tool, not a failure of the run
+        if grep -q 'block size too large' "$3.err"; then
+            echo "message size over iperf3's limit ($(grep -o 'maximum = [0-9]* bytes' "$3.err"))" >"$3.skip"
+            return 3
+        fi
+        cat "$3.err" >>"$3"
+        fail iperf3 "$3"
+    fi
+    wait "$IPERF_PID" 2>/dev/null || true
+    IPERF_PID=
+}
+
+# Alternating rounds: every round goes through every size, and for each size runs every
+# CASE back to back, so slow drift on a noisy machine hits all of them alike instead of
+# falling on whichever ran last. A CASE is TOOL or TOOL:VARIANT (zcperf:tcp-msgzc, iperf3:-Z).
+bench_rounds() {   # case...
+    local -A skip=()
+    local r size bytes c tool variant key raw rc summary
+    for ((r = 1; r <= ROUNDS; r++)); do
+        for size in "${SIZE_LIST[@]}"; do
+            bytes=$(to_bytes "$size")
+            for c in "$@"; do
+                tool=${c%%:*}
+                variant=${c#"$tool"}; variant=${variant#:}
+                key="$c $size"
+                raw=$RAW/r$r-$size-$tool${variant:+-${variant#-}}.out
+                if [[ -z ${skip[$key]:-} ]]; then
+                    rc=0
+                    "run_$tool" "$size" "$bytes" "$raw" "$variant" || rc=$?
+                    ((rc == 3)) && skip[$key]=$(<"$raw.skip")
+                fi
+                if [[ -n ${skip[$key]:-} ]]; then
+                    log "round $r/$ROUNDS  $size  $tool${variant:+ $variant}: skipped, ${skip[$key]}"
+                    "$PY" "$LIBPY" skip "$tool" "$variant" "$CSV" "$r" "$size" "$bytes" "$DURATION" "${skip[$key]}"
+                    continue
+                fi
+                summary=$("$PY" "$LIBPY" parse "$tool" "$variant" "$raw" "$CSV" "$r" "$size" "$bytes" \
+                    "$DURATION" "$CLIENT_CPU" "$SERVER_CPU") || die "could not read $tool's output ($raw)"
+                log "round $r/$ROUNDS  $size  $tool${variant:+ $variant}: $summary"
+                sleep 0.5   # let the last connection's teardown finish before the next test
+            done
+        done
+    done
+    find "$RAW" -empty -delete   # the tools' empty stderr captures
+}

@@ -1,0 +1,218 @@
+// The seed corpus: one valid framed message of every type (made by the library's own encoder, so it
+// follows the wire format as it is now) and a set of malformed ones. Written by
+// `ZCPERF_FUZZ_WRITE_CORPUS=DIR zcperf_fuzz_protocol`; run_fuzz.sh refreshes tests/fuzz/corpus/ with
+// it on request (--write-corpus) and adds it to every run.
+#include "seed_corpus.hpp"
+
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "protocol/frame.hpp"
+#include "protocol/messages.hpp"
+
+namespace zc::fuzz {
+
+namespace {
+
+HostInfo sample_host() {
+    HostInfo h;
+    h.hostname = "fuzz-host";
+    h.kernel = "6.1.0-fuzz";
+    h.boot_id = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
+    h.pid = 4242;
+    h.cpus = {0, 1, 2, 3};
+    h.numa_nodes = {0};
+    h.transports = {"tcp", "tcp-sendfile", "tcp-msgzc", "tcp-uringzc"};
+    h.memory_types = {"host"};
+    return h;
+}
+
+ServerSpec sample_spec(Transport t, TestKind k, RxMode rx) {
+    ServerSpec s;
+    s.transport = t;
+    s.test = k;
+    s.message_size = 65536;
+    s.duration_s = 2.5;
+    s.total_bytes = 0;
+    s.streams = 2;
+    s.alignment = 4096;
+    s.rx = rx;
+    s.uring_fixed = t == Transport::tcp_uringzc;
+    s.side.cpus = {0, 1};
+    s.side.socket_buffer = 1 << 20;
+    return s;
+}
+
+SideResult sample_side() {
+    SideResult s;
+    s.host = "fuzz-host";
+    s.role = Role::recv;
+    s.bytes = 8ull << 20;
+    s.ops = 128;
+    s.path = "tcp";
+    s.zc_sent_bytes = 4096;
+    s.zc_copied_bytes = 1024;
+    s.zc_completions = 3;
+    s.rx_mapped_bytes = 8192;
+    s.rx_copied_bytes = 16;
+    s.elapsed_s = 0.125;
+    s.stream_bytes = {4ull << 20, 4ull << 20};
+    s.cpus = {0, 1};
+    s.cpu.elapsed_s = 0.125;
+    s.cpu.ncpus = 2;
+    s.cpu.all = {10, 0, 20, 1, 5, 0, 0, 64};
+    s.cpu.busy_cpu_s = 0.09;
+    s.cpu.per_cpu = {{0, {12, 0, 22, 1, 4, 0, 0, 61}}, {1, {8, 0, 18, 1, 6, 0, 0, 67}}};
+    s.cpu.others.cpu_s = 0.01;
+    s.cpu.others.top = {{77, "benchmark", 0.01}};
+    s.process_user_s = 0.01;
+    s.process_sys_s = 0.05;
+    s.socket_send_buffer = 2626560;
+    s.socket_recv_buffer = 131072;
+    s.warnings = {"other processes used 8% of one CPU"};
+    return s;
+}
+
+// Each message type of the variant, default-constructed: covers types added after this file.
+template <size_t... I>
+void add_defaults(std::vector<std::pair<std::string, std::string>>& out, std::index_sequence<I...>) {
+    (..., [&] {
+        Message m{std::in_place_index<I>};
+        out.emplace_back(std::string("default-") + message_name(m), encode_message(m));
+    }());
+}
+
+std::string header_only(uint32_t n) {
+    std::string h = "ZCPF";
+    h += static_cast<char>(n >> 24);
+    h += static_cast<char>(n >> 16);
+    h += static_cast<char>(n >> 8);
+    h += static_cast<char>(n);
+    return h;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> seed_inputs() {
+    std::vector<std::pair<std::string, std::string>> out;
+    auto valid = [&](const std::string& name, const Message& m) {
+        out.emplace_back("valid-" + name, encode_message(m));
+    };
+    auto framed = [&](const std::string& name, const std::string& body) {
+        out.emplace_back("bad-" + name, encode_frame(body));
+    };
+
+    // One valid message of every type (and the variants a spec can take).
+    Hello hello;
+    hello.software = "zcperf 0.1.0";
+    hello.boot_id = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
+    hello.pid = 1234;
+    valid("hello", hello);
+    Welcome welcome;
+    welcome.software = "zcserver 0.1.0";
+    welcome.host = sample_host();
+    valid("welcome", welcome);
+    valid("setup-tcp-stream", Setup{sample_spec(Transport::tcp, TestKind::stream, RxMode::copy)});
+    valid("setup-sendfile-maerts", Setup{sample_spec(Transport::tcp_sendfile, TestKind::maerts, RxMode::zerocopy)});
+    valid("setup-msgzc-stream-splice", Setup{sample_spec(Transport::tcp_msgzc, TestKind::stream, RxMode::splice)});
+    ServerSpec bytes_spec = sample_spec(Transport::tcp_uringzc, TestKind::maerts, RxMode::trunc);
+    bytes_spec.total_bytes = 8ull << 20;
+    bytes_spec.duration_s = 0;
+    valid("setup-uringzc-total-bytes", Setup{bytes_spec});
+    valid("ready", Ready{40123, 0x0123456789abcdefull});
+    valid("start", Start{});
+    valid("started", Started{});
+    valid("stop", Stop{});
+    valid("result", ResultMsg{sample_side()});
+    valid("error", ErrorMsg{"CPU 4000 is not available to zcserver on fuzz-host; its CPUs are 0-3"});
+    Hello future;
+    future.version = 99;
+    future.software = "zcperf 9.9";
+    valid("hello-version-99", future);
+    Welcome old_welcome;
+    old_welcome.version = 2;  // another version: the host is not decoded
+    valid("welcome-version-2", old_welcome);
+
+    add_defaults(out, std::make_index_sequence<std::variant_size_v<Message>>{});
+
+    // Malformed framing.
+    out.emplace_back("bad-http", "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    out.emplace_back("bad-short-header", "ZCP");
+    out.emplace_back("bad-oversize", header_only(0x7fffffff) + "{}");
+    out.emplace_back("bad-over-request-limit", header_only(kMaxRequestBody + 1) + "{\"type\":\"start\"}");
+    out.emplace_back("bad-empty-body", header_only(0));
+    std::string cut = encode_message(hello);
+    out.emplace_back("bad-truncated-hello", cut.substr(0, cut.size() / 2));
+    // Malformed bodies.
+    framed("not-json", "{not json");
+    framed("json-array", "[1,2,3]");
+    framed("json-string", "\"hello\"");
+    framed("no-type", R"({"version":1})");
+    framed("type-number", R"({"type":5})");
+    framed("unknown-type", R"({"type":"bogus"})");
+    framed("hello-version-string", R"({"type":"hello","version":"1"})");
+    framed("hello-version-float", R"({"type":"hello","version":1.5})");
+    framed("hello-version-huge", R"({"type":"hello","version":4294967297})");
+    framed("welcome-no-host", R"({"type":"welcome","version":1})");
+    framed("welcome-host-array", R"({"type":"welcome","version":1,"host":[]})");
+    framed("ready-port-0", R"({"type":"ready","data_port":0,"token":1})");
+    framed("ready-port-huge", R"({"type":"ready","data_port":4294967297,"token":1})");
+    framed("ready-token-negative", R"({"type":"ready","data_port":1,"token":-1})");
+    framed("setup-no-spec", R"({"type":"setup"})");
+    framed("setup-spec-null", R"({"type":"setup","spec":null})");
+    framed(
+        "setup-unknown-transport",
+        R"({"type":"setup","spec":{"transport":"carrier-pigeon","test":"stream","rx":"copy","message_size":1,)"
+        R"("total_bytes":0,"duration_s":1,"streams":1,"alignment":1,"uring_fixed":false,"socket_buffer":0,"cpus":[]}})");
+    framed(
+        "setup-streams-0",
+        R"({"type":"setup","spec":{"transport":"tcp","test":"stream","rx":"copy","message_size":1,)"
+        R"("total_bytes":0,"duration_s":1,"streams":0,"alignment":1,"uring_fixed":false,"socket_buffer":0,"cpus":[]}})");
+    framed(
+        "setup-alignment-3",
+        R"({"type":"setup","spec":{"transport":"tcp","test":"maerts","rx":"zerocopy","message_size":1,)"
+        R"("total_bytes":0,"duration_s":1,"streams":1,"alignment":3,"uring_fixed":false,"socket_buffer":0,"cpus":[]}})");
+    framed(
+        "setup-cpu-negative",
+        R"({"type":"setup","spec":{"transport":"tcp","test":"stream","rx":"copy","message_size":1,)"
+        R"("total_bytes":0,"duration_s":1,"streams":1,"alignment":1,"uring_fixed":false,"socket_buffer":0,"cpus":[-1]}})");
+    framed(
+        "setup-duration-huge",
+        R"({"type":"setup","spec":{"transport":"tcp","test":"stream","rx":"copy","message_size":1,)"
+        R"("total_bytes":0,"duration_s":1e308,"streams":1,"alignment":1,"uring_fixed":false,"socket_buffer":0,"cpus":[]}})");
+    framed("result-side-null", R"({"type":"result","side":null})");
+    framed("result-bad-role", R"({"type":"result","side":{"host":"h","role":"sideways"}})");
+    framed("error-no-reason", R"({"type":"error"})");
+    framed("error-reason-number", R"({"type":"error","reason":42})");
+    framed("duplicate-keys", R"({"type":"start","type":"stop"})");
+    framed("invalid-utf8", "{\"type\":\"\xff\xfe\"}");
+    framed("nul-in-string", std::string("{\"type\":\"st\0art\"}", 17));
+    // Deep nesting inside an otherwise valid message.
+    framed("deep-nesting", "{\"type\":\"start\",\"x\":" + std::string(20000, '[') + std::string(20000, ']') + "}");
+    // A long unknown type whose 64-byte cut in the rejection's reason splits a UTF-8 character.
+    framed("unknown-type-utf8-cut", "{\"type\":\"" + std::string(63, 'a') + "\xc3\xa9\"}");
+    // A long error reason whose 4096-byte cut splits a UTF-8 character.
+    framed("error-reason-utf8-cut", "{\"type\":\"error\",\"reason\":\"" + std::string(4095, 'a') + "\xc3\xa9\"}");
+    // A result whose stream_bytes and cpus hold numbers no integer can take.
+    {
+        nlohmann::json side = to_json(sample_side());
+        side["stream_bytes"] = {1e300, -1.5};
+        side["cpus"] = {1e300};
+        framed("result-float-overflow", nlohmann::json{{"type", "result"}, {"side", side}}.dump());
+    }
+    return out;
+}
+
+void write_seed_corpus(const std::string& dir) {
+    for (const auto& [name, bytes] : seed_inputs()) {
+        std::ofstream f(dir + "/" + name + ".bin", std::ios::binary | std::ios::trunc);
+        if (!f) throw std::runtime_error("cannot write " + dir + "/" + name + ".bin");
+        f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    }
+}
+
+}  // namespace zc::fuzz
