@@ -75,9 +75,15 @@ void parse_cpu_option(const std::string& text, std::vector<int>& local, std::vec
 
 std::pair<double, double> parse_pair(const std::string& text, const char* what) {
     auto parts = split_commas(text);
+    auto number = [&](const std::string& s) {
+        size_t used = 0;
+        double v = std::stod(s, &used);
+        if (used != s.size()) throw std::invalid_argument("trailing characters");
+        return v;
+    };
     try {
-        if (parts.size() == 1) return {std::stod(parts[0]), -1};
-        if (parts.size() == 2) return {std::stod(parts[0]), std::stod(parts[1])};
+        if (parts.size() == 1) return {number(parts[0]), -1};
+        if (parts.size() == 2) return {number(parts[0]), number(parts[1])};
     } catch (const std::exception&) {
     }
     throw std::invalid_argument(std::string(what) + " takes two numbers separated by a comma, got '" + text + "'");
@@ -180,7 +186,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
             if (!conf.empty()) {
                 auto [lvl, width] = parse_pair(conf, "-I");
                 o.goal.level_pct = lvl;
-                if (width > 0) o.goal.width_pct = width;
+                if (width != -1) o.goal.width_pct = width;  // given: checked below
             }
             if (o.goal.max_iterations < 1 || o.goal.max_iterations > 30 || o.goal.min_iterations < 1 ||
                 o.goal.min_iterations > o.goal.max_iterations) {

@@ -96,7 +96,7 @@ TestResult merge_iterations(const std::vector<TestResult>& runs, const Confidenc
     m.iterations.level_pct = asked ? goal.level_pct : 0;
     m.iterations.width_goal_pct = asked ? goal.width_pct : 0;
     m.iterations.throughput_width_pct = iv.width_pct;
-    m.iterations.met = !asked || enough_iterations({1000, 1, goal.level_pct, goal.width_pct}, tracked_series(runs));
+    m.iterations.met = !asked || interval_met(goal, tracked_series(runs));
     return m;
 }
 

@@ -23,14 +23,19 @@ Interval confidence_interval(const std::vector<double>& samples, double level_pc
     return iv;
 }
 
+bool interval_met(const ConfidenceGoal& goal, const std::vector<std::vector<double>>& tracked) {
+    for (const auto& series : tracked) {
+        if (series.size() < 2) return false;
+        if (confidence_interval(series, goal.level_pct).width_pct > goal.width_pct) return false;
+    }
+    return true;
+}
+
 bool enough_iterations(const ConfidenceGoal& goal, const std::vector<std::vector<double>>& tracked) {
     size_t n = tracked.empty() ? 0 : tracked.front().size();
     if (static_cast<int>(n) >= goal.max_iterations) return true;
     if (static_cast<int>(n) < goal.min_iterations) return false;
-    for (const auto& series : tracked) {
-        if (confidence_interval(series, goal.level_pct).width_pct > goal.width_pct) return false;
-    }
-    return true;
+    return interval_met(goal, tracked);
 }
 
 }  // namespace zc

@@ -16,14 +16,16 @@ struct ConfidenceGoal {
 struct Interval {
     double mean = 0;
     double half_width = 0;       // absolute
-    double width_pct = 0;        // full width as % of the mean (0 for one sample)
-    bool met = false;
+    double width_pct = 0;        // full width as % of the mean (0 for one sample: nothing is known)
 };
 
 Interval confidence_interval(const std::vector<double>& samples, double level_pct);
 
+// True when every tracked quantity's interval is narrow enough; one sample never is (no spread known).
+bool interval_met(const ConfidenceGoal& goal, const std::vector<std::vector<double>>& tracked);
+
 // True when no more iterations are wanted: the maximum is reached, or the minimum is reached and
-// every tracked quantity's interval is narrow enough.
+// the interval is met.
 bool enough_iterations(const ConfidenceGoal& goal, const std::vector<std::vector<double>>& tracked);
 
 }  // namespace zc

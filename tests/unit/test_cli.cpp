@@ -1,0 +1,423 @@
+// zcperf's command line: options into ClientOptions, bad options into exit code 2, tests in run order.
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "system/affinity.hpp"
+#include "system/numa.hpp"
+
+using namespace zc;
+
+namespace {
+
+// Runs parse_client_options on "zcperf ARGS...", with CLI11's and our own messages swallowed.
+int parse(std::initializer_list<std::string> args, ClientOptions& o) {
+    std::vector<std::string> store{"zcperf"};
+    store.insert(store.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& s : store) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    ::testing::internal::CaptureStdout();
+    ::testing::internal::CaptureStderr();
+    int rc = parse_client_options(static_cast<int>(store.size()), argv.data(), o);
+    ::testing::internal::GetCapturedStdout();
+    ::testing::internal::GetCapturedStderr();
+    return rc;
+}
+
+int parse(std::initializer_list<std::string> args) {
+    ClientOptions o;
+    return parse(args, o);
+}
+
+}  // namespace
+
+TEST(Cli, Defaults) {
+    ClientOptions o;
+    ASSERT_EQ(parse({}, o), -1);
+    EXPECT_TRUE(o.servers.empty());
+    EXPECT_EQ(o.port, 12875);
+    EXPECT_EQ(o.tests, std::vector<TestKind>{TestKind::stream});
+    EXPECT_EQ(o.transports, std::vector<Transport>{Transport::tcp});
+    EXPECT_EQ(o.rx_modes, std::vector<RxMode>{RxMode::copy});
+    EXPECT_FALSE(o.uring_fixed);
+    EXPECT_EQ(o.message_sizes, std::vector<uint64_t>{1u << 20});
+    EXPECT_DOUBLE_EQ(o.duration_s, 10);
+    EXPECT_EQ(o.total_bytes, 0u);
+    EXPECT_EQ(o.streams, 1);
+    EXPECT_EQ(o.alignment, 4096u);
+    EXPECT_EQ(o.output, "human");
+    EXPECT_EQ(o.goal.max_iterations, 1);
+    EXPECT_EQ(o.goal.min_iterations, 1);
+    EXPECT_EQ(o.connect_timeout_ms, 5000);
+    EXPECT_TRUE(o.local.cpus.empty());
+    EXPECT_TRUE(o.remote.cpus.empty());
+    EXPECT_EQ(o.local.socket_buffer, 0u);
+    EXPECT_EQ(o.local.mem_node, -1);
+    EXPECT_EQ(o.remote.mem_node, -1);
+    EXPECT_TRUE(o.local.irq_cpus.empty());
+    EXPECT_TRUE(o.remote.irq_cpus.empty());
+    EXPECT_EQ(o.command_line, "zcperf");
+}
+
+TEST(Cli, ManyGoodOptions) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"-H", "server1", "-H", "10.0.0.2:5000", "-p", "6000", "-t", "stream,maerts", "-m", "64K..256K",
+                     "-l", "5", "-P", "4", "-s", "4M", "-S", "2M", "--align", "64K", "-o", "json",
+                     "--connect-timeout", "1500"},
+                    o),
+              -1);
+    EXPECT_EQ(o.servers, (std::vector<std::string>{"server1", "10.0.0.2:5000"}));
+    EXPECT_EQ(o.port, 6000);
+    EXPECT_EQ(o.tests, (std::vector<TestKind>{TestKind::stream, TestKind::maerts}));
+    EXPECT_EQ(o.message_sizes, (std::vector<uint64_t>{65536, 131072, 262144}));
+    EXPECT_DOUBLE_EQ(o.duration_s, 5);
+    EXPECT_EQ(o.streams, 4);
+    EXPECT_EQ(o.local.socket_buffer, 4u << 20);
+    EXPECT_EQ(o.remote.socket_buffer, 2u << 20);
+    EXPECT_EQ(o.alignment, 65536u);
+    EXPECT_EQ(o.output, "json");
+    EXPECT_EQ(o.connect_timeout_ms, 1500);
+    EXPECT_EQ(o.command_line,
+              "zcperf -H server1 -H 10.0.0.2:5000 -p 6000 -t stream,maerts -m 64K..256K -l 5 -P 4 -s 4M -S 2M "
+              "--align 64K -o json --connect-timeout 1500");
+}
+
+TEST(Cli, LongOptionNamesAndLimits) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"--host", "h", "--test", "maerts", "--transport", "tcp", "--message-size", "1G", "--duration",
+                     "86400", "--streams", "256", "--output", "csv", "--align", "2M"},
+                    o),
+              -1);
+    EXPECT_EQ(o.tests, std::vector<TestKind>{TestKind::maerts});
+    EXPECT_EQ(o.message_sizes, std::vector<uint64_t>{1ull << 30});
+    EXPECT_DOUBLE_EQ(o.duration_s, 86400);
+    EXPECT_EQ(o.streams, 256);
+    EXPECT_EQ(o.output, "csv");
+    EXPECT_EQ(o.alignment, 2u << 20);
+    ClientOptions p;
+    ASSERT_EQ(parse({"-m", "1", "-l", "0.01", "--align", "1", "-s", "1G"}, p), -1);
+    EXPECT_EQ(p.message_sizes, std::vector<uint64_t>{1});
+    EXPECT_DOUBLE_EQ(p.duration_s, 0.01);
+    EXPECT_EQ(p.alignment, 1u);
+    EXPECT_EQ(p.local.socket_buffer, 1u << 30);
+}
+
+TEST(Cli, TransportsAndReceiveModes) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"-T", "tcp,tcp-sendfile,tcp-msgzc,tcp-uringzc", "--rx", "copy,zerocopy,splice,trunc",
+                     "--uring-fixed"},
+                    o),
+              -1);
+    EXPECT_EQ(o.transports, (std::vector<Transport>{Transport::tcp, Transport::tcp_sendfile, Transport::tcp_msgzc,
+                                                    Transport::tcp_uringzc}));
+    EXPECT_EQ(o.rx_modes, (std::vector<RxMode>{RxMode::copy, RxMode::zerocopy, RxMode::splice, RxMode::trunc}));
+    EXPECT_TRUE(o.uring_fixed);
+    ClientOptions p;
+    ASSERT_EQ(parse({"--transport", "tcp-msgzc", "--rx", "zerocopy"}, p), -1);
+    EXPECT_EQ(p.transports, std::vector<Transport>{Transport::tcp_msgzc});
+    EXPECT_EQ(p.rx_modes, std::vector<RxMode>{RxMode::zerocopy});
+    EXPECT_FALSE(p.uring_fixed);
+}
+
+TEST(Cli, ByteTotal) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"-n", "10G"}, o), -1);
+    EXPECT_EQ(o.total_bytes, 10ull << 30);
+}
+
+TEST(Cli, CpuPinning) {
+    auto allowed = allowed_cpus();
+    ASSERT_FALSE(allowed.empty());
+    std::string c0 = std::to_string(allowed.front()), cl = std::to_string(allowed.back());
+    ClientOptions o;
+    ASSERT_EQ(parse({"--cpu", c0 + "+" + cl + ",5+7"}, o), -1);
+    EXPECT_EQ(o.local.cpus, (std::vector<int>{allowed.front(), allowed.back()}));
+    EXPECT_EQ(o.remote.cpus, (std::vector<int>{5, 7}));  // the server's CPUs are checked by the server
+    ClientOptions r;
+    ASSERT_EQ(parse({"--cpu", ",60000"}, r), -1);
+    EXPECT_TRUE(r.local.cpus.empty());
+    EXPECT_EQ(r.remote.cpus, std::vector<int>{60000});
+}
+
+TEST(Cli, MemNode) {
+    auto nodes = numa_node_list();
+    ASSERT_FALSE(nodes.empty());
+    std::string n0 = std::to_string(nodes.front());
+    ClientOptions o;
+    ASSERT_EQ(parse({"--mem-node", n0 + ",3"}, o), -1);
+    EXPECT_EQ(o.local.mem_node, nodes.front());
+    EXPECT_EQ(o.remote.mem_node, 3);  // the server checks its own nodes
+    ClientOptions r;
+    ASSERT_EQ(parse({"--mem-node", ",2"}, r), -1);
+    EXPECT_EQ(r.local.mem_node, -1);
+    EXPECT_EQ(r.remote.mem_node, 2);
+    ClientOptions l;
+    ASSERT_EQ(parse({"--mem-node", n0}, l), -1);
+    EXPECT_EQ(l.local.mem_node, nodes.front());
+    EXPECT_EQ(l.remote.mem_node, -1);
+}
+
+TEST(Cli, IrqCpus) {
+    auto allowed = allowed_cpus();
+    ASSERT_FALSE(allowed.empty());
+    ClientOptions o;
+    ASSERT_EQ(parse({"--irq-cpus", std::to_string(allowed.front()) + ",4+5", "--cpu", ",1"}, o), -1);
+    EXPECT_EQ(o.local.irq_cpus, std::vector<int>{allowed.front()});
+    EXPECT_EQ(o.remote.irq_cpus, (std::vector<int>{4, 5}));
+    EXPECT_TRUE(o.local.cpus.empty());  // independent of --cpu
+    EXPECT_EQ(o.remote.cpus, std::vector<int>{1});
+}
+
+TEST(Cli, IterationsAndConfidence) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"-i", "10,3", "-I", "95,2"}, o), -1);
+    EXPECT_EQ(o.goal.max_iterations, 10);
+    EXPECT_EQ(o.goal.min_iterations, 3);
+    EXPECT_DOUBLE_EQ(o.goal.level_pct, 95);
+    EXPECT_DOUBLE_EQ(o.goal.width_pct, 2);
+    ClientOptions a;
+    ASSERT_EQ(parse({"-i", "10"}, a), -1);  // MIN defaults to 3
+    EXPECT_EQ(a.goal.max_iterations, 10);
+    EXPECT_EQ(a.goal.min_iterations, 3);
+    EXPECT_DOUBLE_EQ(a.goal.level_pct, 99);
+    EXPECT_DOUBLE_EQ(a.goal.width_pct, 5);
+    ClientOptions b;
+    ASSERT_EQ(parse({"-i", "2"}, b), -1);  // ... but never above MAX
+    EXPECT_EQ(b.goal.max_iterations, 2);
+    EXPECT_EQ(b.goal.min_iterations, 2);
+    ClientOptions c;
+    ASSERT_EQ(parse({"-I", "99"}, c), -1);  // -I alone: netperf's 10,3 iterations; WIDTH defaults to 5
+    EXPECT_EQ(c.goal.max_iterations, 10);
+    EXPECT_EQ(c.goal.min_iterations, 3);
+    EXPECT_DOUBLE_EQ(c.goal.level_pct, 99);
+    EXPECT_DOUBLE_EQ(c.goal.width_pct, 5);
+    ClientOptions d;
+    ASSERT_EQ(parse({"-i", "30,30", "-I", "50,0.5"}, d), -1);
+    EXPECT_EQ(d.goal.max_iterations, 30);
+    EXPECT_EQ(d.goal.min_iterations, 30);
+    EXPECT_DOUBLE_EQ(d.goal.level_pct, 50);
+    EXPECT_DOUBLE_EQ(d.goal.width_pct, 0.5);
+}
+
+TEST(Cli, HelpAndVersionExitZero) {
+    EXPECT_EQ(parse({"--help"}), 0);
+    EXPECT_EQ(parse({"-h"}), 0);
+    EXPECT_EQ(parse({"--version"}), 0);
+}
+
+TEST(Cli, BadOptionsReturnTwo) {
+    const std::vector<std::vector<std::string>> bad{
+        {"--bogus"}, {"-H"}, {"stray-positional"}, {"-p", "70000"}, {"-p", "x"},
+        {"-P", "0"}, {"-P", "257"}, {"-P", "x"}, {"-P", "1.5"},
+        {"-l", "0"}, {"-l", "0.001"}, {"-l", "86401"}, {"-l", "x"},
+        {"-o", "xml"}, {"-t", "rr"}, {"-t", "stream,"}, {"-t", "stream,bogus"}, {"-T", "udp"}, {"-T", "tcp,rdma"}, {"-T", "tcp-zc"}, {"-T", "TCP"}, {"-T", "tcp,"},
+        {"--rx", "mmap"}, {"--rx", "copy,"}, {"--rx", ""}, {"--rx", "zero-copy"}, {"--uring-fixed=maybe"},
+        {"-m", "0"}, {"-m", "2G"}, {"-m", "64Ki"}, {"-m", "4M..64K"}, {"-m", "64K,0"}, {"-m", "512M..2G"}, {"-m", ""},
+        {"-n", "0"}, {"-n", "x"}, {"-n", "1G", "-l", "5"},
+        {"-s", "2G"}, {"-S", "1T"}, {"-s", "4Mi"},
+        {"--align", "3"}, {"--align", "0"}, {"--align", "4M"}, {"--align", "6K"}, {"--align", "x"},
+        {"--cpu", "0,1,2"}, {"--cpu", "x"}, {"--cpu", "99999"}, {"--cpu", "60000"}, {"--cpu", "0,1;2"},
+        {"-i", "31"}, {"-i", "0"}, {"-i", "5,6"}, {"-i", "10,0"}, {"-i", "a,b"}, {"-i", "1,2,3"},
+        {"-I", "100,5"}, {"-I", "40,5"}, {"-I", "99,x"}, {"-I", "x"},
+        {"--connect-timeout", "50"}, {"--connect-timeout", "600001"},
+        {"--mem-node", "0+1"}, {"--mem-node", "0,1+2"}, {"--mem-node", "60000"}, {"--mem-node", "x"},
+        {"--mem-node", "0,1,2"}, {"--mem-node", "-1"},
+        {"--irq-cpus", "60000"}, {"--irq-cpus", "x"}, {"--irq-cpus", "0,1,2"}, {"--irq-cpus", "3-1"},
+    };
+    for (const auto& args : bad) {
+        std::vector<std::string> store{"zcperf"};
+        store.insert(store.end(), args.begin(), args.end());
+        std::vector<char*> argv;
+        for (auto& s : store) argv.push_back(s.data());
+        ClientOptions o;
+        ::testing::internal::CaptureStdout();
+        ::testing::internal::CaptureStderr();
+        int rc = parse_client_options(static_cast<int>(store.size()), argv.data(), o);
+        ::testing::internal::GetCapturedStdout();
+        std::string err = ::testing::internal::GetCapturedStderr();
+        std::string shown;
+        for (const auto& a : args) shown += a + " ";
+        EXPECT_EQ(rc, 2) << "zcperf " << shown;
+    }
+}
+
+TEST(Cli, BadOptionSaysWhatToDo) {
+    std::vector<std::string> store{"zcperf", "--align", "3"};
+    std::vector<char*> argv;
+    for (auto& s : store) argv.push_back(s.data());
+    ClientOptions o;
+    ::testing::internal::CaptureStderr();
+    int rc = parse_client_options(3, argv.data(), o);
+    std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(rc, 2);
+    EXPECT_NE(err.find("power of two"), std::string::npos) << err;
+    EXPECT_NE(err.find("zcperf --help"), std::string::npos) << err;
+}
+
+// Found by this test (now fixed): a WIDTH of 0 or below was silently replaced by the default 5 %, so
+// "-I 99,0" ran as "-I 99,5" instead of being refused with exit code 2.
+TEST(Cli, ConfidenceWidthZeroOrNegativeIsRefused) {
+    EXPECT_EQ(parse({"-I", "99,0"}), 2);
+    EXPECT_EQ(parse({"-I", "99,-3"}), 2);
+}
+
+// ---------------------------------------------------------------- helpers
+
+TEST(CliCpuOption, Forms) {
+    std::vector<int> l, r;
+    parse_cpu_option("0,1", l, r);
+    EXPECT_EQ(l, std::vector<int>{0});
+    EXPECT_EQ(r, std::vector<int>{1});
+    l.clear(), r.clear();
+    parse_cpu_option("0+2,1+3", l, r);
+    EXPECT_EQ(l, (std::vector<int>{0, 2}));
+    EXPECT_EQ(r, (std::vector<int>{1, 3}));
+    l.clear(), r.clear();
+    parse_cpu_option("0-3", l, r);
+    EXPECT_EQ(l, (std::vector<int>{0, 1, 2, 3}));
+    EXPECT_TRUE(r.empty());
+    l.clear(), r.clear();
+    parse_cpu_option(",1", l, r);
+    EXPECT_TRUE(l.empty());
+    EXPECT_EQ(r, std::vector<int>{1});
+    l.clear(), r.clear();
+    parse_cpu_option("0-1+4,2-3+6", l, r);
+    EXPECT_EQ(l, (std::vector<int>{0, 1, 4}));
+    EXPECT_EQ(r, (std::vector<int>{2, 3, 6}));
+    l.clear(), r.clear();
+    parse_cpu_option("2,", l, r);
+    EXPECT_EQ(l, std::vector<int>{2});
+    EXPECT_TRUE(r.empty());
+}
+
+TEST(CliCpuOption, Errors) {
+    std::vector<int> l, r;
+    EXPECT_THROW(parse_cpu_option("0,1,2", l, r), std::invalid_argument);
+    EXPECT_THROW(parse_cpu_option("0+,1", l, r), std::invalid_argument);
+    EXPECT_THROW(parse_cpu_option("a,1", l, r), std::invalid_argument);
+    EXPECT_THROW(parse_cpu_option("0,b", l, r), std::invalid_argument);
+    EXPECT_THROW(parse_cpu_option("3-1", l, r), std::invalid_argument);
+    EXPECT_THROW(parse_cpu_option("0;1", l, r), std::invalid_argument);
+    try {
+        parse_cpu_option("0,1,2", l, r);
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("'+'"), std::string::npos) << e.what();
+    }
+}
+
+TEST(CliPair, Forms) {
+    EXPECT_EQ(parse_pair("10,3", "-i"), (std::pair<double, double>{10, 3}));
+    EXPECT_EQ(parse_pair("99,5", "-I"), (std::pair<double, double>{99, 5}));
+    EXPECT_EQ(parse_pair("99.5,2.5", "-I"), (std::pair<double, double>{99.5, 2.5}));
+    EXPECT_EQ(parse_pair("10", "-i"), (std::pair<double, double>{10, -1}));  // second missing: -1
+}
+
+TEST(CliPair, Errors) {
+    for (const char* bad : {"", ",", "10,", ",3", "a,b", "1,2,3", "x"}) {
+        EXPECT_THROW(parse_pair(bad, "-i"), std::invalid_argument) << "'" << bad << "'";
+    }
+    try {
+        parse_pair("a,b", "-I");
+        FAIL();
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("-I takes two numbers"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("'a,b'"), std::string::npos) << e.what();
+    }
+}
+
+// Found by this test (now fixed): std::stod parsed a numeric prefix and the rest was never checked, so
+// "10,3x", "10abc" and "99%,5" were accepted (as 10,3 / 10 / 99,5) instead of being refused.
+TEST(CliPair, TrailingGarbageIsRefused) {
+    EXPECT_THROW(parse_pair("10,3x", "-i"), std::invalid_argument);
+    EXPECT_THROW(parse_pair("10abc", "-i"), std::invalid_argument);
+    EXPECT_THROW(parse_pair("99%,5", "-I"), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------- expand_tests
+
+TEST(ExpandTests, OrderIsTransportThenTestThenSize) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"-t", "maerts,stream", "-m", "1M,64K,4M", "-P", "2", "-n", "1G", "--align", "8K", "-s", "1M",
+                     "-S", "2M", "--cpu", ",3+4", "--mem-node", ",1", "--irq-cpus", ",5"},
+                    o),
+              -1);
+    auto specs = expand_tests(o);
+    ASSERT_EQ(specs.size(), 6u);
+    const std::vector<std::pair<TestKind, uint64_t>> want{{TestKind::maerts, 1 << 20}, {TestKind::maerts, 64 << 10},
+                                                          {TestKind::maerts, 4 << 20}, {TestKind::stream, 1 << 20},
+                                                          {TestKind::stream, 64 << 10}, {TestKind::stream, 4 << 20}};
+    for (size_t i = 0; i < specs.size(); ++i) {
+        EXPECT_EQ(specs[i].transport, Transport::tcp);
+        EXPECT_EQ(specs[i].test, want[i].first) << i;
+        EXPECT_EQ(specs[i].message_size, want[i].second) << i;
+        EXPECT_EQ(specs[i].streams, 2);
+        EXPECT_EQ(specs[i].total_bytes, 1ull << 30);
+        EXPECT_EQ(specs[i].alignment, 8192u);
+        EXPECT_EQ(specs[i].local.socket_buffer, 1u << 20);
+        EXPECT_EQ(specs[i].remote.socket_buffer, 2u << 20);
+        EXPECT_EQ(specs[i].remote.cpus, (std::vector<int>{3, 4}));
+        EXPECT_TRUE(specs[i].local.cpus.empty());
+        EXPECT_EQ(specs[i].remote.mem_node, 1);
+        EXPECT_EQ(specs[i].local.mem_node, -1);
+        EXPECT_EQ(specs[i].remote.irq_cpus, std::vector<int>{5});
+    }
+}
+
+TEST(ExpandTests, TransportOuterThenReceiveModeThenTestThenSize) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"-T", "tcp-msgzc,tcp", "--rx", "zerocopy,copy", "-t", "stream,maerts", "-m", "1,2", "-l", "3",
+                     "--uring-fixed"},
+                    o),
+              -1);
+    auto specs = expand_tests(o);
+    ASSERT_EQ(specs.size(), 16u);
+    for (size_t i = 0; i < specs.size(); ++i) {
+        EXPECT_EQ(specs[i].transport, i < 8 ? Transport::tcp_msgzc : Transport::tcp) << i;
+        EXPECT_EQ(specs[i].rx, (i / 4) % 2 == 0 ? RxMode::zerocopy : RxMode::copy) << i;
+        EXPECT_EQ(specs[i].test, (i / 2) % 2 == 0 ? TestKind::stream : TestKind::maerts) << i;
+        EXPECT_EQ(specs[i].message_size, i % 2 + 1) << i;
+        EXPECT_DOUBLE_EQ(specs[i].duration_s, 3);
+        EXPECT_TRUE(specs[i].uring_fixed);
+    }
+}
+
+TEST(ExpandTests, ServerHalfCarriesTheRemoteSide) {
+    ClientOptions o;
+    o.local.cpus = {0};
+    o.remote.cpus = {5, 6};
+    o.remote.socket_buffer = 123456;
+    o.remote.mem_node = 1;
+    o.remote.irq_cpus = {8, 9};
+    o.local.mem_node = 0;
+    o.transports = {Transport::tcp_uringzc};
+    o.rx_modes = {RxMode::splice};
+    o.uring_fixed = true;
+    ServerSpec s = server_half(expand_tests(o).front());
+    EXPECT_EQ(s.transport, Transport::tcp_uringzc);
+    EXPECT_EQ(s.rx, RxMode::splice);
+    EXPECT_TRUE(s.uring_fixed);
+    EXPECT_EQ(s.side.cpus, (std::vector<int>{5, 6}));
+    EXPECT_EQ(s.side.socket_buffer, 123456u);
+    EXPECT_EQ(s.side.mem_node, 1);  // the remote side's, not the local 0
+    EXPECT_EQ(s.side.irq_cpus, (std::vector<int>{8, 9}));
+    EXPECT_EQ(s.message_size, 1u << 20);
+    EXPECT_EQ(server_role(TestKind::stream), Role::recv);
+    EXPECT_EQ(client_role(TestKind::stream), Role::send);
+    EXPECT_EQ(server_role(TestKind::maerts), Role::send);
+    EXPECT_EQ(client_role(TestKind::maerts), Role::recv);
+}
+
+TEST(StreamShare, RemainderGoesToTheFirstStreams) {
+    // 10 bytes over 3 streams: 4, 3, 3
+    EXPECT_EQ(stream_share(10, 3, 0), 4u);
+    EXPECT_EQ(stream_share(10, 3, 1), 3u);
+    EXPECT_EQ(stream_share(10, 3, 2), 3u);
+    uint64_t total = (1ull << 30) + 7, sum = 0;
+    for (int i = 0; i < 8; ++i) sum += stream_share(total, 8, i);
+    EXPECT_EQ(sum, total);
+    EXPECT_EQ(stream_share(2, 4, 3), 0u);
+}
