@@ -147,23 +147,11 @@ TestResult run_test(ControlClient& control, const TestSpec& spec) {
     control.send(Setup{server_half(spec)});
     Ready ready = control.expect<Ready>(kReplyTimeout);
 
-    SideConfig cfg;
-    cfg.role = client_role(spec.test);
-    cfg.transport = spec.transport;
-    cfg.message_size = spec.message_size;
-    cfg.duration_s = spec.duration_s;
-    cfg.total_bytes = spec.total_bytes;
-    cfg.alignment = spec.alignment;
-    cfg.rx = spec.rx;
-    cfg.uring_fixed = spec.uring_fixed;
-    cfg.cpus = spec.local.cpus;
-    cfg.mem_node = spec.local.mem_node;
-    cfg.irq_cpus = spec.local.irq_cpus;
-    cfg.exclude_pids = {getpid()};
-    if (control.same_host()) cfg.exclude_pids.insert(control.welcome().host.pid);
+    std::set<int> exclude{getpid()};
+    if (control.same_host()) exclude.insert(control.welcome().host.pid);
     char name[256] = {};
     gethostname(name, sizeof(name) - 1);
-    cfg.host = name;
+    SideConfig cfg = side_config(side_half(spec, spec.local), client_role(spec.test), exclude, name);
 
     SideResult local, remote;
     double setup_ms = 0, teardown_ms = 0;

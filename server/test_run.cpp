@@ -99,20 +99,7 @@ void TestRun::coordinate() {
         for (auto& fd : fds) set_receive_timeout(fd.get(), kStallTimeout);
         listener_.reset();
 
-        SideConfig cfg;
-        cfg.role = server_role(spec_.test);
-        cfg.transport = spec_.transport;
-        cfg.message_size = spec_.message_size;
-        cfg.duration_s = spec_.duration_s;
-        cfg.total_bytes = spec_.total_bytes;
-        cfg.alignment = spec_.alignment;
-        cfg.rx = spec_.rx;
-        cfg.uring_fixed = spec_.uring_fixed;
-        cfg.cpus = spec_.side.cpus;
-        cfg.mem_node = spec_.side.mem_node;
-        cfg.irq_cpus = spec_.side.irq_cpus;
-        cfg.exclude_pids = exclude_pids_;
-        cfg.host = host_;
+        SideConfig cfg = side_config(spec_, server_role(spec_.test), exclude_pids_, host_);
         SideRunner runner(std::move(cfg), std::move(fds));
         runner.wait_ready();
         {

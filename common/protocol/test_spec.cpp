@@ -18,9 +18,9 @@ const char* role_name(Role r) { return r == Role::send ? "send" : "recv"; }
 Role server_role(TestKind t) { return t == TestKind::stream ? Role::recv : Role::send; }
 Role client_role(TestKind t) { return t == TestKind::stream ? Role::send : Role::recv; }
 
-ServerSpec server_half(const TestSpec& spec) {
+ServerSpec side_half(const TestSpec& spec, const SideSpec& side) {
     return {spec.transport, spec.test,      spec.message_size, spec.duration_s, spec.total_bytes,
-            spec.streams,   spec.alignment, spec.rx,           spec.uring_fixed, spec.remote};
+            spec.streams,   spec.alignment, spec.rx,           spec.uring_fixed, side};
 }
 
 uint64_t stream_share(uint64_t total, int streams, int i) {

@@ -59,7 +59,10 @@ struct ServerSpec {
     SideSpec side;
 };
 
-ServerSpec server_half(const TestSpec& spec);
+// One side's half of a test: the shared parameters plus that side's placement. The server gets
+// the remote half over the wire; the client runs its own side from the local half.
+ServerSpec side_half(const TestSpec& spec, const SideSpec& side);
+inline ServerSpec server_half(const TestSpec& spec) { return side_half(spec, spec.remote); }
 
 // Bytes for stream i of n when a total is split (the remainder goes to the first streams).
 uint64_t stream_share(uint64_t total, int streams, int i);

@@ -27,6 +27,24 @@ double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + stat
 
 }  // namespace
 
+SideConfig side_config(const ServerSpec& half, Role role, std::set<int> exclude_pids, std::string host) {
+    SideConfig cfg;
+    cfg.role = role;
+    cfg.transport = half.transport;
+    cfg.message_size = half.message_size;
+    cfg.duration_s = half.duration_s;
+    cfg.total_bytes = half.total_bytes;
+    cfg.alignment = half.alignment;
+    cfg.rx = half.rx;
+    cfg.uring_fixed = half.uring_fixed;
+    cfg.cpus = half.side.cpus;
+    cfg.mem_node = half.side.mem_node;
+    cfg.irq_cpus = half.side.irq_cpus;
+    cfg.exclude_pids = std::move(exclude_pids);
+    cfg.host = std::move(host);
+    return cfg;
+}
+
 void SideRunner::report_interrupts(Placement& p) const {
     if (irqs_.empty()) return;
     auto after = read_proc_interrupts();

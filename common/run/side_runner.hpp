@@ -36,6 +36,9 @@ struct SideConfig {
     std::string host;
 };
 
+// The configuration of one side from its half of the test spec.
+SideConfig side_config(const ServerSpec& half, Role role, std::set<int> exclude_pids, std::string host);
+
 class SideRunner {
 public:
     // Starts one thread per fd; each pins itself, allocates and touches its buffer, then waits.

@@ -23,10 +23,10 @@ StreamCounters TcpCopySender::run(const StopRule& stop) {
     return c;
 }
 
-StreamCounters TcpCopyReceiver::run() {
+StreamCounters recv_until_end(int fd, std::byte* buf, size_t len, int flags, const char* call) {
     StreamCounters c;
     while (true) {
-        ssize_t n = ::recv(fd_, buf_.data(), buf_.size(), 0);
+        ssize_t n = ::recv(fd, buf, len, flags);
         if (n > 0) {
             c.bytes += static_cast<uint64_t>(n);
             ++c.ops;
@@ -34,11 +34,13 @@ StreamCounters TcpCopyReceiver::run() {
             break;
         } else if (errno != EINTR) {
             c.error = errno;
-            c.failed_call = "recv";
+            c.failed_call = call;
             break;
         }
     }
     return c;
 }
+
+StreamCounters TcpCopyReceiver::run() { return recv_until_end(fd_, buf_.data(), buf_.size(), 0, "recv"); }
 
 }  // namespace zc

@@ -8,6 +8,9 @@
 
 namespace zc {
 
+// recv() until the peer ends the stream: with a buffer (copy) or with MSG_TRUNC (discard).
+StreamCounters recv_until_end(int fd, std::byte* buf, size_t len, int flags, const char* call);
+
 class TcpCopySender {
 public:
     TcpCopySender(int fd, size_t message_size, size_t alignment) : fd_(fd), buf_(message_size, alignment) {}

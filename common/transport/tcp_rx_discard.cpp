@@ -1,4 +1,5 @@
 #include "transport/tcp_rx_discard.hpp"
+#include "transport/tcp_copy.hpp"
 
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -51,22 +52,6 @@ StreamCounters TcpSpliceReceiver::run() {
     return c;
 }
 
-StreamCounters TcpTruncReceiver::run() {
-    StreamCounters c;
-    while (true) {
-        ssize_t n = ::recv(fd_, nullptr, chunk_, MSG_TRUNC);
-        if (n > 0) {
-            c.bytes += static_cast<uint64_t>(n);
-            ++c.ops;
-        } else if (n == 0) {
-            break;
-        } else if (errno != EINTR) {
-            c.error = errno;
-            c.failed_call = "recv(MSG_TRUNC)";
-            break;
-        }
-    }
-    return c;
-}
+StreamCounters TcpTruncReceiver::run() { return recv_until_end(fd_, nullptr, chunk_, MSG_TRUNC, "recv(MSG_TRUNC)"); }
 
 }  // namespace zc

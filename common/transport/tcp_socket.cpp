@@ -157,19 +157,6 @@ std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t po
     return {std::move(fd), bound};
 }
 
-UniqueFd accept_until(int listen_fd, std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* cancelled) {
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (cancelled && cancelled->load()) return {};
-        pollfd p{listen_fd, POLLIN, 0};
-        int rc = ::poll(&p, 1, 100);
-        if (rc > 0) {
-            int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-            if (fd >= 0) return UniqueFd(fd);
-        }
-    }
-    return {};
-}
-
 namespace {
 std::string address_of(const sockaddr_storage& ss) {
     char buf[INET6_ADDRSTRLEN] = {};

@@ -29,11 +29,6 @@ UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint
 std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t port, int backlog,
                                           uint64_t socket_buffer = 0);
 
-// Accepts one connection before `deadline`, or returns an empty fd when it passes or `cancelled`
-// becomes true (checked every 100 ms).
-UniqueFd accept_until(int listen_fd, std::chrono::steady_clock::time_point deadline,
-                      const std::atomic<bool>* cancelled = nullptr);
-
 void set_socket_buffers(int fd, uint64_t bytes);
 std::pair<uint64_t, uint64_t> socket_buffers(int fd);  // effective {SO_SNDBUF, SO_RCVBUF}
 void set_receive_timeout(int fd, std::chrono::milliseconds timeout);
