@@ -109,6 +109,21 @@ TEST(Errors, ServerKilledMidTestEndsTheClientWithinSeconds) {
     }
 }
 
+TEST(Errors, ServerInterruptedMidTestEndsTheClientWithinSeconds) {
+    for (int sig : {SIGINT, SIGTERM}) {
+        LocalServer server;
+        Process client({zcperf_bin(), "-H", server.address(), "-l", "30"});
+        std::this_thread::sleep_for(1500ms);
+        server.process().signal(sig);
+        auto s = server.process().wait(5s);
+        EXPECT_FALSE(s.timed_out) << "zcserver did not stop on signal " << sig;
+        auto o = client.wait(15s);
+        EXPECT_FALSE(o.timed_out);
+        EXPECT_EQ(o.exit_code, 1) << o.err;
+        EXPECT_NE(o.err.find("zcperf:"), std::string::npos) << o.err;
+    }
+}
+
 TEST(Errors, ClientKilledMidTestEndsOnlyItsOwnSession) {
     LocalServer server;
     Process victim({zcperf_bin(), "-H", server.address(), "-l", "30"});

@@ -1,0 +1,44 @@
+// Zero-copy paths refuse clearly when the kernel refuses: the error names the cause, nothing falls
+// back silently to copying.
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "transport/data_path.hpp"
+#include "unique_fd.hpp"
+
+using namespace zc;
+
+TEST(ZeroCopyPaths, SoZerocopyRefusedNamesTheCause) {
+    int sv[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);  // AF_UNIX has no SO_ZEROCOPY
+    UniqueFd a(sv[0]), b(sv[1]);
+    SendPath path;
+    try {
+        make_send_path(path, Transport::tcp_msgzc, a.get(), {65536, 4096, false});
+        FAIL() << "SO_ZEROCOPY on a UNIX socket was accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("refused SO_ZEROCOPY"), std::string::npos) << e.what();
+    }
+}
+
+TEST(ZeroCopyPaths, ZerocopyReceiveOnANonTcpSocketNamesTheCause) {
+    int sv[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);  // cannot be mmap'd as a TCP receive window
+    UniqueFd a(sv[0]), b(sv[1]);
+    RecvPath path;
+    try {
+        make_recv_path(path, RxMode::zerocopy, a.get(), {65536, 4096, false});
+        FAIL() << "mmap of a UNIX socket was accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("TCP_ZEROCOPY_RECEIVE"), std::string::npos) << e.what();
+    }
+}
+
+TEST(ZeroCopyPaths, BufferMemoryTheServerChecksAgainstItsLimit) {
+    // A copy sender holds one message; a zero-copy sender a ring of them (about 8 MiB, 2..64 slots).
+    EXPECT_EQ(path_buffer_bytes(true, Transport::tcp, RxMode::copy, 1 << 20), 1u << 20);
+    EXPECT_EQ(path_buffer_bytes(true, Transport::tcp_msgzc, RxMode::copy, 1 << 20), 8u << 20);
+    EXPECT_EQ(path_buffer_bytes(true, Transport::tcp_uringzc, RxMode::copy, 64 << 20), 128u << 20);
+    EXPECT_EQ(path_buffer_bytes(false, Transport::tcp, RxMode::trunc, 1 << 20), 0u);
+}
