@@ -91,7 +91,7 @@ TEST(Loopback, CsvAndHumanReportsCarryTheSameTest) {
     int lines = 0;
     for (char c : csv.out) lines += c == '\n';
     EXPECT_EQ(lines, 3) << csv.out;  // header + 2 results
-    EXPECT_EQ(csv.out.rfind("transport,test,message_size", 0), 0u);
+    EXPECT_EQ(csv.out.rfind("transport,rx,test,message_size", 0), 0u);
     EXPECT_NE(csv.out.find("tcp,copy,stream,65536,1,8388608,"), std::string::npos) << csv.out;
 
     auto human = run({zcperf_bin(), "-H", server.address(), "-n", "8M", "-m", "64K"});
