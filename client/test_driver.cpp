@@ -151,7 +151,7 @@ TestResult run_test(ControlClient& control, const TestSpec& spec) {
     if (control.same_host()) exclude.insert(control.welcome().host.pid);
     char name[256] = {};
     gethostname(name, sizeof(name) - 1);
-    SideConfig cfg = side_config(side_half(spec, spec.local), client_role(spec.test), exclude, name);
+    SideConfig cfg{side_half(spec, spec.local), client_role(spec.test), exclude, name};
 
     SideResult local, remote;
     double setup_ms = 0, teardown_ms = 0;

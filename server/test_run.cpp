@@ -99,7 +99,7 @@ void TestRun::coordinate() {
         for (auto& fd : fds) set_receive_timeout(fd.get(), kStallTimeout);
         listener_.reset();
 
-        SideConfig cfg = side_config(spec_, server_role(spec_.test), exclude_pids_, host_);
+        SideConfig cfg{spec_, server_role(spec_.test), exclude_pids_, host_};
         SideRunner runner(std::move(cfg), std::move(fds));
         runner.wait_ready();
         {

@@ -27,24 +27,6 @@ double seconds(const timeval& tv) { return static_cast<double>(tv.tv_sec) + stat
 
 }  // namespace
 
-SideConfig side_config(const ServerSpec& half, Role role, std::set<int> exclude_pids, std::string host) {
-    SideConfig cfg;
-    cfg.role = role;
-    cfg.transport = half.transport;
-    cfg.message_size = half.message_size;
-    cfg.duration_s = half.duration_s;
-    cfg.total_bytes = half.total_bytes;
-    cfg.alignment = half.alignment;
-    cfg.rx = half.rx;
-    cfg.uring_fixed = half.uring_fixed;
-    cfg.cpus = half.side.cpus;
-    cfg.mem_node = half.side.mem_node;
-    cfg.irq_cpus = half.side.irq_cpus;
-    cfg.exclude_pids = std::move(exclude_pids);
-    cfg.host = std::move(host);
-    return cfg;
-}
-
 void SideRunner::report_interrupts(Placement& p) const {
     if (irqs_.empty()) return;
     auto after = read_proc_interrupts();
@@ -75,10 +57,10 @@ void SideRunner::note_placement_mismatches(SideResult& r) const {
         if (node >= 0) cpu_nodes.insert(node);
     }
     const Placement& p = r.placement;
-    if (cfg_.mem_node >= 0) {
+    if (cfg_.half.side.mem_node >= 0) {
         uint64_t off = 0;
-        for (const auto& [node, pages] : p.buffer_pages_by_node) off += node == cfg_.mem_node ? 0 : pages;
-        if (off > 0) r.warnings.push_back(std::to_string(off) + " buffer pages are not on the requested NUMA node " + std::to_string(cfg_.mem_node));
+        for (const auto& [node, pages] : p.buffer_pages_by_node) off += node == cfg_.half.side.mem_node ? 0 : pages;
+        if (off > 0) r.warnings.push_back(std::to_string(off) + " buffer pages are not on the requested NUMA node " + std::to_string(cfg_.half.side.mem_node));
     }
     for (const auto& [node, pages] : p.buffer_pages_by_node) {
         if (!cpu_nodes.empty() && !cpu_nodes.count(node)) {
@@ -103,7 +85,7 @@ SideRunner::SideRunner(SideConfig config, std::vector<UniqueFd> fds)
     for (size_t i = 0; i < fds.size(); ++i) {
         Stream& s = streams_[i];
         s.fd = std::move(fds[i]);
-        s.cpu = cfg_.cpus.empty() ? -1 : cfg_.cpus[i % cfg_.cpus.size()];
+        s.cpu = cfg_.half.side.cpus.empty() ? -1 : cfg_.half.side.cpus[i % cfg_.half.side.cpus.size()];
     }
     place_interrupts();  // may throw (not permitted): before any thread exists
     for (size_t i = 0; i < streams_.size(); ++i) {
@@ -119,7 +101,7 @@ SideRunner::~SideRunner() {
 }
 
 void SideRunner::place_interrupts() {
-    placement_.mem_node = cfg_.mem_node;
+    placement_.mem_node = cfg_.half.side.mem_node;
     if (streams_.empty() || !streams_[0].fd) return;
     placement_.interface = interface_of_address(local_address(streams_[0].fd.get()));
     DeviceLocality dev = interface_locality(placement_.interface);
@@ -131,10 +113,10 @@ void SideRunner::place_interrupts() {
         placement_.irq_note = placement_.interface.empty()
                                   ? "the data's network device was not found: no IRQs reported"
                                   : placement_.interface + " is a virtual device (loopback, veth): it has no IRQs of its own" +
-                                        (cfg_.irq_cpus.empty() ? "" : ", so --irq-cpus changed nothing");
+                                        (cfg_.half.side.irq_cpus.empty() ? "" : ", so --irq-cpus changed nothing");
         return;
     }
-    if (!cfg_.irq_cpus.empty()) irq_guard_ = std::make_unique<IrqAffinityGuard>(irqs_, cfg_.irq_cpus);
+    if (!cfg_.half.side.irq_cpus.empty()) irq_guard_ = std::make_unique<IrqAffinityGuard>(irqs_, cfg_.half.side.irq_cpus);
 }
 
 void SideRunner::run_stream(Stream& s, int index) {
@@ -142,16 +124,16 @@ void SideRunner::run_stream(Stream& s, int index) {
     // the start barrier, so none of it lands in the measured interval.
     SendPath send_path;
     RecvPath recv_path;
-    PathOptions opt{cfg_.message_size, cfg_.alignment, cfg_.uring_fixed};
+    PathOptions opt{cfg_.half.message_size, cfg_.half.alignment, cfg_.half.uring_fixed};
     try {
         if (s.cpu >= 0) pin_current_thread(s.cpu);
-        if (cfg_.mem_node >= 0) bind_thread_memory(cfg_.mem_node);  // the policy ends with the thread
+        if (cfg_.half.side.mem_node >= 0) bind_thread_memory(cfg_.half.side.mem_node);  // the policy ends with the thread
         const HostBuffer* buffer = nullptr;
         if (cfg_.role == Role::send) {
-            make_send_path(send_path, cfg_.transport, s.fd.get(), opt);
+            make_send_path(send_path, cfg_.half.transport, s.fd.get(), opt);
             buffer = buffer_of(send_path);
         } else {
-            make_recv_path(recv_path, cfg_.rx, s.fd.get(), opt);
+            make_recv_path(recv_path, cfg_.half.rx, s.fd.get(), opt);
             buffer = buffer_of(recv_path);
         }
         if (buffer) s.buffer_nodes = page_nodes(buffer->data(), buffer->size());
@@ -165,12 +147,12 @@ void SideRunner::run_stream(Stream& s, int index) {
         return;
     }
     StopRule stop = stop_base_;
-    if (cfg_.total_bytes > 0) stop.byte_budget = stream_share(cfg_.total_bytes, static_cast<int>(streams_.size()), index);
+    if (cfg_.half.total_bytes > 0) stop.byte_budget = stream_share(cfg_.half.total_bytes, static_cast<int>(streams_.size()), index);
     rusage r0{}, r1{};
     getrusage(RUSAGE_THREAD, &r0);
     if (cfg_.role == Role::send) {
         // A zero budget (more streams than bytes) still has to end the stream.
-        if (cfg_.total_bytes > 0 && stop.byte_budget == 0) {
+        if (cfg_.half.total_bytes > 0 && stop.byte_budget == 0) {
             ::shutdown(s.fd.get(), SHUT_WR);
         } else {
             s.counters = run_send_path(send_path, stop);
@@ -198,7 +180,7 @@ void SideRunner::start() {
     wait_ready();
     if (!irqs_.empty()) irq_counts_before_ = read_proc_interrupts();
     meter_.start();
-    stop_base_.deadline_ns = monotonic_ns() + static_cast<int64_t>(cfg_.duration_s * 1e9);
+    stop_base_.deadline_ns = monotonic_ns() + static_cast<int64_t>(cfg_.half.duration_s * 1e9);
     started_ = true;
     go_.count_down();  // the latch orders stop_base_ before every thread's read of it
 }
@@ -220,7 +202,7 @@ SideResult SideRunner::finish() {
     r.host = cfg_.host;
     r.role = cfg_.role;
     r.elapsed_s = r.cpu.elapsed_s;
-    r.path = cfg_.role == Role::send ? transport_name(cfg_.transport) : std::string("rx-") + rx_mode_name(cfg_.rx);
+    r.path = cfg_.role == Role::send ? transport_name(cfg_.half.transport) : std::string("rx-") + rx_mode_name(cfg_.half.rx);
     StreamCounters total;
     std::string first_error;
     for (size_t i = 0; i < streams_.size(); ++i) {

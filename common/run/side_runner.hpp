@@ -21,23 +21,11 @@
 namespace zc {
 
 struct SideConfig {
+    ServerSpec half;  // this side's half of the test: shared parameters plus its own placement
     Role role = Role::send;
-    Transport transport = Transport::tcp;
-    uint64_t message_size = 0;
-    double duration_s = 0;
-    uint64_t total_bytes = 0;
-    uint64_t alignment = 4096;
-    RxMode rx = RxMode::copy;
-    bool uring_fixed = false;
-    std::vector<int> cpus;        // round-robin over streams; empty = not pinned
-    int mem_node = -1;            // bind the data buffers to this NUMA node; -1 = no binding
-    std::vector<int> irq_cpus;    // move the data device's IRQs here for the test; empty = leave them
-    std::set<int> exclude_pids;   // not "other load" (ourselves, a same-host peer)
+    std::set<int> exclude_pids;  // not "other load" (ourselves, a same-host peer)
     std::string host;
 };
-
-// The configuration of one side from its half of the test spec.
-SideConfig side_config(const ServerSpec& half, Role role, std::set<int> exclude_pids, std::string host);
 
 class SideRunner {
 public:
