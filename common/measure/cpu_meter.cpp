@@ -6,9 +6,9 @@
 
 namespace zc {
 
-CpuShare share_of(const CpuTicks& d) {
+CpuShare share_of(const CpuTicks& d, double capacity_ticks) {
     CpuShare s;
-    double total = static_cast<double>(d.total());
+    double total = std::max(static_cast<double>(d.total()), capacity_ticks);
     if (total <= 0) {
         s.idle = 100;
         return s;
@@ -25,15 +25,16 @@ CpuShare share_of(const CpuTicks& d) {
     return s;
 }
 
-CpuUsage usage_between(const ProcStat& before, const ProcStat& after, double elapsed_s) {
+CpuUsage usage_between(const ProcStat& before, const ProcStat& after, double elapsed_s, long ticks_per_s) {
     ProcStat d = diff(before, after);
     CpuUsage u;
     u.elapsed_s = elapsed_s;
     u.ncpus = static_cast<int>(d.per_cpu.size());
     if (u.ncpus == 0) u.ncpus = 1;
-    u.all = share_of(d.all);
+    double capacity = elapsed_s * static_cast<double>(ticks_per_s);  // ticks one CPU can count
+    u.all = share_of(d.all, capacity * u.ncpus);
     u.busy_cpu_s = u.all.busy() / 100.0 * u.ncpus * elapsed_s;
-    for (const auto& c : d.per_cpu) u.per_cpu.push_back({c.cpu, share_of(c)});
+    for (const auto& c : d.per_cpu) u.per_cpu.push_back({c.cpu, share_of(c, capacity)});
     return u;
 }
 
@@ -57,7 +58,7 @@ CpuUsage CpuMeter::stop() {
     ProcStat stat_after = read_proc_stat();
     ProcessTable procs_after = read_process_table();
     double elapsed = std::chrono::duration<double>(t1 - t0_).count();
-    CpuUsage u = usage_between(stat_before_, stat_after, elapsed);
+    CpuUsage u = usage_between(stat_before_, stat_after, elapsed, sysconf(_SC_CLK_TCK));
     u.others = other_load(procs_before_, procs_after, exclude_, sysconf(_SC_CLK_TCK));
     return u;
 }

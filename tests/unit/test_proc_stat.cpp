@@ -318,13 +318,26 @@ TEST(CpuShares, UnpluggedCpuAndBackwardsCounter) {
     EXPECT_NEAR(u.busy_cpu_s, 1.15, 1e-12);
 }
 
-TEST(CpuShares, BusyCpuSecondsScaleWithElapsed) {
+TEST(CpuShares, TicksTheKernelDidNotAccountAreNotCountedBusy) {
     ProcStat b = fixture("proc_stat_2cpu_before.txt"), a = fixture("proc_stat_2cpu_after.txt");
-    // The same ticks over a longer stated interval: 50 % x 2 CPUs x 10 s = 10 CPU-s.
+    // The same ticks over a longer interval than they cover: the busy ticks are 2 CPU-s, and the
+    // missing ticks must not be scaled into busy time (netperf's busy/total ratio would say 10).
     CpuUsage u = usage_between(b, a, 10.0);
-    EXPECT_DOUBLE_EQ(u.busy_cpu_s, 10.0);
-    EXPECT_DOUBLE_EQ(busy_cpu_s_on(u, {0}), 7.5);
+    EXPECT_DOUBLE_EQ(u.busy_cpu_s, 2.0);
+    EXPECT_DOUBLE_EQ(busy_cpu_s_on(u, {0}), 1.5);
+    EXPECT_DOUBLE_EQ(u.all.busy(), 10.0);  // 200 busy ticks of 2 CPUs x 10 s x 100
+    // An interval shorter than the ticks (clock read a little early) falls back to the ticks' own total.
     EXPECT_DOUBLE_EQ(usage_between(b, a, 0.0).busy_cpu_s, 0.0);
+}
+
+TEST(CpuShares, PartlyIdleTicklessCpuThatLostTicks) {
+    // Seen on this VM: over 5 s, cpu0 counted 499 ticks (498 busy), cpu1 only 421 (140 busy).
+    ProcStat b = parse_proc_stat("cpu  0 0 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0 0\n");
+    ProcStat a = parse_proc_stat("cpu  0 0 638 282 0 0 0 0\ncpu0 0 0 498 1 0 0 0 0\ncpu1 0 0 140 281 0 0 0 0\n");
+    CpuUsage u = usage_between(b, a, 5.0, 100);
+    EXPECT_NEAR(u.busy_cpu_s, 6.38, 1e-9);              // the busy ticks, not 638/920 x 10 = 6.93
+    EXPECT_NEAR(u.per_cpu[1].share.busy(), 28.0, 1e-9);  // 140 of 500, not 140 of 421 (33.3)
+    EXPECT_NEAR(u.per_cpu[0].share.busy(), 99.6, 1e-9);
 }
 
 TEST(CpuShares, NoPerCpuLinesCountsAsOneCpu) {
