@@ -23,7 +23,7 @@ SideResult merge_side(const std::vector<const SideResult*>& sides) {
     double total_s = 0;
     for (const auto* s : sides) total_s += s->cpu.elapsed_s;
     m.bytes = m.ops = 0;
-    m.zc_sent_bytes = m.zc_copied_bytes = m.zc_completions = m.zc_enobufs = m.rx_mapped_bytes = m.rx_copied_bytes = 0;
+    m.zerocopy = {};
     m.elapsed_s = m.process_user_s = m.process_sys_s = 0;
     m.cpu.all = {};
     m.cpu.busy_cpu_s = m.cpu.elapsed_s = m.cpu.others.cpu_s = 0;
@@ -34,12 +34,7 @@ SideResult merge_side(const std::vector<const SideResult*>& sides) {
         double w = total_s > 0 ? s->cpu.elapsed_s / total_s : 0;
         m.bytes += s->bytes;
         m.ops += s->ops;
-        m.zc_sent_bytes += s->zc_sent_bytes;
-        m.zc_copied_bytes += s->zc_copied_bytes;
-        m.zc_completions += s->zc_completions;
-        m.zc_enobufs += s->zc_enobufs;
-        m.rx_mapped_bytes += s->rx_mapped_bytes;
-        m.rx_copied_bytes += s->rx_copied_bytes;
+        m.zerocopy.add(s->zerocopy);
         m.elapsed_s += s->elapsed_s;
         m.process_user_s += s->process_user_s;
         m.process_sys_s += s->process_sys_s;

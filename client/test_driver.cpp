@@ -110,11 +110,11 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
                 name, pct, who));
         }
     }
-    if (tx.zc_sent_bytes > 0) {
-        double pct = 100.0 * static_cast<double>(tx.zc_copied_bytes) / static_cast<double>(tx.zc_sent_bytes);
+    if (tx.zerocopy.sent_bytes > 0) {
+        double pct = 100.0 * static_cast<double>(tx.zerocopy.copied_bytes) / static_cast<double>(tx.zerocopy.sent_bytes);
         std::string note = fmt::format("{}: the kernel reports it copied {:.1f}% of the {} zero-copy bytes anyway ({} completions{})",
-                                       tx.path, pct, tx.zc_sent_bytes, tx.zc_completions,
-                                       tx.zc_enobufs ? fmt::format(", {} ENOBUFS waits", tx.zc_enobufs) : "");
+                                       tx.path, pct, tx.zerocopy.sent_bytes, tx.zerocopy.completions,
+                                       tx.zerocopy.enobufs ? fmt::format(", {} ENOBUFS waits", tx.zerocopy.enobufs) : "");
         if (pct > 99.9) {
             note += same_host ? "; on loopback and veth it always copies (the receiver must not see pages the sender "
                                 "may still change), so this measures the zero-copy machinery's overhead, not its gain"
@@ -122,9 +122,9 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
         }
         r.warnings.push_back(note);
     }
-    if (rx.rx_mapped_bytes + rx.rx_copied_bytes > 0) {
-        double pct = 100.0 * static_cast<double>(rx.rx_mapped_bytes) /
-                     static_cast<double>(rx.rx_mapped_bytes + rx.rx_copied_bytes);
+    if (rx.zerocopy.rx_mapped_bytes + rx.zerocopy.rx_copied_bytes > 0) {
+        double pct = 100.0 * static_cast<double>(rx.zerocopy.rx_mapped_bytes) /
+                     static_cast<double>(rx.zerocopy.rx_mapped_bytes + rx.zerocopy.rx_copied_bytes);
         std::string note = fmt::format("rx-zerocopy: {:.1f}% of the bytes were mapped, {:.1f}% copied", pct, 100 - pct);
         if (pct < 50) {
             note += "; pages map only when whole pages arrive from a sender that did not copy them "

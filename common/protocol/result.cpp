@@ -132,12 +132,12 @@ nlohmann::json to_json(const SideResult& s) {
             {"ops", s.ops},
             {"path", s.path},
             {"zerocopy",
-             {{"sent_bytes", s.zc_sent_bytes},
-              {"copied_bytes", s.zc_copied_bytes},
-              {"completions", s.zc_completions},
-              {"enobufs", s.zc_enobufs},
-              {"rx_mapped_bytes", s.rx_mapped_bytes},
-              {"rx_copied_bytes", s.rx_copied_bytes}}},
+             {{"sent_bytes", s.zerocopy.sent_bytes},
+              {"copied_bytes", s.zerocopy.copied_bytes},
+              {"completions", s.zerocopy.completions},
+              {"enobufs", s.zerocopy.enobufs},
+              {"rx_mapped_bytes", s.zerocopy.rx_mapped_bytes},
+              {"rx_copied_bytes", s.zerocopy.rx_copied_bytes}}},
             {"elapsed_s", s.elapsed_s},
             {"stream_bytes", s.stream_bytes},
             {"cpus", s.cpus},
@@ -161,12 +161,12 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         s.ops = field<uint64_t>(j, "ops");
         s.path = field<std::string>(j, "path");
         const auto& zc = j.at("zerocopy");
-        s.zc_sent_bytes = field<uint64_t>(zc, "sent_bytes");
-        s.zc_copied_bytes = field<uint64_t>(zc, "copied_bytes");
-        s.zc_completions = field<uint64_t>(zc, "completions");
-        s.zc_enobufs = field<uint64_t>(zc, "enobufs");
-        s.rx_mapped_bytes = field<uint64_t>(zc, "rx_mapped_bytes");
-        s.rx_copied_bytes = field<uint64_t>(zc, "rx_copied_bytes");
+        s.zerocopy.sent_bytes = field<uint64_t>(zc, "sent_bytes");
+        s.zerocopy.copied_bytes = field<uint64_t>(zc, "copied_bytes");
+        s.zerocopy.completions = field<uint64_t>(zc, "completions");
+        s.zerocopy.enobufs = field<uint64_t>(zc, "enobufs");
+        s.zerocopy.rx_mapped_bytes = field<uint64_t>(zc, "rx_mapped_bytes");
+        s.zerocopy.rx_copied_bytes = field<uint64_t>(zc, "rx_copied_bytes");
         s.elapsed_s = field_in<double>(j, "elapsed_s", 0, 1e7);
         for (const auto& b : array_field(j, "stream_bytes", kMaxStreams)) s.stream_bytes.push_back(value_as<uint64_t>(b, "stream_bytes"));
         for (const auto& c : array_field(j, "cpus", kMaxStreams)) s.cpus.push_back(value_as<int>(c, "cpus"));
@@ -193,12 +193,12 @@ nlohmann::json side_summary(const SideResult& s) {
     j["test_cpus_busy_s"] = s.test_cpus_busy_s();
     j["test_cpus_service_demand_us_per_kb"] = service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes);
     j["other_processes_cpu_pct_of_one_cpu"] = s.others_cpu_pct_of_one_cpu();
-    if (s.zc_sent_bytes > 0) {
-        j["zerocopy"]["copied_pct"] = 100.0 * static_cast<double>(s.zc_copied_bytes) / static_cast<double>(s.zc_sent_bytes);
+    if (s.zerocopy.sent_bytes > 0) {
+        j["zerocopy"]["copied_pct"] = 100.0 * static_cast<double>(s.zerocopy.copied_bytes) / static_cast<double>(s.zerocopy.sent_bytes);
     }
-    if (s.rx_mapped_bytes + s.rx_copied_bytes > 0) {
+    if (s.zerocopy.rx_mapped_bytes + s.zerocopy.rx_copied_bytes > 0) {
         j["zerocopy"]["rx_mapped_pct"] =
-            100.0 * static_cast<double>(s.rx_mapped_bytes) / static_cast<double>(s.rx_mapped_bytes + s.rx_copied_bytes);
+            100.0 * static_cast<double>(s.zerocopy.rx_mapped_bytes) / static_cast<double>(s.zerocopy.rx_mapped_bytes + s.zerocopy.rx_copied_bytes);
     }
     return j;
 }

@@ -9,6 +9,7 @@
 
 #include "measure/cpu_meter.hpp"
 #include "protocol/test_spec.hpp"
+#include "transport/stream_counters.hpp"
 
 namespace zc {
 
@@ -39,13 +40,7 @@ struct SideResult {
     uint64_t bytes = 0;  // moved by this side over its interval
     uint64_t ops = 0;    // send()/recv() calls that returned data
     std::string path;    // the data path this side ran: "tcp-msgzc", "rx-zerocopy", ...
-    // The kernel's word on zero-copy (0 where the path has none).
-    uint64_t zc_sent_bytes = 0;    // handed over with a zero-copy request (MSG_ZEROCOPY, SEND_ZC)
-    uint64_t zc_copied_bytes = 0;  // of those, copied by the kernel anyway
-    uint64_t zc_completions = 0;
-    uint64_t zc_enobufs = 0;
-    uint64_t rx_mapped_bytes = 0;  // TCP_ZEROCOPY_RECEIVE: mapped, not copied
-    uint64_t rx_copied_bytes = 0;  // TCP_ZEROCOPY_RECEIVE: had to be copied
+    ZeroCopyCounts zerocopy;  // the kernel's word on zero-copy (zeros where the path has none)
     double elapsed_s = 0;
     std::vector<uint64_t> stream_bytes;
     std::vector<int> cpus;           // CPU each data thread was on when it finished (the pinning in force)

@@ -28,7 +28,7 @@ std::string side_values(const SideResult& s) {
     return fmt::format("{},{},{},{:.6f},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{},{:.5f},{:.3f},{:.5f},{:.5f},{:.3f}",
                        quoted(s.host), role_name(s.role), s.bytes, s.elapsed_s, quoted(format_cpu_list(s.cpus)),
                        s.cpu_util_pct(), a.user + a.nice, a.system, a.irq, a.softirq, a.steal, s.path,
-                       s.zc_sent_bytes, s.zc_copied_bytes, s.rx_mapped_bytes, s.rx_copied_bytes,
+                       s.zerocopy.sent_bytes, s.zerocopy.copied_bytes, s.zerocopy.rx_mapped_bytes, s.zerocopy.rx_copied_bytes,
                        s.service_demand_us_per_kb(), s.process_cpu_util_pct(), s.process_service_demand_us_per_kb(),
                        service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes), s.cpu.others.cpu_s);
 }

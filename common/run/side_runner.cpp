@@ -207,7 +207,9 @@ SideResult SideRunner::finish() {
     std::string first_error;
     for (size_t i = 0; i < streams_.size(); ++i) {
         const Stream& s = streams_[i];
-        total.add(s.counters);
+        total.bytes += s.counters.bytes;
+        total.ops += s.counters.ops;
+        total.zerocopy.add(s.counters.zerocopy);
         r.stream_bytes.push_back(s.counters.bytes);
         r.cpus.push_back(s.ran_on);
         for (const auto& [node, pages] : s.buffer_nodes) r.placement.buffer_pages_by_node[node] += pages;
@@ -222,12 +224,7 @@ SideResult SideRunner::finish() {
     }
     r.bytes = total.bytes;
     r.ops = total.ops;
-    r.zc_sent_bytes = total.zc_sent_bytes;
-    r.zc_copied_bytes = total.zc_copied_bytes;
-    r.zc_completions = total.zc_completions;
-    r.zc_enobufs = total.zc_enobufs;
-    r.rx_mapped_bytes = total.rx_mapped_bytes;
-    r.rx_copied_bytes = total.rx_copied_bytes;
+    r.zerocopy = total.zerocopy;
     if (!streams_.empty() && streams_[0].fd) {
         auto [snd, rcv] = socket_buffers(streams_[0].fd.get());
         r.socket_send_buffer = snd;

@@ -5,30 +5,32 @@
 
 namespace zc {
 
+// The kernel's own word on zero-copy: what MSG_ZEROCOPY / io_uring SEND_ZC completions and
+// TCP_ZEROCOPY_RECEIVE reported. Summed over streams and iterations as they are.
+struct ZeroCopyCounts {
+    uint64_t sent_bytes = 0;       // bytes handed over with a zero-copy request
+    uint64_t copied_bytes = 0;     // of those, bytes the kernel reported it copied anyway
+    uint64_t completions = 0;      // completion notifications read
+    uint64_t enobufs = 0;          // times the kernel refused for lack of memory and we waited
+    uint64_t rx_mapped_bytes = 0;  // zero-copy receive: mapped into our address space, not copied
+    uint64_t rx_copied_bytes = 0;  // zero-copy receive: had to be copied (unaligned tails, fallbacks)
+
+    void add(const ZeroCopyCounts& o) {
+        sent_bytes += o.sent_bytes;
+        copied_bytes += o.copied_bytes;
+        completions += o.completions;
+        enobufs += o.enobufs;
+        rx_mapped_bytes += o.rx_mapped_bytes;
+        rx_copied_bytes += o.rx_copied_bytes;
+    }
+};
+
 struct StreamCounters {
     uint64_t bytes = 0;
     uint64_t ops = 0;  // calls that moved data
     int error = 0;     // errno of the call that failed, 0 if none
     const char* failed_call = nullptr;
-    // Zero-copy send: the kernel's own word on what happened (MSG_ZEROCOPY / io_uring SEND_ZC).
-    uint64_t zc_sent_bytes = 0;    // bytes handed over with a zero-copy request
-    uint64_t zc_copied_bytes = 0;  // of those, bytes the kernel reported it copied anyway
-    uint64_t zc_completions = 0;   // completion notifications read
-    uint64_t zc_enobufs = 0;       // times the kernel refused for lack of memory and we waited
-    // Zero-copy receive (TCP_ZEROCOPY_RECEIVE).
-    uint64_t rx_mapped_bytes = 0;  // bytes mapped into our address space, not copied
-    uint64_t rx_copied_bytes = 0;  // bytes that had to be copied (unaligned tails, fallbacks)
-
-    void add(const StreamCounters& o) {
-        bytes += o.bytes;
-        ops += o.ops;
-        zc_sent_bytes += o.zc_sent_bytes;
-        zc_copied_bytes += o.zc_copied_bytes;
-        zc_completions += o.zc_completions;
-        zc_enobufs += o.zc_enobufs;
-        rx_mapped_bytes += o.rx_mapped_bytes;
-        rx_copied_bytes += o.rx_copied_bytes;
-    }
+    ZeroCopyCounts zerocopy;
 };
 
 // When a sending loop ends: at a monotonic deadline, or after a byte budget (0 = no budget), or when

@@ -44,13 +44,13 @@ bool TcpMsgZerocopySender::reap(StreamCounters& c, int wait_ms) {
             auto* ee = reinterpret_cast<sock_extended_err*>(CMSG_DATA(cm));
             if (ee->ee_origin != SO_EE_ORIGIN_ZEROCOPY || ee->ee_errno != 0) continue;
             bool copied = ee->ee_code & SO_EE_CODE_ZEROCOPY_COPIED;
-            ++c.zc_completions;
+            ++c.zerocopy.completions;
             // One notification covers the range of send ids [ee_info, ee_data].
             for (uint32_t id = ee->ee_info; id != ee->ee_data + 1; ++id) {
                 size_t slot = id % ring_.slots();
                 if (!ring_.busy(slot)) continue;
                 uint64_t b = ring_.release(slot);
-                if (copied) c.zc_copied_bytes += b;
+                if (copied) c.zerocopy.copied_bytes += b;
             }
             got = true;
         }
@@ -67,7 +67,7 @@ StreamCounters TcpMsgZerocopySender::run(const StopRule& stop) {
         if (n < 0) {
             if (errno == EINTR) continue;
             if (errno == ENOBUFS) {  // optmem_max exhausted by pinned pages: wait for completions
-                ++c.zc_enobufs;
+                ++c.zerocopy.enobufs;
                 reap(c, 10);
                 continue;
             }
@@ -78,7 +78,7 @@ StreamCounters TcpMsgZerocopySender::run(const StopRule& stop) {
         ring_.hand_over(slot, static_cast<uint64_t>(n));
         ++next_id_;
         c.bytes += static_cast<uint64_t>(n);
-        c.zc_sent_bytes += static_cast<uint64_t>(n);
+        c.zerocopy.sent_bytes += static_cast<uint64_t>(n);
         ++c.ops;
         if (ring_.in_flight() > ring_.slots() / 2) reap(c, 0);
     }

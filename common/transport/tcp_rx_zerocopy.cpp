@@ -56,7 +56,7 @@ StreamCounters TcpZerocopyReceiver::run() {
         if (zc.length > 0) {
             // The pages are ours to read now; the next getsockopt on this window replaces them.
             c.bytes += zc.length;
-            c.rx_mapped_bytes += zc.length;
+            c.zerocopy.rx_mapped_bytes += zc.length;
             ++c.ops;
         }
         if (zc.recv_skip_hint > 0) {
@@ -70,7 +70,7 @@ StreamCounters TcpZerocopyReceiver::run() {
             }
             if (n > 0) {
                 c.bytes += static_cast<uint64_t>(n);
-                c.rx_copied_bytes += static_cast<uint64_t>(n);
+                c.zerocopy.rx_copied_bytes += static_cast<uint64_t>(n);
                 ++c.ops;
             }
         } else if (zc.length == 0) {

@@ -53,9 +53,9 @@ void TcpUringZcSender::handle(const io_uring_cqe* cqe, StreamCounters& c) {
     size_t slot = cqe->user_data & kSlotBits;
     if (cqe->flags & IORING_CQE_F_NOTIF) {
         // The kernel is done with the slot's pages; res says whether it had copied them.
-        ++c.zc_completions;
+        ++c.zerocopy.completions;
         uint64_t b = ring_.release(slot);
-        if (static_cast<uint32_t>(cqe->res) & IORING_NOTIF_USAGE_ZC_COPIED) c.zc_copied_bytes += b;
+        if (static_cast<uint32_t>(cqe->res) & IORING_NOTIF_USAGE_ZC_COPIED) c.zerocopy.copied_bytes += b;
         return;
     }
     --pending_sends_;
@@ -66,7 +66,7 @@ void TcpUringZcSender::handle(const io_uring_cqe* cqe, StreamCounters& c) {
         }
     } else {
         c.bytes += static_cast<uint64_t>(cqe->res);
-        c.zc_sent_bytes += static_cast<uint64_t>(cqe->res);
+        c.zerocopy.sent_bytes += static_cast<uint64_t>(cqe->res);
         ++c.ops;
     }
     // Without IORING_CQE_F_MORE no notification follows (nothing was sent): the slot is free now.

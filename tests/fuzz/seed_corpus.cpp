@@ -54,11 +54,11 @@ SideResult sample_side() {
     s.bytes = 8ull << 20;
     s.ops = 128;
     s.path = "tcp";
-    s.zc_sent_bytes = 4096;
-    s.zc_copied_bytes = 1024;
-    s.zc_completions = 3;
-    s.rx_mapped_bytes = 8192;
-    s.rx_copied_bytes = 16;
+    s.zerocopy.sent_bytes = 4096;
+    s.zerocopy.copied_bytes = 1024;
+    s.zerocopy.completions = 3;
+    s.zerocopy.rx_mapped_bytes = 8192;
+    s.zerocopy.rx_copied_bytes = 16;
     s.elapsed_s = 0.125;
     s.stream_bytes = {4ull << 20, 4ull << 20};
     s.cpus = {0, 1};

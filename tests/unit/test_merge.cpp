@@ -163,15 +163,15 @@ TEST(MergeSides, SpecFieldsCopied) {
 TEST(MergeSides, ZeroCopySendNoteFromTheSender) {
     SideResult tx = side(Role::send, GiB, 1), rx = side(Role::recv, GiB, 1);
     tx.path = "tcp-msgzc";
-    tx.zc_sent_bytes = 1000;
-    tx.zc_copied_bytes = 250;  // 25.0 %
-    tx.zc_completions = 10;
+    tx.zerocopy.sent_bytes = 1000;
+    tx.zerocopy.copied_bytes = 250;  // 25.0 %
+    tx.zerocopy.completions = 10;
     TestResult r = merge_sides(spec(TestKind::stream), tx, rx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0],
               "tcp-msgzc: the kernel reports it copied 25.0% of the 1000 zero-copy bytes anyway (10 completions)");
     // ENOBUFS waits are mentioned when there were any.
-    tx.zc_enobufs = 3;
+    tx.zerocopy.enobufs = 3;
     r = merge_sides(spec(TestKind::stream), tx, rx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_NE(r.warnings[0].find("(10 completions, 3 ENOBUFS waits)"), std::string::npos) << r.warnings[0];
@@ -183,15 +183,15 @@ TEST(MergeSides, ZeroCopySendNoteFromTheSender) {
     EXPECT_EQ(r.warnings[0].rfind("tcp-uringzc: the kernel reports it copied 25.0%", 0), 0u) << r.warnings[0];
     // A receiver's zc counters (none on a receiver in practice) are not taken for the sender's.
     SideResult plain_tx = side(Role::send, GiB, 1), odd_rx = rx;
-    odd_rx.zc_sent_bytes = 5;
+    odd_rx.zerocopy.sent_bytes = 5;
     EXPECT_TRUE(merge_sides(spec(TestKind::stream), plain_tx, odd_rx, false).warnings.empty());
 }
 
 TEST(MergeSides, ZeroCopyThatAlwaysCopiedIsExplained) {
     SideResult tx = side(Role::send, GiB, 1), rx = side(Role::recv, GiB, 1);
     tx.path = "tcp-msgzc";
-    tx.zc_sent_bytes = tx.zc_copied_bytes = 1 << 20;  // 100 %
-    tx.zc_completions = 16;
+    tx.zerocopy.sent_bytes = tx.zerocopy.copied_bytes = 1 << 20;  // 100 %
+    tx.zerocopy.completions = 16;
     // Same host (loopback, veth): the kernel always copies.
     TestResult r = merge_sides(spec(TestKind::stream), tx, rx, true);
     ASSERT_EQ(r.warnings.size(), 2u);
@@ -203,8 +203,8 @@ TEST(MergeSides, ZeroCopyThatAlwaysCopiedIsExplained) {
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_NE(r.warnings[0].find("the device cannot send from user pages"), std::string::npos) << r.warnings[0];
     // 99.9 % exactly is not "always": no explanation.
-    tx.zc_sent_bytes = 1000;
-    tx.zc_copied_bytes = 999;
+    tx.zerocopy.sent_bytes = 1000;
+    tx.zerocopy.copied_bytes = 999;
     r = merge_sides(spec(TestKind::stream), tx, rx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_NE(r.warnings[0].find("copied 99.9%"), std::string::npos) << r.warnings[0];
@@ -213,20 +213,20 @@ TEST(MergeSides, ZeroCopyThatAlwaysCopiedIsExplained) {
 
 TEST(MergeSides, ZeroCopyReceiveNoteFromTheReceiver) {
     SideResult tx = side(Role::send, GiB, 1), rx = side(Role::recv, GiB, 1);
-    rx.rx_mapped_bytes = 3000;
-    rx.rx_copied_bytes = 1000;  // 75 % mapped
+    rx.zerocopy.rx_mapped_bytes = 3000;
+    rx.zerocopy.rx_copied_bytes = 1000;  // 75 % mapped
     TestResult r = merge_sides(spec(TestKind::stream), tx, rx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0], "rx-zerocopy: 75.0% of the bytes were mapped, 25.0% copied");
     // Under half mapped: says when pages map at all.
-    rx.rx_mapped_bytes = 1000;
-    rx.rx_copied_bytes = 3000;
+    rx.zerocopy.rx_mapped_bytes = 1000;
+    rx.zerocopy.rx_copied_bytes = 3000;
     r = merge_sides(spec(TestKind::stream), tx, rx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0].rfind("rx-zerocopy: 25.0% of the bytes were mapped, 75.0% copied; pages map only when", 0), 0u)
         << r.warnings[0];
     // Exactly 50 % is not "under half".
-    rx.rx_mapped_bytes = rx.rx_copied_bytes = 2000;
+    rx.zerocopy.rx_mapped_bytes = rx.zerocopy.rx_copied_bytes = 2000;
     r = merge_sides(spec(TestKind::stream), tx, rx, false);
     EXPECT_EQ(r.warnings.at(0), "rx-zerocopy: 50.0% of the bytes were mapped, 50.0% copied");
     // maerts: the receiver is local.
@@ -271,22 +271,22 @@ TEST(MergeIterations, BytesAddServiceDemandIsTotalOverTotalThroughputIsMean) {
     runs[1].local.warnings = {"lw"};
     runs[2].local.warnings = {"lw"};
     for (size_t i = 0; i < runs.size(); ++i) {
-        runs[i].local.zc_sent_bytes = 1000 * (i + 1);
-        runs[i].local.zc_copied_bytes = 10 * (i + 1);
-        runs[i].local.zc_completions = i + 1;
-        runs[i].local.zc_enobufs = i;
-        runs[i].remote.rx_mapped_bytes = 4096 * (i + 1);
-        runs[i].remote.rx_copied_bytes = 7 * (i + 1);
+        runs[i].local.zerocopy.sent_bytes = 1000 * (i + 1);
+        runs[i].local.zerocopy.copied_bytes = 10 * (i + 1);
+        runs[i].local.zerocopy.completions = i + 1;
+        runs[i].local.zerocopy.enobufs = i;
+        runs[i].remote.zerocopy.rx_mapped_bytes = 4096 * (i + 1);
+        runs[i].remote.zerocopy.rx_copied_bytes = 7 * (i + 1);
     }
     TestResult m = merge_iterations(runs, ConfidenceGoal{10, 3, 95, 5});
     // zero-copy counters add: (1 + 2 + 3) x each
-    EXPECT_EQ(m.local.zc_sent_bytes, 6000u);
-    EXPECT_EQ(m.local.zc_copied_bytes, 60u);
-    EXPECT_EQ(m.local.zc_completions, 6u);
-    EXPECT_EQ(m.local.zc_enobufs, 3u);  // 0 + 1 + 2
-    EXPECT_EQ(m.remote.rx_mapped_bytes, 6u * 4096);
-    EXPECT_EQ(m.remote.rx_copied_bytes, 42u);
-    EXPECT_EQ(m.remote.zc_sent_bytes, 0u);
+    EXPECT_EQ(m.local.zerocopy.sent_bytes, 6000u);
+    EXPECT_EQ(m.local.zerocopy.copied_bytes, 60u);
+    EXPECT_EQ(m.local.zerocopy.completions, 6u);
+    EXPECT_EQ(m.local.zerocopy.enobufs, 3u);  // 0 + 1 + 2
+    EXPECT_EQ(m.remote.zerocopy.rx_mapped_bytes, 6u * 4096);
+    EXPECT_EQ(m.remote.zerocopy.rx_copied_bytes, 42u);
+    EXPECT_EQ(m.remote.zerocopy.sent_bytes, 0u);
     // bytes: 1 + 3 + 2 = 6 GiB; elapsed 6 s
     EXPECT_EQ(m.bytes, 6 * GiB);
     EXPECT_DOUBLE_EQ(m.elapsed_s, 6.0);
