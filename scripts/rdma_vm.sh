@@ -279,16 +279,19 @@ write_run_dir() {
 QEMU_PID=
 TAIL_PIDS=()
 
+# Both run from traps, under set -e: nothing in them may fail.
 stop_vm() {
-    [[ -n $QEMU_PID ]] && kill "$QEMU_PID" 2>/dev/null && wait "$QEMU_PID" 2>/dev/null
+    if [[ -n $QEMU_PID ]]; then
+        kill "$QEMU_PID" 2>/dev/null || true   # timeout passes the signal on to QEMU
+        wait "$QEMU_PID" 2>/dev/null || true
+    fi
     QEMU_PID=
-    return 0
 }
 
 cleanup() {
     stop_vm
     local p
-    for p in "${TAIL_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    for p in "${TAIL_PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
     TAIL_PIDS=()
     if [[ -n ${RUN_DIR:-} && -z $KEEP && -z ${KEEP_ON_FAILURE:-} ]]; then rm -rf "$RUN_DIR"; fi
     return 0

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# rdma.sh: zcperf's RDMA paths next to the tools RDMA people trust, over one RDMA device,
+# alternating rounds, medians and ratios:
+#   zcperf -T rdma-write   vs  perftest ib_write_bw -F
+#   zcperf -T rdma-send    vs  perftest ib_send_bw -F
+#   zcperf -T rsocket      vs  librdmacm's rstream (rsockets)
+# On a host without an RDMA device it runs itself inside scripts/rdma_vm.sh's Soft-RoCE guest
+# (TCG: figures there are about 1/100 of hardware and only tell whether zcperf keeps level with
+# the peers under the same conditions). See bench/README.md.
+set -euo pipefail
+
+NAME=rdma
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# shellcheck source=scripts/rdma_vm/find_device.sh
+source "$ROOT/scripts/rdma_vm/find_device.sh"
+SIZES=64K,1M
+LIBPY=$ROOT/bench/rdma_lib.py   # lib.py's parsers and CSV, plus perftest's and rstream's
+ZCSERVER=${ZCSERVER:-$(dirname "$ZCPERF")/zcserver}
+PAIRS=(zcperf:rdma-write ib_write_bw zcperf:rdma-send ib_send_bw zcperf:rsocket rstream)
+PEERS_ONLY=
+VM_ARGS=()
+
+usage() {
+    cat <<EOT
+Usage: $0 [--rounds N] [--duration S] [--sizes 64K,1M] [--csv FILE] [--peers-only] [--vm-timeout S]
+       $0 --report FILE     reprint the table from an earlier CSV
+
+For each size, N rounds of: zcperf -T rdma-write, ib_write_bw, zcperf -T rdma-send, ib_send_bw,
+zcperf -T rsocket, rstream; client on CPU $CLIENT_CPU, server on CPU $SERVER_CPU, over the first
+RDMA device with a RoCE v2 IPv4 GID (or the guest's rxe0). Prints medians and zcperf/peer ratios.
+  --rounds N      rounds (default $ROUNDS)
+  --duration S    seconds per test, whole number (default $DURATION)
+  --sizes LIST    message sizes, K/M/G are powers of 1024 (default $SIZES)
+  --csv FILE      raw samples (default bench/out/rdma-<timestamp>.csv), raw outputs next to it
+  --peers-only    only perftest and rstream (e.g. before zcperf has the RDMA transports)
+  --vm-timeout S  without an RDMA device: limit for the whole guest run (default: scripts/rdma_vm.sh's)
+A zcperf built without a transport gets a note in the table, not a failure.
+EOT
+}
+
+# Our own options first; the rest are lib.sh's.
+ORIG_ARGS=("$@")
+args=()
+while (($#)); do
+    case $1 in
+        --peers-only) PEERS_ONLY=1; shift ;;
+        --vm-timeout) VM_ARGS+=(--timeout "${2:?}"); shift 2 ;;
+        *) args+=("$1"); shift ;;
+    esac
+done
+bench_args "${args[@]}"
+bench_report_only rdma
+
+# No RDMA device here: run this same command in the Soft-RoCE guest. The guest writes the CSV
+# through a read-write share of bench/out (or of --csv's directory).
+if [[ -z ${RDMA_VM:-} ]] && ! rdma_find_device; then
+    log "$RDMA_FIND_ERROR: running in the Soft-RoCE guest (scripts/rdma_vm.sh)"
+    outdir=$ROOT/bench/out
+    [[ -n $CSV ]] && outdir=$(dirname "$(realpath -m "$CSV")")
+    mkdir -p "$outdir"
+    exec "$ROOT/scripts/rdma_vm.sh" "${VM_ARGS[@]}" --rw "$outdir" -- "$0" "${ORIG_ARGS[@]}"
+fi
+rdma_find_device || die "$RDMA_FIND_ERROR"
+
+if [[ -n $PEERS_ONLY ]]; then
+    CASES=(ib_write_bw ib_send_bw rstream)
+    # bench_setup insists on a zcperf binary; a peers-only run does not need one.
+    [[ -x $ZCPERF ]] || ZCPERF=/bin/true
+else
+    CASES=("${PAIRS[@]}")
+fi
+bench_setup ib_write_bw ib_send_bw rstream
+LIMIT=$((DURATION * 4 + 60))   # under TCG set-up and teardown take seconds; a hang still ends
+PORT=$(free_port 18515)
+next_port() { PORT=$((PORT + 1)); }   # a fresh port per test: no wait for the last one's close
+
+# zcperf: one zcserver bound to the device's address for the whole run, on the server CPU.
+if [[ -z $PEERS_ONLY ]]; then
+    [[ -x $ZCSERVER ]] || die "$ZCSERVER not found; build first"
+    ZC_PORT=$(free_port 12875)
+    taskset -c "$SERVER_CPU" "$ZCSERVER" --bind "$RDMA_IP" --port "$ZC_PORT" >"$RAW/zcserver.log" 2>&1 &
+    SERVER_PIDS+=($!)
+    wait_listen "$ZC_PORT" "$!" || die "zcserver did not start: $(cat "$RAW/zcserver.log")"
+fi
+
+run_zcperf() {   # size bytes raw transport
+    local rc=0
+    timeout "$LIMIT" "$ZCPERF" -H "$RDMA_IP:$ZC_PORT" -T "$4" -m "$2" -l "$DURATION" \
+        --cpu "$CLIENT_CPU,$SERVER_CPU" -o json >"$3" 2>"$3.err" || rc=$?
+    ((rc == 0)) && return 0
+    # A zcperf without this transport (not built with RDMA, or older than it) is a note.
+    if grep -q "unknown transport" "$3.err"; then
+        grep -o "unknown transport.*" "$3.err" | head -n1 >"$3.skip"
+        return 3
+    fi
+    cat "$3.err" >>"$3"
+    fail zcperf "$3"
+}
+
+# perftest: -D runs for a time, but only the middle counts: margin, window, margin. So
+# -D DURATION+2 with a 1 s margin measures DURATION seconds, like the others. perftest turns CPU
+# cycles into time with a clock rate it measures itself; under TCG that sometimes fails
+# ("Correlation coefficient r^2 < 0.9") and the figure is 0.00, so such a sample is taken again.
+run_perftest() {   # tool size bytes raw
+    local tool=$1 try rc crc
+    for try in 1 2 3; do
+        next_port
+        local a=(-F -d "$RDMA_DEV" -x "$RDMA_GID" -s "$3" -D $((DURATION + 2)) -f 1 -p "$PORT")
+        taskset -c "$SERVER_CPU" timeout "$LIMIT" "$tool" "${a[@]}" >"$4.server" 2>&1 &
+        IPERF_PID=$!   # lib.sh's cleanup kills it on the way out
+        wait_listen "$PORT" "$IPERF_PID" || fail "$tool server" "$4.server"
+        crc=0
+        taskset -c "$CLIENT_CPU" timeout "$LIMIT" "$tool" "${a[@]}" "$RDMA_IP" >"$4" 2>&1 || crc=$?
+        rc=0
+        wait "$IPERF_PID" || rc=$?
+        IPERF_PID=
+        ((crc == 0 && rc == 0)) || { cat "$4.server" >>"$4"; fail "$tool (client $crc, server $rc)" "$4"; }
+        grep -q "Correlation coefficient" "$4" || return 0
+        log "$tool: its clock calibration failed (r^2 < 0.9), measuring again ($try/3)"
+    done
+    fail "$tool: clock calibration failed 3 times" "$4"
+}
+run_ib_write_bw() { run_perftest ib_write_bw "$@"; }
+run_ib_send_bw() { run_perftest ib_send_bw "$@"; }
+
+# rstream has no time limit, only counts: -C transfers of -S bytes to the server and -C back, -I
+# times. The count for about DURATION seconds comes from a short calibration run at 1 MiB.
+RS_BYTES_PER_S=
+rstream_pair() {   # size count raw
+    next_port
+    local a=(-S "$1" -C "$2" -I 1 -p "$PORT") try crc rc
+    taskset -c "$SERVER_CPU" timeout "$LIMIT" rstream "${a[@]}" >"$3.server" 2>&1 &
+    IPERF_PID=$!
+    # The server listens through rdma_cm, which ss cannot see: retry a refused connection.
+    for try in $(seq 40); do
+        crc=0
+        taskset -c "$CLIENT_CPU" timeout "$LIMIT" rstream -s "$RDMA_IP" "${a[@]}" >"$3" 2>&1 || crc=$?
+        ((crc == 0)) && break
+        kill -0 "$IPERF_PID" 2>/dev/null || break
+        sleep 0.5
+    done
+    rc=0
+    wait "$IPERF_PID" || rc=$?
+    IPERF_PID=
+    ((crc == 0 && rc == 0)) || { cat "$3.server" >>"$3"; fail "rstream (client $crc, server $rc)" "$3"; }
+    # rstream prints counts rounded (1600 -> "1k"): the parser takes the exact ones from here.
+    echo "# rdma.sh: rstream -S $1 -C $2 -I 1" >>"$3"
+}
+run_rstream() {   # size bytes raw
+    if [[ -z $RS_BYTES_PER_S ]]; then
+        rstream_pair $((1 << 20)) 16 "$RAW/rstream-calibration.out"
+        RS_BYTES_PER_S=$("$PY" "$LIBPY" rstream-rate "$RAW/rstream-calibration.out")
+        log "rstream calibration: $((RS_BYTES_PER_S / 1000000)) MB/s, counts sized for ${DURATION}s"
+    fi
+    local count=$(((RS_BYTES_PER_S * DURATION / 2 + $2 - 1) / $2))
+    rstream_pair "$2" "$count" "$3"
+}
+
+log "$ROUNDS rounds x $SIZES x (${CASES[*]}), ${DURATION}s each, on $RDMA_DEV ($RDMA_IP, GID index $RDMA_GID)${RDMA_VM:+ in the Soft-RoCE guest}"
+log "raw samples: $CSV"
+bench_rounds "${CASES[@]}"
+
+echo "zcperf vs perftest and rstream on $RDMA_DEV${RDMA_VM:+ (Soft-RoCE in a TCG guest)}: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU, server CPU $SERVER_CPU ($(date -Is))"
+bench_report rdma
+echo "raw samples: $CSV"
