@@ -6,7 +6,7 @@
 #   zcperf -T rsocket      vs  librdmacm's rstream (rsockets)
 # On a host without an RDMA device it runs itself inside scripts/rdma_vm.sh's Soft-RoCE guest
 # (TCG: figures there are about 1/100 of hardware and only tell whether zcperf keeps level with
-# the peers under the same conditions). See bench/README.md.
+# the peers under the same conditions). See scripts/rdma_vm/README-section.md.
 set -euo pipefail
 
 NAME=rdma
@@ -98,15 +98,30 @@ run_zcperf() {   # size bytes raw transport
     fail zcperf "$3"
 }
 
-# perftest: -D runs for a time, but only the middle counts: margin, window, margin. So
-# -D DURATION+2 with a 1 s margin measures DURATION seconds, like the others. perftest turns CPU
-# cycles into time with a clock rate it measures itself; under TCG that sometimes fails
-# ("Correlation coefficient r^2 < 0.9") and the figure is 0.00, so such a sample is taken again.
-run_perftest() {   # tool size bytes raw
+# The peers run a count, not a time: perftest's -D mode counts only a window between margins,
+# and with a full send queue of 1 MiB messages on a slow link it reported 0 or half the
+# iterations; rstream has no time option at all. So each (tool, size) first moves 32 MiB to
+# learn its speed, and each measured run then gets the count that takes about DURATION s.
+declare -A RATE=()   # bytes/s by "tool size"
+count_for() {   # tool size bytes calibration-runner...: sets COUNT for DURATION seconds
+    local key="$1 $2" bytes=$3 cal=$RAW/calibration-$1-$2.out
+    shift 3
+    if [[ -z ${RATE[$key]:-} ]]; then
+        "$@" "$bytes" $(((32 << 20) / bytes + 1)) "$cal"
+        RATE[$key]=$("$PY" "$LIBPY" rate "${key% *}" "$cal")
+        log "calibration, $key: $((RATE[$key] / 1000000)) MB/s"
+    fi
+    COUNT=$(((RATE[$key] * DURATION + bytes - 1) / bytes))
+}
+
+# One perftest pair moving COUNT messages. perftest turns CPU cycles into time with a clock rate
+# it measures itself; under TCG that sometimes fails ("Correlation coefficient r^2 < 0.9") and it
+# prints 0.00 for a transfer that did happen, so such a run is taken again.
+perftest_pair() {   # tool bytes count raw
     local tool=$1 try rc crc
     for try in 1 2 3; do
         next_port
-        local a=(-F -d "$RDMA_DEV" -x "$RDMA_GID" -s "$3" -D $((DURATION + 2)) -f 1 -p "$PORT")
+        local a=(-F -d "$RDMA_DEV" -x "$RDMA_GID" -s "$2" -n "$3" -p "$PORT")
         taskset -c "$SERVER_CPU" timeout "$LIMIT" "$tool" "${a[@]}" >"$4.server" 2>&1 &
         IPERF_PID=$!   # lib.sh's cleanup kills it on the way out
         wait_listen "$PORT" "$IPERF_PID" || fail "$tool server" "$4.server"
@@ -116,18 +131,22 @@ run_perftest() {   # tool size bytes raw
         wait "$IPERF_PID" || rc=$?
         IPERF_PID=
         ((crc == 0 && rc == 0)) || { cat "$4.server" >>"$4"; fail "$tool (client $crc, server $rc)" "$4"; }
+        # The parser checks that perftest moved exactly this.
+        echo "# rdma.sh: $tool -s $2 -n $3" >>"$4"
         grep -q "Correlation coefficient" "$4" || return 0
         log "$tool: its clock calibration failed (r^2 < 0.9), measuring again ($try/3)"
     done
     fail "$tool: clock calibration failed 3 times" "$4"
 }
+run_perftest() {   # tool size bytes raw
+    count_for "$1" "$2" "$3" perftest_pair "$1"
+    perftest_pair "$1" "$3" "$COUNT" "$4"
+}
 run_ib_write_bw() { run_perftest ib_write_bw "$@"; }
 run_ib_send_bw() { run_perftest ib_send_bw "$@"; }
 
-# rstream has no time limit, only counts: -C transfers of -S bytes to the server and -C back, -I
-# times. The count for about DURATION seconds comes from a short calibration run at 1 MiB.
-RS_BYTES_PER_S=
-rstream_pair() {   # size count raw
+# rstream: -C transfers of -S bytes to the server and -C back, -I times.
+rstream_pair() {   # bytes count raw
     next_port
     local a=(-S "$1" -C "$2" -I 1 -p "$PORT") try crc rc
     taskset -c "$SERVER_CPU" timeout "$LIMIT" rstream "${a[@]}" >"$3.server" 2>&1 &
@@ -148,13 +167,9 @@ rstream_pair() {   # size count raw
     echo "# rdma.sh: rstream -S $1 -C $2 -I 1" >>"$3"
 }
 run_rstream() {   # size bytes raw
-    if [[ -z $RS_BYTES_PER_S ]]; then
-        rstream_pair $((1 << 20)) 16 "$RAW/rstream-calibration.out"
-        RS_BYTES_PER_S=$("$PY" "$LIBPY" rstream-rate "$RAW/rstream-calibration.out")
-        log "rstream calibration: $((RS_BYTES_PER_S / 1000000)) MB/s, counts sized for ${DURATION}s"
-    fi
-    local count=$(((RS_BYTES_PER_S * DURATION / 2 + $2 - 1) / $2))
-    rstream_pair "$2" "$count" "$3"
+    # each transfer goes there and back: half the count moves DURATION seconds' worth
+    count_for rstream "$1" "$2" rstream_pair
+    rstream_pair "$2" $(((COUNT + 1) / 2)) "$3"
 }
 
 log "$ROUNDS rounds x $SIZES x (${CASES[*]}), ${DURATION}s each, on $RDMA_DEV ($RDMA_IP, GID index $RDMA_GID)${RDMA_VM:+ in the Soft-RoCE guest}"

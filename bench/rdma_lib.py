@@ -2,7 +2,7 @@
 of zcperf's RDMA paths (perftest's ib_write_bw / ib_send_bw, librdmacm's rstream). Called as
   rdma_lib.py parse|skip ...          as lib.py (see there)
   rdma_lib.py report rdma CSV
-  rdma_lib.py rstream-rate RAW    bytes/s of an rstream run, for sizing the next ones
+  rdma_lib.py rate TOOL RAW    bytes/s of a calibration run, for sizing the measured ones
 """
 import os, re, sys
 
@@ -15,9 +15,14 @@ MiB = 1 << 20
 PERFTEST_GBPS = {"MB/sec": MiB * 8 / 1e9, "Gb/sec": 1.0}
 
 
-def parse_perftest(text, ccpu, scpu, variant, msg_bytes):
-    """The result table: '#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]'
-    and a line of numbers under it. The average over the measured window is the figure."""
+def perftest_run(text):
+    """(bytes, iterations, Gb/s) from perftest's result table ('#bytes #iterations BW peak[MB/sec]
+    BW average[MB/sec] MsgRate[Mpps]' and a line of numbers), checked against what rdma.sh asked
+    for ('# rdma.sh: TOOL -s BYTES -n COUNT')."""
+    m = re.search(r"^# rdma\.sh: \S+ -s (\d+) -n (\d+)", text, re.M)
+    if not m:
+        raise Bad("perftest: no '# rdma.sh:' line with the count")
+    want_bytes, want_iters = map(int, m.groups())
     lines = text.splitlines()
     for i, line in enumerate(lines):
         m = re.search(r"BW average\[(\w+/sec)\]", line)
@@ -30,13 +35,20 @@ def parse_perftest(text, ccpu, scpu, variant, msg_bytes):
             f = row.split()
             if len(f) >= 4 and f[0].isdigit():
                 nbytes, iters, avg = int(f[0]), int(f[1]), float(f[3])
-                if nbytes != msg_bytes:
-                    raise Bad(f"perftest: ran {nbytes} B messages, wanted {msg_bytes}")
-                if iters <= 0 or avg <= 0:
-                    raise Bad(f"perftest: {iters} iterations at {avg} {unit}: nothing measured\n{text}")
-                return dict(gbps=avg * PERFTEST_GBPS[unit])
+                if (nbytes, iters) != (want_bytes, want_iters):
+                    raise Bad(f"perftest: moved {iters} x {nbytes} B, asked for {want_iters} x {want_bytes}")
+                if avg <= 0:
+                    raise Bad(f"perftest: {avg} {unit}: nothing measured\n{text}")
+                return nbytes, iters, avg * PERFTEST_GBPS[unit]
         break
     raise Bad("perftest: no result table in its output:\n" + text)
+
+
+def parse_perftest(text, ccpu, scpu, variant, msg_bytes):
+    nbytes, iters, gbps = perftest_run(text)
+    if nbytes != msg_bytes:
+        raise Bad(f"perftest: ran {nbytes} B messages, wanted {msg_bytes}")
+    return dict(gbps=gbps)
 
 
 def rstream_run(text):
@@ -96,7 +108,7 @@ def report_rdma(s):
         for zc, peer in PAIRS:
             print(f"  {z:>5}  {zc:<18} {s.span(z, zc, 'gbps', '.3f'):<22} {peer:<12} {s.span(z, peer, 'gbps', '.3f')}")
     print("\nGb/s = 1e9 bit/s. zcperf: the receiver's count (-o json throughput_gbps). perftest: its"
-          "\n'BW average' over the -D window (MB/sec there is MiB/s). rstream: 2 x size x count bytes"
+          "\n'BW average' over -n messages (MB/sec there is MiB/s). rstream: 2 x size x count bytes"
           "\nover its own time (each transfer goes to the server and back, one direction at a time),"
           "\nwhere zcperf -T rsocket streams one way.")
 
@@ -110,16 +122,20 @@ def cmd_report(layout, csv_path):
         print("note: " + n)
 
 
-def cmd_rstream_rate(raw):
+def cmd_rate(tool, raw):
+    """Bytes per second of a calibration run (for rstream: both directions' bytes)."""
     with open(raw) as f:
         text = f.read()
     try:
-        size, count, iters, secs = rstream_run(text)
+        if tool == "rstream":
+            size, count, iters, secs = rstream_run(text)
+            print(int(2 * size * count * iters / secs))
+        else:
+            print(int(perftest_run(text)[2] * 1e9 / 8))
     except Bad as e:
         sys.exit(str(e))
-    print(int(2 * size * count * iters / secs))
 
 
 if __name__ == "__main__":
     {"parse": lib.cmd_parse, "skip": lib.cmd_skip, "report": cmd_report,
-     "rstream-rate": cmd_rstream_rate}[sys.argv[1]](*sys.argv[2:])
+     "rate": cmd_rate}[sys.argv[1]](*sys.argv[2:])
