@@ -7,6 +7,7 @@
 #include "system/affinity.hpp"
 #include "system/cpu_list.hpp"
 #include "system/numa.hpp"
+#include "transport/exchange_path.hpp"
 #include "units.hpp"
 
 namespace zc {
@@ -32,10 +33,20 @@ Examples:
                                          copy vs zero-copy senders, each compared with the first (tcp);
                                          the report says how many bytes the kernel copied anyway
   zcperf -T tcp-msgzc --rx zerocopy      TCP_ZEROCOPY_RECEIVE on the receiver: mapped vs copied bytes
+  zcperf -t rr --cpu 0,1                 1-byte request/response: round-trip time min/mean/p50/p90/p99/
+                                         p99.9/max, one-way latency (RTT/2), transactions/s, us/Tran
+  zcperf -t rr -m 1,64,4K..1M -l 5       a latency table by message size (scripts/latency_table.py
+                                         runs several such and prints the ratio to a baseline)
+  zcperf -t msgrate -P 2 --cpu 0+1,0+1   2-byte message rate, 2 threads each with its own connection
+  zcperf -t msgrate --batch 16           16 messages per sendmmsg() call
 
 Reading the report: CPU% is the whole host (all CPUs, from /proc/stat, softirq on any core included);
 SD is that CPU time per KB moved; "proc SD" counts only the test's own threads (getrusage), which misses
 kernel work done in softirq on other cores: the gap between the two is where the network stack ran.
+rr: the client times each transaction (one message each way) with two clock reads; both sides count
+transactions and must agree. latency_us = RTT/2 (OSU's and perftest's convention); SD is us of CPU
+per transaction (netperf's us/Tran). msgrate: messages sent with TCP_NODELAY, counted by both sides;
+the report gives the data segments per message the kernel really sent (TCP_INFO).
 Exit status: 0 ok, 1 a test failed (the reason is printed), 2 bad usage, 130 interrupted.
 )";
 
@@ -96,7 +107,9 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
     std::string tests = "stream", transports = "tcp", rx = "copy", memnode, irqcpus, sizes = "1M", cpus, bytes, lsock, rsock, iters, conf, align;
     app.add_option("-H,--host", o.servers, "zcserver to test against, HOST[:PORT]; repeat for several (default: an embedded server on loopback)");
     app.add_option("-p,--port", o.port, "control port for -H hosts given without one")->capture_default_str();
-    app.add_option("-t,--test", tests, "stream (client sends) or maerts (server sends), or both: stream,maerts")->capture_default_str();
+    app.add_option("-t,--test", tests, "stream (client sends), maerts (server sends), rr (request/response latency: "
+                   "one message each way per transaction) or msgrate (message rate); several: stream,maerts")
+        ->capture_default_str();
     app.add_option("-T,--transport", transports,
                    "data path(s) of the sender, comma-separated; the first is the baseline others are compared with:\n"
                    "tcp (send/recv), tcp-sendfile, tcp-msgzc (MSG_ZEROCOPY), tcp-uringzc (io_uring SEND_ZC)")
@@ -106,7 +119,11 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                    "(TCP_ZEROCOPY_RECEIVE), splice (into a pipe, discarded), trunc (MSG_TRUNC, discarded)")
         ->capture_default_str();
     app.add_flag("--uring-fixed", o.uring_fixed, "tcp-uringzc: register the send buffers with io_uring");
-    app.add_option("-m,--message-size", sizes, "bytes per send/recv call: 64K, a list 64K,1M, or a doubling range 64K..4M; each size is one result")->capture_default_str();
+    auto* mopt = app.add_option("-m,--message-size", sizes,
+                                "bytes per send/recv call (rr, msgrate: per message, 1 B..1G): 64K, a list 64K,1M, or a "
+                                "doubling range 64K..4M; each size is one result (default: 1M; rr 1; msgrate 2)");
+    app.add_option("--batch", o.batch, "msgrate: messages per send call (TCP: sendmmsg), 1..1024")
+        ->check(CLI::Range(1u, kMaxBatch))->capture_default_str();
     auto* dur = app.add_option("-l,--duration", o.duration_s, "seconds of data transfer per test (>= 5 for trustworthy CPU figures)")
                     ->check(CLI::Range(0.01, 86400.0))->capture_default_str();
     app.add_option("-n,--bytes", bytes, "move exactly this many bytes instead (e.g. 10G), split over the streams")->excludes(dur);
@@ -139,6 +156,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         for (const auto& t : split_commas(transports)) o.transports.push_back(transport_from_name(t));
         o.rx_modes.clear();
         for (const auto& m : split_commas(rx)) o.rx_modes.push_back(rx_mode_from_name(m));
+        o.sizes_given = mopt->count() > 0;
         o.message_sizes = parse_size_list(sizes);
         for (uint64_t s : o.message_sizes) {
             if (s == 0 || s > kMaxMessageSize) throw std::invalid_argument("message size " + std::to_string(s) + " must be 1 B..1G");
@@ -146,6 +164,16 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         if (!bytes.empty()) {
             o.total_bytes = parse_size(bytes);
             if (o.total_bytes == 0) throw std::invalid_argument("-n must be more than 0 bytes");
+        }
+        for (TestKind t : o.tests)
+            for (Transport tr : o.transports)
+                for (RxMode m : o.rx_modes)
+                    if (std::string why = exchange_spec_problem(t, tr, m, o.total_bytes, t == TestKind::msgrate ? o.batch : 1);
+                        !why.empty()) {
+                        throw std::invalid_argument(why);
+                    }
+        if (o.batch != 1 && std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end()) {
+            throw std::invalid_argument("--batch is for -t msgrate (messages per send call)");
         }
         if (!lsock.empty()) o.local.socket_buffer = parse_size(lsock);
         if (!rsock.empty()) o.remote.socket_buffer = parse_size(rsock);
@@ -206,12 +234,21 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
     return -1;
 }
 
+uint64_t default_message_size(TestKind t) {
+    switch (t) {
+        case TestKind::rr: return 1;
+        case TestKind::msgrate: return 2;
+        default: return 1u << 20;
+    }
+}
+
 std::vector<TestSpec> expand_tests(const ClientOptions& o) {
     std::vector<TestSpec> out;
     for (Transport tr : o.transports) {
       for (RxMode rx : o.rx_modes) {
         for (TestKind t : o.tests) {
-            for (uint64_t size : o.message_sizes) {
+            std::vector<uint64_t> sizes = o.sizes_given ? o.message_sizes : std::vector<uint64_t>{default_message_size(t)};
+            for (uint64_t size : sizes) {
                 TestSpec s;
                 s.transport = tr;
                 s.rx = rx;
@@ -224,6 +261,7 @@ std::vector<TestSpec> expand_tests(const ClientOptions& o) {
                 s.alignment = o.alignment;
                 s.local = o.local;
                 s.remote = o.remote;
+                s.batch = t == TestKind::msgrate ? o.batch : 1;
                 out.push_back(s);
             }
         }

@@ -28,7 +28,13 @@ struct ClientOptions {
     bool topology = false;
     std::string auth_key_file;
     std::string command_line;
+    bool sizes_given = false;  // -m given: otherwise each test kind takes its own default size
+    uint32_t batch = 1;        // msgrate: messages per send call
 };
+
+// -m's default per test kind: 1 MiB for stream and maerts, 1 B for rr (netperf's TCP_RR), 2 B for
+// msgrate (the verbs message-rate studies' size).
+uint64_t default_message_size(TestKind t);
 
 // Parses argv. Returns the exit code to leave with when parsing ends the program (--help: 0,
 // a bad option: 2, after printing what is wrong and what to do), or -1 to go on.

@@ -30,7 +30,9 @@ SideResult merge_side(const std::vector<const SideResult*>& sides) {
     std::fill(m.stream_bytes.begin(), m.stream_bytes.end(), 0);
     for (auto& c : m.cpu.per_cpu) c.share = {};
     m.warnings.clear();
+    m.messages = {};
     for (const auto* s : sides) {
+        m.messages.merge(s->messages);
         double w = total_s > 0 ? s->cpu.elapsed_s / total_s : 0;
         m.bytes += s->bytes;
         m.ops += s->ops;
@@ -92,6 +94,7 @@ TestResult merge_iterations(const std::vector<TestResult>& runs, const Confidenc
     m.iterations.width_goal_pct = asked ? goal.width_pct : 0;
     m.iterations.throughput_width_pct = iv.width_pct;
     m.iterations.met = !asked || interval_met(goal, tracked_series(runs));
+    if (is_message_test(m.test)) m.messages = message_result(m.test, m.messages.batch, m.local, m.remote, m.elapsed_s);
     return m;
 }
 

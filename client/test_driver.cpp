@@ -137,6 +137,10 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
             "client and server share one host: local and remote whole-host CPU figures both count the whole machine "
             "(both sides' work); the process figures are each side's own");
     }
+    if (is_message_test(spec.test)) {
+        r.messages = message_result(spec.test, spec.batch, local, remote, r.elapsed_s);
+        r.warnings.insert(r.warnings.end(), r.messages.notes.begin(), r.messages.notes.end());
+    }
     r.local = std::move(local);
     r.remote = std::move(remote);
     return r;

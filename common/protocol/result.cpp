@@ -147,7 +147,8 @@ nlohmann::json to_json(const SideResult& s) {
             {"placement", to_json(s.placement)},
             {"socket_send_buffer", s.socket_send_buffer},
             {"socket_recv_buffer", s.socket_recv_buffer},
-            {"warnings", s.warnings}};
+            {"warnings", s.warnings},
+            {"messages", to_json(s.messages)}};
 }
 
 SideResult side_result_from_json(const nlohmann::json& j) {
@@ -177,6 +178,7 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         s.socket_send_buffer = field<uint64_t>(j, "socket_send_buffer");
         s.socket_recv_buffer = field<uint64_t>(j, "socket_recv_buffer");
         for (const auto& w : array_field(j, "warnings", 64)) s.warnings.push_back(value_as<std::string>(w, "warnings"));
+        if (j.contains("messages")) s.messages = message_side_from_json(j.at("messages"));  // absent from older servers
         return s;
     } catch (const nlohmann::json::exception& e) {
         throw ProtocolError(std::string("malformed result: ") + e.what());
@@ -205,7 +207,7 @@ nlohmann::json side_summary(const SideResult& s) {
 }  // namespace
 
 nlohmann::json to_json(const TestResult& r) {
-    return {{"transport", transport_name(r.transport)},
+    nlohmann::json j = {{"transport", transport_name(r.transport)},
             {"test", test_name(r.test)},
             {"rx", rx_mode_name(r.rx)},
             {"message_size", r.message_size},
@@ -229,6 +231,8 @@ nlohmann::json to_json(const TestResult& r) {
             {"local", side_summary(r.local)},
             {"remote", side_summary(r.remote)},
             {"warnings", r.warnings}};
+    if (is_message_test(r.test)) j[test_name(r.test)] = to_json(r.messages, r.test, r.message_size);
+    return j;
 }
 
 }  // namespace zc

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "measure/cpu_meter.hpp"
+#include "protocol/message_stats.hpp"
 #include "protocol/test_spec.hpp"
 #include "transport/stream_counters.hpp"
 
@@ -51,6 +52,7 @@ struct SideResult {
     uint64_t socket_send_buffer = 0;  // effective SO_SNDBUF / SO_RCVBUF of the first stream
     uint64_t socket_recv_buffer = 0;
     std::vector<std::string> warnings;
+    MessageSide messages;  // rr, msgrate: messages (transactions) this side counted
 
     double process_cpu_s() const { return process_user_s + process_sys_s; }
     double cpu_util_pct() const { return cpu.all.busy(); }
@@ -91,6 +93,7 @@ struct TestResult {
     IterationStats iterations;
     BaselineRatio baseline;
     std::vector<std::string> warnings;
+    MessageResult messages;  // rr, msgrate: the figures both sides' counts agree on
 };
 
 nlohmann::json to_json(const CpuUsage& u);

@@ -6,21 +6,32 @@
 
 namespace zc {
 
-const char* test_name(TestKind t) { return t == TestKind::stream ? "stream" : "maerts"; }
+const char* test_name(TestKind t) {
+    switch (t) {
+        case TestKind::stream: return "stream";
+        case TestKind::maerts: return "maerts";
+        case TestKind::rr: return "rr";
+        case TestKind::msgrate: return "msgrate";
+    }
+    return "?";
+}
 
 TestKind test_from_name(const std::string& name) {
     if (name == "stream") return TestKind::stream;
     if (name == "maerts") return TestKind::maerts;
-    throw std::invalid_argument("unknown test '" + name + "'; use stream (client sends) or maerts (server sends)");
+    if (name == "rr") return TestKind::rr;
+    if (name == "msgrate") return TestKind::msgrate;
+    throw std::invalid_argument("unknown test '" + name + "'; use stream (client sends), maerts (server sends), "
+                                "rr (request/response latency) or msgrate (message rate)");
 }
 
 const char* role_name(Role r) { return r == Role::send ? "send" : "recv"; }
-Role server_role(TestKind t) { return t == TestKind::stream ? Role::recv : Role::send; }
-Role client_role(TestKind t) { return t == TestKind::stream ? Role::send : Role::recv; }
+Role server_role(TestKind t) { return t == TestKind::maerts ? Role::send : Role::recv; }
+Role client_role(TestKind t) { return t == TestKind::maerts ? Role::recv : Role::send; }
 
 ServerSpec side_half(const TestSpec& spec, const SideSpec& side) {
     return {spec.transport, spec.test,      spec.message_size, spec.duration_s, spec.total_bytes,
-            spec.streams,   spec.alignment, spec.rx,           spec.uring_fixed, side};
+            spec.streams,   spec.alignment, spec.rx,           spec.uring_fixed, side, spec.batch};
 }
 
 uint64_t stream_share(uint64_t total, int streams, int i) {
@@ -41,7 +52,8 @@ nlohmann::json to_json(const ServerSpec& s) {
             {"cpus", s.side.cpus},
             {"socket_buffer", s.side.socket_buffer},
             {"mem_node", s.side.mem_node},
-            {"irq_cpus", s.side.irq_cpus}};
+            {"irq_cpus", s.side.irq_cpus},
+            {"batch", s.batch}};
 }
 
 namespace {
@@ -80,6 +92,8 @@ ServerSpec server_spec_from_json(const nlohmann::json& j) {
     s.side.mem_node = field_in<int>(j, "mem_node", -1, 65535);
     s.side.cpus = cpu_array(j, "cpus");
     s.side.irq_cpus = cpu_array(j, "irq_cpus");
+    s.batch = field_or<uint32_t>(j, "batch", 1);  // absent from older clients
+    if (s.batch < 1 || s.batch > kMaxBatch) throw ProtocolError("field 'batch' must be 1.." + std::to_string(kMaxBatch));
     return s;
 }
 

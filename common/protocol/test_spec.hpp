@@ -9,14 +9,19 @@
 
 namespace zc {
 
-enum class TestKind { stream, maerts };  // stream: client sends; maerts: server sends (netperf's names)
+// stream: client sends; maerts: server sends (netperf's names); rr: one message each way per
+// transaction, the client asks and the server answers (netperf's TCP_RR); msgrate: the client sends
+// small messages as fast as it can, one connection per thread, the server counts them.
+enum class TestKind { stream, maerts, rr, msgrate };
 enum class Role { send, recv };
 
 const char* test_name(TestKind t);
 TestKind test_from_name(const std::string& name);  // throws std::invalid_argument
 const char* role_name(Role r);
 Role server_role(TestKind t);
-Role client_role(TestKind t);
+Role client_role(TestKind t);  // rr: the client is the sender of requests, the server the responder
+// rr and msgrate count messages (transactions) besides bytes, and run other loops (exchange_path.hpp).
+inline bool is_message_test(TestKind t) { return t == TestKind::rr || t == TestKind::msgrate; }
 
 // Limits the server enforces on any spec it receives.
 inline constexpr uint64_t kMaxMessageSize = 1ull << 30;
@@ -24,6 +29,7 @@ inline constexpr int kMaxStreams = 256;
 inline constexpr double kMaxDurationS = 24 * 3600;
 inline constexpr uint64_t kMaxSocketBuffer = 1ull << 30;
 inline constexpr uint64_t kMaxAlignment = 1ull << 21;
+inline constexpr uint32_t kMaxBatch = 1024;  // msgrate: messages per send call (sendmmsg's UIO_MAXIOV)
 
 struct SideSpec {
     std::vector<int> cpus;       // data threads' CPUs, round-robin over the streams; empty = not pinned
@@ -43,6 +49,7 @@ struct TestSpec {
     RxMode rx = RxMode::copy;   // how the receiving side takes the data
     bool uring_fixed = false;   // tcp-uringzc: registered buffers
     SideSpec local, remote;
+    uint32_t batch = 1;         // msgrate: messages handed to the kernel per call (TCP: sendmmsg)
 };
 
 // The server's half: everything but the client's own placement.
@@ -57,6 +64,7 @@ struct ServerSpec {
     RxMode rx = RxMode::copy;
     bool uring_fixed = false;
     SideSpec side;
+    uint32_t batch = 1;
 };
 
 // One side's half of a test: the shared parameters plus that side's placement. The server gets

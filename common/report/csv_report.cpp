@@ -33,13 +33,29 @@ std::string side_values(const SideResult& s) {
                        service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes), s.cpu.others.cpu_s);
 }
 
+std::string message_values(const TestResult& r) {
+    if (!is_message_test(r.test)) return ",,,,,,,,,,,,,";
+    const MessageResult& m = r.messages;
+    const LatencySummary& l = m.rtt;
+    if (r.test != TestKind::rr) {
+        return fmt::format("{},{:.1f},,,,,,,,,{:.4f},{:.4f},{},{:.4f}", m.messages, m.messages_per_s, m.local_sd_us,
+                           m.remote_sd_us, m.batch, m.segments_per_message);
+    }
+    return fmt::format("{},{:.1f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{:.4f},{},{:.4f}", m.messages,
+                       m.messages_per_s, l.min_us, l.mean_us, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us,
+                       l.mean_us / 2, m.local_sd_us, m.remote_sd_us, m.batch, m.segments_per_message);
+}
+
 class CsvReport : public ReportWriter {
 public:
     explicit CsvReport(std::ostream& out) : out_(out) {}
     void begin(const ReportHeader&) override {
         out_ << "transport,rx,test,message_size,streams,bytes,elapsed_s,throughput_gbps,setup_ms,iterations,"
                 "confidence_width_pct,baseline,baseline_throughput_ratio,baseline_local_sd_ratio,baseline_remote_sd_ratio,"
-             << side_columns("local") << "," << side_columns("remote") << ",warnings\n";
+             << side_columns("local") << "," << side_columns("remote") << ",warnings,"
+             // rr and msgrate (empty for stream tests); for rr a message is a transaction
+             << "messages,messages_per_s,rtt_min_us,rtt_mean_us,rtt_p50_us,rtt_p90_us,rtt_p99_us,rtt_p99.9_us,"
+                "rtt_max_us,latency_us,local_sd_us_per_msg,remote_sd_us_per_msg,batch,segments_per_message\n";
         out_.flush();
     }
     void add(const TestResult& r) override {
@@ -50,7 +66,8 @@ public:
                             r.streams, r.bytes, r.elapsed_s, r.throughput_gbps, r.setup_ms, r.iterations.iterations,
                             r.iterations.throughput_width_pct, r.baseline.transport, r.baseline.throughput,
                             r.baseline.local_service_demand, r.baseline.remote_service_demand)
-             << side_values(r.local) << "," << side_values(r.remote) << "," << quoted(warnings) << "\n";
+             << side_values(r.local) << "," << side_values(r.remote) << "," << quoted(warnings) << ","
+             << message_values(r) << "\n";
         out_.flush();
     }
     void error(const std::string& what) override { errors_.push_back(what); }

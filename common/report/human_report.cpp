@@ -56,20 +56,24 @@ public:
         out_ << fmt::format("{}  local {}  ->  {} {} ({})\n", h.software, h.local_host, h.server,
                             h.embedded_server ? "[embedded server]" : "", h.remote_software);
         out_ << "Throughput is counted by the receiver; CPU from /proc/stat (all CPUs, netperf's method) and from\n"
-                "getrusage of the test's threads (proc); SD = service demand, us of CPU per KB moved.\n\n";
-        out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>6} {:>8} {:>8} | {:>6} {:>8} {:>8}\n", "", "", "",
-                            "", "", "Local", "", "", "Remote", "", "");
-        out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>6} {:>8} {:>8} | {:>6} {:>8} {:>8}\n", "transport[/rx]",
-                            "test", "msg", "P", "Gb/s", "CPU%", "SD", "proc SD", "CPU%", "SD", "proc SD");
+                "getrusage of the test's threads (proc); SD = service demand, us of CPU per KB moved (rr: per\n"
+                "transaction, msgrate: per message).\n";
         out_.flush();
     }
 
     void add(const TestResult& r) override {
-        out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10.2f} | {:>6.1f} {:>8.3f} {:>8.3f} | {:>6.1f} {:>8.3f} {:>8.3f}\n",
-                            label(r), test_name(r.test), format_size(r.message_size), r.streams,
-                            r.throughput_gbps, r.local.cpu_util_pct(), r.local.service_demand_us_per_kb(),
-                            r.local.process_service_demand_us_per_kb(), r.remote.cpu_util_pct(),
-                            r.remote.service_demand_us_per_kb(), r.remote.process_service_demand_us_per_kb());
+        header_for(r.test);
+        if (r.test == TestKind::rr) {
+            add_rr_row(r);
+        } else if (r.test == TestKind::msgrate) {
+            add_msgrate_row(r);
+        } else {
+            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10.2f} | {:>6.1f} {:>8.3f} {:>8.3f} | {:>6.1f} {:>8.3f} {:>8.3f}\n",
+                                label(r), test_name(r.test), format_size(r.message_size), r.streams,
+                                r.throughput_gbps, r.local.cpu_util_pct(), r.local.service_demand_us_per_kb(),
+                                r.local.process_service_demand_us_per_kb(), r.remote.cpu_util_pct(),
+                                r.remote.service_demand_us_per_kb(), r.remote.process_service_demand_us_per_kb());
+        }
         for (const auto* s : {&r.local, &r.remote}) {
             out_ << fmt::format("    {:<6} {} {}: {} B in {:.2f} s, {} calls; data CPUs {}; all CPUs: {}\n",
                                 s == &r.local ? "local" : "remote", role_name(s->role), s->host, s->bytes,
@@ -103,8 +107,58 @@ public:
     void end() override {}
 
 private:
+    // Each kind of test has its own columns: a header whenever the kind changes.
+    void header_for(TestKind t) {
+        int kind = t == TestKind::rr ? 1 : t == TestKind::msgrate ? 2 : 0;
+        if (kind == header_kind_) return;
+        header_kind_ = kind;
+        out_ << "\n";
+        if (kind == 1) {
+            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>8} {:>8} {:>8} | {:>8} | {:>9} {:>9}\n", "", "", "", "",
+                                "", "RTT us", "", "", "one-way", "SD us/Tran", "");
+            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>8} {:>8} {:>8} | {:>8} | {:>9} {:>9}\n", "transport",
+                                "test", "msg", "P", "trans/s", "mean", "p50", "p99", "lat us", "local", "remote");
+        } else if (kind == 2) {
+            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12} {:>5} | {:>8} {:>8} | {:>9} {:>9}\n", "transport", "test",
+                                "msg", "P", "msgs/s", "batch", "calls/m", "segs/m", "SD us/msg", "remote");
+        } else {
+            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>6} {:>8} {:>8} | {:>6} {:>8} {:>8}\n", "", "", "", "",
+                                "", "Local", "", "", "Remote", "", "");
+            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>6} {:>8} {:>8} | {:>6} {:>8} {:>8}\n",
+                                "transport[/rx]", "test", "msg", "P", "Gb/s", "CPU%", "SD", "proc SD", "CPU%", "SD", "proc SD");
+        }
+    }
+
+    void add_rr_row(const TestResult& r) {
+        const MessageResult& m = r.messages;
+        out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10.1f} | {:>8.2f} {:>8.2f} {:>8.2f} | {:>8.2f} | {:>9.2f} {:>9.2f}\n",
+                            label(r), test_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s,
+                            m.rtt.mean_us, m.rtt.p50_us, m.rtt.p99_us, m.rtt.mean_us / 2, m.local_sd_us, m.remote_sd_us);
+        out_ << fmt::format("    {} transactions counted by both sides in {:.2f} s; RTT us min {:.2f} p90 {:.2f} p99.9 {:.2f} "
+                            "max {:.2f}; one-way latency = RTT/2 (OSU, perftest)\n",
+                            m.messages, m.elapsed_s, m.rtt.min_us, m.rtt.p90_us, m.rtt.p999_us, m.rtt.max_us);
+        out_ << fmt::format("    client: {:.2f} send/recv calls and {:.2f} data segments per transaction; proc SD us/Tran "
+                            "local {:.2f} remote {:.2f}\n",
+                            m.calls_per_message, m.segments_per_message, m.local_proc_sd_us, m.remote_proc_sd_us);
+    }
+
+    void add_msgrate_row(const TestResult& r) {
+        const MessageResult& m = r.messages;
+        out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12.0f} {:>5} | {:>8.3f} {:>8.3f} | {:>9.3f} {:>9.3f}\n", label(r),
+                            test_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s, m.batch,
+                            m.calls_per_message, m.segments_per_message, m.local_sd_us, m.remote_sd_us);
+        std::string per;
+        for (double v : m.stream_messages_per_s) per += fmt::format("{}{:.0f}", per.empty() ? "" : ", ", v);
+        out_ << fmt::format("    {} messages counted by both sides in {:.2f} s; per connection msgs/s: {}\n", m.messages,
+                            m.elapsed_s, per);
+        out_ << fmt::format("    measured: {} B messages, {} per {} with TCP_NODELAY (a message is its own segment only "
+                            "when segs/m is 1: TCP_INFO's count); the receiver reads in bulk\n",
+                            r.message_size, m.batch, m.batch == 1 ? "send()" : "sendmmsg()");
+    }
+
     std::ostream& out_;
     std::set<std::string> seen_notes_;
+    int header_kind_ = -1;
 };
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "system/numa.hpp"
 #include "system/topology.hpp"
 #include "transport/data_path.hpp"
+#include "transport/exchange_path.hpp"
 #include "system/cpu_list.hpp"
 #include "transport/tcp_socket.hpp"
 
@@ -124,12 +125,16 @@ void SideRunner::run_stream(Stream& s, int index) {
     // the start barrier, so none of it lands in the measured interval.
     SendPath send_path;
     RecvPath recv_path;
+    ExchangePath exchange;  // rr, msgrate: both directions or counted messages (exchange_path.hpp)
     PathOptions opt{cfg_.half.message_size, cfg_.half.alignment, cfg_.half.uring_fixed};
     try {
         if (s.cpu >= 0) pin_current_thread(s.cpu);
         if (cfg_.half.side.mem_node >= 0) bind_thread_memory(cfg_.half.side.mem_node);  // the policy ends with the thread
         const HostBuffer* buffer = nullptr;
-        if (cfg_.role == Role::send) {
+        if (is_message_test(cfg_.half.test)) {
+            make_exchange_path(exchange, cfg_.half, cfg_.role, s.fd.get(), s.rtt);
+            buffer = buffer_of(exchange);
+        } else if (cfg_.role == Role::send) {
             make_send_path(send_path, cfg_.half.transport, s.fd.get(), opt);
             buffer = buffer_of(send_path);
         } else {
@@ -150,7 +155,9 @@ void SideRunner::run_stream(Stream& s, int index) {
     if (cfg_.half.total_bytes > 0) stop.byte_budget = stream_share(cfg_.half.total_bytes, static_cast<int>(streams_.size()), index);
     rusage r0{}, r1{};
     getrusage(RUSAGE_THREAD, &r0);
-    if (cfg_.role == Role::send) {
+    if (is_message_test(cfg_.half.test)) {
+        s.counters = run_exchange_path(exchange, stop);
+    } else if (cfg_.role == Role::send) {
         // A zero budget (more streams than bytes) still has to end the stream.
         if (cfg_.half.total_bytes > 0 && stop.byte_budget == 0) {
             ::shutdown(s.fd.get(), SHUT_WR);
@@ -215,6 +222,7 @@ SideResult SideRunner::finish() {
         for (const auto& [node, pages] : s.buffer_nodes) r.placement.buffer_pages_by_node[node] += pages;
         r.process_user_s += s.user_s;
         r.process_sys_s += s.sys_s;
+        if (is_message_test(cfg_.half.test)) r.messages.add_stream(s.counters.messages, s.counters.segments, s.rtt);
         if (s.counters.error && first_error.empty() && !abort_.load()) {
             first_error = "stream " + std::to_string(i) + ": " + s.counters.failed_call + "() failed: " +
                           std::strerror(s.counters.error);

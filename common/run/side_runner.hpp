@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "measure/cpu_meter.hpp"
+#include "measure/latency_histogram.hpp"
 #include "protocol/result.hpp"
 #include "protocol/test_spec.hpp"
 #include "system/irq.hpp"
@@ -56,6 +57,7 @@ private:
         std::string setup_error;
         std::map<int, size_t> buffer_nodes;
         std::thread thread;
+        LatencyHistogram rtt;  // rr initiator: this stream's round trips
     };
     void place_interrupts();
     void report_interrupts(Placement& p) const;

@@ -31,6 +31,8 @@ struct StreamCounters {
     int error = 0;     // errno of the call that failed, 0 if none
     const char* failed_call = nullptr;
     ZeroCopyCounts zerocopy;
+    uint64_t messages = 0;  // rr: transactions completed / answered; msgrate: whole messages sent / received
+    uint64_t segments = 0;  // rr, msgrate: TCP data segments this stream sent (received, msgrate receiver)
 };
 
 // When a sending loop ends: at a monotonic deadline, or after a byte budget (0 = no budget), or when

@@ -138,3 +138,24 @@ TEST_F(NetnsPair, ServerOutsideTheClientsNamespaceIsUnreachableWithAClearError) 
     EXPECT_LT(o.seconds, 6.0);
     EXPECT_NE(o.err.find("cannot connect to 198.18.0.2:1"), std::string::npos) << o.err;
 }
+
+TEST_F(NetnsPair, RrAndMsgrateAcrossVethCountEveryTransaction) {
+    uint16_t port = 12878;
+    auto server = start_server(port);
+    auto o = run(in(client_ns_, {zcperf_bin(), "-H", std::string(kServerAddr) + ":" + std::to_string(port), "-t",
+                                 "rr,msgrate", "-P", "2", "-l", "0.5", "-o", "json"}),
+                 60s);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    auto j = nlohmann::json::parse(o.out);
+    ASSERT_EQ(j["results"].size(), 2u);
+    const auto& rr = j["results"][0];
+    uint64_t n = rr["rr"]["transactions"];
+    EXPECT_GT(n, 0u);
+    EXPECT_EQ(rr["local"]["messages"]["messages"].get<uint64_t>(), n);
+    EXPECT_EQ(rr["remote"]["messages"]["messages"].get<uint64_t>(), n);
+    EXPECT_LE(rr["rr"]["rtt_us"]["p50"].get<double>(), rr["rr"]["rtt_us"]["p99"].get<double>());
+    EXPECT_EQ(rr["local"]["placement"]["interface"].get<std::string>().rfind("zcva", 0), 0u);  // the veth, not lo
+    const auto& mr = j["results"][1];
+    EXPECT_EQ(mr["local"]["messages"]["messages"], mr["remote"]["messages"]["messages"]);
+    EXPECT_EQ(mr["msgrate"]["stream_messages_per_s"].size(), 2u);
+}

@@ -214,7 +214,7 @@ TEST(Cli, BadOptionsReturnTwo) {
         {"--bogus"}, {"-H"}, {"stray-positional"}, {"-p", "70000"}, {"-p", "x"},
         {"-P", "0"}, {"-P", "257"}, {"-P", "x"}, {"-P", "1.5"},
         {"-l", "0"}, {"-l", "0.001"}, {"-l", "86401"}, {"-l", "x"},
-        {"-o", "xml"}, {"-t", "rr"}, {"-t", "stream,"}, {"-t", "stream,bogus"}, {"-T", "udp"}, {"-T", "tcp,rdma"}, {"-T", "tcp-zc"}, {"-T", "TCP"}, {"-T", "tcp,"},
+        {"-o", "xml"}, {"-t", "crr"}, {"-t", "stream,"}, {"-t", "stream,bogus"}, {"-T", "udp"}, {"-T", "tcp,rdma"}, {"-T", "tcp-zc"}, {"-T", "TCP"}, {"-T", "tcp,"},
         {"--rx", "mmap"}, {"--rx", "copy,"}, {"--rx", ""}, {"--rx", "zero-copy"}, {"--uring-fixed=maybe"},
         {"-m", "0"}, {"-m", "2G"}, {"-m", "64Ki"}, {"-m", "4M..64K"}, {"-m", "64K,0"}, {"-m", "512M..2G"}, {"-m", ""},
         {"-n", "0"}, {"-n", "x"}, {"-n", "1G", "-l", "5"},

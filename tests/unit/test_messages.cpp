@@ -601,7 +601,7 @@ TEST_F(SetupField, WrongTypes) {
 TEST_F(SetupField, UnknownNames) {
     reject("transport", "udp");
     reject("transport", "TCP");
-    reject("test", "rr");
+    reject("test", "crr");
     reject("transport", "tcp-zc");
     for (const char* rx : {"mmap", "", "Copy"}) {
         json j = good;

@@ -54,7 +54,12 @@ TEST(TestNames, RoundTripAndRoles) {
     EXPECT_STREQ(test_name(TestKind::maerts), "maerts");
     EXPECT_EQ(test_from_name("stream"), TestKind::stream);
     EXPECT_EQ(test_from_name("maerts"), TestKind::maerts);
-    EXPECT_THROW(test_from_name("rr"), std::invalid_argument);
+    EXPECT_EQ(test_from_name(test_name(TestKind::rr)), TestKind::rr);
+    EXPECT_EQ(test_from_name(test_name(TestKind::msgrate)), TestKind::msgrate);
+    EXPECT_EQ(client_role(TestKind::rr), Role::send);  // the client asks, the server answers
+    EXPECT_EQ(server_role(TestKind::rr), Role::recv);
+    EXPECT_EQ(server_role(TestKind::msgrate), Role::recv);
+    EXPECT_THROW(test_from_name("crr"), std::invalid_argument);
     EXPECT_THROW(test_from_name("STREAM"), std::invalid_argument);
     EXPECT_STREQ(role_name(Role::send), "send");
     EXPECT_STREQ(role_name(Role::recv), "recv");

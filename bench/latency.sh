@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# latency.sh: zcperf -t rr next to qperf tcp_lat and sockperf ping-pong on loopback, same pinning
+# (client CPU 0, server CPU 1), alternating rounds, medians of the round-trip time. See bench/README.md.
+set -euo pipefail
+
+NAME=latency
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+SIZES=1,64,4K
+LIBPY=$ROOT/bench/latency_lib.py   # lib.sh's loop calls this one's parse/skip/report
+
+usage() {
+    cat <<EOT
+Usage: $0 [--rounds N] [--duration S] [--sizes 1,64,4K] [--csv FILE]
+       $0 --report FILE     reprint the table from an earlier CSV
+
+Request/response round trips: zcperf -t rr, qperf tcp_lat (one-way latency, doubled) and sockperf
+ping-pong --full-rtt, one after another for each size, N rounds, client on CPU $CLIENT_CPU and
+server on CPU $SERVER_CPU, and prints the medians and zcperf's ratio to each.
+  --rounds N     rounds (default $ROUNDS)
+  --duration S   seconds per test, whole number (default $DURATION)
+  --sizes LIST   message sizes in bytes, K/M/G are powers of 1024 (default $SIZES)
+  --csv FILE     raw samples (default bench/out/latency-<timestamp>.csv); the tools' raw outputs
+                 go next to it in <FILE without .csv>-raw/
+EOT
+}
+
+bench_args "$@"
+bench_report_only latency
+bench_setup qperf sockperf
+LOAD0=$(cut -d" " -f1-3 /proc/loadavg)
+
+QPERF_PORT=$(free_port 19765)
+taskset -c "$SERVER_CPU" qperf -lp "$QPERF_PORT" >"$RAW/qperf-server.log" 2>&1 &
+QPERF_PID=$!
+SERVER_PIDS+=("$QPERF_PID")
+wait_listen "$QPERF_PORT" "$QPERF_PID" || die "qperf server did not start: $(cat "$RAW/qperf-server.log")"
+
+SOCKPERF_PORT=$(free_port 19877)
+taskset -c "$SERVER_CPU" sockperf server --tcp -i 127.0.0.1 -p "$SOCKPERF_PORT" >"$RAW/sockperf-server.log" 2>&1 &
+SOCKPERF_PID=$!
+SERVER_PIDS+=("$SOCKPERF_PID")
+wait_listen "$SOCKPERF_PORT" "$SOCKPERF_PID" || die "sockperf server did not start: $(cat "$RAW/sockperf-server.log")"
+
+run_zcperf() {   # size bytes raw
+    timeout "$LIMIT" "$ZCPERF" -t rr -m "$2" -l "$DURATION" --cpu "$CLIENT_CPU,$SERVER_CPU" -o json \
+        >"$3" 2>"$3.err" || { cat "$3.err" >>"$3"; fail zcperf "$3"; }
+}
+
+run_qperf() {    # -lca/-rca count CPUs from 1; the server's per-test child is pinned with -rca
+    kill -0 "$QPERF_PID" 2>/dev/null || fail "qperf server" "$RAW/qperf-server.log"
+    timeout "$LIMIT" qperf 127.0.0.1 -lp "$QPERF_PORT" -t "$DURATION" -m "$2" \
+        -lca $((CLIENT_CPU + 1)) -rca $((SERVER_CPU + 1)) -v tcp_lat >"$3" 2>&1 || fail qperf "$3"
+}
+
+run_sockperf() { # sockperf's messages are at least 14 B (its header): smaller sizes run at 14, noted
+    kill -0 "$SOCKPERF_PID" 2>/dev/null || fail "sockperf server" "$RAW/sockperf-server.log"
+    local m=$2
+    ((m < 14)) && m=14
+    timeout "$LIMIT" taskset -c "$CLIENT_CPU" sockperf ping-pong --tcp -i 127.0.0.1 -p "$SOCKPERF_PORT" -m "$m" \
+        -t "$DURATION" --full-rtt >"$3" 2>&1 || fail sockperf "$3"
+}
+
+log "$ROUNDS rounds x ${SIZES} x (zcperf qperf sockperf), ${DURATION}s each, client CPU $CLIENT_CPU, server CPU $SERVER_CPU"
+log "raw samples: $CSV"
+bench_rounds zcperf qperf sockperf
+
+echo "zcperf rr vs qperf tcp_lat vs sockperf ping-pong on loopback: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU, server CPU $SERVER_CPU ($(date -Is))"
+echo "load average before/after: $LOAD0 / $(cut -d' ' -f1-3 /proc/loadavg)"
+bench_report latency
+echo "raw samples: $CSV"

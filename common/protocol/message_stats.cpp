@@ -1,0 +1,152 @@
+#include "protocol/message_stats.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "measure/service_demand.hpp"
+#include "protocol/json_fields.hpp"
+#include "protocol/result.hpp"
+
+namespace zc {
+
+void MessageSide::add_stream(uint64_t m, uint64_t segs, const LatencyHistogram& h) {
+    messages += m;
+    stream_messages.push_back(m);
+    segments += segs;
+    rtt.merge(h);
+}
+
+void MessageSide::merge(const MessageSide& o) {
+    messages += o.messages;
+    segments += o.segments;
+    if (stream_messages.size() < o.stream_messages.size()) stream_messages.resize(o.stream_messages.size());
+    for (size_t i = 0; i < o.stream_messages.size(); ++i) stream_messages[i] += o.stream_messages[i];
+    rtt.merge(o.rtt);
+}
+
+namespace {
+
+nlohmann::json summary_json(const LatencySummary& s, double scale) {
+    return {{"min", s.min_us * scale},   {"mean", s.mean_us * scale}, {"p50", s.p50_us * scale},
+            {"p90", s.p90_us * scale},   {"p99", s.p99_us * scale},   {"p99.9", s.p999_us * scale},
+            {"max", s.max_us * scale}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const MessageSide& m) {
+    nlohmann::json j = {{"messages", m.messages}, {"stream_messages", m.stream_messages}, {"segments", m.segments}};
+    if (m.rtt.count()) {
+        // The histogram itself (non-empty buckets, nanoseconds), so percentiles can be recomputed or
+        // merged later; bounded by the bucket count.
+        nlohmann::json buckets = nlohmann::json::array();
+        for (const auto& [i, n] : m.rtt.sparse()) buckets.push_back({i, n});
+        j["rtt_ns"] = {{"count", m.rtt.count()}, {"min", m.rtt.min()}, {"max", m.rtt.max()}, {"sum", m.rtt.sum()},
+                       {"sub_bucket_bits", LatencyHistogram::kSubBits}, {"buckets", buckets}};
+    }
+    return j;
+}
+
+MessageSide message_side_from_json(const nlohmann::json& j) {
+    MessageSide m;
+    m.messages = field<uint64_t>(j, "messages");
+    m.segments = field<uint64_t>(j, "segments");
+    const auto& per = j.at("stream_messages");
+    if (!per.is_array() || per.size() > static_cast<size_t>(kMaxStreams)) {
+        throw ProtocolError("field 'stream_messages' must be an array of at most " + std::to_string(kMaxStreams));
+    }
+    for (const auto& v : per) m.stream_messages.push_back(value_as<uint64_t>(v, "stream_messages"));
+    if (j.contains("rtt_ns")) {
+        const auto& h = j.at("rtt_ns");
+        if (field<int>(h, "sub_bucket_bits") != LatencyHistogram::kSubBits) throw ProtocolError("rtt_ns: other bucket layout");
+        const auto& b = h.at("buckets");
+        if (!b.is_array() || b.size() > LatencyHistogram::kBuckets) throw ProtocolError("rtt_ns: too many buckets");
+        std::vector<std::pair<uint32_t, uint64_t>> buckets;
+        for (const auto& e : b) {
+            if (!e.is_array() || e.size() != 2) throw ProtocolError("rtt_ns: a bucket is not [index, count]");
+            buckets.emplace_back(value_as<uint32_t>(e[0], "rtt_ns"), value_as<uint64_t>(e[1], "rtt_ns"));
+        }
+        try {
+            m.rtt = LatencyHistogram::from_sparse(buckets, field<uint64_t>(h, "min"), field<uint64_t>(h, "max"),
+                                                  field<uint64_t>(h, "sum"));
+        } catch (const std::invalid_argument& e) {
+            throw ProtocolError(std::string("rtt_ns: ") + e.what());
+        }
+    }
+    return m;
+}
+
+MessageResult message_result(TestKind test, uint32_t batch, const SideResult& local, const SideResult& remote,
+                             double receiver_elapsed_s) {
+    const char* what = test == TestKind::rr ? "transactions" : "messages";
+    const MessageSide& l = local.messages;
+    const MessageSide& r = remote.messages;
+    if (l.messages != r.messages || l.stream_messages != r.stream_messages) {
+        throw std::runtime_error(fmt::format(
+            "{} count mismatch: zcperf counted {} but zcserver {}; a peer ended a connection early. No figures are "
+            "reported for this test.",
+            what, l.messages, r.messages));
+    }
+    MessageResult m;
+    m.messages = l.messages;
+    m.batch = batch;
+    m.elapsed_s = test == TestKind::rr ? local.elapsed_s : receiver_elapsed_s;
+    if (m.elapsed_s > 0) {
+        m.messages_per_s = static_cast<double>(m.messages) / m.elapsed_s;
+        for (uint64_t s : l.stream_messages) m.stream_messages_per_s.push_back(static_cast<double>(s) / m.elapsed_s);
+    }
+    if (m.messages) {
+        m.segments_per_message = static_cast<double>(l.segments) / static_cast<double>(m.messages);
+        m.calls_per_message = static_cast<double>(local.ops) / static_cast<double>(m.messages);
+    }
+    m.rtt = summarize(l.rtt);
+    m.local_sd_us = service_demand_us_per_tran(local.cpu.busy_cpu_s, m.messages);
+    m.remote_sd_us = service_demand_us_per_tran(remote.cpu.busy_cpu_s, m.messages);
+    m.local_proc_sd_us = service_demand_us_per_tran(local.process_cpu_s(), m.messages);
+    m.remote_proc_sd_us = service_demand_us_per_tran(remote.process_cpu_s(), m.messages);
+    if (test == TestKind::msgrate && m.messages && m.segments_per_message < 0.9) {
+        m.notes.push_back(fmt::format(
+            "msgrate: the kernel sent {:.2f} data segments per message: it merged messages handed over while earlier "
+            "ones were still queued (tcp_autocorking; TCP_NODELAY does not stop it), so this is the rate of messages "
+            "given to the kernel and delivered, not of packets",
+            m.segments_per_message));
+    }
+    return m;
+}
+
+nlohmann::json to_json(const MessageResult& m, TestKind test, uint64_t message_size) {
+    if (test == TestKind::rr) {
+        return {{"transactions", m.messages},
+                {"transactions_per_s", m.messages_per_s},
+                {"elapsed_s", m.elapsed_s},
+                {"stream_transactions_per_s", m.stream_messages_per_s},
+                {"rtt_us", summary_json(m.rtt, 1.0)},
+                // One-way latency as OSU and perftest give it: half the round trip.
+                {"latency_us", summary_json(m.rtt, 0.5)},
+                {"latency_definition", "RTT/2"},
+                {"samples", m.rtt.samples},
+                {"local_sd_us_per_tran", m.local_sd_us},
+                {"remote_sd_us_per_tran", m.remote_sd_us},
+                {"local_proc_sd_us_per_tran", m.local_proc_sd_us},
+                {"remote_proc_sd_us_per_tran", m.remote_proc_sd_us},
+                {"client_calls_per_tran", m.calls_per_message},
+                {"client_segments_per_tran", m.segments_per_message}};
+    }
+    return {{"messages", m.messages},
+            {"messages_per_s", m.messages_per_s},
+            {"elapsed_s", m.elapsed_s},
+            {"stream_messages_per_s", m.stream_messages_per_s},
+            {"batch", m.batch},
+            {"sender_calls_per_message", m.calls_per_message},
+            {"sender_segments_per_message", m.segments_per_message},
+            {"measured", fmt::format("{} B messages, {} per {} call with TCP_NODELAY; the receiver reads in bulk and counts "
+                                     "whole messages; segments from the sender's TCP_INFO (MSS units)",
+                                     message_size, m.batch, m.batch == 1 ? "send()" : "sendmmsg()")},
+            {"local_sd_us_per_msg", m.local_sd_us},
+            {"remote_sd_us_per_msg", m.remote_sd_us},
+            {"local_proc_sd_us_per_msg", m.local_proc_sd_us},
+            {"remote_proc_sd_us_per_msg", m.remote_proc_sd_us}};
+}
+
+}  // namespace zc

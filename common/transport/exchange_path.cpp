@@ -1,0 +1,64 @@
+#include "transport/exchange_path.hpp"
+
+#include <stdexcept>
+
+namespace zc {
+
+std::string exchange_spec_problem(TestKind test, Transport transport, RxMode rx, uint64_t total_bytes, uint32_t batch) {
+    if (!is_message_test(test)) return "";
+    std::string name = test_name(test);
+    if (transport != Transport::tcp) {
+        return name + " runs over the tcp transport (send/recv); " + transport_name(transport) +
+               " is a bulk sender path for stream and maerts";
+    }
+    if (rx != RxMode::copy) {
+        return name + " receives with recv (--rx copy); --rx " + rx_mode_name(rx) + " is for stream and maerts";
+    }
+    if (total_bytes > 0) return name + " runs for a time (-l SECONDS); -n BYTES is for stream and maerts";
+    if (test == TestKind::rr && batch != 1) return "--batch is for -t msgrate; rr has one message in flight per transaction";
+    if (batch < 1 || batch > kMaxBatch) return "--batch must be 1.." + std::to_string(kMaxBatch);
+    return "";
+}
+
+void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, int fd, LatencyHistogram& rtt) {
+    if (std::string why = exchange_spec_problem(half.test, half.transport, half.rx, half.total_bytes, half.batch);
+        !why.empty()) {
+        throw std::runtime_error(why);
+    }
+    size_t size = half.message_size;
+    size_t align = half.alignment;
+    if (half.test == TestKind::rr) {
+        if (role == Role::send) path.emplace<TcpRrInitiator>(fd, size, align, rtt);
+        else path.emplace<TcpRrResponder>(fd, size, align);
+    } else {
+        if (role == Role::send) path.emplace<TcpMsgRateSender>(fd, size, align, half.batch);
+        else path.emplace<TcpMsgRateReceiver>(fd, size, align);
+    }
+}
+
+const HostBuffer* buffer_of(const ExchangePath& path) {
+    return std::visit(
+        [](const auto& p) -> const HostBuffer* {
+            if constexpr (requires { p.buffer(); }) return &p.buffer();
+            else return nullptr;
+        },
+        path);
+}
+
+StreamCounters run_exchange_path(ExchangePath& path, const StopRule& stop) {
+    return std::visit(
+        [&](auto& p) -> StreamCounters {
+            using P = std::decay_t<decltype(p)>;
+            if constexpr (std::is_same_v<P, std::monostate>) return {};
+            else if constexpr (requires { p.run(stop); }) return p.run(stop);
+            else return p.run();
+        },
+        path);
+}
+
+uint64_t exchange_buffer_bytes(TestKind test, Role role, uint64_t message_size) {
+    if (test == TestKind::msgrate && role == Role::recv) return TcpMsgRateReceiver::kChunk;
+    return message_size;  // rr: one buffer for both directions; msgrate sender: one message
+}
+
+}  // namespace zc

@@ -1,0 +1,32 @@
+#pragma once
+// The loops of the message tests (rr, msgrate), chosen once per stream before the measured interval
+// like the stream tests' paths in data_path.hpp; std::visit dispatches once per stream, never per
+// message. One alternative per (transport, role): RDMA adds its own here (a verbs ping-pong
+// initiator and responder; a message-rate sender with --postlist, --qps-per-context, --inline), each
+// filling the same StreamCounters (messages, segments) and, for rr, the same LatencyHistogram.
+#include <string>
+#include <variant>
+
+#include "measure/latency_histogram.hpp"
+#include "protocol/test_spec.hpp"
+#include "transport/tcp_msgrate.hpp"
+#include "transport/tcp_rr.hpp"
+
+namespace zc {
+
+using ExchangePath = std::variant<std::monostate, TcpRrInitiator, TcpRrResponder, TcpMsgRateSender, TcpMsgRateReceiver>;
+
+// Builds the loop for this side of a message test on `fd`; `rtt` receives the initiator's round
+// trips (the caller keeps it, so it outlives the path). Throws std::runtime_error naming the cause.
+void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, int fd, LatencyHistogram& rtt);
+const HostBuffer* buffer_of(const ExchangePath& path);
+StreamCounters run_exchange_path(ExchangePath& path, const StopRule& stop);
+
+// Buffer memory one stream of a message test allocates on the given side.
+uint64_t exchange_buffer_bytes(TestKind test, Role role, uint64_t message_size);
+
+// Why this combination cannot run as a message test ("" when it can), in words for the user: both
+// zcperf's command line and zcserver's setup check it.
+std::string exchange_spec_problem(TestKind test, Transport transport, RxMode rx, uint64_t total_bytes, uint32_t batch);
+
+}  // namespace zc

@@ -1,0 +1,48 @@
+#pragma once
+// Request/response over TCP (netperf's TCP_RR): the initiator sends one message and waits for the
+// whole answer; the responder waits for a whole request and answers it. Blocking calls with
+// TCP_NODELAY, so per transaction a side makes one send() and the recv()s the message needs (one for
+// anything that arrives at once), and the initiator reads the clock twice (vDSO) and records the
+// round trip in its histogram: no other syscall, allocation or virtual call per transaction.
+// Each side has one buffer for both directions: the order is strict, so they never overlap.
+#include <cstddef>
+
+#include "measure/latency_histogram.hpp"
+#include "memory/host_buffer.hpp"
+#include "transport/stream_counters.hpp"
+
+namespace zc {
+
+class TcpRrInitiator {
+public:
+    // Sets TCP_NODELAY and prepares `rtt` (both before the measured interval).
+    TcpRrInitiator(int fd, size_t message_size, size_t alignment, LatencyHistogram& rtt);
+    // Transactions until the deadline (at least one), then shuts the write side down: the responder
+    // sees the end between two requests. Counts bytes received and calls; messages = transactions.
+    StreamCounters run(const StopRule& stop);
+    const HostBuffer& buffer() const { return buf_; }
+
+private:
+    int fd_;
+    HostBuffer buf_;
+    LatencyHistogram& rtt_;
+};
+
+class TcpRrResponder {
+public:
+    TcpRrResponder(int fd, size_t message_size, size_t alignment);
+    // Answers every whole request until the initiator ends the connection; messages = answers sent.
+    StreamCounters run();
+    const HostBuffer& buffer() const { return buf_; }
+
+private:
+    int fd_;
+    HostBuffer buf_;
+};
+
+// TCP_NODELAY on: a message goes out when it is handed over, not when Nagle lets it.
+void set_no_delay(int fd);
+// Data segments the connection sent (out) or received, in MSS units (TCP_INFO; 0 if unknown).
+uint64_t tcp_data_segments(int fd, bool out);
+
+}  // namespace zc

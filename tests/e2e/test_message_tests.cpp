@@ -1,0 +1,166 @@
+// End to end over loopback for the message tests: rr (request/response latency) and msgrate
+// (message rate), real zcperf and zcserver processes, checked through their reports.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "process.hpp"
+
+using namespace zc::e2e;
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+json report(const Outcome& o) {
+    EXPECT_EQ(o.exit_code, 0) << o.err << o.out;
+    json j = json::parse(o.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << o.out;
+    EXPECT_TRUE(j["errors"].empty()) << j["errors"];
+    return j;
+}
+
+void expect_rr_result(const json& r, uint64_t size, int streams) {
+    ASSERT_TRUE(r.contains("rr")) << r.dump();
+    const json& rr = r["rr"];
+    EXPECT_EQ(r["test"], "rr");
+    EXPECT_EQ(r["message_size"].get<uint64_t>(), size);
+    uint64_t n = rr["transactions"];
+    EXPECT_GT(n, 0u);
+    // Counted by both sides, stream by stream, and equal (zcperf refuses to report otherwise).
+    EXPECT_EQ(r["local"]["messages"]["messages"].get<uint64_t>(), n);
+    EXPECT_EQ(r["remote"]["messages"]["messages"].get<uint64_t>(), n);
+    EXPECT_EQ(r["local"]["messages"]["stream_messages"], r["remote"]["messages"]["stream_messages"]);
+    EXPECT_EQ(r["local"]["messages"]["stream_messages"].size(), static_cast<size_t>(streams));
+    // Each side received one message per transaction.
+    EXPECT_EQ(r["local"]["bytes"].get<uint64_t>(), n * size);
+    EXPECT_EQ(r["remote"]["bytes"].get<uint64_t>(), n * size);
+    EXPECT_EQ(rr["samples"].get<uint64_t>(), n);
+    EXPECT_NEAR(rr["transactions_per_s"].get<double>(), n / rr["elapsed_s"].get<double>(), 1e-6 * n);
+    const json& t = rr["rtt_us"];
+    double prev = 0;
+    for (const char* k : {"min", "p50", "p90", "p99", "p99.9", "max"}) {
+        ASSERT_TRUE(t.contains(k)) << k;
+        EXPECT_GE(t[k].get<double>(), prev) << k << " below the previous percentile: " << t.dump();
+        prev = t[k].get<double>();
+    }
+    EXPECT_GT(t["min"].get<double>(), 0.0);
+    EXPECT_GE(t["mean"].get<double>(), t["min"].get<double>());
+    EXPECT_LE(t["mean"].get<double>(), t["max"].get<double>());
+    EXPECT_DOUBLE_EQ(rr["latency_us"]["mean"].get<double>(), t["mean"].get<double>() / 2);
+    EXPECT_DOUBLE_EQ(rr["latency_us"]["p99"].get<double>(), t["p99"].get<double>() / 2);
+    EXPECT_EQ(rr["latency_definition"], "RTT/2");
+    EXPECT_GE(rr["client_calls_per_tran"].get<double>(), 2.0);  // one send and at least one recv
+    for (const char* k : {"local_sd_us_per_tran", "remote_sd_us_per_tran", "local_proc_sd_us_per_tran",
+                          "remote_proc_sd_us_per_tran", "transactions_per_s"}) {
+        ASSERT_TRUE(rr.contains(k)) << k;
+        EXPECT_GE(rr[k].get<double>(), 0.0) << k;
+    }
+    EXPECT_GT(rr["local_sd_us_per_tran"].get<double>(), 0.0);
+}
+
+}  // namespace
+
+TEST(MessageTestsE2e, RrOneByteAndFourKiBAgainstTheEmbeddedServer) {
+    auto o = run({zcperf_bin(), "-t", "rr", "-m", "1,4K", "-l", "1", "--cpu", "0,1", "-o", "json"});
+    json j = report(o);
+    ASSERT_EQ(j["results"].size(), 2u);
+    expect_rr_result(j["results"][0], 1, 1);
+    expect_rr_result(j["results"][1], 4096, 1);
+    // 1-byte messages: exactly one send and one recv per transaction, nothing else in the loop.
+    EXPECT_DOUBLE_EQ(j["results"][0]["rr"]["client_calls_per_tran"].get<double>(), 2.0);
+    EXPECT_EQ(j["results"][0]["local"]["cpus"], json({0}));
+    EXPECT_EQ(j["results"][0]["remote"]["cpus"], json({1}));
+}
+
+TEST(MessageTestsE2e, RrSeveralStreamsAndLargeMessagesAgainstADaemon) {
+    LocalServer server;
+    auto o = run({zcperf_bin(), "-H", server.address(), "-t", "rr", "-P", "2", "-m", "64K,64M", "-l", "0.5", "-o", "json"},
+                 120s);
+    json j = report(o);
+    ASSERT_EQ(j["results"].size(), 2u);
+    expect_rr_result(j["results"][0], 65536, 2);
+    expect_rr_result(j["results"][1], 64ull << 20, 2);
+}
+
+TEST(MessageTestsE2e, RrRepetitionsMergeTransactions) {
+    auto o = run({zcperf_bin(), "-t", "rr", "-l", "0.3", "-i", "2,2", "-o", "json"});
+    json j = report(o);
+    const json& r = j["results"][0];
+    EXPECT_EQ(r["iterations"]["count"], 2);
+    expect_rr_result(r, 1, 1);
+}
+
+TEST(MessageTestsE2e, MsgrateTwoThreadsCountEveryMessage) {
+    LocalServer server;
+    auto o = run({zcperf_bin(), "-H", server.address(), "-t", "msgrate", "-P", "2", "-l", "1", "--cpu", "0+1,0+1",
+                  "-o", "json"});
+    json j = report(o);
+    const json& r = j["results"][0];
+    ASSERT_TRUE(r.contains("msgrate")) << r.dump();
+    const json& m = r["msgrate"];
+    EXPECT_EQ(r["message_size"], 2);
+    uint64_t n = m["messages"];
+    EXPECT_GT(n, 0u);
+    EXPECT_EQ(r["local"]["messages"]["messages"].get<uint64_t>(), n);
+    EXPECT_EQ(r["remote"]["messages"]["messages"].get<uint64_t>(), n);
+    EXPECT_EQ(r["local"]["bytes"].get<uint64_t>(), 2 * n);
+    ASSERT_EQ(m["stream_messages_per_s"].size(), 2u);
+    double sum = 0;
+    for (const auto& v : m["stream_messages_per_s"]) {
+        EXPECT_GT(v.get<double>(), 0.0);
+        sum += v.get<double>();
+    }
+    EXPECT_NEAR(sum, m["messages_per_s"].get<double>(), 1e-6 * sum);
+    EXPECT_EQ(m["batch"], 1);
+    EXPECT_DOUBLE_EQ(m["sender_calls_per_message"].get<double>(), 1.0);
+    EXPECT_GT(m["sender_segments_per_message"].get<double>(), 0.0);
+    EXPECT_LE(m["sender_segments_per_message"].get<double>(), 1.0);
+    EXPECT_NE(m["measured"].get<std::string>().find("TCP_NODELAY"), std::string::npos);
+    EXPECT_EQ(r["local"]["cpus"], json({0, 1}));
+}
+
+TEST(MessageTestsE2e, MsgrateBatchesWithSendmmsg) {
+    auto o = run({zcperf_bin(), "-t", "msgrate", "--batch", "16", "-m", "8", "-l", "0.5", "-o", "json"});
+    json j = report(o);
+    const json& m = j["results"][0]["msgrate"];
+    EXPECT_EQ(m["batch"], 16);
+    EXPECT_NEAR(m["sender_calls_per_message"].get<double>(), 1.0 / 16, 1e-3);
+    EXPECT_EQ(m["messages"].get<uint64_t>() * 8, j["results"][0]["remote"]["bytes"].get<uint64_t>());
+}
+
+TEST(MessageTestsE2e, HumanAndCsvReportsCarryTheRrColumns) {
+    auto human = run({zcperf_bin(), "-t", "rr,msgrate", "-l", "0.3"});
+    ASSERT_EQ(human.exit_code, 0) << human.err;
+    for (const char* s : {"trans/s", "RTT us", "lat us", "SD us/Tran", "transactions counted by both sides", "msgs/s",
+                          "messages counted by both sides", "TCP_NODELAY"}) {
+        EXPECT_NE(human.out.find(s), std::string::npos) << s << " missing from:\n" << human.out;
+    }
+    auto csv = run({zcperf_bin(), "-t", "rr", "-l", "0.3", "-o", "csv"});
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    std::string header = csv.out.substr(0, csv.out.find('\n'));
+    for (const char* c : {",messages,", ",messages_per_s,", ",rtt_p50_us,", ",rtt_p99.9_us,", ",latency_us,",
+                          ",local_sd_us_per_msg,", ",remote_sd_us_per_msg,"}) {
+        EXPECT_NE(header.find(c), std::string::npos) << c;
+    }
+}
+
+TEST(MessageTestsE2e, BadCombinationsAreClearErrors) {
+    struct Case {
+        std::vector<std::string> args;
+        const char* says;
+    } cases[] = {
+        {{"-t", "rr", "-n", "1G"}, "runs for a time"},
+        {{"-t", "rr", "-T", "tcp-msgzc"}, "tcp transport"},
+        {{"-t", "msgrate", "--rx", "splice"}, "--rx"},
+        {{"-t", "rr", "--batch", "4"}, "--batch is for -t msgrate"},
+        {{"-t", "rr", "-m", "2G"}, "1 B..1G"},
+    };
+    for (const auto& c : cases) {
+        std::vector<std::string> argv{zcperf_bin()};
+        argv.insert(argv.end(), c.args.begin(), c.args.end());
+        auto o = run(argv, 10s);
+        EXPECT_EQ(o.exit_code, 2) << c.args[1] << " " << c.args[2];
+        EXPECT_NE(o.err.find(c.says), std::string::npos) << o.err;
+    }
+}

@@ -1,0 +1,194 @@
+// The message tests (rr, msgrate) above the loops: both sides' counts checked, rates and service
+// demand per transaction, the figures carried through JSON and repetitions, and the command line.
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+
+#include "cli.hpp"
+#include "iterations.hpp"
+#include "protocol/json_fields.hpp"
+#include "test_driver.hpp"
+#include "transport/exchange_path.hpp"
+
+using namespace zc;
+
+namespace {
+
+SideResult side(Role role, uint64_t transactions, double elapsed_s, double busy_cpu_s) {
+    SideResult s;
+    s.role = role;
+    s.bytes = transactions;  // 1-byte messages: bytes received = transactions
+    s.ops = 2 * transactions;
+    s.elapsed_s = elapsed_s;
+    s.stream_bytes = {transactions};
+    s.cpus = {0};
+    s.cpu.elapsed_s = elapsed_s;
+    s.cpu.ncpus = 2;
+    s.cpu.busy_cpu_s = busy_cpu_s;
+    s.messages.messages = transactions;
+    s.messages.stream_messages = {transactions};
+    s.messages.segments = transactions;
+    return s;
+}
+
+TestSpec rr_spec() {
+    TestSpec s;
+    s.test = TestKind::rr;
+    s.message_size = 1;
+    return s;
+}
+
+int parse(const std::vector<std::string>& args, ClientOptions& o) {
+    std::vector<std::string> store{"zcperf"};
+    store.insert(store.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& s : store) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    ::testing::internal::CaptureStdout();
+    ::testing::internal::CaptureStderr();
+    int rc = parse_client_options(static_cast<int>(store.size()), argv.data(), o);
+    ::testing::internal::GetCapturedStdout();
+    ::testing::internal::GetCapturedStderr();
+    return rc;
+}
+
+}  // namespace
+
+TEST(MessageTests, RrRatesLatencyAndServiceDemandPerTransaction) {
+    SideResult client = side(Role::send, 100000, 5.0, 2.5);
+    client.messages.rtt.prepare();
+    for (int i = 0; i < 100000; ++i) client.messages.rtt.record(i % 2 ? 40000 : 20000);  // 20 and 40 us
+    SideResult server = side(Role::recv, 100000, 5.1, 3.0);
+    TestResult r = merge_sides(rr_spec(), client, server, true);
+    const MessageResult& m = r.messages;
+    EXPECT_EQ(m.messages, 100000u);
+    EXPECT_DOUBLE_EQ(m.elapsed_s, 5.0);  // the client's interval: it timed the transactions
+    EXPECT_DOUBLE_EQ(m.messages_per_s, 20000.0);
+    EXPECT_DOUBLE_EQ(m.rtt.mean_us, 30.0);
+    EXPECT_DOUBLE_EQ(m.rtt.p50_us, 20.031);  // the midpoint of [19968, 20096) ns: 128 ns buckets at 20 us
+    EXPECT_NEAR(m.rtt.p99_us, 40.0, 40.0 / 256);
+    EXPECT_DOUBLE_EQ(m.local_sd_us, 25.0);   // 2.5 CPU-s / 100000 transactions
+    EXPECT_DOUBLE_EQ(m.remote_sd_us, 30.0);
+    EXPECT_DOUBLE_EQ(m.calls_per_message, 2.0);
+    nlohmann::json j = to_json(r);
+    ASSERT_TRUE(j.contains("rr"));
+    EXPECT_EQ(j["rr"]["transactions"], 100000);
+    EXPECT_DOUBLE_EQ(j["rr"]["latency_us"]["mean"].get<double>(), 15.0);
+    EXPECT_DOUBLE_EQ(j["rr"]["rtt_us"]["mean"].get<double>(), 30.0);
+    for (const char* k : {"min", "mean", "p50", "p90", "p99", "p99.9", "max"}) EXPECT_TRUE(j["rr"]["rtt_us"].contains(k)) << k;
+    EXPECT_FALSE(j.contains("msgrate"));
+}
+
+TEST(MessageTests, TransactionCountsMustAgree) {
+    SideResult client = side(Role::send, 1000, 5.0, 1.0);
+    SideResult server = side(Role::recv, 1000, 5.0, 1.0);
+    server.messages.messages = 999;
+    server.messages.stream_messages = {999};
+    EXPECT_THROW(merge_sides(rr_spec(), client, server, false), std::runtime_error);
+}
+
+TEST(MessageTests, MsgrateNotesMergedSegments) {
+    TestSpec s = rr_spec();
+    s.test = TestKind::msgrate;
+    s.message_size = 2;
+    s.batch = 4;
+    SideResult tx = side(Role::send, 1000, 1.0, 1.0);
+    tx.messages.segments = 200;
+    SideResult rx = side(Role::recv, 1000, 2.0, 1.0);
+    TestResult r = merge_sides(s, tx, rx, false);
+    EXPECT_DOUBLE_EQ(r.messages.messages_per_s, 500.0);  // the receiver's interval
+    EXPECT_DOUBLE_EQ(r.messages.segments_per_message, 0.2);
+    bool noted = false;
+    for (const auto& w : r.warnings) noted |= w.find("segments per message") != std::string::npos;
+    EXPECT_TRUE(noted);
+    nlohmann::json j = to_json(r);
+    EXPECT_EQ(j["msgrate"]["messages"], 1000);
+    EXPECT_EQ(j["msgrate"]["batch"], 4);
+    EXPECT_EQ(j["msgrate"]["stream_messages_per_s"].size(), 1u);
+}
+
+TEST(MessageTests, SideCountsAndHistogramCrossTheWire) {
+    SideResult s = side(Role::send, 3, 5.0, 1.0);
+    s.messages.rtt.prepare();
+    for (uint64_t v : {15000u, 16000u, 90000u}) s.messages.rtt.record(v);
+    SideResult back = side_result_from_json(to_json(s));
+    EXPECT_EQ(back.messages.messages, 3u);
+    EXPECT_EQ(back.messages.stream_messages, std::vector<uint64_t>{3});
+    EXPECT_EQ(back.messages.rtt.count(), 3u);
+    EXPECT_EQ(back.messages.rtt.percentile(50), s.messages.rtt.percentile(50));
+    EXPECT_EQ(back.messages.rtt.max(), 90000u);
+    auto j = to_json(s);
+    j["messages"]["rtt_ns"]["buckets"][0][0] = 999999;  // out of range: refused, not trusted
+    EXPECT_THROW(side_result_from_json(j), ProtocolError);
+}
+
+TEST(MessageTests, RepetitionsAddTransactionsAndMergeHistograms) {
+    std::vector<TestResult> runs;
+    for (int i = 0; i < 2; ++i) {
+        SideResult c = side(Role::send, 1000, 1.0, 0.5);
+        c.messages.rtt.prepare();
+        for (int k = 0; k < 1000; ++k) c.messages.rtt.record(i == 0 ? 10000 : 30000);
+        runs.push_back(merge_sides(rr_spec(), c, side(Role::recv, 1000, 1.0, 0.5), false));
+    }
+    TestResult m = merge_iterations(runs, ConfidenceGoal{});
+    EXPECT_EQ(m.messages.messages, 2000u);
+    EXPECT_DOUBLE_EQ(m.messages.messages_per_s, 1000.0);
+    EXPECT_DOUBLE_EQ(m.messages.rtt.mean_us, 20.0);
+    EXPECT_EQ(m.messages.rtt.samples, 2000u);
+}
+
+TEST(MessageTests, CommandLineDefaultsAndBadCombinations) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"-t", "rr,msgrate,stream"}, o), -1);
+    auto specs = expand_tests(o);
+    ASSERT_EQ(specs.size(), 3u);
+    EXPECT_EQ(specs[0].message_size, 1u);        // rr: netperf's TCP_RR default
+    EXPECT_EQ(specs[1].message_size, 2u);        // msgrate
+    EXPECT_EQ(specs[2].message_size, 1u << 20);  // stream
+    ClientOptions sized;
+    ASSERT_EQ(parse({"-t", "rr", "-m", "1..4", "--cpu", "0"}, sized), -1);
+    EXPECT_EQ(expand_tests(sized).size(), 3u);
+    ClientOptions batched;
+    ASSERT_EQ(parse({"-t", "rr,msgrate", "--batch", "8"}, batched), -1);
+    auto b = expand_tests(batched);
+    EXPECT_EQ(b[0].batch, 1u);  // rr: one message in flight
+    EXPECT_EQ(b[1].batch, 8u);
+    ClientOptions big;
+    ASSERT_EQ(parse({"-t", "rr", "-m", "1G"}, big), -1);
+    for (const auto& bad : std::vector<std::vector<std::string>>{
+             {"-t", "rr", "-n", "1G"},
+             {"-t", "rr", "-T", "tcp-sendfile"},
+             {"-t", "msgrate", "-T", "tcp,tcp-msgzc"},
+             {"-t", "rr", "--rx", "zerocopy"},
+             {"-t", "stream", "--batch", "4"},
+             {"-t", "msgrate", "--batch", "0"},
+             {"-t", "msgrate", "--batch", "1025"},
+             {"-t", "rr", "-m", "2G"},
+             {"-t", "pingpong"}}) {
+        ClientOptions x;
+        EXPECT_EQ(parse(bad, x), 2) << bad[1] << " " << bad[2] << " " << bad[3];
+    }
+}
+
+TEST(MessageTests, ServerSideChecksAndBufferSizes) {
+    EXPECT_EQ(exchange_spec_problem(TestKind::rr, Transport::tcp, RxMode::copy, 0, 1), "");
+    EXPECT_NE(exchange_spec_problem(TestKind::rr, Transport::tcp_uringzc, RxMode::copy, 0, 1).find("tcp transport"),
+              std::string::npos);
+    EXPECT_NE(exchange_spec_problem(TestKind::msgrate, Transport::tcp, RxMode::copy, 100, 1).find("-l"), std::string::npos);
+    EXPECT_NE(exchange_spec_problem(TestKind::rr, Transport::tcp, RxMode::copy, 0, 4), "");
+    EXPECT_EQ(exchange_spec_problem(TestKind::stream, Transport::tcp_msgzc, RxMode::zerocopy, 100, 1), "");
+    EXPECT_EQ(exchange_buffer_bytes(TestKind::rr, Role::recv, 1ull << 30), 1ull << 30);
+    EXPECT_EQ(exchange_buffer_bytes(TestKind::msgrate, Role::recv, 2), TcpMsgRateReceiver::kChunk);
+    // The spec carries the test kind and batch to the server, and refuses a bad batch.
+    TestSpec s = rr_spec();
+    s.test = TestKind::msgrate;
+    s.batch = 16;
+    ServerSpec back = server_spec_from_json(to_json(server_half(s)));
+    EXPECT_EQ(back.test, TestKind::msgrate);
+    EXPECT_EQ(back.batch, 16u);
+    auto j = to_json(server_half(s));
+    j["batch"] = 5000;
+    EXPECT_THROW(server_spec_from_json(j), ProtocolError);
+    j.erase("batch");
+    EXPECT_EQ(server_spec_from_json(j).batch, 1u);  // an older client
+}
