@@ -28,7 +28,11 @@ struct ClientOptions {
     bool topology = false;
     std::string auth_key_file;
     std::string command_line;
+    RdmaOptions rdma;  // --cq-mode, --tx-depth, --postlist, --inline, --qps (RDMA transports)
 };
+
+// "--rdma-dev mlx5_0" (local) or "mlx5_0,mlx5_1" (local, remote); an empty side keeps the route's.
+void parse_rdma_dev_option(const std::string& text, std::string& local, std::string& remote);
 
 // Parses argv. Returns the exit code to leave with when parsing ends the program (--help: 0,
 // a bad option: 2, after printing what is wrong and what to do), or -1 to go on.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "measure/cpu_meter.hpp"
+#include "protocol/rdma_info.hpp"
 #include "protocol/test_spec.hpp"
 #include "transport/stream_counters.hpp"
 
@@ -51,6 +52,7 @@ struct SideResult {
     uint64_t socket_send_buffer = 0;  // effective SO_SNDBUF / SO_RCVBUF of the first stream
     uint64_t socket_recv_buffer = 0;
     std::vector<std::string> warnings;
+    RdmaInfo rdma;  // RDMA paths: device, port, GID, MTU, link layer, CQ mode, registration cost
 
     double process_cpu_s() const { return process_user_s + process_sys_s; }
     double cpu_util_pct() const { return cpu.all.busy(); }
