@@ -333,6 +333,7 @@ std::vector<DataConnection> RdmaListener::accept(const ServerSpec& half, Role ro
                  req.qp < qps && req.qps == qps && !seen[req.stream][req.qp];
             if (!ok) {  // a stray, a stale client, or a wrong token: refuse it and keep waiting
                 rdma_reject(id, nullptr, 0);
+                e.ack();
                 rdma_destroy_id(id);  // allowed for an id from a CONNECT_REQUEST once rejected
                 continue;
             }

@@ -67,6 +67,9 @@ public:
     }
     rdma_cm_event* operator->() const { return e_; }
     explicit operator bool() const { return e_ != nullptr; }
+    void ack() {  // before destroying the event's id: rdma_destroy_id waits for its events' acks
+        if (e_) rdma_ack_cm_event(std::exchange(e_, nullptr));
+    }
 
 private:
     rdma_cm_event* e_ = nullptr;
