@@ -39,6 +39,12 @@ Examples:
                                          runs several such and prints the ratio to a baseline)
   zcperf -t msgrate -P 2 --cpu 0+1,0+1   2-byte message rate, 2 threads each with its own connection
   zcperf -t msgrate --batch 16           16 messages per sendmmsg() call
+  zcperf -H 10.0.0.2 -T rdma-write,rdma-send,rsocket -m 64K,1M -l 5
+                                         RDMA paths (rdma-core): the address must be on the RDMA NIC
+                                         (rdma_cm refuses loopback, so no embedded server)
+  zcperf -H 10.0.0.2 -T rdma-write --qps 4 --postlist 8 --cq-mode event
+                                         4 queue pairs per stream, 8 work requests per post, sleeping on
+                                         the completion channel: compare the service demand with poll
 
 Reading the report: CPU% is the whole host (all CPUs, from /proc/stat, softirq on any core included);
 SD is that CPU time per KB moved; "proc SD" counts only the test's own threads (getrusage), which misses
@@ -84,6 +90,18 @@ void parse_cpu_option(const std::string& text, std::vector<int>& local, std::vec
     if (parts.size() == 2) remote = parse_cpu_list(parts[1], '+');
 }
 
+void parse_rdma_dev_option(const std::string& text, std::string& local, std::string& remote) {
+    auto parts = split_commas(text);
+    if (parts.size() > 2) throw std::invalid_argument("--rdma-dev takes LOCAL[,REMOTE] device names, e.g. mlx5_0,mlx5_1");
+    for (const auto& p : parts) {
+        if (p.size() > 64 || p.find_first_of(" /") != std::string::npos) {
+            throw std::invalid_argument("--rdma-dev: '" + p + "' is not an RDMA device name (see ibv_devices)");
+        }
+    }
+    local = parts[0];
+    remote = parts.size() == 2 ? parts[1] : std::string();
+}
+
 std::pair<double, double> parse_pair(const std::string& text, const char* what) {
     auto parts = split_commas(text);
     auto number = [&](const std::string& s) {
@@ -112,8 +130,31 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         ->capture_default_str();
     app.add_option("-T,--transport", transports,
                    "data path(s) of the sender, comma-separated; the first is the baseline others are compared with:\n"
-                   "tcp (send/recv), tcp-sendfile, tcp-msgzc (MSG_ZEROCOPY), tcp-uringzc (io_uring SEND_ZC)")
+                   "tcp (send/recv), tcp-sendfile, tcp-msgzc (MSG_ZEROCOPY), tcp-uringzc (io_uring SEND_ZC);\n"
+                   "RDMA (needs rdma-core and an RDMA device; -H must be an address on it): rsocket (rsend/rrecv),\n"
+                   "rsocket-iomap (riowrite into the receiver's riomap'ed ring), rdma-write, rdma-send, rdma-read\n"
+                   "(verbs over rdma_cm; the receiver verifies pattern samples of every message it counts)")
         ->capture_default_str();
+    std::string cq_mode = "poll", rdma_dev;
+    app.add_option("--cq-mode", cq_mode,
+                   "RDMA verbs: how completions are taken: poll (busy-poll the CQ: lowest latency, a core of user "
+                   "time) or event (sleep on the completion channel: CPU only when work completes); the report says which ran")
+        ->capture_default_str();
+    app.add_option("--tx-depth", o.rdma.tx_depth,
+                   "RDMA: messages in flight per queue pair (send-queue depth and receive window; a ring slot each, "
+                   "at most 64 MiB of slots per stream)")
+        ->capture_default_str();
+    app.add_option("--postlist", o.rdma.postlist, "RDMA verbs: work requests chained per ibv_post_send (fewer doorbells)")
+        ->capture_default_str();
+    app.add_option("--inline", o.rdma.inline_size,
+                   "RDMA: send messages up to this many bytes inline in the work request (no DMA read of the "
+                   "buffer; small messages only; 0 = never)")
+        ->capture_default_str();
+    app.add_option("--qps", o.rdma.qps, "RDMA verbs: queue pairs per stream, served round-robin by the stream's thread")
+        ->capture_default_str();
+    app.add_option("--rdma-dev", rdma_dev,
+                   "RDMA: LOCAL[,REMOTE] device the data must use (e.g. mlx5_0); by default the one the route to the "
+                   "peer goes through; a mismatch is an error, never a silent change");
     app.add_option("--rx", rx,
                    "how the receiver takes the data, comma-separated for several: copy (recv), zerocopy "
                    "(TCP_ZEROCOPY_RECEIVE), splice (into a pipe, discarded), trunc (MSG_TRUNC, discarded)")
@@ -154,6 +195,9 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         for (const auto& t : split_commas(tests)) o.tests.push_back(test_from_name(t));
         o.transports.clear();
         for (const auto& t : split_commas(transports)) o.transports.push_back(transport_from_name(t));
+        o.rdma.cq_mode = cq_mode_from_name(cq_mode);
+        check_rdma_options(o.rdma);
+        if (!rdma_dev.empty()) parse_rdma_dev_option(rdma_dev, o.local.rdma_dev, o.remote.rdma_dev);
         o.rx_modes.clear();
         for (const auto& m : split_commas(rx)) o.rx_modes.push_back(rx_mode_from_name(m));
         o.sizes_given = mopt->count() > 0;
@@ -262,6 +306,7 @@ std::vector<TestSpec> expand_tests(const ClientOptions& o) {
                 s.local = o.local;
                 s.remote = o.remote;
                 s.batch = t == TestKind::msgrate ? o.batch : 1;
+                s.rdma = o.rdma;
                 out.push_back(s);
             }
         }

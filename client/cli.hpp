@@ -30,11 +30,15 @@ struct ClientOptions {
     std::string command_line;
     bool sizes_given = false;  // -m given: otherwise each test kind takes its own default size
     uint32_t batch = 1;        // msgrate: messages per send call
+    RdmaOptions rdma;          // --cq-mode, --tx-depth, --postlist, --inline, --qps (RDMA transports)
 };
 
 // -m's default per test kind: 1 MiB for stream and maerts, 1 B for rr (netperf's TCP_RR), 2 B for
 // msgrate (the verbs message-rate studies' size).
 uint64_t default_message_size(TestKind t);
+
+// "--rdma-dev mlx5_0" (local) or "mlx5_0,mlx5_1" (local, remote); an empty side keeps the route's.
+void parse_rdma_dev_option(const std::string& text, std::string& local, std::string& remote);
 
 // Parses argv. Returns the exit code to leave with when parsing ends the program (--help: 0,
 // a bad option: 2, after printing what is wrong and what to do), or -1 to go on.

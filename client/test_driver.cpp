@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "run/side_runner.hpp"
+#include "transport/rdma_setup.hpp"
 #include "transport/tcp_socket.hpp"
 
 namespace zc {
@@ -23,8 +24,13 @@ constexpr double kOtherLoadWarnPct = 5.0;  // of one CPU
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-std::vector<UniqueFd> open_data_connections(const ControlClient& control, const TestSpec& spec, const Ready& ready) {
-    std::vector<UniqueFd> fds;
+std::vector<DataConnection> open_data_connections(const ControlClient& control, const TestSpec& spec, const Ready& ready) {
+    if (is_rdma(spec.transport)) {
+        // rdma_cm connects by address: the one the control connection reached, never a name.
+        return connect_rdma_streams(side_half(spec, spec.local), client_role(spec.test), peer_address(control.fd()),
+                                    ready.data_port, ready.token, std::chrono::seconds(10));
+    }
+    std::vector<DataConnection> fds;
     Endpoint data{control.server().host, ready.data_port};
     for (int i = 0; i < spec.streams; ++i) {
         UniqueFd fd = connect_tcp(data, std::chrono::seconds(5), spec.local.socket_buffer);
@@ -160,7 +166,14 @@ TestResult run_test(ControlClient& control, const TestSpec& spec) {
     SideResult local, remote;
     double setup_ms = 0, teardown_ms = 0;
     {
-        SideRunner runner(std::move(cfg), open_data_connections(control, spec, ready));
+        std::vector<DataConnection> conns;
+        try {
+            conns = open_data_connections(control, spec, ready);
+        } catch (...) {
+            control.send(Stop{});  // the server stops waiting for them (it keeps serving)
+            throw;
+        }
+        SideRunner runner(std::move(cfg), std::move(conns));
         try {
             runner.wait_ready();
         } catch (...) {

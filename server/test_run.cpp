@@ -61,9 +61,14 @@ std::vector<UniqueFd> accept_streams(int listener, int wanted, uint64_t token, s
 TestRun::TestRun(ServerSpec spec, const std::string& bind_address, std::set<int> exclude_pids, std::string host,
                  Notify notify)
     : spec_(std::move(spec)), exclude_pids_(std::move(exclude_pids)), host_(std::move(host)), notify_(std::move(notify)) {
-    auto [fd, port] = listen_tcp(bind_address, 0, spec_.streams, spec_.side.socket_buffer);
-    listener_ = std::move(fd);
-    port_ = port;
+    if (is_rdma(spec_.transport)) {
+        rdma_listener_ = std::make_unique<RdmaDataListener>(spec_, server_role(spec_.test), bind_address);
+        port_ = rdma_listener_->port();
+    } else {
+        auto [fd, port] = listen_tcp(bind_address, 0, spec_.streams, spec_.side.socket_buffer);
+        listener_ = std::move(fd);
+        port_ = port;
+    }
     token_ = std::random_device{}() | (static_cast<uint64_t>(std::random_device{}()) << 32);
     coordinator_ = std::thread([this] { coordinate(); });
 }
@@ -89,15 +94,24 @@ void TestRun::stop() {
 
 void TestRun::coordinate() {
     try {
-        std::vector<UniqueFd> fds = accept_streams(listener_.get(), spec_.streams, token_,
-                                                   std::chrono::steady_clock::now() + kAcceptWindow, stopped_);
-        if (stopped_.load()) throw std::runtime_error("the test was stopped before it started");
-        if (static_cast<int>(fds.size()) < spec_.streams) {
-            throw std::runtime_error("only " + std::to_string(fds.size()) + " of " + std::to_string(spec_.streams) +
-                                     " data connections arrived within 10 s (a firewall between the hosts?)");
+        std::vector<DataConnection> fds;
+        if (rdma_listener_) {
+            fds = rdma_listener_->accept(token_, std::chrono::steady_clock::now() + kAcceptWindow, stopped_);
+            rdma_listener_.reset();
+        } else {
+            std::vector<UniqueFd> tcp = accept_streams(listener_.get(), spec_.streams, token_,
+                                                       std::chrono::steady_clock::now() + kAcceptWindow, stopped_);
+            if (stopped_.load()) throw std::runtime_error("the test was stopped before it started");
+            if (static_cast<int>(tcp.size()) < spec_.streams) {
+                throw std::runtime_error("only " + std::to_string(tcp.size()) + " of " + std::to_string(spec_.streams) +
+                                         " data connections arrived within 10 s (a firewall between the hosts?)");
+            }
+            for (auto& fd : tcp) {
+                set_receive_timeout(fd.get(), kStallTimeout);
+                fds.emplace_back(std::move(fd));
+            }
+            listener_.reset();
         }
-        for (auto& fd : fds) set_receive_timeout(fd.get(), kStallTimeout);
-        listener_.reset();
 
         SideConfig cfg{spec_, server_role(spec_.test), exclude_pids_, host_};
         SideRunner runner(std::move(cfg), std::move(fds));

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "protocol/messages.hpp"
+#include "transport/rdma_setup.hpp"
 #include "unique_fd.hpp"
 
 namespace zc {
@@ -39,6 +40,7 @@ private:
     std::string host_;
     Notify notify_;
     UniqueFd listener_;
+    std::unique_ptr<RdmaDataListener> rdma_listener_;  // rsocket / rdma_cm transports instead of listener_
     uint16_t port_ = 0;
     uint64_t token_ = 0;
     std::mutex mu_;

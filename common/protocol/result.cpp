@@ -126,7 +126,7 @@ CpuUsage cpu_usage_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json to_json(const SideResult& s) {
-    return {{"host", s.host},
+    nlohmann::json j = {{"host", s.host},
             {"role", role_name(s.role)},
             {"bytes", s.bytes},
             {"ops", s.ops},
@@ -149,6 +149,8 @@ nlohmann::json to_json(const SideResult& s) {
             {"socket_recv_buffer", s.socket_recv_buffer},
             {"warnings", s.warnings},
             {"messages", to_json(s.messages)}};
+    if (!s.rdma.empty()) j["rdma"] = to_json(s.rdma);
+    return j;
 }
 
 SideResult side_result_from_json(const nlohmann::json& j) {
@@ -179,6 +181,7 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         s.socket_recv_buffer = field<uint64_t>(j, "socket_recv_buffer");
         for (const auto& w : array_field(j, "warnings", 64)) s.warnings.push_back(value_as<std::string>(w, "warnings"));
         if (j.contains("messages")) s.messages = message_side_from_json(j.at("messages"));  // absent from older servers
+        if (j.contains("rdma")) s.rdma = rdma_info_from_json(j.at("rdma"));
         return s;
     } catch (const nlohmann::json::exception& e) {
         throw ProtocolError(std::string("malformed result: ") + e.what());

@@ -9,6 +9,7 @@
 
 #include "measure/cpu_meter.hpp"
 #include "protocol/message_stats.hpp"
+#include "protocol/rdma_info.hpp"
 #include "protocol/test_spec.hpp"
 #include "transport/stream_counters.hpp"
 
@@ -53,6 +54,7 @@ struct SideResult {
     uint64_t socket_recv_buffer = 0;
     std::vector<std::string> warnings;
     MessageSide messages;  // rr, msgrate: messages (transactions) this side counted
+    RdmaInfo rdma;  // RDMA paths: device, port, GID, MTU, link layer, CQ mode, registration cost
 
     double process_cpu_s() const { return process_user_s + process_sys_s; }
     double cpu_util_pct() const { return cpu.all.busy(); }

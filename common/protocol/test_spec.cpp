@@ -31,7 +31,7 @@ Role client_role(TestKind t) { return t == TestKind::maerts ? Role::recv : Role:
 
 ServerSpec side_half(const TestSpec& spec, const SideSpec& side) {
     return {spec.transport, spec.test,      spec.message_size, spec.duration_s, spec.total_bytes,
-            spec.streams,   spec.alignment, spec.rx,           spec.uring_fixed, side, spec.batch};
+            spec.streams,   spec.alignment, spec.rx,           spec.uring_fixed, side, spec.batch, spec.rdma};
 }
 
 uint64_t stream_share(uint64_t total, int streams, int i) {
@@ -40,7 +40,7 @@ uint64_t stream_share(uint64_t total, int streams, int i) {
 }
 
 nlohmann::json to_json(const ServerSpec& s) {
-    return {{"transport", transport_name(s.transport)},
+    nlohmann::json j = {{"transport", transport_name(s.transport)},
             {"test", test_name(s.test)},
             {"message_size", s.message_size},
             {"duration_s", s.duration_s},
@@ -54,6 +54,11 @@ nlohmann::json to_json(const ServerSpec& s) {
             {"mem_node", s.side.mem_node},
             {"irq_cpus", s.side.irq_cpus},
             {"batch", s.batch}};
+    if (is_rdma(s.transport)) {
+        add_rdma_options(j, s.rdma);
+        j["rdma_dev"] = s.side.rdma_dev;
+    }
+    return j;
 }
 
 namespace {
@@ -94,6 +99,11 @@ ServerSpec server_spec_from_json(const nlohmann::json& j) {
     s.side.irq_cpus = cpu_array(j, "irq_cpus");
     s.batch = field_or<uint32_t>(j, "batch", 1);  // absent from older clients
     if (s.batch < 1 || s.batch > kMaxBatch) throw ProtocolError("field 'batch' must be 1.." + std::to_string(kMaxBatch));
+    s.rdma = rdma_options_from_json(j);
+    if (j.contains("rdma_dev")) {
+        s.side.rdma_dev = field<std::string>(j, "rdma_dev");
+        if (s.side.rdma_dev.size() > 64) throw ProtocolError("field 'rdma_dev' is longer than an RDMA device name");
+    }
     return s;
 }
 

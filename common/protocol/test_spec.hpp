@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/rdma_options.hpp"
 #include "transport/transport_registry.hpp"
 
 namespace zc {
@@ -36,6 +37,7 @@ struct SideSpec {
     uint64_t socket_buffer = 0;  // SO_SNDBUF/SO_RCVBUF; 0 = the kernel's autotuning
     int mem_node = -1;           // NUMA node of the data buffers; -1 = wherever the kernel puts them
     std::vector<int> irq_cpus;   // CPUs for the data device's IRQs during the test; empty = untouched
+    std::string rdma_dev;        // --rdma-dev: the RDMA device the data must use ("" = the route's)
 };
 
 struct TestSpec {
@@ -50,6 +52,7 @@ struct TestSpec {
     bool uring_fixed = false;   // tcp-uringzc: registered buffers
     SideSpec local, remote;
     uint32_t batch = 1;         // msgrate: messages handed to the kernel per call (TCP: sendmmsg)
+    RdmaOptions rdma;           // rsocket / verbs transports only
 };
 
 // The server's half: everything but the client's own placement.
@@ -65,6 +68,7 @@ struct ServerSpec {
     bool uring_fixed = false;
     SideSpec side;
     uint32_t batch = 1;
+    RdmaOptions rdma;
 };
 
 // One side's half of a test: the shared parameters plus that side's placement. The server gets

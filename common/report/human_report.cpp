@@ -82,6 +82,7 @@ public:
                                 busiest_cpus(*s), s->process_cpu_s(), s->process_user_s, s->process_sys_s,
                                 s->cpu.others.cpu_s);
             out_ << "           placement: " << placement_line(*s) << "\n";
+            if (!s->rdma.empty()) out_ << "           rdma: " << describe(s->rdma) << "\n";
         }
         if (!r.baseline.transport.empty()) {
             out_ << fmt::format("    vs {}: throughput {:.2f}x, local SD {:.2f}x, remote SD {:.2f}x\n", r.baseline.transport,

@@ -75,7 +75,17 @@ void SideRunner::note_placement_mismatches(SideResult& r) const {
     }
 }
 
-SideRunner::SideRunner(SideConfig config, std::vector<UniqueFd> fds)
+namespace {
+std::vector<DataConnection> as_connections(std::vector<UniqueFd> fds) {
+    std::vector<DataConnection> out;
+    for (auto& fd : fds) out.emplace_back(std::move(fd));
+    return out;
+}
+}  // namespace
+
+SideRunner::SideRunner(SideConfig config, std::vector<UniqueFd> fds) : SideRunner(std::move(config), as_connections(std::move(fds))) {}
+
+SideRunner::SideRunner(SideConfig config, std::vector<DataConnection> fds)
     : cfg_(std::move(config)),
       streams_(fds.size()),
       ready_(static_cast<std::ptrdiff_t>(fds.size())),
@@ -85,7 +95,7 @@ SideRunner::SideRunner(SideConfig config, std::vector<UniqueFd> fds)
     stop_base_.abort = &abort_;
     for (size_t i = 0; i < fds.size(); ++i) {
         Stream& s = streams_[i];
-        s.fd = std::move(fds[i]);
+        s.conn = std::move(fds[i]);
         s.cpu = cfg_.half.side.cpus.empty() ? -1 : cfg_.half.side.cpus[i % cfg_.half.side.cpus.size()];
     }
     place_interrupts();  // may throw (not permitted): before any thread exists
@@ -103,8 +113,9 @@ SideRunner::~SideRunner() {
 
 void SideRunner::place_interrupts() {
     placement_.mem_node = cfg_.half.side.mem_node;
-    if (streams_.empty() || !streams_[0].fd) return;
-    placement_.interface = interface_of_address(local_address(streams_[0].fd.get()));
+    std::string address = streams_.empty() ? std::string() : local_address_of(streams_[0].conn);
+    if (address.empty()) return;
+    placement_.interface = interface_of_address(address);
     DeviceLocality dev = interface_locality(placement_.interface);
     placement_.pci = dev.pci;
     placement_.device_numa_node = dev.numa_node;
@@ -132,13 +143,15 @@ void SideRunner::run_stream(Stream& s, int index) {
         if (cfg_.half.side.mem_node >= 0) bind_thread_memory(cfg_.half.side.mem_node);  // the policy ends with the thread
         const HostBuffer* buffer = nullptr;
         if (is_message_test(cfg_.half.test)) {
-            make_exchange_path(exchange, cfg_.half, cfg_.role, s.fd.get(), s.rtt);
+            make_exchange_path(exchange, cfg_.half, cfg_.role, tcp_fd(s.conn), s.rtt);
             buffer = buffer_of(exchange);
         } else if (cfg_.role == Role::send) {
-            make_send_path(send_path, cfg_.half.transport, s.fd.get(), opt);
+            if (is_rdma(cfg_.half.transport)) make_rdma_send_path(send_path, cfg_.half, s.conn);
+            else make_send_path(send_path, cfg_.half.transport, tcp_fd(s.conn), opt);
             buffer = buffer_of(send_path);
         } else {
-            make_recv_path(recv_path, cfg_.half.rx, s.fd.get(), opt);
+            if (is_rdma(cfg_.half.transport)) make_rdma_recv_path(recv_path, cfg_.half, s.conn);
+            else make_recv_path(recv_path, cfg_.half.rx, tcp_fd(s.conn), opt);
             buffer = buffer_of(recv_path);
         }
         if (buffer) s.buffer_nodes = page_nodes(buffer->data(), buffer->size());
@@ -159,14 +172,17 @@ void SideRunner::run_stream(Stream& s, int index) {
         s.counters = run_exchange_path(exchange, stop);
     } else if (cfg_.role == Role::send) {
         // A zero budget (more streams than bytes) still has to end the stream.
-        if (cfg_.half.total_bytes > 0 && stop.byte_budget == 0) {
-            ::shutdown(s.fd.get(), SHUT_WR);
+        if (cfg_.half.total_bytes > 0 && stop.byte_budget == 0 && !is_rdma(cfg_.half.transport)) {
+            ::shutdown(tcp_fd(s.conn), SHUT_WR);
         } else {
+            if (cfg_.half.total_bytes > 0 && stop.byte_budget == 0) stop.deadline_ns = 0;  // RDMA: just the end message
             s.counters = run_send_path(send_path, stop);
         }
     } else {
-        s.counters = run_recv_path(recv_path);
+        if (cfg_.half.total_bytes > 0 && stop.byte_budget == 0) stop.deadline_ns = 0;  // rdma-read's sink
+        s.counters = run_recv_path(recv_path, stop);
     }
+    s.rdma = rdma_info_of(s.conn, send_path, recv_path);
     getrusage(RUSAGE_THREAD, &r1);
     s.user_s = seconds(r1.ru_utime) - seconds(r0.ru_utime);
     s.sys_s = seconds(r1.ru_stime) - seconds(r0.ru_stime);
@@ -194,8 +210,7 @@ void SideRunner::start() {
 
 void SideRunner::abort() {
     abort_.store(true);
-    for (auto& s : streams_)
-        if (s.fd) ::shutdown(s.fd.get(), SHUT_RDWR);  // wakes a thread blocked in send/recv; close waits for join
+    for (auto& s : streams_) interrupt(s.conn);  // wakes a thread blocked in send/recv; close waits for join
 }
 
 SideResult SideRunner::finish() {
@@ -209,7 +224,7 @@ SideResult SideRunner::finish() {
     r.host = cfg_.host;
     r.role = cfg_.role;
     r.elapsed_s = r.cpu.elapsed_s;
-    r.path = cfg_.role == Role::send ? transport_name(cfg_.half.transport) : std::string("rx-") + rx_mode_name(cfg_.half.rx);
+    r.path = cfg_.role == Role::send || is_rdma(cfg_.half.transport) ? transport_name(cfg_.half.transport) : std::string("rx-") + rx_mode_name(cfg_.half.rx);
     StreamCounters total;
     std::string first_error;
     for (size_t i = 0; i < streams_.size(); ++i) {
@@ -223,8 +238,11 @@ SideResult SideRunner::finish() {
         r.process_user_s += s.user_s;
         r.process_sys_s += s.sys_s;
         if (is_message_test(cfg_.half.test)) r.messages.add_stream(s.counters.messages, s.counters.segments, s.rtt);
+        r.rdma.add(s.rdma);
         if (s.counters.error && first_error.empty() && !abort_.load()) {
-            first_error = "stream " + std::to_string(i) + ": " + s.counters.failed_call + "() failed: " +
+            // A call name gets "()"; a phrase (an RDMA completion status) is quoted as it is.
+            bool call = std::strchr(s.counters.failed_call, ' ') == nullptr;
+            first_error = "stream " + std::to_string(i) + ": " + s.counters.failed_call + (call ? "() failed: " : ": ") +
                           std::strerror(s.counters.error);
             if (s.counters.error == EPIPE || s.counters.error == ECONNRESET) first_error += " (the peer went away)";
             if (s.counters.error == EAGAIN) first_error += " (no data for too long: is the peer stalled?)";
@@ -233,8 +251,8 @@ SideResult SideRunner::finish() {
     r.bytes = total.bytes;
     r.ops = total.ops;
     r.zerocopy = total.zerocopy;
-    if (!streams_.empty() && streams_[0].fd) {
-        auto [snd, rcv] = socket_buffers(streams_[0].fd.get());
+    if (!streams_.empty() && tcp_fd(streams_[0].conn) >= 0) {
+        auto [snd, rcv] = socket_buffers(tcp_fd(streams_[0].conn));
         r.socket_send_buffer = snd;
         r.socket_recv_buffer = rcv;
     }

@@ -16,6 +16,7 @@
 #include "protocol/result.hpp"
 #include "protocol/test_spec.hpp"
 #include "system/irq.hpp"
+#include "transport/data_connection.hpp"
 #include "transport/stream_counters.hpp"
 #include "unique_fd.hpp"
 
@@ -32,6 +33,8 @@ class SideRunner {
 public:
     // Starts one thread per fd; each pins itself, allocates and touches its buffer, then waits.
     SideRunner(SideConfig config, std::vector<UniqueFd> fds);
+    // The same over any connection kind: TCP sockets, rsockets, RDMA connections (one per stream).
+    SideRunner(SideConfig config, std::vector<DataConnection> conns);
     SideRunner(const SideRunner&) = delete;
     SideRunner& operator=(const SideRunner&) = delete;
     ~SideRunner();
@@ -49,13 +52,14 @@ public:
 
 private:
     struct Stream {
-        UniqueFd fd;
+        DataConnection conn;
         int cpu = -1;
         StreamCounters counters;
         int ran_on = -1;
         double user_s = 0, sys_s = 0;
         std::string setup_error;
         std::map<int, size_t> buffer_nodes;
+        RdmaInfo rdma;  // RDMA paths: device, CQ mode, registration cost
         std::thread thread;
         LatencyHistogram rtt;  // rr initiator: this stream's round trips
     };

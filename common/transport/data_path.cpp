@@ -11,6 +11,7 @@ void make_send_path(SendPath& path, Transport t, int fd, const PathOptions& o) {
         case Transport::tcp_sendfile: path.emplace<TcpSendfileSender>(fd, o.message_size); return;
         case Transport::tcp_msgzc: path.emplace<TcpMsgZerocopySender>(fd, o.message_size, o.alignment); return;
         case Transport::tcp_uringzc: path.emplace<TcpUringZcSender>(fd, o.message_size, o.alignment, o.uring_fixed); return;
+        default: break;  // RDMA: make_rdma_send_path
     }
     throw std::logic_error("make_send_path: unhandled transport");
 }
@@ -26,6 +27,8 @@ void make_recv_path(RecvPath& path, RxMode m, int fd, const PathOptions& o) {
 }
 
 uint64_t path_buffer_bytes(bool sending, Transport t, RxMode m, uint64_t message_size) {
+    // RDMA receivers hold a ring of slots per stream, bounded to 64 MiB (rdma/wire.hpp), 2 slots at least.
+    if (is_rdma(t)) return sending ? message_size : std::max<uint64_t>(2 * message_size, std::min<uint64_t>(64ull << 20, 128 * message_size));
     if (sending) {
         bool ring = t == Transport::tcp_msgzc || t == Transport::tcp_uringzc;
         return message_size * (ring ? SendRing::slots_for(message_size) : 1);  // sendfile: the memfd
@@ -69,11 +72,13 @@ StreamCounters run_send_path(SendPath& path, const StopRule& stop) {
         path);
 }
 
-StreamCounters run_recv_path(RecvPath& path) {
+StreamCounters run_recv_path(RecvPath& path, const StopRule& stop) {
     return std::visit(
-        [](auto& p) -> StreamCounters {
+        [&](auto& p) -> StreamCounters {
             if constexpr (std::is_same_v<std::decay_t<decltype(p)>, std::monostate>) {
                 return {};
+            } else if constexpr (requires { p.run(stop); }) {
+                return p.run(stop);
             } else {
                 return p.run();
             }

@@ -4,6 +4,7 @@
 // A new path = one file plus one alternative and one case here.
 #include <variant>
 
+#include "protocol/result.hpp"
 #include "transport/tcp_copy.hpp"
 #include "transport/tcp_msg_zerocopy.hpp"
 #include "transport/tcp_rx_discard.hpp"
@@ -11,11 +12,21 @@
 #include "transport/tcp_sendfile.hpp"
 #include "transport/tcp_uring_zc.hpp"
 #include "transport/transport_registry.hpp"
+#include "transport/data_connection.hpp"
+#if ZCPERF_WITH_RDMA
+#include "rdma/rsocket_paths.hpp"
+#include "rdma/verbs_paths.hpp"
+#define ZC_RDMA_SEND_PATHS , RsocketSender, RsocketIomapSender, RdmaSender, RdmaReadSource
+#define ZC_RDMA_RECV_PATHS , RsocketReceiver, RsocketIomapReceiver, RdmaReceiver, RdmaReadSink
+#else
+#define ZC_RDMA_SEND_PATHS
+#define ZC_RDMA_RECV_PATHS
+#endif
 
 namespace zc {
 
-using SendPath = std::variant<std::monostate, TcpCopySender, TcpSendfileSender, TcpMsgZerocopySender, TcpUringZcSender>;
-using RecvPath = std::variant<std::monostate, TcpCopyReceiver, TcpZerocopyReceiver, TcpSpliceReceiver, TcpTruncReceiver>;
+using SendPath = std::variant<std::monostate, TcpCopySender, TcpSendfileSender, TcpMsgZerocopySender, TcpUringZcSender ZC_RDMA_SEND_PATHS>;
+using RecvPath = std::variant<std::monostate, TcpCopyReceiver, TcpZerocopyReceiver, TcpSpliceReceiver, TcpTruncReceiver ZC_RDMA_RECV_PATHS>;
 
 struct PathOptions {
     size_t message_size = 0;
@@ -37,6 +48,13 @@ const HostBuffer* buffer_of(const RecvPath& path);
 uint64_t path_buffer_bytes(bool sending, Transport t, RxMode m, uint64_t message_size);
 
 StreamCounters run_send_path(SendPath& path, const StopRule& stop);
-StreamCounters run_recv_path(RecvPath& path);
+StreamCounters run_recv_path(RecvPath& path, const StopRule& stop);  // the stop rule: rdma-read's sink pulls
+
+// RDMA paths (rdma_data_path.cpp): built on the stream's rsocket or RDMA connection, for this
+// side's role. Throw std::runtime_error naming what failed; in a build without rdma-core, say so.
+void make_rdma_send_path(SendPath& path, const ServerSpec& half, DataConnection& conn);
+void make_rdma_recv_path(RecvPath& path, const ServerSpec& half, DataConnection& conn);
+// What the RDMA path ran on and what registering its memory cost (empty for TCP).
+RdmaInfo rdma_info_of(const DataConnection& conn, const SendPath& send, const RecvPath& recv);
 
 }  // namespace zc

@@ -1,0 +1,59 @@
+#include "protocol/rdma_info.hpp"
+
+#include <fmt/format.h>
+
+#include "protocol/json_fields.hpp"
+
+namespace zc {
+
+void RdmaInfo::add(const RdmaInfo& o) {
+    if (device.empty()) {
+        device = o.device;
+        port = o.port;
+        gid_index = o.gid_index;
+        mtu = o.mtu;
+        link_layer = o.link_layer;
+    }
+    if (cq_mode.empty()) cq_mode = o.cq_mode;
+    qps += o.qps;
+    registration_ms += o.registration_ms;
+    registered_bytes += o.registered_bytes;
+    credit_waits += o.credit_waits;
+}
+
+nlohmann::json to_json(const RdmaInfo& r) {
+    return {{"device", r.device},          {"port", r.port},
+            {"gid_index", r.gid_index},    {"mtu", r.mtu},
+            {"link_layer", r.link_layer},  {"cq_mode", r.cq_mode},
+            {"qps", r.qps},                {"registration_ms", r.registration_ms},
+            {"registered_bytes", r.registered_bytes}, {"credit_waits", r.credit_waits}};
+}
+
+RdmaInfo rdma_info_from_json(const nlohmann::json& j) {
+    RdmaInfo r;
+    r.device = field<std::string>(j, "device");
+    r.port = field_in<int>(j, "port", 0, 255);
+    r.gid_index = field_in<int>(j, "gid_index", -1, 1 << 20);
+    r.mtu = field_in<int>(j, "mtu", 0, 1 << 20);
+    r.link_layer = field<std::string>(j, "link_layer");
+    r.cq_mode = field<std::string>(j, "cq_mode");
+    r.qps = field<uint32_t>(j, "qps");
+    r.registration_ms = field_in<double>(j, "registration_ms", 0.0, 1e9);
+    r.registered_bytes = field<uint64_t>(j, "registered_bytes");
+    r.credit_waits = field<uint64_t>(j, "credit_waits");
+    return r;
+}
+
+std::string describe(const RdmaInfo& r) {
+    std::string out = r.device.empty() ? std::string("rsockets") : fmt::format("{} port {}", r.device, r.port);
+    if (r.gid_index >= 0) out += fmt::format(", GID index {}", r.gid_index);
+    if (r.mtu > 0) out += fmt::format(", MTU {}", r.mtu);
+    if (!r.link_layer.empty()) out += ", " + r.link_layer;
+    if (r.qps > 0) out += fmt::format(", {} QP{}", r.qps, r.qps == 1 ? "" : "s");
+    if (!r.cq_mode.empty()) out += ", CQ " + r.cq_mode + (r.cq_mode == "poll" ? " (busy-polling shows as user time)" : " (completion channel)");
+    out += fmt::format("; registration {:.2f} ms for {} B, outside the interval", r.registration_ms, r.registered_bytes);
+    if (r.credit_waits) out += fmt::format("; {} waits for receiver credits", r.credit_waits);
+    return out;
+}
+
+}  // namespace zc

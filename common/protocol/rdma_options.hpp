@@ -1,0 +1,35 @@
+#pragma once
+// The RDMA knobs of a test (issue #5): shared by both sides, sent to the server with its half.
+// Plain data with no rdma-core types, so the protocol builds without rdma-core.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace zc {
+
+enum class CqMode { poll, event };  // busy-poll the CQ (user time) or sleep on its completion channel
+
+struct RdmaOptions {
+    CqMode cq_mode = CqMode::poll;
+    uint32_t tx_depth = 128;  // send-queue entries per QP, and the window of messages in flight per QP
+    uint32_t postlist = 1;    // work requests chained per ibv_post_send
+    uint32_t inline_size = 0; // --inline: bytes a send may carry inline (0 = never; messages larger go by DMA)
+    uint32_t qps = 1;         // queue pairs per stream
+};
+
+inline constexpr uint32_t kMaxTxDepth = 8192;
+inline constexpr uint32_t kMaxPostlist = 1024;
+inline constexpr uint32_t kMaxInline = 1024;
+inline constexpr uint32_t kMaxQpsPerStream = 64;
+
+const char* cq_mode_name(CqMode m);
+CqMode cq_mode_from_name(const std::string& name);  // throws std::invalid_argument
+
+// Throws std::invalid_argument naming the bad option (tx-depth 0, postlist over tx-depth, ...).
+void check_rdma_options(const RdmaOptions& o);
+
+void add_rdma_options(nlohmann::json& j, const RdmaOptions& o);
+// Absent fields keep their defaults (an older client); present ones are range-checked (ProtocolError).
+RdmaOptions rdma_options_from_json(const nlohmann::json& j);
+
+}  // namespace zc

@@ -1,0 +1,376 @@
+#include "rdma/rdma_connection.hpp"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "rdma/sockaddr_text.hpp"
+
+namespace zc {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string err(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+const char* link_layer_name(uint8_t ll) {
+    switch (ll) {
+        case IBV_LINK_LAYER_INFINIBAND: return "InfiniBand";
+        case IBV_LINK_LAYER_ETHERNET: return "Ethernet (RoCE)";
+        default: return "unspecified";
+    }
+}
+
+int mtu_bytes(ibv_mtu m) { return m >= IBV_MTU_256 && m <= IBV_MTU_4096 ? 256 << (m - IBV_MTU_256) : 0; }
+
+// Waits for the next event on `ch` until `deadline`; returns an empty CmEvent on timeout or stop.
+CmEvent next_event(rdma_event_channel* ch, Clock::time_point deadline, const std::atomic<bool>* stopped = nullptr) {
+    while (true) {
+        if (stopped && stopped->load()) return {};
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0) return {};
+        pollfd p{ch->fd, POLLIN, 0};
+        int rc = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 100)));
+        if (rc < 0 && errno != EINTR) throw std::runtime_error(err("poll on the rdma_cm event channel"));
+        if (rc <= 0) continue;
+        rdma_cm_event* e = nullptr;
+        if (rdma_get_cm_event(ch, &e) == 0) return CmEvent(e);
+        if (errno != EAGAIN && errno != EINTR) throw std::runtime_error(err("rdma_get_cm_event"));
+    }
+}
+
+// Waits for `want` on a client id; anything else is an error phrased for the user.
+CmEvent expect_event(rdma_event_channel* ch, rdma_cm_event_type want, Clock::time_point deadline, const std::string& peer) {
+    CmEvent e = next_event(ch, deadline);
+    if (!e) throw std::runtime_error("no answer from " + peer + " over rdma_cm in time (" + rdma_event_str(want) + " expected)");
+    if (e->event == want) return e;
+    std::string what = rdma_event_str(e->event);
+    if (e->event == RDMA_CM_EVENT_REJECTED) {
+        throw std::runtime_error("the RDMA connection to " + peer + " was rejected (status " + std::to_string(e->status) +
+                                 "): nothing listens there (is the port closed, or zcserver gone?) or it refused our token");
+    }
+    if (e->event == RDMA_CM_EVENT_ADDR_ERROR || e->event == RDMA_CM_EVENT_ROUTE_ERROR) {
+        throw std::runtime_error("no RDMA route to " + peer + " (" + what + ", " + std::strerror(-e->status) +
+                                 "): the address must be on an RDMA-capable interface (rdma_cm refuses loopback "
+                                 "addresses; with Soft-RoCE, 'rdma link add rxe0 type rxe netdev IFACE')");
+    }
+    if (e->event == RDMA_CM_EVENT_UNREACHABLE || e->event == RDMA_CM_EVENT_CONNECT_ERROR) {
+        throw std::runtime_error("cannot reach " + peer + " over RDMA (" + what + ")");
+    }
+    throw std::runtime_error("unexpected rdma_cm event " + what + " from " + peer + " (" + rdma_event_str(want) + " expected)");
+}
+
+uint32_t qp_slots(const ServerSpec& h) { return rdma_wire::slots_per_qp(h.rdma.tx_depth, h.rdma.qps, h.message_size); }
+
+// A receiver (and an rdma-read sink) holds a ring of slots per QP; a sender one pattern message.
+bool needs_ring(Role role) { return role == Role::recv; }
+
+}  // namespace
+
+void require_rdma_device() {
+    int n = 0;
+    ibv_device** list = ibv_get_device_list(&n);
+    if (list) ibv_free_device_list(list);
+    if (n <= 0) {
+        throw std::runtime_error(
+            "no RDMA device on this host (ibv_get_device_list found none, /sys/class/infiniband is empty): "
+            "RDMA transports need an RDMA NIC with its driver loaded, or Soft-RoCE: 'modprobe rdma_rxe && rdma link "
+            "add rxe0 type rxe netdev IFACE'");
+    }
+}
+
+RdmaConnection::RdmaConnection(const ServerSpec& half, Role role)
+    : transport_(half.transport),
+      role_(role),
+      opt_(half.rdma),
+      message_size_(half.message_size),
+      slots_(qp_slots(half)),
+      want_device_(half.side.rdma_dev),
+      data_bytes_(needs_ring(role) ? uint64_t(half.rdma.qps) * slots_ * half.message_size : half.message_size),
+      buf_(data_bytes_ + half.rdma.qps * 128, half.alignment < 4096 ? 4096 : half.alignment) {
+    channel_.reset(rdma_create_event_channel());
+    if (!channel_) throw std::runtime_error(err("rdma_create_event_channel"));
+    // The sender's (and rdma-read source's) message carries the pattern the receiver checks.
+    if (!needs_ring(role)) rdma_wire::fill_pattern(buf_.data(), message_size_);
+    peers_.resize(half.rdma.qps);
+}
+
+RdmaConnection::~RdmaConnection() {
+    for (auto& id : qps_)
+        if (id) rdma_disconnect(id.get());  // tell the peer now rather than at its retry timeout
+}
+
+void RdmaConnection::open_device(rdma_cm_id* first) {
+    ibv_context* ctx = first->verbs;
+    if (!ctx) throw std::runtime_error("rdma_cm found no RDMA device for this connection");
+    info_.device = ibv_get_device_name(ctx->device);
+    if (!want_device_.empty() && want_device_ != info_.device) {
+        throw std::runtime_error("--rdma-dev " + want_device_ + " was asked for, but the route to the peer goes through " +
+                                 info_.device + ": give the peer an address on " + want_device_ + "'s interface");
+    }
+    info_.port = first->port_num;
+    ibv_port_attr pa{};
+    if (ibv_query_port(ctx, first->port_num, &pa) == 0) {
+        info_.link_layer = link_layer_name(pa.link_layer);
+        info_.mtu = mtu_bytes(pa.active_mtu);
+        // The GID index rdma_cm's source GID sits at (RoCE v2 preferred when v1 and v2 share it).
+        ibv_gid sgid{};
+        std::memcpy(&sgid, &first->route.addr.addr.ibaddr.sgid, sizeof(sgid));
+        for (int i = 0; i < pa.gid_tbl_len; ++i) {
+            ibv_gid g{};
+            if (ibv_query_gid(ctx, first->port_num, i, &g) != 0) continue;
+            if (std::memcmp(&g, &sgid, sizeof(g)) != 0) continue;
+            ibv_gid_entry entry{};
+            bool v2 = ibv_query_gid_ex(ctx, first->port_num, i, &entry, 0) == 0 && entry.gid_type == IBV_GID_TYPE_ROCE_V2;
+            if (info_.gid_index < 0 || v2) info_.gid_index = i;
+            if (v2) break;
+        }
+    }
+    info_.cq_mode = cq_mode_name(opt_.cq_mode);
+    pd_.reset(ibv_alloc_pd(ctx));
+    if (!pd_) throw std::runtime_error(err("ibv_alloc_pd on " + info_.device));
+    if (opt_.cq_mode == CqMode::event) {
+        comp_.reset(ibv_create_comp_channel(ctx));
+        if (!comp_) throw std::runtime_error(err("ibv_create_comp_channel"));
+    }
+    // Sender: tx-depth data WRs (+ end message); receiver: credit messages, one per announcement.
+    send_depth_ = std::max(opt_.tx_depth, slots_) + 4;
+    recv_depth_ = slots_ + 4;
+    ibv_device_attr da{};
+    if (ibv_query_device(ctx, &da) == 0) {
+        send_depth_ = std::min<uint32_t>(send_depth_, static_cast<uint32_t>(da.max_qp_wr));
+        recv_depth_ = std::min<uint32_t>(recv_depth_, static_cast<uint32_t>(da.max_qp_wr));
+        if (recv_depth_ < slots_ + 2) {
+            throw std::runtime_error(info_.device + " allows " + std::to_string(da.max_qp_wr) +
+                                     " work requests per queue: lower --tx-depth");
+        }
+    }
+    int cqe = static_cast<int>(opt_.qps * (send_depth_ + recv_depth_));
+    cq_.reset(ibv_create_cq(ctx, cqe, nullptr, comp_.get(), 0));
+    if (!cq_) throw std::runtime_error(err("ibv_create_cq of " + std::to_string(cqe) + " entries"));
+    // Registration, once, before the interval; its cost is reported apart from the transfer.
+    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    auto t0 = Clock::now();
+    mr_.reset(ibv_reg_mr(pd_.get(), buf_.data(), buf_.size(), access));
+    info_.registration_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    if (!mr_) {
+        throw std::runtime_error(err("ibv_reg_mr of " + std::to_string(buf_.size()) + " bytes") +
+                                 (errno == ENOMEM || errno == EPERM ? " (locked-memory limit? try 'ulimit -l unlimited')" : ""));
+    }
+    info_.registered_bytes = buf_.size();
+}
+
+void RdmaConnection::add_qp(CmId id) {
+    if (id->verbs != pd_->context) throw std::runtime_error("the queue pairs of one stream reached different RDMA devices");
+    ibv_qp_init_attr a{};
+    a.send_cq = cq_.get();
+    a.recv_cq = cq_.get();
+    a.qp_type = IBV_QPT_RC;
+    a.sq_sig_all = 0;  // we signal every Nth work request ourselves
+    a.cap.max_send_wr = send_depth_;
+    a.cap.max_recv_wr = recv_depth_;
+    a.cap.max_send_sge = 1;
+    a.cap.max_recv_sge = 1;
+    // Inline room for the end message at least, so it needs no DMA; more when --inline asks.
+    a.cap.max_inline_data = std::max<uint32_t>(opt_.inline_size, sizeof(rdma_wire::EndMessage));
+    if (rdma_create_qp(id.get(), pd_.get(), &a) != 0) {
+        a.cap.max_inline_data = opt_.inline_size;
+        if (opt_.inline_size > 0 || rdma_create_qp(id.get(), pd_.get(), &a) != 0) {
+            throw std::runtime_error(err("rdma_create_qp (send " + std::to_string(send_depth_) + ", receive " +
+                                         std::to_string(recv_depth_) + " entries, inline " +
+                                         std::to_string(opt_.inline_size) + ")"));
+        }
+    }
+    max_inline_ = a.cap.max_inline_data;
+    qps_.push_back(std::move(id));
+    info_.qps = static_cast<uint32_t>(qps_.size());
+}
+
+PeerBuffer RdmaConnection::local_for(size_t qp) const {
+    PeerBuffer p;
+    p.rkey = mr_->rkey;
+    p.slots = slots_;
+    if (needs_ring(role_)) {
+        p.addr = reinterpret_cast<uint64_t>(slot(qp, 0));
+        p.length = uint64_t(slots_) * message_size_;
+    } else {
+        p.addr = reinterpret_cast<uint64_t>(buf_.data());
+        p.length = message_size_;
+    }
+    return p;
+}
+
+void RdmaConnection::finish_setup() {
+    ibv_qp_attr a{};
+    ibv_qp_init_attr ia{};
+    if (!qps_.empty() && ibv_query_qp(qp(0), &a, IBV_QP_PATH_MTU, &ia) == 0 && mtu_bytes(a.path_mtu) > 0) {
+        info_.mtu = mtu_bytes(a.path_mtu);
+    }
+    int fl = fcntl(channel_->fd, F_GETFL);
+    fcntl(channel_->fd, F_SETFL, fl | O_NONBLOCK);  // the data loops only peek at it
+}
+
+void RdmaConnection::migrate_to_own_channel() {
+    for (auto& id : qps_)
+        if (rdma_migrate_id(id.get(), channel_.get()) != 0) throw std::runtime_error(err("rdma_migrate_id"));
+}
+
+bool RdmaConnection::peer_gone() const {
+    rdma_cm_event* e = nullptr;
+    while (!gone_ && rdma_get_cm_event(channel_.get(), &e) == 0) {
+        auto t = e->event;
+        rdma_ack_cm_event(e);
+        if (t == RDMA_CM_EVENT_DISCONNECTED || t == RDMA_CM_EVENT_DEVICE_REMOVAL || t == RDMA_CM_EVENT_TIMEWAIT_EXIT) gone_ = true;
+    }
+    return gone_;
+}
+
+std::string RdmaConnection::local_address() const {
+    return qps_.empty() ? std::string() : sockaddr_text(rdma_get_local_addr(qps_[0].get()));
+}
+
+// ---- client ----
+
+RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_t port, uint64_t token, int stream,
+                                      const ServerSpec& half, Role role, std::chrono::milliseconds timeout) {
+    require_rdma_device();
+    std::string peer = server_address + ":" + std::to_string(port);
+    sockaddr_storage dst = numeric_sockaddr(server_address, port);
+    RdmaConnectionPtr conn(new RdmaConnection(half, role));
+    auto deadline = Clock::now() + timeout;
+    for (uint32_t q = 0; q < half.rdma.qps; ++q) {
+        rdma_cm_id* raw = nullptr;
+        if (rdma_create_id(conn->channel(), &raw, nullptr, RDMA_PS_TCP) != 0) throw std::runtime_error(err("rdma_create_id"));
+        CmId id(raw);
+        if (rdma_resolve_addr(id.get(), nullptr, reinterpret_cast<sockaddr*>(&dst), 2000) != 0) {
+            throw std::runtime_error(err("rdma_resolve_addr " + server_address));
+        }
+        expect_event(conn->channel(), RDMA_CM_EVENT_ADDR_RESOLVED, deadline, peer);
+        if (rdma_resolve_route(id.get(), 2000) != 0) throw std::runtime_error(err("rdma_resolve_route " + server_address));
+        expect_event(conn->channel(), RDMA_CM_EVENT_ROUTE_RESOLVED, deadline, peer);
+        if (q == 0) conn->open_device(id.get());
+        rdma_cm_id* idp = id.get();
+        conn->add_qp(std::move(id));
+        PeerBuffer mine = conn->local_for(q);
+        rdma_wire::ConnectRequest req{rdma_wire::kMagic, static_cast<uint32_t>(stream), token, q, half.rdma.qps,
+                                      mine.addr, mine.rkey, mine.slots, mine.length};
+        rdma_conn_param cp{};
+        cp.private_data = &req;
+        cp.private_data_len = sizeof(req);
+        cp.responder_resources = 16;  // outstanding RDMA READs the peer may direct at us (rdma-read)
+        cp.initiator_depth = 16;
+        cp.retry_count = 7;
+        cp.rnr_retry_count = 7;  // flow control avoids RNR; never fail on one
+        ibv_device_attr da{};
+        if (ibv_query_device(idp->verbs, &da) == 0) {
+            cp.responder_resources = static_cast<uint8_t>(std::min(16, da.max_qp_rd_atom));
+            cp.initiator_depth = static_cast<uint8_t>(std::min(16, da.max_qp_init_rd_atom));
+        }
+        if (rdma_connect(idp, &cp) != 0) throw std::runtime_error(err("rdma_connect to " + peer));
+        CmEvent e = expect_event(conn->channel(), RDMA_CM_EVENT_ESTABLISHED, deadline, peer);
+        if (!e->param.conn.private_data || e->param.conn.private_data_len < sizeof(rdma_wire::AcceptReply)) {
+            throw std::runtime_error(peer + " accepted the RDMA connection without describing its buffer (not a zcserver?)");
+        }
+        rdma_wire::AcceptReply rep;
+        std::memcpy(&rep, e->param.conn.private_data, sizeof(rep));
+        if (rep.magic != rdma_wire::kMagic) throw std::runtime_error(peer + " answered the RDMA connection with foreign data");
+        conn->set_peer(q, PeerBuffer{rep.addr, rep.rkey, rep.length, rep.slots});
+    }
+    conn->finish_setup();
+    return conn;
+}
+
+// ---- server ----
+
+RdmaListener::RdmaListener(const std::string& bind_address, int backlog) : address_(bind_address) {
+    require_rdma_device();
+    channel_.reset(rdma_create_event_channel());
+    if (!channel_) throw std::runtime_error(err("rdma_create_event_channel"));
+    rdma_cm_id* raw = nullptr;
+    if (rdma_create_id(channel_.get(), &raw, nullptr, RDMA_PS_TCP) != 0) throw std::runtime_error(err("rdma_create_id"));
+    id_.reset(raw);
+    sockaddr_storage ss = numeric_sockaddr(bind_address, 0);
+    if (rdma_bind_addr(id_.get(), reinterpret_cast<sockaddr*>(&ss)) != 0) {
+        throw std::runtime_error(err("rdma_bind_addr " + bind_address) +
+                                 ": this address is on no RDMA device (rdma_cm refuses loopback addresses: connect the "
+                                 "client to an address on the RDMA interface, e.g. zcserver --bind that address)");
+    }
+    if (!id_->verbs) {
+        throw std::runtime_error("the data address " + bind_address +
+                                 " is not on an RDMA device: the client must reach zcserver through an address on the "
+                                 "RDMA interface (rdma_cm refuses loopback addresses)");
+    }
+    if (rdma_listen(id_.get(), backlog) != 0) throw std::runtime_error(err("rdma_listen"));
+    port_ = ntohs(rdma_get_src_port(id_.get()));
+}
+
+std::vector<DataConnection> RdmaListener::accept(const ServerSpec& half, Role role, uint64_t token,
+                                                 Clock::time_point deadline, const std::atomic<bool>& stopped) {
+    const uint32_t qps = half.rdma.qps;
+    std::vector<RdmaConnectionPtr> conns(half.streams);
+    std::vector<std::vector<bool>> seen(half.streams, std::vector<bool>(qps, false));
+    size_t established = 0, wanted = size_t(half.streams) * qps;
+    while (established < wanted) {
+        CmEvent e = next_event(channel_.get(), deadline, &stopped);
+        if (stopped.load()) throw std::runtime_error("the test was stopped before it started");
+        if (!e) {
+            throw std::runtime_error("only " + std::to_string(established) + " of " + std::to_string(wanted) +
+                                     " RDMA queue pairs connected within the set-up window");
+        }
+        if (e->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+            rdma_cm_id* id = e->id;
+            rdma_wire::ConnectRequest req{};
+            bool ok = e->param.conn.private_data && e->param.conn.private_data_len >= sizeof(req);
+            if (ok) std::memcpy(&req, e->param.conn.private_data, sizeof(req));
+            ok = ok && req.magic == rdma_wire::kMagic && req.token == token && req.stream < uint32_t(half.streams) &&
+                 req.qp < qps && req.qps == qps && !seen[req.stream][req.qp];
+            if (!ok) {  // a stray, a stale client, or a wrong token: refuse it and keep waiting
+                rdma_reject(id, nullptr, 0);
+                e.ack();
+                rdma_destroy_id(id);  // allowed for an id from a CONNECT_REQUEST once rejected
+                continue;
+            }
+            seen[req.stream][req.qp] = true;
+            CmId owned(id);
+            auto& conn = conns[req.stream];
+            if (!conn) {
+                conn.reset(new RdmaConnection(half, role));
+                conn->open_device(id);
+            }
+            conn->add_qp(std::move(owned));
+            conn->set_peer(req.qp, PeerBuffer{req.addr, req.rkey, req.length, req.slots});
+            PeerBuffer mine = conn->local_for(req.qp);
+            rdma_wire::AcceptReply rep{rdma_wire::kMagic, mine.slots, mine.addr, mine.rkey, 0, mine.length};
+            rdma_conn_param cp{};
+            cp.private_data = &rep;
+            cp.private_data_len = sizeof(rep);
+            cp.responder_resources = e->param.conn.initiator_depth;
+            cp.initiator_depth = e->param.conn.responder_resources;
+            cp.retry_count = 7;
+            cp.rnr_retry_count = 7;
+            if (rdma_accept(id, &cp) != 0) throw std::runtime_error(err("rdma_accept"));
+        } else if (e->event == RDMA_CM_EVENT_ESTABLISHED) {
+            ++established;
+        } else if (e->event == RDMA_CM_EVENT_DISCONNECTED || e->event == RDMA_CM_EVENT_CONNECT_ERROR ||
+                   e->event == RDMA_CM_EVENT_UNREACHABLE || e->event == RDMA_CM_EVENT_REJECTED) {
+            throw std::runtime_error(std::string("an RDMA data connection failed during set-up: ") + rdma_event_str(e->event));
+        }
+    }
+    // Each stream's ids move to its own channel, so its data loop sees its peer disconnect.
+    std::vector<DataConnection> out;
+    for (auto& c : conns) {
+        c->migrate_to_own_channel();
+        c->finish_setup();
+        out.emplace_back(std::move(c));
+    }
+    return out;
+}
+
+}  // namespace zc

@@ -1,0 +1,121 @@
+#pragma once
+// One RDMA stream: its queue pairs (one rdma_cm id each, --qps of them), connected with rdma_cm to
+// the port the server announced, and everything they share: PD, CQ (+ completion channel in event
+// mode), the data buffer registered once before the measured interval, and what the peer told us
+// of its buffer. The data paths (rdma_write.cpp, rdma_send.cpp, rdma_read.cpp) run on it.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memory/host_buffer.hpp"
+#include "protocol/rdma_info.hpp"
+#include "protocol/test_spec.hpp"
+#include "rdma/resources.hpp"
+#include "rdma/wire.hpp"
+#include "transport/data_connection.hpp"
+
+namespace zc {
+
+// What the peer said about its side of one QP.
+struct PeerBuffer {
+    uint64_t addr = 0;
+    uint32_t rkey = 0;
+    uint64_t length = 0;
+    uint32_t slots = 0;
+};
+
+class RdmaConnection {
+public:
+    RdmaConnection(const ServerSpec& half, Role role);
+    RdmaConnection(const RdmaConnection&) = delete;
+    RdmaConnection& operator=(const RdmaConnection&) = delete;
+    ~RdmaConnection();
+
+    // Set-up, in this order (both sides): the device the first QP's route chose; then each QP.
+    void open_device(rdma_cm_id* first);
+    void add_qp(CmId id);  // creates its QP on our PD/CQ and posts nothing yet
+    void set_peer(size_t qp, const PeerBuffer& p) { peers_.at(qp) = p; }
+    // What we tell the peer about our side of QP `qp`.
+    PeerBuffer local_for(size_t qp) const;
+    void migrate_to_own_channel();  // server: ids arrive on the listener's channel
+    void finish_setup();  // reads the path MTU back, makes the cm channel non-blocking
+    rdma_event_channel* channel() const { return channel_.get(); }
+
+    // For the data paths.
+    Transport transport() const { return transport_; }
+    Role role() const { return role_; }
+    const RdmaOptions& options() const { return opt_; }
+    uint64_t message_size() const { return message_size_; }
+    uint32_t slots() const { return slots_; }  // receive slots per QP (the window)
+    size_t qp_count() const { return qps_.size(); }
+    ibv_qp* qp(size_t i) const { return qps_[i].get()->qp; }
+    const PeerBuffer& peer(size_t i) const { return peers_[i]; }
+    ibv_cq* cq() const { return cq_.get(); }
+    ibv_comp_channel* comp_channel() const { return comp_.get(); }
+    uint32_t lkey() const { return mr_->lkey; }
+    std::byte* data() const { return buf_.data(); }
+    const HostBuffer& buffer() const { return buf_; }
+    // Receiver's ring slot `s` of QP `q`; the sender's single pattern message is slot 0 of QP 0.
+    std::byte* slot(size_t q, uint32_t s) const { return buf_.data() + (q * slots_ + s) * message_size_; }
+    // 128 control bytes per QP after the data: [0,64) receives end messages, [64,128) sends them.
+    std::byte* ctrl_recv(size_t q) const { return buf_.data() + data_bytes_ + q * 128; }
+    std::byte* ctrl_send(size_t q) const { return ctrl_recv(q) + 64; }
+    uint32_t max_inline() const { return max_inline_; }
+    uint32_t send_depth() const { return send_depth_; }
+    bool peer_gone() const;  // a DISCONNECTED (or worse) event arrived on our cm channel
+    const RdmaInfo& info() const { return info_; }
+    RdmaInfo& info() { return info_; }
+    std::string local_address() const;
+
+private:
+    Transport transport_;
+    Role role_;
+    RdmaOptions opt_;
+    uint64_t message_size_;
+    uint32_t slots_;
+    std::string want_device_;
+    uint64_t data_bytes_ = 0;
+    uint32_t max_inline_ = 0;
+    uint32_t send_depth_ = 0;
+    uint32_t recv_depth_ = 0;
+    // Declared so that destruction runs QPs, MR, CQ, channel, PD (reverse order).
+    CmEventChannel channel_;
+    ProtectionDomain pd_;
+    CompletionChannel comp_;
+    CompletionQueue cq_;
+    HostBuffer buf_;
+    MemoryRegion mr_;
+    std::vector<CmId> qps_;
+    std::vector<PeerBuffer> peers_;
+    RdmaInfo info_;
+    mutable bool gone_ = false;
+};
+
+// Client: connects stream `stream` (all its QPs) to the server's rdma_cm port. Throws
+// std::runtime_error saying what to do next (no device, refused, unreachable, ...).
+RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_t port, uint64_t token, int stream,
+                                      const ServerSpec& half, Role role, std::chrono::milliseconds timeout);
+
+// Server: an rdma_cm listener on the address the control connection arrived on, port 0.
+class RdmaListener {
+public:
+    RdmaListener(const std::string& bind_address, int backlog);
+    uint16_t port() const { return port_; }
+    // Accepts streams x qps connections presenting `token`; the rest are rejected. Returns one
+    // connection per stream, in stream order. Throws std::runtime_error on failure or timeout.
+    std::vector<DataConnection> accept(const ServerSpec& half, Role role, uint64_t token,
+                                       std::chrono::steady_clock::time_point deadline, const std::atomic<bool>& stopped);
+
+private:
+    std::string address_;
+    CmEventChannel channel_;
+    CmId id_;
+    uint16_t port_ = 0;
+};
+
+// Throws std::runtime_error when this host has no RDMA device at all, naming what to do.
+void require_rdma_device();
+
+}  // namespace zc

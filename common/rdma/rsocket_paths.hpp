@@ -1,0 +1,95 @@
+#pragma once
+// rsockets (librdmacm's socket API over RDMA):
+//   rsocket:       rsend/rrecv, the copy path: bytes go through rsockets' registered buffers.
+//   rsocket-iomap: the receiver riomap()s a ring of slots; the sender riowrite()s each message into
+//                  the next slot, then rsend()s an 8-byte notice (rsockets deliver iowrite data before
+//                  any later transfer); the receiver checks the slot, counts it and returns slots as
+//                  4-byte credits, so the sender never overwrites a slot not yet taken.
+// The byte stream carries a pattern (byte k = pattern(k % message size)) the receiver samples.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memory/host_buffer.hpp"
+#include "protocol/test_spec.hpp"
+#include "transport/data_connection.hpp"
+#include "transport/stream_counters.hpp"
+
+namespace zc {
+
+class RsocketSender {
+public:
+    RsocketSender(int fd, size_t message_size, size_t alignment);
+    StreamCounters run(const StopRule& stop);
+    const HostBuffer& buffer() const { return buf_; }
+
+private:
+    int fd_;
+    HostBuffer buf_;
+};
+
+class RsocketReceiver {
+public:
+    RsocketReceiver(int fd, size_t message_size, size_t alignment) : fd_(fd), msg_(message_size), buf_(message_size, alignment) {}
+    StreamCounters run(const StopRule& stop);
+    const HostBuffer& buffer() const { return buf_; }
+
+private:
+    int fd_;
+    size_t msg_;
+    HostBuffer buf_;
+};
+
+class RsocketIomapSender {
+public:
+    // Waits (bounded) for the receiver's mapping: its offset and slot count.
+    RsocketIomapSender(int fd, size_t message_size, size_t alignment);
+    StreamCounters run(const StopRule& stop);
+    const HostBuffer& buffer() const { return buf_; }
+    uint64_t credit_waits() const { return credit_waits_; }
+
+private:
+    int fd_;
+    HostBuffer buf_;
+    int64_t offset_ = 0;
+    uint32_t slots_ = 0;
+    uint64_t credit_waits_ = 0;
+};
+
+class RsocketIomapReceiver {
+public:
+    // riomap()s the ring (timed: the registration cost) and tells the sender where it is.
+    RsocketIomapReceiver(int fd, size_t message_size, size_t alignment, uint32_t tx_depth);
+    ~RsocketIomapReceiver();
+    StreamCounters run(const StopRule& stop);
+    const HostBuffer& buffer() const { return ring_; }
+    double registration_ms() const { return registration_ms_; }
+
+private:
+    int fd_;
+    size_t msg_;
+    uint32_t slots_;
+    HostBuffer ring_;
+    double registration_ms_ = 0;
+};
+
+// Set-up. The server listens on the control connection's address, port 0, and accepts `wanted`
+// rsockets that present the token; the client connects one per stream and sends the token.
+class RsocketListener {
+public:
+    RsocketListener(const std::string& bind_address, const ServerSpec& half, Role role);
+    uint16_t port() const { return port_; }
+    std::vector<DataConnection> accept(int wanted, uint64_t token, std::chrono::steady_clock::time_point deadline,
+                                       const std::atomic<bool>& stopped);
+
+private:
+    RsocketFd fd_;
+    uint16_t port_ = 0;
+};
+
+RsocketFd connect_rsocket(const std::string& server_address, uint16_t port, uint64_t token, const ServerSpec& half,
+                          Role role, std::chrono::milliseconds timeout);
+
+}  // namespace zc

@@ -1,0 +1,68 @@
+#pragma once
+// The verbs data paths. Each runs one stream's hot loop over all its QPs on an already pinned
+// thread: work requests are built in arrays made before the loop, posted in chains of --postlist,
+// signalled every Nth, and completions are taken in batches; no allocation, no virtual call.
+//
+//   rdma-write: the sender RDMA-WRITEs message k of a QP into slot k % slots of the receiver's ring;
+//     every quarter window (and whenever it would run out of credits) the write carries immediate
+//     data = the messages landed since the last one. The receiver checks a pattern sample of each
+//     announced slot, poisons it, counts its bytes, and returns the slots as credits (a zero-length
+//     SEND with immediate). An end message (a SEND) names what was not yet announced.
+//   rdma-send: the receiver keeps one receive posted per slot and reposts each as it consumes it;
+//     the sender never has more SENDs out than credits (slots the receiver reposted and returned).
+//   rdma-read: the receiver (the data sink) RDMA-READs from the sender's registered message into its
+//     own slots, as many in flight as the window; it tells the passive source its count at the end.
+#include <vector>
+
+#include "rdma/rdma_connection.hpp"
+#include "transport/stream_counters.hpp"
+
+namespace zc {
+
+class RdmaSender {  // rdma-write and rdma-send
+public:
+    explicit RdmaSender(RdmaConnection& c);  // posts the credit receives
+    StreamCounters run(const StopRule& stop);
+    const HostBuffer& buffer() const { return c_.buffer(); }
+
+private:
+    RdmaConnection& c_;
+    bool write_;
+};
+
+class RdmaReceiver {  // rdma-write and rdma-send
+public:
+    explicit RdmaReceiver(RdmaConnection& c);  // posts every receive
+    StreamCounters run(const StopRule& stop);
+    const HostBuffer& buffer() const { return c_.buffer(); }
+
+private:
+    RdmaConnection& c_;
+    bool write_;
+};
+
+class RdmaReadSource {  // rdma-read's sender: passive, its buffer is read
+public:
+    explicit RdmaReadSource(RdmaConnection& c);
+    StreamCounters run(const StopRule& stop);
+    const HostBuffer& buffer() const { return c_.buffer(); }
+
+private:
+    RdmaConnection& c_;
+};
+
+class RdmaReadSink {  // rdma-read's receiver: issues the reads, bounded by the stop rule
+public:
+    explicit RdmaReadSink(RdmaConnection& c);
+    StreamCounters run(const StopRule& stop);
+    const HostBuffer& buffer() const { return c_.buffer(); }
+
+private:
+    RdmaConnection& c_;
+};
+
+// Shared by the three: receive posting and completion-status errors.
+bool post_ctrl_recv(RdmaConnection& c, size_t q);
+int fail_completion(StreamCounters& sc, const ibv_wc& wc);
+
+}  // namespace zc

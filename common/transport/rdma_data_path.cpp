@@ -1,0 +1,74 @@
+// Builds the RDMA data paths on their connections (data_path.hpp). Kept apart from the TCP
+// factory so that a build without rdma-core compiles none of it.
+#include <stdexcept>
+
+#include "transport/data_path.hpp"
+#if ZCPERF_WITH_RDMA
+#include "rdma/rdma_connection.hpp"
+#endif
+
+namespace zc {
+
+#if ZCPERF_WITH_RDMA
+
+namespace {
+RdmaConnection& verbs_of(DataConnection& conn) {
+    auto* c = std::get_if<RdmaConnectionPtr>(&conn);
+    if (!c || !*c) throw std::logic_error("a verbs path needs an RDMA connection");
+    return **c;
+}
+int rsocket_of(DataConnection& conn) {
+    auto* c = std::get_if<RsocketFd>(&conn);
+    if (!c || !*c) throw std::logic_error("an rsocket path needs an rsocket");
+    return c->get();
+}
+}  // namespace
+
+void make_rdma_send_path(SendPath& path, const ServerSpec& h, DataConnection& conn) {
+    switch (h.transport) {
+        case Transport::rsocket: path.emplace<RsocketSender>(rsocket_of(conn), h.message_size, h.alignment); return;
+        case Transport::rsocket_iomap: path.emplace<RsocketIomapSender>(rsocket_of(conn), h.message_size, h.alignment); return;
+        case Transport::rdma_write:
+        case Transport::rdma_send: path.emplace<RdmaSender>(verbs_of(conn)); return;
+        case Transport::rdma_read: path.emplace<RdmaReadSource>(verbs_of(conn)); return;
+        default: throw std::logic_error("make_rdma_send_path: not an RDMA transport");
+    }
+}
+
+void make_rdma_recv_path(RecvPath& path, const ServerSpec& h, DataConnection& conn) {
+    switch (h.transport) {
+        case Transport::rsocket: path.emplace<RsocketReceiver>(rsocket_of(conn), h.message_size, h.alignment); return;
+        case Transport::rsocket_iomap:
+            path.emplace<RsocketIomapReceiver>(rsocket_of(conn), h.message_size, h.alignment, h.rdma.tx_depth);
+            return;
+        case Transport::rdma_write:
+        case Transport::rdma_send: path.emplace<RdmaReceiver>(verbs_of(conn)); return;
+        case Transport::rdma_read: path.emplace<RdmaReadSink>(verbs_of(conn)); return;
+        default: throw std::logic_error("make_rdma_recv_path: not an RDMA transport");
+    }
+}
+
+RdmaInfo rdma_info_of(const DataConnection& conn, const SendPath& send, const RecvPath& recv) {
+    if (auto* c = std::get_if<RdmaConnectionPtr>(&conn); c && *c) return (*c)->info();
+    RdmaInfo info;
+    if (auto* r = std::get_if<RsocketIomapReceiver>(&recv)) {
+        info.registration_ms = r->registration_ms();
+        info.registered_bytes = r->buffer().size();
+    }
+    if (auto* s = std::get_if<RsocketIomapSender>(&send)) info.credit_waits = s->credit_waits();
+    return info;
+}
+
+#else
+
+void make_rdma_send_path(SendPath&, const ServerSpec&, DataConnection&) {
+    throw std::runtime_error("this build has no RDMA transports (built without rdma-core)");
+}
+void make_rdma_recv_path(RecvPath&, const ServerSpec&, DataConnection&) {
+    throw std::runtime_error("this build has no RDMA transports (built without rdma-core)");
+}
+RdmaInfo rdma_info_of(const DataConnection&, const SendPath&, const RecvPath&) { return {}; }
+
+#endif
+
+}  // namespace zc

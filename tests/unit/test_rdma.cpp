@@ -1,0 +1,142 @@
+// The RDMA pieces with no device: the wire agreements (pattern, poisoning, window sizes), the RDMA
+// options (CLI, limits, JSON both ways) and the result's rdma block.
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <vector>
+
+#include "cli.hpp"
+#include "protocol/json_fields.hpp"
+#include "protocol/rdma_info.hpp"
+#include "protocol/rdma_options.hpp"
+#include "protocol/test_spec.hpp"
+#include "rdma/wire.hpp"
+
+using namespace zc;
+namespace w = zc::rdma_wire;
+
+namespace {
+int parse(std::initializer_list<std::string> args, ClientOptions& o) {
+    std::vector<std::string> store{"zcperf"};
+    store.insert(store.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& s : store) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    ::testing::internal::CaptureStdout();
+    ::testing::internal::CaptureStderr();
+    int rc = parse_client_options(static_cast<int>(store.size()), argv.data(), o);
+    ::testing::internal::GetCapturedStdout();
+    ::testing::internal::GetCapturedStderr();
+    return rc;
+}
+}  // namespace
+
+TEST(RdmaWire, PatternCheckedThenPoisonedSoAMissingMessageIsCaught) {
+    for (uint64_t len : {1ull, 7ull, 8ull, 9ull, 100ull, 4096ull, 65536ull + 3}) {
+        std::vector<std::byte> buf(len);
+        w::fill_pattern(buf.data(), len);
+        EXPECT_TRUE(w::check_and_poison(buf.data(), len)) << len;
+        // Checked once: the samples now hold the complement, so the same bytes do not pass again
+        // (a slot the sender never rewrote is a message that never landed).
+        EXPECT_FALSE(w::check_and_poison(buf.data(), len)) << len;
+        w::fill_pattern(buf.data(), len);
+        EXPECT_TRUE(w::check_and_poison(buf.data(), len)) << len;
+    }
+    std::vector<std::byte> buf(4096);
+    w::fill_pattern(buf.data(), buf.size());
+    buf[2048] = static_cast<std::byte>(~static_cast<uint8_t>(buf[2048]));  // the middle sample
+    EXPECT_FALSE(w::check_and_poison(buf.data(), buf.size()));
+    EXPECT_TRUE(w::check_and_poison(buf.data(), 0));
+}
+
+TEST(RdmaWire, StreamChunksFollowThePatternAcrossMessageBoundaries) {
+    const uint64_t msg = 1000;
+    std::vector<std::byte> stream(3500);
+    for (uint64_t k = 0; k < stream.size(); ++k) stream[k] = static_cast<std::byte>(w::pattern_byte(k % msg));
+    EXPECT_TRUE(w::check_stream_chunk(stream.data() + 900, 300, 900, msg));  // spans a boundary
+    EXPECT_FALSE(w::check_stream_chunk(stream.data() + 900, 300, 901, msg));  // at the wrong offset
+}
+
+TEST(RdmaWire, WindowIsTxDepthBoundedBy64MiBPerStreamAndAtLeastTwo) {
+    EXPECT_EQ(w::slots_per_qp(128, 1, 65536), 128u);
+    EXPECT_EQ(w::slots_per_qp(128, 1, 1 << 20), 64u);    // 64 MiB / 1 MiB
+    EXPECT_EQ(w::slots_per_qp(128, 4, 1 << 20), 16u);    // split over 4 QPs
+    EXPECT_EQ(w::slots_per_qp(128, 1, 1ull << 30), 2u);  // never fewer than 2
+    EXPECT_EQ(w::announce_every(128), 32u);
+    EXPECT_EQ(w::announce_every(3), 1u);
+    EXPECT_LE(sizeof(w::ConnectRequest), 56u);
+}
+
+TEST(RdmaOptions, CliParsesAndChecks) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"-T", "tcp", "--cq-mode", "event", "--tx-depth", "256", "--postlist", "16", "--inline", "64",
+                     "--qps", "4", "--rdma-dev", "mlx5_0,mlx5_1"},
+                    o),
+              -1);
+    EXPECT_EQ(o.rdma.cq_mode, CqMode::event);
+    EXPECT_EQ(o.rdma.tx_depth, 256u);
+    EXPECT_EQ(o.rdma.postlist, 16u);
+    EXPECT_EQ(o.rdma.inline_size, 64u);
+    EXPECT_EQ(o.rdma.qps, 4u);
+    EXPECT_EQ(o.local.rdma_dev, "mlx5_0");
+    EXPECT_EQ(o.remote.rdma_dev, "mlx5_1");
+    auto specs = expand_tests(o);
+    ASSERT_EQ(specs.size(), 1u);
+    EXPECT_EQ(specs[0].rdma.qps, 4u);
+    ClientOptions bad;
+    EXPECT_EQ(parse({"--cq-mode", "spin"}, bad), 2);
+    EXPECT_EQ(parse({"--tx-depth", "1"}, bad), 2);
+    EXPECT_EQ(parse({"--tx-depth", "8", "--postlist", "16"}, bad), 2);
+    EXPECT_EQ(parse({"--qps", "0"}, bad), 2);
+    EXPECT_EQ(parse({"--rdma-dev", "a,b,c"}, bad), 2);
+}
+
+TEST(RdmaOptions, TravelToTheServerAndAreRangeChecked) {
+    TestSpec t;
+    t.transport = Transport::rdma_write;
+    t.rdma = RdmaOptions{CqMode::event, 64, 8, 128, 2};
+    t.remote.rdma_dev = "rxe0";
+    ServerSpec back = server_spec_from_json(to_json(server_half(t)));
+    EXPECT_EQ(back.rdma.cq_mode, CqMode::event);
+    EXPECT_EQ(back.rdma.tx_depth, 64u);
+    EXPECT_EQ(back.rdma.postlist, 8u);
+    EXPECT_EQ(back.rdma.inline_size, 128u);
+    EXPECT_EQ(back.rdma.qps, 2u);
+    EXPECT_EQ(back.side.rdma_dev, "rxe0");
+    auto j = to_json(server_half(t));
+    j["qps"] = 100000;
+    EXPECT_THROW(server_spec_from_json(j), ProtocolError);
+    j = to_json(server_half(t));
+    j["postlist"] = 1000;  // more than tx_depth
+    EXPECT_THROW(server_spec_from_json(j), ProtocolError);
+    // An older client sends no RDMA fields: defaults.
+    TestSpec tcp;
+    EXPECT_EQ(server_spec_from_json(to_json(server_half(tcp))).rdma.tx_depth, 128u);
+}
+
+TEST(RdmaInfo, JsonRoundTripAndOneLine) {
+    RdmaInfo r;
+    r.device = "rxe0";
+    r.port = 1;
+    r.gid_index = 1;
+    r.mtu = 4096;
+    r.link_layer = "Ethernet (RoCE)";
+    r.cq_mode = "poll";
+    r.qps = 4;
+    r.registration_ms = 0.5;
+    r.registered_bytes = 1 << 20;
+    RdmaInfo b = rdma_info_from_json(to_json(r));
+    EXPECT_EQ(b.device, "rxe0");
+    EXPECT_EQ(b.gid_index, 1);
+    EXPECT_EQ(b.qps, 4u);
+    EXPECT_EQ(b.registered_bytes, 1u << 20);
+    std::string line = describe(b);
+    EXPECT_NE(line.find("rxe0 port 1"), std::string::npos) << line;
+    EXPECT_NE(line.find("GID index 1"), std::string::npos) << line;
+    EXPECT_NE(line.find("CQ poll"), std::string::npos) << line;
+    RdmaInfo sum;
+    sum.add(r);
+    sum.add(r);
+    EXPECT_EQ(sum.qps, 8u);
+    EXPECT_DOUBLE_EQ(sum.registration_ms, 1.0);
+}
