@@ -90,8 +90,8 @@ run_zcperf() {   # size bytes raw transport
         --cpu "$CLIENT_CPU,$SERVER_CPU" -o json >"$3" 2>"$3.err" || rc=$?
     ((rc == 0)) && return 0
     # A zcperf without this transport (not built with RDMA, or older than it) is a note.
-    if grep -q "unknown transport" "$3.err"; then
-        grep -o "unknown transport.*" "$3.err" | head -n1 >"$3.skip"
+    if grep -qE "unknown transport|is not in this build" "$3.err"; then
+        grep -oE "(unknown transport|transport '[^']*' is not in this build).*" "$3.err" | head -n1 >"$3.skip"
         return 3
     fi
     cat "$3.err" >>"$3"
