@@ -5,11 +5,11 @@
 # Inside scripts/rdma_vm.sh's guest the answer is its RDMA_VM_* variables. Elsewhere it is the
 # first device whose port 1 has a RoCE v2 GID of an IPv4 address (::ffff:a.b.c.d): that is what
 # perftest's -x and rdma_cm over IP need, and the address is the one to bind servers to.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # it sets variables for the caller
 
 rdma_find_device() {
     local ib=/sys/class/infiniband d g v
-    RDMA_DEV= RDMA_IP= RDMA_GID= RDMA_FIND_ERROR=
+    RDMA_DEV='' RDMA_IP='' RDMA_GID='' RDMA_FIND_ERROR=''
     if [[ -n ${RDMA_VM_DEV:-} ]]; then
         RDMA_DEV=$RDMA_VM_DEV RDMA_IP=${RDMA_VM_IP:?} RDMA_GID=${RDMA_VM_GID_INDEX:?}
         [[ -d $ib/$RDMA_DEV ]] && return 0

@@ -39,10 +39,10 @@ done
 
 # Modules in dependency order (worked out on the host with modprobe --show-depends). A missing
 # crc32 accelerator is no loss as long as one crc32 implementation loads; the rest is required.
-while read -r mod params; do
-    insmod "/mods/$mod" $params 2>/dev/null || case $mod in
+while read -r mod; do
+    insmod "/mods/$mod" 2>/dev/null || case $mod in
         crc32-pclmul.ko|crc32_generic.ko) log "optional module $mod not loaded" ;;
-        *) fail "insmod $mod: $(insmod "/mods/$mod" $params 2>&1)" ;;
+        *) fail "insmod $mod: $(insmod "/mods/$mod" 2>&1)" ;;
     esac
 done </mods/order
 log "modules loaded"
@@ -89,7 +89,7 @@ ip link set lo up
 # The dummy module makes dummy0 when it loads (numdummies=1); traffic to its address loops
 # back inside the guest kernel. MTU 9000 lets RoCE use its largest MTU, 4096.
 [ -d /sys/class/net/$NETDEV ] || ip link add $NETDEV type dummy || fail "cannot create $NETDEV"
-ip addr add $IP/24 dev $NETDEV && ip link set $NETDEV mtu 9000 up || fail "cannot set up $NETDEV"
+{ ip addr add $IP/24 dev $NETDEV && ip link set $NETDEV mtu 9000 up; } || fail "cannot set up $NETDEV"
 chroot $NEWROOT rdma link add $RDMA_DEV type rxe netdev $NETDEV ||
     fail "rdma link add $RDMA_DEV type rxe netdev $NETDEV failed"
 

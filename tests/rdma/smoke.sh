@@ -81,10 +81,10 @@ run_pair() {   # name server-output client-output -- server-command... -- client
     shift
     client=("$@")
     timeout $T "${server[@]}" >"$sout" 2>&1 &
-    local spid=$! crc src=0 i
+    local spid=$! crc src=0
     PIDS+=("$spid")
     sleep 0.3
-    for i in $(seq 40); do
+    for _ in $(seq 40); do
         crc=0
         timeout $T "${client[@]}" >"$cout" 2>&1 || crc=$?
         ((crc == 0)) && break
