@@ -78,7 +78,10 @@ def rr_by_size(label, report):
         row = dict(r["rr"]["rtt_us"])
         row["transactions"] = r["rr"]["transactions"]
         row["transactions_per_s"] = r["rr"]["transactions_per_s"]
-        out[int(r["message_size"])] = row
+        size = int(r["message_size"])
+        if size in out:
+            die(f"{label}: two results for {size} B (several -T or -t in one combination?): make each its own --combo")
+        out[size] = row
     if not out:
         die(f"{label}: no rr results in the report")
     return out

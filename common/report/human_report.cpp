@@ -149,6 +149,11 @@ private:
         out_ << fmt::format("    client: {:.2f} send/recv calls and {:.2f} data segments per transaction; proc SD us/Tran "
                             "local {:.2f} remote {:.2f}\n",
                             m.calls_per_message, m.segments_per_message, m.local_proc_sd_us, m.remote_proc_sd_us);
+        if (m.stream_messages_per_s.size() > 1) {
+            std::string per;
+            for (double v : m.stream_messages_per_s) per += fmt::format("{}{:.1f}", per.empty() ? "" : ", ", v);
+            out_ << "    per connection trans/s: " << per << "\n";
+        }
     }
 
     void add_msgrate_row(const TestResult& r) {
