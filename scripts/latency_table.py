@@ -131,7 +131,7 @@ def write_csv(path, rows):
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
         for r in rows:
-            w.writerow({k: ("" if v is None else (f"{v:.4f}" if isinstance(v, float) else v)) for k, v in r.items()})
+            w.writerow({k: ("" if v is None else (f"{v:.10g}" if isinstance(v, float) else v)) for k, v in r.items()})
 
 
 def plot(path, rows, labels, baseline, metric, one_way, title):
