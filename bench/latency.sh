@@ -11,7 +11,7 @@ LIBPY=$ROOT/bench/latency_lib.py   # lib.sh's loop calls this one's parse/skip/r
 
 usage() {
     cat <<EOT
-Usage: $0 [--rounds N] [--duration S] [--sizes 1,64,4K] [--csv FILE]
+Usage: $0 [--rounds N] [--duration S] [--sizes 1,64,4K] [--csv FILE] [--rt]
        $0 --report FILE     reprint the table from an earlier CSV
 
 Request/response round trips: zcperf -t rr, qperf tcp_lat (one-way latency, doubled) and sockperf
@@ -22,50 +22,64 @@ server on CPU $SERVER_CPU, and prints the medians and zcperf's ratio to each.
   --sizes LIST   message sizes in bytes, K/M/G are powers of 1024 (default $SIZES)
   --csv FILE     raw samples (default bench/out/latency-<timestamp>.csv); the tools' raw outputs
                  go next to it in <FILE without .csv>-raw/
+  --rt           run every tool's client and server under SCHED_FIFO priority 1 (chrt -f 1), the same
+                 for all three: on a machine shared with builds, a woken thread otherwise waits for
+                 the CPU behind them and the round trip measures the scheduler (root)
 EOT
 }
 
-bench_args "$@"
+RT=()
+args=()
+for a in "$@"; do
+    if [[ $a == --rt ]]; then RT=(chrt -f 1); else args+=("$a"); fi
+done
+bench_args "${args[@]}"
+[[ ${#RT[@]} -eq 0 ]] || "${RT[@]}" true 2>/dev/null || die "--rt: chrt -f 1 is not permitted here (root needed)"
 bench_report_only latency
 bench_setup qperf sockperf
 LOAD0=$(cut -d" " -f1-3 /proc/loadavg)
 
 QPERF_PORT=$(free_port 19765)
-taskset -c "$SERVER_CPU" qperf -lp "$QPERF_PORT" >"$RAW/qperf-server.log" 2>&1 &
+"${RT[@]}" taskset -c "$SERVER_CPU" qperf -lp "$QPERF_PORT" >"$RAW/qperf-server.log" 2>&1 &
 QPERF_PID=$!
 SERVER_PIDS+=("$QPERF_PID")
 wait_listen "$QPERF_PORT" "$QPERF_PID" || die "qperf server did not start: $(cat "$RAW/qperf-server.log")"
 
 SOCKPERF_PORT=$(free_port 19877)
-taskset -c "$SERVER_CPU" sockperf server --tcp -i 127.0.0.1 -p "$SOCKPERF_PORT" >"$RAW/sockperf-server.log" 2>&1 &
+"${RT[@]}" taskset -c "$SERVER_CPU" sockperf server --tcp -i 127.0.0.1 -p "$SOCKPERF_PORT" >"$RAW/sockperf-server.log" 2>&1 &
 SOCKPERF_PID=$!
 SERVER_PIDS+=("$SOCKPERF_PID")
 wait_listen "$SOCKPERF_PORT" "$SOCKPERF_PID" || die "sockperf server did not start: $(cat "$RAW/sockperf-server.log")"
 
 run_zcperf() {   # size bytes raw
-    timeout "$LIMIT" "$ZCPERF" -t rr -m "$2" -l "$DURATION" --cpu "$CLIENT_CPU,$SERVER_CPU" -o json \
+    timeout "$LIMIT" "${RT[@]}" "$ZCPERF" -t rr -m "$2" -l "$DURATION" --cpu "$CLIENT_CPU,$SERVER_CPU" -o json \
         >"$3" 2>"$3.err" || { cat "$3.err" >>"$3"; fail zcperf "$3"; }
 }
 
 run_qperf() {    # -lca/-rca count CPUs from 1; the server's per-test child is pinned with -rca
     kill -0 "$QPERF_PID" 2>/dev/null || fail "qperf server" "$RAW/qperf-server.log"
-    timeout "$LIMIT" qperf 127.0.0.1 -lp "$QPERF_PORT" -t "$DURATION" -m "$2" \
+    timeout "$LIMIT" "${RT[@]}" qperf 127.0.0.1 -lp "$QPERF_PORT" -t "$DURATION" -m "$2" \
         -lca $((CLIENT_CPU + 1)) -rca $((SERVER_CPU + 1)) -v tcp_lat >"$3" 2>&1 || fail qperf "$3"
 }
 
-run_sockperf() { # sockperf's messages are at least 14 B (its header): smaller sizes run at 14, noted
+run_sockperf() { # sockperf's messages are 14..65507 B (its header; a UDP datagram's payload): smaller
+                 # sizes run at 14, noted; larger ones are skipped (its server drops the connection)
     kill -0 "$SOCKPERF_PID" 2>/dev/null || fail "sockperf server" "$RAW/sockperf-server.log"
+    if (($2 > 65507)); then
+        echo "over sockperf's maximum message of 65507 B" >"$3.skip"
+        return 3
+    fi
     local m=$2
     ((m < 14)) && m=14
-    timeout "$LIMIT" taskset -c "$CLIENT_CPU" sockperf ping-pong --tcp -i 127.0.0.1 -p "$SOCKPERF_PORT" -m "$m" \
+    timeout "$LIMIT" "${RT[@]}" taskset -c "$CLIENT_CPU" sockperf ping-pong --tcp -i 127.0.0.1 -p "$SOCKPERF_PORT" -m "$m" \
         -t "$DURATION" --full-rtt >"$3" 2>&1 || fail sockperf "$3"
 }
 
-log "$ROUNDS rounds x ${SIZES} x (zcperf qperf sockperf), ${DURATION}s each, client CPU $CLIENT_CPU, server CPU $SERVER_CPU"
+log "$ROUNDS rounds x ${SIZES} x (zcperf qperf sockperf), ${DURATION}s each, client CPU $CLIENT_CPU, server CPU $SERVER_CPU${RT:+, all under ${RT[*]}}"
 log "raw samples: $CSV"
 bench_rounds zcperf qperf sockperf
 
-echo "zcperf rr vs qperf tcp_lat vs sockperf ping-pong on loopback: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU, server CPU $SERVER_CPU ($(date -Is))"
+echo "zcperf rr vs qperf tcp_lat vs sockperf ping-pong on loopback: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU, server CPU $SERVER_CPU${RT:+, every tool under ${RT[*]}} ($(date -Is))"
 echo "load average before/after: $LOAD0 / $(cut -d' ' -f1-3 /proc/loadavg)"
 bench_report latency
 echo "raw samples: $CSV"

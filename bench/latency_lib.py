@@ -128,9 +128,10 @@ def cmd_report(layout, csv_path):
             m, lo, hi = med(sel, "rtt_mean_us")
             mean[t] = m
             note = next((r["note"] for r in sel if r["note"]), "")
-            cells.append(fmt(m) + (" *" if note and t == "sockperf" else ""))
-            if m is not None:
-                spread.append(f"{s:>5} {t:<9} {fmt(lo)}..{fmt(hi)} us over {len(sel)} rounds" + (f"  ({note})" if note else ""))
+            resized = any(r["tool_msg_bytes"] and r["tool_msg_bytes"] != r["msg_bytes"] for r in sel)
+            cells.append("n/a" if m is None else fmt(m) + (" *" if resized else ""))
+            spread.append(f"{s:>5} {t:<9} " + (f"{fmt(lo)}..{fmt(hi)} us over {len(sel)} rounds" if m is not None else "skipped")
+                          + (f"  ({note})" if note else ""))
         zc = [r for r in rows if r["size"] == s and r["tool"] == "zcperf"]
         p50, p99, tps = med(zc, "rtt_p50_us")[0], med(zc, "rtt_p99_us")[0], med(zc, "trans_per_s")[0]
         lsd, rsd = med(zc, "local_sd_us_per_tran")[0], med(zc, "remote_sd_us_per_tran")[0]
@@ -140,7 +141,7 @@ def cmd_report(layout, csv_path):
     print("\nmin..max behind each median:")
     for line in spread:
         print("  " + line)
-    if any(r["note"] for r in rows if r["tool"] == "sockperf"):
+    if any(r["tool_msg_bytes"] and r["tool_msg_bytes"] != r["msg_bytes"] for r in rows):
         print(f"* sockperf cannot send fewer than {SOCKPERF_MIN} bytes: its figure at that size is for {SOCKPERF_MIN} B.")
     other = med([r for r in rows if r["tool"] == "zcperf"], "other_cpu_pct")
     if other[0] is not None and other[2] > 5:

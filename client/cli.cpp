@@ -165,6 +165,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                                 "doubling range 64K..4M; each size is one result (default: 1M; rr 1; msgrate 2)");
     app.add_option("--batch", o.batch, "msgrate: messages per send call (TCP: sendmmsg), 1..1024")
         ->check(CLI::Range(1u, kMaxBatch))->capture_default_str();
+    // The verbs message-rate knobs (--postlist, --qps-per-context, --inline) belong beside --batch:
+    // they travel in the spec's tail like batch and are checked by exchange_spec_problem().
     auto* dur = app.add_option("-l,--duration", o.duration_s, "seconds of data transfer per test (>= 5 for trustworthy CPU figures)")
                     ->check(CLI::Range(0.01, 86400.0))->capture_default_str();
     app.add_option("-n,--bytes", bytes, "move exactly this many bytes instead (e.g. 10G), split over the streams")->excludes(dur);

@@ -78,7 +78,10 @@ def rr_by_size(label, report):
         row = dict(r["rr"]["rtt_us"])
         row["transactions"] = r["rr"]["transactions"]
         row["transactions_per_s"] = r["rr"]["transactions_per_s"]
-        out[int(r["message_size"])] = row
+        size = int(r["message_size"])
+        if size in out:
+            die(f"{label}: two results for {size} B (several -T or -t in one combination?): make each its own --combo")
+        out[size] = row
     if not out:
         die(f"{label}: no rr results in the report")
     return out
@@ -128,7 +131,7 @@ def write_csv(path, rows):
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
         for r in rows:
-            w.writerow({k: ("" if v is None else (f"{v:.4f}" if isinstance(v, float) else v)) for k, v in r.items()})
+            w.writerow({k: ("" if v is None else (f"{v:.10g}" if isinstance(v, float) else v)) for k, v in r.items()})
 
 
 def plot(path, rows, labels, baseline, metric, one_way, title):

@@ -1,8 +1,8 @@
 #include "protocol/message_stats.hpp"
 
-#include <fmt/format.h>
-
+#include <cstdio>
 #include <stdexcept>
+#include <string>
 
 #include "measure/service_demand.hpp"
 #include "protocol/json_fields.hpp"
@@ -83,10 +83,9 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
     const MessageSide& l = local.messages;
     const MessageSide& r = remote.messages;
     if (l.messages != r.messages || l.stream_messages != r.stream_messages) {
-        throw std::runtime_error(fmt::format(
-            "{} count mismatch: zcperf counted {} but zcserver {}; a peer ended a connection early. No figures are "
-            "reported for this test.",
-            what, l.messages, r.messages));
+        throw std::runtime_error(std::string(what) + " count mismatch: zcperf counted " + std::to_string(l.messages) +
+                                 " but zcserver " + std::to_string(r.messages) +
+                                 "; a peer ended a connection early. No figures are reported for this test.");
     }
     MessageResult m;
     m.messages = l.messages;
@@ -106,11 +105,12 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
     m.local_proc_sd_us = service_demand_us_per_tran(local.process_cpu_s(), m.messages);
     m.remote_proc_sd_us = service_demand_us_per_tran(remote.process_cpu_s(), m.messages);
     if (test == TestKind::msgrate && m.messages && m.segments_per_message < 0.9) {
-        m.notes.push_back(fmt::format(
-            "msgrate: the kernel sent {:.2f} data segments per message: it merged messages handed over while earlier "
-            "ones were still queued (tcp_autocorking; TCP_NODELAY does not stop it), so this is the rate of messages "
-            "given to the kernel and delivered, not of packets",
-            m.segments_per_message));
+        char segs[32];
+        std::snprintf(segs, sizeof(segs), "%.2f", m.segments_per_message);
+        m.notes.push_back(std::string("msgrate: the kernel sent ") + segs +
+                          " data segments per message: it merged messages handed over while earlier ones were still "
+                          "queued (tcp_autocorking; TCP_NODELAY does not stop it), so this is the rate of messages given "
+                          "to the kernel and delivered, not of packets");
     }
     return m;
 }
@@ -140,9 +140,10 @@ nlohmann::json to_json(const MessageResult& m, TestKind test, uint64_t message_s
             {"batch", m.batch},
             {"sender_calls_per_message", m.calls_per_message},
             {"sender_segments_per_message", m.segments_per_message},
-            {"measured", fmt::format("{} B messages, {} per {} call with TCP_NODELAY; the receiver reads in bulk and counts "
-                                     "whole messages; segments from the sender's TCP_INFO (MSS units)",
-                                     message_size, m.batch, m.batch == 1 ? "send()" : "sendmmsg()")},
+            {"measured", std::to_string(message_size) + " B messages, " + std::to_string(m.batch) + " per " +
+                             (m.batch == 1 ? "send()" : "sendmmsg()") +
+                             " call with TCP_NODELAY; the receiver reads in bulk and counts whole messages; segments "
+                             "from the sender's TCP_INFO (MSS units)"},
             {"local_sd_us_per_msg", m.local_sd_us},
             {"remote_sd_us_per_msg", m.remote_sd_us},
             {"local_proc_sd_us_per_msg", m.local_proc_sd_us},

@@ -42,6 +42,12 @@ std::string placement_line(const SideResult& s) {
     return out;
 }
 
+// rr has no sender and receiver: each side does both; say who asks and who answers.
+const char* side_role(const TestResult& r, const SideResult& s) {
+    if (r.test == TestKind::rr) return s.role == Role::send ? "asks" : "answers";
+    return role_name(s.role);
+}
+
 std::string label(const TestResult& r) {
     std::string s = transport_name(r.transport);
     if (r.rx != RxMode::copy) s += std::string("/") + rx_mode_name(r.rx);
@@ -75,8 +81,9 @@ public:
                                 r.remote.service_demand_us_per_kb(), r.remote.process_service_demand_us_per_kb());
         }
         for (const auto* s : {&r.local, &r.remote}) {
-            out_ << fmt::format("    {:<6} {} {}: {} B in {:.2f} s, {} calls; data CPUs {}; all CPUs: {}\n",
-                                s == &r.local ? "local" : "remote", role_name(s->role), s->host, s->bytes,
+            out_ << fmt::format("    {:<6} {} {}: {} B{} in {:.2f} s, {} calls; data CPUs {}; all CPUs: {}\n",
+                                s == &r.local ? "local" : "remote", side_role(r, *s), s->host, s->bytes,
+                                r.test == TestKind::rr ? " received" : "",
                                 s->elapsed_s, s->ops, format_cpu_list(s->cpus), split(*s));
             out_ << fmt::format("           per CPU: {}; proc {:.2f} CPU-s (usr {:.2f} sys {:.2f}); others {:.2f} CPU-s\n",
                                 busiest_cpus(*s), s->process_cpu_s(), s->process_user_s, s->process_sys_s,
@@ -120,8 +127,10 @@ private:
             out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>8} {:>8} {:>8} | {:>8} | {:>9} {:>9}\n", "transport",
                                 "test", "msg", "P", "trans/s", "mean", "p50", "p99", "lat us", "local", "remote");
         } else if (kind == 2) {
+            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12} {:>5} | {:>8} {:>8} | {:>9} {:>9}\n", "", "", "", "", "",
+                                "", "sender", "", "SD us/msg", "");
             out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12} {:>5} | {:>8} {:>8} | {:>9} {:>9}\n", "transport", "test",
-                                "msg", "P", "msgs/s", "batch", "calls/m", "segs/m", "SD us/msg", "remote");
+                                "msg", "P", "msgs/s", "batch", "calls/m", "segs/m", "local", "remote");
         } else {
             out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>6} {:>8} {:>8} | {:>6} {:>8} {:>8}\n", "", "", "", "",
                                 "", "Local", "", "", "Remote", "", "");
@@ -141,6 +150,11 @@ private:
         out_ << fmt::format("    client: {:.2f} send/recv calls and {:.2f} data segments per transaction; proc SD us/Tran "
                             "local {:.2f} remote {:.2f}\n",
                             m.calls_per_message, m.segments_per_message, m.local_proc_sd_us, m.remote_proc_sd_us);
+        if (m.stream_messages_per_s.size() > 1) {
+            std::string per;
+            for (double v : m.stream_messages_per_s) per += fmt::format("{}{:.1f}", per.empty() ? "" : ", ", v);
+            out_ << "    per connection trans/s: " << per << "\n";
+        }
     }
 
     void add_msgrate_row(const TestResult& r) {

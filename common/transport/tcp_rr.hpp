@@ -5,6 +5,9 @@
 // anything that arrives at once), and the initiator reads the clock twice (vDSO) and records the
 // round trip in its histogram: no other syscall, allocation or virtual call per transaction.
 // Each side has one buffer for both directions: the order is strict, so they never overlap.
+// Large messages (up to 1 GiB): TCP takes any length in one send() and cuts the segments itself, so
+// its "pieces" are only what a signal leaves (the loops resume where a call stopped); a transport
+// with a largest message (verbs' max_msg_sz) sends in pieces of at most that instead.
 #include <cstddef>
 
 #include "measure/latency_histogram.hpp"

@@ -2,9 +2,15 @@
 // (message rate), real zcperf and zcserver processes, checked through their reports.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "process.hpp"
+#include "protocol/frame.hpp"
+#include "protocol/messages.hpp"
+#include "transport/tcp_socket.hpp"
 
 using namespace zc::e2e;
 using nlohmann::json;
@@ -163,4 +169,38 @@ TEST(MessageTestsE2e, BadCombinationsAreClearErrors) {
         EXPECT_EQ(o.exit_code, 2) << c.args[1] << " " << c.args[2];
         EXPECT_NE(o.err.find(c.says), std::string::npos) << o.err;
     }
+}
+
+TEST(MessageTestsE2e, ServerRefusesARrSpecItCannotRunAndKeepsServing) {
+    // A client that skips zcperf's own checks: the server says why, and serves the next test.
+    LocalServer server;
+    zc::UniqueFd fd = zc::connect_tcp({"127.0.0.1", server.port()}, 2s);
+    zc::Hello hello;
+    hello.software = "test";
+    zc::write_all(fd.get(), zc::encode_message(hello), 2s);
+    auto welcome = zc::decode_body(zc::read_frame(fd.get(), zc::kMaxReplyBody, 5s));
+    ASSERT_TRUE(std::holds_alternative<zc::Welcome>(welcome));
+    zc::TestSpec spec;
+    spec.test = zc::TestKind::rr;
+    spec.transport = zc::Transport::tcp_msgzc;
+    spec.message_size = 1;
+    spec.duration_s = 1;
+    zc::write_all(fd.get(), zc::encode_message(zc::Setup{zc::server_half(spec)}), 2s);
+    auto reply = zc::decode_body(zc::read_frame(fd.get(), zc::kMaxReplyBody, 5s));
+    auto* err = std::get_if<zc::ErrorMsg>(&reply);
+    ASSERT_NE(err, nullptr) << zc::message_name(reply);
+    EXPECT_NE(err->reason.find("rr runs over the tcp transport"), std::string::npos) << err->reason;
+    auto o = run({zcperf_bin(), "-H", server.address(), "-t", "rr", "-l", "0.3", "-o", "json"});
+    report(o);
+}
+
+TEST(MessageTestsE2e, ServerKilledMidRrEndsTheClientWithinSeconds) {
+    LocalServer server;
+    Process client({zcperf_bin(), "-H", server.address(), "-t", "rr", "-l", "30"});
+    std::this_thread::sleep_for(1500ms);
+    server.process().signal(SIGKILL);
+    auto o = client.wait(15s);
+    EXPECT_FALSE(o.timed_out);
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    EXPECT_NE(o.err.find("zcperf:"), std::string::npos) << o.err;
 }
