@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "measure/cpu_meter.hpp"
+#include "protocol/gpu_report.hpp"
 #include "protocol/test_spec.hpp"
 #include "transport/stream_counters.hpp"
 
@@ -32,6 +33,7 @@ struct Placement {
     std::vector<int> cpu_nodes;  // NUMA node of each data thread's CPU
     std::vector<IrqReport> irqs;
     std::string irq_note;        // e.g. loopback has no IRQs
+    GpuPlacement gpu;            // the GPU holding the buffers, and its PCIe relation to the device
 };
 
 struct SideResult {
@@ -51,6 +53,7 @@ struct SideResult {
     uint64_t socket_send_buffer = 0;  // effective SO_SNDBUF / SO_RCVBUF of the first stream
     uint64_t socket_recv_buffer = 0;
     std::vector<std::string> warnings;
+    MemoryReport memory;  // buffer memory kind; GPU staging's cost
 
     double process_cpu_s() const { return process_user_s + process_sys_s; }
     double cpu_util_pct() const { return cpu.all.busy(); }

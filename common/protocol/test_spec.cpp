@@ -41,7 +41,9 @@ nlohmann::json to_json(const ServerSpec& s) {
             {"cpus", s.side.cpus},
             {"socket_buffer", s.side.socket_buffer},
             {"mem_node", s.side.mem_node},
-            {"irq_cpus", s.side.irq_cpus}};
+            {"irq_cpus", s.side.irq_cpus},
+            {"buffer", buffer_spec_name(s.side.buffer)},
+            {"gpu_path", gpu_path_name(s.side.gpu_path)}};
 }
 
 namespace {
@@ -80,6 +82,13 @@ ServerSpec server_spec_from_json(const nlohmann::json& j) {
     s.side.mem_node = field_in<int>(j, "mem_node", -1, 65535);
     s.side.cpus = cpu_array(j, "cpus");
     s.side.irq_cpus = cpu_array(j, "irq_cpus");
+    // Optional: a peer that predates GPU buffers sends neither and means host memory.
+    try {
+        if (j.contains("buffer")) s.side.buffer = buffer_spec_from_name(field<std::string>(j, "buffer"));
+        if (j.contains("gpu_path")) s.side.gpu_path = gpu_path_from_name(field<std::string>(j, "gpu_path"));
+    } catch (const std::invalid_argument& e) {
+        throw ProtocolError(e.what());
+    }
     return s;
 }
 

@@ -4,7 +4,10 @@
 // A new path = one file plus one alternative and one case here.
 #include <variant>
 
+#include "memory/buffer_spec.hpp"
+#include "memory/gpu_path.hpp"
 #include "transport/tcp_copy.hpp"
+#include "transport/tcp_gpu_staged.hpp"
 #include "transport/tcp_msg_zerocopy.hpp"
 #include "transport/tcp_rx_discard.hpp"
 #include "transport/tcp_rx_zerocopy.hpp"
@@ -14,14 +17,20 @@
 
 namespace zc {
 
-using SendPath = std::variant<std::monostate, TcpCopySender, TcpSendfileSender, TcpMsgZerocopySender, TcpUringZcSender>;
-using RecvPath = std::variant<std::monostate, TcpCopyReceiver, TcpZerocopyReceiver, TcpSpliceReceiver, TcpTruncReceiver>;
+using SendPath = std::variant<std::monostate, TcpCopySender, TcpSendfileSender, TcpMsgZerocopySender, TcpUringZcSender, TcpStagedSender>;
+using RecvPath = std::variant<std::monostate, TcpCopyReceiver, TcpZerocopyReceiver, TcpSpliceReceiver, TcpTruncReceiver, TcpStagedReceiver>;
 
 struct PathOptions {
     size_t message_size = 0;
     size_t alignment = 4096;
     bool uring_fixed = false;
+    BufferSpec buffer;                  // host, pinned or GPU memory (--buffer)
+    GpuPath gpu_path = GpuPath::auto_;  // how GPU memory meets the network (--gpu-path)
 };
+
+// Whether a transport can have the NIC DMA into GPU memory itself (GPUDirect RDMA). No TCP path can:
+// the socket code copies through CPU-addressable pages. Verbs transports answer true.
+bool path_can_dma_gpu(Transport t);
 
 // Construct in place (some paths own kernel objects that cannot move). Throw std::runtime_error
 // naming what is missing (no io_uring, SO_ZEROCOPY refused, ...).

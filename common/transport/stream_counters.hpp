@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "transport/staging_counts.hpp"
+
 namespace zc {
 
 // The kernel's own word on zero-copy: what MSG_ZEROCOPY / io_uring SEND_ZC completions and
@@ -31,6 +33,7 @@ struct StreamCounters {
     int error = 0;     // errno of the call that failed, 0 if none
     const char* failed_call = nullptr;
     ZeroCopyCounts zerocopy;
+    StagingCounts staging;  // GPU memory staged through host bounce buffers (zeros for host memory)
 };
 
 // When a sending loop ends: at a monotonic deadline, or after a byte budget (0 = no budget), or when
