@@ -32,7 +32,7 @@ struct SideSpec {
     uint64_t socket_buffer = 0;  // SO_SNDBUF/SO_RCVBUF; 0 = the kernel's autotuning
     int mem_node = -1;           // NUMA node of the data buffers; -1 = wherever the kernel puts them
     std::vector<int> irq_cpus;   // CPUs for the data device's IRQs during the test; empty = untouched
-    BufferSpec buffer;           // where the data buffers live: host, pinned, cuda:N (--buffer)
+    BufferSpec buffer{};         // where the data buffers live: host, pinned, cuda:N (--buffer)
     GpuPath gpu_path = GpuPath::auto_;  // how GPU memory meets the network (--gpu-path)
 };
 

@@ -24,7 +24,7 @@ struct PathOptions {
     size_t message_size = 0;
     size_t alignment = 4096;
     bool uring_fixed = false;
-    BufferSpec buffer;                  // host, pinned or GPU memory (--buffer)
+    BufferSpec buffer{};                // host, pinned or GPU memory (--buffer)
     GpuPath gpu_path = GpuPath::auto_;  // how GPU memory meets the network (--gpu-path)
 };
 
