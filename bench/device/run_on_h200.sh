@@ -34,10 +34,10 @@ if [[ " $steps " == *" tune "* ]]; then
     # Bounce slot size and count for staged D-D against H-H, at 4M and 64M.
     {
         for size in 4M 64M; do
-            printf '%-6s H-H          ' $size; $RUN "$D/bin/zcperf" --cpu ${CPUS:-2,4} -m $size -l 2 -o csv | tail -1 | cut -d, -f8
+            printf '%-6s H-H          ' $size; timeout 30 $RUN "$D/bin/zcperf" --cpu ${CPUS:-2,4} -m $size -l 2 -o csv | tail -1 | cut -d, -f8
             for shape in 256K:8 512K:4 1M:4 2M:4 4M:3; do
                 printf '%-6s D-D %-8s ' $size $shape
-                ZCPERF_STAGE_CHUNK=${shape%:*} ZCPERF_STAGE_SLOTS=${shape#*:} $RUN "$D/bin/zcperf" --buffer cuda,cuda \
+                ZCPERF_STAGE_CHUNK=${shape%:*} ZCPERF_STAGE_SLOTS=${shape#*:} timeout 30 $RUN "$D/bin/zcperf" --buffer cuda,cuda \
                     --cpu ${CPUS:-2,4} -m $size -l 2 -o csv | tail -1 | cut -d, -f8
             done
         done

@@ -14,8 +14,8 @@ namespace zc {
 HostBuffer::HostBuffer(size_t size, size_t alignment, HostMemory memory) : size_(size) {
     if (alignment < sizeof(void*)) alignment = sizeof(void*);
     if (memory == HostMemory::pinned) {
-        // cudaHostAlloc gives page alignment; a larger one is made by over-allocating.
-        size_t extra = alignment > 4096 ? alignment : 0;
+        // cudaHostAlloc promises less than a page of alignment: over-allocate and align inside.
+        size_t extra = alignment > 256 ? alignment : 0;
         pinned_base_ = cuda::pinned_alloc((size ? size : 1) + extra);
         auto addr = reinterpret_cast<uintptr_t>(pinned_base_);
         data_ = reinterpret_cast<std::byte*>((addr + alignment - 1) & ~(uintptr_t(alignment) - 1));
