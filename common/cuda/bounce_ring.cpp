@@ -60,11 +60,11 @@ void BounceRing::wait_all() {
     for (int i = 0; i < slots(); ++i) wait(i);
 }
 
-void upload_pattern(BounceRing& ring, std::byte* device_dst, size_t bytes) {
+void upload_pattern(BounceRing& ring, std::byte* device_dst, size_t bytes, size_t period) {
     ring.wait_all();
     for (size_t off = 0; off < bytes;) {
         size_t n = std::min(ring.slot_bytes(), bytes - off);
-        fill_pattern(ring.slot(0), n, off);
+        for (size_t i = 0; i < n; ++i) ring.slot(0)[i] = pattern_byte((off + i) % period);
         ring.drain_to_device(0, device_dst + off, n);
         ring.wait(0);
         off += n;

@@ -51,7 +51,8 @@ private:
     StagingCounts counts_;
 };
 
-// Fills a GPU buffer with the data pattern (memory/pattern.hpp), chunk by chunk through the ring.
-void upload_pattern(BounceRing& ring, std::byte* device_dst, size_t bytes);
+// Fills a GPU buffer with the data pattern (memory/pattern.hpp) repeated every `period` bytes (one
+// message), chunk by chunk through the ring.
+void upload_pattern(BounceRing& ring, std::byte* device_dst, size_t bytes, size_t period);
 
 }  // namespace zc::cuda

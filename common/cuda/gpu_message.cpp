@@ -3,7 +3,7 @@
 namespace zc::cuda {
 
 GpuMessage::GpuMessage(int device, size_t size, size_t alignment) : gpu_(device, size), ring_(device, size, 1, alignment) {
-    upload_pattern(ring_, gpu_.data(), size);
+    upload_pattern(ring_, gpu_.data(), size, size);
     ring_.reset_counts();
 }
 

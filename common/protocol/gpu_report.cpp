@@ -30,6 +30,7 @@ nlohmann::json to_json(const MemoryReport& m) {
             {"gpu_path", m.gpu_path},
             {"stage_slot_bytes", m.stage_slot_bytes},
             {"stage_slots", m.stage_slots},
+            {"stage_batch", m.stage_batch},
             {"staged_bytes", s.bytes},
             {"stage_copies", s.copies},
             {"stage_copy_ns", s.copy_ns},
@@ -44,6 +45,7 @@ MemoryReport memory_report_from_json(const nlohmann::json& j) {
     m.gpu_path = field<std::string>(j, "gpu_path");
     m.stage_slot_bytes = field<uint64_t>(j, "stage_slot_bytes");
     m.stage_slots = field_in<int>(j, "stage_slots", 0, 1024);
+    m.stage_batch = field<uint64_t>(j, "stage_batch");
     m.staging.bytes = field<uint64_t>(j, "staged_bytes");
     m.staging.copies = field<uint64_t>(j, "stage_copies");
     m.staging.copy_ns = field<uint64_t>(j, "stage_copy_ns");

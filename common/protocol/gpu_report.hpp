@@ -25,6 +25,7 @@ struct MemoryReport {
     std::string gpu_path;          // "staged" for GPU memory over TCP; "" for host memory
     uint64_t stage_slot_bytes = 0; // bounce slot size and count
     int stage_slots = 0;
+    uint64_t stage_batch = 0;      // messages per copy (small messages are staged in batches)
     StagingCounts staging;         // summed over the streams
 
     bool staged() const { return staging.copies > 0 || !gpu_path.empty(); }

@@ -54,9 +54,10 @@ std::string memory_line(const SideResult& s) {
     if (m.gpu_path.empty()) return m.buffer + " host memory (cudaHostAlloc), used directly";
     const StagingCounts& st = m.staging;
     double copy_s = static_cast<double>(st.copy_ns) * 1e-9;
-    return fmt::format("{} {} through {} x {} pinned bounce buffers: {} B in {} copies, GPU copy time {:.3f} s "
+    return fmt::format("{} {} through {} x {} pinned bounce buffers{}: {} B in {} copies, GPU copy time {:.3f} s "
                        "({:.1f} GB/s while copying, {:.0f}% of the interval), thread waited {:.3f} s for copies",
-                       m.buffer, m.gpu_path, m.stage_slots, format_size(m.stage_slot_bytes), st.bytes, st.copies, copy_s,
+                       m.buffer, m.gpu_path, m.stage_slots, format_size(m.stage_slot_bytes),
+                       m.stage_batch > 1 ? fmt::format(" ({} messages per copy)", m.stage_batch) : "", st.bytes, st.copies, copy_s,
                        copy_s > 0 ? static_cast<double>(st.bytes) / copy_s / 1e9 : 0.0,
                        s.elapsed_s > 0 ? 100.0 * copy_s / s.elapsed_s : 0.0, static_cast<double>(st.wait_ns) * 1e-9);
 }

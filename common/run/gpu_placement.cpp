@@ -56,6 +56,7 @@ MemoryReport memory_report(const SideSpec& side, uint64_t message_size, const St
         StageShape s = stage_shape(message_size);
         m.stage_slot_bytes = s.slot_bytes;
         m.stage_slots = s.slots;
+        m.stage_batch = s.batch;
     }
     return m;
 }

@@ -63,7 +63,7 @@ TEST(GpuMemory, BounceRingStagesBothWaysAndCountsIt) {
     const size_t n = (5u << 20) + 123;  // not a multiple of the slot
     cuda::DeviceBuffer src(0, n), dst(0, n);
     cuda::BounceRing ring(0, 1u << 20, 3, 4096);
-    cuda::upload_pattern(ring, src.data(), n);
+    cuda::upload_pattern(ring, src.data(), n, n);
     ring.reset_counts();
     // device -> slot -> device, slot by slot, the next copy queued before the last is waited for.
     for (size_t off = 0, k = 0; off < n; off += ring.slot_bytes(), ++k) {

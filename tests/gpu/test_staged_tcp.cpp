@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <atomic>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -35,12 +36,13 @@ PathOptions options(size_t message_size, BufferSpec b) {
     return o;
 }
 
-// Checks the whole GPU buffer against the pattern, and prints a few samples.
-void expect_pattern_on_gpu(const cuda::DeviceBuffer& d) {
-    std::vector<std::byte> out(d.size());
-    cuda::copy(out.data(), d.data(), d.size());
+// Checks the GPU buffer (its first `bytes`; a ring of messages of `m` bytes) against the pattern,
+// and prints a few samples.
+void expect_pattern_on_gpu(const cuda::DeviceBuffer& d, size_t m, size_t bytes = SIZE_MAX) {
+    std::vector<std::byte> out(std::min(d.size(), bytes));
+    cuda::copy(out.data(), d.data(), out.size());
     size_t bad = 0;
-    for (size_t i = 0; i < out.size(); ++i) bad += out[i] != pattern_byte(i);
+    for (size_t i = 0; i < out.size(); ++i) bad += out[i] != pattern_byte(i % m);
     EXPECT_EQ(bad, 0u) << "bytes in GPU memory that are not the sender's data";
     std::cout << "GPU samples: [0]=" << char(out[0]) << " [" << out.size() / 2 << "]=" << char(out[out.size() / 2])
               << " [" << out.size() - 1 << "]=" << char(out.back()) << " (" << out.size() << " bytes checked)\n";
@@ -75,7 +77,7 @@ TEST(StagedTcp, GpuToGpuLandsThePatternInGpuMemory) {
     EXPECT_EQ(rc.staging.bytes, budget);
     EXPECT_GT(sc.staging.copy_ns, 0u);
     EXPECT_GT(rc.staging.copy_ns, 0u);
-    expect_pattern_on_gpu(std::get<TcpStagedReceiver>(r).device_buffer());
+    expect_pattern_on_gpu(std::get<TcpStagedReceiver>(r).device_buffer(), m);
 }
 
 TEST(StagedTcp, HostToGpuLandsThePatternInGpuMemory) {
@@ -97,7 +99,7 @@ TEST(StagedTcp, HostToGpuLandsThePatternInGpuMemory) {
     EXPECT_EQ(rc.bytes, 4 * m);
     EXPECT_EQ(rc.staging.bytes, 4 * m);
     EXPECT_EQ(sc.staging.bytes, 0u);
-    expect_pattern_on_gpu(std::get<TcpStagedReceiver>(r).device_buffer());
+    expect_pattern_on_gpu(std::get<TcpStagedReceiver>(r).device_buffer(), m);
 }
 
 TEST(StagedTcp, GpuToHostSendsTheGpuDataInOrder) {
@@ -136,7 +138,7 @@ TEST(StagedTcp, PinnedHostMemoryIsUsedDirectly) {
     EXPECT_TRUE(buffer_of(s)->pinned());
 }
 
-TEST(StagedTcp, TinyMessagesStageOneMessagePerSlot) {
+TEST(StagedTcp, SmallMessagesAreStagedInBatchesButSentOneByOne) {
     ZC_REQUIRE_GPU();
     const size_t m = 8;
     Pair p;
@@ -147,12 +149,18 @@ TEST(StagedTcp, TinyMessagesStageOneMessagePerSlot) {
     std::atomic<bool> abort{false};
     StopRule stop;
     stop.abort = &abort;
-    stop.byte_budget = 8 * 1000;
+    StageShape shape = stage_shape(m);
+    ASSERT_GT(shape.batch, 1000u);
+    stop.byte_budget = 8 * (shape.batch + 1000);  // one whole batch, then 1000 messages more
     StreamCounters rc;
     std::thread rt([&] { rc = run_recv_path(r); });
     StreamCounters sc = run_send_path(s, stop);
     rt.join();
-    EXPECT_EQ(rc.bytes, 8000u);
-    EXPECT_EQ(sc.staging.copies, 1000u);
-    expect_pattern_on_gpu(std::get<TcpStagedReceiver>(r).device_buffer());
+    EXPECT_EQ(rc.bytes, stop.byte_budget);
+    EXPECT_EQ(sc.ops, shape.batch + 1000);  // one send() per message
+    EXPECT_EQ(sc.staging.copies, 2u);       // one copy per batch
+    EXPECT_EQ(rc.staging.copies, 2u);
+    const auto& gpu = std::get<TcpStagedReceiver>(r).device_buffer();
+    EXPECT_EQ(gpu.size(), 8 * shape.batch);
+    expect_pattern_on_gpu(gpu, m);
 }

@@ -18,6 +18,7 @@
 #include "protocol/result.hpp"
 #include "protocol/test_spec.hpp"
 #include "transport/data_path.hpp"
+#include "transport/tcp_gpu_staged.hpp"
 #include "unique_fd.hpp"
 
 using namespace zc;
@@ -193,4 +194,21 @@ TEST(GpuPci, CudaBusIdsAreNormalisedToSysfsForm) {
     EXPECT_EQ(cuda::normalise_pci("0000:AE:1F.7"), "0000:ae:1f.7");
     EXPECT_EQ(cuda::normalise_pci("not a bus id"), "");
     EXPECT_EQ(cuda::normalise_pci("0000:19:00.0x"), "");
+}
+
+TEST(GpuStaging, LargeMessagesGoInPiecesSmallOnesInBatches) {
+    StageShape big = stage_shape(4u << 20);
+    EXPECT_EQ(big.slot_bytes, 1u << 20);
+    EXPECT_EQ(big.slots, 4);
+    EXPECT_EQ(big.batch, 1u);
+    EXPECT_EQ(big.gpu_bytes(4u << 20), 4u << 20);
+    StageShape tiny = stage_shape(8);
+    EXPECT_EQ(tiny.batch, (256u << 10) / 8);
+    EXPECT_EQ(tiny.slot_bytes, 256u << 10);
+    StageShape odd = stage_shape(100000);  // 2 whole messages per copy, never a part of a third
+    EXPECT_EQ(odd.batch, 2u);
+    EXPECT_EQ(odd.slot_bytes, 200000u);
+    StageShape mid = stage_shape(300u << 10);
+    EXPECT_EQ(mid.batch, 1u);
+    EXPECT_EQ(mid.slot_bytes, 300u << 10);
 }
