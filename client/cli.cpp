@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <iostream>
 
+#include "cuda/device.hpp"
 #include "system/affinity.hpp"
+#include "transport/data_path.hpp"
 #include "system/cpu_list.hpp"
 #include "system/numa.hpp"
 #include "transport/exchange_path.hpp"
@@ -45,6 +47,10 @@ Examples:
   zcperf -H 10.0.0.2 -T rdma-write --qps 4 --postlist 8 --cq-mode event
                                          4 queue pairs per stream, 8 work requests per post, sleeping on
                                          the completion channel: compare the service demand with poll
+  zcperf --buffer cuda:0,cuda:0 -m 4M --cpu 2,4
+                                         GPU memory on both sides, staged through pinned bounce buffers;
+                                         the report gives the staging's copy time (compare --buffer host)
+  zcperf --gpu-copy-bandwidth            cudaMemcpy's own host<->GPU bandwidth here, the staging's ceiling
 
 Reading the report: CPU% is the whole host (all CPUs, from /proc/stat, softirq on any core included);
 SD is that CPU time per KB moved; "proc SD" counts only the test's own threads (getrusage), which misses
@@ -102,6 +108,46 @@ void parse_rdma_dev_option(const std::string& text, std::string& local, std::str
     remote = parts.size() == 2 ? parts[1] : std::string();
 }
 
+void parse_buffer_option(const std::string& text, BufferSpec& local, BufferSpec& remote) {
+    auto parts = split_commas(text);
+    if (parts.size() > 2) throw std::invalid_argument("--buffer takes LOCAL[,REMOTE], e.g. cuda:0,host");
+    if (!parts[0].empty()) local = buffer_spec_from_name(parts[0]);
+    if (parts.size() == 2 && !parts[1].empty()) remote = buffer_spec_from_name(parts[1]);
+}
+
+void parse_gpu_path_option(const std::string& text, GpuPath& local, GpuPath& remote) {
+    auto parts = split_commas(text);
+    if (parts.size() > 2) throw std::invalid_argument("--gpu-path takes MODE or LOCAL,REMOTE, e.g. staged");
+    local = gpu_path_from_name(parts[0]);
+    remote = parts.size() == 2 ? gpu_path_from_name(parts[1]) : local;
+}
+
+void check_buffer_options(const ClientOptions& o) {
+    if (o.local.buffer.needs_cuda() && !cuda::built()) {
+        throw std::invalid_argument("--buffer " + buffer_spec_name(o.local.buffer) + ": " + cuda::unavailable_reason());
+    }
+    for (TestKind t : o.tests) {
+        const SideSpec& tx = client_role(t) == Role::send ? o.local : o.remote;
+        const SideSpec& rx = client_role(t) == Role::send ? o.remote : o.local;
+        for (Transport tr : o.transports) {
+            if (tx.buffer.needs_cuda() && tr != Transport::tcp) {
+                throw std::invalid_argument(std::string("the sender's --buffer ") + buffer_spec_name(tx.buffer) +
+                                            " works with -T tcp (send/recv), not " + transport_name(tr) +
+                                            ": the zero-copy senders hand the kernel their own host pages");
+            }
+            if (tx.buffer.on_gpu()) resolve_gpu_path(tx.gpu_path, path_can_dma_gpu(tr), transport_name(tr));
+            if (rx.buffer.on_gpu()) resolve_gpu_path(rx.gpu_path, path_can_dma_gpu(tr), transport_name(tr));
+        }
+        for (RxMode m : o.rx_modes) {
+            if (rx.buffer.needs_cuda() && m != RxMode::copy) {
+                throw std::invalid_argument(std::string("the receiver's --buffer ") + buffer_spec_name(rx.buffer) +
+                                            " works with --rx copy, not --rx " + rx_mode_name(m) +
+                                            " (it maps, splices or drops the data instead of landing it in the buffer)");
+            }
+        }
+    }
+}
+
 std::pair<double, double> parse_pair(const std::string& text, const char* what) {
     auto parts = split_commas(text);
     auto number = [&](const std::string& s) {
@@ -123,6 +169,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
     CLI::App app{kDescription};
     app.footer(kExamples);
     std::string tests = "stream", transports = "tcp", rx = "copy", memnode, irqcpus, sizes = "1M", cpus, bytes, lsock, rsock, iters, conf, align;
+    std::string buffer, gpu_path;
     app.add_option("-H,--host", o.servers, "zcserver to test against, HOST[:PORT]; repeat for several (default: an embedded server on loopback)");
     app.add_option("-p,--port", o.port, "control port for -H hosts given without one")->capture_default_str();
     app.add_option("-t,--test", tests, "stream (client sends), maerts (server sends), rr (request/response latency: "
@@ -179,6 +226,16 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                    "really are is read back and reported");
     app.add_option("--irq-cpus", irqcpus, "move the data device's IRQs to these CPUs for each test: LOCAL[,REMOTE], "
                    "same forms as --cpu; put back afterwards (needs root; the server needs --allow-irq-affinity)");
+    app.add_option("--buffer", buffer,
+                   "memory of the data buffers: LOCAL[,REMOTE], each host (pageable), pinned (cudaHostAlloc) or "
+                   "cuda[:N] (GPU memory, staged through pinned bounce buffers over TCP); one value sets the local side "
+                   "only, like --cpu: cuda:0,cuda:0 for GPU to GPU");
+    app.add_option("--gpu-path", gpu_path,
+                   "how GPU memory meets the network: staged (pinned bounce buffers, any transport), direct (the NIC "
+                   "DMAs GPU memory: GPUDirect RDMA, verbs only; TCP cannot), auto (default); MODE or LOCAL,REMOTE");
+    app.add_flag("--gpu-copy-bandwidth", o.gpu_copy_bandwidth,
+                 "measure cudaMemcpy's pinned and pageable host<->GPU bandwidth on each local GPU (the staged "
+                 "path's ceiling), then exit");
     app.add_option("--align", align, "buffer alignment in bytes, a power of two")->default_str("4096");
     app.add_option("-o,--output", o.output, "report format: human, csv or json")
         ->check(CLI::IsMember({"human", "csv", "json"}))->capture_default_str();
@@ -250,6 +307,9 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                 throw std::invalid_argument("--align must be a power of two up to 2M");
             }
         }
+        if (!buffer.empty()) parse_buffer_option(buffer, o.local.buffer, o.remote.buffer);
+        if (!gpu_path.empty()) parse_gpu_path_option(gpu_path, o.local.gpu_path, o.remote.gpu_path);
+        check_buffer_options(o);
         if (!iters.empty() || !conf.empty()) {
             o.goal = ConfidenceGoal{10, 3, 99, 5};
             if (!iters.empty()) {

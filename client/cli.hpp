@@ -26,6 +26,7 @@ struct ClientOptions {
     ConfidenceGoal goal;
     int connect_timeout_ms = 5000;
     bool topology = false;
+    bool gpu_copy_bandwidth = false;  // measure cudaMemcpy's host<->GPU bandwidth, then exit
     std::string auth_key_file;
     std::string command_line;
     bool sizes_given = false;  // -m given: otherwise each test kind takes its own default size
@@ -49,6 +50,14 @@ std::vector<TestSpec> expand_tests(const ClientOptions& o);
 
 // "0,1" -> local {0}, remote {1}; "0+2,1+3" -> lists; "0-3" -> local only; ",1" -> remote only.
 void parse_cpu_option(const std::string& text, std::vector<int>& local, std::vector<int>& remote);
+
+// "cuda:0,host" -> local cuda:0, remote host; "pinned" -> local only (like --cpu).
+void parse_buffer_option(const std::string& text, BufferSpec& local, BufferSpec& remote);
+// "staged" -> both sides; "direct,staged" -> local, remote.
+void parse_gpu_path_option(const std::string& text, GpuPath& local, GpuPath& remote);
+// Throws std::invalid_argument when a side's buffer memory cannot be used with the chosen paths
+// (GPU memory on a path that cannot stage it, --gpu-path direct on TCP, no CUDA in this build).
+void check_buffer_options(const ClientOptions& o);
 
 // "10,3" -> {10, 3} (netperf's -i MAX,MIN); "99,5" -> {99, 5} (-I LEVEL,WIDTH).
 std::pair<double, double> parse_pair(const std::string& text, const char* what);

@@ -24,6 +24,7 @@ SideResult merge_side(const std::vector<const SideResult*>& sides) {
     for (const auto* s : sides) total_s += s->cpu.elapsed_s;
     m.bytes = m.ops = 0;
     m.zerocopy = {};
+    m.memory.staging = {};
     m.elapsed_s = m.process_user_s = m.process_sys_s = 0;
     m.cpu.all = {};
     m.cpu.busy_cpu_s = m.cpu.elapsed_s = m.cpu.others.cpu_s = 0;
@@ -37,6 +38,7 @@ SideResult merge_side(const std::vector<const SideResult*>& sides) {
         m.bytes += s->bytes;
         m.ops += s->ops;
         m.zerocopy.add(s->zerocopy);
+        m.memory.staging.add(s->memory.staging);
         m.elapsed_s += s->elapsed_s;
         m.process_user_s += s->process_user_s;
         m.process_sys_s += s->process_sys_s;

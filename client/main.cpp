@@ -10,6 +10,7 @@
 #include "cli.hpp"
 #include "control_client.hpp"
 #include "embedded_server.hpp"
+#include "gpu_checks.hpp"
 #include "baseline.hpp"
 #include "iterations.hpp"
 #include "report/report_writer.hpp"
@@ -59,6 +60,7 @@ int main(int argc, char** argv) {
         zc::write_topology(std::cout, opt.output, zc::probe_host(), remotes);
         return 0;
     }
+    if (opt.gpu_copy_bandwidth) return zc::write_gpu_copy_bandwidth(std::cout, std::cerr, opt.output);
     std::unique_ptr<zc::EmbeddedServer> embedded;
     std::vector<zc::Endpoint> servers;
     try {
@@ -85,6 +87,13 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
         std::cerr << "zcperf: " << e.what() << "\n";
         return 1;
+    }
+
+    for (const auto& c : controls) {
+        if (auto problem = zc::remote_memory_problem(c->welcome().host, opt.remote.buffer); !problem.empty()) {
+            std::cerr << "zcperf: " << problem << "\n";
+            return 1;
+        }
     }
 
     zc::ReportHeader header;

@@ -5,10 +5,31 @@
 #include "protocol/messages.hpp"
 #include "system/cpu_list.hpp"
 #include "system/irq.hpp"
+#include "system/pcie_relation.hpp"
 
 namespace zc {
 
 namespace {
+
+struct GpuNicLink {
+    std::string gpu, nic, relation;
+    bool shares_root_port = false;
+};
+
+// Every GPU against every PCI network / RDMA device of one host, from the PCIe paths it reported.
+std::vector<GpuNicLink> gpu_nic_links(const Topology& t) {
+    std::vector<GpuNicLink> out;
+    for (const auto& g : t.devices) {
+        if (g.kind != "gpu") continue;
+        for (const auto& n : t.devices) {
+            if (n.kind == "gpu" || n.pci.empty()) continue;
+            PcieRelation r = pcie_relation(g.pcie_path, n.pcie_path);
+            out.push_back({g.name + " (" + g.pci + ")", n.name + " (" + n.pci + ")", describe(r, g.pcie_path, n.pcie_path),
+                           r.shares_root_port()});
+        }
+    }
+    return out;
+}
 
 std::string node_text(int node) { return node < 0 ? "node ? (not reported: one node, or the firmware is silent)" : "node " + std::to_string(node); }
 
@@ -27,6 +48,11 @@ void write_host(std::ostream& out, const HostInfo& h, const char* role, bool wit
         }
     }
     if (h.topology.devices.empty()) out << "  no PCI network or RDMA devices\n";
+    for (const auto& l : gpu_nic_links(h.topology)) {
+        out << fmt::format("  PCIe  {} <-> {}: {}{}\n", l.gpu, l.nic, l.relation,
+                           l.shares_root_port ? "" : "\n        warning: no common root port: GPU<->NIC traffic (GPUDirect RDMA, "
+                                                     "staging) crosses the root complex or the CPU interconnect");
+    }
 }
 
 }  // namespace
@@ -34,8 +60,17 @@ void write_host(std::ostream& out, const HostInfo& h, const char* role, bool wit
 void write_topology(std::ostream& out, const std::string& format, const HostInfo& local,
                     const std::vector<HostInfo>& remotes) {
     if (format == "json") {
-        nlohmann::json j = {{"local", to_json(local)}, {"remote", nlohmann::json::array()}};
-        for (const auto& r : remotes) j["remote"].push_back(to_json(r));
+        auto host_json = [](const HostInfo& h) {
+            auto j = to_json(h);
+            j["gpu_nic_pcie"] = nlohmann::json::array();
+            for (const auto& l : gpu_nic_links(h.topology)) {
+                j["gpu_nic_pcie"].push_back({{"gpu", l.gpu}, {"nic", l.nic}, {"relation", l.relation},
+                                             {"shares_root_port", l.shares_root_port}});
+            }
+            return j;
+        };
+        nlohmann::json j = {{"local", host_json(local)}, {"remote", nlohmann::json::array()}};
+        for (const auto& r : remotes) j["remote"].push_back(host_json(r));
         out << j.dump(2) << "\n";
         return;
     }

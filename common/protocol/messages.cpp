@@ -52,7 +52,7 @@ nlohmann::json to_json(const Topology& t) {
     for (const auto& [node, cpus] : t.node_cpus) nodes.push_back({{"node", node}, {"cpus", cpus}});
     nlohmann::json devices = nlohmann::json::array();
     for (const auto& d : t.devices) {
-        devices.push_back({{"kind", d.kind}, {"name", d.name}, {"pci", d.pci}, {"numa_node", d.numa_node}});
+        devices.push_back({{"kind", d.kind}, {"name", d.name}, {"pci", d.pci}, {"numa_node", d.numa_node}, {"pcie_path", d.pcie_path}});
     }
     return {{"nodes", nodes}, {"devices", devices}};
 }
@@ -67,7 +67,8 @@ Topology topology_from_json(const nlohmann::json& j) {
     for (const auto& n : nodes) t.node_cpus[field_in<int>(n, "node", 0, 65535)] = int_list(n, "cpus");
     for (const auto& d : devices) {
         t.devices.push_back({field<std::string>(d, "kind"), field<std::string>(d, "name"), field<std::string>(d, "pci"),
-                             field_in<int>(d, "numa_node", -1, 65535)});
+                             field_in<int>(d, "numa_node", -1, 65535),
+                             d.contains("pcie_path") ? field<std::string>(d, "pcie_path") : std::string()});  // optional: older peers
     }
     return t;
 }

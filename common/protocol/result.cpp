@@ -58,7 +58,7 @@ nlohmann::json to_json(const Placement& p) {
     for (const auto& [node, n] : p.buffer_pages_by_node) pages[std::to_string(node)] = n;
     return {{"interface", p.interface},   {"pci", p.pci},       {"device_numa_node", p.device_numa_node},
             {"mem_node", p.mem_node},     {"buffer_pages_by_node", pages}, {"cpu_nodes", p.cpu_nodes},
-            {"irqs", irqs},               {"irq_note", p.irq_note}};
+            {"irqs", irqs},               {"irq_note", p.irq_note},      {"gpu", to_json(p.gpu)}};
 }
 
 Placement placement_from_json(const nlohmann::json& j) {
@@ -88,6 +88,7 @@ Placement placement_from_json(const nlohmann::json& j) {
         p.irqs.push_back(std::move(r));
     }
     p.irq_note = field<std::string>(j, "irq_note");
+    if (j.contains("gpu")) p.gpu = gpu_placement_from_json(j.at("gpu"));  // optional: older peers
     return p;
 }
 
@@ -148,7 +149,8 @@ nlohmann::json to_json(const SideResult& s) {
             {"socket_send_buffer", s.socket_send_buffer},
             {"socket_recv_buffer", s.socket_recv_buffer},
             {"warnings", s.warnings},
-            {"messages", to_json(s.messages)}};
+            {"messages", to_json(s.messages)},
+            {"memory", to_json(s.memory)}};
     if (!s.rdma.empty()) j["rdma"] = to_json(s.rdma);
     return j;
 }
@@ -182,6 +184,7 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         for (const auto& w : array_field(j, "warnings", 64)) s.warnings.push_back(value_as<std::string>(w, "warnings"));
         if (j.contains("messages")) s.messages = message_side_from_json(j.at("messages"));  // absent from older servers
         if (j.contains("rdma")) s.rdma = rdma_info_from_json(j.at("rdma"));
+        if (j.contains("memory")) s.memory = memory_report_from_json(j.at("memory"));  // optional: older peers
         return s;
     } catch (const nlohmann::json::exception& e) {
         throw ProtocolError(std::string("malformed result: ") + e.what());

@@ -10,6 +10,7 @@
 #include "measure/cpu_meter.hpp"
 #include "protocol/message_stats.hpp"
 #include "protocol/rdma_info.hpp"
+#include "protocol/gpu_report.hpp"
 #include "protocol/test_spec.hpp"
 #include "transport/stream_counters.hpp"
 
@@ -34,6 +35,7 @@ struct Placement {
     std::vector<int> cpu_nodes;  // NUMA node of each data thread's CPU
     std::vector<IrqReport> irqs;
     std::string irq_note;        // e.g. loopback has no IRQs
+    GpuPlacement gpu;            // the GPU holding the buffers, and its PCIe relation to the device
 };
 
 struct SideResult {
@@ -55,6 +57,7 @@ struct SideResult {
     std::vector<std::string> warnings;
     MessageSide messages;  // rr, msgrate: messages (transactions) this side counted
     RdmaInfo rdma;  // RDMA paths: device, port, GID, MTU, link layer, CQ mode, registration cost
+    MemoryReport memory;  // buffer memory kind; GPU staging's cost
 
     double process_cpu_s() const { return process_user_s + process_sys_s; }
     double cpu_util_pct() const { return cpu.all.busy(); }

@@ -53,7 +53,9 @@ nlohmann::json to_json(const ServerSpec& s) {
             {"socket_buffer", s.side.socket_buffer},
             {"mem_node", s.side.mem_node},
             {"irq_cpus", s.side.irq_cpus},
-            {"batch", s.batch}};
+            {"batch", s.batch},
+            {"buffer", buffer_spec_name(s.side.buffer)},
+            {"gpu_path", gpu_path_name(s.side.gpu_path)}};
     if (is_rdma(s.transport)) {
         add_rdma_options(j, s.rdma);
         j["rdma_dev"] = s.side.rdma_dev;
@@ -103,6 +105,13 @@ ServerSpec server_spec_from_json(const nlohmann::json& j) {
     if (j.contains("rdma_dev")) {
         s.side.rdma_dev = field<std::string>(j, "rdma_dev");
         if (s.side.rdma_dev.size() > 64) throw ProtocolError("field 'rdma_dev' is longer than an RDMA device name");
+    }
+    // Optional: a peer that predates GPU buffers sends neither and means host memory.
+    try {
+        if (j.contains("buffer")) s.side.buffer = buffer_spec_from_name(field<std::string>(j, "buffer"));
+        if (j.contains("gpu_path")) s.side.gpu_path = gpu_path_from_name(field<std::string>(j, "gpu_path"));
+    } catch (const std::invalid_argument& e) {
+        throw ProtocolError(e.what());
     }
     return s;
 }

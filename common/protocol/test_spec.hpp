@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "protocol/rdma_options.hpp"
+#include "memory/buffer_spec.hpp"
+#include "memory/gpu_path.hpp"
 #include "transport/transport_registry.hpp"
 
 namespace zc {
@@ -38,6 +40,8 @@ struct SideSpec {
     int mem_node = -1;           // NUMA node of the data buffers; -1 = wherever the kernel puts them
     std::vector<int> irq_cpus;   // CPUs for the data device's IRQs during the test; empty = untouched
     std::string rdma_dev;        // --rdma-dev: the RDMA device the data must use ("" = the route's)
+    BufferSpec buffer{};         // where the data buffers live: host, pinned, cuda:N (--buffer)
+    GpuPath gpu_path = GpuPath::auto_;  // how GPU memory meets the network (--gpu-path)
 };
 
 struct TestSpec {

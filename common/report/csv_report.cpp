@@ -19,18 +19,22 @@ std::string side_columns(const char* p) {
         "{0}_host,{0}_role,{0}_bytes,{0}_elapsed_s,{0}_cpus,{0}_cpu_util_pct,{0}_user_pct,{0}_system_pct,{0}_irq_pct,"
         "{0}_softirq_pct,{0}_steal_pct,{0}_path,{0}_zc_sent_bytes,{0}_zc_copied_bytes,{0}_rx_mapped_bytes,"
         "{0}_rx_copied_bytes,{0}_service_demand_us_per_kb,{0}_process_cpu_util_pct,"
-        "{0}_process_service_demand_us_per_kb,{0}_test_cpus_service_demand_us_per_kb,{0}_other_processes_cpu_s",
+        "{0}_process_service_demand_us_per_kb,{0}_test_cpus_service_demand_us_per_kb,{0}_other_processes_cpu_s,"
+        "{0}_buffer,{0}_staged_bytes,{0}_stage_copy_s,{0}_stage_wait_s",
         p);
 }
 
 std::string side_values(const SideResult& s) {
     const CpuShare& a = s.cpu.all;
-    return fmt::format("{},{},{},{:.6f},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{},{:.5f},{:.3f},{:.5f},{:.5f},{:.3f}",
+    return fmt::format("{},{},{},{:.6f},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{},{:.5f},{:.3f},{:.5f},{:.5f},{:.3f},"
+                       "{},{},{:.6f},{:.6f}",
                        quoted(s.host), role_name(s.role), s.bytes, s.elapsed_s, quoted(format_cpu_list(s.cpus)),
                        s.cpu_util_pct(), a.user + a.nice, a.system, a.irq, a.softirq, a.steal, s.path,
                        s.zerocopy.sent_bytes, s.zerocopy.copied_bytes, s.zerocopy.rx_mapped_bytes, s.zerocopy.rx_copied_bytes,
                        s.service_demand_us_per_kb(), s.process_cpu_util_pct(), s.process_service_demand_us_per_kb(),
-                       service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes), s.cpu.others.cpu_s);
+                       service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes), s.cpu.others.cpu_s, s.memory.buffer,
+                       s.memory.staging.bytes, static_cast<double>(s.memory.staging.copy_ns) * 1e-9,
+                       static_cast<double>(s.memory.staging.wait_ns) * 1e-9);
 }
 
 std::string message_values(const TestResult& r) {

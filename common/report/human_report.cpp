@@ -39,6 +39,11 @@ std::string placement_line(const SideResult& s) {
                            i.affinity != i.affinity_before ? " (was " + i.affinity_before + ")" : "", i.interrupts);
     }
     if (!p.irq_note.empty()) out += "; " + p.irq_note;
+    if (!p.gpu.device.empty()) {
+        out += fmt::format("; GPU {} {}{}{}", p.gpu.device, p.gpu.name, p.gpu.pci.empty() ? "" : " (" + p.gpu.pci,
+                           p.gpu.pci.empty() ? "" : fmt::format(", node {})", p.gpu.numa_node));
+        if (!p.gpu.nic_relation.empty()) out += ", to the NIC: " + p.gpu.nic_relation;
+    }
     return out;
 }
 
@@ -46,6 +51,21 @@ std::string placement_line(const SideResult& s) {
 const char* side_role(const TestResult& r, const SideResult& s) {
     if (r.test == TestKind::rr) return s.role == Role::send ? "asks" : "answers";
     return role_name(s.role);
+}
+
+// Only for buffers other than pageable host memory: what they were and what staging cost.
+std::string memory_line(const SideResult& s) {
+    const MemoryReport& m = s.memory;
+    if (m.buffer == "host") return "";
+    if (m.gpu_path.empty()) return m.buffer + " host memory (cudaHostAlloc), used directly";
+    const StagingCounts& st = m.staging;
+    double copy_s = static_cast<double>(st.copy_ns) * 1e-9;
+    return fmt::format("{} {} through {} x {} pinned bounce buffers{}: {} B in {} copies, GPU copy time {:.3f} s "
+                       "({:.1f} GB/s while copying, {:.0f}% of the interval), thread waited {:.3f} s for copies",
+                       m.buffer, m.gpu_path, m.stage_slots, format_size(m.stage_slot_bytes),
+                       m.stage_batch > 1 ? fmt::format(" ({} messages per copy)", m.stage_batch) : "", st.bytes, st.copies, copy_s,
+                       copy_s > 0 ? static_cast<double>(st.bytes) / copy_s / 1e9 : 0.0,
+                       s.elapsed_s > 0 ? 100.0 * copy_s / s.elapsed_s : 0.0, static_cast<double>(st.wait_ns) * 1e-9);
 }
 
 std::string label(const TestResult& r) {
@@ -90,6 +110,7 @@ public:
                                 s->cpu.others.cpu_s);
             out_ << "           placement: " << placement_line(*s) << "\n";
             if (!s->rdma.empty()) out_ << "           rdma: " << describe(s->rdma) << "\n";
+            if (auto m = memory_line(*s); !m.empty()) out_ << "           memory: " << m << "\n";
         }
         if (!r.baseline.transport.empty()) {
             out_ << fmt::format("    vs {}: throughput {:.2f}x, local SD {:.2f}x, remote SD {:.2f}x\n", r.baseline.transport,

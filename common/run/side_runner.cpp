@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "measure/cpu_meter.hpp"
+#include "run/gpu_placement.hpp"
 #include "system/affinity.hpp"
 #include "system/numa.hpp"
 #include "system/topology.hpp"
@@ -73,6 +74,7 @@ void SideRunner::note_placement_mismatches(SideResult& r) const {
         r.warnings.push_back(p.interface + " sits on NUMA node " + std::to_string(p.device_numa_node) +
                              " but the data threads run on node(s) " + format_cpu_list({cpu_nodes.begin(), cpu_nodes.end()}));
     }
+    note_gpu_placement(p, cpu_nodes, r.warnings);
 }
 
 namespace {
@@ -99,6 +101,7 @@ SideRunner::SideRunner(SideConfig config, std::vector<DataConnection> fds)
         s.cpu = cfg_.half.side.cpus.empty() ? -1 : cfg_.half.side.cpus[i % cfg_.half.side.cpus.size()];
     }
     place_interrupts();  // may throw (not permitted): before any thread exists
+    place_gpu(placement_, cfg_.half.side.buffer);
     for (size_t i = 0; i < streams_.size(); ++i) {
         streams_[i].thread = std::thread([this, i] { run_stream(streams_[i], static_cast<int>(i)); });
     }
@@ -137,7 +140,8 @@ void SideRunner::run_stream(Stream& s, int index) {
     SendPath send_path;
     RecvPath recv_path;
     ExchangePath exchange;  // rr, msgrate: both directions or counted messages (exchange_path.hpp)
-    PathOptions opt{cfg_.half.message_size, cfg_.half.alignment, cfg_.half.uring_fixed};
+    PathOptions opt{cfg_.half.message_size, cfg_.half.alignment, cfg_.half.uring_fixed, cfg_.half.side.buffer,
+                    cfg_.half.side.gpu_path};
     try {
         if (s.cpu >= 0) pin_current_thread(s.cpu);
         if (cfg_.half.side.mem_node >= 0) bind_thread_memory(cfg_.half.side.mem_node);  // the policy ends with the thread
@@ -232,6 +236,7 @@ SideResult SideRunner::finish() {
         total.bytes += s.counters.bytes;
         total.ops += s.counters.ops;
         total.zerocopy.add(s.counters.zerocopy);
+        total.staging.add(s.counters.staging);
         r.stream_bytes.push_back(s.counters.bytes);
         r.cpus.push_back(s.ran_on);
         for (const auto& [node, pages] : s.buffer_nodes) r.placement.buffer_pages_by_node[node] += pages;
@@ -251,6 +256,7 @@ SideResult SideRunner::finish() {
     r.bytes = total.bytes;
     r.ops = total.ops;
     r.zerocopy = total.zerocopy;
+    r.memory = memory_report(cfg_.half.side, cfg_.half.message_size, total.staging);
     if (!streams_.empty() && tcp_fd(streams_[0].conn) >= 0) {
         auto [snd, rcv] = socket_buffers(tcp_fd(streams_[0].conn));
         r.socket_send_buffer = snd;

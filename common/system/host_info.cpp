@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "cuda/gpu_topology.hpp"
 #include "system/affinity.hpp"
 #include "transport/transport_registry.hpp"
 
@@ -28,8 +29,9 @@ HostInfo probe_host() {
         h.numa_nodes.push_back(0);
     }
     h.transports = available_transports();
-    h.memory_types = {"host"};
+    h.memory_types = cuda::memory_types();
     h.topology = read_topology();
+    for (auto& g : cuda::gpu_localities()) h.topology.devices.push_back(std::move(g));
     return h;
 }
 

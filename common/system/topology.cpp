@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "system/cpu_list.hpp"
+#include "system/pcie_relation.hpp"
 
 namespace zc {
 
@@ -67,6 +68,7 @@ Topology read_topology(const std::string& sysfs) {
         d.name = e.path().filename().string();
         d.pci = pci_of(e.path() / "device");
         d.numa_node = read_node(e.path() / "device");
+        d.pcie_path = pcie_path_of(e.path() / "device");
         t.devices.push_back(d);
     }
     return t;
@@ -104,6 +106,7 @@ DeviceLocality interface_locality(const std::string& iface, const std::string& s
     std::error_code ec;
     if (!fs::exists(dev, ec)) return d;  // virtual: lo, veth, bridges
     d.pci = pci_of(dev);
+    d.pcie_path = pcie_path_of(dev);
     fs::path real = fs::canonical(dev, ec);
     // virtio: the net device hangs off virtioN under the PCI function, which holds numa_node.
     for (fs::path p = real; !ec && !p.empty() && p != p.root_path(); p = p.parent_path()) {
@@ -112,6 +115,19 @@ DeviceLocality interface_locality(const std::string& iface, const std::string& s
             break;
         }
     }
+    return d;
+}
+
+DeviceLocality pci_locality(const std::string& kind, const std::string& name, const std::string& pci,
+                            const std::string& sysfs) {
+    DeviceLocality d;
+    d.kind = kind;
+    d.name = name;
+    d.pci = pci;
+    if (pci.empty()) return d;
+    fs::path dev = fs::path(sysfs) / "bus/pci/devices" / pci;
+    d.numa_node = read_node(dev);
+    d.pcie_path = pcie_path_of(dev);
     return d;
 }
 

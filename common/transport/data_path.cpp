@@ -5,9 +5,39 @@
 
 namespace zc {
 
+namespace {
+
+HostMemory host_memory(const BufferSpec& b) { return b.kind == MemoryKind::pinned ? HostMemory::pinned : HostMemory::pageable; }
+
+// Buffer memory other than pageable host memory is for the copy paths (send/recv) only: the
+// others hand the kernel page-cache, pipe or mapped pages, which GPU or pinned memory cannot be.
+void require_copy_path(const BufferSpec& b, bool copy_path, const std::string& path) {
+    if (b.kind == MemoryKind::host || copy_path) return;
+    throw std::invalid_argument("--buffer " + buffer_spec_name(b) + " works with the copying paths only (-T tcp, --rx copy), not " +
+                                path + "; use -T tcp / --rx copy for " + buffer_spec_name(b) + " buffers");
+}
+
+// GPU memory over TCP is always staged; asking for direct is an error that says so.
+bool staged(const PathOptions& o, Transport t) {
+    if (!o.buffer.on_gpu()) return false;
+    resolve_gpu_path(o.gpu_path, path_can_dma_gpu(t), transport_name(t));
+    return true;
+}
+
+}  // namespace
+
+bool path_can_dma_gpu(Transport) { return false; }
+
 void make_send_path(SendPath& path, Transport t, int fd, const PathOptions& o) {
+    require_copy_path(o.buffer, t == Transport::tcp, transport_name(t));
     switch (t) {
-        case Transport::tcp: path.emplace<TcpCopySender>(fd, o.message_size, o.alignment); return;
+        case Transport::tcp:
+            if (staged(o, t)) {
+                path.emplace<TcpStagedSender>(fd, o.message_size, o.alignment, o.buffer.device);
+            } else {
+                path.emplace<TcpCopySender>(fd, o.message_size, o.alignment, host_memory(o.buffer));
+            }
+            return;
         case Transport::tcp_sendfile: path.emplace<TcpSendfileSender>(fd, o.message_size); return;
         case Transport::tcp_msgzc: path.emplace<TcpMsgZerocopySender>(fd, o.message_size, o.alignment); return;
         case Transport::tcp_uringzc: path.emplace<TcpUringZcSender>(fd, o.message_size, o.alignment, o.uring_fixed); return;
@@ -17,8 +47,15 @@ void make_send_path(SendPath& path, Transport t, int fd, const PathOptions& o) {
 }
 
 void make_recv_path(RecvPath& path, RxMode m, int fd, const PathOptions& o) {
+    require_copy_path(o.buffer, m == RxMode::copy, std::string("--rx ") + rx_mode_name(m));
     switch (m) {
-        case RxMode::copy: path.emplace<TcpCopyReceiver>(fd, o.message_size, o.alignment); return;
+        case RxMode::copy:
+            if (staged(o, Transport::tcp)) {
+                path.emplace<TcpStagedReceiver>(fd, o.message_size, o.alignment, o.buffer.device);
+            } else {
+                path.emplace<TcpCopyReceiver>(fd, o.message_size, o.alignment, host_memory(o.buffer));
+            }
+            return;
         case RxMode::zerocopy: path.emplace<TcpZerocopyReceiver>(fd, o.message_size); return;
         case RxMode::splice: path.emplace<TcpSpliceReceiver>(fd, o.message_size); return;
         case RxMode::trunc: path.emplace<TcpTruncReceiver>(fd, o.message_size); return;

@@ -5,7 +5,10 @@
 #include <variant>
 
 #include "protocol/result.hpp"
+#include "memory/buffer_spec.hpp"
+#include "memory/gpu_path.hpp"
 #include "transport/tcp_copy.hpp"
+#include "transport/tcp_gpu_staged.hpp"
 #include "transport/tcp_msg_zerocopy.hpp"
 #include "transport/tcp_rx_discard.hpp"
 #include "transport/tcp_rx_zerocopy.hpp"
@@ -25,14 +28,22 @@
 
 namespace zc {
 
-using SendPath = std::variant<std::monostate, TcpCopySender, TcpSendfileSender, TcpMsgZerocopySender, TcpUringZcSender ZC_RDMA_SEND_PATHS>;
-using RecvPath = std::variant<std::monostate, TcpCopyReceiver, TcpZerocopyReceiver, TcpSpliceReceiver, TcpTruncReceiver ZC_RDMA_RECV_PATHS>;
+using SendPath = std::variant<std::monostate, TcpCopySender, TcpSendfileSender, TcpMsgZerocopySender, TcpUringZcSender,
+                              TcpStagedSender ZC_RDMA_SEND_PATHS>;
+using RecvPath = std::variant<std::monostate, TcpCopyReceiver, TcpZerocopyReceiver, TcpSpliceReceiver, TcpTruncReceiver,
+                              TcpStagedReceiver ZC_RDMA_RECV_PATHS>;
 
 struct PathOptions {
     size_t message_size = 0;
     size_t alignment = 4096;
     bool uring_fixed = false;
+    BufferSpec buffer{};                // host, pinned or GPU memory (--buffer)
+    GpuPath gpu_path = GpuPath::auto_;  // how GPU memory meets the network (--gpu-path)
 };
+
+// Whether a transport can have the NIC DMA into GPU memory itself (GPUDirect RDMA). No TCP path can:
+// the socket code copies through CPU-addressable pages. Verbs transports answer true.
+bool path_can_dma_gpu(Transport t);
 
 // Construct in place (some paths own kernel objects that cannot move). Throw std::runtime_error
 // naming what is missing (no io_uring, SO_ZEROCOPY refused, ...).

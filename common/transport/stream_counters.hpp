@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "transport/staging_counts.hpp"
+
 namespace zc {
 
 // The kernel's own word on zero-copy: what MSG_ZEROCOPY / io_uring SEND_ZC completions and
@@ -33,6 +35,7 @@ struct StreamCounters {
     ZeroCopyCounts zerocopy;
     uint64_t messages = 0;  // rr: transactions completed / answered; msgrate: whole messages sent / received
     uint64_t segments = 0;  // rr, msgrate: TCP data segments this stream sent (received, msgrate receiver)
+    StagingCounts staging;  // GPU memory staged through host bounce buffers (zeros for host memory)
 };
 
 // When a sending loop ends: at a monotonic deadline, or after a byte budget (0 = no budget), or when

@@ -13,7 +13,8 @@ StreamCounters recv_until_end(int fd, std::byte* buf, size_t len, int flags, con
 
 class TcpCopySender {
 public:
-    TcpCopySender(int fd, size_t message_size, size_t alignment) : fd_(fd), buf_(message_size, alignment) {}
+    TcpCopySender(int fd, size_t message_size, size_t alignment, HostMemory memory = HostMemory::pageable)
+        : fd_(fd), buf_(message_size, alignment, memory) {}
     // Sends until the stop rule says so, then shuts the write side down (the receiver sees the end).
     StreamCounters run(const StopRule& stop);
     const HostBuffer& buffer() const { return buf_; }
@@ -25,7 +26,8 @@ private:
 
 class TcpCopyReceiver {
 public:
-    TcpCopyReceiver(int fd, size_t message_size, size_t alignment) : fd_(fd), buf_(message_size, alignment) {}
+    TcpCopyReceiver(int fd, size_t message_size, size_t alignment, HostMemory memory = HostMemory::pageable)
+        : fd_(fd), buf_(message_size, alignment, memory) {}
     StreamCounters run();  // until the peer ends the stream
     const HostBuffer& buffer() const { return buf_; }
 

@@ -1,0 +1,22 @@
+#!/bin/bash
+# Packs the built binaries (stripped), the Debian shared libraries they need (from ldd) and the run
+# scripts into DEST (e.g. the lead checkout's ignored .devcarry/) for the device tool's `carry`.
+#   bench/device/pack_for_device.sh BUILD_DIR DEST
+set -euo pipefail
+BUILD=${1:-build}
+DEST=${2:?destination folder}
+HERE=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$DEST"
+mkdir -p "$DEST/bin" "$DEST/lib" "$DEST/glibc"
+for b in zcperf zcserver tests/gpu/zcperf_gpu_tests; do
+    strip -o "$DEST/bin/$(basename $b)" "$BUILD/$b"
+done
+for lib in $(ldd "$BUILD/zcperf" "$BUILD/tests/gpu/zcperf_gpu_tests" | awk '/=> \//{print $3}' | sort -u); do
+    case $(basename "$lib") in
+        libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*) cp -L "$lib" "$DEST/glibc/" ;;
+        *) cp -L "$lib" "$DEST/lib/" ;;
+    esac
+done
+cp -L /lib64/ld-linux-x86-64.so.2 "$DEST/glibc/"
+cp "$HERE/run_on_h200.sh" "$HERE/../gpu_matrix.sh" "$DEST/"
+du -sh "$DEST"

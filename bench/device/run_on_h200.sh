@@ -1,0 +1,49 @@
+#!/bin/bash
+# Runs on the lent GPU machine from a carried folder (pack_for_device.sh made it): binaries built on
+# Debian 12 plus the shared libraries they need. Probes the machine, runs the GPU tests, an optional
+# staging-shape sweep, and the matrix; everything lands in $OUT.
+#   run_on_h200.sh [tests] [tune] [matrix]
+set -u
+D=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+steps=${*:-tests tune matrix}
+glibc=$(ldd --version 2>/dev/null | head -1 | grep -oE '[0-9]+\.[0-9]+$')
+# Debian 12's binaries need glibc >= 2.36; an older system runs them through the carried loader.
+if [ "$(printf '%s\n' 2.36 "$glibc" | sort -V | head -1)" = 2.36 ]; then
+    RUN="env LD_LIBRARY_PATH=$D/lib"
+else
+    RUN="$D/glibc/ld-linux-x86-64.so.2 --library-path $D/lib:$D/glibc"
+fi
+{
+    echo "== $(date -u +%FT%TZ) glibc $glibc -> RUN=$RUN"
+    head -3 /etc/os-release; uname -r; nproc
+    lscpu | grep -E 'Model name|Socket|Core|Thread|NUMA|L3' || true
+    nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,memory.total --format=csv || true
+    nvidia-smi topo -m 2>&1 | head -8 || true
+    ls /sys/class/net; ls /sys/class/infiniband 2>/dev/null || true
+    $RUN "$D/bin/zcperf" --version
+} 2>&1 | tee "$OUT/probe.txt"
+
+if [[ " $steps " == *" tests "* ]]; then
+    echo "== GPU tests" | tee "$OUT/gpu-tests.txt"
+    ZCPERF_BIN="$RUN $D/bin/zcperf" timeout 300 $RUN "$D/bin/zcperf_gpu_tests" 2>&1 | tee -a "$OUT/gpu-tests.txt" | tail -60
+fi
+
+if [[ " $steps " == *" tune "* ]]; then
+    # Bounce slot size and count for staged D-D against H-H, at 4M and 64M.
+    {
+        for size in 4M 64M; do
+            printf '%-6s H-H          ' $size; timeout 30 $RUN "$D/bin/zcperf" --cpu ${CPUS:-2,4} -m $size -l 2 -o csv | tail -1 | cut -d, -f8
+            for shape in 256K:8 512K:4 1M:4 2M:4 4M:3; do
+                printf '%-6s D-D %-8s ' $size $shape
+                ZCPERF_STAGE_CHUNK=${shape%:*} ZCPERF_STAGE_SLOTS=${shape#*:} timeout 30 $RUN "$D/bin/zcperf" --buffer cuda,cuda \
+                    --cpu ${CPUS:-2,4} -m $size -l 2 -o csv | tail -1 | cut -d, -f8
+            done
+        done
+    } 2>&1 | tee "$OUT/tune.txt"
+fi
+
+if [[ " $steps " == *" matrix "* ]]; then
+    ZCPERF_RUN="$RUN" bash "$D/gpu_matrix.sh" "$D/bin/zcperf" "$OUT/h200-gpu" 2>"$OUT/matrix-progress.txt" | tail -30
+fi

@@ -1,0 +1,86 @@
+#include "system/pcie_relation.hpp"
+
+#include <vector>
+
+namespace zc {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_pci_function(const std::string& n) { return n.size() == 12 && n[4] == ':' && n[7] == ':' && n[10] == '.'; }
+bool is_host_bridge(const std::string& n) { return n.size() >= 7 && n.rfind("pci", 0) == 0 && n.find(':') != std::string::npos; }
+
+std::vector<std::string> split_path(const std::string& p) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= p.size() && !p.empty()) {
+        size_t slash = p.find('/', start);
+        out.push_back(p.substr(start, slash == std::string::npos ? std::string::npos : slash - start));
+        if (slash == std::string::npos) break;
+        start = slash + 1;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string pcie_path_of(const fs::path& device_link) {
+    std::error_code ec;
+    fs::path real = fs::canonical(device_link, ec);
+    if (ec) return "";
+    // Keep the host bridge and the PCI functions below it; stop at the last PCI function (a net
+    // device hangs off virtioN or similar below its function).
+    std::string out, pending;
+    bool in_pci = false;
+    for (const auto& part : real) {
+        std::string n = part.string();
+        if (!in_pci) {
+            if (is_host_bridge(n)) {
+                in_pci = true;
+                out = n;
+            }
+            continue;
+        }
+        if (!is_pci_function(n)) break;
+        out += "/" + n;
+    }
+    return in_pci && out.find('/') != std::string::npos ? out : "";
+}
+
+PcieRelation pcie_relation(const std::string& path_a, const std::string& path_b) {
+    PcieRelation r;
+    if (path_a.empty() || path_b.empty()) return r;
+    auto a = split_path(path_a), b = split_path(path_b);
+    if (a.size() < 2 || b.size() < 2) return r;
+    size_t common = 0;
+    while (common < a.size() && common < b.size() && a[common] == b[common]) ++common;
+    if (common == 0) {
+        r.link = PcieLink::different_host_bridges;
+        return r;
+    }
+    r.common = a[common - 1];
+    if (common == 1) {
+        r.link = PcieLink::same_host_bridge;
+    } else if (common == 2) {
+        r.link = PcieLink::same_root_port;
+    } else {
+        r.link = PcieLink::same_switch;
+    }
+    return r;
+}
+
+std::string describe(const PcieRelation& r, const std::string& path_a, const std::string& path_b) {
+    auto first = [](const std::string& p) { return p.substr(0, p.find('/')); };
+    switch (r.link) {
+        case PcieLink::same_switch: return "same PCIe switch (via " + r.common + ")";
+        case PcieLink::same_root_port: return "same PCIe root port (" + r.common + ")";
+        case PcieLink::same_host_bridge: return "different root ports of host bridge " + r.common + " (through the root complex)";
+        case PcieLink::different_host_bridges:
+            return "different host bridges (" + first(path_a) + " vs " + first(path_b) + ": across the CPU interconnect)";
+        case PcieLink::unknown: break;
+    }
+    return "unknown (not both on PCI)";
+}
+
+}  // namespace zc

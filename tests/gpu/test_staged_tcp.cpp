@@ -1,0 +1,166 @@
+// Staged TCP over a real socket pair: the data really lands in the receiver's GPU memory, at the
+// right offsets, whichever side is on the GPU, and the staging is counted.
+#include <gtest/gtest.h>
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "cuda/copy.hpp"
+#include "gpu_test.hpp"
+#include "memory/pattern.hpp"
+#include "transport/data_path.hpp"
+#include "unique_fd.hpp"
+
+using namespace zc;
+
+namespace {
+
+struct Pair {
+    UniqueFd tx, rx;
+    Pair() {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) throw std::runtime_error("socketpair");
+        tx.reset(sv[0]);
+        rx.reset(sv[1]);
+    }
+};
+
+PathOptions options(size_t message_size, BufferSpec b) {
+    PathOptions o;
+    o.message_size = message_size;
+    o.buffer = b;
+    return o;
+}
+
+// Checks the GPU buffer (its first `bytes`; a ring of messages of `m` bytes) against the pattern,
+// and prints a few samples.
+void expect_pattern_on_gpu(const cuda::DeviceBuffer& d, size_t m, size_t bytes = SIZE_MAX) {
+    std::vector<std::byte> out(std::min(d.size(), bytes));
+    cuda::copy(out.data(), d.data(), out.size());
+    size_t bad = 0;
+    for (size_t i = 0; i < out.size(); ++i) bad += out[i] != pattern_byte(i % m);
+    EXPECT_EQ(bad, 0u) << "bytes in GPU memory that are not the sender's data";
+    std::cout << "GPU samples: [0]=" << char(out[0]) << " [" << out.size() / 2 << "]=" << char(out[out.size() / 2])
+              << " [" << out.size() - 1 << "]=" << char(out.back()) << " (" << out.size() << " bytes checked)\n";
+}
+
+}  // namespace
+
+TEST(StagedTcp, GpuToGpuLandsThePatternInGpuMemory) {
+    ZC_REQUIRE_GPU();
+    const size_t m = (5u << 20) + 4096;  // messages are not a multiple of the 1 MiB slot
+    const uint64_t budget = 3 * m + m / 2;
+    Pair p;
+    SendPath s;
+    RecvPath r;
+    make_send_path(s, Transport::tcp, p.tx.get(), options(m, {MemoryKind::cuda, 0}));
+    make_recv_path(r, RxMode::copy, p.rx.get(), options(m, {MemoryKind::cuda, 0}));
+    ASSERT_TRUE(std::holds_alternative<TcpStagedSender>(s));
+    ASSERT_TRUE(std::holds_alternative<TcpStagedReceiver>(r));
+    std::atomic<bool> abort{false};
+    StopRule stop;
+    stop.abort = &abort;
+    stop.byte_budget = budget;
+    StreamCounters rc;
+    std::thread rt([&] { rc = run_recv_path(r, StopRule{}); });
+    StreamCounters sc = run_send_path(s, stop);
+    rt.join();
+    ASSERT_EQ(sc.error, 0) << sc.failed_call;
+    ASSERT_EQ(rc.error, 0) << rc.failed_call;
+    EXPECT_EQ(sc.bytes, budget);
+    EXPECT_EQ(rc.bytes, budget);
+    EXPECT_EQ(sc.staging.bytes, budget);
+    EXPECT_EQ(rc.staging.bytes, budget);
+    EXPECT_GT(sc.staging.copy_ns, 0u);
+    EXPECT_GT(rc.staging.copy_ns, 0u);
+    expect_pattern_on_gpu(std::get<TcpStagedReceiver>(r).device_buffer(), m);
+}
+
+TEST(StagedTcp, HostToGpuLandsThePatternInGpuMemory) {
+    ZC_REQUIRE_GPU();
+    const size_t m = 3u << 20;
+    Pair p;
+    SendPath s;
+    RecvPath r;
+    make_send_path(s, Transport::tcp, p.tx.get(), options(m, {MemoryKind::host, 0}));
+    make_recv_path(r, RxMode::copy, p.rx.get(), options(m, {MemoryKind::cuda, 0}));
+    std::atomic<bool> abort{false};
+    StopRule stop;
+    stop.abort = &abort;
+    stop.byte_budget = 4 * m;
+    StreamCounters rc;
+    std::thread rt([&] { rc = run_recv_path(r, StopRule{}); });
+    StreamCounters sc = run_send_path(s, stop);
+    rt.join();
+    EXPECT_EQ(rc.bytes, 4 * m);
+    EXPECT_EQ(rc.staging.bytes, 4 * m);
+    EXPECT_EQ(sc.staging.bytes, 0u);
+    expect_pattern_on_gpu(std::get<TcpStagedReceiver>(r).device_buffer(), m);
+}
+
+TEST(StagedTcp, GpuToHostSendsTheGpuDataInOrder) {
+    ZC_REQUIRE_GPU();
+    const size_t m = (2u << 20) + 100;
+    const uint64_t budget = 5 * m;
+    Pair p;
+    SendPath s;
+    make_send_path(s, Transport::tcp, p.tx.get(), options(m, {MemoryKind::cuda, 0}));
+    std::atomic<bool> abort{false};
+    StopRule stop;
+    stop.abort = &abort;
+    stop.byte_budget = budget;
+    uint64_t got = 0, bad = 0;
+    std::thread rt([&] {
+        std::vector<std::byte> buf(1 << 16);
+        ssize_t n;
+        while ((n = ::recv(p.rx.get(), buf.data(), buf.size(), 0)) > 0) {
+            for (ssize_t i = 0; i < n; ++i) bad += buf[static_cast<size_t>(i)] != pattern_byte((got + static_cast<uint64_t>(i)) % m);
+            got += static_cast<uint64_t>(n);
+        }
+    });
+    StreamCounters sc = run_send_path(s, stop);
+    rt.join();
+    EXPECT_EQ(got, budget);
+    EXPECT_EQ(bad, 0u) << "bytes on the wire that are not the GPU buffer's";
+    EXPECT_EQ(sc.staging.bytes, budget);
+}
+
+TEST(StagedTcp, PinnedHostMemoryIsUsedDirectly) {
+    ZC_REQUIRE_GPU();
+    Pair p;
+    SendPath s;
+    make_send_path(s, Transport::tcp, p.tx.get(), options(1 << 20, {MemoryKind::pinned, 0}));
+    ASSERT_TRUE(std::holds_alternative<TcpCopySender>(s));
+    EXPECT_TRUE(buffer_of(s)->pinned());
+}
+
+TEST(StagedTcp, SmallMessagesAreStagedInBatchesButSentOneByOne) {
+    ZC_REQUIRE_GPU();
+    const size_t m = 8;
+    Pair p;
+    SendPath s;
+    RecvPath r;
+    make_send_path(s, Transport::tcp, p.tx.get(), options(m, {MemoryKind::cuda, 0}));
+    make_recv_path(r, RxMode::copy, p.rx.get(), options(m, {MemoryKind::cuda, 0}));
+    std::atomic<bool> abort{false};
+    StopRule stop;
+    stop.abort = &abort;
+    StageShape shape = stage_shape(m);
+    ASSERT_GT(shape.batch, 1000u);
+    stop.byte_budget = 8 * (shape.batch + 1000);  // one whole batch, then 1000 messages more
+    StreamCounters rc;
+    std::thread rt([&] { rc = run_recv_path(r, StopRule{}); });
+    StreamCounters sc = run_send_path(s, stop);
+    rt.join();
+    EXPECT_EQ(rc.bytes, stop.byte_budget);
+    EXPECT_EQ(sc.ops, shape.batch + 1000);  // one send() per message
+    EXPECT_EQ(sc.staging.copies, 2u);       // one copy per batch
+    EXPECT_EQ(rc.staging.copies, 2u);
+    const auto& gpu = std::get<TcpStagedReceiver>(r).device_buffer();
+    EXPECT_EQ(gpu.size(), 8 * shape.batch);
+    expect_pattern_on_gpu(gpu, m);
+}
