@@ -1,6 +1,6 @@
 #include "protocol/rdma_info.hpp"
 
-#include <fmt/format.h>
+#include <cstdio>
 
 #include "protocol/json_fields.hpp"
 
@@ -45,14 +45,23 @@ RdmaInfo rdma_info_from_json(const nlohmann::json& j) {
 }
 
 std::string describe(const RdmaInfo& r) {
-    std::string out = r.device.empty() ? std::string("rsockets") : fmt::format("{} port {}", r.device, r.port);
-    if (r.gid_index >= 0) out += fmt::format(", GID index {}", r.gid_index);
-    if (r.mtu > 0) out += fmt::format(", MTU {}", r.mtu);
+    // snprintf rather than fmt: the protocol files also build alone (the fuzzer links no fmt).
+    char b[160];
+    std::string out = r.device.empty() ? std::string("rsockets") : r.device + " port " + std::to_string(r.port);
+    if (r.gid_index >= 0) out += ", GID index " + std::to_string(r.gid_index);
+    if (r.mtu > 0) out += ", MTU " + std::to_string(r.mtu);
     if (!r.link_layer.empty()) out += ", " + r.link_layer;
-    if (r.qps > 0) out += fmt::format(", {} QP{}", r.qps, r.qps == 1 ? "" : "s");
-    if (!r.cq_mode.empty()) out += ", CQ " + r.cq_mode + (r.cq_mode == "poll" ? " (busy-polling shows as user time)" : " (completion channel)");
-    out += fmt::format("; registration {:.2f} ms for {} B, outside the interval", r.registration_ms, r.registered_bytes);
-    if (r.credit_waits) out += fmt::format("; {} waits for receiver credits", r.credit_waits);
+    if (r.qps > 0) out += ", " + std::to_string(r.qps) + (r.qps == 1 ? " QP" : " QPs");
+    if (!r.cq_mode.empty())
+        out += ", CQ " + r.cq_mode + (r.cq_mode == "poll" ? " (busy-polling shows as user time)" : " (completion channel)");
+    if (r.registered_bytes > 0) {
+        std::snprintf(b, sizeof(b), "; registration %.2f ms for %llu B, outside the interval", r.registration_ms,
+                      static_cast<unsigned long long>(r.registered_bytes));
+        out += b;
+    } else if (r.cq_mode.empty()) {
+        out += "; rsockets register their own buffers at connection time";
+    }
+    if (r.credit_waits) out += "; " + std::to_string(r.credit_waits) + " waits for receiver credits";
     return out;
 }
 

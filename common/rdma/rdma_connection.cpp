@@ -74,6 +74,42 @@ bool needs_ring(Role role) { return role == Role::recv; }
 
 }  // namespace
 
+void fill_device_info(rdma_cm_id* id, RdmaInfo& info) {
+    ibv_context* ctx = id->verbs;
+    info.device = ibv_get_device_name(ctx->device);
+    info.port = id->port_num;
+    ibv_port_attr pa{};
+    if (ibv_query_port(ctx, id->port_num, &pa) != 0) return;
+    info.link_layer = link_layer_name(pa.link_layer);
+    info.mtu = mtu_bytes(pa.active_mtu);
+    // The GID index rdma_cm's source GID sits at (RoCE v2 preferred when v1 and v2 share it).
+    ibv_gid sgid{};
+    std::memcpy(&sgid, &id->route.addr.addr.ibaddr.sgid, sizeof(sgid));
+    for (int i = 0; i < pa.gid_tbl_len; ++i) {
+        ibv_gid g{};
+        if (ibv_query_gid(ctx, id->port_num, i, &g) != 0) continue;
+        if (std::memcmp(&g, &sgid, sizeof(g)) != 0) continue;
+        ibv_gid_entry entry{};
+        bool v2 = ibv_query_gid_ex(ctx, id->port_num, i, &entry, 0) == 0 && entry.gid_type == IBV_GID_TYPE_ROCE_V2;
+        if (info.gid_index < 0 || v2) info.gid_index = i;
+        if (v2) break;
+    }
+}
+
+RdmaInfo device_info_for(const std::string& local_address) {
+    RdmaInfo info;
+    try {
+        CmEventChannel ch(rdma_create_event_channel());
+        rdma_cm_id* raw = nullptr;
+        if (!ch || rdma_create_id(ch.get(), &raw, nullptr, RDMA_PS_TCP) != 0) return info;
+        CmId id(raw);
+        sockaddr_storage ss = numeric_sockaddr(local_address, 0);
+        if (rdma_bind_addr(id.get(), reinterpret_cast<sockaddr*>(&ss)) == 0 && id->verbs) fill_device_info(id.get(), info);
+    } catch (const std::exception&) {
+    }
+    return info;
+}
+
 void require_rdma_device() {
     int n = 0;
     ibv_device** list = ibv_get_device_list(&n);
@@ -115,24 +151,7 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
         throw std::runtime_error("--rdma-dev " + want_device_ + " was asked for, but the route to the peer goes through " +
                                  info_.device + ": give the peer an address on " + want_device_ + "'s interface");
     }
-    info_.port = first->port_num;
-    ibv_port_attr pa{};
-    if (ibv_query_port(ctx, first->port_num, &pa) == 0) {
-        info_.link_layer = link_layer_name(pa.link_layer);
-        info_.mtu = mtu_bytes(pa.active_mtu);
-        // The GID index rdma_cm's source GID sits at (RoCE v2 preferred when v1 and v2 share it).
-        ibv_gid sgid{};
-        std::memcpy(&sgid, &first->route.addr.addr.ibaddr.sgid, sizeof(sgid));
-        for (int i = 0; i < pa.gid_tbl_len; ++i) {
-            ibv_gid g{};
-            if (ibv_query_gid(ctx, first->port_num, i, &g) != 0) continue;
-            if (std::memcmp(&g, &sgid, sizeof(g)) != 0) continue;
-            ibv_gid_entry entry{};
-            bool v2 = ibv_query_gid_ex(ctx, first->port_num, i, &entry, 0) == 0 && entry.gid_type == IBV_GID_TYPE_ROCE_V2;
-            if (info_.gid_index < 0 || v2) info_.gid_index = i;
-            if (v2) break;
-        }
-    }
+    fill_device_info(first, info_);
     info_.cq_mode = cq_mode_name(opt_.cq_mode);
     pd_.reset(ibv_alloc_pd(ctx));
     if (!pd_) throw std::runtime_error(err("ibv_alloc_pd on " + info_.device));

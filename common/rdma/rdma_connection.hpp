@@ -115,6 +115,11 @@ private:
     uint16_t port_ = 0;
 };
 
+// The device, port, GID index, MTU and link layer behind an rdma_cm id (after bind or route).
+void fill_device_info(rdma_cm_id* id, RdmaInfo& info);
+// The same for a local address (rsockets hide their cm_id): binds a throw-away id to it.
+RdmaInfo device_info_for(const std::string& local_address);
+
 // Throws std::runtime_error when this host has no RDMA device at all, naming what to do.
 void require_rdma_device();
 

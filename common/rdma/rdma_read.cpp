@@ -89,9 +89,11 @@ StreamCounters RdmaReadSink::run(const StopRule& stop) {
         }
         return true;
     };
+    size_t ends_delivered = 0;  // end messages' completions, whichever wait takes them
     auto apply = [&](int n) {
         for (int i = 0; i < n; ++i) {
             if (wc[i].status != IBV_WC_SUCCESS) return fail_completion(sc, wc[i]) != 0;
+            if (wc[i].opcode == IBV_WC_SEND) ++ends_delivered;
             if (!land(wc[i].wr_id >> 32, static_cast<uint32_t>(wc[i].wr_id))) return false;
         }
         return true;
@@ -157,7 +159,12 @@ StreamCounters RdmaReadSink::run(const StopRule& stop) {
         auto* end = reinterpret_cast<rdma_wire::EndMessage*>(c_.ctrl_send(e));
         // The count is known only when every read before it has landed: drain the QP first.
         if (r.since_signal > 0) {
-            ibv_send_wr wr{};  // a zero-length signalled read flushes the unsignalled tail's completion
+            // A small signalled read (into the control area, never counted) completes after the
+            // unsignalled tail, so its completion tells us the tail landed.
+            ibv_sge flush{reinterpret_cast<uint64_t>(c_.ctrl_recv(e)), static_cast<uint32_t>(std::min<uint64_t>(8, msg)), c_.lkey()};
+            ibv_send_wr wr{};
+            wr.sg_list = &flush;
+            wr.num_sge = 1;
             wr.wr_id = (uint64_t(e) << 32) | r.since_signal;
             wr.opcode = IBV_WR_RDMA_READ;
             wr.send_flags = IBV_SEND_SIGNALED;
@@ -185,19 +192,11 @@ StreamCounters RdmaReadSink::run(const StopRule& stop) {
         r.end_sent = ok;
     }
     // Wait for the end messages to be delivered, so the source has its count before we leave.
-    size_t pending = 0;
-    for (auto& r : rd) pending += r.end_sent;
-    while (ok && pending > 0) {
+    size_t ends_sent = 0;
+    for (auto& r : rd) ends_sent += r.end_sent;
+    while (ok && ends_delivered < ends_sent) {
         int n = waiter.wait(wc, sc);
-        if (n == 0) break;
-        for (int i = 0; i < n; ++i) {
-            if (wc[i].status != IBV_WC_SUCCESS) {
-                fail_completion(sc, wc[i]);
-                ok = false;
-                break;
-            }
-            if (wc[i].opcode == IBV_WC_SEND) --pending;
-        }
+        ok = n > 0 && apply(n);
     }
     return sc;
 }

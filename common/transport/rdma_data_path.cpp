@@ -50,7 +50,8 @@ void make_rdma_recv_path(RecvPath& path, const ServerSpec& h, DataConnection& co
 
 RdmaInfo rdma_info_of(const DataConnection& conn, const SendPath& send, const RecvPath& recv) {
     if (auto* c = std::get_if<RdmaConnectionPtr>(&conn); c && *c) return (*c)->info();
-    RdmaInfo info;
+    // rsockets: what the local address's RDMA device is (rsockets keep their cm_id to themselves).
+    RdmaInfo info = device_info_for(local_address_of(conn));
     if (auto* r = std::get_if<RsocketIomapReceiver>(&recv)) {
         info.registration_ms = r->registration_ms();
         info.registered_bytes = r->buffer().size();

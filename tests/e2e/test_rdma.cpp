@@ -91,6 +91,11 @@ struct Case {
     int postlist;
 };
 
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << c.transport << " " << c.test << " -m " << c.size << " " << c.amount << " -P " << c.streams << " --qps " << c.qps
+        << " --cq-mode " << c.cq << " --postlist " << c.postlist;
+}
+
 std::string case_name(const testing::TestParamInfo<Case>& i) {
     std::string n = i.param.transport + "_" + i.param.test + "_" + i.param.size + "_" + i.param.amount + "_P" +
                     std::to_string(i.param.streams) + "_q" + std::to_string(i.param.qps) + "_" + i.param.cq + "_pl" +
