@@ -6,7 +6,7 @@
 #   zcperf -T rsocket      vs  librdmacm's rstream (rsockets)
 # On a host without an RDMA device it runs itself inside scripts/rdma_vm.sh's Soft-RoCE guest
 # (TCG: figures there are about 1/100 of hardware and only tell whether zcperf keeps level with
-# the peers under the same conditions). See scripts/rdma_vm/README-section.md.
+# the peers under the same conditions). See docs/rdma-vm.md.
 set -euo pipefail
 
 NAME=rdma
