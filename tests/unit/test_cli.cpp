@@ -5,35 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "parse_cli.hpp"
 #include "cli.hpp"
 #include "system/affinity.hpp"
 #include "system/numa.hpp"
 
 using namespace zc;
+using zc::test::parse;
 
-namespace {
-
-// Runs parse_client_options on "zcperf ARGS...", with CLI11's and our own messages swallowed.
-int parse(std::initializer_list<std::string> args, ClientOptions& o) {
-    std::vector<std::string> store{"zcperf"};
-    store.insert(store.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& s : store) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    ::testing::internal::CaptureStdout();
-    ::testing::internal::CaptureStderr();
-    int rc = parse_client_options(static_cast<int>(store.size()), argv.data(), o);
-    ::testing::internal::GetCapturedStdout();
-    ::testing::internal::GetCapturedStderr();
-    return rc;
-}
-
-int parse(std::initializer_list<std::string> args) {
-    ClientOptions o;
-    return parse(args, o);
-}
-
-}  // namespace
 
 TEST(Cli, Defaults) {
     ClientOptions o;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "parse_cli.hpp"
 #include "cli.hpp"
 #include "cuda/device.hpp"
 #include "cuda/gpu_topology.hpp"
@@ -22,22 +23,10 @@
 #include "unique_fd.hpp"
 
 using namespace zc;
+using zc::test::parse;
 
 namespace {
 
-int parse(std::initializer_list<std::string> args, ClientOptions& o) {
-    std::vector<std::string> store{"zcperf"};
-    store.insert(store.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& s : store) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    ::testing::internal::CaptureStdout();
-    ::testing::internal::CaptureStderr();
-    int rc = parse_client_options(static_cast<int>(store.size()), argv.data(), o);
-    ::testing::internal::GetCapturedStdout();
-    ::testing::internal::GetCapturedStderr();
-    return rc;
-}
 
 template <typename F>
 std::string error_of(F&& f) {

@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 
+#include "parse_cli.hpp"
 #include "cli.hpp"
 #include "iterations.hpp"
 #include "protocol/json_fields.hpp"
@@ -11,6 +12,7 @@
 #include "transport/exchange_path.hpp"
 
 using namespace zc;
+using zc::test::parse;
 
 namespace {
 
@@ -38,19 +40,6 @@ TestSpec rr_spec() {
     return s;
 }
 
-int parse(const std::vector<std::string>& args, ClientOptions& o) {
-    std::vector<std::string> store{"zcperf"};
-    store.insert(store.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& s : store) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    ::testing::internal::CaptureStdout();
-    ::testing::internal::CaptureStderr();
-    int rc = parse_client_options(static_cast<int>(store.size()), argv.data(), o);
-    ::testing::internal::GetCapturedStdout();
-    ::testing::internal::GetCapturedStderr();
-    return rc;
-}
 
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "parse_cli.hpp"
 #include "cli.hpp"
 #include "protocol/json_fields.hpp"
 #include "protocol/rdma_info.hpp"
@@ -13,23 +14,9 @@
 #include "rdma/wire.hpp"
 
 using namespace zc;
+using zc::test::parse;
 namespace w = zc::rdma_wire;
 
-namespace {
-int parse(std::initializer_list<std::string> args, ClientOptions& o) {
-    std::vector<std::string> store{"zcperf"};
-    store.insert(store.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& s : store) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    ::testing::internal::CaptureStdout();
-    ::testing::internal::CaptureStderr();
-    int rc = parse_client_options(static_cast<int>(store.size()), argv.data(), o);
-    ::testing::internal::GetCapturedStdout();
-    ::testing::internal::GetCapturedStderr();
-    return rc;
-}
-}  // namespace
 
 TEST(RdmaWire, PatternCheckedThenPoisonedSoAMissingMessageIsCaught) {
     for (uint64_t len : {1ull, 7ull, 8ull, 9ull, 100ull, 4096ull, 65536ull + 3}) {
