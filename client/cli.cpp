@@ -127,6 +127,11 @@ void check_buffer_options(const ClientOptions& o) {
         throw std::invalid_argument("--buffer " + buffer_spec_name(o.local.buffer) + ": " + cuda::unavailable_reason());
     }
     for (TestKind t : o.tests) {
+        if (t == TestKind::msgrate) {
+            for (const SideSpec* side : {&o.local, &o.remote}) {
+                if (std::string why = msgrate_buffer_problem(side->buffer); !why.empty()) throw std::invalid_argument(why);
+            }
+        }
         const SideSpec& tx = client_role(t) == Role::send ? o.local : o.remote;
         const SideSpec& rx = client_role(t) == Role::send ? o.remote : o.local;
         for (Transport tr : o.transports) {
@@ -229,7 +234,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
     app.add_option("--buffer", buffer,
                    "memory of the data buffers: LOCAL[,REMOTE], each host (pageable), pinned (cudaHostAlloc) or "
                    "cuda[:N] (GPU memory, staged through pinned bounce buffers over TCP); one value sets the local side "
-                   "only, like --cpu: cuda:0,cuda:0 for GPU to GPU");
+                   "only, like --cpu: cuda:0,cuda:0 for GPU to GPU. stream, maerts and rr; msgrate uses host memory");
     app.add_option("--gpu-path", gpu_path,
                    "how GPU memory meets the network: staged (pinned bounce buffers, any transport), direct (the NIC "
                    "DMAs GPU memory: GPUDirect RDMA, verbs only; TCP cannot), auto (default); MODE or LOCAL,REMOTE");

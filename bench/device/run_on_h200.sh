@@ -2,7 +2,7 @@
 # Runs on the lent GPU machine from a carried folder (pack_for_device.sh made it): binaries built on
 # Debian 12 plus the shared libraries they need. Probes the machine, runs the GPU tests, an optional
 # staging-shape sweep, and the matrix; everything lands in $OUT.
-#   run_on_h200.sh [tests] [tune] [matrix]
+#   run_on_h200.sh [tests] [tune] [matrix] [rr]   (no arguments: tests tune matrix)
 set -u
 D=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/out}
@@ -46,4 +46,10 @@ fi
 
 if [[ " $steps " == *" matrix "* ]]; then
     ZCPERF_RUN="$RUN" bash "$D/gpu_matrix.sh" "$D/bin/zcperf" "$OUT/h200-gpu" 2>"$OUT/matrix-progress.txt" | tail -30
+fi
+
+if [[ " $steps " == *" rr "* ]]; then
+    # Request/response with GPU buffers: H-H D-D D-H H-D, 8 B..64 MiB (RR_SIZES), mean round trips.
+    TEST=rr SIZES=${RR_SIZES:-"8 4K 64K 1M 4M 64M"} COMBOS="H-H D-D D-H H-D" ZCPERF_RUN="$RUN" \
+        bash "$D/gpu_matrix.sh" "$D/bin/zcperf" "$OUT/h200-gpu-rr" 2>"$OUT/rr-progress.txt" | tail -30
 fi

@@ -2,6 +2,9 @@
 
 #include <stdexcept>
 
+#include "memory/gpu_path.hpp"
+#include "transport/data_path.hpp"
+
 namespace zc {
 
 std::string exchange_spec_problem(TestKind test, Transport transport, RxMode rx, uint64_t total_bytes, uint32_t batch) {
@@ -20,6 +23,11 @@ std::string exchange_spec_problem(TestKind test, Transport transport, RxMode rx,
     return "";
 }
 
+std::string msgrate_buffer_problem(const BufferSpec& b) {
+    if (!b.needs_cuda()) return "";
+    return "--buffer " + buffer_spec_name(b) + " is for stream, maerts and rr; msgrate uses host memory";
+}
+
 void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, int fd, LatencyHistogram& rtt) {
     if (std::string why = exchange_spec_problem(half.test, half.transport, half.rx, half.total_bytes, half.batch);
         !why.empty()) {
@@ -27,10 +35,19 @@ void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, i
     }
     size_t size = half.message_size;
     size_t align = half.alignment;
+    const BufferSpec& where = half.side.buffer;
     if (half.test == TestKind::rr) {
-        if (role == Role::send) path.emplace<TcpRrInitiator>(fd, size, align, rtt);
-        else path.emplace<TcpRrResponder>(fd, size, align);
+        if (where.on_gpu()) {
+            // TCP only stages GPU memory; asking for direct is an error that says so.
+            resolve_gpu_path(half.side.gpu_path, path_can_dma_gpu(Transport::tcp), transport_name(Transport::tcp));
+            if (role == Role::send) path.emplace<TcpRrGpuInitiator>(fd, size, align, rtt, where);
+            else path.emplace<TcpRrGpuResponder>(fd, size, align, where);
+        } else {
+            if (role == Role::send) path.emplace<TcpRrInitiator>(fd, size, align, rtt, where);
+            else path.emplace<TcpRrResponder>(fd, size, align, where);
+        }
     } else {
+        if (where.needs_cuda()) throw std::runtime_error(msgrate_buffer_problem(where));
         if (role == Role::send) path.emplace<TcpMsgRateSender>(fd, size, align, half.batch);
         else path.emplace<TcpMsgRateReceiver>(fd, size, align);
     }

@@ -14,13 +14,18 @@
 
 namespace zc {
 
-using ExchangePath = std::variant<std::monostate, TcpRrInitiator, TcpRrResponder, TcpMsgRateSender, TcpMsgRateReceiver>;
+using ExchangePath = std::variant<std::monostate, TcpRrInitiator, TcpRrResponder, TcpRrGpuInitiator, TcpRrGpuResponder,
+                                  TcpMsgRateSender, TcpMsgRateReceiver>;
 
-// Builds the loop for this side of a message test on `fd`; `rtt` receives the initiator's round
+// Builds the loop for this side of a message test on `fd`, in the side's --buffer memory (rr: host,
+// pinned or GPU; msgrate: host only); `rtt` receives the initiator's round
 // trips (the caller keeps it, so it outlives the path). Throws std::runtime_error naming the cause.
 void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, int fd, LatencyHistogram& rtt);
 const HostBuffer* buffer_of(const ExchangePath& path);
 StreamCounters run_exchange_path(ExchangePath& path, const StopRule& stop);
+
+// Why msgrate cannot use this --buffer ("" when it can): its sender batches host messages.
+std::string msgrate_buffer_problem(const BufferSpec& b);
 
 // Buffer memory one stream of a message test allocates on the given side.
 uint64_t exchange_buffer_bytes(TestKind test, Role role, uint64_t message_size);

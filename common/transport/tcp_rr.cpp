@@ -80,52 +80,68 @@ uint64_t tcp_data_segments(int fd, bool out) {
     return out ? info.tcpi_data_segs_out : info.tcpi_data_segs_in;
 }
 
-TcpRrInitiator::TcpRrInitiator(int fd, size_t message_size, size_t alignment, LatencyHistogram& rtt)
-    : fd_(fd), buf_(message_size, alignment), rtt_(rtt) {
+template <typename Memory>
+TcpRrInitiatorOn<Memory>::TcpRrInitiatorOn(int fd, size_t message_size, size_t alignment, LatencyHistogram& rtt,
+                                           const BufferSpec& where)
+    : fd_(fd), mem_(message_size, alignment, where, true), rtt_(rtt) {
     set_no_delay(fd_);
     rtt_.prepare();
 }
 
-StreamCounters TcpRrInitiator::run(const StopRule& stop) {
+template <typename Memory>
+StreamCounters TcpRrInitiatorOn<Memory>::run(const StopRule& stop) {
     StreamCounters c;
-    const size_t n = buf_.size();
-    std::byte* b = buf_.data();
+    const size_t n = mem_.size();
     uint64_t segs0 = tcp_data_segments(fd_, true);
     while (!stop.abort->load(std::memory_order_relaxed)) {
         int64_t t0 = now_ns();
-        if (!send_all(fd_, b, n, c)) break;
-        if (recv_all(fd_, b, n, c) != Got::whole) {
+        // The round trip includes both stagings of GPU memory: the request is not ready to send
+        // before it is out of the GPU, nor the answer usable before it is back in.
+        if (!send_all(fd_, mem_.outgoing(n), n, c)) break;
+        if (recv_all(fd_, mem_.incoming(), n, c) != Got::whole) {
             if (!c.error) {  // the responder ended the connection between messages: it went away
                 c.error = ECONNRESET;
                 c.failed_call = "recv";
             }
             break;
         }
+        mem_.arrived(n);
         int64_t t1 = now_ns();
         rtt_.record(static_cast<uint64_t>(t1 - t0));
         ++c.messages;
         if (t1 >= stop.deadline_ns) break;
     }
     c.segments = tcp_data_segments(fd_, true) - segs0;
+    c.staging = mem_.staging();
     ::shutdown(fd_, SHUT_WR);
     return c;
 }
 
-TcpRrResponder::TcpRrResponder(int fd, size_t message_size, size_t alignment) : fd_(fd), buf_(message_size, alignment) {
+template <typename Memory>
+TcpRrResponderOn<Memory>::TcpRrResponderOn(int fd, size_t message_size, size_t alignment, const BufferSpec& where)
+    : fd_(fd), mem_(message_size, alignment, where, false) {
     set_no_delay(fd_);
 }
 
-StreamCounters TcpRrResponder::run() {
+template <typename Memory>
+StreamCounters TcpRrResponderOn<Memory>::run() {
     StreamCounters c;
-    const size_t n = buf_.size();
-    std::byte* b = buf_.data();
+    const size_t n = mem_.size();
     uint64_t segs0 = tcp_data_segments(fd_, true);
-    while (recv_all(fd_, b, n, c) == Got::whole) {
-        if (!send_all(fd_, b, n, c)) break;
+    // The answer is what arrived, taken back out of the side's memory (from the GPU when it is there).
+    while (recv_all(fd_, mem_.incoming(), n, c) == Got::whole) {
+        mem_.arrived(n);
+        if (!send_all(fd_, mem_.outgoing(n), n, c)) break;
         ++c.messages;
     }
     c.segments = tcp_data_segments(fd_, true) - segs0;
+    c.staging = mem_.staging();
     return c;
 }
+
+template class TcpRrInitiatorOn<HostRrMessage>;
+template class TcpRrResponderOn<HostRrMessage>;
+template class TcpRrInitiatorOn<GpuRrMessage>;
+template class TcpRrResponderOn<GpuRrMessage>;
 
 }  // namespace zc

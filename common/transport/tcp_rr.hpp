@@ -4,7 +4,9 @@
 // TCP_NODELAY, so per transaction a side makes one send() and the recv()s the message needs (one for
 // anything that arrives at once), and the initiator reads the clock twice (vDSO) and records the
 // round trip in its histogram: no other syscall, allocation or virtual call per transaction.
-// Each side has one buffer for both directions: the order is strict, so they never overlap.
+// Each side has one buffer for both directions: the order is strict, so they never overlap. With
+// GPU memory (--buffer cuda) that buffer is on the GPU and each message is staged through a pinned
+// slot on its way out and in (rr_message.hpp): two synchronous copies per transaction per side.
 // Large messages (up to 1 GiB): TCP takes any length in one send() and cuts the segments itself, so
 // its "pieces" are only what a signal leaves (the loops resume where a call stopped); a transport
 // with a largest message (verbs' max_msg_sz) sends in pieces of at most that instead.
@@ -12,36 +14,53 @@
 
 #include "measure/latency_histogram.hpp"
 #include "memory/host_buffer.hpp"
+#include "transport/rr_message.hpp"
 #include "transport/stream_counters.hpp"
 
 namespace zc {
 
-class TcpRrInitiator {
+// Memory: where the message lives (rr_message.hpp): HostRrMessage (host or pinned memory, used in
+// place) or GpuRrMessage (GPU memory staged through a pinned slot). `where` is the side's --buffer.
+template <typename Memory>
+class TcpRrInitiatorOn {
 public:
     // Sets TCP_NODELAY and prepares `rtt` (both before the measured interval).
-    TcpRrInitiator(int fd, size_t message_size, size_t alignment, LatencyHistogram& rtt);
+    TcpRrInitiatorOn(int fd, size_t message_size, size_t alignment, LatencyHistogram& rtt, const BufferSpec& where = {});
     // Transactions until the deadline (at least one), then shuts the write side down: the responder
     // sees the end between two requests. Counts bytes received and calls; messages = transactions.
     StreamCounters run(const StopRule& stop);
-    const HostBuffer& buffer() const { return buf_; }
+    const HostBuffer& buffer() const { return mem_.buffer(); }
+    const Memory& memory() const { return mem_; }
 
 private:
     int fd_;
-    HostBuffer buf_;
+    Memory mem_;
     LatencyHistogram& rtt_;
 };
 
-class TcpRrResponder {
+template <typename Memory>
+class TcpRrResponderOn {
 public:
-    TcpRrResponder(int fd, size_t message_size, size_t alignment);
+    TcpRrResponderOn(int fd, size_t message_size, size_t alignment, const BufferSpec& where = {});
     // Answers every whole request until the initiator ends the connection; messages = answers sent.
     StreamCounters run();
-    const HostBuffer& buffer() const { return buf_; }
+    const HostBuffer& buffer() const { return mem_.buffer(); }
+    const Memory& memory() const { return mem_; }
 
 private:
     int fd_;
-    HostBuffer buf_;
+    Memory mem_;
 };
+
+// Both are instantiated in tcp_rr.cpp, for these two memories only.
+extern template class TcpRrInitiatorOn<HostRrMessage>;
+extern template class TcpRrResponderOn<HostRrMessage>;
+extern template class TcpRrInitiatorOn<GpuRrMessage>;
+extern template class TcpRrResponderOn<GpuRrMessage>;
+using TcpRrInitiator = TcpRrInitiatorOn<HostRrMessage>;
+using TcpRrResponder = TcpRrResponderOn<HostRrMessage>;
+using TcpRrGpuInitiator = TcpRrInitiatorOn<GpuRrMessage>;
+using TcpRrGpuResponder = TcpRrResponderOn<GpuRrMessage>;
 
 // TCP_NODELAY on: a message goes out when it is handed over, not when Nagle lets it.
 void set_no_delay(int fd);

@@ -62,3 +62,30 @@ TEST(GpuE2e, DirectOverTcpIsAClearError) {
     EXPECT_EQ(WEXITSTATUS(status), 2) << out;
     EXPECT_NE(out.find("cannot DMA into GPU memory"), std::string::npos) << out;
 }
+
+TEST(GpuE2e, GpuToGpuRrReportsTransactionsAndStagingPerSide) {
+    ZC_REQUIRE_GPU();
+    int status = 0;
+    std::string out = run("-t rr --buffer cuda:0,cuda:0 -m 64K -l 1 -o json", status);
+    ASSERT_EQ(status, 0) << out;
+    auto j = nlohmann::json::parse(out);
+    const auto& r = j.at("results").at(0);
+    uint64_t tx = r.at("rr").at("transactions").get<uint64_t>();
+    ASSERT_GT(tx, 0u) << out;
+    for (const char* side : {"local", "remote"}) {
+        const auto& m = r.at(side).at("memory");
+        EXPECT_EQ(m.at("buffer"), "cuda:0") << side;
+        EXPECT_EQ(m.at("gpu_path"), "staged") << side;
+        // Each transaction stages the 64 KiB message out of and into each side's GPU memory once.
+        EXPECT_EQ(m.at("staged_bytes").get<uint64_t>(), 2 * tx * 65536) << side;
+    }
+    std::cout << "rr D-D 64K: " << tx << " transactions, mean RTT " << r["rr"]["rtt_us"]["mean"] << " us\n";
+}
+
+TEST(GpuE2e, MsgrateRefusesGpuMemory) {
+    if (!zc::cuda::built()) GTEST_SKIP() << "this build has no CUDA: --buffer cuda is refused before msgrate is looked at";
+    int status = 0;
+    std::string out = run("-t msgrate --buffer cuda -l 1", status);
+    EXPECT_EQ(WEXITSTATUS(status), 2) << out;
+    EXPECT_NE(out.find("msgrate uses host memory"), std::string::npos) << out;
+}

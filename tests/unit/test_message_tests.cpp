@@ -167,6 +167,15 @@ TEST(MessageTests, ServerSideChecksAndBufferSizes) {
     EXPECT_NE(exchange_spec_problem(TestKind::rr, Transport::tcp, RxMode::copy, 0, 4), "");
     EXPECT_EQ(exchange_spec_problem(TestKind::stream, Transport::tcp_msgzc, RxMode::zerocopy, 100, 1), "");
     EXPECT_EQ(exchange_buffer_bytes(TestKind::rr, Role::recv, 1ull << 30), 1ull << 30);
+    // rr takes host, pinned and GPU memory; msgrate host memory only, and the server says so too.
+    EXPECT_EQ(msgrate_buffer_problem({MemoryKind::host, 0}), "");
+    EXPECT_NE(msgrate_buffer_problem({MemoryKind::cuda, 1}).find("msgrate uses host memory"), std::string::npos);
+    ServerSpec gpu_msgrate = server_half(rr_spec());
+    gpu_msgrate.test = TestKind::msgrate;
+    gpu_msgrate.side.buffer = {MemoryKind::cuda, 0};
+    ExchangePath path;
+    LatencyHistogram rtt;
+    EXPECT_THROW(make_exchange_path(path, gpu_msgrate, Role::send, -1, rtt), std::runtime_error);
     EXPECT_EQ(exchange_buffer_bytes(TestKind::msgrate, Role::recv, 2), TcpMsgRateReceiver::kChunk);
     // The spec carries the test kind and batch to the server, and refuses a bad batch.
     TestSpec s = rr_spec();
