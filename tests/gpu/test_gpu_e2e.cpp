@@ -63,6 +63,24 @@ TEST(GpuE2e, DirectOverTcpIsAClearError) {
     EXPECT_NE(out.find("cannot DMA into GPU memory"), std::string::npos) << out;
 }
 
+// --gpu-copy-bandwidth: measured figures where a GPU is usable, else exit 1 naming why (never zeros).
+TEST(GpuE2e, CopyBandwidthIsMeasuredOrAClearError) {
+    int status = 0;
+    std::string out = run("--gpu-copy-bandwidth -o json", status);
+    if (zc::cuda::devices().empty()) {
+        EXPECT_EQ(WEXITSTATUS(status), 1) << out;
+        EXPECT_NE(out.find("--gpu-copy-bandwidth: "), std::string::npos) << out;
+        EXPECT_EQ(out.find("h2d_pinned_gbs"), std::string::npos) << out;
+        return;
+    }
+    ASSERT_EQ(status, 0) << out;
+    const auto& all = nlohmann::json::parse(out).at("gpu_copy_bandwidth");
+    ASSERT_FALSE(all.empty()) << out;
+    for (const char* k : {"h2d_pinned_gbs", "d2h_pinned_gbs", "h2d_pageable_gbs", "d2h_pageable_gbs"}) {
+        EXPECT_GT(all.at(0).at(k).get<double>(), 0.0) << k;
+    }
+}
+
 TEST(GpuE2e, GpuToGpuRrReportsTransactionsAndStagingPerSide) {
     ZC_REQUIRE_GPU();
     int status = 0;
