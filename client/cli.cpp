@@ -173,7 +173,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
     for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
     CLI::App app{kDescription};
     app.footer(kExamples);
-    std::string tests = "stream", transports = "tcp", rx = "copy", memnode, irqcpus, sizes = "1M", cpus, bytes, lsock, rsock, iters, conf, align;
+    std::string tests = "stream", transports = "tcp", rx = "copy", memnode, irqcpus, sizes = "1M", cpus, bytes, lsock, rsock, rcvlowat, iters, conf, align;
     std::string buffer, gpu_path;
     app.add_option("-H,--host", o.servers, "zcserver to test against, HOST[:PORT]; repeat for several (default: an embedded server on loopback)");
     app.add_option("-p,--port", o.port, "control port for -H hosts given without one")->capture_default_str();
@@ -224,6 +224,10 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
     app.add_option("-n,--bytes", bytes, "move exactly this many bytes instead (e.g. 10G), split over the streams")->excludes(dur);
     app.add_option("-P,--streams", o.streams, "parallel streams, one thread per stream on each side")
         ->check(CLI::Range(1, kMaxStreams))->capture_default_str();
+    app.add_option("--rcvlowat", rcvlowat,
+                   "stream tests over TCP: the receiver sleeps until this many bytes are queued (SO_RCVLOWAT), "
+                   "so the sending CPU pays fewer wake-ups; 1 = the kernel's default, a wake-up per segment "
+                   "(default 256K; capped by the kernel at half the receive buffer; the report shows what ran)");
     app.add_option("-s,--local-sockbuf", lsock, "local SO_SNDBUF/SO_RCVBUF (e.g. 4M; default: kernel autotuning)");
     app.add_option("-S,--remote-sockbuf", rsock, "remote SO_SNDBUF/SO_RCVBUF");
     app.add_option("--cpu", cpus, "pin data threads: LOCAL[,REMOTE], each a CPU, a range 0-3 or a list 0+2 (round-robin over streams)");
@@ -282,6 +286,12 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                     }
         if (o.batch != 1 && std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end()) {
             throw std::invalid_argument("--batch is for -t msgrate (messages per send call)");
+        }
+        if (!rcvlowat.empty()) {
+            o.rcv_lowat = parse_size(rcvlowat);
+            if (o.rcv_lowat < 1 || o.rcv_lowat > kMaxSocketBuffer) {
+                throw std::invalid_argument("--rcvlowat must be 1..1G bytes (1 = the kernel's default)");
+            }
         }
         if (!lsock.empty()) o.local.socket_buffer = parse_size(lsock);
         if (!rsock.empty()) o.remote.socket_buffer = parse_size(rsock);
@@ -373,6 +383,7 @@ std::vector<TestSpec> expand_tests(const ClientOptions& o) {
                 s.local = o.local;
                 s.remote = o.remote;
                 s.batch = t == TestKind::msgrate ? o.batch : 1;
+                s.rcv_lowat = o.rcv_lowat;
                 s.rdma = o.rdma;
                 out.push_back(s);
             }

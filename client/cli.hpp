@@ -31,6 +31,7 @@ struct ClientOptions {
     std::string command_line;
     bool sizes_given = false;  // -m given: otherwise each test kind takes its own default size
     uint32_t batch = 1;        // msgrate: messages per send call
+    uint64_t rcv_lowat = kDefaultRcvLowat;  // stream receivers over TCP: SO_RCVLOWAT
     RdmaOptions rdma;          // --cq-mode, --tx-depth, --postlist, --inline, --qps (RDMA transports)
 };
 

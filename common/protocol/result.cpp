@@ -148,6 +148,7 @@ nlohmann::json to_json(const SideResult& s) {
             {"placement", to_json(s.placement)},
             {"socket_send_buffer", s.socket_send_buffer},
             {"socket_recv_buffer", s.socket_recv_buffer},
+            {"rcv_lowat", s.rcv_lowat},
             {"warnings", s.warnings},
             {"messages", to_json(s.messages)},
             {"memory", to_json(s.memory)}};
@@ -181,6 +182,7 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         s.placement = placement_from_json(j.at("placement"));
         s.socket_send_buffer = field<uint64_t>(j, "socket_send_buffer");
         s.socket_recv_buffer = field<uint64_t>(j, "socket_recv_buffer");
+        s.rcv_lowat = field_or<uint64_t>(j, "rcv_lowat", 0);  // absent from older servers
         for (const auto& w : array_field(j, "warnings", 64)) s.warnings.push_back(value_as<std::string>(w, "warnings"));
         if (j.contains("messages")) s.messages = message_side_from_json(j.at("messages"));  // absent from older servers
         if (j.contains("rdma")) s.rdma = rdma_info_from_json(j.at("rdma"));

@@ -54,6 +54,7 @@ struct SideResult {
     Placement placement;
     uint64_t socket_send_buffer = 0;  // effective SO_SNDBUF / SO_RCVBUF of the first stream
     uint64_t socket_recv_buffer = 0;
+    uint64_t rcv_lowat = 0;  // TCP stream receivers: SO_RCVLOWAT in force (0 = not a TCP stream receiver)
     std::vector<std::string> warnings;
     MessageSide messages;  // rr, msgrate: messages (transactions) this side counted
     RdmaInfo rdma;  // RDMA paths: device, port, GID, MTU, link layer, CQ mode, registration cost

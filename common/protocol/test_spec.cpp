@@ -31,7 +31,7 @@ Role client_role(TestKind t) { return t == TestKind::maerts ? Role::recv : Role:
 
 ServerSpec side_half(const TestSpec& spec, const SideSpec& side) {
     return {spec.transport, spec.test,      spec.message_size, spec.duration_s, spec.total_bytes,
-            spec.streams,   spec.alignment, spec.rx,           spec.uring_fixed, side, spec.batch, spec.rdma};
+            spec.streams,   spec.alignment, spec.rx,           spec.uring_fixed, side, spec.batch, spec.rdma, spec.rcv_lowat};
 }
 
 uint64_t stream_share(uint64_t total, int streams, int i) {
@@ -54,6 +54,7 @@ nlohmann::json to_json(const ServerSpec& s) {
             {"mem_node", s.side.mem_node},
             {"irq_cpus", s.side.irq_cpus},
             {"batch", s.batch},
+            {"rcv_lowat", s.rcv_lowat},
             {"buffer", buffer_spec_name(s.side.buffer)},
             {"gpu_path", gpu_path_name(s.side.gpu_path)}};
     if (is_rdma(s.transport)) {
@@ -101,6 +102,10 @@ ServerSpec server_spec_from_json(const nlohmann::json& j) {
     s.side.irq_cpus = cpu_array(j, "irq_cpus");
     s.batch = field_or<uint32_t>(j, "batch", 1);  // absent from older clients
     if (s.batch < 1 || s.batch > kMaxBatch) throw ProtocolError("field 'batch' must be 1.." + std::to_string(kMaxBatch));
+    s.rcv_lowat = field_or<uint64_t>(j, "rcv_lowat", 1);  // absent from older clients
+    if (s.rcv_lowat < 1 || s.rcv_lowat > kMaxSocketBuffer) {
+        throw ProtocolError("field 'rcv_lowat' must be 1.." + std::to_string(kMaxSocketBuffer));
+    }
     s.rdma = rdma_options_from_json(j);
     if (j.contains("rdma_dev")) {
         s.side.rdma_dev = field<std::string>(j, "rdma_dev");

@@ -33,6 +33,10 @@ inline constexpr double kMaxDurationS = 24 * 3600;
 inline constexpr uint64_t kMaxSocketBuffer = 1ull << 30;
 inline constexpr uint64_t kMaxAlignment = 1ull << 21;
 inline constexpr uint32_t kMaxBatch = 1024;  // msgrate: messages per send call (sendmmsg's UIO_MAXIOV)
+// Stream receivers over TCP ask the kernel to wake them only once this many bytes are queued
+// (SO_RCVLOWAT). Each wake-up is paid by the CPU that delivers the data (the sender's, on loopback);
+// at one wake-up per 64 KiB segment those cost a tenth of a loopback stream's throughput.
+inline constexpr uint64_t kDefaultRcvLowat = 256 << 10;
 
 struct SideSpec {
     std::vector<int> cpus;       // data threads' CPUs, round-robin over the streams; empty = not pinned
@@ -57,6 +61,7 @@ struct TestSpec {
     SideSpec local, remote;
     uint32_t batch = 1;         // msgrate: messages handed to the kernel per call (TCP: sendmmsg)
     RdmaOptions rdma;           // rsocket / verbs transports only
+    uint64_t rcv_lowat = kDefaultRcvLowat;  // stream over TCP: the receiver's SO_RCVLOWAT (1 = the kernel's)
 };
 
 // The server's half: everything but the client's own placement.
@@ -73,6 +78,7 @@ struct ServerSpec {
     SideSpec side;
     uint32_t batch = 1;
     RdmaOptions rdma;
+    uint64_t rcv_lowat = 1;  // absent from older clients: the kernel's default
 };
 
 // One side's half of a test: the shared parameters plus that side's placement. The server gets

@@ -101,10 +101,11 @@ public:
                                 r.remote.service_demand_us_per_kb(), r.remote.process_service_demand_us_per_kb());
         }
         for (const auto* s : {&r.local, &r.remote}) {
-            out_ << fmt::format("    {:<6} {} {}: {} B{} in {:.2f} s, {} calls; data CPUs {}; all CPUs: {}\n",
+            out_ << fmt::format("    {:<6} {} {}: {} B{} in {:.2f} s, {} calls{}; data CPUs {}; all CPUs: {}\n",
                                 s == &r.local ? "local" : "remote", side_role(r, *s), s->host, s->bytes,
-                                r.test == TestKind::rr ? " received" : "",
-                                s->elapsed_s, s->ops, format_cpu_list(s->cpus), split(*s));
+                                r.test == TestKind::rr ? " received" : "", s->elapsed_s, s->ops,
+                                s->rcv_lowat > 0 ? " (woken at " + format_size(s->rcv_lowat) + " queued)" : "",
+                                format_cpu_list(s->cpus), split(*s));
             out_ << fmt::format("           per CPU: {}; proc {:.2f} CPU-s (usr {:.2f} sys {:.2f}); others {:.2f} CPU-s\n",
                                 busiest_cpus(*s), s->process_cpu_s(), s->process_user_s, s->process_sys_s,
                                 s->cpu.others.cpu_s);

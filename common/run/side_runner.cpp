@@ -141,7 +141,7 @@ void SideRunner::run_stream(Stream& s, int index) {
     RecvPath recv_path;
     ExchangePath exchange;  // rr, msgrate: both directions or counted messages (exchange_path.hpp)
     PathOptions opt{cfg_.half.message_size, cfg_.half.alignment, cfg_.half.uring_fixed, cfg_.half.side.buffer,
-                    cfg_.half.side.gpu_path};
+                    cfg_.half.side.gpu_path, cfg_.half.rcv_lowat};
     try {
         if (s.cpu >= 0) pin_current_thread(s.cpu);
         if (cfg_.half.side.mem_node >= 0) bind_thread_memory(cfg_.half.side.mem_node);  // the policy ends with the thread
@@ -261,6 +261,7 @@ SideResult SideRunner::finish() {
         auto [snd, rcv] = socket_buffers(tcp_fd(streams_[0].conn));
         r.socket_send_buffer = snd;
         r.socket_recv_buffer = rcv;
+        if (cfg_.role == Role::recv && !is_message_test(cfg_.half.test)) r.rcv_lowat = receive_low_water(tcp_fd(streams_[0].conn));
     }
     note_placement_mismatches(r);
     if (abort_.load()) throw std::runtime_error("the test was stopped before it finished");

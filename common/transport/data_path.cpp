@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "transport/tcp_socket.hpp"
+
 namespace zc {
 
 namespace {
@@ -48,6 +50,7 @@ void make_send_path(SendPath& path, Transport t, int fd, const PathOptions& o) {
 
 void make_recv_path(RecvPath& path, RxMode m, int fd, const PathOptions& o) {
     require_copy_path(o.buffer, m == RxMode::copy, std::string("--rx ") + rx_mode_name(m));
+    set_receive_low_water(fd, o.rcv_lowat);
     switch (m) {
         case RxMode::copy:
             if (staged(o, Transport::tcp)) {

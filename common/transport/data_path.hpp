@@ -39,6 +39,7 @@ struct PathOptions {
     bool uring_fixed = false;
     BufferSpec buffer{};                // host, pinned or GPU memory (--buffer)
     GpuPath gpu_path = GpuPath::auto_;  // how GPU memory meets the network (--gpu-path)
+    uint64_t rcv_lowat = 1;             // receivers: SO_RCVLOWAT (--rcvlowat)
 };
 
 // Whether a transport can have the NIC DMA into GPU memory itself (GPUDirect RDMA). No TCP path can:

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 
@@ -57,6 +58,21 @@ std::pair<uint64_t, uint64_t> socket_buffers(int fd) {
     len = sizeof(int);
     getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, &len);
     return {static_cast<uint64_t>(snd), static_cast<uint64_t>(rcv)};
+}
+
+void set_receive_low_water(int fd, uint64_t bytes) {
+    int v = static_cast<int>(std::min<uint64_t>(bytes, INT32_MAX));
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)) != 0) {
+        throw std::runtime_error(std::string("cannot set SO_RCVLOWAT: ") + std::strerror(errno) +
+                                 " (use --rcvlowat 1 for the kernel's default)");
+    }
+}
+
+uint64_t receive_low_water(int fd) {
+    int v = 0;
+    socklen_t len = sizeof(v);
+    if (getsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, &len) != 0) return 0;
+    return static_cast<uint64_t>(v);
 }
 
 void set_receive_timeout(int fd, std::chrono::milliseconds timeout) {

@@ -31,6 +31,10 @@ std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t po
 
 void set_socket_buffers(int fd, uint64_t bytes);
 std::pair<uint64_t, uint64_t> socket_buffers(int fd);  // effective {SO_SNDBUF, SO_RCVBUF}
+// SO_RCVLOWAT: a blocked reader (or poll) wakes once `bytes` are queued, or at FIN, or when the
+// window would otherwise close (the kernel caps it at half the receive buffer). Throws on failure.
+void set_receive_low_water(int fd, uint64_t bytes);
+uint64_t receive_low_water(int fd);  // in force, as the kernel capped it
 void set_receive_timeout(int fd, std::chrono::milliseconds timeout);
 std::string local_address(int fd);  // numeric address of the socket's local end
 std::string peer_address(int fd);

@@ -124,3 +124,28 @@ TEST(Loopback, ConcurrentClientsShareOneServer) {
         EXPECT_EQ(j["results"][0]["bytes"].get<uint64_t>(), 32ull << 20);
     }
 }
+
+// The stream receiver's wake-up threshold (SO_RCVLOWAT) is what the kernel holds, read back on the
+// side that receives; an exact odd byte count still arrives whole (FIN wakes the reader).
+TEST(Loopback, ReceiverWakeThresholdIsAppliedAndReported) {
+    LocalServer server;
+    json d = parse_report(run({zcperf_bin(), "-H", server.address(), "-n", "10000001", "-m", "1M", "-o", "json"}));
+    const json& r = d["results"][0];
+    EXPECT_EQ(r["bytes"].get<uint64_t>(), 10000001u);
+    EXPECT_EQ(r["remote"]["rcv_lowat"].get<uint64_t>(), 256u << 10);
+    EXPECT_EQ(r["local"]["rcv_lowat"].get<uint64_t>(), 0u);  // the sender has none
+
+    json m = parse_report(run({zcperf_bin(), "-H", server.address(), "-t", "maerts", "-n", "3000001", "-m", "64K",
+                               "--rcvlowat", "1", "-o", "json"}));
+    EXPECT_EQ(m["results"][0]["bytes"].get<uint64_t>(), 3000001u);
+    EXPECT_EQ(m["results"][0]["local"]["rcv_lowat"].get<uint64_t>(), 1u);
+    EXPECT_EQ(m["results"][0]["remote"]["rcv_lowat"].get<uint64_t>(), 0u);
+
+    // A locked 64 KiB receive buffer: the kernel caps the threshold at half of it, and says so.
+    json c = parse_report(run({zcperf_bin(), "-H", server.address(), "-n", "4M", "-m", "64K", "-S", "64K",
+                               "--rcvlowat", "1M", "-o", "json"}));
+    const json& cr = c["results"][0];
+    EXPECT_EQ(cr["bytes"].get<uint64_t>(), 4u << 20);
+    EXPECT_LE(cr["remote"]["rcv_lowat"].get<uint64_t>(), cr["remote"]["socket_recv_buffer"].get<uint64_t>() / 2);
+    EXPECT_GT(cr["remote"]["rcv_lowat"].get<uint64_t>(), 1u);
+}

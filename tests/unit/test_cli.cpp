@@ -35,6 +35,7 @@ TEST(Cli, Defaults) {
     EXPECT_TRUE(o.local.cpus.empty());
     EXPECT_TRUE(o.remote.cpus.empty());
     EXPECT_EQ(o.local.socket_buffer, 0u);
+    EXPECT_EQ(o.rcv_lowat, 256u << 10);
     EXPECT_EQ(o.local.mem_node, -1);
     EXPECT_EQ(o.remote.mem_node, -1);
     EXPECT_TRUE(o.local.irq_cpus.empty());
@@ -198,6 +199,7 @@ TEST(Cli, BadOptionsReturnTwo) {
         {"-m", "0"}, {"-m", "2G"}, {"-m", "64Ki"}, {"-m", "4M..64K"}, {"-m", "64K,0"}, {"-m", "512M..2G"}, {"-m", ""},
         {"-n", "0"}, {"-n", "x"}, {"-n", "1G", "-l", "5"},
         {"-s", "2G"}, {"-S", "1T"}, {"-s", "4Mi"},
+        {"--rcvlowat", "0"}, {"--rcvlowat", "2G"}, {"--rcvlowat", "x"}, {"--rcvlowat", "-1"},
         {"--align", "3"}, {"--align", "0"}, {"--align", "4M"}, {"--align", "6K"}, {"--align", "x"},
         {"--cpu", "0,1,2"}, {"--cpu", "x"}, {"--cpu", "99999"}, {"--cpu", "60000"}, {"--cpu", "0,1;2"},
         {"-i", "31"}, {"-i", "0"}, {"-i", "5,6"}, {"-i", "10,0"}, {"-i", "a,b"}, {"-i", "1,2,3"},
@@ -362,6 +364,19 @@ TEST(ExpandTests, TransportOuterThenReceiveModeThenTestThenSize) {
         EXPECT_DOUBLE_EQ(specs[i].duration_s, 3);
         EXPECT_TRUE(specs[i].uring_fixed);
     }
+}
+
+TEST(ExpandTests, ReceiveLowWaterTravelsToBothHalves) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"--rcvlowat", "64K", "-t", "stream,maerts"}, o), -1);
+    EXPECT_EQ(o.rcv_lowat, 64u << 10);
+    for (const TestSpec& s : expand_tests(o)) {
+        EXPECT_EQ(s.rcv_lowat, 64u << 10);
+        EXPECT_EQ(server_half(s).rcv_lowat, 64u << 10);
+    }
+    ClientOptions kernel;
+    ASSERT_EQ(parse({"--rcvlowat", "1"}, kernel), -1);
+    EXPECT_EQ(expand_tests(kernel).front().rcv_lowat, 1u);
 }
 
 TEST(ExpandTests, ServerHalfCarriesTheRemoteSide) {

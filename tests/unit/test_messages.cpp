@@ -665,6 +665,18 @@ TEST_F(SetupField, TotalBytesAndSocketBufferRange) {
     accept("socket_buffer", 1ull << 30);
 }
 
+TEST_F(SetupField, ReceiveLowWaterRangeAndOlderClients) {
+    reject("rcv_lowat", 0);
+    reject("rcv_lowat", (1ull << 30) + 1);
+    reject("rcv_lowat", -1);
+    reject("rcv_lowat", "256K");
+    accept("rcv_lowat", 1);
+    accept("rcv_lowat", 1ull << 30);
+    json j = good;
+    j["spec"].erase("rcv_lowat");  // a client from before --rcvlowat: the kernel's default
+    EXPECT_EQ(std::get<zc::Setup>(decode_body(j.dump())).spec.rcv_lowat, 1u);
+}
+
 TEST_F(SetupField, AlignmentPowerOfTwo) {
     reject("alignment", 0);
     reject("alignment", 3);
