@@ -115,8 +115,10 @@ bench_setup() {   # tool... (besides zcperf)
 # run_TOOL SIZE BYTES RAW [VARIANT]: one test, output to RAW. Returning 3 with the reason in
 # RAW.skip means the tool cannot do this test: it is noted in the CSV, not a failure.
 
-run_zcperf() {   # variant = the sender path (-T), default tcp
-    timeout "$LIMIT" "$ZCPERF" -T "${4:-tcp}" -m "$2" -l "$DURATION" --cpu "$CLIENT_CPU,$SERVER_CPU" -o json \
+run_zcperf() {   # variant = the sender path (-T, default tcp), then any further options
+    local -a v
+    read -ra v <<<"${4:-tcp}"
+    timeout "$LIMIT" "$ZCPERF" -T "${v[0]}" "${v[@]:1}" -m "$2" -l "$DURATION" --cpu "$CLIENT_CPU,$SERVER_CPU" -o json \
         >"$3" 2>"$3.err" || { cat "$3.err" >>"$3"; fail zcperf "$3"; }
 }
 
@@ -146,7 +148,8 @@ run_iperf3() {   # variant = extra client flags, e.g. -Z
 
 # Alternating rounds: every round goes through every size, and for each size runs every
 # CASE back to back, so slow drift on a noisy machine hits all of them alike instead of
-# falling on whichever ran last. A CASE is TOOL or TOOL:VARIANT (zcperf:tcp-msgzc, iperf3:-Z).
+# falling on whichever ran last. A CASE is TOOL or TOOL:VARIANT (zcperf:tcp-msgzc, iperf3:-Z,
+# "zcperf:tcp --rcvlowat=1").
 bench_rounds() {   # case...
     local -A skip=()
     local r size bytes c tool variant key raw rc summary
@@ -157,7 +160,8 @@ bench_rounds() {   # case...
                 tool=${c%%:*}
                 variant=${c#"$tool"}; variant=${variant#:}
                 key="$c $size"
-                raw=$RAW/r$r-$size-$tool${variant:+-${variant#-}}.out
+                raw=$RAW/r$r-$size-$tool${variant:+-${variant#-}}
+                raw=${raw// /_}.out
                 if [[ -z ${skip[$key]:-} ]]; then
                     rc=0
                     "run_$tool" "$size" "$bytes" "$raw" "$variant" || rc=$?

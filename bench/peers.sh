@@ -42,7 +42,9 @@ run_qperf() {   # size bytes raw
 
 log "$ROUNDS rounds x ${SIZES} x (zcperf iperf3 qperf), ${DURATION}s each, client CPU $CLIENT_CPU, server CPU $SERVER_CPU"
 log "raw samples: $CSV"
-bench_rounds zcperf iperf3 qperf
+# zcperf twice: as it runs by default, and with the kernel's own receive wake-ups (--rcvlowat=1,
+# a wake-up per segment, what iperf3 and qperf get) to show what the threshold is worth.
+bench_rounds zcperf "zcperf:tcp --rcvlowat=1" iperf3 qperf
 
 echo "zcperf vs iperf3 vs qperf on loopback: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU, server CPU $SERVER_CPU ($(date -Is))"
 bench_report peers
