@@ -20,8 +20,17 @@ std::string side_columns(const char* p) {
         "{0}_softirq_pct,{0}_steal_pct,{0}_path,{0}_zc_sent_bytes,{0}_zc_copied_bytes,{0}_rx_mapped_bytes,"
         "{0}_rx_copied_bytes,{0}_service_demand_us_per_kb,{0}_process_cpu_util_pct,"
         "{0}_process_service_demand_us_per_kb,{0}_test_cpus_service_demand_us_per_kb,{0}_other_processes_cpu_s,"
-        "{0}_buffer,{0}_staged_bytes,{0}_stage_copy_s,{0}_stage_wait_s",
+        "{0}_buffer,{0}_staged_bytes,{0}_stage_copy_s,{0}_stage_wait_s,{0}_rcv_lowat,"
+        "{0}_rdma_device,{0}_rdma_port,{0}_rdma_gid_index,{0}_rdma_mtu,{0}_rdma_link_layer,{0}_cq_mode,{0}_qps,"
+        "{0}_registration_ms,{0}_registered_bytes,{0}_credit_waits",
         p);
+}
+
+// Empty cells where no RDMA path ran, so TCP rows do not claim a device.
+std::string rdma_values(const RdmaInfo& r) {
+    if (r.empty()) return ",,,,,,,,,";
+    return fmt::format("{},{},{},{},{},{},{},{:.3f},{},{}", quoted(r.device), r.port, r.gid_index, r.mtu,
+                       quoted(r.link_layer), r.cq_mode, r.qps, r.registration_ms, r.registered_bytes, r.credit_waits);
 }
 
 std::string side_values(const SideResult& s) {
@@ -34,7 +43,8 @@ std::string side_values(const SideResult& s) {
                        s.service_demand_us_per_kb(), s.process_cpu_util_pct(), s.process_service_demand_us_per_kb(),
                        service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes), s.cpu.others.cpu_s, s.memory.buffer,
                        s.memory.staging.bytes, static_cast<double>(s.memory.staging.copy_ns) * 1e-9,
-                       static_cast<double>(s.memory.staging.wait_ns) * 1e-9);
+                       static_cast<double>(s.memory.staging.wait_ns) * 1e-9) +
+           "," + std::to_string(s.rcv_lowat) + "," + rdma_values(s.rdma);
 }
 
 std::string message_values(const TestResult& r) {

@@ -1,0 +1,89 @@
+// The CSV report: one header, one row per result, cells found by column name.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+
+#include "report/report_writer.hpp"
+
+using namespace zc;
+
+namespace {
+
+// Splits one CSV line (RFC 4180 quoting: "" inside quotes is a quote).
+std::vector<std::string> cells(const std::string& line) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+        char c = line[i];
+        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+            out.back() += '"';
+            ++i;
+        } else if (c == '"') {
+            quoted = !quoted;
+        } else if (c == ',' && !quoted) {
+            out.emplace_back();
+        } else {
+            out.back() += c;
+        }
+    }
+    return out;
+}
+
+std::map<std::string, std::string> csv_row(const TestResult& r) {
+    std::ostringstream os;
+    auto w = make_csv_report(os);
+    w->begin({});
+    w->add(r);
+    w->end();
+    std::istringstream in(os.str());
+    std::string head, row;
+    std::getline(in, head);
+    std::getline(in, row);
+    auto names = cells(head), values = cells(row);
+    EXPECT_EQ(names.size(), values.size()) << head << "\n" << row;
+    std::map<std::string, std::string> m;
+    for (size_t i = 0; i < names.size() && i < values.size(); ++i) m[names[i]] = values[i];
+    return m;
+}
+
+}  // namespace
+
+TEST(CsvReport, RdmaColumnsCarryEachSidesDeviceAndCosts) {
+    TestResult r;
+    r.transport = Transport::rdma_write;
+    r.local.role = Role::send;
+    r.remote.role = Role::recv;
+    r.local.rdma = {"rxe0", 1, 1, 4096, "Ethernet", "poll", 4, 1.25, 8u << 20, 17};
+    r.remote.rdma = {"mlx5_0", 2, 3, 1024, "InfiniBand", "event", 4, 0.5, 64u << 20, 0};
+    auto m = csv_row(r);
+    EXPECT_EQ(m["transport"], "rdma-write");
+    EXPECT_EQ(m["local_rdma_device"], "rxe0");
+    EXPECT_EQ(m["local_rdma_port"], "1");
+    EXPECT_EQ(m["local_rdma_gid_index"], "1");
+    EXPECT_EQ(m["local_rdma_mtu"], "4096");
+    EXPECT_EQ(m["local_rdma_link_layer"], "Ethernet");
+    EXPECT_EQ(m["local_cq_mode"], "poll");
+    EXPECT_EQ(m["local_qps"], "4");
+    EXPECT_EQ(m["local_registration_ms"], "1.250");
+    EXPECT_EQ(m["local_registered_bytes"], std::to_string(8u << 20));
+    EXPECT_EQ(m["local_credit_waits"], "17");
+    EXPECT_EQ(m["remote_rdma_device"], "mlx5_0");
+    EXPECT_EQ(m["remote_rdma_link_layer"], "InfiniBand");
+    EXPECT_EQ(m["remote_cq_mode"], "event");
+    EXPECT_EQ(m["remote_rdma_mtu"], "1024");
+}
+
+TEST(CsvReport, TcpRowsLeaveRdmaCellsEmptyAndCarryTheWakeThreshold) {
+    TestResult r;
+    r.local.role = Role::send;
+    r.remote.role = Role::recv;
+    r.remote.rcv_lowat = 256 << 10;
+    auto m = csv_row(r);
+    EXPECT_EQ(m["transport"], "tcp");
+    EXPECT_EQ(m["remote_rcv_lowat"], "262144");
+    EXPECT_EQ(m["local_rcv_lowat"], "0");
+    for (const char* c : {"local_rdma_device", "local_cq_mode", "remote_qps", "remote_registration_ms"}) {
+        EXPECT_EQ(m[c], "") << c;
+    }
+}
