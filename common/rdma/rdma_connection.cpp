@@ -110,6 +110,13 @@ RdmaInfo device_info_for(const std::string& local_address) {
     return info;
 }
 
+void require_wanted_device(const std::string& wanted, const std::string& used) {
+    if (wanted.empty() || wanted == used) return;
+    throw std::runtime_error("--rdma-dev " + wanted + " was asked for, but the route to the peer goes through " +
+                             (used.empty() ? std::string("no RDMA device") : used) + ": give the peer an address on " +
+                             wanted + "'s interface");
+}
+
 void require_rdma_device() {
     int n = 0;
     ibv_device** list = ibv_get_device_list(&n);
@@ -147,10 +154,7 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
     ibv_context* ctx = first->verbs;
     if (!ctx) throw std::runtime_error("rdma_cm found no RDMA device for this connection");
     info_.device = ibv_get_device_name(ctx->device);
-    if (!want_device_.empty() && want_device_ != info_.device) {
-        throw std::runtime_error("--rdma-dev " + want_device_ + " was asked for, but the route to the peer goes through " +
-                                 info_.device + ": give the peer an address on " + want_device_ + "'s interface");
-    }
+    require_wanted_device(want_device_, info_.device);
     fill_device_info(first, info_);
     info_.cq_mode = cq_mode_name(opt_.cq_mode);
     pd_.reset(ibv_alloc_pd(ctx));

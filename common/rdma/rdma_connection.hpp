@@ -122,5 +122,7 @@ RdmaInfo device_info_for(const std::string& local_address);
 
 // Throws std::runtime_error when this host has no RDMA device at all, naming what to do.
 void require_rdma_device();
+// --rdma-dev: the device the connection really uses must be the one asked for ("" = any).
+void require_wanted_device(const std::string& wanted, const std::string& used);
 
 }  // namespace zc

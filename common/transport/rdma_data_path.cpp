@@ -17,17 +17,20 @@ RdmaConnection& verbs_of(DataConnection& conn) {
     if (!c || !*c) throw std::logic_error("a verbs path needs an RDMA connection");
     return **c;
 }
-int rsocket_of(DataConnection& conn) {
+// rsockets pick their device inside librdmacm; --rdma-dev is checked against the one the local
+// address sits on, as for verbs.
+int rsocket_of(DataConnection& conn, const ServerSpec& h) {
     auto* c = std::get_if<RsocketFd>(&conn);
     if (!c || !*c) throw std::logic_error("an rsocket path needs an rsocket");
+    if (!h.side.rdma_dev.empty()) require_wanted_device(h.side.rdma_dev, device_info_for(local_address_of(conn)).device);
     return c->get();
 }
 }  // namespace
 
 void make_rdma_send_path(SendPath& path, const ServerSpec& h, DataConnection& conn) {
     switch (h.transport) {
-        case Transport::rsocket: path.emplace<RsocketSender>(rsocket_of(conn), h.message_size, h.alignment); return;
-        case Transport::rsocket_iomap: path.emplace<RsocketIomapSender>(rsocket_of(conn), h.message_size, h.alignment); return;
+        case Transport::rsocket: path.emplace<RsocketSender>(rsocket_of(conn, h), h.message_size, h.alignment); return;
+        case Transport::rsocket_iomap: path.emplace<RsocketIomapSender>(rsocket_of(conn, h), h.message_size, h.alignment); return;
         case Transport::rdma_write:
         case Transport::rdma_send: path.emplace<RdmaSender>(verbs_of(conn)); return;
         case Transport::rdma_read: path.emplace<RdmaReadSource>(verbs_of(conn)); return;
@@ -37,9 +40,9 @@ void make_rdma_send_path(SendPath& path, const ServerSpec& h, DataConnection& co
 
 void make_rdma_recv_path(RecvPath& path, const ServerSpec& h, DataConnection& conn) {
     switch (h.transport) {
-        case Transport::rsocket: path.emplace<RsocketReceiver>(rsocket_of(conn), h.message_size, h.alignment); return;
+        case Transport::rsocket: path.emplace<RsocketReceiver>(rsocket_of(conn, h), h.message_size, h.alignment); return;
         case Transport::rsocket_iomap:
-            path.emplace<RsocketIomapReceiver>(rsocket_of(conn), h.message_size, h.alignment, h.rdma.tx_depth);
+            path.emplace<RsocketIomapReceiver>(rsocket_of(conn, h), h.message_size, h.alignment, h.rdma.tx_depth);
             return;
         case Transport::rdma_write:
         case Transport::rdma_send: path.emplace<RdmaReceiver>(verbs_of(conn)); return;

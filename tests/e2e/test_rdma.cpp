@@ -222,6 +222,51 @@ TEST(Rdma, ClientKilledServerKeepsServing) {
     EXPECT_EQ(j["results"][0]["bytes"], 2u << 20);
 }
 
+// rsockets hide their verbs, yet a killed peer on either side must end the other side clearly.
+TEST(Rdma, RsocketPeerKilledEitherWay) {
+    REQUIRE_RDMA();
+    for (const char* t : {"rsocket", "rsocket-iomap"}) {
+        RdmaServer server;
+        Process client({zcperf_bin(), "-H", server.address(), "-T", t, "-m", "64K", "-l", "30"});
+        std::this_thread::sleep_for(4s);
+        server.process().signal(SIGKILL);
+        Outcome o = client.wait(40s);
+        EXPECT_FALSE(o.timed_out) << t;
+        EXPECT_EQ(o.exit_code, 1) << t << o.err;
+        EXPECT_LT(o.seconds, 25.0) << t << ": the client noticed late";
+        EXPECT_FALSE(o.err.empty()) << t;
+    }
+    RdmaServer server;
+    {
+        Process client({zcperf_bin(), "-H", server.address(), "-T", "rsocket", "-m", "64K", "-l", "30"});
+        std::this_thread::sleep_for(4s);
+        client.signal(SIGKILL);
+        client.wait(5s);
+    }
+    json j = run_json({"-H", server.address(), "-T", "rsocket", "-m", "64K", "-n", "2M"});
+    ASSERT_EQ(j["results"].size(), 1u);
+    EXPECT_EQ(j["results"][0]["bytes"], 2u << 20);
+}
+
+// --rdma-dev holds for verbs and rsockets alike: the device in use is checked on both sides, and a
+// name the route does not go through is an error that says what to do, never a silent change.
+TEST(Rdma, RdmaDevIsCheckedForVerbsAndRsockets) {
+    REQUIRE_RDMA();
+    RdmaServer server;
+    const std::string dev = env_or("RDMA_VM_DEV", "rxe0");
+    for (const char* t : {"rdma-write", "rsocket"}) {
+        json j = run_json({"-H", server.address(), "-T", t, "-m", "64K", "-n", "1M", "--rdma-dev", dev + "," + dev});
+        ASSERT_EQ(j["results"].size(), 1u) << t;
+        EXPECT_EQ(j["results"][0]["local"]["rdma"]["device"], dev) << t;
+        EXPECT_EQ(j["results"][0]["remote"]["rdma"]["device"], dev) << t;
+        for (const char* which : {"nosuch0", ",nosuch0"}) {
+            Outcome o = run({zcperf_bin(), "-H", server.address(), "-T", t, "-m", "64K", "-n", "1M", "--rdma-dev", which}, 60s);
+            EXPECT_EQ(o.exit_code, 1) << t << " " << which << o.err;
+            EXPECT_NE(o.err.find("--rdma-dev nosuch0 was asked for"), std::string::npos) << t << " " << which << ": " << o.err;
+        }
+    }
+}
+
 // A control connection over loopback asks for RDMA: rdma_cm cannot use loopback; the error says so
 // and the daemon keeps serving (the same client then runs TCP fine).
 TEST(Rdma, LoopbackAddressIsAClearErrorAndDaemonKeepsServing) {
