@@ -42,6 +42,23 @@ std::vector<DataConnection> open_data_connections(const ControlClient& control, 
     return fds;
 }
 
+// Our set-up failed: the server stops waiting (it keeps serving) and answers with its final event.
+// That answer is read here, so the next test on this connection does not get it instead, and when
+// the server failed first its reason leads: a refused connection ("rejected") is only the symptom
+// of, say, its --rdma-dev check.
+[[noreturn]] void stop_and_explain(ControlClient& control, const std::exception& ours) {
+    control.send(Stop{});
+    std::string theirs;
+    try {
+        control.receive(std::chrono::seconds(3));
+    } catch (const ServerError& e) {
+        theirs = e.what();
+    } catch (const std::exception&) {
+    }
+    if (theirs.empty() || theirs.find("was stopped before") != std::string::npos) throw;
+    throw ServerError(theirs + " (here: " + ours.what() + ")");
+}
+
 // Waits for the server's result while our own side runs; watches Ctrl-C and a vanished server.
 SideResult await_remote(ControlClient& control, SideRunner& runner, const TestSpec& spec) {
     auto deadline = spec.total_bytes ? Clock::time_point::max()
@@ -169,16 +186,14 @@ TestResult run_test(ControlClient& control, const TestSpec& spec) {
         std::vector<DataConnection> conns;
         try {
             conns = open_data_connections(control, spec, ready);
-        } catch (...) {
-            control.send(Stop{});  // the server stops waiting for them (it keeps serving)
-            throw;
+        } catch (const std::exception& e) {
+            stop_and_explain(control, e);
         }
         SideRunner runner(std::move(cfg), std::move(conns));
         try {
             runner.wait_ready();
-        } catch (...) {
-            control.send(Stop{});
-            throw;
+        } catch (const std::exception& e) {
+            stop_and_explain(control, e);
         }
         control.send(Start{});
         control.expect<Started>(kReplyTimeout);
