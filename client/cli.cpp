@@ -187,10 +187,12 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                    "rsocket-iomap (riowrite into the receiver's riomap'ed ring), rdma-write, rdma-send, rdma-read\n"
                    "(verbs over rdma_cm; the receiver verifies pattern samples of every message it counts)")
         ->capture_default_str();
-    std::string cq_mode = "poll", rdma_dev;
+    std::string cq_mode = "auto", rdma_dev;
     app.add_option("--cq-mode", cq_mode,
                    "RDMA verbs: how completions are taken: poll (busy-poll the CQ: lowest latency, a core of user "
-                   "time) or event (sleep on the completion channel: CPU only when work completes); the report says which ran")
+                   "time), event (sleep on the completion channel: CPU only when work completes), or auto: the "
+                   "passive side of a one-sided transfer (rdma-write's receiver, rdma-read's source) sleeps, as "
+                   "perftest's does, every other side polls; the report says which ran on each side")
         ->capture_default_str();
     app.add_option("--tx-depth", o.rdma.tx_depth,
                    "RDMA: messages in flight per queue pair (send-queue depth and receive window; a ring slot each, "

@@ -6,14 +6,27 @@
 
 namespace zc {
 
-const char* cq_mode_name(CqMode m) { return m == CqMode::poll ? "poll" : "event"; }
+const char* cq_mode_name(CqMode m) {
+    switch (m) {
+        case CqMode::auto_: return "auto";
+        case CqMode::poll: return "poll";
+        case CqMode::event: return "event";
+    }
+    return "?";
+}
 
 CqMode cq_mode_from_name(const std::string& name) {
+    if (name == "auto") return CqMode::auto_;
     if (name == "poll") return CqMode::poll;
     if (name == "event") return CqMode::event;
     throw std::invalid_argument("unknown --cq-mode '" + name +
-                                "'; use poll (busy-poll the completion queue: lowest latency, a core's user time) or "
-                                "event (sleep on the completion channel: CPU only when work completes)");
+                                "'; use poll (busy-poll the completion queue: lowest latency, a core's user time), "
+                                "event (sleep on the completion channel: CPU only when work completes) or auto");
+}
+
+CqMode effective_cq_mode(CqMode asked, bool passive_side) {
+    if (asked != CqMode::auto_) return asked;
+    return passive_side ? CqMode::event : CqMode::poll;
 }
 
 void check_rdma_options(const RdmaOptions& o) {

@@ -7,10 +7,11 @@
 
 namespace zc {
 
-enum class CqMode { poll, event };  // busy-poll the CQ (user time) or sleep on its completion channel
+// Busy-poll the CQ (user time) or sleep on its completion channel; auto: see effective_cq_mode.
+enum class CqMode { auto_, poll, event };
 
 struct RdmaOptions {
-    CqMode cq_mode = CqMode::poll;
+    CqMode cq_mode = CqMode::auto_;
     uint32_t tx_depth = 128;  // send-queue entries per QP, and the window of messages in flight per QP
     uint32_t postlist = 1;    // work requests chained per ibv_post_send
     uint32_t inline_size = 0; // --inline: bytes a send may carry inline (0 = never; messages larger go by DMA)
@@ -23,6 +24,11 @@ inline constexpr uint32_t kMaxInline = 1024;
 inline constexpr uint32_t kMaxQpsPerStream = 64;
 
 const char* cq_mode_name(CqMode m);
+// What a side runs. auto: the passive side of a one-sided transfer (rdma-write's receiver,
+// rdma-read's source) sleeps on events: it only hands back credits or waits for the end, and a
+// busy-polling core there would both hide the one-sided CPU saving and, where the NIC is software
+// (Soft-RoCE), take the CPU that moves the data; every other side polls, as perftest's do.
+CqMode effective_cq_mode(CqMode asked, bool passive_side);
 CqMode cq_mode_from_name(const std::string& name);  // throws std::invalid_argument
 
 // Throws std::invalid_argument naming the bad option (tx-depth 0, postlist over tx-depth, ...).

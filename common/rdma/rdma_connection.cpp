@@ -110,6 +110,17 @@ RdmaInfo device_info_for(const std::string& local_address) {
     return info;
 }
 
+namespace {
+RdmaOptions with_cq_mode(RdmaOptions o, CqMode m) {
+    o.cq_mode = m;
+    return o;
+}
+// One-sided transfers: this side's memory is written or read by the peer's NIC; it only waits.
+bool is_passive(Transport t, Role role) {
+    return (t == Transport::rdma_write && role == Role::recv) || (t == Transport::rdma_read && role == Role::send);
+}
+}  // namespace
+
 void require_wanted_device(const std::string& wanted, const std::string& used) {
     if (wanted.empty() || wanted == used) return;
     throw std::runtime_error("--rdma-dev " + wanted + " was asked for, but the route to the peer goes through " +
@@ -132,7 +143,7 @@ void require_rdma_device() {
 RdmaConnection::RdmaConnection(const ServerSpec& half, Role role)
     : transport_(half.transport),
       role_(role),
-      opt_(half.rdma),
+      opt_(with_cq_mode(half.rdma, effective_cq_mode(half.rdma.cq_mode, is_passive(half.transport, role)))),
       message_size_(half.message_size),
       slots_(qp_slots(half)),
       want_device_(half.side.rdma_dev),

@@ -47,11 +47,33 @@ bool read_exact(int fd, void* out, size_t len, int ms) {
     return true;
 }
 
-bool send_all(int fd, const void* data, size_t len) {
+// rsockets cannot be woken from another thread: rshutdown may itself wait behind a blocked call,
+// and a killed peer's credits never arrive, so a blocked rsend would wait forever. The data loops
+// therefore never block inside librdmacm: a call that would block waits in rpoll for a bounded
+// time, then looks at the abort flag (set when the peer's control connection vanished, or Ctrl-C).
+constexpr int kAbortCheckMs = 200;
+
+// After EAGAIN: false (with errno = ECANCELED) when the test is being aborted.
+bool wait_unless_aborted(int fd, short events, const StopRule* stop) {
+    if (stop && stop->abort && stop->abort->load(std::memory_order_relaxed)) {
+        errno = ECANCELED;
+        return false;
+    }
+    wait_ready(fd, events, kAbortCheckMs);
+    return true;
+}
+
+// `stop` = nullptr: set-up, where a plain blocking send is fine.
+bool send_all(int fd, const void* data, size_t len, const StopRule* stop = nullptr) {
     const auto* p = static_cast<const char*>(data);
+    const int flags = stop ? MSG_DONTWAIT : 0;
     while (len) {
-        ssize_t n = ::rsend(fd, p, len, 0);
+        ssize_t n = ::rsend(fd, p, len, flags);
         if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) {
+            if (!wait_unless_aborted(fd, POLLOUT, stop)) return false;
+            continue;
+        }
         if (n <= 0) return false;
         p += n;
         len -= static_cast<size_t>(n);
@@ -100,9 +122,10 @@ StreamCounters RsocketSender::run(const StopRule& stop) {
     size_t off = 0;  // where the stream stands within the pattern
     while (size_t len = stop.next_length(c.bytes, msg)) {
         len = std::min(len, msg - off);
-        ssize_t n = ::rsend(fd_, buf_.data() + off, len, 0);
+        ssize_t n = ::rsend(fd_, buf_.data() + off, len, MSG_DONTWAIT);
         if (n < 0) {
             if (errno == EINTR) continue;
+            if (errno == EAGAIN && wait_unless_aborted(fd_, POLLOUT, &stop)) continue;
             c.error = errno;
             c.failed_call = "rsend";
             break;
@@ -112,14 +135,14 @@ StreamCounters RsocketSender::run(const StopRule& stop) {
         off += static_cast<size_t>(n);
         if (off == msg) off = 0;
     }
-    ::rshutdown(fd_, SHUT_WR);
+    if (!c.error && !stop.abort->load()) ::rshutdown(fd_, SHUT_WR);  // the stream's end; never towards a dead peer: it can block
     return c;
 }
 
-StreamCounters RsocketReceiver::run(const StopRule&) {
+StreamCounters RsocketReceiver::run(const StopRule& stop) {
     StreamCounters c;
     while (true) {
-        ssize_t n = ::rrecv(fd_, buf_.data(), buf_.size(), 0);
+        ssize_t n = ::rrecv(fd_, buf_.data(), buf_.size(), MSG_DONTWAIT);
         if (n > 0) {
             if (!rdma_wire::check_stream_chunk(buf_.data(), static_cast<uint64_t>(n), c.bytes, msg_)) {
                 c.error = EBADMSG;
@@ -130,7 +153,7 @@ StreamCounters RsocketReceiver::run(const StopRule&) {
             ++c.ops;
         } else if (n == 0) {
             break;
-        } else if (errno != EINTR) {
+        } else if (errno == EAGAIN ? !wait_unless_aborted(fd_, POLLIN, &stop) : errno != EINTR) {
             c.error = errno;
             c.failed_call = "rrecv";
             break;
@@ -160,15 +183,19 @@ StreamCounters RsocketIomapSender::run(const StopRule& stop) {
     uint32_t credits = slots_, slot = 0;
     uint32_t credit_buf[256];
     size_t credit_have = 0;  // bytes of a partly received credit record
+    // flags 0: wait (bounded, watching the abort flag) for credits; MSG_DONTWAIT: take what is there.
     auto take_credits = [&](int flags) {
-        ssize_t n = ::rrecv(fd_, reinterpret_cast<char*>(credit_buf) + credit_have, sizeof(credit_buf) - credit_have, flags);
+        ssize_t n = ::rrecv(fd_, reinterpret_cast<char*>(credit_buf) + credit_have, sizeof(credit_buf) - credit_have,
+                            MSG_DONTWAIT);
         if (n == 0) {
             c.error = ECONNRESET;
             c.failed_call = "rrecv (credits)";
             return false;
         }
         if (n < 0) {
-            if (errno == EAGAIN || errno == EINTR) return true;
+            if (errno == EINTR || (errno == EAGAIN && (flags == MSG_DONTWAIT || wait_unless_aborted(fd_, POLLIN, &stop)))) {
+                return true;
+            }
             c.error = errno;
             c.failed_call = "rrecv (credits)";
             return false;
@@ -189,9 +216,10 @@ StreamCounters RsocketIomapSender::run(const StopRule& stop) {
         {
             size_t put = 0;
             while (put < len) {
-                size_t n = ::riowrite(fd_, buf_.data() + put, len - put, offset_ + int64_t(slot) * int64_t(msg) + int64_t(put), 0);
+                size_t n = ::riowrite(fd_, buf_.data() + put, len - put, offset_ + int64_t(slot) * int64_t(msg) + int64_t(put),
+                                      MSG_DONTWAIT);
                 if (n == static_cast<size_t>(-1)) {
-                    if (errno == EINTR) continue;
+                    if (errno == EINTR || (errno == EAGAIN && wait_unless_aborted(fd_, POLLOUT, &stop))) continue;
                     c.error = errno;
                     c.failed_call = "riowrite";
                     goto done;
@@ -199,7 +227,7 @@ StreamCounters RsocketIomapSender::run(const StopRule& stop) {
                 put += n;
             }
             uint64_t notice = len;  // "slot `slot` now holds `len` bytes"
-            if (!send_all(fd_, &notice, sizeof(notice))) {
+            if (!send_all(fd_, &notice, sizeof(notice), &stop)) {
                 c.error = errno ? errno : ECONNRESET;
                 c.failed_call = "rsend (notice)";
                 goto done;
@@ -212,7 +240,7 @@ StreamCounters RsocketIomapSender::run(const StopRule& stop) {
         if (!take_credits(MSG_DONTWAIT)) break;
     }
 done:
-    ::rshutdown(fd_, SHUT_WR);
+    if (!c.error && !stop.abort->load()) ::rshutdown(fd_, SHUT_WR);  // the stream's end; never towards a dead peer: it can block
     return c;
 }
 
@@ -231,17 +259,17 @@ RsocketIomapReceiver::RsocketIomapReceiver(int fd, size_t message_size, size_t a
 
 RsocketIomapReceiver::~RsocketIomapReceiver() { ::riounmap(fd_, ring_.data(), ring_.size()); }
 
-StreamCounters RsocketIomapReceiver::run(const StopRule&) {
+StreamCounters RsocketIomapReceiver::run(const StopRule& stop) {
     StreamCounters c;
     const uint32_t announce = rdma_wire::announce_every(slots_);
     uint64_t notices[512];
     size_t have = 0;
     uint32_t slot = 0, freed = 0;
     while (true) {
-        ssize_t n = ::rrecv(fd_, reinterpret_cast<char*>(notices) + have, sizeof(notices) - have, 0);
+        ssize_t n = ::rrecv(fd_, reinterpret_cast<char*>(notices) + have, sizeof(notices) - have, MSG_DONTWAIT);
         if (n == 0) break;
         if (n < 0) {
-            if (errno == EINTR) continue;
+            if (errno == EINTR || (errno == EAGAIN && wait_unless_aborted(fd_, POLLIN, &stop))) continue;
             c.error = errno;
             c.failed_call = "rrecv";
             break;
@@ -259,7 +287,7 @@ StreamCounters RsocketIomapReceiver::run(const StopRule&) {
             ++c.ops;
             slot = slot + 1 == slots_ ? 0 : slot + 1;
             if (++freed >= announce) {
-                if (!send_all(fd_, &freed, sizeof(freed))) {
+                if (!send_all(fd_, &freed, sizeof(freed), &stop)) {
                     c.error = errno ? errno : ECONNRESET;
                     c.failed_call = "rsend (credits)";
                     return c;

@@ -108,7 +108,7 @@ SideRunner::SideRunner(SideConfig config, std::vector<DataConnection> fds)
 }
 
 SideRunner::~SideRunner() {
-    abort();
+    if (!joined_) abort();  // a run that finish() did not see through: the peer or the user ended it
     if (!started_) go_.count_down();
     for (auto& s : streams_)
         if (s.thread.joinable()) s.thread.join();
@@ -221,6 +221,7 @@ SideResult SideRunner::finish() {
     if (!started_) throw std::logic_error("SideRunner::finish before start");
     for (auto& s : streams_)
         if (s.thread.joinable()) s.thread.join();
+    joined_ = true;
     SideResult r;
     r.cpu = meter_.stop();
     r.placement = placement_;

@@ -81,6 +81,7 @@ private:
     std::map<int, InterruptLine> irq_counts_before_;
     std::unique_ptr<IrqAffinityGuard> irq_guard_;  // restores the IRQs when the test ends, however
     bool started_ = false;
+    bool joined_ = false;  // finish() saw every stream thread end
 };
 
 }  // namespace zc

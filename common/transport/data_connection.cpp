@@ -2,6 +2,8 @@
 
 #include <sys/socket.h>
 
+#include <thread>
+
 #include "transport/tcp_socket.hpp"
 
 #if ZCPERF_WITH_RDMA
@@ -15,9 +17,14 @@ namespace zc {
 
 void RsocketFd::reset() {
 #if ZCPERF_WITH_RDMA
-    if (fd_ >= 0) ::rclose(fd_);
+    if (fd_ >= 0 && abandoned_) {
+        std::thread([fd = fd_] { ::rclose(fd); }).detach();
+    } else if (fd_ >= 0) {
+        ::rclose(fd_);
+    }
 #endif
     fd_ = -1;
+    abandoned_ = false;
 }
 
 void RdmaConnectionDeleter::operator()(RdmaConnection* c) const {
@@ -34,10 +41,10 @@ int tcp_fd(const DataConnection& c) {
 }
 
 void interrupt(DataConnection& c) {
+    // rsockets are not shut down here: rshutdown can block behind the data thread's own call; their
+    // loops look at the abort flag instead (rsocket_paths.cpp), as the verbs loops do.
     if (int fd = tcp_fd(c); fd >= 0) ::shutdown(fd, SHUT_RDWR);
-#if ZCPERF_WITH_RDMA
-    if (auto* rs = std::get_if<RsocketFd>(&c); rs && *rs) ::rshutdown(rs->get(), SHUT_RDWR);
-#endif
+    if (auto* rs = std::get_if<RsocketFd>(&c)) rs->abandon();
 }
 
 std::string local_address_of(const DataConnection& c) {

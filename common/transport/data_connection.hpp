@@ -17,11 +17,12 @@ public:
     explicit RsocketFd(int fd) : fd_(fd) {}
     RsocketFd(const RsocketFd&) = delete;
     RsocketFd& operator=(const RsocketFd&) = delete;
-    RsocketFd(RsocketFd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+    RsocketFd(RsocketFd&& o) noexcept : fd_(o.fd_), abandoned_(o.abandoned_) { o.fd_ = -1; }
     RsocketFd& operator=(RsocketFd&& o) noexcept {
         if (this != &o) {
             reset();
             fd_ = o.fd_;
+            abandoned_ = o.abandoned_;
             o.fd_ = -1;
         }
         return *this;
@@ -29,10 +30,15 @@ public:
     ~RsocketFd() { reset(); }
     int get() const { return fd_; }
     explicit operator bool() const { return fd_ >= 0; }
-    void reset();  // rclose (common/rdma/rsocket_fd.cpp; nothing to do in a build without rdma-core)
+    void reset();  // rclose (nothing to do in a build without rdma-core)
+    // The peer may be gone: rclose sends a disconnect and waits for its completion, which a dead
+    // peer never gives, so the close then runs on a detached thread (librdmacm gives up when the
+    // queue pair's retries run out; a process that exits first loses nothing).
+    void abandon() { abandoned_ = true; }
 
 private:
     int fd_ = -1;
+    bool abandoned_ = false;
 };
 
 class RdmaConnection;  // common/rdma/rdma_connection.hpp
@@ -46,7 +52,7 @@ using DataConnection = std::variant<UniqueFd, RsocketFd, RdmaConnectionPtr>;
 // The TCP socket of a TCP connection, else -1.
 int tcp_fd(const DataConnection& c);
 // Wakes a thread blocked on the connection (abort: the peer vanished, Ctrl-C): shutdown for
-// sockets and rsockets; verbs loops poll their abort flag and need nothing.
+// sockets; rsocket and verbs loops never block unbounded and look at their abort flag instead.
 void interrupt(DataConnection& c);
 // The numeric local address the data leaves from ("" when unknown).
 std::string local_address_of(const DataConnection& c);

@@ -105,6 +105,14 @@ std::string case_name(const testing::TestParamInfo<Case>& i) {
     return n;
 }
 
+// --cq-mode auto: the passive side of a one-sided transfer sleeps, every other side polls.
+std::string cq_mode_run(const Case& c, const json& side) {
+    if (c.cq != "auto") return c.cq;
+    bool recv = side["role"] == "recv";
+    bool passive = (c.transport == "rdma-write" && recv) || (c.transport == "rdma-read" && !recv);
+    return passive ? "event" : "poll";
+}
+
 class RdmaTransfer : public testing::TestWithParam<Case> {};
 
 }  // namespace
@@ -137,8 +145,8 @@ TEST_P(RdmaTransfer, ReceiverCountsVerifiedBytes) {
     EXPECT_GT(r["remote"]["service_demand_us_per_kb"].get<double>(), 0.0);
     bool verbs = c.transport.rfind("rdma-", 0) == 0;
     if (verbs) {
-        expect_rdma_side(r["local"], c.cq, true);
-        expect_rdma_side(r["remote"], c.cq, true);
+        expect_rdma_side(r["local"], cq_mode_run(c, r["local"]), true);
+        expect_rdma_side(r["remote"], cq_mode_run(c, r["remote"]), true);
         EXPECT_EQ(r["local"]["rdma"]["qps"].get<int>(), c.streams * c.qps);
     }
     if (c.transport == "rsocket-iomap") {
@@ -166,7 +174,12 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"rdma-read", "stream", "1M", "l1", 1, 4, "event", 1},
         Case{"rdma-read", "maerts", "4K", "n3000001", 2, 4, "poll", 8},
         Case{"rsocket", "maerts", "1M", "l1", 2, 1, "poll", 1},
-        Case{"rsocket-iomap", "maerts", "1M", "n7000001", 1, 1, "poll", 1}),
+        Case{"rsocket-iomap", "maerts", "1M", "n7000001", 1, 1, "poll", 1},
+        // The default, auto: each side's mode follows its part in the transfer.
+        Case{"rdma-write", "stream", "64K", "n5000003", 1, 1, "auto", 1},
+        Case{"rdma-write", "maerts", "64K", "n5000003", 1, 2, "auto", 1},
+        Case{"rdma-read", "stream", "64K", "n5000003", 1, 1, "auto", 1},
+        Case{"rdma-send", "stream", "64K", "n5000003", 1, 1, "auto", 1}),
     case_name);
 
 // rdma_cm to a port nothing listens on: a clear error, not a hang.

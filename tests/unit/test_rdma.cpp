@@ -78,6 +78,23 @@ TEST(RdmaOptions, CliParsesAndChecks) {
     EXPECT_EQ(parse({"--rdma-dev", "a,b,c"}, bad), 2);
 }
 
+TEST(RdmaOptions, AutoCqModeSleepsOnlyOnThePassiveSide) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"-T", "rdma-write"}, o), -1);
+    EXPECT_EQ(o.rdma.cq_mode, CqMode::auto_);
+    EXPECT_EQ(effective_cq_mode(CqMode::auto_, true), CqMode::event);
+    EXPECT_EQ(effective_cq_mode(CqMode::auto_, false), CqMode::poll);
+    for (bool passive : {true, false}) {
+        EXPECT_EQ(effective_cq_mode(CqMode::poll, passive), CqMode::poll);
+        EXPECT_EQ(effective_cq_mode(CqMode::event, passive), CqMode::event);
+    }
+    EXPECT_EQ(cq_mode_from_name("auto"), CqMode::auto_);
+    EXPECT_STREQ(cq_mode_name(CqMode::auto_), "auto");
+    TestSpec t;
+    t.transport = Transport::rdma_write;
+    EXPECT_EQ(server_spec_from_json(to_json(server_half(t))).rdma.cq_mode, CqMode::auto_);
+}
+
 TEST(RdmaOptions, TravelToTheServerAndAreRangeChecked) {
     TestSpec t;
     t.transport = Transport::rdma_write;
