@@ -169,7 +169,21 @@ TestResult run_test(ControlClient& control, const TestSpec& spec) {
         std::vector<DataConnection> conns;
         try {
             conns = open_data_connections(control, spec, ready);
-        } catch (...) {
+        } catch (const std::exception& e) {
+            // A set-up failure on the server's side (its GPU memory refused by the NIC, say) shows
+            // here only as a refused data connection; the server's own reason follows on the control
+            // connection: give the user that one when it comes within a moment.
+            if (is_rdma(spec.transport)) {
+                pollfd p{control.fd(), POLLIN, 0};
+                if (::poll(&p, 1, 3000) > 0) {
+                    try {
+                        control.receive(kReplyTimeout);
+                    } catch (const ServerError& server) {
+                        throw ServerError(std::string(server.what()) + " (here: " + e.what() + ")");
+                    } catch (...) {
+                    }
+                }
+            }
             control.send(Stop{});  // the server stops waiting for them (it keeps serving)
             throw;
         }
