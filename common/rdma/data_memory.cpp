@@ -65,6 +65,7 @@ std::string RdmaDataMemory::try_direct(ibv_pd* pd, const DataMemoryRequest& r) {
     dmabuf_ = std::move(d.fd);
     data_mr_.reset(mr);
     data_ = gpu_->data();
+    cuda::zero(data_, gpu_->allocated());  // a receiver's slot no message reached fails its final check
     registered_bytes_ += r.data_bytes;
     return "";
 }

@@ -5,7 +5,6 @@
 
 #include "rdma/cq_waiter.hpp"
 #include "rdma/verbs_paths.hpp"
-#include "transport/tcp_gpu_staged.hpp"
 
 namespace zc {
 
@@ -57,13 +56,7 @@ struct QpRead {
 }  // namespace
 
 StreamCounters RdmaReadSink::run(const StopRule& stop) {
-    try {
-        return run_staged(stage_, [&](auto& st) { return loop(stop, st); });
-    } catch (const std::exception& e) {  // a staging copy failed (CUDA): the stream reports it
-        StreamCounters sc;
-        stage_failed(sc, e);
-        return sc;
-    }
+    return run_staged(stage_, [&](auto& st) { return loop(stop, st); });
 }
 
 template <class Stage>

@@ -9,7 +9,6 @@
 
 #include "rdma/cq_waiter.hpp"
 #include "rdma/verbs_paths.hpp"
-#include "transport/tcp_gpu_staged.hpp"
 
 namespace zc {
 
@@ -59,13 +58,7 @@ RdmaReceiver::RdmaReceiver(RdmaConnection& c) : c_(c), write_(c.transport() == T
 }
 
 StreamCounters RdmaReceiver::run(const StopRule& stop) {
-    try {
-        return run_staged(stage_, [&](auto& st) { return loop(stop, st); });
-    } catch (const std::exception& e) {  // a staging copy failed (CUDA): the stream reports it
-        StreamCounters sc;
-        stage_failed(sc, e);
-        return sc;
-    }
+    return run_staged(stage_, [&](auto& st) { return loop(stop, st); });
 }
 
 template <class Stage>

@@ -6,7 +6,6 @@
 
 #include "rdma/cq_waiter.hpp"
 #include "rdma/verbs_paths.hpp"
-#include "transport/tcp_gpu_staged.hpp"
 
 namespace zc {
 
@@ -52,13 +51,7 @@ RdmaSender::RdmaSender(RdmaConnection& c) : c_(c), write_(c.transport() == Trans
 }
 
 StreamCounters RdmaSender::run(const StopRule& stop) {
-    try {
-        return run_staged(stage_, [&](auto& st) { return loop(stop, st); });
-    } catch (const std::exception& e) {  // a staging copy failed (CUDA): the stream reports it
-        StreamCounters sc;
-        stage_failed(sc, e);
-        return sc;
-    }
+    return run_staged(stage_, [&](auto& st) { return loop(stop, st); });
 }
 
 template <class Stage>

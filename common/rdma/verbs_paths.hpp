@@ -23,6 +23,7 @@
 #include "rdma/rdma_connection.hpp"
 #include "rdma/verbs_stage.hpp"
 #include "transport/stream_counters.hpp"
+#include "transport/tcp_gpu_staged.hpp"  // stage_failed
 
 namespace zc {
 
@@ -84,18 +85,26 @@ private:
     RxStage stage_;
 };
 
-// Runs loop(stop, policy) on the policy a variant holds (once per stream, not per message).
+// Runs loop(policy) on the policy a variant holds (once per stream, not per message). A staging
+// copy that fails (CUDA) ends the stream with an error its side reports, not an exception on a
+// data thread.
 template <class Variant, class Loop>
 StreamCounters run_staged(Variant& v, Loop&& loop) {
-    return std::visit(
-        [&](auto& st) -> StreamCounters {
-            if constexpr (std::is_same_v<std::decay_t<decltype(st)>, std::monostate>) {
-                throw std::logic_error("a verbs path ran without its memory policy");
-            } else {
-                return loop(st);
-            }
-        },
-        v);
+    try {
+        return std::visit(
+            [&](auto& st) -> StreamCounters {
+                if constexpr (std::is_same_v<std::decay_t<decltype(st)>, std::monostate>) {
+                    throw std::logic_error("a verbs path ran without its memory policy");
+                } else {
+                    return loop(st);
+                }
+            },
+            v);
+    } catch (const std::exception& e) {
+        StreamCounters sc;
+        stage_failed(sc, e);
+        return sc;
+    }
 }
 
 // Shared by the three: receive posting and completion-status errors.

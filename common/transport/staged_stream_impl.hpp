@@ -10,12 +10,7 @@ namespace zc {
 
 template <class Io, class Copy>
 StagedStreamSender<Io, Copy>::StagedStreamSender(int fd, size_t message_size, size_t alignment, int device)
-    : fd_(fd),
-      message_size_(message_size),
-      shape_(stage_shape(message_size)),
-      gpu_(Copy::allocate(device, shape_.gpu_bytes(message_size))),
-      ring_(device, shape_.slot_bytes, shape_.slots, alignment),
-      staged_(static_cast<size_t>(ring_.slots()), 0) {
+    : StagedStreamEnd<Copy>(fd, message_size, alignment, device), staged_(static_cast<size_t>(ring_.slots()), 0) {
     upload_pattern(ring_, Copy::data(gpu_), Copy::size(gpu_), message_size, Io::pattern);
     ring_.reset_counts();
 }
@@ -106,11 +101,7 @@ StreamCounters StagedStreamSender<Io, Copy>::run(const StopRule& stop) {
 
 template <class Io, class Copy>
 StagedStreamReceiver<Io, Copy>::StagedStreamReceiver(int fd, size_t message_size, size_t alignment, int device)
-    : fd_(fd),
-      message_size_(message_size),
-      shape_(stage_shape(message_size)),
-      gpu_(Copy::allocate(device, shape_.gpu_bytes(message_size))),
-      ring_(device, shape_.slot_bytes, shape_.slots, alignment) {
+    : StagedStreamEnd<Copy>(fd, message_size, alignment, device) {
     Copy::zero(gpu_);
 }
 

@@ -55,22 +55,42 @@ struct TcpIo {
     static bool check(const std::byte*, size_t, uint64_t /*stream offset*/, size_t /*message size*/) { return true; }
 };
 
-template <class Io, class Copy>
-class StagedStreamSender {
+// What both ends of a staged stream hold: the socket, the GPU buffer (`batch` messages: the
+// sender's holds the pattern, the receiver's is where the data lands) and the bounce ring.
+template <class Copy>
+class StagedStreamEnd {
 public:
-    StagedStreamSender(int fd, size_t message_size, size_t alignment, int device);  // throws std::runtime_error
-    StreamCounters run(const StopRule& stop);
+    StagedStreamEnd(int fd, size_t message_size, size_t alignment, int device)  // throws std::runtime_error
+        : fd_(fd),
+          message_size_(message_size),
+          shape_(stage_shape(message_size)),
+          gpu_(Copy::allocate(device, shape_.gpu_bytes(message_size))),
+          ring_(device, shape_.slot_bytes, shape_.slots, alignment) {}
     const HostBuffer& buffer() const { return ring_.host(); }  // the bounce slots (host pages)
     const typename Copy::Memory& device_buffer() const { return gpu_; }
 
-private:
-    bool stage(int slot, const StopRule& stop);
-
+protected:
     int fd_;
     size_t message_size_;
     StageShape shape_;
-    typename Copy::Memory gpu_;  // `batch` messages, each holding the data pattern
+    typename Copy::Memory gpu_;
     OwnedStageRing<Copy> ring_;
+};
+
+template <class Io, class Copy>
+class StagedStreamSender : public StagedStreamEnd<Copy> {
+public:
+    StagedStreamSender(int fd, size_t message_size, size_t alignment, int device);
+    StreamCounters run(const StopRule& stop);
+
+private:
+    using StagedStreamEnd<Copy>::fd_;
+    using StagedStreamEnd<Copy>::message_size_;
+    using StagedStreamEnd<Copy>::shape_;
+    using StagedStreamEnd<Copy>::gpu_;
+    using StagedStreamEnd<Copy>::ring_;
+    bool stage(int slot, const StopRule& stop);
+
     std::vector<size_t> staged_;  // bytes staged in each slot
     uint64_t committed_ = 0;      // bytes whose copy was queued (what a byte budget counts)
     size_t msg_len_ = 0, msg_off_ = 0;  // a large message being staged piece by piece
@@ -78,19 +98,17 @@ private:
 };
 
 template <class Io, class Copy>
-class StagedStreamReceiver {
+class StagedStreamReceiver : public StagedStreamEnd<Copy> {
 public:
-    StagedStreamReceiver(int fd, size_t message_size, size_t alignment, int device);
+    StagedStreamReceiver(int fd, size_t message_size, size_t alignment, int device);  // the GPU buffer zeroed
     StreamCounters run();
-    const HostBuffer& buffer() const { return ring_.host(); }
-    const typename Copy::Memory& device_buffer() const { return gpu_; }
 
 private:
-    int fd_;
-    size_t message_size_;
-    StageShape shape_;
-    typename Copy::Memory gpu_;  // where the data lands (zeroed at set-up): `batch` messages
-    OwnedStageRing<Copy> ring_;
+    using StagedStreamEnd<Copy>::fd_;
+    using StagedStreamEnd<Copy>::message_size_;
+    using StagedStreamEnd<Copy>::shape_;
+    using StagedStreamEnd<Copy>::gpu_;
+    using StagedStreamEnd<Copy>::ring_;
 };
 
 using TcpStagedSender = StagedStreamSender<TcpIo, cuda::CudaStageCopy>;

@@ -15,6 +15,7 @@
 #include "parse_cli.hpp"
 #include "transport/data_path.hpp"
 #include "transport/exchange_path.hpp"
+#include "../socket_pair.hpp"
 #include "unique_fd.hpp"
 
 using namespace zc;
@@ -22,15 +23,7 @@ using zc::test::parse;
 
 namespace {
 
-struct Pair {
-    UniqueFd tx, rx;
-    Pair() {
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) throw std::runtime_error("socketpair");
-        tx.reset(sv[0]);
-        rx.reset(sv[1]);
-    }
-};
+using Pair = zc::test::SocketPair;
 
 PathOptions sim(size_t m) {
     PathOptions o;
