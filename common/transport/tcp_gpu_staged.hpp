@@ -84,11 +84,6 @@ public:
     StreamCounters run(const StopRule& stop);
 
 private:
-    using StagedStreamEnd<Copy>::fd_;
-    using StagedStreamEnd<Copy>::message_size_;
-    using StagedStreamEnd<Copy>::shape_;
-    using StagedStreamEnd<Copy>::gpu_;
-    using StagedStreamEnd<Copy>::ring_;
     bool stage(int slot, const StopRule& stop);
 
     std::vector<size_t> staged_;  // bytes staged in each slot
@@ -102,13 +97,6 @@ class StagedStreamReceiver : public StagedStreamEnd<Copy> {
 public:
     StagedStreamReceiver(int fd, size_t message_size, size_t alignment, int device);  // the GPU buffer zeroed
     StreamCounters run();
-
-private:
-    using StagedStreamEnd<Copy>::fd_;
-    using StagedStreamEnd<Copy>::message_size_;
-    using StagedStreamEnd<Copy>::shape_;
-    using StagedStreamEnd<Copy>::gpu_;
-    using StagedStreamEnd<Copy>::ring_;
 };
 
 using TcpStagedSender = StagedStreamSender<TcpIo, cuda::CudaStageCopy>;
