@@ -50,6 +50,9 @@ Examples:
   zcperf --buffer cuda:0,cuda:0 -m 4M --cpu 2,4
                                          GPU memory on both sides, staged through pinned bounce buffers;
                                          the report gives the staging's copy time (compare --buffer host)
+  zcperf -H 198.18.0.1 -T rdma-write --buffer cuda:0,cuda:0
+                                         GPU memory over verbs: registered with ibv_reg_dmabuf_mr (direct) where
+                                         the NIC takes it, else staged; each side's memory line says which and why
   zcperf --gpu-copy-bandwidth            cudaMemcpy's own host<->GPU bandwidth here, the staging's ceiling
 
 Reading the report: CPU% is the whole host (all CPUs, from /proc/stat, softirq on any core included);
