@@ -73,7 +73,6 @@ std::string describe(const RdmaInfo& r) {
         out += "; rsockets register their own buffers at connection time";
     }
     if (r.credit_waits) out += "; " + std::to_string(r.credit_waits) + " waits for receiver credits";
-    if (!r.gpu_path.empty()) out += "; GPU memory " + r.gpu_path_note;
     return out;
 }
 
