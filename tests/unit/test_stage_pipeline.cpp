@@ -139,15 +139,16 @@ TEST(GpuPaths, BufferBytesCountTheBounceSlots) {
 }
 
 TEST(GpuCli, GpuMemoryOnEachTransport) {
+    // (GPU memory on the remote side: a build without CUDA refuses it locally, before any transport.)
     // Verbs take GPU memory, staged or direct (decided when the side registers).
-    EXPECT_EQ(parse({"--buffer", "cuda,cuda", "-T", "rdma-write", "--gpu-path", "direct"}), -1);
+    EXPECT_EQ(parse({"--buffer", ",cuda", "-T", "rdma-write", "--gpu-path", "direct"}), -1);
     EXPECT_EQ(parse({"--buffer", ",cuda", "-T", "rdma-read", "-t", "maerts"}), -1);
-    EXPECT_EQ(parse({"--buffer", "pinned", "-T", "rdma-send"}), -1);
+    EXPECT_EQ(parse({"--buffer", ",pinned", "-T", "rdma-send"}), -1);
     // rsockets stage; direct is a usage error.
-    EXPECT_EQ(parse({"--buffer", "cuda", "-T", "rsocket"}), -1);
-    EXPECT_EQ(parse({"--buffer", "cuda", "-T", "rsocket", "--gpu-path", "direct"}), 2);
-    EXPECT_EQ(parse({"--buffer", "cuda", "-T", "rsocket-iomap"}), 2);
-    EXPECT_EQ(parse({"--buffer", "pinned", "-T", "rsocket"}), 2);
+    EXPECT_EQ(parse({"--buffer", ",cuda", "-T", "rsocket"}), -1);
+    EXPECT_EQ(parse({"--buffer", ",cuda", "-T", "rsocket", "--gpu-path", "direct"}), 2);
+    EXPECT_EQ(parse({"--buffer", ",cuda", "-T", "rsocket-iomap"}), 2);
+    EXPECT_EQ(parse({"--buffer", ",pinned", "-T", "rsocket"}), 2);
     // The test kind: streams only.
     EXPECT_EQ(parse({"--buffer", "sim-gpu,sim-gpu", "-T", "rdma-write"}), -1);
     EXPECT_EQ(parse({"--buffer", "sim-gpu", "-t", "rr"}), 2);
