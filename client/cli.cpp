@@ -50,6 +50,9 @@ Examples:
   zcperf --buffer cuda:0,cuda:0 -m 4M --cpu 2,4
                                          GPU memory on both sides, staged through pinned bounce buffers;
                                          the report gives the staging's copy time (compare --buffer host)
+  zcperf -H 198.18.0.1 -T rdma-write --buffer cuda:0,cuda:0
+                                         GPU memory over verbs: registered with ibv_reg_dmabuf_mr (direct) where
+                                         the NIC takes it, else staged; each side's memory line says which and why
   zcperf --gpu-copy-bandwidth            cudaMemcpy's own host<->GPU bandwidth here, the staging's ceiling
 
 Reading the report: CPU% is the whole host (all CPUs, from /proc/stat, softirq on any core included);
@@ -134,17 +137,28 @@ void check_buffer_options(const ClientOptions& o) {
         }
         const SideSpec& tx = client_role(t) == Role::send ? o.local : o.remote;
         const SideSpec& rx = client_role(t) == Role::send ? o.remote : o.local;
+        if (t == TestKind::rr && (o.local.buffer.simulated() || o.remote.buffer.simulated())) {
+            throw std::invalid_argument("--buffer sim-gpu (a test kind) stages stream tests only; rr stages GPU memory with CUDA");
+        }
         for (Transport tr : o.transports) {
-            if (tx.buffer.needs_cuda() && tr != Transport::tcp) {
-                throw std::invalid_argument(std::string("the sender's --buffer ") + buffer_spec_name(tx.buffer) +
-                                            " works with -T tcp (send/recv), not " + transport_name(tr) +
-                                            ": the zero-copy senders hand the kernel their own host pages");
+            // tcp (send/recv) and the verbs transports take every kind; rsocket stages GPU memory;
+            // the zero-copy TCP senders and rsocket-iomap use their own host pages.
+            bool any = tr == Transport::tcp || is_verbs(tr);
+            for (const SideSpec* side : {&tx, &rx}) {
+                const BufferSpec& b = side->buffer;
+                bool ok = b.kind == MemoryKind::host || any || (tr == Transport::rsocket && b.gpu_like()) ||
+                          (side == &rx && !is_rdma(tr));  // the TCP receiver is chosen by --rx, below
+                if (!ok) {
+                    throw std::invalid_argument(std::string(side == &tx ? "the sender's" : "the receiver's") + " --buffer " +
+                                                buffer_spec_name(b) + " works with -T tcp, rsocket (GPU memory, staged) "
+                                                "and the verbs transports (rdma-write, rdma-send, rdma-read), not " +
+                                                transport_name(tr) + ": it hands the kernel or the NIC its own host pages");
+                }
+                if (b.gpu_like()) resolve_gpu_path(side->gpu_path, path_can_dma_gpu(tr), transport_name(tr));
             }
-            if (tx.buffer.on_gpu()) resolve_gpu_path(tx.gpu_path, path_can_dma_gpu(tr), transport_name(tr));
-            if (rx.buffer.on_gpu()) resolve_gpu_path(rx.gpu_path, path_can_dma_gpu(tr), transport_name(tr));
         }
         for (RxMode m : o.rx_modes) {
-            if (rx.buffer.needs_cuda() && m != RxMode::copy) {
+            if (rx.buffer.kind != MemoryKind::host && m != RxMode::copy) {
                 throw std::invalid_argument(std::string("the receiver's --buffer ") + buffer_spec_name(rx.buffer) +
                                             " works with --rx copy, not --rx " + rx_mode_name(m) +
                                             " (it maps, splices or drops the data instead of landing it in the buffer)");
@@ -239,11 +253,14 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                    "same forms as --cpu; put back afterwards (needs root; the server needs --allow-irq-affinity)");
     app.add_option("--buffer", buffer,
                    "memory of the data buffers: LOCAL[,REMOTE], each host (pageable), pinned (cudaHostAlloc) or "
-                   "cuda[:N] (GPU memory, staged through pinned bounce buffers over TCP); one value sets the local side "
-                   "only, like --cpu: cuda:0,cuda:0 for GPU to GPU. stream, maerts and rr; msgrate uses host memory");
+                   "cuda[:N] (GPU memory: staged through pinned bounce buffers over tcp and rsocket; direct or staged "
+                   "over rdma-write/-send/-read, see --gpu-path); one value sets the local side only, like --cpu: "
+                   "cuda:0,cuda:0 for GPU to GPU. stream, maerts and rr (tcp); msgrate uses host memory");
     app.add_option("--gpu-path", gpu_path,
                    "how GPU memory meets the network: staged (pinned bounce buffers, any transport), direct (the NIC "
-                   "DMAs GPU memory: GPUDirect RDMA, verbs only; TCP cannot), auto (default); MODE or LOCAL,REMOTE");
+                   "DMAs GPU memory: GPUDirect RDMA, ibv_reg_dmabuf_mr on rdma-write/-send/-read; an error where "
+                   "refused, and on tcp/rsocket), auto (default: direct where registration succeeds, else staged; "
+                   "the report's memory line says which ran and why); MODE or LOCAL,REMOTE");
     app.add_flag("--gpu-copy-bandwidth", o.gpu_copy_bandwidth,
                  "measure cudaMemcpy's pinned and pageable host<->GPU bandwidth on each local GPU (the staged "
                  "path's ceiling), then exit");

@@ -1,6 +1,7 @@
 // The CUDA layer in a build without the CUDA toolkit: nothing can be allocated, and every way in
 // says so and what to do, so --buffer pinned|cuda fails clearly instead of silently using host memory.
 #include <stdexcept>
+#include <string>
 
 #include "cuda/bounce_ring.hpp"
 #include "cuda/copy.hpp"
@@ -30,7 +31,7 @@ const std::vector<GpuInfo>& devices() {
 std::string unavailable_reason() { return kNoCuda; }
 void use_device(int) { no_cuda(); }
 
-void* pinned_alloc(size_t) { no_cuda(); }
+void* pinned_alloc(size_t) { throw std::runtime_error(std::string("pinned host memory needs CUDA, but ") + kNoCuda); }
 void pinned_free(void*) noexcept {}
 
 DeviceBuffer::DeviceBuffer(int, size_t) { no_cuda(); }

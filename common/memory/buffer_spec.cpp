@@ -8,6 +8,7 @@ BufferSpec buffer_spec_from_name(const std::string& text) {
     if (text == "host") return {MemoryKind::host, 0};
     if (text == "pinned") return {MemoryKind::pinned, 0};
     if (text == "cuda") return {MemoryKind::cuda, 0};
+    if (text == "sim-gpu") return {MemoryKind::sim_gpu, 0};  // tests only: not in --help
     if (text.rfind("cuda:", 0) == 0 && text.size() > 5 && text.size() <= 9) {
         int dev = 0;
         for (char c : text.substr(5)) {
@@ -25,6 +26,7 @@ std::string buffer_spec_name(const BufferSpec& b) {
         case MemoryKind::host: return "host";
         case MemoryKind::pinned: return "pinned";
         case MemoryKind::cuda: return "cuda:" + std::to_string(b.device);
+        case MemoryKind::sim_gpu: return "sim-gpu";
     }
     return "host";
 }

@@ -28,6 +28,7 @@ nlohmann::json to_json(const MemoryReport& m) {
     double copy_s = static_cast<double>(s.copy_ns) * 1e-9;
     return {{"buffer", m.buffer},
             {"gpu_path", m.gpu_path},
+            {"gpu_path_note", m.gpu_path_note},
             {"stage_slot_bytes", m.stage_slot_bytes},
             {"stage_slots", m.stage_slots},
             {"stage_batch", m.stage_batch},
@@ -43,6 +44,7 @@ MemoryReport memory_report_from_json(const nlohmann::json& j) {
     MemoryReport m;
     m.buffer = field<std::string>(j, "buffer");
     m.gpu_path = field<std::string>(j, "gpu_path");
+    if (j.contains("gpu_path_note")) m.gpu_path_note = field<std::string>(j, "gpu_path_note");  // absent from older peers
     m.stage_slot_bytes = field<uint64_t>(j, "stage_slot_bytes");
     m.stage_slots = field_in<int>(j, "stage_slots", 0, 1024);
     m.stage_batch = field<uint64_t>(j, "stage_batch");

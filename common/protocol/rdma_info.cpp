@@ -15,6 +15,11 @@ void RdmaInfo::add(const RdmaInfo& o) {
         link_layer = o.link_layer;
     }
     if (cq_mode.empty()) cq_mode = o.cq_mode;
+    if (gpu_path.empty()) {
+        gpu_path = o.gpu_path;
+        gpu_path_note = o.gpu_path_note;
+    }
+    stage_slots += o.stage_slots;
     qps += o.qps;
     registration_ms += o.registration_ms;
     registered_bytes += o.registered_bytes;
@@ -26,7 +31,9 @@ nlohmann::json to_json(const RdmaInfo& r) {
             {"gid_index", r.gid_index},    {"mtu", r.mtu},
             {"link_layer", r.link_layer},  {"cq_mode", r.cq_mode},
             {"qps", r.qps},                {"registration_ms", r.registration_ms},
-            {"registered_bytes", r.registered_bytes}, {"credit_waits", r.credit_waits}};
+            {"registered_bytes", r.registered_bytes}, {"credit_waits", r.credit_waits},
+            {"gpu_path", r.gpu_path},      {"gpu_path_note", r.gpu_path_note},
+            {"stage_slots", r.stage_slots}};
 }
 
 RdmaInfo rdma_info_from_json(const nlohmann::json& j) {
@@ -41,6 +48,10 @@ RdmaInfo rdma_info_from_json(const nlohmann::json& j) {
     r.registration_ms = field_in<double>(j, "registration_ms", 0.0, 1e9);
     r.registered_bytes = field<uint64_t>(j, "registered_bytes");
     r.credit_waits = field<uint64_t>(j, "credit_waits");
+    // Added with GPU memory on verbs: absent from older peers.
+    if (j.contains("gpu_path")) r.gpu_path = field<std::string>(j, "gpu_path");
+    if (j.contains("gpu_path_note")) r.gpu_path_note = field<std::string>(j, "gpu_path_note");
+    if (j.contains("stage_slots")) r.stage_slots = field<uint32_t>(j, "stage_slots");
     return r;
 }
 

@@ -18,6 +18,11 @@ struct RdmaInfo {
     double registration_ms = 0;  // ibv_reg_mr (or riomap) of the data buffers, summed; outside the interval
     uint64_t registered_bytes = 0;
     uint64_t credit_waits = 0;   // times the sender had to wait for the receiver to free slots
+    // Verbs with GPU (or sim-gpu) memory: the path this side's data memory took ("direct" or
+    // "staged") and why ("direct refused: ibv_reg_dmabuf_mr: Operation not supported"); "" otherwise.
+    std::string gpu_path;
+    std::string gpu_path_note;
+    uint32_t stage_slots = 0;    // staged: bounce slots (one message each), all streams
 
     bool empty() const { return device.empty() && cq_mode.empty() && registered_bytes == 0; }
     void add(const RdmaInfo& o);  // a stream's into the side's: counts summed, the device kept

@@ -147,12 +147,12 @@ RdmaConnection::RdmaConnection(const ServerSpec& half, Role role)
       message_size_(half.message_size),
       slots_(qp_slots(half)),
       want_device_(half.side.rdma_dev),
-      data_bytes_(needs_ring(role) ? uint64_t(half.rdma.qps) * slots_ * half.message_size : half.message_size),
-      buf_(data_bytes_ + half.rdma.qps * 128, half.alignment < 4096 ? 4096 : half.alignment) {
+      where_(half.side.buffer),
+      gpu_path_(half.side.gpu_path),
+      align_(half.alignment < 4096 ? 4096 : half.alignment),
+      data_bytes_(needs_ring(role) ? uint64_t(half.rdma.qps) * slots_ * half.message_size : half.message_size) {
     channel_.reset(rdma_create_event_channel());
     if (!channel_) throw std::runtime_error(err("rdma_create_event_channel"));
-    // The sender's (and rdma-read source's) message carries the pattern the receiver checks.
-    if (!needs_ring(role)) rdma_wire::fill_pattern(buf_.data(), message_size_);
     peers_.resize(half.rdma.qps);
 }
 
@@ -189,16 +189,33 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
     int cqe = static_cast<int>(opt_.qps * (send_depth_ + recv_depth_));
     cq_.reset(ibv_create_cq(ctx, cqe, nullptr, comp_.get(), 0));
     if (!cq_) throw std::runtime_error(err("ibv_create_cq of " + std::to_string(cqe) + " entries"));
-    // Registration, once, before the interval; its cost is reported apart from the transfer.
-    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-    auto t0 = Clock::now();
-    mr_.reset(ibv_reg_mr(pd_.get(), buf_.data(), buf_.size(), access));
-    info_.registration_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    if (!mr_) {
-        throw std::runtime_error(err("ibv_reg_mr of " + std::to_string(buf_.size()) + " bytes") +
-                                 (errno == ENOMEM || errno == EPERM ? " (locked-memory limit? try 'ulimit -l unlimited')" : ""));
+    // The data memory (host, GPU memory registered directly, or staged through host slots: rdma/
+    // data_memory.hpp), registered once, before the interval; its cost is reported apart.
+    DataMemoryRequest req;
+    req.where = where_;
+    req.asked = gpu_path_;
+    req.data_bytes = data_bytes_;
+    // A staged sender holds a ring of bounce slots, one per message in flight, like a receiver's.
+    req.staged_data_bytes = uint64_t(opt_.qps) * slots_ * message_size_;
+    req.ctrl_bytes = uint64_t(opt_.qps) * 128;
+    req.alignment = align_;
+    req.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    req.passive_source = transport_ == Transport::rdma_read && !needs_ring(role_);
+    req.device = info_.device;
+    mem_.emplace(pd_.get(), req);
+    info_.registration_ms = mem_->registration_ms();
+    info_.registered_bytes = mem_->registered_bytes();
+    if (where_.gpu_like()) {
+        info_.gpu_path = data_memory_mode_name(mem_->mode());
+        info_.gpu_path_note = mem_->note();
     }
-    info_.registered_bytes = buf_.size();
+    // The sender's (and rdma-read source's) message carries the pattern the receiver checks; a
+    // staged sender's data path uploads it to its GPU memory instead.
+    if (!needs_ring(role_) && mem_->mode() != DataMemoryMode::staged) {
+        std::vector<std::byte> pattern(message_size_);
+        rdma_wire::fill_pattern(pattern.data(), message_size_);
+        mem_->write_data(0, pattern.data(), pattern.size());
+    }
 }
 
 void RdmaConnection::add_qp(CmId id) {
@@ -229,13 +246,13 @@ void RdmaConnection::add_qp(CmId id) {
 
 PeerBuffer RdmaConnection::local_for(size_t qp) const {
     PeerBuffer p;
-    p.rkey = mr_->rkey;
+    p.rkey = mem_->data_rkey();
     p.slots = slots_;
     if (needs_ring(role_)) {
         p.addr = reinterpret_cast<uint64_t>(slot(qp, 0));
         p.length = uint64_t(slots_) * message_size_;
     } else {
-        p.addr = reinterpret_cast<uint64_t>(buf_.data());
+        p.addr = reinterpret_cast<uint64_t>(data());
         p.length = message_size_;
     }
     return p;

@@ -5,12 +5,14 @@
 // of its buffer. The data paths (rdma_write.cpp, rdma_send.cpp, rdma_read.cpp) run on it.
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "memory/host_buffer.hpp"
 #include "protocol/rdma_info.hpp"
+#include "rdma/data_memory.hpp"
 #include "protocol/test_spec.hpp"
 #include "rdma/resources.hpp"
 #include "rdma/wire.hpp"
@@ -54,13 +56,18 @@ public:
     const PeerBuffer& peer(size_t i) const { return peers_[i]; }
     ibv_cq* cq() const { return cq_.get(); }
     ibv_comp_channel* comp_channel() const { return comp_.get(); }
-    uint32_t lkey() const { return mr_->lkey; }
-    std::byte* data() const { return buf_.data(); }
-    const HostBuffer& buffer() const { return buf_; }
-    // Receiver's ring slot `s` of QP `q`; the sender's single pattern message is slot 0 of QP 0.
-    std::byte* slot(size_t q, uint32_t s) const { return buf_.data() + (q * slots_ + s) * message_size_; }
-    // 128 control bytes per QP after the data: [0,64) receives end messages, [64,128) sends them.
-    std::byte* ctrl_recv(size_t q) const { return buf_.data() + data_bytes_ + q * 128; }
+    // Keys of the data area (host, staged bounce slots or GPU memory) and of the control area.
+    uint32_t data_lkey() const { return mem_->data_lkey(); }
+    uint32_t ctrl_lkey() const { return mem_->ctrl_lkey(); }
+    std::byte* data() const { return mem_->data(); }  // a GPU address when memory().mode() is direct
+    const HostBuffer& buffer() const { return mem_->host(); }
+    const RdmaDataMemory& memory() const { return *mem_; }
+    const BufferSpec& buffer_spec() const { return where_; }  // this side's --buffer
+    // Receiver's ring slot `s` of QP `q`; the sender's single pattern message is slot 0 of QP 0 (a
+    // staged sender has a ring of bounce slots like a receiver's).
+    std::byte* slot(size_t q, uint32_t s) const { return data() + (q * slots_ + s) * message_size_; }
+    // 128 control bytes per QP (host memory): [0,64) receives end messages, [64,128) sends them.
+    std::byte* ctrl_recv(size_t q) const { return mem_->ctrl() + q * 128; }
     std::byte* ctrl_send(size_t q) const { return ctrl_recv(q) + 64; }
     uint32_t max_inline() const { return max_inline_; }
     uint32_t send_depth() const { return send_depth_; }
@@ -76,6 +83,9 @@ private:
     uint64_t message_size_;
     uint32_t slots_;
     std::string want_device_;
+    BufferSpec where_;
+    GpuPath gpu_path_;
+    size_t align_;
     uint64_t data_bytes_ = 0;
     uint32_t max_inline_ = 0;
     uint32_t send_depth_ = 0;
@@ -85,8 +95,7 @@ private:
     ProtectionDomain pd_;
     CompletionChannel comp_;
     CompletionQueue cq_;
-    HostBuffer buf_;
-    MemoryRegion mr_;
+    std::optional<RdmaDataMemory> mem_;  // registered in open_device (MRs before the PD goes)
     std::vector<CmId> qps_;
     std::vector<PeerBuffer> peers_;
     RdmaInfo info_;

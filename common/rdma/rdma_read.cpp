@@ -43,7 +43,7 @@ StreamCounters RdmaReadSource::run(const StopRule& stop) {
     return sc;
 }
 
-RdmaReadSink::RdmaReadSink(RdmaConnection& c) : c_(c) {}
+RdmaReadSink::RdmaReadSink(RdmaConnection& c) : c_(c) { make_rx_stage(stage_, c); }
 
 namespace {
 struct QpRead {
@@ -56,6 +56,11 @@ struct QpRead {
 }  // namespace
 
 StreamCounters RdmaReadSink::run(const StopRule& stop) {
+    return run_staged(stage_, [&](auto& st) { return loop(stop, st); });
+}
+
+template <class Stage>
+StreamCounters RdmaReadSink::loop(const StopRule& stop, Stage& stage) {
     StreamCounters sc;
     CqWaiter waiter(c_, stop.abort);
     const size_t nq = c_.qp_count();
@@ -78,7 +83,7 @@ StreamCounters RdmaReadSink::run(const StopRule& stop) {
         for (uint32_t j = 0; j < k && r.done < r.posted; ++j) {
             uint32_t s = static_cast<uint32_t>(r.done % slots);
             uint64_t len = lengths[q * slots + s];
-            if (!rdma_wire::check_and_poison(c_.slot(q, s), len)) {
+            if (!stage.land(q, s, len)) {
                 CqWaiter::fail(sc, EBADMSG, "pattern check (a read did not bring what the source holds)");
                 return false;
             }
@@ -87,6 +92,8 @@ StreamCounters RdmaReadSink::run(const StopRule& stop) {
             ++sc.ops;
             ++r.done;
         }
+        // Staged: the slots are read into again only once their copies to GPU memory are done.
+        stage.settle(q, [](uint32_t) { return true; });
         return true;
     };
     size_t ends_delivered = 0;  // end messages' completions, whichever wait takes them
@@ -121,7 +128,7 @@ StreamCounters RdmaReadSink::run(const StopRule& stop) {
         while (len && k < postlist && r.posted - r.done < window) {
             uint32_t s = static_cast<uint32_t>(r.posted % slots);
             lengths[q * slots + s] = len;
-            sges[k] = ibv_sge{reinterpret_cast<uint64_t>(c_.slot(q, s)), static_cast<uint32_t>(len), c_.lkey()};
+            sges[k] = ibv_sge{reinterpret_cast<uint64_t>(c_.slot(q, s)), static_cast<uint32_t>(len), c_.data_lkey()};
             ibv_send_wr& wr = wrs[k];
             wr.wr_id = uint64_t(q) << 32;
             wr.sg_list = &sges[k];
@@ -161,7 +168,7 @@ StreamCounters RdmaReadSink::run(const StopRule& stop) {
         if (r.since_signal > 0) {
             // A small signalled read (into the control area, never counted) completes after the
             // unsignalled tail, so its completion tells us the tail landed.
-            ibv_sge flush{reinterpret_cast<uint64_t>(c_.ctrl_recv(e)), static_cast<uint32_t>(std::min<uint64_t>(8, msg)), c_.lkey()};
+            ibv_sge flush{reinterpret_cast<uint64_t>(c_.ctrl_recv(e)), static_cast<uint32_t>(std::min<uint64_t>(8, msg)), c_.ctrl_lkey()};
             ibv_send_wr wr{};
             wr.sg_list = &flush;
             wr.num_sge = 1;
@@ -180,7 +187,7 @@ StreamCounters RdmaReadSink::run(const StopRule& stop) {
         }
         if (!ok) break;
         *end = rdma_wire::EndMessage{rdma_wire::kMagic, static_cast<uint32_t>(r.done), 0, r.bytes};
-        ibv_sge sge{reinterpret_cast<uint64_t>(end), sizeof(*end), c_.lkey()};
+        ibv_sge sge{reinterpret_cast<uint64_t>(end), sizeof(*end), c_.ctrl_lkey()};
         ibv_send_wr wr{};
         wr.wr_id = uint64_t(e) << 32;  // covers no read
         wr.sg_list = &sge;
@@ -198,6 +205,10 @@ StreamCounters RdmaReadSink::run(const StopRule& stop) {
         int n = waiter.wait(wc, sc);
         ok = n > 0 && apply(n);
     }
+    if (!sc.error && !stage.verify_at_end()) {
+        CqWaiter::fail(sc, EBADMSG, "pattern check in GPU memory (a read did not reach GPU memory as the source holds it)");
+    }
+    sc.staging = stage.counts();
     return sc;
 }
 

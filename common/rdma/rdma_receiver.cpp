@@ -21,7 +21,7 @@ struct QpRx {
 };
 
 bool post_slot_recv(RdmaConnection& c, size_t q, uint32_t s) {
-    ibv_sge sge{reinterpret_cast<uint64_t>(c.slot(q, s)), static_cast<uint32_t>(c.message_size()), c.lkey()};
+    ibv_sge sge{reinterpret_cast<uint64_t>(c.slot(q, s)), static_cast<uint32_t>(c.message_size()), c.data_lkey()};
     ibv_recv_wr wr{};
     wr.wr_id = (uint64_t(q) << 32) | s;
     wr.sg_list = &sge;
@@ -45,6 +45,7 @@ bool return_credits(RdmaConnection& c, size_t q, uint32_t n) {
 }  // namespace
 
 RdmaReceiver::RdmaReceiver(RdmaConnection& c) : c_(c), write_(c.transport() == Transport::rdma_write) {
+    make_rx_stage(stage_, c);
     for (size_t q = 0; q < c.qp_count(); ++q) {
         bool ok = true;
         if (write_) {
@@ -57,6 +58,11 @@ RdmaReceiver::RdmaReceiver(RdmaConnection& c) : c_(c), write_(c.transport() == T
 }
 
 StreamCounters RdmaReceiver::run(const StopRule& stop) {
+    return run_staged(stage_, [&](auto& st) { return loop(stop, st); });
+}
+
+template <class Stage>
+StreamCounters RdmaReceiver::loop(const StopRule& stop, Stage& stage) {
     StreamCounters sc;
     CqWaiter waiter(c_, stop.abort);
     const size_t nq = c_.qp_count();
@@ -67,6 +73,7 @@ StreamCounters RdmaReceiver::run(const StopRule& stop) {
     size_t ended = 0;
     ibv_wc wc[CqWaiter::kBatch];
     auto bad_data = [&] { return CqWaiter::fail(sc, EBADMSG, "pattern check (a message did not land as sent)"); };
+    auto nothing = [](uint32_t) { return true; };
 
     while (ended < nq) {
         int n = waiter.wait(wc, sc);
@@ -82,7 +89,7 @@ StreamCounters RdmaReceiver::run(const StopRule& stop) {
             if (w.opcode == IBV_WC_RECV_RDMA_WITH_IMM) {  // rdma-write: this many more slots landed
                 uint32_t k = ntohl(w.imm_data);
                 for (uint32_t j = 0; j < k; ++j) {
-                    if (!rdma_wire::check_and_poison(c_.slot(q, r.slot), msg)) {
+                    if (!stage.land(q, r.slot, msg)) {
                         bad_data();
                         break;
                     }
@@ -91,23 +98,29 @@ StreamCounters RdmaReceiver::run(const StopRule& stop) {
                     ++sc.ops;
                 }
                 if (sc.error) break;
+                stage.settle(q, nothing);  // staged: the copies to GPU memory are done before the slots go back
                 if (!post_ctrl_recv(c_, q) || !return_credits(c_, q, k)) CqWaiter::fail(sc, EIO, "ibv_post_send");
             } else if (w.opcode == IBV_WC_RECV && (w.wc_flags & IBV_WC_WITH_IMM)) {  // rdma-send: the end
                 r.ended = true;
                 ++ended;
             } else if (w.opcode == IBV_WC_RECV && !write_) {  // rdma-send: one message
                 uint32_t s = static_cast<uint32_t>(w.wr_id);
-                if (!rdma_wire::check_and_poison(c_.slot(q, s), w.byte_len)) {
+                if (!stage.land(q, s, w.byte_len)) {
                     bad_data();
                     break;
                 }
                 sc.bytes += w.byte_len;
                 ++sc.ops;
-                if (!post_slot_recv(c_, q, s)) {
+                // In place: repost at once. Staged: the slot is reposted once its copy is done (settle).
+                if (!Stage::staged && !post_slot_recv(c_, q, s)) {
                     CqWaiter::fail(sc, EIO, "ibv_post_recv");
                     break;
                 }
                 if (++r.freed >= announce) {
+                    if (!stage.settle(q, [&](uint32_t slot) { return post_slot_recv(c_, q, slot); })) {
+                        CqWaiter::fail(sc, EIO, "ibv_post_recv");
+                        break;
+                    }
                     if (!return_credits(c_, q, r.freed)) CqWaiter::fail(sc, EIO, "ibv_post_send");
                     r.freed = 0;
                 }
@@ -120,7 +133,7 @@ StreamCounters RdmaReceiver::run(const StopRule& stop) {
                 }
                 for (uint32_t j = 0; j < em.unannounced; ++j) {
                     uint64_t len = j + 1 == em.unannounced ? em.last_length : msg;
-                    if (len > msg || !rdma_wire::check_and_poison(c_.slot(q, r.slot), len)) {
+                    if (len > msg || !stage.land(q, r.slot, len)) {
                         bad_data();
                         break;
                     }
@@ -135,6 +148,13 @@ StreamCounters RdmaReceiver::run(const StopRule& stop) {
         }
         if (sc.error) break;
     }
+    // Staged: the copies still queued (rdma-send's last, unannounced messages, the end's tail) land
+    // in GPU memory before the count is reported; then every slot is checked where it ended.
+    for (size_t q = 0; q < nq && !sc.error; ++q) stage.settle(q, nothing);
+    if (!sc.error && !stage.verify_at_end()) {
+        CqWaiter::fail(sc, EBADMSG, "pattern check in GPU memory (a message did not reach GPU memory as sent)");
+    }
+    sc.staging = stage.counts();
     return sc;
 }
 

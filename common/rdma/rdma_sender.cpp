@@ -10,7 +10,7 @@
 namespace zc {
 
 bool post_ctrl_recv(RdmaConnection& c, size_t q) {
-    ibv_sge sge{reinterpret_cast<uint64_t>(c.ctrl_recv(q)), 64, c.lkey()};
+    ibv_sge sge{reinterpret_cast<uint64_t>(c.ctrl_recv(q)), 64, c.ctrl_lkey()};
     ibv_recv_wr wr{};
     wr.wr_id = uint64_t(q) << 32;
     wr.sg_list = &sge;
@@ -36,11 +36,13 @@ struct QpTx {
     uint32_t slot = 0;         // rdma-write: next slot of the receiver's ring
     uint32_t slots = 0;
     uint64_t last_length = 0;
+    uint64_t posted = 0;       // data messages posted (a staged sender's slot index)
 };
 
 }  // namespace
 
 RdmaSender::RdmaSender(RdmaConnection& c) : c_(c), write_(c.transport() == Transport::rdma_write) {
+    make_tx_stage(stage_, c);
     for (size_t q = 0; q < c.qp_count(); ++q) {
         for (uint32_t i = 0; i < c.peer(q).slots + 2; ++i) {
             if (!post_ctrl_recv(c, q)) throw std::runtime_error("ibv_post_recv for credits failed");
@@ -49,12 +51,18 @@ RdmaSender::RdmaSender(RdmaConnection& c) : c_(c), write_(c.transport() == Trans
 }
 
 StreamCounters RdmaSender::run(const StopRule& stop) {
+    return run_staged(stage_, [&](auto& st) { return loop(stop, st); });
+}
+
+template <class Stage>
+StreamCounters RdmaSender::loop(const StopRule& stop, Stage& stage) {
     StreamCounters sc;
     CqWaiter waiter(c_, stop.abort);
     const size_t nq = c_.qp_count();
     const uint64_t msg = c_.message_size();
     const RdmaOptions& o = c_.options();
-    const uint32_t depth = std::min(o.tx_depth, c_.send_depth() - 2);  // room for the end message
+    uint32_t depth = std::min(o.tx_depth, c_.send_depth() - 2);  // room for the end message
+    if constexpr (Stage::staged) depth = std::min(depth, c_.slots());  // one bounce slot per send in flight
     const uint32_t signal_every = std::max(1u, depth / 4);
     const uint32_t postlist = std::min(o.postlist, depth);
     const bool may_inline = o.inline_size > 0;
@@ -76,10 +84,15 @@ StreamCounters RdmaSender::run(const StopRule& stop) {
                 if (!post_ctrl_recv(c_, q)) return CqWaiter::fail(sc, EIO, "ibv_post_recv") != 0;
             } else {
                 tx[q].outstanding -= static_cast<uint32_t>(wc[i].wr_id);
+                stage.completed(q, static_cast<uint32_t>(wc[i].wr_id));  // their bounce slots are free
+                stage.top_up(q, stop);
             }
         }
         return true;
     };
+    if constexpr (Stage::staged) {
+        for (size_t s = 0; s < nq; ++s) stage.top_up(s, stop);  // the first window, before the first post
+    }
 
     size_t q = 0;
     size_t len = stop.next_length(sc.bytes, msg);
@@ -104,7 +117,8 @@ StreamCounters RdmaSender::run(const StopRule& stop) {
         uint32_t k = 0;
         while (len && k < postlist && t.credits && t.outstanding < depth) {
             ibv_send_wr& wr = wrs[k];
-            sges[k] = ibv_sge{reinterpret_cast<uint64_t>(c_.data()), static_cast<uint32_t>(len), c_.lkey()};
+            std::byte* from = stage.ready(q, t.posted++);
+            sges[k] = ibv_sge{reinterpret_cast<uint64_t>(from), static_cast<uint32_t>(len), c_.data_lkey()};
             wr.wr_id = uint64_t(q) << 32;
             wr.sg_list = &sges[k];
             wr.num_sge = 1;
@@ -163,7 +177,7 @@ StreamCounters RdmaSender::run(const StopRule& stop) {
         if (!ok) break;
         auto* end = reinterpret_cast<rdma_wire::EndMessage*>(c_.ctrl_send(e));
         *end = rdma_wire::EndMessage{rdma_wire::kMagic, t.unannounced, t.last_length, 0};
-        ibv_sge sge{reinterpret_cast<uint64_t>(end), sizeof(*end), c_.lkey()};
+        ibv_sge sge{reinterpret_cast<uint64_t>(end), sizeof(*end), c_.ctrl_lkey()};
         ibv_send_wr wr{};
         wr.wr_id = (uint64_t(e) << 32) | (t.since_signal + 1);
         wr.sg_list = &sge;
@@ -184,6 +198,7 @@ StreamCounters RdmaSender::run(const StopRule& stop) {
         }
     }
     c_.info().credit_waits += credit_waits;
+    sc.staging = stage.counts();
     return sc;
 }
 

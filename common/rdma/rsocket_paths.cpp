@@ -15,8 +15,22 @@
 #include "rdma/rdma_connection.hpp"
 #include "rdma/sockaddr_text.hpp"
 #include "rdma/wire.hpp"
+#include "transport/staged_stream_impl.hpp"
 
 namespace zc {
+
+ssize_t RsocketIo::send(int fd, const void* p, size_t n) { return ::rsend(fd, p, n, 0); }
+ssize_t RsocketIo::recv(int fd, void* p, size_t n) { return ::rrecv(fd, p, n, 0); }
+void RsocketIo::shutdown(int fd, int how) { ::rshutdown(fd, how); }
+std::byte RsocketIo::pattern(uint64_t offset) { return static_cast<std::byte>(rdma_wire::pattern_byte(offset)); }
+bool RsocketIo::check(const std::byte* p, size_t n, uint64_t at, size_t message_size) {
+    return rdma_wire::check_stream_chunk(p, n, at, message_size);
+}
+
+template class StagedStreamSender<RsocketIo, cuda::CudaStageCopy>;
+template class StagedStreamReceiver<RsocketIo, cuda::CudaStageCopy>;
+template class StagedStreamSender<RsocketIo, HostStageCopy>;
+template class StagedStreamReceiver<RsocketIo, HostStageCopy>;
 
 namespace {
 

@@ -5,6 +5,11 @@
 //                  the next slot, then rsend()s an 8-byte notice (rsockets deliver iowrite data before
 //                  any later transfer); the receiver checks the slot, counts it and returns slots as
 //                  4-byte credits, so the sender never overwrites a slot not yet taken.
+//   rsocket with --buffer cuda[:N] (or the test kind sim-gpu): the staged stream loops of
+//                  transport/tcp_gpu_staged.hpp on rsend/rrecv: the GPU's copy engine fills (drains)
+//                  one pinned bounce slot while rsend (rrecv) moves another. rsockets copy through
+//                  their own registered buffers, so GPU memory can only be staged (--gpu-path direct
+//                  is refused).
 // The byte stream carries a pattern (byte k = pattern(k % message size)) the receiver samples.
 #include <atomic>
 #include <chrono>
@@ -16,8 +21,24 @@
 #include "protocol/test_spec.hpp"
 #include "transport/data_connection.hpp"
 #include "transport/stream_counters.hpp"
+#include "transport/tcp_gpu_staged.hpp"
 
 namespace zc {
+
+// rsockets' calls for the staged stream loops.
+struct RsocketIo {
+    static constexpr const char* kSend = "rsend";
+    static constexpr const char* kRecv = "rrecv";
+    static ssize_t send(int fd, const void* p, size_t n);
+    static ssize_t recv(int fd, void* p, size_t n);
+    static void shutdown(int fd, int how);
+    static std::byte pattern(uint64_t offset);  // rdma/wire.hpp's, as the host rsocket paths send
+    static bool check(const std::byte* p, size_t n, uint64_t at, size_t message_size);
+};
+using RsocketStagedSender = StagedStreamSender<RsocketIo, cuda::CudaStageCopy>;
+using RsocketStagedReceiver = StagedStreamReceiver<RsocketIo, cuda::CudaStageCopy>;
+using RsocketSimStagedSender = StagedStreamSender<RsocketIo, HostStageCopy>;
+using RsocketSimStagedReceiver = StagedStreamReceiver<RsocketIo, HostStageCopy>;
 
 class RsocketSender {
 public:

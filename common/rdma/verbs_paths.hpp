@@ -12,12 +12,26 @@
 //     the sender never has more SENDs out than credits (slots the receiver reposted and returned).
 //   rdma-read: the receiver (the data sink) RDMA-READs from the sender's registered message into its
 //     own slots, as many in flight as the window; it tells the passive source its count at the end.
+//
+// GPU memory (--buffer cuda[:N]) is either registered directly (the loops run as for host memory;
+// a receiver checks its samples in GPU memory at the end) or staged through the registered host
+// memory: rdma/verbs_stage.hpp, the policies the loops are templated on.
+#include <variant>
 #include <vector>
 
+#include "cuda/stage_copy.hpp"
 #include "rdma/rdma_connection.hpp"
+#include "rdma/verbs_stage.hpp"
 #include "transport/stream_counters.hpp"
+#include "transport/tcp_gpu_staged.hpp"  // stage_failed
 
 namespace zc {
+
+// A side's sender and receiver policies, chosen from its connection's memory (data_memory.hpp).
+using TxStage = std::variant<std::monostate, TxInPlace, TxStaged<cuda::CudaStageCopy>, TxStaged<HostStageCopy>>;
+using RxStage = std::variant<std::monostate, RxInPlace, RxDirect, RxStaged<cuda::CudaStageCopy>, RxStaged<HostStageCopy>>;
+void make_tx_stage(TxStage& s, RdmaConnection& c);
+void make_rx_stage(RxStage& s, RdmaConnection& c);
 
 class RdmaSender {  // rdma-write and rdma-send
 public:
@@ -26,8 +40,11 @@ public:
     const HostBuffer& buffer() const { return c_.buffer(); }
 
 private:
+    template <class Stage>
+    StreamCounters loop(const StopRule& stop, Stage& stage);
     RdmaConnection& c_;
     bool write_;
+    TxStage stage_;
 };
 
 class RdmaReceiver {  // rdma-write and rdma-send
@@ -35,10 +52,14 @@ public:
     explicit RdmaReceiver(RdmaConnection& c);  // posts every receive
     StreamCounters run(const StopRule& stop);
     const HostBuffer& buffer() const { return c_.buffer(); }
+    const RxStage& stage() const { return stage_; }
 
 private:
+    template <class Stage>
+    StreamCounters loop(const StopRule& stop, Stage& stage);
     RdmaConnection& c_;
     bool write_;
+    RxStage stage_;
 };
 
 class RdmaReadSource {  // rdma-read's sender: passive, its buffer is read
@@ -58,8 +79,33 @@ public:
     const HostBuffer& buffer() const { return c_.buffer(); }
 
 private:
+    template <class Stage>
+    StreamCounters loop(const StopRule& stop, Stage& stage);
     RdmaConnection& c_;
+    RxStage stage_;
 };
+
+// Runs loop(policy) on the policy a variant holds (once per stream, not per message). A staging
+// copy that fails (CUDA) ends the stream with an error its side reports, not an exception on a
+// data thread.
+template <class Variant, class Loop>
+StreamCounters run_staged(Variant& v, Loop&& loop) {
+    try {
+        return std::visit(
+            [&](auto& st) -> StreamCounters {
+                if constexpr (std::is_same_v<std::decay_t<decltype(st)>, std::monostate>) {
+                    throw std::logic_error("a verbs path ran without its memory policy");
+                } else {
+                    return loop(st);
+                }
+            },
+            v);
+    } catch (const std::exception& e) {
+        StreamCounters sc;
+        stage_failed(sc, e);
+        return sc;
+    }
+}
 
 // Shared by the three: receive posting and completion-status errors.
 bool post_ctrl_recv(RdmaConnection& c, size_t q);

@@ -69,16 +69,29 @@ inline void fill_pattern(std::byte* p, uint64_t len) {
 // Checks up to three 8-byte samples (start, middle, end) of a message of `len` bytes that landed in
 // `p`, then overwrites them with the complement so the next message must overwrite them again.
 // Returns false when a sample is not what the sender wrote.
-inline bool check_and_poison(std::byte* p, uint64_t len) {
+// (A staged receiver checks first, copies the message on to GPU memory, and poisons once the copy is
+// done: check_samples, then poison_samples.)
+inline bool check_samples(const std::byte* p, uint64_t len) {
     if (len == 0) return true;
     const uint64_t offs[3] = {0, len / 2, len > 8 ? len - 8 : 0};
     for (uint64_t o : offs) {  // check all first: samples of a short message overlap
         for (uint64_t i = 0; i < 8 && o + i < len; ++i)
             if (static_cast<uint8_t>(p[o + i]) != pattern_byte(o + i)) return false;
     }
+    return true;
+}
+
+inline void poison_samples(std::byte* p, uint64_t len) {
+    if (len == 0) return;
+    const uint64_t offs[3] = {0, len / 2, len > 8 ? len - 8 : 0};
     for (uint64_t o : offs) {
         for (uint64_t i = 0; i < 8 && o + i < len; ++i) p[o + i] = static_cast<std::byte>(~pattern_byte(o + i));
     }
+}
+
+inline bool check_and_poison(std::byte* p, uint64_t len) {
+    if (!check_samples(p, len)) return false;
+    poison_samples(p, len);
     return true;
 }
 

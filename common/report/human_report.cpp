@@ -58,11 +58,15 @@ std::string memory_line(const SideResult& s) {
     const MemoryReport& m = s.memory;
     if (m.buffer == "host") return "";
     if (m.gpu_path.empty()) return m.buffer + " host memory (cudaHostAlloc), used directly";
+    std::string why = m.gpu_path_note.empty() || m.gpu_path_note.rfind(m.gpu_path + ":", 0) == 0 ? std::string()
+                                                                                                 : " (" + m.gpu_path_note + ")";
+    if (m.gpu_path == "direct") return m.buffer + " direct: the NIC reads and writes GPU memory (" + m.gpu_path_note + "), no copy";
     const StagingCounts& st = m.staging;
     double copy_s = static_cast<double>(st.copy_ns) * 1e-9;
-    return fmt::format("{} {} through {} x {} pinned bounce buffers{}: {} B in {} copies, GPU copy time {:.3f} s "
+    return fmt::format("{} {}{} through {} x {} {} bounce buffers{}: {} B in {} copies, copy time {:.3f} s "
                        "({:.1f} GB/s while copying, {:.0f}% of the interval), thread waited {:.3f} s for copies",
-                       m.buffer, m.gpu_path, m.stage_slots, format_size(m.stage_slot_bytes),
+                       m.buffer, m.gpu_path, why, m.stage_slots, format_size(m.stage_slot_bytes),
+                       m.buffer == "sim-gpu" ? "host (sim-gpu: memcpy, no GPU)" : "pinned",
                        m.stage_batch > 1 ? fmt::format(" ({} messages per copy)", m.stage_batch) : "", st.bytes, st.copies, copy_s,
                        copy_s > 0 ? static_cast<double>(st.bytes) / copy_s / 1e9 : 0.0,
                        s.elapsed_s > 0 ? 100.0 * copy_s / s.elapsed_s : 0.0, static_cast<double>(st.wait_ns) * 1e-9);

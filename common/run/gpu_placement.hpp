@@ -2,6 +2,7 @@
 // A side's GPU in the report: which GPU holds the buffers, where it sits (PCI, NUMA node), and how
 // it is connected to the device carrying the data; warnings when that costs (no common root port,
 // another NUMA node than the data threads); and the memory section of the side's result.
+#include "protocol/rdma_info.hpp"
 #include <set>
 #include <string>
 #include <vector>
@@ -14,6 +15,6 @@ namespace zc {
 // Fills p.gpu when `buffer` is GPU memory; p.pci (the data device's PCI function) must be set.
 void place_gpu(Placement& p, const BufferSpec& buffer, const std::string& sysfs = "/sys");
 void note_gpu_placement(const Placement& p, const std::set<int>& cpu_nodes, std::vector<std::string>& warnings);
-MemoryReport memory_report(const SideSpec& side, uint64_t message_size, const StagingCounts& staging);
+MemoryReport memory_report(const SideSpec& side, uint64_t message_size, const StagingCounts& staging, const RdmaInfo& rdma = {});
 
 }  // namespace zc

@@ -257,7 +257,7 @@ SideResult SideRunner::finish() {
     r.bytes = total.bytes;
     r.ops = total.ops;
     r.zerocopy = total.zerocopy;
-    r.memory = memory_report(cfg_.half.side, cfg_.half.message_size, total.staging);
+    r.memory = memory_report(cfg_.half.side, cfg_.half.message_size, total.staging, r.rdma);
     if (!streams_.empty() && tcp_fd(streams_[0].conn) >= 0) {
         auto [snd, rcv] = socket_buffers(tcp_fd(streams_[0].conn));
         r.socket_send_buffer = snd;

@@ -21,21 +21,29 @@ void require_copy_path(const BufferSpec& b, bool copy_path, const std::string& p
 
 // GPU memory over TCP is always staged; asking for direct is an error that says so.
 bool staged(const PathOptions& o, Transport t) {
-    if (!o.buffer.on_gpu()) return false;
+    if (!o.buffer.gpu_like()) return false;
     resolve_gpu_path(o.gpu_path, path_can_dma_gpu(t), transport_name(t));
     return true;
 }
 
 }  // namespace
 
-bool path_can_dma_gpu(Transport) { return false; }
+// The verbs transports post work requests on memory regions, and a memory region can be GPU memory
+// (ibv_reg_dmabuf_mr on the allocation's dmabuf): whether this host's NIC, driver and GPU accept
+// it is known only when the side registers (RdmaConnection::open_device), which falls back or fails
+// as --gpu-path says. The socket paths (TCP, rsockets) hand bytes to a socket call that copies
+// through CPU-addressable pages: never.
+bool path_can_dma_gpu(Transport t) {
+    return t == Transport::rdma_write || t == Transport::rdma_send || t == Transport::rdma_read;
+}
 
 void make_send_path(SendPath& path, Transport t, int fd, const PathOptions& o) {
     require_copy_path(o.buffer, t == Transport::tcp, transport_name(t));
     switch (t) {
         case Transport::tcp:
             if (staged(o, t)) {
-                path.emplace<TcpStagedSender>(fd, o.message_size, o.alignment, o.buffer.device);
+                if (o.buffer.simulated()) path.emplace<TcpSimStagedSender>(fd, o.message_size, o.alignment, 0);
+                else path.emplace<TcpStagedSender>(fd, o.message_size, o.alignment, o.buffer.device);
             } else {
                 path.emplace<TcpCopySender>(fd, o.message_size, o.alignment, host_memory(o.buffer));
             }
@@ -54,7 +62,8 @@ void make_recv_path(RecvPath& path, RxMode m, int fd, const PathOptions& o) {
     switch (m) {
         case RxMode::copy:
             if (staged(o, Transport::tcp)) {
-                path.emplace<TcpStagedReceiver>(fd, o.message_size, o.alignment, o.buffer.device);
+                if (o.buffer.simulated()) path.emplace<TcpSimStagedReceiver>(fd, o.message_size, o.alignment, 0);
+                else path.emplace<TcpStagedReceiver>(fd, o.message_size, o.alignment, o.buffer.device);
             } else {
                 path.emplace<TcpCopyReceiver>(fd, o.message_size, o.alignment, host_memory(o.buffer));
             }
@@ -66,7 +75,18 @@ void make_recv_path(RecvPath& path, RxMode m, int fd, const PathOptions& o) {
     throw std::logic_error("make_recv_path: unhandled mode");
 }
 
-uint64_t path_buffer_bytes(bool sending, Transport t, RxMode m, uint64_t message_size) {
+uint64_t path_buffer_bytes(bool sending, Transport t, RxMode m, uint64_t message_size, const BufferSpec& buffer) {
+    if (buffer.gpu_like()) {
+        if (is_verbs(t)) {
+            // Staged (the worst case; direct needs less): the registered host ring of bounce slots,
+            // on both sides, plus the GPU memory (the sender's message, the receiver's ring).
+            uint64_t ring = std::max<uint64_t>(2 * message_size, std::min<uint64_t>(64ull << 20, 128 * message_size));
+            return ring + (sending ? message_size : ring);
+        }
+        // Socket paths: the pinned bounce slots plus the GPU buffer they stage (tcp_gpu_staged.hpp).
+        StageShape s = stage_shape(message_size);
+        return s.host_bytes() + s.gpu_bytes(message_size);
+    }
     // RDMA receivers hold a ring of slots per stream, bounded to 64 MiB (rdma/wire.hpp), 2 slots at least.
     if (is_rdma(t)) return sending ? message_size : std::max<uint64_t>(2 * message_size, std::min<uint64_t>(64ull << 20, 128 * message_size));
     if (sending) {

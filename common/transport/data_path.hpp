@@ -19,8 +19,8 @@
 #if ZCPERF_WITH_RDMA
 #include "rdma/rsocket_paths.hpp"
 #include "rdma/verbs_paths.hpp"
-#define ZC_RDMA_SEND_PATHS , RsocketSender, RsocketIomapSender, RdmaSender, RdmaReadSource
-#define ZC_RDMA_RECV_PATHS , RsocketReceiver, RsocketIomapReceiver, RdmaReceiver, RdmaReadSink
+#define ZC_RDMA_SEND_PATHS , RsocketSender, RsocketIomapSender, RsocketStagedSender, RsocketSimStagedSender, RdmaSender, RdmaReadSource
+#define ZC_RDMA_RECV_PATHS , RsocketReceiver, RsocketIomapReceiver, RsocketStagedReceiver, RsocketSimStagedReceiver, RdmaReceiver, RdmaReadSink
 #else
 #define ZC_RDMA_SEND_PATHS
 #define ZC_RDMA_RECV_PATHS
@@ -29,9 +29,9 @@
 namespace zc {
 
 using SendPath = std::variant<std::monostate, TcpCopySender, TcpSendfileSender, TcpMsgZerocopySender, TcpUringZcSender,
-                              TcpStagedSender ZC_RDMA_SEND_PATHS>;
+                              TcpStagedSender, TcpSimStagedSender ZC_RDMA_SEND_PATHS>;
 using RecvPath = std::variant<std::monostate, TcpCopyReceiver, TcpZerocopyReceiver, TcpSpliceReceiver, TcpTruncReceiver,
-                              TcpStagedReceiver ZC_RDMA_RECV_PATHS>;
+                              TcpStagedReceiver, TcpSimStagedReceiver ZC_RDMA_RECV_PATHS>;
 
 struct PathOptions {
     size_t message_size = 0;
@@ -42,8 +42,10 @@ struct PathOptions {
     uint64_t rcv_lowat = 1;             // receivers: SO_RCVLOWAT (--rcvlowat)
 };
 
-// Whether a transport can have the NIC DMA into GPU memory itself (GPUDirect RDMA). No TCP path can:
-// the socket code copies through CPU-addressable pages. Verbs transports answer true.
+// Whether a transport can have the NIC DMA into GPU memory itself (GPUDirect RDMA). No socket path
+// can (TCP, rsockets): the socket code copies through CPU-addressable pages. Verbs transports can
+// when the NIC, driver and GPU accept the dmabuf registration: known only when a side registers
+// (its report says which path ran and why).
 bool path_can_dma_gpu(Transport t);
 
 // Construct in place (some paths own kernel objects that cannot move). Throw std::runtime_error
@@ -56,8 +58,9 @@ void make_recv_path(RecvPath& path, RxMode m, int fd, const PathOptions& o);
 const HostBuffer* buffer_of(const SendPath& path);
 const HostBuffer* buffer_of(const RecvPath& path);
 
-// Buffer memory one stream of a path allocates (what a server checks against its limit).
-uint64_t path_buffer_bytes(bool sending, Transport t, RxMode m, uint64_t message_size);
+// Buffer memory one stream of a path allocates (what a server checks against its limit): with GPU
+// memory, the bounce slots and the GPU buffer both count.
+uint64_t path_buffer_bytes(bool sending, Transport t, RxMode m, uint64_t message_size, const BufferSpec& buffer = {});
 
 StreamCounters run_send_path(SendPath& path, const StopRule& stop);
 StreamCounters run_recv_path(RecvPath& path, const StopRule& stop);  // the stop rule: rdma-read's sink pulls

@@ -23,9 +23,16 @@ std::string exchange_spec_problem(TestKind test, Transport transport, RxMode rx,
     return "";
 }
 
+// msgrate measures how many small messages per second the send/recv calls move. With GPU memory
+// each message would need its own staging copy (a CUDA call costs ~4 us, 10x a small send), so the
+// figure would be the copy engine's call rate, not the path's message rate; batching the copies (as
+// the staged stream does) would make it the stream's figure again. Neither is a message rate, so
+// msgrate refuses rather than report one of them under its name.
 std::string msgrate_buffer_problem(const BufferSpec& b) {
-    if (!b.needs_cuda()) return "";
-    return "--buffer " + buffer_spec_name(b) + " is for stream, maerts and rr; msgrate uses host memory";
+    if (b.kind == MemoryKind::host) return "";
+    return "--buffer " + buffer_spec_name(b) + " is for stream, maerts and rr; msgrate uses host memory (a staged "
+           "GPU message would measure one CUDA copy per message, ~4 us each, not the path's message rate; "
+           "use -t stream for staged GPU throughput or -t rr for its per-message cost)";
 }
 
 void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, int fd, LatencyHistogram& rtt) {
@@ -36,6 +43,9 @@ void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, i
     size_t size = half.message_size;
     size_t align = half.alignment;
     const BufferSpec& where = half.side.buffer;
+    if (where.simulated() && half.test == TestKind::rr) {
+        throw std::runtime_error("--buffer sim-gpu (a test kind) stages stream tests only; rr stages GPU memory with CUDA");
+    }
     if (half.test == TestKind::rr) {
         if (where.on_gpu()) {
             // TCP only stages GPU memory; asking for direct is an error that says so.
@@ -47,7 +57,7 @@ void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, i
             else path.emplace<TcpRrResponder>(fd, size, align, where);
         }
     } else {
-        if (where.needs_cuda()) throw std::runtime_error(msgrate_buffer_problem(where));
+        if (where.kind != MemoryKind::host) throw std::runtime_error(msgrate_buffer_problem(where));
         if (role == Role::send) path.emplace<TcpMsgRateSender>(fd, size, align, half.batch);
         else path.emplace<TcpMsgRateReceiver>(fd, size, align);
     }
@@ -73,8 +83,9 @@ StreamCounters run_exchange_path(ExchangePath& path, const StopRule& stop) {
         path);
 }
 
-uint64_t exchange_buffer_bytes(TestKind test, Role role, uint64_t message_size) {
+uint64_t exchange_buffer_bytes(TestKind test, Role role, uint64_t message_size, const BufferSpec& buffer) {
     if (test == TestKind::msgrate && role == Role::recv) return TcpMsgRateReceiver::kChunk;
+    if (buffer.gpu_like()) return 2 * message_size;  // rr: the GPU message and its pinned bounce slot
     return message_size;  // rr: one buffer for both directions; msgrate sender: one message
 }
 

@@ -28,7 +28,7 @@ StreamCounters run_exchange_path(ExchangePath& path, const StopRule& stop);
 std::string msgrate_buffer_problem(const BufferSpec& b);
 
 // Buffer memory one stream of a message test allocates on the given side.
-uint64_t exchange_buffer_bytes(TestKind test, Role role, uint64_t message_size);
+uint64_t exchange_buffer_bytes(TestKind test, Role role, uint64_t message_size, const BufferSpec& buffer = {});
 
 // Why this combination cannot run as a message test ("" when it can), in words for the user: both
 // zcperf's command line and zcserver's setup check it.

@@ -1,14 +1,7 @@
-#include "transport/tcp_gpu_staged.hpp"
-
-#include <sys/socket.h>
-
-#include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
-#include "cuda/copy.hpp"
-#include "cuda/device.hpp"
+#include "transport/staged_stream_impl.hpp"
 #include "units.hpp"
 
 namespace zc {
@@ -27,6 +20,7 @@ size_t env_size(const char* name, size_t fallback) {
         return fallback;
     }
 }
+}  // namespace
 
 // A CUDA call failed inside a loop (the GPU fell off the bus, a driver error): the stream ends with
 // an error the side reports, as a failed send() would, instead of an exception on a data thread.
@@ -35,8 +29,6 @@ void stage_failed(StreamCounters& c, const std::exception& e) {
     c.error = EIO;
     c.failed_call = "the GPU staging copy (cudaMemcpyAsync/cudaEventSynchronize; the CUDA error is on stderr)";
 }
-
-}  // namespace
 
 StageShape stage_shape(size_t message_size) {
     size_t piece = std::clamp<size_t>(env_size("ZCPERF_STAGE_CHUNK", kSlotBytes), 4096, 1u << 30);
@@ -47,149 +39,9 @@ StageShape stage_shape(size_t message_size) {
     return {batch * m, slots, batch};
 }
 
-TcpStagedSender::TcpStagedSender(int fd, size_t message_size, size_t alignment, int device)
-    : fd_(fd),
-      message_size_(message_size),
-      shape_(stage_shape(message_size)),
-      gpu_(device, shape_.gpu_bytes(message_size)),
-      ring_(device, shape_.slot_bytes, shape_.slots, alignment),
-      staged_(static_cast<size_t>(ring_.slots()), 0) {
-    cuda::upload_pattern(ring_, gpu_.data(), gpu_.size(), message_size);
-    ring_.reset_counts();
-}
-
-// Queues the next piece of a large message, or the next batch of small ones, into slot i. A byte
-// budget is applied here, so exactly the budget is staged; the deadline is checked before each send.
-bool TcpStagedSender::stage(int i, const StopRule& stop) {
-    if (ended_) return false;
-    size_t n = 0;
-    const std::byte* src = gpu_.data();
-    if (shape_.batch == 1) {
-        if (msg_off_ == msg_len_) {
-            size_t next = stop.next_length(committed_, message_size_);
-            if (next == 0) {
-                ended_ = true;
-                return false;
-            }
-            msg_len_ = next;
-            msg_off_ = 0;
-        }
-        n = std::min(shape_.slot_bytes, msg_len_ - msg_off_);
-        src += msg_off_;
-        msg_off_ += n;
-    } else {
-        for (size_t k = 0; k < shape_.batch; ++k) {
-            size_t len = stop.next_length(committed_ + n, message_size_);
-            n += len;
-            if (len < message_size_) {  // a budget's last, short message, or the end
-                ended_ = true;
-                break;
-            }
-        }
-        if (n == 0) return false;
-    }
-    ring_.fill_from_device(i, src, n);
-    staged_[static_cast<size_t>(i)] = n;
-    committed_ += n;
-    return true;
-}
-
-StreamCounters TcpStagedSender::run(const StopRule& stop) {
-    cuda::use_device(gpu_.device());
-    StreamCounters c;
-    const int slots = ring_.slots();
-    // One send() per message, as the host path makes (per piece for messages over a slot).
-    const size_t per_send = std::min(message_size_, shape_.slot_bytes);
-    int filled = 0;
-    try {
-        while (filled < slots && stage(filled, stop)) ++filled;
-        bool stopped = false;
-        // Slots head, head+1, ... (mod slots) hold staged data in wire order.
-        for (int head = 0; filled > 0 && !stopped; head = (head + 1) % slots) {
-            ring_.wait(head);
-            const std::byte* p = ring_.slot(head);
-            for (size_t left = staged_[static_cast<size_t>(head)]; left > 0;) {
-                // The deadline (and an abort) is checked per send, as on the host path, so staged
-                // data past it is not sent; a byte budget was applied when staging.
-                if (stop.byte_budget == 0 && stop.next_length(c.bytes, per_send) == 0) {
-                    stopped = true;
-                    break;
-                }
-                ssize_t n = ::send(fd_, p, std::min(left, per_send), MSG_NOSIGNAL);
-                if (n < 0) {
-                    if (errno == EINTR) continue;
-                    c.error = errno;
-                    c.failed_call = "send";
-                    break;
-                }
-                c.bytes += static_cast<uint64_t>(n);
-                ++c.ops;
-                p += n;
-                left -= static_cast<size_t>(n);
-            }
-            if (c.error) break;
-            --filled;
-            if (!stopped && stage(head, stop)) ++filled;
-        }
-        ring_.wait_all();  // no copy may still write a slot when the ring goes
-    } catch (const std::exception& e) {
-        stage_failed(c, e);
-    }
-    ::shutdown(fd_, SHUT_WR);
-    c.staging = ring_.counts();
-    return c;
-}
-
-TcpStagedReceiver::TcpStagedReceiver(int fd, size_t message_size, size_t alignment, int device)
-    : fd_(fd),
-      message_size_(message_size),
-      shape_(stage_shape(message_size)),
-      gpu_(device, shape_.gpu_bytes(message_size)),
-      ring_(device, shape_.slot_bytes, shape_.slots, alignment) {
-    cuda::zero(gpu_.data(), gpu_.allocated());
-}
-
-StreamCounters TcpStagedReceiver::run() {
-    cuda::use_device(gpu_.device());
-    StreamCounters c;
-    const int slots = ring_.slots();
-    const size_t ring_bytes = gpu_.size();  // message_size * batch
-    // At most one message per recv(), as the host path asks (a piece for messages over a slot).
-    const size_t per_recv = std::min(message_size_, shape_.slot_bytes);
-    int slot = 0;
-    size_t fill = 0;  // bytes received into the current slot
-    size_t off = 0;   // where the current slot's bytes go in the GPU buffer
-    size_t limit = std::min(shape_.slot_bytes, ring_bytes);
-    try {
-        while (true) {
-            ssize_t n = ::recv(fd_, ring_.slot(slot) + fill, std::min(limit - fill, per_recv), 0);
-            if (n > 0) {
-                c.bytes += static_cast<uint64_t>(n);
-                ++c.ops;
-                fill += static_cast<size_t>(n);
-                if (fill < limit) continue;
-                ring_.drain_to_device(slot, gpu_.data() + off, fill);
-                off = (off + fill) % ring_bytes;
-                fill = 0;
-                slot = (slot + 1) % slots;
-                ring_.wait(slot);  // its previous copy must be done before recv writes it again
-                limit = std::min(shape_.slot_bytes, ring_bytes - off);
-            } else if (n == 0) {
-                break;
-            } else if (errno != EINTR) {
-                c.error = errno;
-                c.failed_call = "recv";
-                break;
-            }
-        }
-        if (fill > 0) ring_.drain_to_device(slot, gpu_.data() + off, fill);
-        ring_.wait_all();  // the data is in GPU memory when the stream's result is reported
-    } catch (const std::exception& e) {
-        stage_failed(c, e);
-        ::shutdown(fd_, SHUT_RDWR);  // the sender sees the end instead of a stall
-    }
-    c.staging = ring_.counts();
-    return c;
-}
+template class StagedStreamSender<TcpIo, cuda::CudaStageCopy>;
+template class StagedStreamReceiver<TcpIo, cuda::CudaStageCopy>;
+template class StagedStreamSender<TcpIo, HostStageCopy>;
+template class StagedStreamReceiver<TcpIo, HostStageCopy>;
 
 }  // namespace zc

@@ -13,21 +13,14 @@
 #include "gpu_test.hpp"
 #include "memory/pattern.hpp"
 #include "transport/data_path.hpp"
+#include "../socket_pair.hpp"
 #include "unique_fd.hpp"
 
 using namespace zc;
 
 namespace {
 
-struct Pair {
-    UniqueFd tx, rx;
-    Pair() {
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) throw std::runtime_error("socketpair");
-        tx.reset(sv[0]);
-        rx.reset(sv[1]);
-    }
-};
+using Pair = zc::test::SocketPair;
 
 PathOptions options(size_t message_size, BufferSpec b) {
     PathOptions o;

@@ -1,0 +1,163 @@
+// The staging pipeline without a GPU: the ring core with the memcpy policy (the test memory kind
+// sim-gpu), the staged stream loops end to end over a socketpair with that policy (the same loops
+// the CUDA paths run), what the paths and the server's memory limit count, and the CLI's answers
+// for GPU memory on each transport. The CUDA policy's own tests are under tests/gpu.
+#include <gtest/gtest.h>
+
+#include <sys/socket.h>
+
+#include <atomic>
+#include <thread>
+
+#include "cli.hpp"
+#include "memory/pattern.hpp"
+#include "memory/stage_ring.hpp"
+#include "parse_cli.hpp"
+#include "transport/data_path.hpp"
+#include "transport/exchange_path.hpp"
+#include "../socket_pair.hpp"
+#include "unique_fd.hpp"
+
+using namespace zc;
+using zc::test::parse;
+
+namespace {
+
+using Pair = zc::test::SocketPair;
+
+PathOptions sim(size_t m) {
+    PathOptions o;
+    o.message_size = m;
+    o.buffer = {MemoryKind::sim_gpu, 0};
+    return o;
+}
+
+struct Moved {
+    StreamCounters sent, received;
+};
+
+Moved transfer(SendPath& s, RecvPath& r, uint64_t budget) {
+    std::atomic<bool> abort{false};
+    StopRule stop;
+    stop.abort = &abort;
+    stop.byte_budget = budget;
+    Moved out;
+    std::thread rt([&] { out.received = run_recv_path(r, StopRule{}); });
+    out.sent = run_send_path(s, stop);
+    rt.join();
+    return out;
+}
+
+}  // namespace
+
+TEST(StageRing, HostPolicyMovesBytesBothWaysAndCountsEachCopy) {
+    std::vector<std::byte> slots(3 * 64), device(64);
+    StageRing<HostStageCopy> ring(0, slots.data(), 64, 3);
+    fill_pattern(device.data(), 64, 0);
+    ring.fill_from_device(1, device.data(), 64);
+    EXPECT_TRUE(ring.pending(1));
+    ring.wait(1);
+    EXPECT_FALSE(ring.pending(1));
+    EXPECT_EQ(std::memcmp(ring.slot(1), device.data(), 64), 0);
+    std::memset(device.data(), 0, 64);
+    ring.drain_to_device(1, device.data(), 40);
+    ring.wait_all();
+    EXPECT_EQ(device[39], pattern_byte(39));
+    EXPECT_EQ(device[40], std::byte{0});  // only what was asked
+    EXPECT_EQ(ring.counts().bytes, 104u);
+    EXPECT_EQ(ring.counts().copies, 2u);
+    ring.reset_counts();
+    EXPECT_EQ(ring.counts().copies, 0u);
+}
+
+// The staged stream loops (the ones TCP and rsockets run with CUDA) with the memcpy policy: every
+// byte arrives, the receiver's "device" ring holds the sender's pattern at the right offsets, and
+// the staging counts are the bytes moved. A message of 5 MiB + 4 KiB does not fill whole 1 MiB slots.
+TEST(StagedStream, SimGpuToSimGpuLandsThePatternInDeviceMemory) {
+    for (size_t m : {(5u << 20) + 4096u, 1000u}) {
+        const uint64_t budget = 3 * m + m / 2;  // ends mid-message
+        Pair p;
+        SendPath s;
+        RecvPath r;
+        make_send_path(s, Transport::tcp, p.tx.get(), sim(m));
+        make_recv_path(r, RxMode::copy, p.rx.get(), sim(m));
+        ASSERT_TRUE(std::holds_alternative<TcpSimStagedSender>(s));
+        ASSERT_TRUE(std::holds_alternative<TcpSimStagedReceiver>(r));
+        Moved run = transfer(s, r, budget);
+        ASSERT_EQ(run.sent.error, 0) << run.sent.failed_call;
+        ASSERT_EQ(run.received.error, 0) << run.received.failed_call;
+        EXPECT_EQ(run.sent.bytes, budget) << m;
+        EXPECT_EQ(run.received.bytes, budget) << m;
+        EXPECT_EQ(run.sent.staging.bytes, budget) << m;      // a byte budget is staged exactly
+        EXPECT_EQ(run.received.staging.bytes, budget) << m;  // and landed exactly
+        EXPECT_GT(run.sent.staging.copies, 0u);
+        const HostBuffer& dev = std::get<TcpSimStagedReceiver>(r).device_buffer();
+        size_t checked = std::min<size_t>(dev.size(), budget);
+        size_t bad = 0;
+        for (size_t i = 0; i < checked; ++i) bad += dev.data()[i] != pattern_byte(i % m);
+        EXPECT_EQ(bad, 0u) << "message size " << m << ": bytes in device memory that are not the sender's";
+    }
+}
+
+TEST(StagedStream, HostSenderToSimGpuReceiver) {
+    const size_t m = 65536;
+    Pair p;
+    SendPath s;
+    RecvPath r;
+    PathOptions host;
+    host.message_size = m;
+    make_send_path(s, Transport::tcp, p.tx.get(), host);
+    make_recv_path(r, RxMode::copy, p.rx.get(), sim(m));
+    Moved run = transfer(s, r, 10 * m + 7);
+    EXPECT_EQ(run.received.bytes, 10 * m + 7);
+    EXPECT_EQ(run.received.staging.bytes, 10 * m + 7);
+}
+
+TEST(GpuPaths, OnlyVerbsCanDmaGpuMemory) {
+    for (Transport t : {Transport::tcp, Transport::tcp_msgzc, Transport::rsocket, Transport::rsocket_iomap}) {
+        EXPECT_FALSE(path_can_dma_gpu(t)) << transport_name(t);
+    }
+    for (Transport t : {Transport::rdma_write, Transport::rdma_send, Transport::rdma_read}) {
+        EXPECT_TRUE(path_can_dma_gpu(t)) << transport_name(t);
+    }
+}
+
+// --max-buffer-memory counts the bounce slots and the GPU buffer, not just one message.
+TEST(GpuPaths, BufferBytesCountTheBounceSlots) {
+    const BufferSpec gpu{MemoryKind::cuda, 0};
+    StageShape big = stage_shape(64u << 20), small = stage_shape(4096);
+    EXPECT_EQ(path_buffer_bytes(true, Transport::tcp, RxMode::copy, 64u << 20, gpu), big.host_bytes() + (64u << 20));
+    EXPECT_EQ(path_buffer_bytes(false, Transport::tcp, RxMode::copy, 4096, gpu), small.host_bytes() + small.gpu_bytes(4096));
+    EXPECT_GE(path_buffer_bytes(true, Transport::tcp, RxMode::copy, 1u << 20, gpu), 5u << 20);  // 4 slots of 1 MiB + the message
+    EXPECT_GE(path_buffer_bytes(false, Transport::tcp, RxMode::copy, 4096, gpu), 1u << 20);  // 4 slots of a 256 KiB batch
+    EXPECT_EQ(path_buffer_bytes(false, Transport::tcp, RxMode::copy, 4096), 4096u);          // host: unchanged
+    // Verbs staged: the registered ring on both sides, plus the GPU memory.
+    uint64_t ring = path_buffer_bytes(false, Transport::rdma_write, RxMode::copy, 1u << 20);
+    EXPECT_EQ(path_buffer_bytes(false, Transport::rdma_write, RxMode::copy, 1u << 20, gpu), 2 * ring);
+    EXPECT_EQ(path_buffer_bytes(true, Transport::rdma_write, RxMode::copy, 1u << 20, gpu), ring + (1u << 20));
+    EXPECT_EQ(exchange_buffer_bytes(TestKind::rr, Role::send, 4096, gpu), 8192u);
+}
+
+TEST(GpuCli, GpuMemoryOnEachTransport) {
+    // (GPU memory on the remote side: a build without CUDA refuses it locally, before any transport.)
+    // Verbs take GPU memory, staged or direct (decided when the side registers).
+    EXPECT_EQ(parse({"--buffer", ",cuda", "-T", "rdma-write", "--gpu-path", "direct"}), -1);
+    EXPECT_EQ(parse({"--buffer", ",cuda", "-T", "rdma-read", "-t", "maerts"}), -1);
+    EXPECT_EQ(parse({"--buffer", ",pinned", "-T", "rdma-send"}), -1);
+    // rsockets stage; direct is a usage error.
+    EXPECT_EQ(parse({"--buffer", ",cuda", "-T", "rsocket"}), -1);
+    EXPECT_EQ(parse({"--buffer", ",cuda", "-T", "rsocket", "--gpu-path", "direct"}), 2);
+    EXPECT_EQ(parse({"--buffer", ",cuda", "-T", "rsocket-iomap"}), 2);
+    EXPECT_EQ(parse({"--buffer", ",pinned", "-T", "rsocket"}), 2);
+    // The test kind: streams only.
+    EXPECT_EQ(parse({"--buffer", "sim-gpu,sim-gpu", "-T", "rdma-write"}), -1);
+    EXPECT_EQ(parse({"--buffer", "sim-gpu", "-t", "rr"}), 2);
+    EXPECT_EQ(parse({"--buffer", "sim-gpu", "-t", "msgrate"}), 2);
+    EXPECT_EQ(parse({"--buffer", "sim-gpu", "-T", "tcp-msgzc"}), 2);
+}
+
+TEST(GpuCli, MsgrateRefusalSaysWhy) {
+    std::string why = msgrate_buffer_problem({MemoryKind::cuda, 0});
+    EXPECT_NE(why.find("one CUDA copy per message"), std::string::npos) << why;
+    EXPECT_EQ(msgrate_buffer_problem({MemoryKind::host, 0}), "");
+}
