@@ -74,7 +74,8 @@ TEST(GpuE2e, CopyBandwidthIsMeasuredOrAClearError) {
         return;
     }
     ASSERT_EQ(status, 0) << out;
-    const auto& all = nlohmann::json::parse(out).at("gpu_copy_bandwidth");
+    const nlohmann::json doc = nlohmann::json::parse(out);  // named: a reference into a temporary would dangle
+    const auto& all = doc.at("gpu_copy_bandwidth");
     ASSERT_FALSE(all.empty()) << out;
     for (const char* k : {"h2d_pinned_gbs", "d2h_pinned_gbs", "h2d_pageable_gbs", "d2h_pageable_gbs"}) {
         EXPECT_GT(all.at(0).at(k).get<double>(), 0.0) << k;
