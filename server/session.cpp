@@ -199,7 +199,7 @@ std::string Session::check_limits(const ServerSpec& spec) const {
     if (spec.streams > o.max_streams) {
         return fmt::format("{} streams exceed this zcserver's limit of {} (its --max-streams)", spec.streams, o.max_streams);
     }
-    if (std::string why = exchange_spec_problem(spec.test, spec.transport, spec.rx, spec.total_bytes, spec.batch);
+    if (std::string why = exchange_spec_problem(spec.test, spec.transport, spec.rx, spec.total_bytes, spec.batch, spec.rdma);
         !why.empty()) {
         return why;
     }

@@ -19,6 +19,12 @@ void RdmaInfo::add(const RdmaInfo& o) {
     registration_ms += o.registration_ms;
     registered_bytes += o.registered_bytes;
     credit_waits += o.credit_waits;
+    contexts_opened += o.contexts_opened;
+    if (max_inline == 0 || (o.max_inline && o.max_inline < max_inline)) max_inline = o.max_inline;
+    inline_sends += o.inline_sends;
+    data_sends += o.data_sends;
+    post_calls += o.post_calls;
+    if (rr_wait.empty()) rr_wait = o.rr_wait;
 }
 
 nlohmann::json to_json(const RdmaInfo& r) {
@@ -26,7 +32,10 @@ nlohmann::json to_json(const RdmaInfo& r) {
             {"gid_index", r.gid_index},    {"mtu", r.mtu},
             {"link_layer", r.link_layer},  {"cq_mode", r.cq_mode},
             {"qps", r.qps},                {"registration_ms", r.registration_ms},
-            {"registered_bytes", r.registered_bytes}, {"credit_waits", r.credit_waits}};
+            {"registered_bytes", r.registered_bytes}, {"credit_waits", r.credit_waits},
+            {"contexts_opened", r.contexts_opened}, {"max_inline", r.max_inline},
+            {"inline_sends", r.inline_sends},      {"data_sends", r.data_sends},
+            {"post_calls", r.post_calls},          {"rr_wait", r.rr_wait}};
 }
 
 RdmaInfo rdma_info_from_json(const nlohmann::json& j) {
@@ -41,6 +50,13 @@ RdmaInfo rdma_info_from_json(const nlohmann::json& j) {
     r.registration_ms = field_in<double>(j, "registration_ms", 0.0, 1e9);
     r.registered_bytes = field<uint64_t>(j, "registered_bytes");
     r.credit_waits = field<uint64_t>(j, "credit_waits");
+    // Absent in an older peer's result: keep the zeros.
+    if (j.contains("contexts_opened")) r.contexts_opened = field_in<uint32_t>(j, "contexts_opened", 0, 1 << 20);
+    if (j.contains("max_inline")) r.max_inline = field_in<uint32_t>(j, "max_inline", 0, 1 << 20);
+    if (j.contains("inline_sends")) r.inline_sends = field<uint64_t>(j, "inline_sends");
+    if (j.contains("data_sends")) r.data_sends = field<uint64_t>(j, "data_sends");
+    if (j.contains("post_calls")) r.post_calls = field<uint64_t>(j, "post_calls");
+    if (j.contains("rr_wait")) r.rr_wait = field<std::string>(j, "rr_wait");
     return r;
 }
 
@@ -62,6 +78,14 @@ std::string describe(const RdmaInfo& r) {
         out += "; rsockets register their own buffers at connection time";
     }
     if (r.credit_waits) out += "; " + std::to_string(r.credit_waits) + " waits for receiver credits";
+    if (r.contexts_opened) out += "; " + std::to_string(r.contexts_opened) + " device context(s) opened (--qps-per-context)";
+    if (r.data_sends) {
+        std::snprintf(b, sizeof(b), "; %llu data WRs in %llu ibv_post_send calls, %llu inline (max_inline %u)",
+                      static_cast<unsigned long long>(r.data_sends), static_cast<unsigned long long>(r.post_calls),
+                      static_cast<unsigned long long>(r.inline_sends), r.max_inline);
+        out += b;
+    }
+    if (!r.rr_wait.empty()) out += "; arrival seen by " + r.rr_wait;
     return out;
 }
 

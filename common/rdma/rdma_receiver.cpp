@@ -89,6 +89,7 @@ StreamCounters RdmaReceiver::run(const StopRule& stop) {
                     r.slot = r.slot + 1 == slots ? 0 : r.slot + 1;
                     sc.bytes += msg;
                     ++sc.ops;
+                    ++sc.messages;
                 }
                 if (sc.error) break;
                 if (!post_ctrl_recv(c_, q) || !return_credits(c_, q, k)) CqWaiter::fail(sc, EIO, "ibv_post_send");
@@ -103,6 +104,7 @@ StreamCounters RdmaReceiver::run(const StopRule& stop) {
                 }
                 sc.bytes += w.byte_len;
                 ++sc.ops;
+                    ++sc.messages;
                 if (!post_slot_recv(c_, q, s)) {
                     CqWaiter::fail(sc, EIO, "ibv_post_recv");
                     break;
@@ -127,6 +129,7 @@ StreamCounters RdmaReceiver::run(const StopRule& stop) {
                     r.slot = r.slot + 1 == slots ? 0 : r.slot + 1;
                     sc.bytes += len;
                     ++sc.ops;
+                    ++sc.messages;
                 }
                 r.ended = true;
                 ++ended;

@@ -6,6 +6,9 @@
 //                  any later transfer); the receiver checks the slot, counts it and returns slots as
 //                  4-byte credits, so the sender never overwrites a slot not yet taken.
 // The byte stream carries a pattern (byte k = pattern(k % message size)) the receiver samples.
+#include <rdma/rsocket.h>
+#include <sys/socket.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -16,6 +19,7 @@
 #include "protocol/test_spec.hpp"
 #include "transport/data_connection.hpp"
 #include "transport/stream_counters.hpp"
+#include "transport/tcp_rr.hpp"
 
 namespace zc {
 
@@ -74,6 +78,22 @@ private:
     HostBuffer ring_;
     double registration_ms_ = 0;
 };
+
+// rr over rsockets (-T rsocket -t rr): the TCP rr loops (tcp_rr.hpp) with rsend/rrecv. TCP_NODELAY
+// is set when the rsocket is made (configure()); rsockets keep no segment counts (0 is reported).
+struct RsocketCalls {
+    static ssize_t send(int fd, const void* b, size_t n) { return ::rsend(fd, b, n, 0); }
+    static ssize_t recv(int fd, void* b, size_t n) { return ::rrecv(fd, b, n, 0); }
+    static void shutdown_write(int fd) { ::rshutdown(fd, SHUT_WR); }
+    static void no_delay(int) {}
+    static uint64_t segments(int, bool) { return 0; }
+    static constexpr const char* send_call = "rsend";
+    static constexpr const char* recv_call = "rrecv";
+};
+extern template class TcpRrInitiatorOn<HostRrMessage, RsocketCalls>;
+extern template class TcpRrResponderOn<HostRrMessage, RsocketCalls>;
+using RsocketRrInitiator = TcpRrInitiatorOn<HostRrMessage, RsocketCalls>;
+using RsocketRrResponder = TcpRrResponderOn<HostRrMessage, RsocketCalls>;
 
 // Set-up. The server listens on the control connection's address, port 0, and accepts `wanted`
 // rsockets that present the token; the client connects one per stream and sends the token.
