@@ -254,12 +254,15 @@ void RdmaConnection::add_qp(CmId id) {
 
 void RdmaConnection::ready_qp(size_t q) {
     if (own_qps_.empty()) return;
-    for (ibv_qp_state s : {IBV_QPS_RTR, IBV_QPS_RTS}) {
+    // INIT again first: before the connection existed rdma_cm granted no remote access (the INIT
+    // attributes from the CM now carry REMOTE_WRITE / READ), as librdmacm does for its own QPs.
+    for (ibv_qp_state s : {IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS}) {
         ibv_qp_attr attr{};
         int mask = 0;
         attr.qp_state = s;
         if (rdma_init_qp_attr(qps_.at(q).get(), &attr, &mask) != 0 || ibv_modify_qp(own_qps_.at(q).get(), &attr, mask) != 0) {
-            throw std::runtime_error(err(std::string("moving our own QP to ") + (s == IBV_QPS_RTR ? "RTR" : "RTS") +
+            const char* name = s == IBV_QPS_INIT ? "INIT" : s == IBV_QPS_RTR ? "RTR" : "RTS";
+            throw std::runtime_error(err(std::string("moving our own QP to ") + name +
                                          " (--qps-per-context; rdma_init_qp_attr, ibv_modify_qp)"));
         }
     }

@@ -161,8 +161,10 @@ StreamCounters RdmaSender::run(const StopRule& stop) {
         ibv_send_wr wr{};
         wr.wr_id = (uint64_t(e) << 32) | (t.since_signal + 1);
         wr.sg_list = &sge;
-        wr.num_sge = 1;
-        wr.opcode = write_ ? IBV_WR_SEND : IBV_WR_SEND_WITH_IMM;  // rdma-send: the immediate marks the end
+        // rdma-send: the immediate alone marks the end, with no payload: it lands in a data receive,
+        // which may be smaller than the end message (msgrate's 2-byte messages).
+        wr.num_sge = write_ ? 1 : 0;
+        wr.opcode = write_ ? IBV_WR_SEND : IBV_WR_SEND_WITH_IMM;
         wr.imm_data = 0;
         wr.send_flags = IBV_SEND_SIGNALED | (c_.max_inline() >= sizeof(*end) ? IBV_SEND_INLINE : 0);
         if (!write_) --t.credits;
