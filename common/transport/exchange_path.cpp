@@ -28,8 +28,8 @@ std::string exchange_spec_problem(TestKind test, Transport transport, RxMode rx,
                "rdma-send or rdma-write";
     }
     if (transport != Transport::tcp && transport != Transport::rsocket && !verbs) {
-        return name + " runs over tcp, rsocket, rdma-send or rdma-write; " + transport_name(transport) +
-               " is a bulk sender path for stream and maerts";
+        return name + " runs over the tcp transport (send/recv) or rsocket, rdma-send, rdma-write; " +
+               transport_name(transport) + " is a bulk sender path for stream and maerts";
     }
     if (batch != 1 && transport != Transport::tcp) {
         return "--batch is TCP's sendmmsg(); over " + std::string(transport_name(transport)) +
