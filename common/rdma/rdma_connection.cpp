@@ -68,7 +68,11 @@ CmEvent expect_event(rdma_event_channel* ch, rdma_cm_event_type want, Clock::tim
 }
 
 uint32_t qp_slots(const ServerSpec& h) {
-    return h.test == TestKind::rr ? 1 : rdma_wire::slots_per_qp(h.rdma.tx_depth, h.rdma.qps, h.message_size);
+    if (h.test == TestKind::rr) return 1;
+    // msgrate: a receive window of at least kMsgrateWindow, so a receiver a little behind does not
+    // stop the sender for credits (the sends in flight stay --tx-depth).
+    uint32_t window = h.test == TestKind::msgrate ? std::max(h.rdma.tx_depth, rdma_wire::kMsgrateWindow) : h.rdma.tx_depth;
+    return rdma_wire::slots_per_qp(window, h.rdma.qps, h.message_size);
 }
 
 // A receiver (and an rdma-read sink) holds a ring of slots per QP; a sender one pattern message.
