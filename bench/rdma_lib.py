@@ -224,16 +224,11 @@ def report_rdma_messages(s):
 
 
 def cmd_report(layout, csv_path):
-    if layout == "rdma_messages":
-        s = lib.Samples(csv_path)
-        report_rdma_messages(s)
-        for n in sorted(s.notes):
-            print("note: " + n)
-        return
-    if layout != "rdma":
+    report = {"rdma": report_rdma, "rdma_messages": report_rdma_messages}.get(layout)
+    if not report:
         return lib.cmd_report(layout, csv_path)
     s = lib.Samples(csv_path)
-    report_rdma(s)
+    report(s)
     for n in sorted(s.notes):
         print("note: " + n)
 

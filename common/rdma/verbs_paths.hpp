@@ -100,25 +100,18 @@ private:
 // which already move one message per work request under credits, chained by --postlist, inline
 // when --inline allows; each stream has its own QP(s) and CQ. messages = work requests counted by
 // the receiver after checking their pattern.
-class RdmaMsgRateSender {
+template <typename Path>
+class RdmaMsgRate {
 public:
-    explicit RdmaMsgRateSender(RdmaConnection& c) : s_(c) {}
-    StreamCounters run(const StopRule& stop) { return s_.run(stop); }
-    const HostBuffer& buffer() const { return s_.buffer(); }
+    explicit RdmaMsgRate(RdmaConnection& c) : p_(c) {}
+    StreamCounters run(const StopRule& stop) { return p_.run(stop); }
+    const HostBuffer& buffer() const { return p_.buffer(); }
 
 private:
-    RdmaSender s_;
+    Path p_;
 };
-
-class RdmaMsgRateReceiver {
-public:
-    explicit RdmaMsgRateReceiver(RdmaConnection& c) : r_(c) {}
-    StreamCounters run(const StopRule& stop) { return r_.run(stop); }
-    const HostBuffer& buffer() const { return r_.buffer(); }
-
-private:
-    RdmaReceiver r_;
-};
+using RdmaMsgRateSender = RdmaMsgRate<RdmaSender>;
+using RdmaMsgRateReceiver = RdmaMsgRate<RdmaReceiver>;
 
 // Shared by the three: receive posting and completion-status errors.
 bool post_ctrl_recv(RdmaConnection& c, size_t q);
