@@ -63,7 +63,15 @@ void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, D
         throw std::runtime_error(why);
     }
     if (is_rdma(half.transport)) return make_rdma_exchange_path(path, half, role, conn, rtt);
-    const int fd = tcp_fd(conn);
+    make_exchange_path(path, half, role, tcp_fd(conn), rtt);
+}
+
+void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, int fd, LatencyHistogram& rtt) {
+    if (std::string why = exchange_spec_problem(half.test, half.transport, half.rx, half.total_bytes, half.batch, half.rdma);
+        !why.empty()) {
+        throw std::runtime_error(why);
+    }
+    if (is_rdma(half.transport)) throw std::logic_error("make_exchange_path: an RDMA path needs its data connection");
     size_t size = half.message_size;
     size_t align = half.alignment;
     const BufferSpec& where = half.side.buffer;

@@ -29,6 +29,8 @@ using ExchangePath = std::variant<std::monostate, TcpRrInitiator, TcpRrResponder
 // memory (rr over TCP: host, pinned or GPU; otherwise host only); `rtt` receives the initiator's
 // round trips (the caller keeps it, so it outlives the path). Throws std::runtime_error naming the cause.
 void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, DataConnection& conn, LatencyHistogram& rtt);
+// TCP only: the loop on a socket the caller keeps owning (tests, and the overload above for TCP).
+void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, int fd, LatencyHistogram& rtt);
 // The RDMA alternatives (rdma_data_path.cpp; in a build without rdma-core it throws saying so).
 void make_rdma_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, DataConnection& conn,
                              LatencyHistogram& rtt);

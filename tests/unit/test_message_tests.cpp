@@ -175,8 +175,7 @@ TEST(MessageTests, ServerSideChecksAndBufferSizes) {
     gpu_msgrate.side.buffer = {MemoryKind::cuda, 0};
     ExchangePath path;
     LatencyHistogram rtt;
-    DataConnection none{UniqueFd()};
-    EXPECT_THROW(make_exchange_path(path, gpu_msgrate, Role::send, none, rtt), std::runtime_error);
+    EXPECT_THROW(make_exchange_path(path, gpu_msgrate, Role::send, -1, rtt), std::runtime_error);
     EXPECT_EQ(exchange_buffer_bytes(TestKind::msgrate, Role::recv, 2), TcpMsgRateReceiver::kChunk);
     // The spec carries the test kind and batch to the server, and refuses a bad batch.
     TestSpec s = rr_spec();
