@@ -204,7 +204,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         ->capture_default_str();
     app.add_option("--tx-depth", o.rdma.tx_depth,
                    "RDMA: messages in flight per queue pair (send-queue depth and receive window; a ring slot each, "
-                   "at most 64 MiB of slots per stream)")
+                   "at most 64 MiB of slots per stream; msgrate keeps at least 512 receives posted)")
         ->capture_default_str();
     app.add_option("--postlist", o.rdma.postlist,
                    "RDMA verbs: work requests chained per ibv_post_send (fewer doorbells; msgrate's batching, as "
