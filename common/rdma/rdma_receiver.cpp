@@ -104,7 +104,7 @@ StreamCounters RdmaReceiver::run(const StopRule& stop) {
                 }
                 sc.bytes += w.byte_len;
                 ++sc.ops;
-                    ++sc.messages;
+                ++sc.messages;
                 if (!post_slot_recv(c_, q, s)) {
                     CqWaiter::fail(sc, EIO, "ibv_post_recv");
                     break;

@@ -187,9 +187,11 @@ private:
 
     void add_msgrate_row(const TestResult& r) {
         const MessageResult& m = r.messages;
-        out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12.0f} {:>5} | {:>8.3f} {:>8.3f} | {:>9.3f} {:>9.3f}\n", label(r),
+        // Segments are TCP's count (TCP_INFO); RDMA has none to report.
+        std::string segs = m.tcp ? fmt::format("{:.3f}", m.segments_per_message) : std::string("-");
+        out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12.0f} {:>5} | {:>8.3f} {:>8} | {:>9.3f} {:>9.3f}\n", label(r),
                             test_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s, m.batch,
-                            m.calls_per_message, m.segments_per_message, m.local_sd_us, m.remote_sd_us);
+                            m.calls_per_message, segs, m.local_sd_us, m.remote_sd_us);
         std::string per;
         for (double v : m.stream_messages_per_s) per += fmt::format("{}{:.0f}", per.empty() ? "" : ", ", v);
         out_ << fmt::format("    {} messages counted by both sides in {:.2f} s; per connection msgs/s: {}\n", m.messages,
