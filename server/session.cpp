@@ -204,7 +204,7 @@ std::string Session::check_limits(const ServerSpec& spec) const {
         return why;
     }
     uint64_t per_stream = is_message_test(spec.test)
-                              ? exchange_buffer_bytes(spec.test, server_role(spec.test), spec.message_size)
+                              ? exchange_buffer_bytes(spec.test, server_role(spec.test), spec.message_size, spec.transport, spec.rdma)
                               : path_buffer_bytes(server_role(spec.test) == Role::send, spec.transport, spec.rx, spec.message_size);
     uint64_t need = static_cast<uint64_t>(spec.streams) * per_stream;
     if (need > o.max_buffer_bytes) {

@@ -1,6 +1,10 @@
 #include "transport/exchange_path.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+
+#include "rdma/wire.hpp"
+#include "transport/transport_registry.hpp"
 
 #include "memory/gpu_path.hpp"
 #include "transport/data_path.hpp"
@@ -112,7 +116,12 @@ StreamCounters run_exchange_path(ExchangePath& path, const StopRule& stop) {
         path);
 }
 
-uint64_t exchange_buffer_bytes(TestKind test, Role role, uint64_t message_size) {
+uint64_t exchange_buffer_bytes(TestKind test, Role role, uint64_t message_size, Transport transport,
+                               const RdmaOptions& rdma) {
+    if (test == TestKind::msgrate && role == Role::recv && is_verbs(transport)) {
+        uint32_t window = std::max(rdma.tx_depth, rdma_wire::kMsgrateWindow);
+        return uint64_t(rdma.qps) * rdma_wire::slots_per_qp(window, rdma.qps, message_size) * message_size;
+    }
     if (test == TestKind::msgrate && role == Role::recv) return TcpMsgRateReceiver::kChunk;
     return message_size;  // rr: one buffer for both directions; msgrate sender: one message
 }

@@ -40,8 +40,10 @@ StreamCounters run_exchange_path(ExchangePath& path, const StopRule& stop);
 // Why msgrate cannot use this --buffer ("" when it can): its sender batches host messages.
 std::string msgrate_buffer_problem(const BufferSpec& b);
 
-// Buffer memory one stream of a message test allocates on the given side.
-uint64_t exchange_buffer_bytes(TestKind test, Role role, uint64_t message_size);
+// Buffer memory one stream of a message test allocates on the given side (verbs msgrate: the
+// receiver's ring of at least rdma_wire::kMsgrateWindow slots per QP).
+uint64_t exchange_buffer_bytes(TestKind test, Role role, uint64_t message_size, Transport transport = Transport::tcp,
+                               const RdmaOptions& rdma = {});
 
 // Why this combination cannot run as a message test ("" when it can), in words for the user: both
 // zcperf's command line and zcserver's setup check it.

@@ -177,6 +177,10 @@ TEST(MessageTests, ServerSideChecksAndBufferSizes) {
     LatencyHistogram rtt;
     EXPECT_THROW(make_exchange_path(path, gpu_msgrate, Role::send, -1, rtt), std::runtime_error);
     EXPECT_EQ(exchange_buffer_bytes(TestKind::msgrate, Role::recv, 2), TcpMsgRateReceiver::kChunk);
+    // Verbs msgrate: the receiver's ring, at least 512 slots per QP (2 QPs x 512 x 4 KiB).
+    RdmaOptions two;
+    two.qps = 2;
+    EXPECT_EQ(exchange_buffer_bytes(TestKind::msgrate, Role::recv, 4096, Transport::rdma_send, two), 2ull * 512 * 4096);
     // The spec carries the test kind and batch to the server, and refuses a bad batch.
     TestSpec s = rr_spec();
     s.test = TestKind::msgrate;
