@@ -120,6 +120,10 @@ def cmd_parse(tool, variant, raw, csv_path, rnd, size, nbytes, dur, ccpu, scpu):
     append(csv_path, row)
     # one progress line for the log
     msg = f"{row['gbps']:.2f} Gb/s"
+    if row.get("msgs_per_s"):
+        msg += f", {row['msgs_per_s']:.0f} msg/s"
+    if row.get("lat_p50_us"):
+        msg += f", one-way p50 {row['lat_p50_us']:.1f} us mean {row['lat_mean_us']:.1f} us"
     if "send_sd_us_per_kb" in row:
         msg += f", SD send/recv {row['send_sd_us_per_kb']:.3f}/{row['recv_sd_us_per_kb']:.3f} us/KB"
     if variant and "send_proc_sd_us_per_kb" in row:
@@ -162,7 +166,7 @@ class Samples:
                 if r["note"]:
                     self.notes.add(f"{lab} {r['size']}: {r['note']}")
                 for k, v in r.items():
-                    if k in ("gbps", "zc_copied_pct", "other_cpu_pct", "host_cpus") or k.endswith("per_kb"):
+                    if k in ("gbps", "zc_copied_pct", "other_cpu_pct", "host_cpus") or k.endswith(("per_kb", "_per_s", "_us")):
                         if v not in ("", None):
                             self.v.setdefault((r["size"], lab, k), []).append(float(v))
 

@@ -4,6 +4,10 @@
 #   zcperf -T rdma-write   vs  perftest ib_write_bw -F
 #   zcperf -T rdma-send    vs  perftest ib_send_bw -F
 #   zcperf -T rsocket      vs  librdmacm's rstream (rsockets)
+# and with --messages the message tests (issue #6), same size, same QPs, same inline and post list:
+#   zcperf -t msgrate -T rdma-send --qps N  vs  ib_send_bw -q N   (message rate, MsgRate[Mpps])
+#   zcperf -t rr -T rdma-send               vs  ib_send_lat       (latency = RTT/2: p50 vs t_typical)
+#   zcperf -t rr -T rdma-write              vs  ib_write_lat
 # On a host without an RDMA device it runs itself inside scripts/rdma_vm.sh's Soft-RoCE guest
 # (TCG: figures there are about 1/100 of hardware and only tell whether zcperf keeps level with
 # the peers under the same conditions). See docs/rdma-vm.md.
@@ -20,6 +24,10 @@ ZCSERVER=${ZCSERVER:-$(dirname "$ZCPERF")/zcserver}
 PAIRS=(zcperf:rdma-write ib_write_bw zcperf:rdma-send ib_send_bw zcperf:rsocket rstream)
 PEERS_ONLY=
 VM_TIMEOUT=
+MESSAGES=
+MSG_QPS=1
+MSG_POSTLIST=1
+MSG_INLINE=0
 
 usage() {
     cat <<EOT
@@ -36,6 +44,12 @@ RDMA device with a RoCE v2 IPv4 GID (or the guest's rxe0). Prints medians and zc
   --peers-only    only perftest and rstream (e.g. before zcperf has the RDMA transports)
   --vm-timeout S  without an RDMA device: limit for the whole guest run (default: duration+45 s per test
                   plus 10 min; under TCG a 5 s test takes 10-20 s with its set-up)
+  --messages      the message tests instead (default sizes 2,4K): zcperf -t msgrate -T rdma-send vs
+                  ib_send_bw's MsgRate, zcperf -t rr -T rdma-send / rdma-write vs ib_send_lat /
+                  ib_write_lat; both tools get the same --qps, --postlist and --inline:
+  --qps N         msgrate: QPs (zcperf --qps N on one thread, perftest -q N; default 1)
+  --postlist N    msgrate: work requests per post (zcperf --postlist, perftest -l; default 1)
+  --inline N      bytes sent inline (zcperf --inline, perftest -I; default 0, also for the latency tools)
 A zcperf built without a transport gets a note in the table, not a failure.
 EOT
 }
@@ -47,11 +61,16 @@ while (($#)); do
     case $1 in
         --peers-only) PEERS_ONLY=1; shift ;;
         --vm-timeout) VM_TIMEOUT=${2:?}; shift 2 ;;
+        --messages) MESSAGES=1; shift ;;
+        --qps) MSG_QPS=${2:?}; shift 2 ;;
+        --postlist) MSG_POSTLIST=${2:?}; shift 2 ;;
+        --inline) MSG_INLINE=${2:?}; shift 2 ;;
         *) args+=("$1"); shift ;;
     esac
 done
+[[ -n $MESSAGES ]] && SIZES=2,4K
 bench_args "${args[@]}"
-bench_report_only rdma
+bench_report_only "$([[ -n $MESSAGES ]] && echo rdma_messages || echo rdma)"
 
 # No RDMA device here: run this same command in the Soft-RoCE guest. The guest writes the CSV
 # through a read-write share of bench/out (or of --csv's directory).
@@ -61,20 +80,28 @@ if [[ -z ${RDMA_VM:-} ]] && ! rdma_find_device; then
     [[ -n $CSV ]] && outdir=$(dirname "$(realpath -m "$CSV")")
     mkdir -p "$outdir"
     IFS=, read -ra sizes <<<"$SIZES"
-    tests=$((ROUNDS * ${#sizes[@]} * ${#PAIRS[@]}))
+    tests=$((ROUNDS * ${#sizes[@]} * 6))
     exec "$ROOT/scripts/rdma_vm.sh" --timeout "${VM_TIMEOUT:-$((tests * (DURATION + 45) + 600))}" \
         --rw "$outdir" -- "$0" "${ORIG_ARGS[@]}"
 fi
 rdma_find_device || die "$RDMA_FIND_ERROR"
 
+if [[ -n $MESSAGES ]]; then
+    PAIRS=(zcperf:msgrate-rdma-send ib_send_bw zcperf:rr-rdma-send ib_send_lat zcperf:rr-rdma-write ib_write_lat)
+    # The peers get exactly the zcperf options of their pair (and both of them the same inline size:
+    # the latency tools' own default is 236 B inline).
+    PT_BW_EXTRA=(-q "$MSG_QPS" -l "$MSG_POSTLIST" -I "$MSG_INLINE")
+    PT_LAT_EXTRA=(-I "$MSG_INLINE")
+fi
 if [[ -n $PEERS_ONLY ]]; then
     CASES=(ib_write_bw ib_send_bw rstream)
+    [[ -n $MESSAGES ]] && CASES=(ib_send_bw ib_send_lat ib_write_lat)
     # bench_setup insists on a zcperf binary; a peers-only run does not need one.
     [[ -x $ZCPERF ]] || ZCPERF=/bin/true
 else
     CASES=("${PAIRS[@]}")
 fi
-bench_setup ib_write_bw ib_send_bw rstream
+bench_setup ib_write_bw ib_send_bw rstream ib_send_lat ib_write_lat
 LIMIT=$((DURATION * 4 + 60))   # under TCG set-up and teardown take seconds; a hang still ends
 PORT=$(free_port 18515)
 next_port() { PORT=$((PORT + 1)); }   # a fresh port per test: no wait for the last one's close
@@ -88,9 +115,14 @@ if [[ -z $PEERS_ONLY ]]; then
     wait_listen "$ZC_PORT" "$!" || die "zcserver did not start: $(cat "$RAW/zcserver.log")"
 fi
 
-run_zcperf() {   # size bytes raw transport
-    local rc=0
-    timeout "$LIMIT" "$ZCPERF" -H "$RDMA_IP:$ZC_PORT" -T "$4" -m "$2" -l "$DURATION" \
+run_zcperf() {   # size bytes raw transport | msgrate-TRANSPORT | rr-TRANSPORT
+    local rc=0 test=stream transport=$4 extra=()
+    case $4 in
+        msgrate-*) test=msgrate transport=${4#msgrate-}
+                   extra=(--qps "$MSG_QPS" --postlist "$MSG_POSTLIST" --inline "$MSG_INLINE") ;;
+        rr-*) test=rr transport=${4#rr-} extra=(--inline "$MSG_INLINE") ;;
+    esac
+    timeout "$LIMIT" "$ZCPERF" -H "$RDMA_IP:$ZC_PORT" -t "$test" -T "$transport" -m "$2" -l "$DURATION" "${extra[@]}" \
         --cpu "$CLIENT_CPU,$SERVER_CPU" -o json >"$3" 2>"$3.err" || rc=$?
     ((rc == 0)) && return 0
     # A zcperf without this transport (not built with RDMA, or older than it) is a note.
@@ -111,7 +143,10 @@ count_for() {   # tool size bytes calibration-runner...: sets COUNT for DURATION
     local key="$1 $2" bytes=$3 cal=$RAW/calibration-$1-$2.out
     shift 3
     if [[ -z ${RATE[$key]:-} ]]; then
-        "$@" "$bytes" $(((32 << 20) / bytes + 1)) "$cal"
+        # 32 MiB, but no more than 20000 messages: small messages go by message rate, not bytes
+        local n=$(((32 << 20) / bytes + 1))
+        ((n > 20000)) && n=20000
+        "$@" "$bytes" "$n" "$cal"
         RATE[$key]=$("$PY" "$LIBPY" rate "${key% *}" "$cal")
         log "calibration, $key: $((RATE[$key] / 1000000)) MB/s"
     fi
@@ -126,6 +161,10 @@ perftest_pair() {   # tool bytes count raw
     for try in 1 2 3; do
         next_port
         local a=(-F -d "$RDMA_DEV" -x "$RDMA_GID" -s "$2" -n "$3" -p "$PORT")
+        case $tool in
+            *_lat) a+=("${PT_LAT_EXTRA[@]}") ;;
+            *) a+=("${PT_BW_EXTRA[@]}") ;;
+        esac
         taskset -c "$SERVER_CPU" timeout "$LIMIT" "$tool" "${a[@]}" >"$4.server" 2>&1 &
         IPERF_PID=$!   # lib.sh's cleanup kills it on the way out
         wait_listen "$PORT" "$IPERF_PID" || fail "$tool server" "$4.server"
@@ -148,6 +187,23 @@ run_perftest() {   # tool size bytes raw
 }
 run_ib_write_bw() { run_perftest ib_write_bw "$@"; }
 run_ib_send_bw() { run_perftest ib_send_bw "$@"; }
+PT_BW_EXTRA=()
+PT_LAT_EXTRA=()
+
+# The latency tools: -n iterations, each one round trip; sized from a 200-iteration calibration
+# (its mean one-way time) to last about DURATION seconds.
+declare -A LAT_US=()
+run_perftest_lat() {   # tool size bytes raw
+    local key="$1 $2" cal=$RAW/calibration-$1-$2.out
+    if [[ -z ${LAT_US[$key]:-} ]]; then
+        perftest_pair "$1" "$3" 200 "$cal"
+        LAT_US[$key]=$("$PY" "$LIBPY" lat "$cal")
+        log "calibration, $key: $(printf %.1f "${LAT_US[$key]}") us one way"
+    fi
+    perftest_pair "$1" "$3" "$("$PY" -c "print(max(200, int($DURATION * 1e6 / (2 * ${LAT_US[$key]}))))")" "$4"
+}
+run_ib_send_lat() { run_perftest_lat ib_send_lat "$@"; }
+run_ib_write_lat() { run_perftest_lat ib_write_lat "$@"; }
 
 # rstream: -C transfers of -S bytes to the server and -C back, -I times.
 rstream_pair() {   # bytes count raw
@@ -176,10 +232,15 @@ run_rstream() {   # size bytes raw
     rstream_pair "$2" $(((COUNT + 1) / 2)) "$3"
 }
 
-log "$ROUNDS rounds x $SIZES x (${CASES[*]}), ${DURATION}s each, on $RDMA_DEV ($RDMA_IP, GID index $RDMA_GID)${RDMA_VM:+ in the Soft-RoCE guest}"
+log "$ROUNDS rounds x $SIZES x (${CASES[*]}), ${DURATION}s each, on $RDMA_DEV ($RDMA_IP, GID index $RDMA_GID)${RDMA_VM:+ in the Soft-RoCE guest}${MESSAGES:+; qps $MSG_QPS, postlist $MSG_POSTLIST, inline $MSG_INLINE}"
 log "raw samples: $CSV"
 bench_rounds "${CASES[@]}"
 
 echo "zcperf vs perftest and rstream on $RDMA_DEV${RDMA_VM:+ (Soft-RoCE in a TCG guest)}: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU, server CPU $SERVER_CPU ($(date -Is))"
-bench_report rdma
+if [[ -n $MESSAGES ]]; then
+    echo "message tests: msgrate with $MSG_QPS QP(s) on one thread, postlist $MSG_POSTLIST, inline $MSG_INLINE B (rr: inline $MSG_INLINE B)"
+    bench_report rdma_messages
+else
+    bench_report rdma
+fi
 echo "raw samples: $CSV"

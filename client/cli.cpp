@@ -47,6 +47,13 @@ Examples:
   zcperf -H 10.0.0.2 -T rdma-write --qps 4 --postlist 8 --cq-mode event
                                          4 queue pairs per stream, 8 work requests per post, sleeping on
                                          the completion channel: compare the service demand with poll
+  zcperf -H 10.0.0.2 -T rdma-send,rdma-write,rsocket -t rr -m 1,4K,1M
+                                         RDMA round trips: rdma-send waits on a receive completion,
+                                         rdma-write polls the landing buffer's last byte (ib_write_lat's
+                                         way; with --cq-mode event it writes with immediate data instead)
+  zcperf -H 10.0.0.2 -T rdma-send -t msgrate -P 4 --qps-per-context 2 --postlist 8 --inline 64
+                                         2-byte message rate, 4 threads each with its own QP and CQ, one
+                                         device context per 2 threads, 8 SENDs per ibv_post_send, inline
   zcperf --buffer cuda:0,cuda:0 -m 4M --cpu 2,4
                                          GPU memory on both sides, staged through pinned bounce buffers;
                                          the report gives the staging's copy time (compare --buffer host)
@@ -61,7 +68,10 @@ kernel work done in softirq on other cores: the gap between the two is where the
 rr: the client times each transaction (one message each way) with two clock reads; both sides count
 transactions and must agree. latency_us = RTT/2 (OSU's and perftest's convention); SD is us of CPU
 per transaction (netperf's us/Tran). msgrate: messages sent with TCP_NODELAY, counted by both sides;
-the report gives the data segments per message the kernel really sent (TCP_INFO).
+the report gives the data segments per message the kernel really sent (TCP_INFO). Over rdma-send /
+rdma-write one message is one work request, counted by the receiver after checking its pattern; the
+report says how many went inline and in how many ibv_post_send calls. -i/-I judge rr on transactions/s
+and msgrate on messages/s (and service demand per message), not on Gb/s.
 Exit status: 0 ok, 1 a test failed (the reason is printed), 2 bad usage, 130 interrupted.
 )";
 
@@ -210,15 +220,22 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         ->capture_default_str();
     app.add_option("--tx-depth", o.rdma.tx_depth,
                    "RDMA: messages in flight per queue pair (send-queue depth and receive window; a ring slot each, "
-                   "at most 64 MiB of slots per stream)")
+                   "at most 64 MiB of slots per stream; msgrate keeps at least 512 receives posted)")
         ->capture_default_str();
-    app.add_option("--postlist", o.rdma.postlist, "RDMA verbs: work requests chained per ibv_post_send (fewer doorbells)")
+    app.add_option("--postlist", o.rdma.postlist,
+                   "RDMA verbs: work requests chained per ibv_post_send (fewer doorbells; msgrate's batching, as "
+                   "--batch is TCP's; e.g. -t msgrate --postlist 8)")
         ->capture_default_str();
     app.add_option("--inline", o.rdma.inline_size,
                    "RDMA: send messages up to this many bytes inline in the work request (no DMA read of the "
                    "buffer; small messages only; 0 = never)")
         ->capture_default_str();
     app.add_option("--qps", o.rdma.qps, "RDMA verbs: queue pairs per stream, served round-robin by the stream's thread")
+        ->capture_default_str();
+    app.add_option("--qps-per-context", o.rdma.qps_per_context,
+                   "RDMA verbs: K streams (threads) share one device context and PD that zcperf opens itself "
+                   "(ibv_open_device per K streams, QPs moved by hand with rdma_cm's attributes); 0 = all streams on "
+                   "rdma_cm's one context, a PD each. E.g. -t msgrate -P 4 --qps-per-context 2: 2 contexts")
         ->capture_default_str();
     app.add_option("--rdma-dev", rdma_dev,
                    "RDMA: LOCAL[,REMOTE] device the data must use (e.g. mlx5_0); by default the one the route to the "
@@ -299,7 +316,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         for (TestKind t : o.tests)
             for (Transport tr : o.transports)
                 for (RxMode m : o.rx_modes)
-                    if (std::string why = exchange_spec_problem(t, tr, m, o.total_bytes, t == TestKind::msgrate ? o.batch : 1);
+                    if (std::string why = exchange_spec_problem(t, tr, m, o.total_bytes, t == TestKind::msgrate ? o.batch : 1, o.rdma);
                         !why.empty()) {
                         throw std::invalid_argument(why);
                     }

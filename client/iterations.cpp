@@ -59,12 +59,20 @@ SideResult merge_side(const std::vector<const SideResult*>& sides) {
 
 }  // namespace
 
+double tracked_rate(const TestResult& r) { return is_message_test(r.test) ? r.messages.messages_per_s : r.throughput_gbps; }
+
+const char* tracked_metric(TestKind t) {
+    return t == TestKind::rr ? "transactions_per_s" : t == TestKind::msgrate ? "messages_per_s" : "throughput_gbps";
+}
+
 std::vector<std::vector<double>> tracked_series(const std::vector<TestResult>& runs) {
     std::vector<std::vector<double>> t(3);
     for (const auto& r : runs) {
-        t[0].push_back(r.throughput_gbps);
-        t[1].push_back(r.local.service_demand_us_per_kb());
-        t[2].push_back(r.remote.service_demand_us_per_kb());
+        t[0].push_back(tracked_rate(r));
+        // Service demand per transaction / message for the message tests (netperf's us/Tran).
+        bool msg = is_message_test(r.test);
+        t[1].push_back(msg ? r.messages.local_sd_us : r.local.service_demand_us_per_kb());
+        t[2].push_back(msg ? r.messages.remote_sd_us : r.remote.service_demand_us_per_kb());
     }
     return t;
 }
@@ -72,7 +80,7 @@ std::vector<std::vector<double>> tracked_series(const std::vector<TestResult>& r
 TestResult merge_iterations(const std::vector<TestResult>& runs, const ConfidenceGoal& goal) {
     TestResult m = runs.front();
     std::vector<const SideResult*> locals, remotes;
-    std::vector<double> tput;
+    std::vector<double> tput, rate;
     m.bytes = 0;
     m.elapsed_s = m.setup_ms = 0;
     m.warnings.clear();
@@ -80,6 +88,7 @@ TestResult merge_iterations(const std::vector<TestResult>& runs, const Confidenc
         locals.push_back(&r.local);
         remotes.push_back(&r.remote);
         tput.push_back(r.throughput_gbps);
+        rate.push_back(tracked_rate(r));
         m.bytes += r.bytes;
         m.elapsed_s += r.elapsed_s;
         m.setup_ms += r.setup_ms / static_cast<double>(runs.size());
@@ -88,13 +97,14 @@ TestResult merge_iterations(const std::vector<TestResult>& runs, const Confidenc
     }
     m.local = merge_side(locals);
     m.remote = merge_side(remotes);
-    Interval iv = confidence_interval(tput, goal.level_pct);
-    m.throughput_gbps = iv.mean;
+    m.throughput_gbps = confidence_interval(tput, goal.level_pct).mean;
+    Interval iv = confidence_interval(rate, goal.level_pct);  // what -i/-I judge (tracked_series' first)
     m.iterations.iterations = static_cast<int>(runs.size());
     bool asked = goal.max_iterations > 1;
     m.iterations.level_pct = asked ? goal.level_pct : 0;
     m.iterations.width_goal_pct = asked ? goal.width_pct : 0;
     m.iterations.throughput_width_pct = iv.width_pct;
+    m.iterations.metric = tracked_metric(m.test);
     m.iterations.met = !asked || interval_met(goal, tracked_series(runs));
     if (is_message_test(m.test)) m.messages = message_result(m.test, m.messages.batch, m.local, m.remote, m.elapsed_s);
     return m;

@@ -13,7 +13,11 @@ namespace zc {
 // weighted by each iteration's interval.
 TestResult merge_iterations(const std::vector<TestResult>& runs, const ConfidenceGoal& goal);
 
-// The quantities whose confidence intervals must be met: throughput and both sides' service demand.
+// The quantities whose confidence intervals must be met: the rate (throughput; rr transactions/s,
+// the inverse of the mean round trip per connection; msgrate messages/s) and both sides' service
+// demand (per KB; per transaction or message for rr and msgrate).
 std::vector<std::vector<double>> tracked_series(const std::vector<TestResult>& runs);
+double tracked_rate(const TestResult& r);
+const char* tracked_metric(TestKind t);
 
 }  // namespace zc

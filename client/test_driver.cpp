@@ -8,6 +8,7 @@
 
 #include "run/side_runner.hpp"
 #include "transport/rdma_setup.hpp"
+#include "transport/transport_registry.hpp"
 #include "transport/tcp_socket.hpp"
 
 namespace zc {
@@ -161,7 +162,9 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
             "(both sides' work); the process figures are each side's own");
     }
     if (is_message_test(spec.test)) {
-        r.messages = message_result(spec.test, spec.batch, local, remote, r.elapsed_s);
+        // Messages per post for verbs (--postlist), per send call for TCP (--batch).
+        uint32_t batch = is_verbs(spec.transport) ? spec.rdma.postlist : spec.batch;
+        r.messages = message_result(spec.test, batch, local, remote, r.elapsed_s);
         r.warnings.insert(r.warnings.end(), r.messages.notes.begin(), r.messages.notes.end());
     }
     r.local = std::move(local);

@@ -199,12 +199,13 @@ std::string Session::check_limits(const ServerSpec& spec) const {
     if (spec.streams > o.max_streams) {
         return fmt::format("{} streams exceed this zcserver's limit of {} (its --max-streams)", spec.streams, o.max_streams);
     }
-    if (std::string why = exchange_spec_problem(spec.test, spec.transport, spec.rx, spec.total_bytes, spec.batch);
+    if (std::string why = exchange_spec_problem(spec.test, spec.transport, spec.rx, spec.total_bytes, spec.batch, spec.rdma);
         !why.empty()) {
         return why;
     }
     uint64_t per_stream = is_message_test(spec.test)
-                              ? exchange_buffer_bytes(spec.test, server_role(spec.test), spec.message_size, spec.side.buffer)
+                              ? exchange_buffer_bytes(spec.test, server_role(spec.test), spec.message_size, spec.side.buffer,
+                                                      spec.transport, spec.rdma)
                               : path_buffer_bytes(server_role(spec.test) == Role::send, spec.transport, spec.rx, spec.message_size,
                                                   spec.side.buffer);
     uint64_t need = static_cast<uint64_t>(spec.streams) * per_stream;

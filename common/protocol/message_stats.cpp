@@ -104,7 +104,33 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
     m.remote_sd_us = service_demand_us_per_tran(remote.cpu.busy_cpu_s, m.messages);
     m.local_proc_sd_us = service_demand_us_per_tran(local.process_cpu_s(), m.messages);
     m.remote_proc_sd_us = service_demand_us_per_tran(remote.process_cpu_s(), m.messages);
-    if (test == TestKind::msgrate && m.messages && m.segments_per_message < 0.9) {
+    m.tcp = local.rdma.empty();  // TCP sides carry no rdma block; rsockets and verbs do
+    char how[320];
+    if (m.tcp) {
+        std::snprintf(how, sizeof(how),
+                      "%u per %s call with TCP_NODELAY; the receiver reads in bulk and counts whole messages; segments "
+                      "from the sender's TCP_INFO (MSS units)",
+                      batch, batch == 1 ? "send()" : "sendmmsg()");
+    } else if (!local.rdma.cq_mode.empty()) {  // verbs
+        const RdmaInfo& ri = local.rdma;
+        if (test == TestKind::msgrate) {
+            std::snprintf(how, sizeof(how),
+                          "one %s work request each, up to %u chained per ibv_post_send (%llu calls for %llu requests), "
+                          "%llu posted inline (max_inline %u); the receiver checks each message's pattern and returns "
+                          "credits; CQ %s",
+                          local.path == "rdma-write" ? "RDMA WRITE" : "SEND", batch,
+                          static_cast<unsigned long long>(ri.post_calls), static_cast<unsigned long long>(ri.data_sends),
+                          static_cast<unsigned long long>(ri.inline_sends), ri.max_inline, ri.cq_mode.c_str());
+        } else {
+            std::snprintf(how, sizeof(how), "arrival seen by %s; %llu of %llu messages posted inline (max_inline %u); CQ %s",
+                          ri.rr_wait.c_str(), static_cast<unsigned long long>(ri.inline_sends),
+                          static_cast<unsigned long long>(ri.data_sends), ri.max_inline, ri.cq_mode.c_str());
+        }
+    } else {
+        std::snprintf(how, sizeof(how), "rsend/rrecv (rsockets: copied through their registered buffers)");
+    }
+    m.measured = how;
+    if (m.tcp && test == TestKind::msgrate && m.messages && m.segments_per_message < 0.9) {
         char segs[32];
         std::snprintf(segs, sizeof(segs), "%.2f", m.segments_per_message);
         m.notes.push_back(std::string("msgrate: the kernel sent ") + segs +
@@ -131,7 +157,8 @@ nlohmann::json to_json(const MessageResult& m, TestKind test, uint64_t message_s
                 {"local_proc_sd_us_per_tran", m.local_proc_sd_us},
                 {"remote_proc_sd_us_per_tran", m.remote_proc_sd_us},
                 {"client_calls_per_tran", m.calls_per_message},
-                {"client_segments_per_tran", m.segments_per_message}};
+                {"client_segments_per_tran", m.segments_per_message},
+                {"measured", m.measured}};
     }
     return {{"messages", m.messages},
             {"messages_per_s", m.messages_per_s},
@@ -140,10 +167,7 @@ nlohmann::json to_json(const MessageResult& m, TestKind test, uint64_t message_s
             {"batch", m.batch},
             {"sender_calls_per_message", m.calls_per_message},
             {"sender_segments_per_message", m.segments_per_message},
-            {"measured", std::to_string(message_size) + " B messages, " + std::to_string(m.batch) + " per " +
-                             (m.batch == 1 ? "send()" : "sendmmsg()") +
-                             " call with TCP_NODELAY; the receiver reads in bulk and counts whole messages; segments "
-                             "from the sender's TCP_INFO (MSS units)"},
+            {"measured", std::to_string(message_size) + " B messages, " + m.measured},
             {"local_sd_us_per_msg", m.local_sd_us},
             {"remote_sd_us_per_msg", m.remote_sd_us},
             {"local_proc_sd_us_per_msg", m.local_proc_sd_us},

@@ -41,6 +41,10 @@ struct MessageResult {
     // Service demand per message (netperf's us/Tran for rr): whole host and the test's own threads.
     double local_sd_us = 0, remote_sd_us = 0, local_proc_sd_us = 0, remote_proc_sd_us = 0;
     std::vector<std::string> notes;  // what the reader must know to read the figures (for the warnings)
+    // msgrate: how the messages were sent and counted, in words (after "N B messages, "); rr over
+    // RDMA: how each side saw the answer arrive. From the client's own SideResult.
+    std::string measured;
+    bool tcp = true;  // the data went over TCP (segments and calls are TCP's)
 };
 
 // Checks that both sides counted the same messages (transactions), stream by stream, and computes

@@ -24,6 +24,12 @@ void RdmaInfo::add(const RdmaInfo& o) {
     registration_ms += o.registration_ms;
     registered_bytes += o.registered_bytes;
     credit_waits += o.credit_waits;
+    contexts_opened += o.contexts_opened;
+    if (max_inline == 0 || (o.max_inline && o.max_inline < max_inline)) max_inline = o.max_inline;
+    inline_sends += o.inline_sends;
+    data_sends += o.data_sends;
+    post_calls += o.post_calls;
+    if (rr_wait.empty()) rr_wait = o.rr_wait;
 }
 
 nlohmann::json to_json(const RdmaInfo& r) {
@@ -33,7 +39,10 @@ nlohmann::json to_json(const RdmaInfo& r) {
             {"qps", r.qps},                {"registration_ms", r.registration_ms},
             {"registered_bytes", r.registered_bytes}, {"credit_waits", r.credit_waits},
             {"gpu_path", r.gpu_path},      {"gpu_path_note", r.gpu_path_note},
-            {"stage_slots", r.stage_slots}};
+            {"stage_slots", r.stage_slots},
+            {"contexts_opened", r.contexts_opened}, {"max_inline", r.max_inline},
+            {"inline_sends", r.inline_sends},      {"data_sends", r.data_sends},
+            {"post_calls", r.post_calls},          {"rr_wait", r.rr_wait}};
 }
 
 RdmaInfo rdma_info_from_json(const nlohmann::json& j) {
@@ -52,6 +61,13 @@ RdmaInfo rdma_info_from_json(const nlohmann::json& j) {
     if (j.contains("gpu_path")) r.gpu_path = field<std::string>(j, "gpu_path");
     if (j.contains("gpu_path_note")) r.gpu_path_note = field<std::string>(j, "gpu_path_note");
     if (j.contains("stage_slots")) r.stage_slots = field<uint32_t>(j, "stage_slots");
+    // Absent in an older peer's result: keep the zeros.
+    if (j.contains("contexts_opened")) r.contexts_opened = field_in<uint32_t>(j, "contexts_opened", 0, 1 << 20);
+    if (j.contains("max_inline")) r.max_inline = field_in<uint32_t>(j, "max_inline", 0, 1 << 20);
+    if (j.contains("inline_sends")) r.inline_sends = field<uint64_t>(j, "inline_sends");
+    if (j.contains("data_sends")) r.data_sends = field<uint64_t>(j, "data_sends");
+    if (j.contains("post_calls")) r.post_calls = field<uint64_t>(j, "post_calls");
+    if (j.contains("rr_wait")) r.rr_wait = field<std::string>(j, "rr_wait");
     return r;
 }
 
@@ -73,6 +89,14 @@ std::string describe(const RdmaInfo& r) {
         out += "; rsockets register their own buffers at connection time";
     }
     if (r.credit_waits) out += "; " + std::to_string(r.credit_waits) + " waits for receiver credits";
+    if (r.contexts_opened) out += "; " + std::to_string(r.contexts_opened) + " device context(s) opened (--qps-per-context)";
+    if (r.data_sends) {
+        std::snprintf(b, sizeof(b), "; %llu data WRs in %llu ibv_post_send calls, %llu inline (max_inline %u)",
+                      static_cast<unsigned long long>(r.data_sends), static_cast<unsigned long long>(r.post_calls),
+                      static_cast<unsigned long long>(r.inline_sends), r.max_inline);
+        out += b;
+    }
+    if (!r.rr_wait.empty()) out += "; arrival seen by " + r.rr_wait;
     return out;
 }
 

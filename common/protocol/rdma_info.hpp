@@ -23,6 +23,12 @@ struct RdmaInfo {
     std::string gpu_path;
     std::string gpu_path_note;
     uint32_t stage_slots = 0;    // staged: bounce slots (one message each), all streams
+    uint32_t contexts_opened = 0;  // device contexts this side opened itself (--qps-per-context); 0: rdma_cm's
+    uint32_t max_inline = 0;       // the QPs' max_inline_data in force (what the device granted)
+    uint64_t inline_sends = 0;     // data work requests posted with IBV_SEND_INLINE
+    uint64_t data_sends = 0;       // data work requests posted (sends, writes, reads)
+    uint64_t post_calls = 0;       // ibv_post_send calls that carried them (--postlist chains)
+    std::string rr_wait;           // rr: how a side learns its message arrived ("receive completion", ...)
 
     bool empty() const { return device.empty() && cq_mode.empty() && registered_bytes == 0; }
     void add(const RdmaInfo& o);  // a stream's into the side's: counts summed, the device kept

@@ -37,6 +37,9 @@ void check_rdma_options(const RdmaOptions& o) {
     if (o.inline_size > kMaxInline) throw std::invalid_argument("--inline must be 0.." + std::to_string(kMaxInline) + " bytes");
     if (o.qps < 1 || o.qps > kMaxQpsPerStream)
         throw std::invalid_argument("--qps must be 1.." + std::to_string(kMaxQpsPerStream));
+    if (o.qps_per_context > kMaxQpsPerContext)
+        throw std::invalid_argument("--qps-per-context must be 0.." + std::to_string(kMaxQpsPerContext) +
+                                    " (0: every stream on rdma_cm's shared device context)");
 }
 
 void add_rdma_options(nlohmann::json& j, const RdmaOptions& o) {
@@ -45,6 +48,7 @@ void add_rdma_options(nlohmann::json& j, const RdmaOptions& o) {
     j["postlist"] = o.postlist;
     j["inline_size"] = o.inline_size;
     j["qps"] = o.qps;
+    j["qps_per_context"] = o.qps_per_context;
 }
 
 RdmaOptions rdma_options_from_json(const nlohmann::json& j) {
@@ -60,6 +64,7 @@ RdmaOptions rdma_options_from_json(const nlohmann::json& j) {
     if (j.contains("postlist")) o.postlist = field_in<uint32_t>(j, "postlist", 1, kMaxPostlist);
     if (j.contains("inline_size")) o.inline_size = field_in<uint32_t>(j, "inline_size", 0, kMaxInline);
     if (j.contains("qps")) o.qps = field_in<uint32_t>(j, "qps", 1, kMaxQpsPerStream);
+    if (j.contains("qps_per_context")) o.qps_per_context = field_in<uint32_t>(j, "qps_per_context", 0, kMaxQpsPerContext);
     if (o.postlist > o.tx_depth) throw ProtocolError("field 'postlist' must not exceed 'tx_depth'");
     return o;
 }

@@ -16,12 +16,17 @@ struct RdmaOptions {
     uint32_t postlist = 1;    // work requests chained per ibv_post_send
     uint32_t inline_size = 0; // --inline: bytes a send may carry inline (0 = never; messages larger go by DMA)
     uint32_t qps = 1;         // queue pairs per stream
+    // --qps-per-context K: streams (threads) whose QPs share one device context and PD that zcperf
+    // opens itself (ibv_open_device per K streams); 0 = every stream on rdma_cm's shared context
+    // with a PD of its own (the default).
+    uint32_t qps_per_context = 0;
 };
 
 inline constexpr uint32_t kMaxTxDepth = 8192;
 inline constexpr uint32_t kMaxPostlist = 1024;
 inline constexpr uint32_t kMaxInline = 1024;
 inline constexpr uint32_t kMaxQpsPerStream = 64;
+inline constexpr uint32_t kMaxQpsPerContext = 1024;
 
 const char* cq_mode_name(CqMode m);
 // What a side runs. auto: the passive side of a one-sided transfer (rdma-write's receiver,

@@ -229,6 +229,7 @@ nlohmann::json to_json(const TestResult& r) {
               {"confidence_level_pct", r.iterations.level_pct},
               {"width_goal_pct", r.iterations.width_goal_pct},
               {"throughput_width_pct", r.iterations.throughput_width_pct},
+              {"metric", r.iterations.metric},
               {"met", r.iterations.met}}},
             {"baseline", r.baseline.transport.empty()
                              ? nlohmann::json(nullptr)

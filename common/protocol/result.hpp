@@ -73,7 +73,10 @@ struct IterationStats {
     int iterations = 1;
     double level_pct = 0;         // 0 = no confidence goal was set
     double width_goal_pct = 0;
-    double throughput_width_pct = 0;  // achieved full width, % of the mean
+    double throughput_width_pct = 0;  // achieved full width of `metric`'s interval, % of its mean
+    // What -i/-I judged: "throughput_gbps" (stream, maerts); rr "transactions_per_s" and msgrate
+    // "messages_per_s", whose bytes say little (a 1-byte rr is all round trips).
+    std::string metric = "throughput_gbps";
     bool met = true;
 };
 

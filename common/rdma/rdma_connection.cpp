@@ -67,7 +67,13 @@ CmEvent expect_event(rdma_event_channel* ch, rdma_cm_event_type want, Clock::tim
     throw std::runtime_error("unexpected rdma_cm event " + what + " from " + peer + " (" + rdma_event_str(want) + " expected)");
 }
 
-uint32_t qp_slots(const ServerSpec& h) { return rdma_wire::slots_per_qp(h.rdma.tx_depth, h.rdma.qps, h.message_size); }
+uint32_t qp_slots(const ServerSpec& h) {
+    if (h.test == TestKind::rr) return 1;
+    // msgrate: a receive window of at least kMsgrateWindow, so a receiver a little behind does not
+    // stop the sender for credits (the sends in flight stay --tx-depth).
+    uint32_t window = h.test == TestKind::msgrate ? std::max(h.rdma.tx_depth, rdma_wire::kMsgrateWindow) : h.rdma.tx_depth;
+    return rdma_wire::slots_per_qp(window, h.rdma.qps, h.message_size);
+}
 
 // A receiver (and an rdma-read sink) holds a ring of slots per QP; a sender one pattern message.
 bool needs_ring(Role role) { return role == Role::recv; }
@@ -140,7 +146,7 @@ void require_rdma_device() {
     }
 }
 
-RdmaConnection::RdmaConnection(const ServerSpec& half, Role role)
+RdmaConnection::RdmaConnection(const ServerSpec& half, Role role, std::shared_ptr<DeviceGroup> group)
     : transport_(half.transport),
       role_(role),
       opt_(with_cq_mode(half.rdma, effective_cq_mode(half.rdma.cq_mode, is_passive(half.transport, role)))),
@@ -150,7 +156,10 @@ RdmaConnection::RdmaConnection(const ServerSpec& half, Role role)
       where_(half.side.buffer),
       gpu_path_(half.side.gpu_path),
       align_(half.alignment < 4096 ? 4096 : half.alignment),
-      data_bytes_(needs_ring(role) ? uint64_t(half.rdma.qps) * slots_ * half.message_size : half.message_size) {
+      data_bytes_(needs_ring(role) && half.test != TestKind::rr ? uint64_t(half.rdma.qps) * slots_ * half.message_size
+                                                                : half.message_size),
+      rr_(half.test == TestKind::rr),
+      group_(std::move(group)) {
     channel_.reset(rdma_create_event_channel());
     if (!channel_) throw std::runtime_error(err("rdma_create_event_channel"));
     peers_.resize(half.rdma.qps);
@@ -168,20 +177,38 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
     require_wanted_device(want_device_, info_.device);
     fill_device_info(first, info_);
     info_.cq_mode = cq_mode_name(opt_.cq_mode);
-    pd_.reset(ibv_alloc_pd(ctx));
-    if (!pd_) throw std::runtime_error(err("ibv_alloc_pd on " + info_.device));
+    ibv_port_attr pa{};
+    uint64_t max_msg = 1ull << 30;
+    if (ibv_query_port(ctx, first->port_num, &pa) == 0 && pa.max_msg_sz > 0) max_msg = pa.max_msg_sz;
+    piece_ = std::min<uint64_t>(message_size_, max_msg);
+    pieces_ = static_cast<uint32_t>((message_size_ + piece_ - 1) / piece_);
+    if (group_) {
+        // --qps-per-context: the first stream of a group opens the device for the group; the CQ,
+        // completion channel and QPs of each of its streams are made on that context.
+        if (!group_->context) {
+            group_->context.reset(ibv_open_device(ctx->device));
+            if (!group_->context) throw std::runtime_error(err("ibv_open_device " + info_.device));
+            group_->pd.reset(ibv_alloc_pd(group_->context.get()));
+            if (!group_->pd) throw std::runtime_error(err("ibv_alloc_pd on " + info_.device));
+            info_.contexts_opened = 1;
+        }
+        ctx = group_->context.get();
+    } else {
+        pd_.reset(ibv_alloc_pd(ctx));
+        if (!pd_) throw std::runtime_error(err("ibv_alloc_pd on " + info_.device));
+    }
     if (opt_.cq_mode == CqMode::event) {
         comp_.reset(ibv_create_comp_channel(ctx));
         if (!comp_) throw std::runtime_error(err("ibv_create_comp_channel"));
     }
     // Sender: tx-depth data WRs (+ end message); receiver: credit messages, one per announcement.
     send_depth_ = std::max(opt_.tx_depth, slots_) + 4;
-    recv_depth_ = slots_ + 4;
+    recv_depth_ = (rr_ ? pieces_ : slots_) + 4;
     ibv_device_attr da{};
     if (ibv_query_device(ctx, &da) == 0) {
         send_depth_ = std::min<uint32_t>(send_depth_, static_cast<uint32_t>(da.max_qp_wr));
         recv_depth_ = std::min<uint32_t>(recv_depth_, static_cast<uint32_t>(da.max_qp_wr));
-        if (recv_depth_ < slots_ + 2) {
+        if (recv_depth_ < (rr_ ? pieces_ : slots_) + 2) {
             throw std::runtime_error(info_.device + " allows " + std::to_string(da.max_qp_wr) +
                                      " work requests per queue: lower --tx-depth");
         }
@@ -202,7 +229,7 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
     req.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
     req.passive_source = transport_ == Transport::rdma_read && !needs_ring(role_);
     req.device = info_.device;
-    mem_.emplace(pd_.get(), req);
+    mem_.emplace(pd(), req);
     info_.registration_ms = mem_->registration_ms();
     info_.registered_bytes = mem_->registered_bytes();
     if (where_.gpu_like()) {
@@ -210,8 +237,9 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
         info_.gpu_path_note = mem_->note();
     }
     // The sender's (and rdma-read source's) message carries the pattern the receiver checks; a
-    // staged sender's data path uploads it to its GPU memory instead.
-    if (!needs_ring(role_) && mem_->mode() != DataMemoryMode::staged) {
+    // staged sender's data path uploads it to its GPU memory instead. rr: both sides send from
+    // (and land into) one message that starts with the pattern.
+    if ((!needs_ring(role_) || rr_) && mem_->mode() != DataMemoryMode::staged) {
         std::vector<std::byte> pattern(message_size_);
         rdma_wire::fill_pattern(pattern.data(), message_size_);
         mem_->write_data(0, pattern.data(), pattern.size());
@@ -219,7 +247,9 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
 }
 
 void RdmaConnection::add_qp(CmId id) {
-    if (id->verbs != pd_->context) throw std::runtime_error("the queue pairs of one stream reached different RDMA devices");
+    if (id->verbs->device != pd()->context->device) {
+        throw std::runtime_error("the queue pairs of one stream reached different RDMA devices");
+    }
     ibv_qp_init_attr a{};
     a.send_cq = cq_.get();
     a.recv_cq = cq_.get();
@@ -231,24 +261,54 @@ void RdmaConnection::add_qp(CmId id) {
     a.cap.max_recv_sge = 1;
     // Inline room for the end message at least, so it needs no DMA; more when --inline asks.
     a.cap.max_inline_data = std::max<uint32_t>(opt_.inline_size, sizeof(rdma_wire::EndMessage));
-    if (rdma_create_qp(id.get(), pd_.get(), &a) != 0) {
+    auto create = [&] {
+        if (!group_) return rdma_create_qp(id.get(), pd(), &a) == 0;
+        QueuePair qp(ibv_create_qp(pd(), &a));
+        if (!qp) return false;
+        ibv_qp_attr attr{};
+        int mask = 0;
+        attr.qp_state = IBV_QPS_INIT;
+        if (rdma_init_qp_attr(id.get(), &attr, &mask) != 0 || ibv_modify_qp(qp.get(), &attr, mask) != 0) {
+            throw std::runtime_error(err("moving our own QP to INIT (rdma_init_qp_attr, ibv_modify_qp)"));
+        }
+        own_qps_.push_back(std::move(qp));
+        return true;
+    };
+    if (!create()) {
         a.cap.max_inline_data = opt_.inline_size;
-        if (opt_.inline_size > 0 || rdma_create_qp(id.get(), pd_.get(), &a) != 0) {
+        if (opt_.inline_size > 0 || !create()) {
             throw std::runtime_error(err("rdma_create_qp (send " + std::to_string(send_depth_) + ", receive " +
                                          std::to_string(recv_depth_) + " entries, inline " +
                                          std::to_string(opt_.inline_size) + ")"));
         }
     }
     max_inline_ = a.cap.max_inline_data;
+    info_.max_inline = max_inline_;
     qps_.push_back(std::move(id));
     info_.qps = static_cast<uint32_t>(qps_.size());
+}
+
+void RdmaConnection::ready_qp(size_t q) {
+    if (own_qps_.empty()) return;
+    // INIT again first: before the connection existed rdma_cm granted no remote access (the INIT
+    // attributes from the CM now carry REMOTE_WRITE / READ), as librdmacm does for its own QPs.
+    for (ibv_qp_state s : {IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS}) {
+        ibv_qp_attr attr{};
+        int mask = 0;
+        attr.qp_state = s;
+        if (rdma_init_qp_attr(qps_.at(q).get(), &attr, &mask) != 0 || ibv_modify_qp(own_qps_.at(q).get(), &attr, mask) != 0) {
+            const char* name = s == IBV_QPS_INIT ? "INIT" : s == IBV_QPS_RTR ? "RTR" : "RTS";
+            throw std::runtime_error(err(std::string("moving our own QP to ") + name +
+                                         " (--qps-per-context; rdma_init_qp_attr, ibv_modify_qp)"));
+        }
+    }
 }
 
 PeerBuffer RdmaConnection::local_for(size_t qp) const {
     PeerBuffer p;
     p.rkey = mem_->data_rkey();
     p.slots = slots_;
-    if (needs_ring(role_)) {
+    if (needs_ring(role_) && !rr_) {
         p.addr = reinterpret_cast<uint64_t>(slot(qp, 0));
         p.length = uint64_t(slots_) * message_size_;
     } else {
@@ -290,11 +350,12 @@ std::string RdmaConnection::local_address() const {
 // ---- client ----
 
 RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_t port, uint64_t token, int stream,
-                                      const ServerSpec& half, Role role, std::chrono::milliseconds timeout) {
+                                      const ServerSpec& half, Role role, std::chrono::milliseconds timeout,
+                                      std::shared_ptr<DeviceGroup> group) {
     require_rdma_device();
     std::string peer = server_address + ":" + std::to_string(port);
     sockaddr_storage dst = numeric_sockaddr(server_address, port);
-    RdmaConnectionPtr conn(new RdmaConnection(half, role));
+    RdmaConnectionPtr conn(new RdmaConnection(half, role, std::move(group)));
     auto deadline = Clock::now() + timeout;
     for (uint32_t q = 0; q < half.rdma.qps; ++q) {
         rdma_cm_id* raw = nullptr;
@@ -324,8 +385,11 @@ RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_
             cp.responder_resources = static_cast<uint8_t>(std::min(16, da.max_qp_rd_atom));
             cp.initiator_depth = static_cast<uint8_t>(std::min(16, da.max_qp_init_rd_atom));
         }
+        if (conn->owns_qps()) cp.qp_num = conn->qp(q)->qp_num;
         if (rdma_connect(idp, &cp) != 0) throw std::runtime_error(err("rdma_connect to " + peer));
-        CmEvent e = expect_event(conn->channel(), RDMA_CM_EVENT_ESTABLISHED, deadline, peer);
+        // With a QP of our own, rdma_cm stops at the reply: we move the QP on, then confirm.
+        CmEvent e = expect_event(conn->channel(), conn->owns_qps() ? RDMA_CM_EVENT_CONNECT_RESPONSE : RDMA_CM_EVENT_ESTABLISHED,
+                                 deadline, peer);
         if (!e->param.conn.private_data || e->param.conn.private_data_len < sizeof(rdma_wire::AcceptReply)) {
             throw std::runtime_error(peer + " accepted the RDMA connection without describing its buffer (not a zcserver?)");
         }
@@ -333,6 +397,10 @@ RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_
         std::memcpy(&rep, e->param.conn.private_data, sizeof(rep));
         if (rep.magic != rdma_wire::kMagic) throw std::runtime_error(peer + " answered the RDMA connection with foreign data");
         conn->set_peer(q, PeerBuffer{rep.addr, rep.rkey, rep.length, rep.slots});
+        if (conn->owns_qps()) {
+            conn->ready_qp(q);
+            if (rdma_establish(idp) != 0) throw std::runtime_error(err("rdma_establish with " + peer));
+        }
     }
     conn->finish_setup();
     return conn;
@@ -367,6 +435,12 @@ std::vector<DataConnection> RdmaListener::accept(const ServerSpec& half, Role ro
     const uint32_t qps = half.rdma.qps;
     std::vector<RdmaConnectionPtr> conns(half.streams);
     std::vector<std::vector<bool>> seen(half.streams, std::vector<bool>(qps, false));
+    // --qps-per-context K: one device context (and PD) per K streams, opened by its first stream.
+    const uint32_t per_ctx = half.rdma.qps_per_context;
+    std::vector<std::shared_ptr<DeviceGroup>> groups;
+    for (uint32_t g = 0; per_ctx && g < (uint32_t(half.streams) + per_ctx - 1) / per_ctx; ++g) {
+        groups.push_back(std::make_shared<DeviceGroup>());
+    }
     size_t established = 0, wanted = size_t(half.streams) * qps;
     while (established < wanted) {
         CmEvent e = next_event(channel_.get(), deadline, &stopped);
@@ -392,11 +466,12 @@ std::vector<DataConnection> RdmaListener::accept(const ServerSpec& half, Role ro
             CmId owned(id);
             auto& conn = conns[req.stream];
             if (!conn) {
-                conn.reset(new RdmaConnection(half, role));
+                conn.reset(new RdmaConnection(half, role, per_ctx ? groups[req.stream / per_ctx] : nullptr));
                 conn->open_device(id);
             }
             conn->add_qp(std::move(owned));
             conn->set_peer(req.qp, PeerBuffer{req.addr, req.rkey, req.length, req.slots});
+            conn->ready_qp(req.qp);
             PeerBuffer mine = conn->local_for(req.qp);
             rdma_wire::AcceptReply rep{rdma_wire::kMagic, mine.slots, mine.addr, mine.rkey, 0, mine.length};
             rdma_conn_param cp{};
@@ -406,6 +481,7 @@ std::vector<DataConnection> RdmaListener::accept(const ServerSpec& half, Role ro
             cp.initiator_depth = e->param.conn.responder_resources;
             cp.retry_count = 7;
             cp.rnr_retry_count = 7;
+            if (conn->owns_qps()) cp.qp_num = conn->qp(req.qp)->qp_num;
             if (rdma_accept(id, &cp) != 0) throw std::runtime_error(err("rdma_accept"));
         } else if (e->event == RDMA_CM_EVENT_ESTABLISHED) {
             ++established;

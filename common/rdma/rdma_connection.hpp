@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <optional>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,14 +31,20 @@ struct PeerBuffer {
 
 class RdmaConnection {
 public:
-    RdmaConnection(const ServerSpec& half, Role role);
+    // `group`: the device context and PD shared with other streams (--qps-per-context), or null for
+    // rdma_cm's shared context and a PD of this stream's own.
+    RdmaConnection(const ServerSpec& half, Role role, std::shared_ptr<DeviceGroup> group = nullptr);
     RdmaConnection(const RdmaConnection&) = delete;
     RdmaConnection& operator=(const RdmaConnection&) = delete;
     ~RdmaConnection();
 
     // Set-up, in this order (both sides): the device the first QP's route chose; then each QP.
     void open_device(rdma_cm_id* first);
-    void add_qp(CmId id);  // creates its QP on our PD/CQ and posts nothing yet
+    void add_qp(CmId id);  // creates its QP on our PD/CQ (INIT when we own it) and posts nothing yet
+    // Our own QPs (--qps-per-context) are not rdma_cm's to move: RTR and RTS with the attributes
+    // rdma_cm worked out for the id (rdma_init_qp_attr). Nothing to do for rdma_create_qp's QPs.
+    void ready_qp(size_t qp);
+    bool owns_qps() const { return group_ != nullptr; }
     void set_peer(size_t qp, const PeerBuffer& p) { peers_.at(qp) = p; }
     // What we tell the peer about our side of QP `qp`.
     PeerBuffer local_for(size_t qp) const;
@@ -52,7 +59,7 @@ public:
     uint64_t message_size() const { return message_size_; }
     uint32_t slots() const { return slots_; }  // receive slots per QP (the window)
     size_t qp_count() const { return qps_.size(); }
-    ibv_qp* qp(size_t i) const { return qps_[i].get()->qp; }
+    ibv_qp* qp(size_t i) const { return own_qps_.empty() ? qps_[i].get()->qp : own_qps_[i].get(); }
     const PeerBuffer& peer(size_t i) const { return peers_[i]; }
     ibv_cq* cq() const { return cq_.get(); }
     ibv_comp_channel* comp_channel() const { return comp_.get(); }
@@ -70,6 +77,9 @@ public:
     std::byte* ctrl_recv(size_t q) const { return mem_->ctrl() + q * 128; }
     std::byte* ctrl_send(size_t q) const { return ctrl_recv(q) + 64; }
     uint32_t max_inline() const { return max_inline_; }
+    // rr: a message goes in pieces of at most the port's max_msg_sz (one work request each).
+    uint64_t piece_size() const { return piece_; }
+    uint32_t pieces() const { return pieces_; }
     uint32_t send_depth() const { return send_depth_; }
     bool peer_gone() const;  // a DISCONNECTED (or worse) event arrived on our cm channel
     const RdmaInfo& info() const { return info_; }
@@ -90,12 +100,18 @@ private:
     uint32_t max_inline_ = 0;
     uint32_t send_depth_ = 0;
     uint32_t recv_depth_ = 0;
-    // Declared so that destruction runs QPs, MR, CQ, channel, PD (reverse order).
+    bool rr_ = false;  // rr: one message buffer both ways (source and landing), not a ring
+    uint64_t piece_ = 0;
+    uint32_t pieces_ = 1;
+    ibv_pd* pd() const { return group_ ? group_->pd.get() : pd_.get(); }
+    // Declared so that destruction runs QPs, MR, CQ, channel, PD, shared context (reverse order).
     CmEventChannel channel_;
+    std::shared_ptr<DeviceGroup> group_;
     ProtectionDomain pd_;
     CompletionChannel comp_;
     CompletionQueue cq_;
     std::optional<RdmaDataMemory> mem_;  // registered in open_device (MRs before the PD goes)
+    std::vector<QueuePair> own_qps_;  // --qps-per-context: ibv_create_qp on the group's PD
     std::vector<CmId> qps_;
     std::vector<PeerBuffer> peers_;
     RdmaInfo info_;
@@ -105,7 +121,8 @@ private:
 // Client: connects stream `stream` (all its QPs) to the server's rdma_cm port. Throws
 // std::runtime_error saying what to do next (no device, refused, unreachable, ...).
 RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_t port, uint64_t token, int stream,
-                                      const ServerSpec& half, Role role, std::chrono::milliseconds timeout);
+                                      const ServerSpec& half, Role role, std::chrono::milliseconds timeout,
+                                      std::shared_ptr<DeviceGroup> group = nullptr);
 
 // Server: an rdma_cm listener on the address the control connection arrived on, port 0.
 class RdmaListener {

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "rdma/cq_waiter.hpp"
+#include "rdma/qp_rotation.hpp"
 #include "rdma/verbs_paths.hpp"
 
 namespace zc {
@@ -75,6 +76,7 @@ StreamCounters RdmaReadSink::loop(const StopRule& stop, Stage& stage) {
     std::vector<ibv_send_wr> wrs(postlist);
     std::vector<ibv_sge> sges(postlist);
     ibv_wc wc[CqWaiter::kBatch];
+    uint64_t window_waits = 0;  // times every QP's window was full (not reported: the sink waits on itself)
     uint64_t requested = 0;  // bytes asked for (in flight or done): what the stop rule budgets
 
     // A completion covering `k` WRs of QP q: the oldest k reads have landed; check and count them.
@@ -110,18 +112,8 @@ StreamCounters RdmaReadSink::loop(const StopRule& stop, Stage& stage) {
     size_t len = stop.next_length(requested, msg);
     bool ok = true;
     while (len && ok) {
-        size_t tried = 0;
-        while (rd[q].posted - rd[q].done >= window) {
-            q = q + 1 == nq ? 0 : q + 1;
-            if (++tried < nq) continue;
-            int n = waiter.wait(wc, sc);
-            if (n == 0 || !apply(n)) {
-                ok = false;
-                break;
-            }
-            tried = 0;
-        }
-        if (!ok) break;
+        auto has_room = [&](size_t i) { return rd[i].posted - rd[i].done < window; };
+        if (!(ok = next_qp_with_room(q, nq, has_room, waiter, wc, sc, apply, window_waits))) break;
         QpRead& r = rd[q];
         const PeerBuffer& peer = c_.peer(q);
         uint32_t k = 0;

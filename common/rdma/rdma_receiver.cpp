@@ -96,6 +96,7 @@ StreamCounters RdmaReceiver::loop(const StopRule& stop, Stage& stage) {
                     r.slot = r.slot + 1 == slots ? 0 : r.slot + 1;
                     sc.bytes += msg;
                     ++sc.ops;
+                    ++sc.messages;
                 }
                 if (sc.error) break;
                 stage.settle(q, nothing);  // staged: the copies to GPU memory are done before the slots go back
@@ -111,6 +112,7 @@ StreamCounters RdmaReceiver::loop(const StopRule& stop, Stage& stage) {
                 }
                 sc.bytes += w.byte_len;
                 ++sc.ops;
+                ++sc.messages;
                 // In place: repost at once. Staged: the slot is reposted once its copy is done (settle).
                 if (!Stage::staged && !post_slot_recv(c_, q, s)) {
                     CqWaiter::fail(sc, EIO, "ibv_post_recv");
@@ -140,6 +142,7 @@ StreamCounters RdmaReceiver::loop(const StopRule& stop, Stage& stage) {
                     r.slot = r.slot + 1 == slots ? 0 : r.slot + 1;
                     sc.bytes += len;
                     ++sc.ops;
+                    ++sc.messages;
                 }
                 r.ended = true;
                 ++ended;

@@ -53,6 +53,15 @@ using ProtectionDomain = RdmaHandle<ibv_pd, ibv_dealloc_pd>;
 using CompletionChannel = RdmaHandle<ibv_comp_channel, ibv_destroy_comp_channel>;
 using CompletionQueue = RdmaHandle<ibv_cq, ibv_destroy_cq>;
 using MemoryRegion = RdmaHandle<ibv_mr, ibv_dereg_mr>;
+using DeviceContext = RdmaHandle<ibv_context, ibv_close_device>;  // one we opened (--qps-per-context)
+using QueuePair = RdmaHandle<ibv_qp, ibv_destroy_qp>;             // one made with ibv_create_qp, not rdma_create_qp
+
+// A device context and PD that --qps-per-context K streams share (one opened per K streams). The
+// streams hold it by shared_ptr and declare it before their CQ, QPs and MR, so it goes last.
+struct DeviceGroup {
+    DeviceContext context;  // declared first: destroyed after the PD
+    ProtectionDomain pd;
+};
 
 // An acknowledged-on-destruction rdma_cm event (every event must be acked, or destroying its id hangs).
 class CmEvent {

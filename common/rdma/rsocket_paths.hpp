@@ -11,6 +11,9 @@
 //                  their own registered buffers, so GPU memory can only be staged (--gpu-path direct
 //                  is refused).
 // The byte stream carries a pattern (byte k = pattern(k % message size)) the receiver samples.
+#include <rdma/rsocket.h>
+#include <sys/socket.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -22,6 +25,7 @@
 #include "transport/data_connection.hpp"
 #include "transport/stream_counters.hpp"
 #include "transport/tcp_gpu_staged.hpp"
+#include "transport/tcp_rr.hpp"
 
 namespace zc {
 
@@ -95,6 +99,22 @@ private:
     HostBuffer ring_;
     double registration_ms_ = 0;
 };
+
+// rr over rsockets (-T rsocket -t rr): the TCP rr loops (tcp_rr.hpp) with rsend/rrecv. TCP_NODELAY
+// is set when the rsocket is made (configure()); rsockets keep no segment counts (0 is reported).
+struct RsocketCalls {
+    static ssize_t send(int fd, const void* b, size_t n) { return ::rsend(fd, b, n, 0); }
+    static ssize_t recv(int fd, void* b, size_t n) { return ::rrecv(fd, b, n, 0); }
+    static void shutdown_write(int fd) { ::rshutdown(fd, SHUT_WR); }
+    static void no_delay(int) {}
+    static uint64_t segments(int, bool) { return 0; }
+    static constexpr const char* send_call = "rsend";
+    static constexpr const char* recv_call = "rrecv";
+};
+extern template class TcpRrInitiatorOn<HostRrMessage, RsocketCalls>;
+extern template class TcpRrResponderOn<HostRrMessage, RsocketCalls>;
+using RsocketRrInitiator = TcpRrInitiatorOn<HostRrMessage, RsocketCalls>;
+using RsocketRrResponder = TcpRrResponderOn<HostRrMessage, RsocketCalls>;
 
 // Set-up. The server listens on the control connection's address, port 0, and accepts `wanted`
 // rsockets that present the token; the client connects one per stream and sends the token.

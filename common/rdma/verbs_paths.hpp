@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cuda/stage_copy.hpp"
+#include "measure/latency_histogram.hpp"
 #include "rdma/rdma_connection.hpp"
 #include "rdma/verbs_stage.hpp"
 #include "transport/stream_counters.hpp"
@@ -106,6 +107,56 @@ StreamCounters run_staged(Variant& v, Loop&& loop) {
         return sc;
     }
 }
+// Request/response (-t rr) over rdma-send and rdma-write, one QP per stream, one buffer per side
+// that both sends the message and lands the peer's (the order is strict, so they never overlap).
+// Each message goes in pieces of at most the port's max_msg_sz; its last byte carries a tag
+// (transaction number and direction) that the side checks on arrival. How arrival is seen:
+//   rdma-send: the last piece's receive completion (a receive per piece, reposted as taken);
+//   rdma-write, --cq-mode poll: the landing buffer's last byte turning into the expected tag, as
+//     ib_write_lat does: no receive, no completion on the arrival side, so a round trip is two
+//     writes and nothing else. It relies on the device placing a write's bytes in order (every
+//     RC NIC and Soft-RoCE do; the last piece is posted after the others on the same QP);
+//   rdma-write, --cq-mode event: RDMA WRITE WITH IMMEDIATE on the last piece, because a thread
+//     asleep on the completion channel needs a completion to wake it.
+// The initiator ends with a zero-length SEND with immediate data that the responder takes as the end.
+class RdmaRr {
+public:
+    // Posts the first receives. `rtt` (initiator only) is prepared here, outside the interval.
+    RdmaRr(RdmaConnection& c, bool initiator, LatencyHistogram* rtt);
+    StreamCounters run(const StopRule& stop);
+    const HostBuffer& buffer() const { return c_.buffer(); }
+
+    enum class Arrival { receive, write_imm, last_byte };
+
+private:
+    struct Loop;  // one run's state and steps (rdma_rr.cpp)
+
+    RdmaConnection& c_;
+    bool initiator_;
+    LatencyHistogram* rtt_;
+    Arrival arrival_;
+    std::vector<ibv_send_wr> send_wrs_;  // one per piece, chained; built once
+    std::vector<ibv_sge> send_sges_;
+    std::vector<ibv_recv_wr> recv_wrs_;  // rdma-send: one per piece; write-imm: one without buffer
+    std::vector<ibv_sge> recv_sges_;
+};
+
+// Message rate (-t msgrate) over rdma-send and rdma-write: the stream sender and receiver above,
+// which already move one message per work request under credits, chained by --postlist, inline
+// when --inline allows; each stream has its own QP(s) and CQ. messages = work requests counted by
+// the receiver after checking their pattern.
+template <typename Path>
+class RdmaMsgRate {
+public:
+    explicit RdmaMsgRate(RdmaConnection& c) : p_(c) {}
+    StreamCounters run(const StopRule& stop) { return p_.run(stop); }
+    const HostBuffer& buffer() const { return p_.buffer(); }
+
+private:
+    Path p_;
+};
+using RdmaMsgRateSender = RdmaMsgRate<RdmaSender>;
+using RdmaMsgRateReceiver = RdmaMsgRate<RdmaReceiver>;
 
 // Shared by the three: receive posting and completion-status errors.
 bool post_ctrl_recv(RdmaConnection& c, size_t q);

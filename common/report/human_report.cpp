@@ -122,8 +122,9 @@ public:
                                 r.baseline.throughput, r.baseline.local_service_demand, r.baseline.remote_service_demand);
         }
         if (r.iterations.iterations > 1 || r.iterations.level_pct > 0) {
-            out_ << fmt::format("    {} iterations; throughput {}% confidence interval width {:.1f}% (goal {:.1f}%){}\n",
-                                r.iterations.iterations, r.iterations.level_pct, r.iterations.throughput_width_pct,
+            out_ << fmt::format("    {} iterations; {} {}% confidence interval width {:.1f}% (goal {:.1f}%){}\n",
+                                r.iterations.iterations, r.iterations.metric, r.iterations.level_pct,
+                                r.iterations.throughput_width_pct,
                                 r.iterations.width_goal_pct, r.iterations.met ? "" : "  NOT MET: add iterations (-i)");
         }
         out_ << fmt::format("    set-up + teardown {:.1f} ms\n", r.setup_ms);
@@ -173,9 +174,15 @@ private:
         out_ << fmt::format("    {} transactions counted by both sides in {:.2f} s; RTT us min {:.2f} p90 {:.2f} p99.9 {:.2f} "
                             "max {:.2f}; one-way latency = RTT/2 (OSU, perftest)\n",
                             m.messages, m.elapsed_s, m.rtt.min_us, m.rtt.p90_us, m.rtt.p999_us, m.rtt.max_us);
-        out_ << fmt::format("    client: {:.2f} send/recv calls and {:.2f} data segments per transaction; proc SD us/Tran "
-                            "local {:.2f} remote {:.2f}\n",
-                            m.calls_per_message, m.segments_per_message, m.local_proc_sd_us, m.remote_proc_sd_us);
+        if (m.tcp) {
+            out_ << fmt::format("    client: {:.2f} send/recv calls and {:.2f} data segments per transaction; proc SD us/Tran "
+                                "local {:.2f} remote {:.2f}\n",
+                                m.calls_per_message, m.segments_per_message, m.local_proc_sd_us, m.remote_proc_sd_us);
+        } else {
+            out_ << fmt::format("    client: {:.2f} post/send/recv calls per transaction; {}; proc SD us/Tran local {:.2f} "
+                                "remote {:.2f}\n",
+                                m.calls_per_message, m.measured, m.local_proc_sd_us, m.remote_proc_sd_us);
+        }
         if (m.stream_messages_per_s.size() > 1) {
             std::string per;
             for (double v : m.stream_messages_per_s) per += fmt::format("{}{:.1f}", per.empty() ? "" : ", ", v);
@@ -185,16 +192,22 @@ private:
 
     void add_msgrate_row(const TestResult& r) {
         const MessageResult& m = r.messages;
-        out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12.0f} {:>5} | {:>8.3f} {:>8.3f} | {:>9.3f} {:>9.3f}\n", label(r),
+        // Segments are TCP's count (TCP_INFO); RDMA has none to report.
+        std::string segs = m.tcp ? fmt::format("{:.3f}", m.segments_per_message) : std::string("-");
+        out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12.0f} {:>5} | {:>8.3f} {:>8} | {:>9.3f} {:>9.3f}\n", label(r),
                             test_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s, m.batch,
-                            m.calls_per_message, m.segments_per_message, m.local_sd_us, m.remote_sd_us);
+                            m.calls_per_message, segs, m.local_sd_us, m.remote_sd_us);
         std::string per;
         for (double v : m.stream_messages_per_s) per += fmt::format("{}{:.0f}", per.empty() ? "" : ", ", v);
         out_ << fmt::format("    {} messages counted by both sides in {:.2f} s; per connection msgs/s: {}\n", m.messages,
                             m.elapsed_s, per);
-        out_ << fmt::format("    measured: {} B messages, {} per {} with TCP_NODELAY (a message is its own segment only "
-                            "when segs/m is 1: TCP_INFO's count); the receiver reads in bulk\n",
-                            r.message_size, m.batch, m.batch == 1 ? "send()" : "sendmmsg()");
+        if (m.tcp) {
+            out_ << fmt::format("    measured: {} B messages, {} per {} with TCP_NODELAY (a message is its own segment only "
+                                "when segs/m is 1: TCP_INFO's count); the receiver reads in bulk\n",
+                                r.message_size, m.batch, m.batch == 1 ? "send()" : "sendmmsg()");
+        } else {
+            out_ << fmt::format("    measured: {} B messages, {}\n", r.message_size, m.measured);
+        }
     }
 
     std::ostream& out_;

@@ -147,7 +147,7 @@ void SideRunner::run_stream(Stream& s, int index) {
         if (cfg_.half.side.mem_node >= 0) bind_thread_memory(cfg_.half.side.mem_node);  // the policy ends with the thread
         const HostBuffer* buffer = nullptr;
         if (is_message_test(cfg_.half.test)) {
-            make_exchange_path(exchange, cfg_.half, cfg_.role, tcp_fd(s.conn), s.rtt);
+            make_exchange_path(exchange, cfg_.half, cfg_.role, s.conn, s.rtt);
             buffer = buffer_of(exchange);
         } else if (cfg_.role == Role::send) {
             if (is_rdma(cfg_.half.transport)) make_rdma_send_path(send_path, cfg_.half, s.conn);

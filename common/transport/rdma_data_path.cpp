@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "transport/data_path.hpp"
+#include "transport/exchange_path.hpp"
 #if ZCPERF_WITH_RDMA
 #include "rdma/rdma_connection.hpp"
 #endif
@@ -81,6 +82,31 @@ void make_rdma_recv_path(RecvPath& path, const ServerSpec& h, DataConnection& co
     }
 }
 
+void make_rdma_exchange_path(ExchangePath& path, const ServerSpec& h, Role role, DataConnection& conn,
+                             LatencyHistogram& rtt) {
+    if (h.side.buffer.needs_cuda()) {
+        throw std::runtime_error("--buffer " + buffer_spec_name(h.side.buffer) + " with " + test_name(h.test) + " runs over " +
+                                 "-T tcp (staged through pinned memory); RDMA message tests use host memory");
+    }
+    const bool initiator = role == Role::send;
+    switch (h.transport) {
+        case Transport::rsocket:
+            if (h.test != TestKind::rr) break;
+            if (initiator) path.emplace<RsocketRrInitiator>(rsocket_of(conn, h), h.message_size, h.alignment, rtt);
+            else path.emplace<RsocketRrResponder>(rsocket_of(conn, h), h.message_size, h.alignment);
+            return;
+        case Transport::rdma_send:
+        case Transport::rdma_write:
+            if (h.test == TestKind::rr) path.emplace<RdmaRr>(verbs_of(conn), initiator, initiator ? &rtt : nullptr);
+            else if (initiator) path.emplace<RdmaMsgRateSender>(verbs_of(conn));
+            else path.emplace<RdmaMsgRateReceiver>(verbs_of(conn));
+            return;
+        default: break;
+    }
+    throw std::logic_error("make_rdma_exchange_path: " + std::string(test_name(h.test)) + " over " +
+                           transport_name(h.transport) + " was not refused by exchange_spec_problem");
+}
+
 RdmaInfo rdma_info_of(const DataConnection& conn, const SendPath& send, const RecvPath& recv) {
     if (auto* c = std::get_if<RdmaConnectionPtr>(&conn); c && *c) return (*c)->info();
     // rsockets: what the local address's RDMA device is (rsockets keep their cm_id to themselves).
@@ -102,6 +128,9 @@ void make_rdma_recv_path(RecvPath&, const ServerSpec&, DataConnection&) {
     throw std::runtime_error("this build has no RDMA transports (built without rdma-core)");
 }
 RdmaInfo rdma_info_of(const DataConnection&, const SendPath&, const RecvPath&) { return {}; }
+void make_rdma_exchange_path(ExchangePath&, const ServerSpec&, Role, DataConnection&, LatencyHistogram&) {
+    throw std::runtime_error("this build has no RDMA transports (built without rdma-core)");
+}
 
 #endif
 

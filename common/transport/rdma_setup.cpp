@@ -40,9 +40,12 @@ std::vector<DataConnection> RdmaDataListener::accept(uint64_t token, std::chrono
 std::vector<DataConnection> connect_rdma_streams(const ServerSpec& half, Role role, const std::string& server_address,
                                                  uint16_t port, uint64_t token, std::chrono::milliseconds timeout) {
     std::vector<DataConnection> out;
+    std::shared_ptr<DeviceGroup> group;  // --qps-per-context K: a new one every K streams
+    const uint32_t per_ctx = half.rdma.qps_per_context;
     for (int i = 0; i < half.streams; ++i) {
         if (is_verbs(half.transport)) {
-            out.emplace_back(connect_rdma_stream(server_address, port, token, i, half, role, timeout));
+            if (per_ctx && i % per_ctx == 0) group = std::make_shared<DeviceGroup>();
+            out.emplace_back(connect_rdma_stream(server_address, port, token, i, half, role, timeout, group));
         } else {
             out.emplace_back(connect_rsocket(server_address, port, token, half, role, timeout));
         }

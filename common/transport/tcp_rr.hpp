@@ -10,7 +10,10 @@
 // Large messages (up to 1 GiB): TCP takes any length in one send() and cuts the segments itself, so
 // its "pieces" are only what a signal leaves (the loops resume where a call stopped); a transport
 // with a largest message (verbs' max_msg_sz) sends in pieces of at most that instead.
+#include <sys/socket.h>
+
 #include <cstddef>
+#include <cstdint>
 
 #include "measure/latency_histogram.hpp"
 #include "memory/host_buffer.hpp"
@@ -19,9 +22,27 @@
 
 namespace zc {
 
+// TCP_NODELAY on: a message goes out when it is handed over, not when Nagle lets it.
+void set_no_delay(int fd);
+// Data segments the connection sent (out) or received, in MSS units (TCP_INFO; 0 if unknown).
+uint64_t tcp_data_segments(int fd, bool out);
+
+// The calls the rr loops make on their descriptor, as a policy (no virtual call): the kernel's
+// sockets here; rsockets' rsend/rrecv in rdma/rsocket_rr.cpp, so -T rsocket runs the same loops.
+struct KernelSockets {
+    static ssize_t send(int fd, const void* b, size_t n) { return ::send(fd, b, n, MSG_NOSIGNAL); }
+    // MSG_WAITALL: the kernel fills the whole message in one call however many segments it takes.
+    static ssize_t recv(int fd, void* b, size_t n) { return ::recv(fd, b, n, MSG_WAITALL); }
+    static void shutdown_write(int fd) { ::shutdown(fd, SHUT_WR); }
+    static void no_delay(int fd) { set_no_delay(fd); }
+    static uint64_t segments(int fd, bool out) { return tcp_data_segments(fd, out); }
+    static constexpr const char* send_call = "send";
+    static constexpr const char* recv_call = "recv";
+};
+
 // Memory: where the message lives (rr_message.hpp): HostRrMessage (host or pinned memory, used in
 // place) or GpuRrMessage (GPU memory staged through a pinned slot). `where` is the side's --buffer.
-template <typename Memory>
+template <typename Memory, typename Api = KernelSockets>
 class TcpRrInitiatorOn {
 public:
     // Sets TCP_NODELAY and prepares `rtt` (both before the measured interval).
@@ -38,7 +59,7 @@ private:
     LatencyHistogram& rtt_;
 };
 
-template <typename Memory>
+template <typename Memory, typename Api = KernelSockets>
 class TcpRrResponderOn {
 public:
     TcpRrResponderOn(int fd, size_t message_size, size_t alignment, const BufferSpec& where = {});
@@ -61,10 +82,5 @@ using TcpRrInitiator = TcpRrInitiatorOn<HostRrMessage>;
 using TcpRrResponder = TcpRrResponderOn<HostRrMessage>;
 using TcpRrGpuInitiator = TcpRrInitiatorOn<GpuRrMessage>;
 using TcpRrGpuResponder = TcpRrResponderOn<GpuRrMessage>;
-
-// TCP_NODELAY on: a message goes out when it is handed over, not when Nagle lets it.
-void set_no_delay(int fd);
-// Data segments the connection sent (out) or received, in MSS units (TCP_INFO; 0 if unknown).
-uint64_t tcp_data_segments(int fd, bool out);
 
 }  // namespace zc

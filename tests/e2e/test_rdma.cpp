@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -195,6 +196,153 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"rdma-read", "stream", "64K", "n5000003", 1, 1, "auto", 1},
         Case{"rdma-send", "stream", "64K", "n5000003", 1, 1, "auto", 1}),
     case_name);
+
+// ---- rr and msgrate over RDMA (issue #6) ----
+
+struct MsgCase {
+    std::string transport, test, sizes;  // sizes: -m, one result each
+    int streams, per_context;            // -P, --qps-per-context (0: rdma_cm's shared context)
+    std::string cq;
+    int postlist, inline_size;
+};
+
+void PrintTo(const MsgCase& c, std::ostream* os) {
+    *os << c.transport << " -t " << c.test << " -m " << c.sizes << " -P " << c.streams << " --qps-per-context "
+        << c.per_context << " --cq-mode " << c.cq << " --postlist " << c.postlist << " --inline " << c.inline_size;
+}
+
+std::string msg_case_name(const testing::TestParamInfo<MsgCase>& i) {
+    const MsgCase& c = i.param;
+    std::string n = c.transport + "_" + c.test + "_" + c.sizes + "_P" + std::to_string(c.streams) + "_ctx" +
+                    std::to_string(c.per_context) + "_" + c.cq + "_pl" + std::to_string(c.postlist) + "_in" +
+                    std::to_string(c.inline_size);
+    for (char& ch : n)
+        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    return n;
+}
+
+class RdmaMessages : public testing::TestWithParam<MsgCase> {};
+
+TEST_P(RdmaMessages, BothSidesCountTheSameAndTheFiguresHold) {
+    REQUIRE_RDMA();
+    const MsgCase& c = GetParam();
+    RdmaServer server;
+    json j = run_json({"-H", server.address(), "-T", c.transport, "-t", c.test, "-m", c.sizes, "-l", "1", "-P",
+                       std::to_string(c.streams), "--qps-per-context", std::to_string(c.per_context), "--cq-mode", c.cq,
+                       "--postlist", std::to_string(c.postlist), "--inline", std::to_string(c.inline_size)},
+                      240s);
+    size_t sizes = 1 + std::count(c.sizes.begin(), c.sizes.end(), ',');
+    ASSERT_EQ(j["results"].size(), sizes) << j.dump();
+    const bool verbs = c.transport != "rsocket";
+    for (const json& r : j["results"]) {
+        SCOPED_TRACE("message size " + std::to_string(r["message_size"].get<uint64_t>()));
+        const uint64_t size = r["message_size"];
+        const json& lm = r["local"]["messages"];
+        const json& rm = r["remote"]["messages"];
+        // Both sides counted, and agree stream by stream.
+        EXPECT_GT(lm["messages"].get<uint64_t>(), 0u);
+        EXPECT_EQ(lm["messages"], rm["messages"]);
+        EXPECT_EQ(lm["stream_messages"], rm["stream_messages"]);
+        EXPECT_EQ(lm["stream_messages"].size(), static_cast<size_t>(c.streams));
+        for (const auto& per : lm["stream_messages"]) EXPECT_GT(per.get<uint64_t>(), 0u);
+        if (c.test == "rr") {
+            const json& rr = r["rr"];
+            EXPECT_EQ(rr["transactions"], lm["messages"]);
+            EXPECT_GT(rr["transactions_per_s"].get<double>(), 0.0);
+            const json& t = rr["rtt_us"];
+            EXPECT_GT(t["min"].get<double>(), 0.0);
+            EXPECT_LE(t["min"].get<double>(), t["p50"].get<double>());
+            EXPECT_LE(t["p50"].get<double>(), t["p90"].get<double>());
+            EXPECT_LE(t["p90"].get<double>(), t["p99"].get<double>());
+            EXPECT_LE(t["p99"].get<double>(), t["p99.9"].get<double>());
+            EXPECT_LE(t["p99.9"].get<double>(), t["max"].get<double>());
+            EXPECT_LE(t["min"].get<double>(), t["mean"].get<double>());
+            EXPECT_LE(t["mean"].get<double>(), t["max"].get<double>());
+            EXPECT_DOUBLE_EQ(rr["latency_us"]["p50"].get<double>(), t["p50"].get<double>() / 2);
+            EXPECT_EQ(rr["samples"], rr["transactions"]);
+            // Each side received every message whole: transactions x size bytes.
+            EXPECT_EQ(r["local"]["bytes"].get<uint64_t>(), lm["messages"].get<uint64_t>() * size);
+            EXPECT_EQ(r["remote"]["bytes"].get<uint64_t>(), lm["messages"].get<uint64_t>() * size);
+            EXPECT_GT(rr["local_sd_us_per_tran"].get<double>(), 0.0);
+            EXPECT_GT(rr["remote_sd_us_per_tran"].get<double>(), 0.0);
+        } else {
+            const json& m = r["msgrate"];
+            EXPECT_EQ(m["messages"], lm["messages"]);
+            EXPECT_GT(m["messages_per_s"].get<double>(), 0.0);
+            EXPECT_EQ(m["batch"].get<int>(), c.postlist);
+            EXPECT_EQ(m["stream_messages_per_s"].size(), static_cast<size_t>(c.streams));
+            // The receiver's bytes are whole messages it checked.
+            EXPECT_EQ(r["remote"]["bytes"].get<uint64_t>(), lm["messages"].get<uint64_t>() * size);
+        }
+        if (!verbs) {
+            expect_rdma_side(r["local"], "", false);
+            continue;
+        }
+        for (const char* side : {"local", "remote"}) {
+            SCOPED_TRACE(side);
+            expect_rdma_side(r[side], c.cq, true);
+            const json& d = r[side]["rdma"];
+            EXPECT_EQ(d["qps"].get<int>(), c.streams);
+            int contexts = c.per_context ? (c.streams + c.per_context - 1) / c.per_context : 0;
+            EXPECT_EQ(d["contexts_opened"].get<int>(), contexts);
+        }
+        const json& tx = r["local"]["rdma"];  // the client sends (rr: both do)
+        uint64_t sends = tx["data_sends"], posts = tx["post_calls"], inl = tx["inline_sends"];
+        EXPECT_GE(sends, lm["messages"].get<uint64_t>());
+        if (c.inline_size > 0 && size <= static_cast<uint64_t>(c.inline_size)) {
+            EXPECT_GE(tx["max_inline"].get<uint64_t>(), size);
+            EXPECT_EQ(inl, sends);  // every message went inline
+        } else {
+            EXPECT_EQ(inl, 0u);
+        }
+        if (c.test == "msgrate") {
+            if (c.postlist == 1) EXPECT_EQ(posts, sends);
+            else EXPECT_LT(posts, sends);  // chains really formed
+        } else {
+            std::string wait = tx["rr_wait"];
+            if (c.transport == "rdma-send") EXPECT_NE(wait.find("SEND"), std::string::npos) << wait;
+            else if (c.cq == "poll") EXPECT_NE(wait.find("last byte"), std::string::npos) << wait;
+            else EXPECT_NE(wait.find("WITH IMM"), std::string::npos) << wait;
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rdma, RdmaMessages,
+    testing::Values(
+        // rr: each transport at 1 B, 4K and 1M; both CQ modes (rdma-write's two arrival methods); inline;
+        // 4 connections; own device contexts.
+        MsgCase{"rdma-send", "rr", "1,4K,1M", 1, 0, "poll", 1, 0},
+        MsgCase{"rdma-send", "rr", "1,4K", 1, 0, "event", 1, 64},
+        MsgCase{"rdma-write", "rr", "1,4K,1M", 1, 0, "poll", 1, 0},
+        MsgCase{"rdma-write", "rr", "1,1M", 1, 1, "event", 1, 64},
+        MsgCase{"rsocket", "rr", "1,4K,1M", 1, 0, "poll", 1, 0},
+        MsgCase{"rdma-send", "rr", "64", 4, 2, "poll", 1, 64},
+        MsgCase{"rdma-write", "rr", "4K", 4, 0, "event", 1, 0},
+        // msgrate: 1 and 4 threads, --qps-per-context 1 and 2, postlist 1 and 8, inline on and off, both CQ modes.
+        MsgCase{"rdma-send", "msgrate", "2", 1, 0, "poll", 1, 0},
+        MsgCase{"rdma-send", "msgrate", "2", 1, 1, "event", 8, 64},
+        MsgCase{"rdma-send", "msgrate", "2", 4, 2, "poll", 8, 64},
+        MsgCase{"rdma-send", "msgrate", "2", 4, 1, "event", 1, 0},
+        MsgCase{"rdma-send", "msgrate", "2", 4, 0, "poll", 8, 0},
+        MsgCase{"rdma-write", "msgrate", "2,4K", 2, 2, "poll", 8, 64}),
+    msg_case_name);
+
+// What RDMA cannot do as a message test is refused before anything connects, saying what to use.
+TEST(Rdma, MessageTestsRefusedWithWhatToUse) {
+    for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"-t", "rr", "-T", "rdma-read"}, "-T rdma-send or -T rdma-write"},
+             {{"-t", "rr", "-T", "rsocket-iomap"}, "-T rsocket"},
+             {{"-t", "msgrate", "-T", "rsocket"}, "-T tcp, rdma-send or rdma-write"},
+             {{"-t", "rr", "-T", "rdma-send", "--qps", "2"}, "-P N"},
+             {{"-t", "msgrate", "-T", "rdma-send", "--batch", "8"}, "--postlist"}}) {
+        std::vector<std::string> argv{zcperf_bin(), "-H", "198.18.0.1"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        Outcome o = run(argv, 30s);
+        EXPECT_EQ(o.exit_code, 2) << o.err;
+        EXPECT_NE(o.err.find(says), std::string::npos) << o.err;
+    }
+}
 
 // rdma_cm to a port nothing listens on: a clear error, not a hang.
 TEST(Rdma, ClosedPortIsAClearError) {

@@ -177,6 +177,10 @@ TEST(MessageTests, ServerSideChecksAndBufferSizes) {
     LatencyHistogram rtt;
     EXPECT_THROW(make_exchange_path(path, gpu_msgrate, Role::send, -1, rtt), std::runtime_error);
     EXPECT_EQ(exchange_buffer_bytes(TestKind::msgrate, Role::recv, 2), TcpMsgRateReceiver::kChunk);
+    // Verbs msgrate: the receiver's ring, at least 512 slots per QP (2 QPs x 512 x 4 KiB).
+    RdmaOptions two;
+    two.qps = 2;
+    EXPECT_EQ(exchange_buffer_bytes(TestKind::msgrate, Role::recv, 4096, {}, Transport::rdma_send, two), 2ull * 512 * 4096);
     // The spec carries the test kind and batch to the server, and refuses a bad batch.
     TestSpec s = rr_spec();
     s.test = TestKind::msgrate;
@@ -189,4 +193,102 @@ TEST(MessageTests, ServerSideChecksAndBufferSizes) {
     EXPECT_THROW(server_spec_from_json(j), ProtocolError);
     j.erase("batch");
     EXPECT_EQ(server_spec_from_json(j).batch, 1u);  // an older client
+}
+
+TEST(MessageTests, RdmaTransportsAndWhatTheyRefuse) {
+    for (Transport t : {Transport::rdma_send, Transport::rdma_write, Transport::rsocket}) {
+        EXPECT_EQ(exchange_spec_problem(TestKind::rr, t, RxMode::copy, 0, 1), "") << transport_name(t);
+    }
+    for (Transport t : {Transport::rdma_send, Transport::rdma_write}) {
+        EXPECT_EQ(exchange_spec_problem(TestKind::msgrate, t, RxMode::copy, 0, 1, RdmaOptions{CqMode::poll, 128, 8, 64, 2, 2}),
+                  "")
+            << transport_name(t);
+    }
+    auto says = [](const std::string& why, const char* what) {
+        EXPECT_NE(why.find(what), std::string::npos) << "'" << why << "' should say '" << what << "'";
+    };
+    says(exchange_spec_problem(TestKind::rr, Transport::rsocket_iomap, RxMode::copy, 0, 1), "-T rsocket");
+    says(exchange_spec_problem(TestKind::rr, Transport::rdma_read, RxMode::copy, 0, 1), "one-sided");
+    says(exchange_spec_problem(TestKind::msgrate, Transport::rdma_read, RxMode::copy, 0, 1), "-T rdma-send");
+    says(exchange_spec_problem(TestKind::msgrate, Transport::rsocket, RxMode::copy, 0, 1), "coalesced");
+    says(exchange_spec_problem(TestKind::msgrate, Transport::rdma_send, RxMode::copy, 0, 4), "--postlist");
+    RdmaOptions two_qps;
+    two_qps.qps = 2;
+    says(exchange_spec_problem(TestKind::rr, Transport::rdma_write, RxMode::copy, 0, 1, two_qps), "--qps must be 1");
+    RdmaOptions chained;
+    chained.postlist = 8;
+    says(exchange_spec_problem(TestKind::rr, Transport::rdma_send, RxMode::copy, 0, 1, chained), "-t msgrate");
+    // The stream tests keep every RDMA option.
+    EXPECT_EQ(exchange_spec_problem(TestKind::stream, Transport::rdma_write, RxMode::copy, 0, 1, two_qps), "");
+}
+
+TEST(MessageTests, RdmaCommandLine) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"-t", "msgrate", "-T", "rdma-send", "-P", "4", "--qps-per-context", "2", "--postlist", "8", "--inline",
+                     "64"},
+                    o),
+              -1);
+    auto specs = expand_tests(o);
+    ASSERT_EQ(specs.size(), 1u);
+    EXPECT_EQ(specs[0].rdma.qps_per_context, 2u);
+    EXPECT_EQ(specs[0].rdma.postlist, 8u);
+    EXPECT_EQ(specs[0].message_size, 2u);
+    ClientOptions rr;
+    ASSERT_EQ(parse({"-t", "rr", "-T", "rdma-send,rdma-write,rsocket", "-m", "1,4K,1M"}, rr), -1);
+    EXPECT_EQ(expand_tests(rr).size(), 9u);
+    for (const auto& bad : std::vector<std::vector<std::string>>{
+             {"-t", "rr", "-T", "rdma-send", "--qps", "2"},
+             {"-t", "rr", "-T", "rdma-write", "--postlist", "4"},
+             {"-t", "msgrate", "-T", "rdma-send", "--batch", "4"},
+             {"-t", "rr", "-T", "rdma-read"},
+             {"-t", "msgrate", "-T", "rsocket-iomap"},
+             {"-t", "msgrate", "-T", "rdma-send", "--qps-per-context", "5000"}}) {
+        ClientOptions x;
+        EXPECT_EQ(parse(bad, x), 2) << bad[1] << " " << bad[3] << " " << bad[4];
+    }
+}
+
+TEST(MessageTests, RepetitionsJudgeTheTransactionRateNotThroughput) {
+    // Two rr runs moving the same bytes per second would look identical by Gb/s; their
+    // transaction rates (1000/s and 3000/s) differ, and that is what -i/-I must judge.
+    std::vector<TestResult> runs;
+    for (uint64_t n : {1000, 3000}) runs.push_back(merge_sides(rr_spec(), side(Role::send, n, 1.0, 0.5), side(Role::recv, n, 1.0, 0.5), false));
+    runs[0].throughput_gbps = runs[1].throughput_gbps = 1.0;
+    auto t = tracked_series(runs);
+    EXPECT_EQ(t[0], (std::vector<double>{1000, 3000}));
+    EXPECT_DOUBLE_EQ(t[1][0], 500.0);  // local SD: 0.5 CPU-s per 1000 transactions = 500 us/Tran
+    EXPECT_NEAR(t[1][1], 166.667, 0.001);
+    TestResult m = merge_iterations(runs, ConfidenceGoal{10, 2, 95, 5});
+    EXPECT_EQ(m.iterations.metric, "transactions_per_s");
+    EXPECT_GT(m.iterations.throughput_width_pct, 100.0);  // 1000 vs 3000: wide, though Gb/s did not move
+    EXPECT_FALSE(m.iterations.met);
+    TestSpec ms = rr_spec();
+    ms.test = TestKind::msgrate;
+    EXPECT_EQ(tracked_metric(TestKind::msgrate), std::string("messages_per_s"));
+    EXPECT_EQ(tracked_metric(TestKind::stream), std::string("throughput_gbps"));
+}
+
+TEST(MessageTests, VerbsMsgrateSaysHowItSent) {
+    TestSpec spec = rr_spec();
+    spec.test = TestKind::msgrate;
+    spec.message_size = 2;
+    spec.transport = Transport::rdma_send;
+    spec.rdma.postlist = 8;
+    SideResult c = side(Role::send, 80, 1.0, 0.5), s = side(Role::recv, 80, 1.0, 0.5);
+    c.path = s.path = "rdma-send";
+    c.rdma.cq_mode = "poll";
+    c.rdma.post_calls = 10;
+    c.rdma.data_sends = 80;
+    c.rdma.inline_sends = 80;
+    c.rdma.max_inline = 64;
+    TestResult r = merge_sides(spec, c, s, false);
+    EXPECT_EQ(r.messages.batch, 8u);  // --postlist, not --batch
+    EXPECT_FALSE(r.messages.tcp);
+    EXPECT_NE(r.messages.measured.find("up to 8 chained per ibv_post_send (10 calls for 80 requests)"), std::string::npos)
+        << r.messages.measured;
+    EXPECT_NE(r.messages.measured.find("80 posted inline (max_inline 64)"), std::string::npos) << r.messages.measured;
+    // No TCP autocorking note for verbs, whatever the segment count says.
+    for (const auto& w : r.warnings) EXPECT_EQ(w.find("autocorking"), std::string::npos) << w;
+    auto j = to_json(r.messages, TestKind::msgrate, 2);
+    EXPECT_EQ(j["measured"].get<std::string>().rfind("2 B messages, one SEND work request each", 0), 0u) << j.dump();
 }

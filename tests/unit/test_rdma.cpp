@@ -144,3 +144,45 @@ TEST(RdmaInfo, JsonRoundTripAndOneLine) {
     EXPECT_EQ(sum.qps, 8u);
     EXPECT_DOUBLE_EQ(sum.registration_ms, 1.0);
 }
+
+TEST(RdmaOptions, QpsPerContextTravelsAndIsChecked) {
+    TestSpec t;
+    t.transport = Transport::rdma_send;
+    t.rdma.qps_per_context = 3;
+    EXPECT_EQ(server_spec_from_json(to_json(server_half(t))).rdma.qps_per_context, 3u);
+    auto j = to_json(server_half(t));
+    j["qps_per_context"] = 100000;
+    EXPECT_THROW(server_spec_from_json(j), ProtocolError);
+    j.erase("qps_per_context");  // an older client: rdma_cm's shared context
+    EXPECT_EQ(server_spec_from_json(j).rdma.qps_per_context, 0u);
+    RdmaOptions o;
+    o.qps_per_context = kMaxQpsPerContext + 1;
+    EXPECT_THROW(check_rdma_options(o), std::invalid_argument);
+}
+
+TEST(RdmaInfo, PostsInlineAndContextsCrossTheWire) {
+    RdmaInfo r;
+    r.device = "rxe0";
+    r.cq_mode = "poll";
+    r.contexts_opened = 1;
+    r.max_inline = 64;
+    r.inline_sends = 80;
+    r.data_sends = 80;
+    r.post_calls = 10;
+    r.rr_wait = "receive completion";
+    RdmaInfo b = rdma_info_from_json(to_json(r));
+    EXPECT_EQ(b.contexts_opened, 1u);
+    EXPECT_EQ(b.max_inline, 64u);
+    EXPECT_EQ(b.inline_sends, 80u);
+    EXPECT_EQ(b.post_calls, 10u);
+    EXPECT_EQ(b.rr_wait, "receive completion");
+    std::string line = describe(b);
+    EXPECT_NE(line.find("80 data WRs in 10 ibv_post_send calls, 80 inline (max_inline 64)"), std::string::npos) << line;
+    EXPECT_NE(line.find("1 device context(s) opened"), std::string::npos) << line;
+    RdmaInfo sum;
+    sum.add(r);
+    sum.add(r);
+    EXPECT_EQ(sum.contexts_opened, 2u);
+    EXPECT_EQ(sum.data_sends, 160u);
+    EXPECT_EQ(sum.max_inline, 64u);
+}

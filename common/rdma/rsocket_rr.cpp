@@ -1,0 +1,10 @@
+// rr over rsockets: the TCP rr loops instantiated with rsend/rrecv (rsocket_paths.hpp).
+#include "rdma/rsocket_paths.hpp"
+#include "transport/tcp_rr_loops.hpp"
+
+namespace zc {
+
+template class TcpRrInitiatorOn<HostRrMessage, RsocketCalls>;
+template class TcpRrResponderOn<HostRrMessage, RsocketCalls>;
+
+}  // namespace zc
