@@ -84,7 +84,7 @@ void make_rdma_recv_path(RecvPath& path, const ServerSpec& h, DataConnection& co
 
 void make_rdma_exchange_path(ExchangePath& path, const ServerSpec& h, Role role, DataConnection& conn,
                              LatencyHistogram& rtt) {
-    if (h.side.buffer.needs_cuda()) {
+    if (h.side.buffer.needs_cuda() || h.side.buffer.simulated()) {
         throw std::runtime_error("--buffer " + buffer_spec_name(h.side.buffer) + " with " + test_name(h.test) + " runs over " +
                                  "-T tcp (staged through pinned memory); RDMA message tests use host memory");
     }
