@@ -366,61 +366,49 @@ TEST(Rdma, ClosedPortIsAClearError) {
     }
 }
 
-// The server killed mid-test: the client ends with a clear error, within bounds.
+// The server killed mid-transfer: the client ends with a clear error, within bounds.
+static void expect_server_kill_ends_client(const std::string& transport) {
+    RdmaServer server;
+    Process client({zcperf_bin(), "-H", server.address(), "-T", transport, "-m", "64K", "-l", "30"});
+    std::this_thread::sleep_for(4s);  // set-up done, data flowing (TCG is slow)
+    server.process().signal(SIGKILL);
+    Outcome o = client.wait(40s);
+    EXPECT_FALSE(o.timed_out) << transport;
+    EXPECT_EQ(o.exit_code, 1) << transport << o.err;
+    EXPECT_LT(o.seconds, 25.0) << transport << ": the client noticed late";
+    EXPECT_FALSE(o.err.empty()) << transport;
+}
+
+// The client killed mid-transfer: the daemon reports nothing to anyone, and serves the next client.
+static void expect_client_kill_leaves_server_serving(const std::string& killed, const std::string& next) {
+    RdmaServer server;
+    {
+        Process client({zcperf_bin(), "-H", server.address(), "-T", killed, "-m", "64K", "-l", "30"});
+        std::this_thread::sleep_for(4s);
+        client.signal(SIGKILL);
+        client.wait(5s);
+    }
+    json j = run_json({"-H", server.address(), "-T", next, "-m", "64K", "-n", "2M"});
+    ASSERT_EQ(j["results"].size(), 1u) << killed << " then " << next;
+    EXPECT_EQ(j["results"][0]["bytes"], 2u << 20) << killed << " then " << next;
+}
+
 TEST(Rdma, ServerKilledMidTestEndsClientClearly) {
     REQUIRE_RDMA();
-    for (const char* t : {"rdma-write", "rdma-read"}) {
-        RdmaServer server;
-        Process client({zcperf_bin(), "-H", server.address(), "-T", t, "-m", "64K", "-l", "30"});
-        std::this_thread::sleep_for(4s);  // set-up done, data flowing (TCG is slow)
-        server.process().signal(SIGKILL);
-        Outcome o = client.wait(40s);
-        EXPECT_FALSE(o.timed_out) << t;
-        EXPECT_EQ(o.exit_code, 1) << t << o.err;
-        EXPECT_LT(o.seconds, 25.0) << t << ": the client noticed late";
-        EXPECT_FALSE(o.err.empty()) << t;
-    }
+    for (const char* t : {"rdma-write", "rdma-read"}) expect_server_kill_ends_client(t);
 }
 
-// The client killed mid-test: the daemon reports nothing to anyone, and serves the next client.
 TEST(Rdma, ClientKilledServerKeepsServing) {
     REQUIRE_RDMA();
-    RdmaServer server;
-    {
-        Process client({zcperf_bin(), "-H", server.address(), "-T", "rdma-send", "-m", "64K", "-l", "30"});
-        std::this_thread::sleep_for(4s);
-        client.signal(SIGKILL);
-        client.wait(5s);
-    }
-    json j = run_json({"-H", server.address(), "-T", "rdma-write", "-m", "64K", "-n", "2M"});
-    ASSERT_EQ(j["results"].size(), 1u);
-    EXPECT_EQ(j["results"][0]["bytes"], 2u << 20);
+    expect_client_kill_leaves_server_serving("rdma-send", "rdma-write");
 }
 
-// rsockets hide their verbs, yet a killed peer on either side must end the other side clearly.
+// rsockets hide their verbs, yet a killed peer on either side must end the other side clearly (a
+// blocked rsend or rclose towards a dead peer never returns by itself).
 TEST(Rdma, RsocketPeerKilledEitherWay) {
     REQUIRE_RDMA();
-    for (const char* t : {"rsocket", "rsocket-iomap"}) {
-        RdmaServer server;
-        Process client({zcperf_bin(), "-H", server.address(), "-T", t, "-m", "64K", "-l", "30"});
-        std::this_thread::sleep_for(4s);
-        server.process().signal(SIGKILL);
-        Outcome o = client.wait(40s);
-        EXPECT_FALSE(o.timed_out) << t;
-        EXPECT_EQ(o.exit_code, 1) << t << o.err;
-        EXPECT_LT(o.seconds, 25.0) << t << ": the client noticed late";
-        EXPECT_FALSE(o.err.empty()) << t;
-    }
-    RdmaServer server;
-    {
-        Process client({zcperf_bin(), "-H", server.address(), "-T", "rsocket", "-m", "64K", "-l", "30"});
-        std::this_thread::sleep_for(4s);
-        client.signal(SIGKILL);
-        client.wait(5s);
-    }
-    json j = run_json({"-H", server.address(), "-T", "rsocket", "-m", "64K", "-n", "2M"});
-    ASSERT_EQ(j["results"].size(), 1u);
-    EXPECT_EQ(j["results"][0]["bytes"], 2u << 20);
+    for (const char* t : {"rsocket", "rsocket-iomap"}) expect_server_kill_ends_client(t);
+    expect_client_kill_leaves_server_serving("rsocket", "rsocket");
 }
 
 // --rdma-dev holds for verbs and rsockets alike: the device in use is checked on both sides, and a
