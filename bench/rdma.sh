@@ -44,6 +44,7 @@ RDMA device with a RoCE v2 IPv4 GID (or the guest's rxe0). Prints medians and zc
   --peers-only    only perftest and rstream (e.g. before zcperf has the RDMA transports)
   --vm-timeout S  without an RDMA device: limit for the whole guest run (default: duration+45 s per test
                   plus 10 min; under TCG a 5 s test takes 10-20 s with its set-up)
+  --only T        just the pair whose zcperf transport is T (e.g. rsocket: zcperf -T rsocket vs rstream)
   --messages      the message tests instead (default sizes 2,4K): zcperf -t msgrate -T rdma-send vs
                   ib_send_bw's MsgRate, zcperf -t rr -T rdma-send / rdma-write vs ib_send_lat /
                   ib_write_lat; both tools get the same --qps, --postlist and --inline:
@@ -62,6 +63,7 @@ while (($#)); do
         --peers-only) PEERS_ONLY=1; shift ;;
         --vm-timeout) VM_TIMEOUT=${2:?}; shift 2 ;;
         --messages) MESSAGES=1; shift ;;
+        --only) ONLY=${2:?}; shift 2 ;;
         --qps) MSG_QPS=${2:?}; shift 2 ;;
         --postlist) MSG_POSTLIST=${2:?}; shift 2 ;;
         --inline) MSG_INLINE=${2:?}; shift 2 ;;
@@ -92,6 +94,12 @@ if [[ -n $MESSAGES ]]; then
     # the latency tools' own default is 236 B inline).
     PT_BW_EXTRA=(-q "$MSG_QPS" -l "$MSG_POSTLIST" -I "$MSG_INLINE")
     PT_LAT_EXTRA=(-I "$MSG_INLINE")
+fi
+if [[ -n ${ONLY:-} ]]; then
+    for ((i = 0; i < ${#PAIRS[@]}; i += 2)); do
+        [[ ${PAIRS[i]} == "zcperf:$ONLY" ]] && PAIRS=("${PAIRS[i]}" "${PAIRS[i + 1]}") && break
+    done
+    ((${#PAIRS[@]} == 2)) || die "--only $ONLY: no such pair (zcperf transports: rdma-write, rdma-send, rsocket)"
 fi
 if [[ -n $PEERS_ONLY ]]; then
     CASES=(ib_write_bw ib_send_bw rstream)
