@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cuda/copy.hpp"
@@ -57,6 +58,19 @@ ServerSpec rr_half(size_t m, BufferSpec where) {
     return h;
 }
 
+// Runs the initiator for `ns` against the responder on its own thread; returns {initiator, responder}.
+std::pair<StreamCounters, StreamCounters> run_transactions(ExchangePath& init, ExchangePath& resp, int64_t ns) {
+    std::atomic<bool> abort{false};
+    StopRule stop;
+    stop.abort = &abort;
+    stop.deadline_ns = now_ns() + ns;
+    StreamCounters rc;
+    std::thread rt([&] { rc = run_exchange_path(resp, StopRule{}); });
+    StreamCounters ic = run_exchange_path(init, stop);
+    rt.join();
+    return {ic, rc};
+}
+
 }  // namespace
 
 TEST(RrGpu, GpuToGpuTransactionsLandTheRequestInTheRespondersGpuMemory) {
@@ -77,14 +91,7 @@ TEST(RrGpu, GpuToGpuTransactionsLandTheRequestInTheRespondersGpuMemory) {
     cuda::copy(before.data(), gpu.data(), m);
     EXPECT_EQ(before[0], std::byte{0});
 
-    std::atomic<bool> abort{false};
-    StopRule stop;
-    stop.abort = &abort;
-    stop.deadline_ns = now_ns() + 200'000'000;
-    StreamCounters rc;
-    std::thread rt([&] { rc = run_exchange_path(resp, StopRule{}); });
-    StreamCounters ic = run_exchange_path(init, stop);
-    rt.join();
+    auto [ic, rc] = run_transactions(init, resp, 200'000'000);
     ASSERT_EQ(ic.error, 0) << ic.failed_call;
     ASSERT_EQ(rc.error, 0) << rc.failed_call;
     ASSERT_GT(ic.messages, 0u);
@@ -115,14 +122,7 @@ TEST(RrGpu, PinnedRrUsesPinnedHostMemoryInPlace) {
     make_exchange_path(init, rr_half(4096, {MemoryKind::pinned, 0}), Role::send, p.a.get(), rtt);
     make_exchange_path(resp, rr_half(4096, {MemoryKind::host, 0}), Role::recv, p.b.get(), unused);
     ASSERT_TRUE(std::holds_alternative<TcpRrInitiator>(init));  // the host loop, no staging
-    std::atomic<bool> abort{false};
-    StopRule stop;
-    stop.abort = &abort;
-    stop.deadline_ns = now_ns() + 50'000'000;
-    StreamCounters rc;
-    std::thread rt([&] { rc = run_exchange_path(resp, StopRule{}); });
-    StreamCounters ic = run_exchange_path(init, stop);
-    rt.join();
+    auto [ic, rc] = run_transactions(init, resp, 50'000'000);
     ASSERT_EQ(ic.error, 0) << ic.failed_call;
     EXPECT_GT(ic.messages, 0u);
     EXPECT_EQ(ic.staging.bytes, 0u);
