@@ -56,7 +56,7 @@ std::vector<DataConnection> open_data_connections(const ControlClient& control, 
         theirs = e.what();
     } catch (const std::exception&) {
     }
-    if (theirs.empty() || theirs.find("was stopped before") != std::string::npos) throw;
+    if (theirs.empty() || theirs.find(kStoppedBeforeStart) != std::string::npos) throw;
     throw ServerError(theirs + " (here: " + ours.what() + ")");
 }
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <random>
 
+#include "protocol/messages.hpp"
 #include "run/side_runner.hpp"
 #include "transport/tcp_socket.hpp"
 
@@ -101,7 +102,7 @@ void TestRun::coordinate() {
         } else {
             std::vector<UniqueFd> tcp = accept_streams(listener_.get(), spec_.streams, token_,
                                                        std::chrono::steady_clock::now() + kAcceptWindow, stopped_);
-            if (stopped_.load()) throw std::runtime_error("the test was stopped before it started");
+            if (stopped_.load()) throw std::runtime_error(kStoppedBeforeStart);
             if (static_cast<int>(tcp.size()) < spec_.streams) {
                 throw std::runtime_error("only " + std::to_string(tcp.size()) + " of " + std::to_string(spec_.streams) +
                                          " data connections arrived within 10 s (a firewall between the hosts?)");
@@ -121,7 +122,7 @@ void TestRun::coordinate() {
             if (!cv_.wait_for(lock, kStartWindow, [&] { return start_requested_ || stopped_.load(); })) {
                 throw std::runtime_error("the client did not start the test within 30 s");
             }
-            if (stopped_.load()) throw std::runtime_error("the test was stopped before it started");
+            if (stopped_.load()) throw std::runtime_error(kStoppedBeforeStart);
             runner_ = &runner;
         }
         runner.start();

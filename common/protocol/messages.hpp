@@ -26,6 +26,10 @@
 
 namespace zc {
 
+// Why a test's set-up ended when its client sent Stop before Start. The server reports it as its
+// error; a client that sent the Stop itself (its own set-up failed) knows it is no news.
+inline constexpr const char* kStoppedBeforeStart = "the test was stopped before it started";
+
 inline constexpr int kProtocolVersion = 1;
 
 struct Hello {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "protocol/messages.hpp"
 #include "rdma/sockaddr_text.hpp"
 
 namespace zc {
@@ -444,7 +445,7 @@ std::vector<DataConnection> RdmaListener::accept(const ServerSpec& half, Role ro
     size_t established = 0, wanted = size_t(half.streams) * qps;
     while (established < wanted) {
         CmEvent e = next_event(channel_.get(), deadline, &stopped);
-        if (stopped.load()) throw std::runtime_error("the test was stopped before it started");
+        if (stopped.load()) throw std::runtime_error(kStoppedBeforeStart);
         if (!e) {
             throw std::runtime_error("only " + std::to_string(established) + " of " + std::to_string(wanted) +
                                      " RDMA queue pairs connected within the set-up window");

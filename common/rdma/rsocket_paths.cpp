@@ -12,6 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "protocol/messages.hpp"
 #include "rdma/rdma_connection.hpp"
 #include "rdma/sockaddr_text.hpp"
 #include "rdma/wire.hpp"
@@ -345,7 +346,7 @@ std::vector<DataConnection> RsocketListener::accept(int wanted, uint64_t token, 
                                                     const std::atomic<bool>& stopped) {
     std::vector<DataConnection> out;
     while (static_cast<int>(out.size()) < wanted) {
-        if (stopped.load()) throw std::runtime_error("the test was stopped before it started");
+        if (stopped.load()) throw std::runtime_error(kStoppedBeforeStart);
         int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
         if (left <= 0) {
             throw std::runtime_error("only " + std::to_string(out.size()) + " of " + std::to_string(wanted) +
