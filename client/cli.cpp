@@ -6,10 +6,9 @@
 
 #include "cuda/device.hpp"
 #include "system/affinity.hpp"
-#include "transport/data_path.hpp"
 #include "system/cpu_list.hpp"
 #include "system/numa.hpp"
-#include "transport/exchange_path.hpp"
+#include "transport/test_rules.hpp"
 #include "units.hpp"
 
 namespace zc {
@@ -135,45 +134,12 @@ void parse_gpu_path_option(const std::string& text, GpuPath& local, GpuPath& rem
     remote = parts.size() == 2 ? gpu_path_from_name(parts[1]) : local;
 }
 
-void check_buffer_options(const ClientOptions& o) {
+void check_tests(const ClientOptions& o) {
     if (o.local.buffer.needs_cuda() && !cuda::built()) {
         throw std::invalid_argument("--buffer " + buffer_spec_name(o.local.buffer) + ": " + cuda::unavailable_reason());
     }
-    for (TestKind t : o.tests) {
-        if (t == TestKind::msgrate) {
-            for (const SideSpec* side : {&o.local, &o.remote}) {
-                if (std::string why = msgrate_buffer_problem(side->buffer); !why.empty()) throw std::invalid_argument(why);
-            }
-        }
-        const SideSpec& tx = client_role(t) == Role::send ? o.local : o.remote;
-        const SideSpec& rx = client_role(t) == Role::send ? o.remote : o.local;
-        if (t == TestKind::rr && (o.local.buffer.simulated() || o.remote.buffer.simulated())) {
-            throw std::invalid_argument("--buffer sim-gpu (a test kind) stages stream tests only; rr stages GPU memory with CUDA");
-        }
-        for (Transport tr : o.transports) {
-            // tcp (send/recv) and the verbs transports take every kind; rsocket stages GPU memory;
-            // the zero-copy TCP senders and rsocket-iomap use their own host pages.
-            bool any = tr == Transport::tcp || is_verbs(tr);
-            for (const SideSpec* side : {&tx, &rx}) {
-                const BufferSpec& b = side->buffer;
-                bool ok = b.kind == MemoryKind::host || any || (tr == Transport::rsocket && b.gpu_like()) ||
-                          (side == &rx && !is_rdma(tr));  // the TCP receiver is chosen by --rx, below
-                if (!ok) {
-                    throw std::invalid_argument(std::string(side == &tx ? "the sender's" : "the receiver's") + " --buffer " +
-                                                buffer_spec_name(b) + " works with -T tcp, rsocket (GPU memory, staged) "
-                                                "and the verbs transports (rdma-write, rdma-send, rdma-read), not " +
-                                                transport_name(tr) + ": it hands the kernel or the NIC its own host pages");
-                }
-                if (b.gpu_like()) resolve_gpu_path(side->gpu_path, path_can_dma_gpu(tr), transport_name(tr));
-            }
-        }
-        for (RxMode m : o.rx_modes) {
-            if (rx.buffer.kind != MemoryKind::host && m != RxMode::copy) {
-                throw std::invalid_argument(std::string("the receiver's --buffer ") + buffer_spec_name(rx.buffer) +
-                                            " works with --rx copy, not --rx " + rx_mode_name(m) +
-                                            " (it maps, splices or drops the data instead of landing it in the buffer)");
-            }
-        }
+    for (const TestSpec& spec : expand_tests(o)) {
+        if (std::string why = spec_problem(spec); !why.empty()) throw std::invalid_argument(why);
     }
 }
 
@@ -218,21 +184,21 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                    "passive side of a one-sided transfer (rdma-write's receiver, rdma-read's source) sleeps, as "
                    "perftest's does, every other side polls; the report says which ran on each side")
         ->capture_default_str();
-    app.add_option("--tx-depth", o.rdma.tx_depth,
+    app.add_option("--tx-depth", o.params.rdma.tx_depth,
                    "RDMA: messages in flight per queue pair (send-queue depth and receive window; a ring slot each, "
                    "at most 64 MiB of slots per stream; msgrate keeps at least 512 receives posted)")
         ->capture_default_str();
-    app.add_option("--postlist", o.rdma.postlist,
+    app.add_option("--postlist", o.params.rdma.postlist,
                    "RDMA verbs: work requests chained per ibv_post_send (fewer doorbells; msgrate's batching, as "
                    "--batch is TCP's; e.g. -t msgrate --postlist 8)")
         ->capture_default_str();
-    app.add_option("--inline", o.rdma.inline_size,
+    app.add_option("--inline", o.params.rdma.inline_size,
                    "RDMA: send messages up to this many bytes inline in the work request (no DMA read of the "
                    "buffer; small messages only; 0 = never)")
         ->capture_default_str();
-    app.add_option("--qps", o.rdma.qps, "RDMA verbs: queue pairs per stream, served round-robin by the stream's thread")
+    app.add_option("--qps", o.params.rdma.qps, "RDMA verbs: queue pairs per stream, served round-robin by the stream's thread")
         ->capture_default_str();
-    app.add_option("--qps-per-context", o.rdma.qps_per_context,
+    app.add_option("--qps-per-context", o.params.rdma.qps_per_context,
                    "RDMA verbs: K streams (threads) share one device context and PD that zcperf opens itself "
                    "(ibv_open_device per K streams, QPs moved by hand with rdma_cm's attributes); 0 = all streams on "
                    "rdma_cm's one context, a PD each. E.g. -t msgrate -P 4 --qps-per-context 2: 2 contexts")
@@ -244,18 +210,18 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                    "how the receiver takes the data, comma-separated for several: copy (recv), zerocopy "
                    "(TCP_ZEROCOPY_RECEIVE), splice (into a pipe, discarded), trunc (MSG_TRUNC, discarded)")
         ->capture_default_str();
-    app.add_flag("--uring-fixed", o.uring_fixed, "tcp-uringzc: register the send buffers with io_uring");
+    app.add_flag("--uring-fixed", o.params.uring_fixed, "tcp-uringzc: register the send buffers with io_uring");
     auto* mopt = app.add_option("-m,--message-size", sizes,
                                 "bytes per send/recv call (rr, msgrate: per message, 1 B..1G): 64K, a list 64K,1M, or a "
                                 "doubling range 64K..4M; each size is one result (default: 1M; rr 1; msgrate 2)");
-    app.add_option("--batch", o.batch, "msgrate: messages per send call (TCP: sendmmsg), 1..1024")
+    app.add_option("--batch", o.params.batch, "msgrate: messages per send call (TCP: sendmmsg), 1..1024")
         ->check(CLI::Range(1u, kMaxBatch))->capture_default_str();
     // The verbs message-rate knobs (--postlist, --qps-per-context, --inline) belong beside --batch:
-    // they travel in the spec's tail like batch and are checked by exchange_spec_problem().
-    auto* dur = app.add_option("-l,--duration", o.duration_s, "seconds of data transfer per test (>= 5 for trustworthy CPU figures)")
+    // they travel in the spec like batch and are checked by spec_problem() (transport/test_rules.hpp).
+    auto* dur = app.add_option("-l,--duration", o.params.duration_s, "seconds of data transfer per test (>= 5 for trustworthy CPU figures)")
                     ->check(CLI::Range(0.01, 86400.0))->capture_default_str();
     app.add_option("-n,--bytes", bytes, "move exactly this many bytes instead (e.g. 10G), split over the streams")->excludes(dur);
-    app.add_option("-P,--streams", o.streams, "parallel streams, one thread per stream on each side")
+    app.add_option("-P,--streams", o.params.streams, "parallel streams, one thread per stream on each side")
         ->check(CLI::Range(1, kMaxStreams))->capture_default_str();
     app.add_option("--rcvlowat", rcvlowat,
                    "stream tests over TCP: the receiver sleeps until this many bytes are queued (SO_RCVLOWAT), "
@@ -299,8 +265,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         for (const auto& t : split_commas(tests)) o.tests.push_back(test_from_name(t));
         o.transports.clear();
         for (const auto& t : split_commas(transports)) o.transports.push_back(transport_from_name(t));
-        o.rdma.cq_mode = cq_mode_from_name(cq_mode);
-        check_rdma_options(o.rdma);
+        o.params.rdma.cq_mode = cq_mode_from_name(cq_mode);
+        check_rdma_options(o.params.rdma);
         if (!rdma_dev.empty()) parse_rdma_dev_option(rdma_dev, o.local.rdma_dev, o.remote.rdma_dev);
         o.rx_modes.clear();
         for (const auto& m : split_commas(rx)) o.rx_modes.push_back(rx_mode_from_name(m));
@@ -310,22 +276,15 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
             if (s == 0 || s > kMaxMessageSize) throw std::invalid_argument("message size " + std::to_string(s) + " must be 1 B..1G");
         }
         if (!bytes.empty()) {
-            o.total_bytes = parse_size(bytes);
-            if (o.total_bytes == 0) throw std::invalid_argument("-n must be more than 0 bytes");
+            o.params.total_bytes = parse_size(bytes);
+            if (o.params.total_bytes == 0) throw std::invalid_argument("-n must be more than 0 bytes");
         }
-        for (TestKind t : o.tests)
-            for (Transport tr : o.transports)
-                for (RxMode m : o.rx_modes)
-                    if (std::string why = exchange_spec_problem(t, tr, m, o.total_bytes, t == TestKind::msgrate ? o.batch : 1, o.rdma);
-                        !why.empty()) {
-                        throw std::invalid_argument(why);
-                    }
-        if (o.batch != 1 && std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end()) {
+        if (o.params.batch != 1 && std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end()) {
             throw std::invalid_argument("--batch is for -t msgrate (messages per send call)");
         }
         if (!rcvlowat.empty()) {
-            o.rcv_lowat = parse_size(rcvlowat);
-            if (o.rcv_lowat < 1 || o.rcv_lowat > kMaxSocketBuffer) {
+            o.params.rcv_lowat = parse_size(rcvlowat);
+            if (o.params.rcv_lowat < 1 || o.params.rcv_lowat > kMaxSocketBuffer) {
                 throw std::invalid_argument("--rcvlowat must be 1..1G bytes (1 = the kernel's default)");
             }
         }
@@ -353,14 +312,14 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
             }
         }
         if (!align.empty()) {
-            o.alignment = parse_size(align);
-            if (o.alignment == 0 || (o.alignment & (o.alignment - 1)) || o.alignment > kMaxAlignment) {
+            o.params.alignment = parse_size(align);
+            if (o.params.alignment == 0 || (o.params.alignment & (o.params.alignment - 1)) || o.params.alignment > kMaxAlignment) {
                 throw std::invalid_argument("--align must be a power of two up to 2M");
             }
         }
         if (!buffer.empty()) parse_buffer_option(buffer, o.local.buffer, o.remote.buffer);
         if (!gpu_path.empty()) parse_gpu_path_option(gpu_path, o.local.gpu_path, o.remote.gpu_path);
-        check_buffer_options(o);
+        check_tests(o);
         if (!iters.empty() || !conf.empty()) {
             o.goal = ConfidenceGoal{10, 3, 99, 5};
             if (!iters.empty()) {
@@ -406,21 +365,12 @@ std::vector<TestSpec> expand_tests(const ClientOptions& o) {
         for (TestKind t : o.tests) {
             std::vector<uint64_t> sizes = o.sizes_given ? o.message_sizes : std::vector<uint64_t>{default_message_size(t)};
             for (uint64_t size : sizes) {
-                TestSpec s;
+                TestSpec s{o.params, o.local, o.remote};
                 s.transport = tr;
                 s.rx = rx;
-                s.uring_fixed = o.uring_fixed;
                 s.test = t;
                 s.message_size = size;
-                s.duration_s = o.duration_s;
-                s.total_bytes = o.total_bytes;
-                s.streams = o.streams;
-                s.alignment = o.alignment;
-                s.local = o.local;
-                s.remote = o.remote;
-                s.batch = t == TestKind::msgrate ? o.batch : 1;
-                s.rcv_lowat = o.rcv_lowat;
-                s.rdma = o.rdma;
+                if (t != TestKind::msgrate) s.batch = 1;
                 out.push_back(s);
             }
         }

@@ -15,12 +15,10 @@ struct ClientOptions {
     std::vector<TestKind> tests{TestKind::stream};
     std::vector<Transport> transports{Transport::tcp};
     std::vector<RxMode> rx_modes{RxMode::copy};
-    bool uring_fixed = false;
     std::vector<uint64_t> message_sizes{1u << 20};
-    double duration_s = 10;
-    uint64_t total_bytes = 0;
-    int streams = 1;
-    uint64_t alignment = 4096;
+    // Every other shared parameter, as each test gets it (transport, test, rx and message_size come
+    // from the lists above, one test per combination; batch applies to msgrate only).
+    TestParams params;
     SideSpec local, remote;
     std::string output = "human";
     ConfidenceGoal goal;
@@ -30,9 +28,6 @@ struct ClientOptions {
     std::string auth_key_file;
     std::string command_line;
     bool sizes_given = false;  // -m given: otherwise each test kind takes its own default size
-    uint32_t batch = 1;        // msgrate: messages per send call
-    uint64_t rcv_lowat = kDefaultRcvLowat;  // stream receivers over TCP: SO_RCVLOWAT
-    RdmaOptions rdma;          // --cq-mode, --tx-depth, --postlist, --inline, --qps (RDMA transports)
 };
 
 // -m's default per test kind: 1 MiB for stream and maerts, 1 B for rr (netperf's TCP_RR), 2 B for
@@ -56,9 +51,10 @@ void parse_cpu_option(const std::string& text, std::vector<int>& local, std::vec
 void parse_buffer_option(const std::string& text, BufferSpec& local, BufferSpec& remote);
 // "staged" -> both sides; "direct,staged" -> local, remote.
 void parse_gpu_path_option(const std::string& text, GpuPath& local, GpuPath& remote);
-// Throws std::invalid_argument when a side's buffer memory cannot be used with the chosen paths
-// (GPU memory on a path that cannot stage it, --gpu-path direct on TCP, no CUDA in this build).
-void check_buffer_options(const ClientOptions& o);
+// Throws std::invalid_argument when a test of the run cannot run as asked (spec_problem: a test kind
+// on a transport that does not offer it, a side's --buffer or --gpu-path on a path that cannot use
+// it), or --buffer wants CUDA and this build has none.
+void check_tests(const ClientOptions& o);
 
 // "10,3" -> {10, 3} (netperf's -i MAX,MIN); "99,5" -> {99, 5} (-I LEVEL,WIDTH).
 std::pair<double, double> parse_pair(const std::string& text, const char* what);

@@ -7,8 +7,7 @@
 #include <fmt/format.h>
 
 #include "run/side_runner.hpp"
-#include "transport/rdma_setup.hpp"
-#include "transport/transport_registry.hpp"
+#include "transport/data_setup.hpp"
 #include "transport/tcp_socket.hpp"
 
 namespace zc {
@@ -19,29 +18,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr auto kReplyTimeout = std::chrono::seconds(10);
-constexpr auto kStallTimeout = std::chrono::seconds(10);
 constexpr auto kResultGrace = std::chrono::seconds(30);
 constexpr double kOtherLoadWarnPct = 5.0;  // of one CPU
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
-std::vector<DataConnection> open_data_connections(const ControlClient& control, const TestSpec& spec, const Ready& ready) {
-    if (is_rdma(spec.transport)) {
-        // rdma_cm connects by address: the one the control connection reached, never a name.
-        return connect_rdma_streams(side_half(spec, spec.local), client_role(spec.test), peer_address(control.fd()),
-                                    ready.data_port, ready.token, std::chrono::seconds(10));
-    }
-    std::vector<DataConnection> fds;
-    Endpoint data{control.server().host, ready.data_port};
-    for (int i = 0; i < spec.streams; ++i) {
-        UniqueFd fd = connect_tcp(data, std::chrono::seconds(5), spec.local.socket_buffer);
-        write_all(fd.get(), std::string_view(reinterpret_cast<const char*>(&ready.token), sizeof(ready.token)),
-                  std::chrono::seconds(5));
-        set_receive_timeout(fd.get(), kStallTimeout);
-        fds.push_back(std::move(fd));
-    }
-    return fds;
-}
 
 // Our set-up failed: the server stops waiting (it keeps serving) and answers with its final event.
 // That answer is read here, so the next test on this connection does not get it instead, and when
@@ -188,7 +168,8 @@ TestResult run_test(ControlClient& control, const TestSpec& spec) {
     {
         std::vector<DataConnection> conns;
         try {
-            conns = open_data_connections(control, spec, ready);
+            conns = connect_data_streams(cfg.half, cfg.role, control.server().host, peer_address(control.fd()),
+                                         ready.data_port, ready.token);
         } catch (const std::exception& e) {
             stop_and_explain(control, e);
         }

@@ -5,8 +5,7 @@
 #include "server.hpp"
 #include "system/cpu_list.hpp"
 #include "test_run.hpp"
-#include "transport/data_path.hpp"
-#include "transport/exchange_path.hpp"
+#include "transport/test_rules.hpp"
 
 #include <fmt/format.h>
 
@@ -199,16 +198,8 @@ std::string Session::check_limits(const ServerSpec& spec) const {
     if (spec.streams > o.max_streams) {
         return fmt::format("{} streams exceed this zcserver's limit of {} (its --max-streams)", spec.streams, o.max_streams);
     }
-    if (std::string why = exchange_spec_problem(spec.test, spec.transport, spec.rx, spec.total_bytes, spec.batch, spec.rdma);
-        !why.empty()) {
-        return why;
-    }
-    uint64_t per_stream = is_message_test(spec.test)
-                              ? exchange_buffer_bytes(spec.test, server_role(spec.test), spec.message_size, spec.side.buffer,
-                                                      spec.transport, spec.rdma)
-                              : path_buffer_bytes(server_role(spec.test) == Role::send, spec.transport, spec.rx, spec.message_size,
-                                                  spec.side.buffer);
-    uint64_t need = static_cast<uint64_t>(spec.streams) * per_stream;
+    if (std::string why = spec_problem(spec, server_role(spec.test)); !why.empty()) return why;
+    uint64_t need = static_cast<uint64_t>(spec.streams) * buffer_bytes(spec, server_role(spec.test));
     if (need > o.max_buffer_bytes) {
         return fmt::format("the test needs {} MiB of buffers on the server, over its limit of {} MiB (its "
                            "--max-buffer-memory); use smaller messages or fewer streams",

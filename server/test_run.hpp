@@ -10,8 +10,7 @@
 #include <thread>
 
 #include "protocol/messages.hpp"
-#include "transport/rdma_setup.hpp"
-#include "unique_fd.hpp"
+#include "transport/data_setup.hpp"
 
 namespace zc {
 
@@ -39,8 +38,7 @@ private:
     std::set<int> exclude_pids_;
     std::string host_;
     Notify notify_;
-    UniqueFd listener_;
-    std::unique_ptr<RdmaDataListener> rdma_listener_;  // rsocket / rdma_cm transports instead of listener_
+    std::unique_ptr<DataListener> listener_;  // until the streams are in
     uint16_t port_ = 0;
     uint64_t token_ = 0;
     std::mutex mu_;

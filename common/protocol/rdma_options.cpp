@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "protocol/json_fields.hpp"
+#include "protocol/field_table.hpp"
 
 namespace zc {
 
@@ -42,29 +42,23 @@ void check_rdma_options(const RdmaOptions& o) {
                                     " (0: every stream on rdma_cm's shared device context)");
 }
 
-void add_rdma_options(nlohmann::json& j, const RdmaOptions& o) {
-    j["cq_mode"] = cq_mode_name(o.cq_mode);
-    j["tx_depth"] = o.tx_depth;
-    j["postlist"] = o.postlist;
-    j["inline_size"] = o.inline_size;
-    j["qps"] = o.qps;
-    j["qps_per_context"] = o.qps_per_context;
-}
+namespace {
+constexpr RdmaOptions kDefaults{};
+// The wire fields, one line each (field_table.hpp); each absent field (an older client) keeps its default.
+const auto kRdmaFields = std::make_tuple(
+    named("cq_mode", &RdmaOptions::cq_mode, cq_mode_name, cq_mode_from_name, true),
+    number("tx_depth", &RdmaOptions::tx_depth, 2, kMaxTxDepth, kDefaults.tx_depth),
+    number("postlist", &RdmaOptions::postlist, 1, kMaxPostlist, kDefaults.postlist),
+    number("inline_size", &RdmaOptions::inline_size, 0, kMaxInline, kDefaults.inline_size),
+    number("qps", &RdmaOptions::qps, 1, kMaxQpsPerStream, kDefaults.qps),
+    number("qps_per_context", &RdmaOptions::qps_per_context, 0, kMaxQpsPerContext, kDefaults.qps_per_context));
+}  // namespace
+
+void add_rdma_options(nlohmann::json& j, const RdmaOptions& o) { encode_fields(j, o, kRdmaFields); }
 
 RdmaOptions rdma_options_from_json(const nlohmann::json& j) {
     RdmaOptions o;
-    if (j.contains("cq_mode")) {
-        try {
-            o.cq_mode = cq_mode_from_name(field<std::string>(j, "cq_mode"));
-        } catch (const std::invalid_argument& e) {
-            throw ProtocolError(e.what());
-        }
-    }
-    if (j.contains("tx_depth")) o.tx_depth = field_in<uint32_t>(j, "tx_depth", 2, kMaxTxDepth);
-    if (j.contains("postlist")) o.postlist = field_in<uint32_t>(j, "postlist", 1, kMaxPostlist);
-    if (j.contains("inline_size")) o.inline_size = field_in<uint32_t>(j, "inline_size", 0, kMaxInline);
-    if (j.contains("qps")) o.qps = field_in<uint32_t>(j, "qps", 1, kMaxQpsPerStream);
-    if (j.contains("qps_per_context")) o.qps_per_context = field_in<uint32_t>(j, "qps_per_context", 0, kMaxQpsPerContext);
+    decode_fields(j, o, kRdmaFields);
     if (o.postlist > o.tx_depth) throw ProtocolError("field 'postlist' must not exceed 'tx_depth'");
     return o;
 }

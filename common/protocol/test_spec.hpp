@@ -5,26 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "core/test_kind.hpp"
 #include "protocol/rdma_options.hpp"
 #include "memory/buffer_spec.hpp"
 #include "memory/gpu_path.hpp"
 #include "transport/transport_registry.hpp"
 
 namespace zc {
-
-// stream: client sends; maerts: server sends (netperf's names); rr: one message each way per
-// transaction, the client asks and the server answers (netperf's TCP_RR); msgrate: the client sends
-// small messages as fast as it can, one connection per thread, the server counts them.
-enum class TestKind { stream, maerts, rr, msgrate };
-enum class Role { send, recv };
-
-const char* test_name(TestKind t);
-TestKind test_from_name(const std::string& name);  // throws std::invalid_argument
-const char* role_name(Role r);
-Role server_role(TestKind t);
-Role client_role(TestKind t);  // rr: the client is the sender of requests, the server the responder
-// rr and msgrate count messages (transactions) besides bytes, and run other loops (exchange_path.hpp).
-inline bool is_message_test(TestKind t) { return t == TestKind::rr || t == TestKind::msgrate; }
 
 // Limits the server enforces on any spec it receives.
 inline constexpr uint64_t kMaxMessageSize = 1ull << 30;
@@ -48,7 +35,10 @@ struct SideSpec {
     GpuPath gpu_path = GpuPath::auto_;  // how GPU memory meets the network (--gpu-path)
 };
 
-struct TestSpec {
+// The parameters both sides share: what the client's spec and the server's half have in common,
+// declared once. Their wire names, ranges and what an older peer's silence means are in one table
+// (kTestParamFields, test_spec.cpp); the defaults here are zcperf's when an option is not given.
+struct TestParams {
     Transport transport = Transport::tcp;
     TestKind test = TestKind::stream;
     uint64_t message_size = 1 << 20;
@@ -58,32 +48,24 @@ struct TestSpec {
     uint64_t alignment = 4096;  // buffer alignment; page-sized by default (netperf's 8 halves its speed)
     RxMode rx = RxMode::copy;   // how the receiving side takes the data
     bool uring_fixed = false;   // tcp-uringzc: registered buffers
-    SideSpec local, remote;
     uint32_t batch = 1;         // msgrate: messages handed to the kernel per call (TCP: sendmmsg)
     RdmaOptions rdma;           // rsocket / verbs transports only
     uint64_t rcv_lowat = kDefaultRcvLowat;  // stream over TCP: the receiver's SO_RCVLOWAT (1 = the kernel's)
 };
 
+// The whole test: the shared parameters plus both sides' placement.
+struct TestSpec : TestParams {
+    SideSpec local, remote;
+};
+
 // The server's half: everything but the client's own placement.
-struct ServerSpec {
-    Transport transport = Transport::tcp;
-    TestKind test = TestKind::stream;
-    uint64_t message_size = 0;
-    double duration_s = 0;
-    uint64_t total_bytes = 0;
-    int streams = 1;
-    uint64_t alignment = 4096;
-    RxMode rx = RxMode::copy;
-    bool uring_fixed = false;
+struct ServerSpec : TestParams {
     SideSpec side;
-    uint32_t batch = 1;
-    RdmaOptions rdma;
-    uint64_t rcv_lowat = 1;  // absent from older clients: the kernel's default
 };
 
 // One side's half of a test: the shared parameters plus that side's placement. The server gets
 // the remote half over the wire; the client runs its own side from the local half.
-ServerSpec side_half(const TestSpec& spec, const SideSpec& side);
+inline ServerSpec side_half(const TestSpec& spec, const SideSpec& side) { return {spec, side}; }
 inline ServerSpec server_half(const TestSpec& spec) { return side_half(spec, spec.remote); }
 
 // Bytes for stream i of n when a total is split (the remainder goes to the first streams).

@@ -14,74 +14,131 @@ std::string quoted(const std::string& s) {
     return out + "\"";
 }
 
-std::string side_columns(const char* p) {
-    return fmt::format(
-        "{0}_host,{0}_role,{0}_bytes,{0}_elapsed_s,{0}_cpus,{0}_cpu_util_pct,{0}_user_pct,{0}_system_pct,{0}_irq_pct,"
-        "{0}_softirq_pct,{0}_steal_pct,{0}_path,{0}_zc_sent_bytes,{0}_zc_copied_bytes,{0}_rx_mapped_bytes,"
-        "{0}_rx_copied_bytes,{0}_service_demand_us_per_kb,{0}_process_cpu_util_pct,"
-        "{0}_process_service_demand_us_per_kb,{0}_test_cpus_service_demand_us_per_kb,{0}_other_processes_cpu_s,"
-        "{0}_buffer,{0}_staged_bytes,{0}_stage_copy_s,{0}_stage_wait_s,{0}_rcv_lowat,"
-        "{0}_rdma_device,{0}_rdma_port,{0}_rdma_gid_index,{0}_rdma_mtu,{0}_rdma_link_layer,{0}_cq_mode,{0}_qps,"
-        "{0}_registration_ms,{0}_registered_bytes,{0}_credit_waits",
-        p);
+// The columns, one (header, value) pair a line, so a header can never drift from its value.
+template <class T>
+struct Column {
+    const char* header;
+    std::string (*value)(const T&);
+};
+
+template <class T, size_t N>
+std::string header_of(const Column<T> (&cols)[N], const std::string& prefix = "") {
+    std::string out;
+    for (const auto& c : cols) out += (out.empty() ? "" : ",") + prefix + c.header;
+    return out;
 }
 
-// Empty cells where no RDMA path ran, so TCP rows do not claim a device.
-std::string rdma_values(const RdmaInfo& r) {
-    if (r.empty()) return ",,,,,,,,,";
-    return fmt::format("{},{},{},{},{},{},{},{:.3f},{},{}", quoted(r.device), r.port, r.gid_index, r.mtu,
-                       quoted(r.link_layer), r.cq_mode, r.qps, r.registration_ms, r.registered_bytes, r.credit_waits);
+template <class T, size_t N>
+std::string values_of(const Column<T> (&cols)[N], const T& v) {
+    std::string out;
+    for (size_t i = 0; i < N; ++i) out += (i ? "," : "") + cols[i].value(v);
+    return out;
 }
 
-std::string side_values(const SideResult& s) {
-    const CpuShare& a = s.cpu.all;
-    return fmt::format("{},{},{},{:.6f},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{},{},{},{},{},{:.5f},{:.3f},{:.5f},{:.5f},{:.3f},"
-                       "{},{},{:.6f},{:.6f}",
-                       quoted(s.host), role_name(s.role), s.bytes, s.elapsed_s, quoted(format_cpu_list(s.cpus)),
-                       s.cpu_util_pct(), a.user + a.nice, a.system, a.irq, a.softirq, a.steal, s.path,
-                       s.zerocopy.sent_bytes, s.zerocopy.copied_bytes, s.zerocopy.rx_mapped_bytes, s.zerocopy.rx_copied_bytes,
-                       s.service_demand_us_per_kb(), s.process_cpu_util_pct(), s.process_service_demand_us_per_kb(),
-                       service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes), s.cpu.others.cpu_s, s.memory.buffer,
-                       s.memory.staging.bytes, static_cast<double>(s.memory.staging.copy_ns) * 1e-9,
-                       static_cast<double>(s.memory.staging.wait_ns) * 1e-9) +
-           "," + std::to_string(s.rcv_lowat) + "," + rdma_values(s.rdma);
-}
+std::string num(uint64_t v) { return std::to_string(v); }
 
-std::string message_values(const TestResult& r) {
-    if (!is_message_test(r.test)) return ",,,,,,,,,,,,,";
-    const MessageResult& m = r.messages;
-    const LatencySummary& l = m.rtt;
-    if (r.test != TestKind::rr) {
-        return fmt::format("{},{:.1f},,,,,,,,,{:.4f},{:.4f},{},{:.4f}", m.messages, m.messages_per_s, m.local_sd_us,
-                           m.remote_sd_us, m.batch, m.segments_per_message);
-    }
-    return fmt::format("{},{:.1f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.4f},{:.4f},{},{:.4f}", m.messages,
-                       m.messages_per_s, l.min_us, l.mean_us, l.p50_us, l.p90_us, l.p99_us, l.p999_us, l.max_us,
-                       l.mean_us / 2, m.local_sd_us, m.remote_sd_us, m.batch, m.segments_per_message);
+const Column<TestResult> kTestColumns[] = {
+    {"transport", [](const TestResult& r) -> std::string { return transport_name(r.transport); }},
+    {"rx", [](const TestResult& r) -> std::string { return rx_mode_name(r.rx); }},
+    {"test", [](const TestResult& r) -> std::string { return test_name(r.test); }},
+    {"message_size", [](const TestResult& r) { return num(r.message_size); }},
+    {"streams", [](const TestResult& r) { return std::to_string(r.streams); }},
+    {"bytes", [](const TestResult& r) { return num(r.bytes); }},
+    {"elapsed_s", [](const TestResult& r) { return fmt::format("{:.6f}", r.elapsed_s); }},
+    {"throughput_gbps", [](const TestResult& r) { return fmt::format("{:.4f}", r.throughput_gbps); }},
+    {"setup_ms", [](const TestResult& r) { return fmt::format("{:.2f}", r.setup_ms); }},
+    {"iterations", [](const TestResult& r) { return std::to_string(r.iterations.iterations); }},
+    {"confidence_width_pct", [](const TestResult& r) { return fmt::format("{:.2f}", r.iterations.throughput_width_pct); }},
+    {"baseline", [](const TestResult& r) { return r.baseline.transport; }},
+    {"baseline_throughput_ratio", [](const TestResult& r) { return fmt::format("{:.4f}", r.baseline.throughput); }},
+    {"baseline_local_sd_ratio", [](const TestResult& r) { return fmt::format("{:.4f}", r.baseline.local_service_demand); }},
+    {"baseline_remote_sd_ratio",
+     [](const TestResult& r) { return fmt::format("{:.4f}", r.baseline.remote_service_demand); }},
+};
+
+// Each side's columns, prefixed local_ / remote_. The RDMA cells are empty where no RDMA path ran,
+// so TCP rows do not claim a device.
+const Column<SideResult> kSideColumns[] = {
+    {"host", [](const SideResult& s) { return quoted(s.host); }},
+    {"role", [](const SideResult& s) -> std::string { return role_name(s.role); }},
+    {"bytes", [](const SideResult& s) { return num(s.bytes); }},
+    {"elapsed_s", [](const SideResult& s) { return fmt::format("{:.6f}", s.elapsed_s); }},
+    {"cpus", [](const SideResult& s) { return quoted(format_cpu_list(s.cpus)); }},
+    {"cpu_util_pct", [](const SideResult& s) { return fmt::format("{:.3f}", s.cpu_util_pct()); }},
+    {"user_pct", [](const SideResult& s) { return fmt::format("{:.3f}", s.cpu.all.user + s.cpu.all.nice); }},
+    {"system_pct", [](const SideResult& s) { return fmt::format("{:.3f}", s.cpu.all.system); }},
+    {"irq_pct", [](const SideResult& s) { return fmt::format("{:.3f}", s.cpu.all.irq); }},
+    {"softirq_pct", [](const SideResult& s) { return fmt::format("{:.3f}", s.cpu.all.softirq); }},
+    {"steal_pct", [](const SideResult& s) { return fmt::format("{:.3f}", s.cpu.all.steal); }},
+    {"path", [](const SideResult& s) { return s.path; }},
+    {"zc_sent_bytes", [](const SideResult& s) { return num(s.zerocopy.sent_bytes); }},
+    {"zc_copied_bytes", [](const SideResult& s) { return num(s.zerocopy.copied_bytes); }},
+    {"rx_mapped_bytes", [](const SideResult& s) { return num(s.zerocopy.rx_mapped_bytes); }},
+    {"rx_copied_bytes", [](const SideResult& s) { return num(s.zerocopy.rx_copied_bytes); }},
+    {"service_demand_us_per_kb", [](const SideResult& s) { return fmt::format("{:.5f}", s.service_demand_us_per_kb()); }},
+    {"process_cpu_util_pct", [](const SideResult& s) { return fmt::format("{:.3f}", s.process_cpu_util_pct()); }},
+    {"process_service_demand_us_per_kb",
+     [](const SideResult& s) { return fmt::format("{:.5f}", s.process_service_demand_us_per_kb()); }},
+    {"test_cpus_service_demand_us_per_kb",
+     [](const SideResult& s) { return fmt::format("{:.5f}", service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes)); }},
+    {"other_processes_cpu_s", [](const SideResult& s) { return fmt::format("{:.3f}", s.cpu.others.cpu_s); }},
+    {"buffer", [](const SideResult& s) { return s.memory.buffer; }},
+    {"staged_bytes", [](const SideResult& s) { return num(s.memory.staging.bytes); }},
+    {"stage_copy_s", [](const SideResult& s) { return fmt::format("{:.6f}", static_cast<double>(s.memory.staging.copy_ns) * 1e-9); }},
+    {"stage_wait_s", [](const SideResult& s) { return fmt::format("{:.6f}", static_cast<double>(s.memory.staging.wait_ns) * 1e-9); }},
+    {"rcv_lowat", [](const SideResult& s) { return num(s.rcv_lowat); }},
+    {"rdma_device", [](const SideResult& s) { return s.rdma.empty() ? "" : quoted(s.rdma.device); }},
+    {"rdma_port", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.port); }},
+    {"rdma_gid_index", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.gid_index); }},
+    {"rdma_mtu", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.mtu); }},
+    {"rdma_link_layer", [](const SideResult& s) { return s.rdma.empty() ? "" : quoted(s.rdma.link_layer); }},
+    {"cq_mode", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.cq_mode); }},
+    {"qps", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.qps); }},
+    {"registration_ms", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{:.3f}", s.rdma.registration_ms); }},
+    {"registered_bytes", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.registered_bytes); }},
+    {"credit_waits", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.credit_waits); }},
+};
+
+// rr and msgrate (empty for stream tests); for rr a message is a transaction, and only rr has the
+// latency cells.
+template <class F>
+std::string message_cell(const TestResult& r, bool rr_only, F f) {
+    if (!is_message_test(r.test) || (rr_only && r.test != TestKind::rr)) return "";
+    return f(r.messages);
 }
+#define ZC_MSG(hdr, rr_only, expr) \
+    {hdr, [](const TestResult& r) { return message_cell(r, rr_only, [](const MessageResult& m) { return expr; }); }}
+const Column<TestResult> kMessageColumns[] = {
+    ZC_MSG("messages", false, num(m.messages)),
+    ZC_MSG("messages_per_s", false, fmt::format("{:.1f}", m.messages_per_s)),
+    ZC_MSG("rtt_min_us", true, fmt::format("{:.3f}", m.rtt.min_us)),
+    ZC_MSG("rtt_mean_us", true, fmt::format("{:.3f}", m.rtt.mean_us)),
+    ZC_MSG("rtt_p50_us", true, fmt::format("{:.3f}", m.rtt.p50_us)),
+    ZC_MSG("rtt_p90_us", true, fmt::format("{:.3f}", m.rtt.p90_us)),
+    ZC_MSG("rtt_p99_us", true, fmt::format("{:.3f}", m.rtt.p99_us)),
+    ZC_MSG("rtt_p99.9_us", true, fmt::format("{:.3f}", m.rtt.p999_us)),
+    ZC_MSG("rtt_max_us", true, fmt::format("{:.3f}", m.rtt.max_us)),
+    ZC_MSG("latency_us", true, fmt::format("{:.3f}", m.rtt.mean_us / 2)),
+    ZC_MSG("local_sd_us_per_msg", false, fmt::format("{:.4f}", m.local_sd_us)),
+    ZC_MSG("remote_sd_us_per_msg", false, fmt::format("{:.4f}", m.remote_sd_us)),
+    ZC_MSG("batch", false, num(m.batch)),
+    ZC_MSG("segments_per_message", false, fmt::format("{:.4f}", m.segments_per_message)),
+};
+#undef ZC_MSG
 
 class CsvReport : public ReportWriter {
 public:
     explicit CsvReport(std::ostream& out) : out_(out) {}
     void begin(const ReportHeader&) override {
-        out_ << "transport,rx,test,message_size,streams,bytes,elapsed_s,throughput_gbps,setup_ms,iterations,"
-                "confidence_width_pct,baseline,baseline_throughput_ratio,baseline_local_sd_ratio,baseline_remote_sd_ratio,"
-             << side_columns("local") << "," << side_columns("remote") << ",warnings,"
-             // rr and msgrate (empty for stream tests); for rr a message is a transaction
-             << "messages,messages_per_s,rtt_min_us,rtt_mean_us,rtt_p50_us,rtt_p90_us,rtt_p99_us,rtt_p99.9_us,"
-                "rtt_max_us,latency_us,local_sd_us_per_msg,remote_sd_us_per_msg,batch,segments_per_message\n";
+        out_ << header_of(kTestColumns) << "," << header_of(kSideColumns, "local_") << ","
+             << header_of(kSideColumns, "remote_") << ",warnings," << header_of(kMessageColumns) << "\n";
         out_.flush();
     }
     void add(const TestResult& r) override {
         std::string warnings;
         for (const auto& w : r.warnings) warnings += (warnings.empty() ? "" : " | ") + w;
-        out_ << fmt::format("{},{},{},{},{},{},{:.6f},{:.4f},{:.2f},{},{:.2f},{},{:.4f},{:.4f},{:.4f},",
-                            transport_name(r.transport), rx_mode_name(r.rx), test_name(r.test), r.message_size,
-                            r.streams, r.bytes, r.elapsed_s, r.throughput_gbps, r.setup_ms, r.iterations.iterations,
-                            r.iterations.throughput_width_pct, r.baseline.transport, r.baseline.throughput,
-                            r.baseline.local_service_demand, r.baseline.remote_service_demand)
-             << side_values(r.local) << "," << side_values(r.remote) << "," << quoted(warnings) << ","
-             << message_values(r) << "\n";
+        out_ << values_of(kTestColumns, r) << "," << values_of(kSideColumns, r.local) << ","
+             << values_of(kSideColumns, r.remote) << "," << quoted(warnings) << "," << values_of(kMessageColumns, r) << "\n";
         out_.flush();
     }
     void error(const std::string& what) override { errors_.push_back(what); }

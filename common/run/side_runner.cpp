@@ -16,8 +16,7 @@
 #include "system/affinity.hpp"
 #include "system/numa.hpp"
 #include "system/topology.hpp"
-#include "transport/data_path.hpp"
-#include "transport/exchange_path.hpp"
+#include "transport/stream_path.hpp"
 #include "system/cpu_list.hpp"
 #include "transport/tcp_socket.hpp"
 
@@ -137,28 +136,12 @@ void SideRunner::place_interrupts() {
 void SideRunner::run_stream(Stream& s, int index) {
     // Everything a path needs (pinning, buffers, memfd, io_uring, mappings) is set up here, before
     // the start barrier, so none of it lands in the measured interval.
-    SendPath send_path;
-    RecvPath recv_path;
-    ExchangePath exchange;  // rr, msgrate: both directions or counted messages (exchange_path.hpp)
-    PathOptions opt{cfg_.half.message_size, cfg_.half.alignment, cfg_.half.uring_fixed, cfg_.half.side.buffer,
-                    cfg_.half.side.gpu_path, cfg_.half.rcv_lowat};
+    StreamPath path;
     try {
         if (s.cpu >= 0) pin_current_thread(s.cpu);
         if (cfg_.half.side.mem_node >= 0) bind_thread_memory(cfg_.half.side.mem_node);  // the policy ends with the thread
-        const HostBuffer* buffer = nullptr;
-        if (is_message_test(cfg_.half.test)) {
-            make_exchange_path(exchange, cfg_.half, cfg_.role, s.conn, s.rtt);
-            buffer = buffer_of(exchange);
-        } else if (cfg_.role == Role::send) {
-            if (is_rdma(cfg_.half.transport)) make_rdma_send_path(send_path, cfg_.half, s.conn);
-            else make_send_path(send_path, cfg_.half.transport, tcp_fd(s.conn), opt);
-            buffer = buffer_of(send_path);
-        } else {
-            if (is_rdma(cfg_.half.transport)) make_rdma_recv_path(recv_path, cfg_.half, s.conn);
-            else make_recv_path(recv_path, cfg_.half.rx, tcp_fd(s.conn), opt);
-            buffer = buffer_of(recv_path);
-        }
-        if (buffer) s.buffer_nodes = page_nodes(buffer->data(), buffer->size());
+        make_stream_path(path, cfg_.half, cfg_.role, s.conn, s.rtt);
+        if (const HostBuffer* buffer = buffer_of(path)) s.buffer_nodes = page_nodes(buffer->data(), buffer->size());
     } catch (const std::exception& e) {
         s.setup_error = e.what();
     }
@@ -169,24 +152,14 @@ void SideRunner::run_stream(Stream& s, int index) {
         return;
     }
     StopRule stop = stop_base_;
-    if (cfg_.half.total_bytes > 0) stop.byte_budget = stream_share(cfg_.half.total_bytes, static_cast<int>(streams_.size()), index);
+    if (cfg_.half.total_bytes > 0) {
+        stop.byte_budget = stream_share(cfg_.half.total_bytes, static_cast<int>(streams_.size()), index);
+        if (stop.byte_budget == 0) stop.deadline_ns = 0;  // more streams than bytes: this one ends at once
+    }
     rusage r0{}, r1{};
     getrusage(RUSAGE_THREAD, &r0);
-    if (is_message_test(cfg_.half.test)) {
-        s.counters = run_exchange_path(exchange, stop);
-    } else if (cfg_.role == Role::send) {
-        // A zero budget (more streams than bytes) still has to end the stream.
-        if (cfg_.half.total_bytes > 0 && stop.byte_budget == 0 && !is_rdma(cfg_.half.transport)) {
-            ::shutdown(tcp_fd(s.conn), SHUT_WR);
-        } else {
-            if (cfg_.half.total_bytes > 0 && stop.byte_budget == 0) stop.deadline_ns = 0;  // RDMA: just the end message
-            s.counters = run_send_path(send_path, stop);
-        }
-    } else {
-        if (cfg_.half.total_bytes > 0 && stop.byte_budget == 0) stop.deadline_ns = 0;  // rdma-read's sink
-        s.counters = run_recv_path(recv_path, stop);
-    }
-    s.rdma = rdma_info_of(s.conn, send_path, recv_path);
+    s.counters = run_stream_path(path, stop);
+    s.rdma = rdma_info_of(s.conn, path);
     getrusage(RUSAGE_THREAD, &r1);
     s.user_s = seconds(r1.ru_utime) - seconds(r0.ru_utime);
     s.sys_s = seconds(r1.ru_stime) - seconds(r0.ru_stime);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "transport/tcp_socket.hpp"
+#include "transport/test_rules.hpp"
 
 namespace zc {
 
@@ -11,95 +12,64 @@ namespace {
 
 HostMemory host_memory(const BufferSpec& b) { return b.kind == MemoryKind::pinned ? HostMemory::pinned : HostMemory::pageable; }
 
-// Buffer memory other than pageable host memory is for the copy paths (send/recv) only: the
-// others hand the kernel page-cache, pipe or mapped pages, which GPU or pinned memory cannot be.
-void require_copy_path(const BufferSpec& b, bool copy_path, const std::string& path) {
-    if (b.kind == MemoryKind::host || copy_path) return;
-    throw std::invalid_argument("--buffer " + buffer_spec_name(b) + " works with the copying paths only (-T tcp, --rx copy), not " +
-                                path + "; use -T tcp / --rx copy for " + buffer_spec_name(b) + " buffers");
-}
-
-// GPU memory over TCP is always staged; asking for direct is an error that says so.
-bool staged(const PathOptions& o, Transport t) {
-    if (!o.buffer.gpu_like()) return false;
-    resolve_gpu_path(o.gpu_path, path_can_dma_gpu(t), transport_name(t));
-    return true;
+void require_runnable(const ServerSpec& h, Role role) {
+    if (std::string why = spec_problem(h, role); !why.empty()) throw std::runtime_error(why);
 }
 
 }  // namespace
 
-// The verbs transports post work requests on memory regions, and a memory region can be GPU memory
-// (ibv_reg_dmabuf_mr on the allocation's dmabuf): whether this host's NIC, driver and GPU accept
-// it is known only when the side registers (RdmaConnection::open_device), which falls back or fails
-// as --gpu-path says. The socket paths (TCP, rsockets) hand bytes to a socket call that copies
-// through CPU-addressable pages: never.
-bool path_can_dma_gpu(Transport t) {
-    return t == Transport::rdma_write || t == Transport::rdma_send || t == Transport::rdma_read;
-}
-
-void make_send_path(SendPath& path, Transport t, int fd, const PathOptions& o) {
-    require_copy_path(o.buffer, t == Transport::tcp, transport_name(t));
-    switch (t) {
+// GPU memory over TCP is always staged (spec_problem refused --gpu-path direct).
+void make_send_path(SendPath& path, const ServerSpec& h, int fd) {
+    require_runnable(h, Role::send);
+    const size_t m = h.message_size, align = h.alignment;
+    const BufferSpec& b = h.side.buffer;
+    switch (h.transport) {
         case Transport::tcp:
-            if (staged(o, t)) {
-                if (o.buffer.simulated()) path.emplace<TcpSimStagedSender>(fd, o.message_size, o.alignment, 0);
-                else path.emplace<TcpStagedSender>(fd, o.message_size, o.alignment, o.buffer.device);
-            } else {
-                path.emplace<TcpCopySender>(fd, o.message_size, o.alignment, host_memory(o.buffer));
-            }
+            if (b.simulated()) path.emplace<TcpSimStagedSender>(fd, m, align, 0);
+            else if (b.on_gpu()) path.emplace<TcpStagedSender>(fd, m, align, b.device);
+            else path.emplace<TcpCopySender>(fd, m, align, host_memory(b));
             return;
-        case Transport::tcp_sendfile: path.emplace<TcpSendfileSender>(fd, o.message_size); return;
-        case Transport::tcp_msgzc: path.emplace<TcpMsgZerocopySender>(fd, o.message_size, o.alignment); return;
-        case Transport::tcp_uringzc: path.emplace<TcpUringZcSender>(fd, o.message_size, o.alignment, o.uring_fixed); return;
+        case Transport::tcp_sendfile: path.emplace<TcpSendfileSender>(fd, m); return;
+        case Transport::tcp_msgzc: path.emplace<TcpMsgZerocopySender>(fd, m, align); return;
+        case Transport::tcp_uringzc: path.emplace<TcpUringZcSender>(fd, m, align, h.uring_fixed); return;
         default: break;  // RDMA: make_rdma_send_path
     }
-    throw std::logic_error("make_send_path: unhandled transport");
+    throw std::logic_error("make_send_path: " + std::string(transport_name(h.transport)) + " is not a TCP transport");
 }
 
-void make_recv_path(RecvPath& path, RxMode m, int fd, const PathOptions& o) {
-    require_copy_path(o.buffer, m == RxMode::copy, std::string("--rx ") + rx_mode_name(m));
-    set_receive_low_water(fd, o.rcv_lowat);
-    switch (m) {
+void make_recv_path(RecvPath& path, const ServerSpec& h, int fd) {
+    require_runnable(h, Role::recv);
+    if (is_rdma(h.transport)) throw std::logic_error("make_recv_path: an RDMA path needs its data connection");
+    const size_t m = h.message_size, align = h.alignment;
+    const BufferSpec& b = h.side.buffer;
+    set_receive_low_water(fd, h.rcv_lowat);
+    switch (h.rx) {
         case RxMode::copy:
-            if (staged(o, Transport::tcp)) {
-                if (o.buffer.simulated()) path.emplace<TcpSimStagedReceiver>(fd, o.message_size, o.alignment, 0);
-                else path.emplace<TcpStagedReceiver>(fd, o.message_size, o.alignment, o.buffer.device);
-            } else {
-                path.emplace<TcpCopyReceiver>(fd, o.message_size, o.alignment, host_memory(o.buffer));
-            }
+            if (b.simulated()) path.emplace<TcpSimStagedReceiver>(fd, m, align, 0);
+            else if (b.on_gpu()) path.emplace<TcpStagedReceiver>(fd, m, align, b.device);
+            else path.emplace<TcpCopyReceiver>(fd, m, align, host_memory(b));
             return;
-        case RxMode::zerocopy: path.emplace<TcpZerocopyReceiver>(fd, o.message_size); return;
-        case RxMode::splice: path.emplace<TcpSpliceReceiver>(fd, o.message_size); return;
-        case RxMode::trunc: path.emplace<TcpTruncReceiver>(fd, o.message_size); return;
+        case RxMode::zerocopy: path.emplace<TcpZerocopyReceiver>(fd, m); return;
+        case RxMode::splice: path.emplace<TcpSpliceReceiver>(fd, m); return;
+        case RxMode::trunc: path.emplace<TcpTruncReceiver>(fd, m); return;
     }
     throw std::logic_error("make_recv_path: unhandled mode");
 }
 
-uint64_t path_buffer_bytes(bool sending, Transport t, RxMode m, uint64_t message_size, const BufferSpec& buffer) {
-    if (buffer.gpu_like()) {
-        if (is_verbs(t)) {
-            // Staged (the worst case; direct needs less): the registered host ring of bounce slots,
-            // on both sides, plus the GPU memory (the sender's message, the receiver's ring).
-            uint64_t ring = std::max<uint64_t>(2 * message_size, std::min<uint64_t>(64ull << 20, 128 * message_size));
-            return ring + (sending ? message_size : ring);
-        }
-        // Socket paths: the pinned bounce slots plus the GPU buffer they stage (tcp_gpu_staged.hpp).
-        StageShape s = stage_shape(message_size);
-        return s.host_bytes() + s.gpu_bytes(message_size);
+void make_send_path(SendPath& path, const ServerSpec& h, DataConnection& conn) {
+    if (is_rdma(h.transport)) {
+        require_runnable(h, Role::send);
+        return make_rdma_send_path(path, h, conn);
     }
-    // RDMA receivers hold a ring of slots per stream, bounded to 64 MiB (rdma/wire.hpp), 2 slots at least.
-    if (is_rdma(t)) return sending ? message_size : std::max<uint64_t>(2 * message_size, std::min<uint64_t>(64ull << 20, 128 * message_size));
-    if (sending) {
-        bool ring = t == Transport::tcp_msgzc || t == Transport::tcp_uringzc;
-        return message_size * (ring ? SendRing::slots_for(message_size) : 1);  // sendfile: the memfd
+    make_send_path(path, h, tcp_fd(conn));
+}
+
+void make_recv_path(RecvPath& path, const ServerSpec& h, DataConnection& conn) {
+    if (is_rdma(h.transport)) {
+        require_runnable(h, Role::recv);
+        return make_rdma_recv_path(path, h, conn);
     }
-    switch (m) {
-        case RxMode::copy: return message_size;
-        case RxMode::zerocopy: return message_size + std::min<uint64_t>(message_size, 1 << 20);
-        case RxMode::splice: return std::min<uint64_t>(std::max<uint64_t>(message_size, 65536), 1 << 20);  // the pipe
-        case RxMode::trunc: return 0;
-    }
-    return message_size;
+    make_recv_path(path, h, tcp_fd(conn));
 }
 
 namespace {

@@ -5,8 +5,8 @@
 #include <variant>
 
 #include "protocol/result.hpp"
+#include "protocol/test_spec.hpp"
 #include "memory/buffer_spec.hpp"
-#include "memory/gpu_path.hpp"
 #include "transport/tcp_copy.hpp"
 #include "transport/tcp_gpu_staged.hpp"
 #include "transport/tcp_msg_zerocopy.hpp"
@@ -33,34 +33,20 @@ using SendPath = std::variant<std::monostate, TcpCopySender, TcpSendfileSender, 
 using RecvPath = std::variant<std::monostate, TcpCopyReceiver, TcpZerocopyReceiver, TcpSpliceReceiver, TcpTruncReceiver,
                               TcpStagedReceiver, TcpSimStagedReceiver ZC_RDMA_RECV_PATHS>;
 
-struct PathOptions {
-    size_t message_size = 0;
-    size_t alignment = 4096;
-    bool uring_fixed = false;
-    BufferSpec buffer{};                // host, pinned or GPU memory (--buffer)
-    GpuPath gpu_path = GpuPath::auto_;  // how GPU memory meets the network (--gpu-path)
-    uint64_t rcv_lowat = 1;             // receivers: SO_RCVLOWAT (--rcvlowat)
-};
-
-// Whether a transport can have the NIC DMA into GPU memory itself (GPUDirect RDMA). No socket path
-// can (TCP, rsockets): the socket code copies through CPU-addressable pages. Verbs transports can
-// when the NIC, driver and GPU accept the dmabuf registration: known only when a side registers
-// (its report says which path ran and why).
-bool path_can_dma_gpu(Transport t);
-
-// Construct in place (some paths own kernel objects that cannot move). Throw std::runtime_error
-// naming what is missing (no io_uring, SO_ZEROCOPY refused, ...).
-void make_send_path(SendPath& path, Transport t, int fd, const PathOptions& o);
-void make_recv_path(RecvPath& path, RxMode m, int fd, const PathOptions& o);
+// The stream tests' paths for this half's transport (and, receiving over TCP, its --rx mode), in the
+// half's --buffer memory. Construct in place (some paths own kernel objects that cannot move). Throw
+// std::runtime_error naming what is missing (no io_uring, SO_ZEROCOPY refused, ...) or what the half
+// cannot run (spec_problem). stream_path.hpp's make_stream_path is the one entry; these are its parts.
+void make_send_path(SendPath& path, const ServerSpec& half, DataConnection& conn);
+void make_recv_path(RecvPath& path, const ServerSpec& half, DataConnection& conn);
+// TCP only: the loop on a socket the caller keeps owning (tests).
+void make_send_path(SendPath& path, const ServerSpec& half, int fd);
+void make_recv_path(RecvPath& path, const ServerSpec& half, int fd);
 
 // The path's user-space data buffer (nullptr for paths without one: sendfile's page cache,
 // splice, trunc), for reading back where its pages are.
 const HostBuffer* buffer_of(const SendPath& path);
 const HostBuffer* buffer_of(const RecvPath& path);
-
-// Buffer memory one stream of a path allocates (what a server checks against its limit): with GPU
-// memory, the bounce slots and the GPU buffer both count.
-uint64_t path_buffer_bytes(bool sending, Transport t, RxMode m, uint64_t message_size, const BufferSpec& buffer = {});
 
 StreamCounters run_send_path(SendPath& path, const StopRule& stop);
 StreamCounters run_recv_path(RecvPath& path, const StopRule& stop);  // the stop rule: rdma-read's sink pulls

@@ -37,18 +37,4 @@ void make_rdma_exchange_path(ExchangePath& path, const ServerSpec& half, Role ro
 const HostBuffer* buffer_of(const ExchangePath& path);
 StreamCounters run_exchange_path(ExchangePath& path, const StopRule& stop);
 
-// Why msgrate cannot use this --buffer ("" when it can): its sender batches host messages.
-std::string msgrate_buffer_problem(const BufferSpec& b);
-
-// Buffer memory one stream of a message test allocates on the given side (verbs msgrate: the
-// receiver's ring of at least rdma_wire::kMsgrateWindow slots per QP).
-uint64_t exchange_buffer_bytes(TestKind test, Role role, uint64_t message_size, const BufferSpec& buffer = {},
-                               Transport transport = Transport::tcp, const RdmaOptions& rdma = {});
-
-// Why this combination cannot run as a message test ("" when it can), in words for the user: both
-// zcperf's command line and zcserver's setup check it.
-// `rdma`: the verbs options, which rr restricts (one QP, no post list).
-std::string exchange_spec_problem(TestKind test, Transport transport, RxMode rx, uint64_t total_bytes, uint32_t batch,
-                                  const RdmaOptions& rdma = {});
-
 }  // namespace zc

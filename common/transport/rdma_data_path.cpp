@@ -27,36 +27,18 @@ int rsocket_of(DataConnection& conn, const ServerSpec& h) {
     return c->get();
 }
 
-// rsockets with GPU memory: staged through bounce slots on -T rsocket (rsend/rrecv copy through
-// rsockets' own registered buffers, so the NIC never sees our memory: direct is impossible).
-// True when this side stages; throws for what cannot be honoured.
-bool rsocket_staged(const ServerSpec& h) {
-    const BufferSpec& b = h.side.buffer;
-    if (!b.gpu_like()) {
-        if (b.kind != MemoryKind::host) {  // pinned: rsockets copy through their own buffers; nothing to pin
-            throw std::runtime_error("--buffer " + buffer_spec_name(b) + " is not offered on rsockets (they copy through "
-                                     "their own registered buffers); use host, or cuda[:N] on -T rsocket");
-        }
-        return false;
-    }
-    if (h.transport != Transport::rsocket) {
-        throw std::runtime_error("--buffer " + buffer_spec_name(b) + " on rsockets works with -T rsocket (staged through "
-                                 "bounce slots), not " + std::string(transport_name(h.transport)) +
-                                 ": riowrite and riomap take the application's registered host memory");
-    }
-    resolve_gpu_path(h.side.gpu_path, path_can_dma_gpu(h.transport), transport_name(h.transport));
-    return true;
-}
 }  // namespace
 
 void make_rdma_send_path(SendPath& path, const ServerSpec& h, DataConnection& conn) {
     switch (h.transport) {
+        // rsend/rrecv copy through rsockets' own registered buffers, so GPU memory is staged through
+        // bounce slots (the NIC never sees our memory); spec_problem refused what cannot be honoured.
         case Transport::rsocket:
-            if (!rsocket_staged(h)) path.emplace<RsocketSender>(rsocket_of(conn, h), h.message_size, h.alignment);
-            else if (h.side.buffer.simulated()) path.emplace<RsocketSimStagedSender>(rsocket_of(conn, h), h.message_size, h.alignment, 0);
-            else path.emplace<RsocketStagedSender>(rsocket_of(conn, h), h.message_size, h.alignment, h.side.buffer.device);
+            if (h.side.buffer.simulated()) path.emplace<RsocketSimStagedSender>(rsocket_of(conn, h), h.message_size, h.alignment, 0);
+            else if (h.side.buffer.on_gpu()) path.emplace<RsocketStagedSender>(rsocket_of(conn, h), h.message_size, h.alignment, h.side.buffer.device);
+            else path.emplace<RsocketSender>(rsocket_of(conn, h), h.message_size, h.alignment);
             return;
-        case Transport::rsocket_iomap: rsocket_staged(h); path.emplace<RsocketIomapSender>(rsocket_of(conn, h), h.message_size, h.alignment); return;
+        case Transport::rsocket_iomap: path.emplace<RsocketIomapSender>(rsocket_of(conn, h), h.message_size, h.alignment); return;
         case Transport::rdma_write:
         case Transport::rdma_send: path.emplace<RdmaSender>(verbs_of(conn)); return;
         case Transport::rdma_read: path.emplace<RdmaReadSource>(verbs_of(conn)); return;
@@ -67,12 +49,11 @@ void make_rdma_send_path(SendPath& path, const ServerSpec& h, DataConnection& co
 void make_rdma_recv_path(RecvPath& path, const ServerSpec& h, DataConnection& conn) {
     switch (h.transport) {
         case Transport::rsocket:
-            if (!rsocket_staged(h)) path.emplace<RsocketReceiver>(rsocket_of(conn, h), h.message_size, h.alignment);
-            else if (h.side.buffer.simulated()) path.emplace<RsocketSimStagedReceiver>(rsocket_of(conn, h), h.message_size, h.alignment, 0);
-            else path.emplace<RsocketStagedReceiver>(rsocket_of(conn, h), h.message_size, h.alignment, h.side.buffer.device);
+            if (h.side.buffer.simulated()) path.emplace<RsocketSimStagedReceiver>(rsocket_of(conn, h), h.message_size, h.alignment, 0);
+            else if (h.side.buffer.on_gpu()) path.emplace<RsocketStagedReceiver>(rsocket_of(conn, h), h.message_size, h.alignment, h.side.buffer.device);
+            else path.emplace<RsocketReceiver>(rsocket_of(conn, h), h.message_size, h.alignment);
             return;
         case Transport::rsocket_iomap:
-            rsocket_staged(h);
             path.emplace<RsocketIomapReceiver>(rsocket_of(conn, h), h.message_size, h.alignment, h.rdma.tx_depth);
             return;
         case Transport::rdma_write:
@@ -84,10 +65,6 @@ void make_rdma_recv_path(RecvPath& path, const ServerSpec& h, DataConnection& co
 
 void make_rdma_exchange_path(ExchangePath& path, const ServerSpec& h, Role role, DataConnection& conn,
                              LatencyHistogram& rtt) {
-    if (h.side.buffer.needs_cuda() || h.side.buffer.simulated()) {
-        throw std::runtime_error("--buffer " + buffer_spec_name(h.side.buffer) + " with " + test_name(h.test) + " runs over " +
-                                 "-T tcp (staged through pinned memory); RDMA message tests use host memory");
-    }
     const bool initiator = role == Role::send;
     switch (h.transport) {
         case Transport::rsocket:
@@ -104,7 +81,7 @@ void make_rdma_exchange_path(ExchangePath& path, const ServerSpec& h, Role role,
         default: break;
     }
     throw std::logic_error("make_rdma_exchange_path: " + std::string(test_name(h.test)) + " over " +
-                           transport_name(h.transport) + " was not refused by exchange_spec_problem");
+                           transport_name(h.transport) + " was not refused by spec_problem");
 }
 
 RdmaInfo rdma_info_of(const DataConnection& conn, const SendPath& send, const RecvPath& recv) {

@@ -12,20 +12,50 @@ constexpr bool kRdmaBuilt = false;
 #endif
 }  // namespace
 
-bool is_rdma(Transport t) { return t >= Transport::rsocket; }
-bool is_verbs(Transport t) { return t >= Transport::rdma_write; }
+namespace {
+constexpr unsigned kStreams = bit(TestKind::stream) | bit(TestKind::maerts);
+constexpr unsigned kAllTests = kStreams | bit(TestKind::rr) | bit(TestKind::msgrate);
+constexpr unsigned kHost = bit(MemoryKind::host);
+constexpr unsigned kGpuLike = bit(MemoryKind::cuda) | bit(MemoryKind::sim_gpu);
+constexpr unsigned kAnyMemory = kHost | bit(MemoryKind::pinned) | kGpuLike;
+constexpr auto kTcp = TransportKind::tcp;
+constexpr auto kRsocket = TransportKind::rsocket;
+constexpr auto kVerbs = TransportKind::verbs;
+}  // namespace
 
 const std::vector<TransportInfo>& transport_table() {
+    // tcp (send/recv) takes every memory kind (GPU memory staged through pinned slots); rsocket stages
+    // GPU memory; the zero-copy TCP senders and rsocket-iomap hand over their own host pages; the
+    // verbs transports register any memory (GPU memory directly where the NIC takes its dmabuf).
     static const std::vector<TransportInfo> table = {
-        {Transport::tcp, "tcp", "TCP with copies: send() and recv() through the socket buffers"},
-        {Transport::tcp_sendfile, "tcp-sendfile", "TCP, sender uses sendfile() from a memfd (netperf TCP_SENDFILE, iperf3 -Z)"},
-        {Transport::tcp_msgzc, "tcp-msgzc", "TCP, sender uses send(MSG_ZEROCOPY); completions and kernel copies counted"},
-        {Transport::tcp_uringzc, "tcp-uringzc", "TCP, sender uses io_uring SEND_ZC with usage reports"},
-        {Transport::rsocket, "rsocket", "rsockets rsend/rrecv: the socket API over RDMA, copies through its buffers", kRdmaBuilt},
-        {Transport::rsocket_iomap, "rsocket-iomap", "rsockets riowrite into the receiver's riomap'ed buffer", kRdmaBuilt},
-        {Transport::rdma_write, "rdma-write", "verbs RDMA WRITE into the receiver's registered ring, progress by immediate data", kRdmaBuilt},
-        {Transport::rdma_send, "rdma-send", "verbs SEND into the receiver's posted receives, credit flow control", kRdmaBuilt},
-        {Transport::rdma_read, "rdma-read", "verbs RDMA READ: the receiver pulls from the sender's registered buffer", kRdmaBuilt},
+        {Transport::tcp, "tcp", "TCP with copies: send() and recv() through the socket buffers",
+         kTcp, kAllTests, nullptr, kAnyMemory, false, SendBuffer::message},
+        {Transport::tcp_sendfile, "tcp-sendfile", "TCP, sender uses sendfile() from a memfd (netperf TCP_SENDFILE, iperf3 -Z)",
+         kTcp, kStreams, nullptr, kHost, false, SendBuffer::file},
+        {Transport::tcp_msgzc, "tcp-msgzc", "TCP, sender uses send(MSG_ZEROCOPY); completions and kernel copies counted",
+         kTcp, kStreams, nullptr, kHost, false, SendBuffer::zc_ring},
+        {Transport::tcp_uringzc, "tcp-uringzc", "TCP, sender uses io_uring SEND_ZC with usage reports",
+         kTcp, kStreams, nullptr, kHost, false, SendBuffer::zc_ring},
+        {Transport::rsocket, "rsocket", "rsockets rsend/rrecv: the socket API over RDMA, copies through its buffers",
+         kRsocket, kStreams | bit(TestKind::rr),
+         "rsockets copy each rsend into their own buffer and send in chunks of up to 64 KiB, so small messages are "
+         "coalesced and their rate is a stream's. Use -T tcp, rdma-send or rdma-write",
+         kHost | kGpuLike, false, SendBuffer::message, kRdmaBuilt},
+        {Transport::rsocket_iomap, "rsocket-iomap", "rsockets riowrite into the receiver's riomap'ed buffer",
+         kRsocket, kStreams,
+         "riowrite lands data in a ring the receiver mapped, and each message then needs a notice (rsend) to say it "
+         "is there, so every message is two transfers, a bulk path's trade. Use -T rsocket (rsend/rrecv) or -T "
+         "rdma-write (one-sided writes, nothing else)",
+         kHost, false, SendBuffer::message, kRdmaBuilt},
+        {Transport::rdma_write, "rdma-write", "verbs RDMA WRITE into the receiver's registered ring, progress by immediate data",
+         kVerbs, kAllTests, nullptr, kAnyMemory, true, SendBuffer::message, kRdmaBuilt},
+        {Transport::rdma_send, "rdma-send", "verbs SEND into the receiver's posted receives, credit flow control",
+         kVerbs, kAllTests, nullptr, kAnyMemory, true, SendBuffer::message, kRdmaBuilt},
+        {Transport::rdma_read, "rdma-read", "verbs RDMA READ: the receiver pulls from the sender's registered buffer",
+         kVerbs, kStreams,
+         "an RDMA READ is one-sided, the side whose memory is read never sees a message, so there is nobody to "
+         "answer or count (ib_read_lat times one read's round trip). Use -T rdma-send or -T rdma-write",
+         kAnyMemory, true, SendBuffer::message, kRdmaBuilt},
     };
     return table;
 }
@@ -54,11 +84,13 @@ Transport transport_from_name(std::string_view name) {
     throw std::invalid_argument("unknown transport '" + std::string(name) + "'; this build has: " + known);
 }
 
-const char* transport_name(Transport t) {
+const TransportInfo& transport_info(Transport t) {
     for (const auto& e : transport_table())
-        if (e.id == t) return e.name;
-    return "?";
+        if (e.id == t) return e;
+    throw std::logic_error("transport " + std::to_string(static_cast<int>(t)) + " has no row in transport_table()");
 }
+
+const char* transport_name(Transport t) { return transport_info(t).name; }
 
 namespace {
 constexpr const char* kRxNames[] = {"copy", "zerocopy", "splice", "trunc"};

@@ -1,8 +1,13 @@
 #pragma once
-// Which data paths this build has. Adding a transport = one file plus one entry here.
+// Which data paths this build has, and what each can do. Adding a transport = one file plus one
+// entry here. The capabilities are data in the transport's row (UCX perftest's test-type table is the
+// model), read by one check, spec_problem() (test_rules.hpp), on both zcperf and zcserver.
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/test_kind.hpp"
+#include "memory/buffer_spec.hpp"
 
 namespace zc {
 
@@ -12,10 +17,17 @@ enum class Transport {
     rsocket, rsocket_iomap, rdma_write, rdma_send, rdma_read
 };
 
-// The RDMA transports choose their receiver themselves (--rx does not apply) and connect through
-// rsockets or rdma_cm instead of a TCP data connection.
-bool is_rdma(Transport t);
-bool is_verbs(Transport t);  // rdma-write, rdma-send, rdma-read: queue pairs connected with rdma_cm
+// How a transport connects and moves data. The RDMA kinds choose their receiver themselves (--rx does
+// not apply) and connect through rsockets or rdma_cm instead of a TCP data connection.
+enum class TransportKind { tcp, rsocket, verbs };
+
+// What one stream's sender allocates (buffer_bytes, test_rules.hpp): one message, a ring of messages awaiting
+// zero-copy completions, or a memfd the kernel sends from.
+enum class SendBuffer { message, zc_ring, file };
+
+// Bit sets of test kinds and memory kinds, for the table's rows.
+constexpr unsigned bit(TestKind t) { return 1u << static_cast<unsigned>(t); }
+constexpr unsigned bit(MemoryKind m) { return 1u << static_cast<unsigned>(m); }
 
 // How the receiving side of a TCP stream takes the data.
 enum class RxMode { copy, zerocopy, splice, trunc };
@@ -24,10 +36,20 @@ struct TransportInfo {
     Transport id;
     const char* name;
     const char* summary;
+    TransportKind kind;
+    unsigned tests;       // bit(TestKind) of each test it runs
+    // Why it runs no message test it lacks (after "rr over NAME is not offered: "); nullptr: a bulk sender path.
+    const char* no_message_tests;
+    unsigned buffers;     // bit(MemoryKind) of the memory its loops hand the kernel or the NIC (stream tests)
+    bool gpu_direct;      // the NIC can DMA GPU memory itself (GPUDirect RDMA: a dmabuf memory region)
+    SendBuffer send_buffer;
     bool built = true;  // false: known, but this build lacks what it needs (rdma-core)
 };
 
 const std::vector<TransportInfo>& transport_table();
+const TransportInfo& transport_info(Transport t);
+inline bool is_rdma(Transport t) { return transport_info(t).kind != TransportKind::tcp; }
+inline bool is_verbs(Transport t) { return transport_info(t).kind == TransportKind::verbs; }
 std::vector<std::string> available_transports();  // those built in
 // Throws std::invalid_argument listing the transports built in when the name is unknown, or
 // naming what the build lacks for a known one that is not built in.

@@ -15,6 +15,7 @@
 #include "transport/data_path.hpp"
 #include "../socket_pair.hpp"
 #include "unique_fd.hpp"
+#include "../half_spec.hpp"
 
 using namespace zc;
 
@@ -22,12 +23,7 @@ namespace {
 
 using Pair = zc::test::SocketPair;
 
-PathOptions options(size_t message_size, BufferSpec b) {
-    PathOptions o;
-    o.message_size = message_size;
-    o.buffer = b;
-    return o;
-}
+ServerSpec options(size_t message_size, BufferSpec b) { return zc::test::half_spec(Transport::tcp, message_size, b); }
 
 // Checks the GPU buffer (its first `bytes`; a ring of messages of `m` bytes) against the pattern,
 // and prints a few samples.
@@ -50,8 +46,8 @@ TEST(StagedTcp, GpuToGpuLandsThePatternInGpuMemory) {
     Pair p;
     SendPath s;
     RecvPath r;
-    make_send_path(s, Transport::tcp, p.tx.get(), options(m, {MemoryKind::cuda, 0}));
-    make_recv_path(r, RxMode::copy, p.rx.get(), options(m, {MemoryKind::cuda, 0}));
+    make_send_path(s, options(m, {MemoryKind::cuda, 0}), p.tx.get());
+    make_recv_path(r, options(m, {MemoryKind::cuda, 0}), p.rx.get());
     ASSERT_TRUE(std::holds_alternative<TcpStagedSender>(s));
     ASSERT_TRUE(std::holds_alternative<TcpStagedReceiver>(r));
     std::atomic<bool> abort{false};
@@ -79,8 +75,8 @@ TEST(StagedTcp, HostToGpuLandsThePatternInGpuMemory) {
     Pair p;
     SendPath s;
     RecvPath r;
-    make_send_path(s, Transport::tcp, p.tx.get(), options(m, {MemoryKind::host, 0}));
-    make_recv_path(r, RxMode::copy, p.rx.get(), options(m, {MemoryKind::cuda, 0}));
+    make_send_path(s, options(m, {MemoryKind::host, 0}), p.tx.get());
+    make_recv_path(r, options(m, {MemoryKind::cuda, 0}), p.rx.get());
     std::atomic<bool> abort{false};
     StopRule stop;
     stop.abort = &abort;
@@ -101,7 +97,7 @@ TEST(StagedTcp, GpuToHostSendsTheGpuDataInOrder) {
     const uint64_t budget = 5 * m;
     Pair p;
     SendPath s;
-    make_send_path(s, Transport::tcp, p.tx.get(), options(m, {MemoryKind::cuda, 0}));
+    make_send_path(s, options(m, {MemoryKind::cuda, 0}), p.tx.get());
     std::atomic<bool> abort{false};
     StopRule stop;
     stop.abort = &abort;
@@ -126,7 +122,7 @@ TEST(StagedTcp, PinnedHostMemoryIsUsedDirectly) {
     ZC_REQUIRE_GPU();
     Pair p;
     SendPath s;
-    make_send_path(s, Transport::tcp, p.tx.get(), options(1 << 20, {MemoryKind::pinned, 0}));
+    make_send_path(s, options(1 << 20, {MemoryKind::pinned, 0}), p.tx.get());
     ASSERT_TRUE(std::holds_alternative<TcpCopySender>(s));
     EXPECT_TRUE(buffer_of(s)->pinned());
 }
@@ -137,8 +133,8 @@ TEST(StagedTcp, SmallMessagesAreStagedInBatchesButSentOneByOne) {
     Pair p;
     SendPath s;
     RecvPath r;
-    make_send_path(s, Transport::tcp, p.tx.get(), options(m, {MemoryKind::cuda, 0}));
-    make_recv_path(r, RxMode::copy, p.rx.get(), options(m, {MemoryKind::cuda, 0}));
+    make_send_path(s, options(m, {MemoryKind::cuda, 0}), p.tx.get());
+    make_recv_path(r, options(m, {MemoryKind::cuda, 0}), p.rx.get());
     std::atomic<bool> abort{false};
     StopRule stop;
     stop.abort = &abort;

@@ -22,12 +22,12 @@ TEST(Cli, Defaults) {
     EXPECT_EQ(o.tests, std::vector<TestKind>{TestKind::stream});
     EXPECT_EQ(o.transports, std::vector<Transport>{Transport::tcp});
     EXPECT_EQ(o.rx_modes, std::vector<RxMode>{RxMode::copy});
-    EXPECT_FALSE(o.uring_fixed);
+    EXPECT_FALSE(o.params.uring_fixed);
     EXPECT_EQ(o.message_sizes, std::vector<uint64_t>{1u << 20});
-    EXPECT_DOUBLE_EQ(o.duration_s, 10);
-    EXPECT_EQ(o.total_bytes, 0u);
-    EXPECT_EQ(o.streams, 1);
-    EXPECT_EQ(o.alignment, 4096u);
+    EXPECT_DOUBLE_EQ(o.params.duration_s, 10);
+    EXPECT_EQ(o.params.total_bytes, 0u);
+    EXPECT_EQ(o.params.streams, 1);
+    EXPECT_EQ(o.params.alignment, 4096u);
     EXPECT_EQ(o.output, "human");
     EXPECT_EQ(o.goal.max_iterations, 1);
     EXPECT_EQ(o.goal.min_iterations, 1);
@@ -35,7 +35,7 @@ TEST(Cli, Defaults) {
     EXPECT_TRUE(o.local.cpus.empty());
     EXPECT_TRUE(o.remote.cpus.empty());
     EXPECT_EQ(o.local.socket_buffer, 0u);
-    EXPECT_EQ(o.rcv_lowat, 256u << 10);
+    EXPECT_EQ(o.params.rcv_lowat, 256u << 10);
     EXPECT_EQ(o.local.mem_node, -1);
     EXPECT_EQ(o.remote.mem_node, -1);
     EXPECT_TRUE(o.local.irq_cpus.empty());
@@ -54,11 +54,11 @@ TEST(Cli, ManyGoodOptions) {
     EXPECT_EQ(o.port, 6000);
     EXPECT_EQ(o.tests, (std::vector<TestKind>{TestKind::stream, TestKind::maerts}));
     EXPECT_EQ(o.message_sizes, (std::vector<uint64_t>{65536, 131072, 262144}));
-    EXPECT_DOUBLE_EQ(o.duration_s, 5);
-    EXPECT_EQ(o.streams, 4);
+    EXPECT_DOUBLE_EQ(o.params.duration_s, 5);
+    EXPECT_EQ(o.params.streams, 4);
     EXPECT_EQ(o.local.socket_buffer, 4u << 20);
     EXPECT_EQ(o.remote.socket_buffer, 2u << 20);
-    EXPECT_EQ(o.alignment, 65536u);
+    EXPECT_EQ(o.params.alignment, 65536u);
     EXPECT_EQ(o.output, "json");
     EXPECT_EQ(o.connect_timeout_ms, 1500);
     EXPECT_EQ(o.command_line,
@@ -74,15 +74,15 @@ TEST(Cli, LongOptionNamesAndLimits) {
               -1);
     EXPECT_EQ(o.tests, std::vector<TestKind>{TestKind::maerts});
     EXPECT_EQ(o.message_sizes, std::vector<uint64_t>{1ull << 30});
-    EXPECT_DOUBLE_EQ(o.duration_s, 86400);
-    EXPECT_EQ(o.streams, 256);
+    EXPECT_DOUBLE_EQ(o.params.duration_s, 86400);
+    EXPECT_EQ(o.params.streams, 256);
     EXPECT_EQ(o.output, "csv");
-    EXPECT_EQ(o.alignment, 2u << 20);
+    EXPECT_EQ(o.params.alignment, 2u << 20);
     ClientOptions p;
     ASSERT_EQ(parse({"-m", "1", "-l", "0.01", "--align", "1", "-s", "1G"}, p), -1);
     EXPECT_EQ(p.message_sizes, std::vector<uint64_t>{1});
-    EXPECT_DOUBLE_EQ(p.duration_s, 0.01);
-    EXPECT_EQ(p.alignment, 1u);
+    EXPECT_DOUBLE_EQ(p.params.duration_s, 0.01);
+    EXPECT_EQ(p.params.alignment, 1u);
     EXPECT_EQ(p.local.socket_buffer, 1u << 30);
 }
 
@@ -95,18 +95,18 @@ TEST(Cli, TransportsAndReceiveModes) {
     EXPECT_EQ(o.transports, (std::vector<Transport>{Transport::tcp, Transport::tcp_sendfile, Transport::tcp_msgzc,
                                                     Transport::tcp_uringzc}));
     EXPECT_EQ(o.rx_modes, (std::vector<RxMode>{RxMode::copy, RxMode::zerocopy, RxMode::splice, RxMode::trunc}));
-    EXPECT_TRUE(o.uring_fixed);
+    EXPECT_TRUE(o.params.uring_fixed);
     ClientOptions p;
     ASSERT_EQ(parse({"--transport", "tcp-msgzc", "--rx", "zerocopy"}, p), -1);
     EXPECT_EQ(p.transports, std::vector<Transport>{Transport::tcp_msgzc});
     EXPECT_EQ(p.rx_modes, std::vector<RxMode>{RxMode::zerocopy});
-    EXPECT_FALSE(p.uring_fixed);
+    EXPECT_FALSE(p.params.uring_fixed);
 }
 
 TEST(Cli, ByteTotal) {
     ClientOptions o;
     ASSERT_EQ(parse({"-n", "10G"}, o), -1);
-    EXPECT_EQ(o.total_bytes, 10ull << 30);
+    EXPECT_EQ(o.params.total_bytes, 10ull << 30);
 }
 
 TEST(Cli, CpuPinning) {
@@ -369,7 +369,7 @@ TEST(ExpandTests, TransportOuterThenReceiveModeThenTestThenSize) {
 TEST(ExpandTests, ReceiveLowWaterTravelsToBothHalves) {
     ClientOptions o;
     ASSERT_EQ(parse({"--rcvlowat", "64K", "-t", "stream,maerts"}, o), -1);
-    EXPECT_EQ(o.rcv_lowat, 64u << 10);
+    EXPECT_EQ(o.params.rcv_lowat, 64u << 10);
     for (const TestSpec& s : expand_tests(o)) {
         EXPECT_EQ(s.rcv_lowat, 64u << 10);
         EXPECT_EQ(server_half(s).rcv_lowat, 64u << 10);
@@ -389,7 +389,7 @@ TEST(ExpandTests, ServerHalfCarriesTheRemoteSide) {
     o.local.mem_node = 0;
     o.transports = {Transport::tcp_uringzc};
     o.rx_modes = {RxMode::splice};
-    o.uring_fixed = true;
+    o.params.uring_fixed = true;
     ServerSpec s = server_half(expand_tests(o).front());
     EXPECT_EQ(s.transport, Transport::tcp_uringzc);
     EXPECT_EQ(s.rx, RxMode::splice);

@@ -21,6 +21,7 @@
 #include "transport/data_path.hpp"
 #include "transport/tcp_gpu_staged.hpp"
 #include "unique_fd.hpp"
+#include "../half_spec.hpp"
 
 using namespace zc;
 using zc::test::parse;
@@ -106,11 +107,11 @@ TEST(GpuCli, CheckNamesTheCause) {
     ClientOptions o;
     o.remote.buffer = {MemoryKind::cuda, 0};
     o.remote.gpu_path = GpuPath::direct;
-    std::string e = error_of([&] { check_buffer_options(o); });
+    std::string e = error_of([&] { check_tests(o); });
     EXPECT_NE(e.find("TCP copies through CPU-addressable pages"), std::string::npos) << e;
     o.remote.gpu_path = GpuPath::auto_;
     o.rx_modes = {RxMode::zerocopy};
-    e = error_of([&] { check_buffer_options(o); });
+    e = error_of([&] { check_tests(o); });
     EXPECT_NE(e.find("--rx copy"), std::string::npos) << e;
 }
 
@@ -158,16 +159,17 @@ TEST(GpuPaths, OnlyTheCopyPathsTakeOtherMemory) {
     int sv[2];
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
     UniqueFd a(sv[0]), b(sv[1]);
-    PathOptions o;
-    o.message_size = 4096;
-    o.buffer = {MemoryKind::cuda, 0};
+    const BufferSpec gpu{MemoryKind::cuda, 0};
     SendPath s;
     RecvPath r;
-    EXPECT_NE(error_of([&] { make_send_path(s, Transport::tcp_sendfile, a.get(), o); }).find("-T tcp"), std::string::npos);
-    EXPECT_NE(error_of([&] { make_recv_path(r, RxMode::splice, b.get(), o); }).find("--rx copy"), std::string::npos);
-    o.gpu_path = GpuPath::direct;
-    EXPECT_NE(error_of([&] { make_send_path(s, Transport::tcp, a.get(), o); }).find("cannot DMA"), std::string::npos);
-    EXPECT_NE(error_of([&] { make_recv_path(r, RxMode::copy, b.get(), o); }).find("use --gpu-path staged"), std::string::npos);
+    ServerSpec sendfile = zc::test::half_spec(Transport::tcp_sendfile, 4096, gpu);
+    EXPECT_NE(error_of([&] { make_send_path(s, sendfile, a.get()); }).find("-T tcp"), std::string::npos);
+    ServerSpec splice = zc::test::half_spec(Transport::tcp, 4096, gpu, RxMode::splice);
+    EXPECT_NE(error_of([&] { make_recv_path(r, splice, b.get()); }).find("--rx copy"), std::string::npos);
+    ServerSpec direct = zc::test::half_spec(Transport::tcp, 4096, gpu);
+    direct.side.gpu_path = GpuPath::direct;
+    EXPECT_NE(error_of([&] { make_send_path(s, direct, a.get()); }).find("cannot DMA"), std::string::npos);
+    EXPECT_NE(error_of([&] { make_recv_path(r, direct, b.get()); }).find("use --gpu-path staged"), std::string::npos);
 }
 
 TEST(GpuPaths, WithoutAGpuTheErrorSaysWhy) {

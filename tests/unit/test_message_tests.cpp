@@ -10,8 +10,22 @@
 #include "protocol/json_fields.hpp"
 #include "test_driver.hpp"
 #include "transport/exchange_path.hpp"
+#include "../half_spec.hpp"
+#include "transport/test_rules.hpp"
 
 using namespace zc;
+using zc::test::half_spec;
+
+namespace {
+// What a half of this message test may not do (spec_problem), with the options it carries.
+std::string problem(TestKind test, Transport t, RxMode rx, uint64_t total_bytes, uint32_t batch, const RdmaOptions& rdma = {}) {
+    ServerSpec h = half_spec(t, 1, {}, rx, test);
+    h.total_bytes = total_bytes;
+    h.batch = batch;
+    h.rdma = rdma;
+    return spec_problem(h, Role::send);
+}
+}  // namespace
 using zc::test::parse;
 
 namespace {
@@ -160,13 +174,13 @@ TEST(MessageTests, CommandLineDefaultsAndBadCombinations) {
 }
 
 TEST(MessageTests, ServerSideChecksAndBufferSizes) {
-    EXPECT_EQ(exchange_spec_problem(TestKind::rr, Transport::tcp, RxMode::copy, 0, 1), "");
-    EXPECT_NE(exchange_spec_problem(TestKind::rr, Transport::tcp_uringzc, RxMode::copy, 0, 1).find("tcp transport"),
+    EXPECT_EQ(problem(TestKind::rr, Transport::tcp, RxMode::copy, 0, 1), "");
+    EXPECT_NE(problem(TestKind::rr, Transport::tcp_uringzc, RxMode::copy, 0, 1).find("tcp transport"),
               std::string::npos);
-    EXPECT_NE(exchange_spec_problem(TestKind::msgrate, Transport::tcp, RxMode::copy, 100, 1).find("-l"), std::string::npos);
-    EXPECT_NE(exchange_spec_problem(TestKind::rr, Transport::tcp, RxMode::copy, 0, 4), "");
-    EXPECT_EQ(exchange_spec_problem(TestKind::stream, Transport::tcp_msgzc, RxMode::zerocopy, 100, 1), "");
-    EXPECT_EQ(exchange_buffer_bytes(TestKind::rr, Role::recv, 1ull << 30), 1ull << 30);
+    EXPECT_NE(problem(TestKind::msgrate, Transport::tcp, RxMode::copy, 100, 1).find("-l"), std::string::npos);
+    EXPECT_NE(problem(TestKind::rr, Transport::tcp, RxMode::copy, 0, 4), "");
+    EXPECT_EQ(problem(TestKind::stream, Transport::tcp_msgzc, RxMode::zerocopy, 100, 1), "");
+    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 1ull << 30, {}, RxMode::copy, TestKind::rr), Role::recv), 1ull << 30);
     // rr takes host, pinned and GPU memory; msgrate host memory only, and the server says so too.
     EXPECT_EQ(msgrate_buffer_problem({MemoryKind::host, 0}), "");
     EXPECT_NE(msgrate_buffer_problem({MemoryKind::cuda, 1}).find("msgrate uses host memory"), std::string::npos);
@@ -176,11 +190,13 @@ TEST(MessageTests, ServerSideChecksAndBufferSizes) {
     ExchangePath path;
     LatencyHistogram rtt;
     EXPECT_THROW(make_exchange_path(path, gpu_msgrate, Role::send, -1, rtt), std::runtime_error);
-    EXPECT_EQ(exchange_buffer_bytes(TestKind::msgrate, Role::recv, 2), TcpMsgRateReceiver::kChunk);
+    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 2, {}, RxMode::copy, TestKind::msgrate), Role::recv), TcpMsgRateReceiver::kChunk);
     // Verbs msgrate: the receiver's ring, at least 512 slots per QP (2 QPs x 512 x 4 KiB).
     RdmaOptions two;
     two.qps = 2;
-    EXPECT_EQ(exchange_buffer_bytes(TestKind::msgrate, Role::recv, 4096, {}, Transport::rdma_send, two), 2ull * 512 * 4096);
+    ServerSpec verbs = half_spec(Transport::rdma_send, 4096, {}, RxMode::copy, TestKind::msgrate);
+    verbs.rdma = two;
+    EXPECT_EQ(buffer_bytes(verbs, Role::recv), 2ull * 512 * 4096);
     // The spec carries the test kind and batch to the server, and refuses a bad batch.
     TestSpec s = rr_spec();
     s.test = TestKind::msgrate;
@@ -197,29 +213,29 @@ TEST(MessageTests, ServerSideChecksAndBufferSizes) {
 
 TEST(MessageTests, RdmaTransportsAndWhatTheyRefuse) {
     for (Transport t : {Transport::rdma_send, Transport::rdma_write, Transport::rsocket}) {
-        EXPECT_EQ(exchange_spec_problem(TestKind::rr, t, RxMode::copy, 0, 1), "") << transport_name(t);
+        EXPECT_EQ(problem(TestKind::rr, t, RxMode::copy, 0, 1), "") << transport_name(t);
     }
     for (Transport t : {Transport::rdma_send, Transport::rdma_write}) {
-        EXPECT_EQ(exchange_spec_problem(TestKind::msgrate, t, RxMode::copy, 0, 1, RdmaOptions{CqMode::poll, 128, 8, 64, 2, 2}),
+        EXPECT_EQ(problem(TestKind::msgrate, t, RxMode::copy, 0, 1, RdmaOptions{CqMode::poll, 128, 8, 64, 2, 2}),
                   "")
             << transport_name(t);
     }
     auto says = [](const std::string& why, const char* what) {
         EXPECT_NE(why.find(what), std::string::npos) << "'" << why << "' should say '" << what << "'";
     };
-    says(exchange_spec_problem(TestKind::rr, Transport::rsocket_iomap, RxMode::copy, 0, 1), "-T rsocket");
-    says(exchange_spec_problem(TestKind::rr, Transport::rdma_read, RxMode::copy, 0, 1), "one-sided");
-    says(exchange_spec_problem(TestKind::msgrate, Transport::rdma_read, RxMode::copy, 0, 1), "-T rdma-send");
-    says(exchange_spec_problem(TestKind::msgrate, Transport::rsocket, RxMode::copy, 0, 1), "coalesced");
-    says(exchange_spec_problem(TestKind::msgrate, Transport::rdma_send, RxMode::copy, 0, 4), "--postlist");
+    says(problem(TestKind::rr, Transport::rsocket_iomap, RxMode::copy, 0, 1), "-T rsocket");
+    says(problem(TestKind::rr, Transport::rdma_read, RxMode::copy, 0, 1), "one-sided");
+    says(problem(TestKind::msgrate, Transport::rdma_read, RxMode::copy, 0, 1), "-T rdma-send");
+    says(problem(TestKind::msgrate, Transport::rsocket, RxMode::copy, 0, 1), "coalesced");
+    says(problem(TestKind::msgrate, Transport::rdma_send, RxMode::copy, 0, 4), "--postlist");
     RdmaOptions two_qps;
     two_qps.qps = 2;
-    says(exchange_spec_problem(TestKind::rr, Transport::rdma_write, RxMode::copy, 0, 1, two_qps), "--qps must be 1");
+    says(problem(TestKind::rr, Transport::rdma_write, RxMode::copy, 0, 1, two_qps), "--qps must be 1");
     RdmaOptions chained;
     chained.postlist = 8;
-    says(exchange_spec_problem(TestKind::rr, Transport::rdma_send, RxMode::copy, 0, 1, chained), "-t msgrate");
+    says(problem(TestKind::rr, Transport::rdma_send, RxMode::copy, 0, 1, chained), "-t msgrate");
     // The stream tests keep every RDMA option.
-    EXPECT_EQ(exchange_spec_problem(TestKind::stream, Transport::rdma_write, RxMode::copy, 0, 1, two_qps), "");
+    EXPECT_EQ(problem(TestKind::stream, Transport::rdma_write, RxMode::copy, 0, 1, two_qps), "");
 }
 
 TEST(MessageTests, RdmaCommandLine) {

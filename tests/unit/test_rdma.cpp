@@ -60,11 +60,11 @@ TEST(RdmaOptions, CliParsesAndChecks) {
                      "--qps", "4", "--rdma-dev", "mlx5_0,mlx5_1"},
                     o),
               -1);
-    EXPECT_EQ(o.rdma.cq_mode, CqMode::event);
-    EXPECT_EQ(o.rdma.tx_depth, 256u);
-    EXPECT_EQ(o.rdma.postlist, 16u);
-    EXPECT_EQ(o.rdma.inline_size, 64u);
-    EXPECT_EQ(o.rdma.qps, 4u);
+    EXPECT_EQ(o.params.rdma.cq_mode, CqMode::event);
+    EXPECT_EQ(o.params.rdma.tx_depth, 256u);
+    EXPECT_EQ(o.params.rdma.postlist, 16u);
+    EXPECT_EQ(o.params.rdma.inline_size, 64u);
+    EXPECT_EQ(o.params.rdma.qps, 4u);
     EXPECT_EQ(o.local.rdma_dev, "mlx5_0");
     EXPECT_EQ(o.remote.rdma_dev, "mlx5_1");
     auto specs = expand_tests(o);
@@ -81,7 +81,7 @@ TEST(RdmaOptions, CliParsesAndChecks) {
 TEST(RdmaOptions, AutoCqModeSleepsOnlyOnThePassiveSide) {
     ClientOptions o;
     ASSERT_EQ(parse({"-T", "rdma-write"}, o), -1);
-    EXPECT_EQ(o.rdma.cq_mode, CqMode::auto_);
+    EXPECT_EQ(o.params.rdma.cq_mode, CqMode::auto_);
     EXPECT_EQ(effective_cq_mode(CqMode::auto_, true), CqMode::event);
     EXPECT_EQ(effective_cq_mode(CqMode::auto_, false), CqMode::poll);
     for (bool passive : {true, false}) {

@@ -17,6 +17,8 @@
 #include "transport/exchange_path.hpp"
 #include "../socket_pair.hpp"
 #include "unique_fd.hpp"
+#include "transport/test_rules.hpp"
+#include "../half_spec.hpp"
 
 using namespace zc;
 using zc::test::parse;
@@ -25,12 +27,7 @@ namespace {
 
 using Pair = zc::test::SocketPair;
 
-PathOptions sim(size_t m) {
-    PathOptions o;
-    o.message_size = m;
-    o.buffer = {MemoryKind::sim_gpu, 0};
-    return o;
-}
+ServerSpec sim(size_t m) { return zc::test::half_spec(Transport::tcp, m, {MemoryKind::sim_gpu, 0}); }
 
 struct Moved {
     StreamCounters sent, received;
@@ -79,8 +76,8 @@ TEST(StagedStream, SimGpuToSimGpuLandsThePatternInDeviceMemory) {
         Pair p;
         SendPath s;
         RecvPath r;
-        make_send_path(s, Transport::tcp, p.tx.get(), sim(m));
-        make_recv_path(r, RxMode::copy, p.rx.get(), sim(m));
+        make_send_path(s, sim(m), p.tx.get());
+        make_recv_path(r, sim(m), p.rx.get());
         ASSERT_TRUE(std::holds_alternative<TcpSimStagedSender>(s));
         ASSERT_TRUE(std::holds_alternative<TcpSimStagedReceiver>(r));
         Moved run = transfer(s, r, budget);
@@ -104,10 +101,8 @@ TEST(StagedStream, HostSenderToSimGpuReceiver) {
     Pair p;
     SendPath s;
     RecvPath r;
-    PathOptions host;
-    host.message_size = m;
-    make_send_path(s, Transport::tcp, p.tx.get(), host);
-    make_recv_path(r, RxMode::copy, p.rx.get(), sim(m));
+    make_send_path(s, zc::test::half_spec(Transport::tcp, m), p.tx.get());
+    make_recv_path(r, sim(m), p.rx.get());
     Moved run = transfer(s, r, 10 * m + 7);
     EXPECT_EQ(run.received.bytes, 10 * m + 7);
     EXPECT_EQ(run.received.staging.bytes, 10 * m + 7);
@@ -126,16 +121,18 @@ TEST(GpuPaths, OnlyVerbsCanDmaGpuMemory) {
 TEST(GpuPaths, BufferBytesCountTheBounceSlots) {
     const BufferSpec gpu{MemoryKind::cuda, 0};
     StageShape big = stage_shape(64u << 20), small = stage_shape(4096);
-    EXPECT_EQ(path_buffer_bytes(true, Transport::tcp, RxMode::copy, 64u << 20, gpu), big.host_bytes() + (64u << 20));
-    EXPECT_EQ(path_buffer_bytes(false, Transport::tcp, RxMode::copy, 4096, gpu), small.host_bytes() + small.gpu_bytes(4096));
-    EXPECT_GE(path_buffer_bytes(true, Transport::tcp, RxMode::copy, 1u << 20, gpu), 5u << 20);  // 4 slots of 1 MiB + the message
-    EXPECT_GE(path_buffer_bytes(false, Transport::tcp, RxMode::copy, 4096, gpu), 1u << 20);  // 4 slots of a 256 KiB batch
-    EXPECT_EQ(path_buffer_bytes(false, Transport::tcp, RxMode::copy, 4096), 4096u);          // host: unchanged
+    using zc::test::half_spec;
+    const Transport tcp = Transport::tcp, verbs = Transport::rdma_write;
+    EXPECT_EQ(buffer_bytes(half_spec(tcp, 64u << 20, gpu), Role::send), big.host_bytes() + (64u << 20));
+    EXPECT_EQ(buffer_bytes(half_spec(tcp, 4096, gpu), Role::recv), small.host_bytes() + small.gpu_bytes(4096));
+    EXPECT_GE(buffer_bytes(half_spec(tcp, 1u << 20, gpu), Role::send), 5u << 20);  // 4 slots of 1 MiB + the message
+    EXPECT_GE(buffer_bytes(half_spec(tcp, 4096, gpu), Role::recv), 1u << 20);      // 4 slots of a 256 KiB batch
+    EXPECT_EQ(buffer_bytes(half_spec(tcp, 4096), Role::recv), 4096u);              // host: unchanged
     // Verbs staged: the registered ring on both sides, plus the GPU memory.
-    uint64_t ring = path_buffer_bytes(false, Transport::rdma_write, RxMode::copy, 1u << 20);
-    EXPECT_EQ(path_buffer_bytes(false, Transport::rdma_write, RxMode::copy, 1u << 20, gpu), 2 * ring);
-    EXPECT_EQ(path_buffer_bytes(true, Transport::rdma_write, RxMode::copy, 1u << 20, gpu), ring + (1u << 20));
-    EXPECT_EQ(exchange_buffer_bytes(TestKind::rr, Role::send, 4096, gpu), 8192u);
+    uint64_t ring = buffer_bytes(half_spec(verbs, 1u << 20), Role::recv);
+    EXPECT_EQ(buffer_bytes(half_spec(verbs, 1u << 20, gpu), Role::recv), 2 * ring);
+    EXPECT_EQ(buffer_bytes(half_spec(verbs, 1u << 20, gpu), Role::send), ring + (1u << 20));
+    EXPECT_EQ(buffer_bytes(half_spec(tcp, 4096, gpu, RxMode::copy, TestKind::rr), Role::send), 8192u);
 }
 
 TEST(GpuCli, GpuMemoryOnEachTransport) {

@@ -6,8 +6,11 @@
 
 #include "transport/data_path.hpp"
 #include "unique_fd.hpp"
+#include "transport/test_rules.hpp"
+#include "../half_spec.hpp"
 
 using namespace zc;
+using zc::test::half_spec;
 
 TEST(ZeroCopyPaths, SoZerocopyRefusedNamesTheCause) {
     int sv[2];
@@ -15,7 +18,7 @@ TEST(ZeroCopyPaths, SoZerocopyRefusedNamesTheCause) {
     UniqueFd a(sv[0]), b(sv[1]);
     SendPath path;
     try {
-        make_send_path(path, Transport::tcp_msgzc, a.get(), {65536, 4096, false});
+        make_send_path(path, half_spec(Transport::tcp_msgzc, 65536), a.get());
         FAIL() << "SO_ZEROCOPY on a UNIX socket was accepted";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("refused SO_ZEROCOPY"), std::string::npos) << e.what();
@@ -28,7 +31,7 @@ TEST(ZeroCopyPaths, ZerocopyReceiveOnANonTcpSocketNamesTheCause) {
     UniqueFd a(sv[0]), b(sv[1]);
     RecvPath path;
     try {
-        make_recv_path(path, RxMode::zerocopy, a.get(), {65536, 4096, false});
+        make_recv_path(path, half_spec(Transport::tcp, 65536, {}, RxMode::zerocopy), a.get());
         FAIL() << "mmap of a UNIX socket was accepted";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("TCP_ZEROCOPY_RECEIVE"), std::string::npos) << e.what();
@@ -37,8 +40,8 @@ TEST(ZeroCopyPaths, ZerocopyReceiveOnANonTcpSocketNamesTheCause) {
 
 TEST(ZeroCopyPaths, BufferMemoryTheServerChecksAgainstItsLimit) {
     // A copy sender holds one message; a zero-copy sender a ring of them (about 8 MiB, 2..64 slots).
-    EXPECT_EQ(path_buffer_bytes(true, Transport::tcp, RxMode::copy, 1 << 20), 1u << 20);
-    EXPECT_EQ(path_buffer_bytes(true, Transport::tcp_msgzc, RxMode::copy, 1 << 20), 8u << 20);
-    EXPECT_EQ(path_buffer_bytes(true, Transport::tcp_uringzc, RxMode::copy, 64 << 20), 128u << 20);
-    EXPECT_EQ(path_buffer_bytes(false, Transport::tcp, RxMode::trunc, 1 << 20), 0u);
+    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 1 << 20), Role::send), 1u << 20);
+    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp_msgzc, 1 << 20), Role::send), 8u << 20);
+    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp_uringzc, 64 << 20), Role::send), 128u << 20);
+    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 1 << 20, {}, RxMode::trunc), Role::recv), 0u);
 }

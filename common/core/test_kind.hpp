@@ -1,0 +1,21 @@
+#pragma once
+// What a test is and which side plays which role: the basic words every layer shares.
+#include <string>
+
+namespace zc {
+
+// stream: client sends; maerts: server sends (netperf's names); rr: one message each way per
+// transaction, the client asks and the server answers (netperf's TCP_RR); msgrate: the client sends
+// small messages as fast as it can, one connection per thread, the server counts them.
+enum class TestKind { stream, maerts, rr, msgrate };
+enum class Role { send, recv };
+
+const char* test_name(TestKind t);
+TestKind test_from_name(const std::string& name);  // throws std::invalid_argument
+const char* role_name(Role r);
+Role server_role(TestKind t);
+Role client_role(TestKind t);  // rr: the client is the sender of requests, the server the responder
+// rr and msgrate count messages (transactions) besides bytes, and run other loops (exchange_path.hpp).
+inline bool is_message_test(TestKind t) { return t == TestKind::rr || t == TestKind::msgrate; }
+
+}  // namespace zc
