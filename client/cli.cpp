@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cuda/device.hpp"
+#include "run/build_info.hpp"
 #include "system/affinity.hpp"
 #include "transport/data_path.hpp"
 #include "system/cpu_list.hpp"
@@ -292,7 +293,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                    "shared key for a zcserver started with --auth-key-file (same file contents on both hosts)");
     app.add_flag("--topology", o.topology, "print where CPUs, NICs and RDMA devices sit (NUMA node, PCI, IRQs) "
                  "here and on each -H server, then exit");
-    app.set_version_flag("-V,--version", "zcperf " ZCPERF_VERSION);
+    app.set_version_flag("-V,--version", version_text("zcperf"));
     try {
         app.parse(argc, argv);
         o.tests.clear();

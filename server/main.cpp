@@ -4,6 +4,7 @@
 #include <csignal>
 #include <iostream>
 
+#include "run/build_info.hpp"
 #include "server.hpp"
 #include "units.hpp"
 
@@ -46,7 +47,7 @@ int main(int argc, char** argv) {
                    "chmod 600, 16 bytes or more; clients use zcperf --auth-key-file with the same file)");
     bool quiet = false;
     app.add_flag("-q,--quiet", quiet, "do not log sessions to stderr");
-    app.set_version_flag("-V,--version", "zcserver " ZCPERF_VERSION);
+    app.set_version_flag("-V,--version", zc::version_text("zcserver"));
     CLI11_PARSE(app, argc, argv);
     opt.handshake_timeout = std::chrono::seconds(handshake);
     opt.idle_timeout = std::chrono::seconds(idle);

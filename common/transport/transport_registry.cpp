@@ -37,6 +37,12 @@ std::vector<std::string> available_transports() {
     return out;
 }
 
+bool transport_built(Transport t) {
+    for (const auto& e : transport_table())
+        if (e.id == t) return e.built;
+    return false;
+}
+
 Transport transport_from_name(std::string_view name) {
     std::string known;
     for (const auto& t : transport_table()) {

@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "../transport_built.hpp"
 #include "parse_cli.hpp"
 #include "cli.hpp"
 #include "protocol/json_fields.hpp"
@@ -55,6 +56,7 @@ TEST(RdmaWire, WindowIsTxDepthBoundedBy64MiBPerStreamAndAtLeastTwo) {
 }
 
 TEST(RdmaOptions, CliParsesAndChecks) {
+    REQUIRE_RDMA_BUILT();
     ClientOptions o;
     ASSERT_EQ(parse({"-T", "tcp", "--cq-mode", "event", "--tx-depth", "256", "--postlist", "16", "--inline", "64",
                      "--qps", "4", "--rdma-dev", "mlx5_0,mlx5_1"},
@@ -79,6 +81,7 @@ TEST(RdmaOptions, CliParsesAndChecks) {
 }
 
 TEST(RdmaOptions, AutoCqModeSleepsOnlyOnThePassiveSide) {
+    REQUIRE_RDMA_BUILT();
     ClientOptions o;
     ASSERT_EQ(parse({"-T", "rdma-write"}, o), -1);
     EXPECT_EQ(o.rdma.cq_mode, CqMode::auto_);
@@ -96,6 +99,7 @@ TEST(RdmaOptions, AutoCqModeSleepsOnlyOnThePassiveSide) {
 }
 
 TEST(RdmaOptions, TravelToTheServerAndAreRangeChecked) {
+    REQUIRE_RDMA_BUILT();
     TestSpec t;
     t.transport = Transport::rdma_write;
     t.rdma = RdmaOptions{CqMode::event, 64, 8, 128, 2};
@@ -146,6 +150,7 @@ TEST(RdmaInfo, JsonRoundTripAndOneLine) {
 }
 
 TEST(RdmaOptions, QpsPerContextTravelsAndIsChecked) {
+    REQUIRE_RDMA_BUILT();
     TestSpec t;
     t.transport = Transport::rdma_send;
     t.rdma.qps_per_context = 3;
