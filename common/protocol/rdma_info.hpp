@@ -51,8 +51,8 @@ struct RdmaInfo {
     std::string rr_wait;           // rr: how a side learns its message arrived ("receive completion", ...)
     uint32_t thread_domains = 0;   // --thread-domains: ibv_td + parent domain pairs in use (0: not in force)
     // Declared last, so that the brace-initialised fixtures above keep their order.
-    std::string provider;          // the device's driver, as libibverbs matches its provider: "rxe", "mlx5", ...
-    std::map<std::string, std::string> doorbell_env;  // kDoorbellEnv's variables set on this side, name -> value
+    std::string provider{};        // the device's driver, as libibverbs matches its provider: "rxe", "mlx5", ...
+    std::map<std::string, std::string> doorbell_env{};  // kDoorbellEnv's variables set on this side, name -> value
 
     bool empty() const { return device.empty() && cq_mode.empty() && registered_bytes == 0; }
     void add(const RdmaInfo& o);  // a stream's into the side's: counts summed, the device kept

@@ -220,12 +220,14 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
     }
     int cqe = static_cast<int>(opt_.qps * (send_depth_ + recv_depth_));
     if (parent_) {
-        // The CQ in the thread's parent domain, so that the provider may drop its lock too (mlx5).
+        // The CQ in the thread's parent domain and single-threaded (only this stream's thread polls
+        // it, the thread domain's contract), so that the provider may drop its lock too (mlx5).
         ibv_cq_init_attr_ex ca{};
         ca.cqe = static_cast<uint32_t>(cqe);
         ca.channel = comp_.get();
         ca.wc_flags = IBV_WC_STANDARD_FLAGS;
-        ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
+        ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD | IBV_CQ_INIT_ATTR_MASK_FLAGS;
+        ca.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
         ca.parent_domain = parent_.get();
         ibv_cq_ex* cq = ibv_create_cq_ex(ctx, &ca);
         if (!cq) throw std::runtime_error(err("--thread-domains: ibv_create_cq_ex in the parent domain on " + info_.device));

@@ -356,7 +356,9 @@ TEST(Rdma, EachSideRecordsItsProviderAndDoorbellEnvironment) {
         std::string provider = d["provider"];
         EXPECT_FALSE(provider.empty());
         EXPECT_NE(provider, "unknown");
-        if (std::getenv("RDMA_VM")) EXPECT_EQ(provider, "rxe");  // the guest's device is Soft-RoCE
+        if (std::getenv("RDMA_VM")) {
+            EXPECT_EQ(provider, "rxe");  // the guest's device is Soft-RoCE
+        }
         EXPECT_EQ(d["thread_domains"], 0);
         for (const char* v : {"MLX5_SHUT_UP_BF", "MLX5_SINGLE_THREADED", "MLX5_POST_SEND_PREFER_BF", "MLX5_TOTAL_UUARS",
                               "MLX5_NUM_LOW_LAT_UUARS", "T5_ENABLE_WC"}) {

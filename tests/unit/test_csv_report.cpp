@@ -81,11 +81,12 @@ TEST(CsvReport, RdmaProviderThreadDomainsAndDoorbellEnvPerSide) {
     r.transport = Transport::rdma_write;
     r.local.role = Role::send;
     r.remote.role = Role::recv;
-    r.local.rdma = {"mlx5_0", 1, 3, 4096, "InfiniBand", "poll", 16, 1.0, 4096, 0};
+    r.local.rdma.device = "mlx5_0";
     r.local.rdma.provider = "mlx5";
     r.local.rdma.thread_domains = 16;
     r.local.rdma.doorbell_env = {{"MLX5_SHUT_UP_BF", "1"}, {"MLX5_SINGLE_THREADED", "1"}};
-    r.remote.rdma = {"rxe0", 1, 1, 4096, "Ethernet", "event", 16, 1.0, 4096, 0};
+    r.local.rdma.contexts_opened = 1;
+    r.remote.rdma.device = "rxe0";
     r.remote.rdma.provider = "rxe";
     auto m = csv_row(r);
     EXPECT_EQ(m["local_rdma_provider"], "mlx5");
@@ -94,6 +95,7 @@ TEST(CsvReport, RdmaProviderThreadDomainsAndDoorbellEnvPerSide) {
     EXPECT_EQ(m["remote_rdma_provider"], "rxe");
     EXPECT_EQ(m["remote_thread_domains"], "0");
     EXPECT_EQ(m["remote_doorbell_env"], "");
+    EXPECT_EQ(m["local_contexts_opened"], "1");  // the sweep's sharing ratio: streams / contexts
 }
 
 TEST(CsvReport, TcpRowsLeaveRdmaCellsEmptyAndCarryTheWakeThreshold) {
