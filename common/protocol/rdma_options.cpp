@@ -49,6 +49,7 @@ void add_rdma_options(nlohmann::json& j, const RdmaOptions& o) {
     j["inline_size"] = o.inline_size;
     j["qps"] = o.qps;
     j["qps_per_context"] = o.qps_per_context;
+    j["thread_domains"] = o.thread_domains;
 }
 
 RdmaOptions rdma_options_from_json(const nlohmann::json& j) {
@@ -65,6 +66,7 @@ RdmaOptions rdma_options_from_json(const nlohmann::json& j) {
     if (j.contains("inline_size")) o.inline_size = field_in<uint32_t>(j, "inline_size", 0, kMaxInline);
     if (j.contains("qps")) o.qps = field_in<uint32_t>(j, "qps", 1, kMaxQpsPerStream);
     if (j.contains("qps_per_context")) o.qps_per_context = field_in<uint32_t>(j, "qps_per_context", 0, kMaxQpsPerContext);
+    if (j.contains("thread_domains")) o.thread_domains = field<bool>(j, "thread_domains");  // absent: an older client
     if (o.postlist > o.tx_depth) throw ProtocolError("field 'postlist' must not exceed 'tx_depth'");
     return o;
 }

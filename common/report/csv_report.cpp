@@ -22,15 +22,22 @@ std::string side_columns(const char* p) {
         "{0}_process_service_demand_us_per_kb,{0}_test_cpus_service_demand_us_per_kb,{0}_other_processes_cpu_s,"
         "{0}_buffer,{0}_staged_bytes,{0}_stage_copy_s,{0}_stage_wait_s,{0}_rcv_lowat,"
         "{0}_rdma_device,{0}_rdma_port,{0}_rdma_gid_index,{0}_rdma_mtu,{0}_rdma_link_layer,{0}_cq_mode,{0}_qps,"
-        "{0}_registration_ms,{0}_registered_bytes,{0}_credit_waits",
+        "{0}_registration_ms,{0}_registered_bytes,{0}_credit_waits,{0}_rdma_provider,{0}_thread_domains,"
+        "{0}_doorbell_env,{0}_contexts_opened",
         p);
 }
 
 // Empty cells where no RDMA path ran, so TCP rows do not claim a device.
 std::string rdma_values(const RdmaInfo& r) {
-    if (r.empty()) return ",,,,,,,,,";
-    return fmt::format("{},{},{},{},{},{},{},{:.3f},{},{}", quoted(r.device), r.port, r.gid_index, r.mtu,
-                       quoted(r.link_layer), r.cq_mode, r.qps, r.registration_ms, r.registered_bytes, r.credit_waits);
+    if (r.empty()) return ",,,,,,,,,,,,,";
+    const std::string env = [&] {  // NAME=VALUE of the doorbell variables set on that side, space-separated
+        std::string text;
+        for (const auto& [name, value] : r.doorbell_env) text += (text.empty() ? "" : " ") + name + "=" + value;
+        return text;
+    }();
+    return fmt::format("{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{}", quoted(r.device), r.port, r.gid_index, r.mtu,
+                       quoted(r.link_layer), r.cq_mode, r.qps, r.registration_ms, r.registered_bytes, r.credit_waits,
+                       quoted(r.provider), r.thread_domains, quoted(env), r.contexts_opened);
 }
 
 std::string side_values(const SideResult& s) {

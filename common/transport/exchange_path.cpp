@@ -13,6 +13,11 @@ namespace zc {
 
 std::string exchange_spec_problem(TestKind test, Transport transport, RxMode rx, uint64_t total_bytes, uint32_t batch,
                                   const RdmaOptions& rdma) {
+    if (rdma.thread_domains && !is_verbs(transport)) {
+        return "--thread-domains is for the verbs transports (rdma-write, rdma-send, rdma-read), whose threads post "
+               "work requests themselves; " + std::string(transport_name(transport)) + " has no queue pairs of ours "
+               "to put in one";
+    }
     if (!is_message_test(test)) return "";
     std::string name = test_name(test);
     const bool verbs = transport == Transport::rdma_send || transport == Transport::rdma_write;

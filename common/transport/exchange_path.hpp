@@ -47,7 +47,8 @@ uint64_t exchange_buffer_bytes(TestKind test, Role role, uint64_t message_size, 
 
 // Why this combination cannot run as a message test ("" when it can), in words for the user: both
 // zcperf's command line and zcserver's setup check it.
-// `rdma`: the verbs options, which rr restricts (one QP, no post list).
+// `rdma`: the verbs options, which rr restricts (one QP, no post list); --thread-domains needs a verbs
+// transport in every test (stream tests too).
 std::string exchange_spec_problem(TestKind test, Transport transport, RxMode rx, uint64_t total_bytes, uint32_t batch,
                                   const RdmaOptions& rdma = {});
 
