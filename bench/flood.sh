@@ -66,13 +66,15 @@ flood_test() {
     local pin=()
     [[ -n $FLOOD_CPUS ]] && pin=(taskset -c "$FLOOD_CPUS")
     "${pin[@]}" "$B/zcflood" --port "$PORT" --source-first 127.0.0.2 --sources 64 --idle 70 --reconnect-ms 20 \
-        --burst 400 --burst-after 1.5 --dribble 20 --dribble-ms 100 --seconds $((DURATION + 3)) > "$TMP/flood.json" &
+        --burst 400 --burst-after 1.5 --dribble 20 --dribble-ms 100 --seconds 3600 > "$TMP/flood.json" &
     FLOOD_PID=$!
+    (while kill -0 "$FLOOD_PID" 2>/dev/null; do peak >> "$TMP/usage"; sleep 0.2; done) &
+    local sampler=$!
     sleep 1
     local g; g=$(run_test)
-    peak >> "$TMP/usage"
-    wait "$FLOOD_PID" || true
+    kill "$FLOOD_PID"; wait "$FLOOD_PID" || true
     FLOOD_PID=
+    wait "$sampler" || true
     echo "$g"
 }
 
@@ -92,5 +94,5 @@ ma, mf = statistics.median(a), statistics.median(f)
 print(f"median  {ma:12.2f} {mf:12.2f} {mf / ma:8.2f}   (with flood / without)")
 print("last flood (zcflood):", open(sys.argv[3]).read().strip())
 u = [tuple(map(int, l.split())) for l in open(sys.argv[4])]
-print(f"zcserver at the end of each flooded test: VmRSS max {max(x[0] for x in u)} KiB, descriptors max {max(x[1] for x in u)}")
+print(f"zcserver during the floods (every 0.2 s): VmRSS max {max(x[0] for x in u)} KiB, descriptors max {max(x[1] for x in u)}")
 PYEOF

@@ -5,7 +5,7 @@
 //   --dribble N   connections that send a valid hello one byte every --dribble-ms, reconnecting
 // Sources are --source-first and the next --sources - 1 addresses (127.0.0.2.. on loopback: any
 // 127/8 address is local), so a per-source limit sees several attacking hosts.
-// At the end (--seconds) it prints one JSON object of what the server did to those connections.
+// At the end (--seconds, or SIGTERM) it prints one JSON object of what the server did to those connections.
 #include <CLI/CLI.hpp>
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -25,6 +25,9 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+volatile std::sig_atomic_t g_stop = 0;  // SIGTERM/SIGINT: stop early, still print the summary
+void on_stop(int) { g_stop = 1; }
 
 enum class Kind { idle, burst, dribble };
 
@@ -47,6 +50,8 @@ struct Counts {
 
 int main(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
+    std::signal(SIGTERM, on_stop);
+    std::signal(SIGINT, on_stop);
     CLI::App app{"zcflood: floods a zcserver's control port with idle, bursting and slow connections"};
     int port = 0, idle = 70, burst = 0, dribble = 0, sources = 1, reconnect_ms = 20, dribble_ms = 100;
     double seconds = 10, burst_after = 1;
@@ -120,7 +125,7 @@ int main(int argc, char** argv) {
     const auto end = start + std::chrono::milliseconds(int(seconds * 1000));
     std::vector<pollfd> pfds;
     std::vector<size_t> which;
-    while (Clock::now() < end) {
+    while (Clock::now() < end && !g_stop) {
         auto now = Clock::now();
         pfds.clear();
         which.clear();
