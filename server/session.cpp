@@ -298,6 +298,7 @@ void Session::flush() {
             boost::system::error_code ignored;
             socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
             socket_.close(ignored);
+            timer_.cancel();  // the close-anyway timer: done, let the session (and its slot) go now
             return;
         }
         flush();
