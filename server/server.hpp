@@ -20,7 +20,7 @@ struct ServerOptions {
     uint16_t port = 12875;
     int max_sessions = 64;       // sessions that finished their handshake; see StartupLimits for the rest
     StartupLimits startups;      // connections still in their handshake
-    std::chrono::seconds handshake_timeout{3};  // from accept to hello (and, with a key, its proof)
+    std::chrono::seconds handshake_timeout{5};  // from accept to hello (and, with a key, its proof)
     std::chrono::seconds idle_timeout{300};
     double max_duration_s = 3600;
     bool allow_irq_affinity = false;  // clients may move this host's IRQs only when the operator says so

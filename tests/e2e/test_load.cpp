@@ -47,7 +47,7 @@ constexpr int kHelloClosers = 24;              // hello, then gone: idle, with a
 // handshake limits (--max-startups, per source) are raised out of the way: this test is about
 // sessions that misbehave; test_flood.cpp is about those limits.
 
-const auto kHandshakeTimeout = 3s;  // zcserver's default --handshake-timeout
+const auto kHandshakeTimeout = 5s;  // zcserver's default --handshake-timeout
 
 // One raw control connection, spoken with the library's own codec.
 class Raw {
