@@ -92,7 +92,8 @@ void flood_while_clients_run(const std::vector<std::string>& auth) {
                     ++ok;
                 } else {
                     std::lock_guard lock(mu);
-                    failures.push_back("exit " + std::to_string(o.exit_code) + ": " + o.err.substr(0, 600));
+                    failures.push_back("exit " + std::to_string(o.exit_code) + ": " + o.err.substr(0, 600) +
+                                       " | stdout: " + o.out.substr(0, 1500));
                 }
             }
         });
