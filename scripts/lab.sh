@@ -84,13 +84,13 @@ LAB=$(mktemp -d "$CACHE/labs/lab.XXXXXX")
 mkdir -p "$LAB/ctl"
 SOCK=$LAB/link.sock   # the link: a unix stream socket between the two QEMUs (no host networking)
 
-guest() {   # name ip mac listen|connect [COMMAND...]
+guest() {   # name ip mac listen|connect [COMMAND...]; run in the background: the job is then rdma_vm.sh itself
     local name=$1 ip=$2 mac=$3 mode=$4
     shift 4
     local extra=()
     [[ -n $VERBOSE ]] && extra+=(-v)
     [[ -n $KEEP ]] && extra+=(--keep)
-    "$HERE/rdma_vm.sh" --name "$name" --cpus 2 --numa 2 --mem "$MEM" --timeout "$TIMEOUT" \
+    exec "$HERE/rdma_vm.sh" --name "$name" --cpus 2 --numa 2 --mem "$MEM" --timeout "$TIMEOUT" \
         --link "$mode:$SOCK" --nic-node 1 --ip "$ip" --mac "$mac" --rw "$LAB/ctl" "${RW_ARGS[@]}" "${extra[@]}" -- "$@"
 }
 

@@ -30,7 +30,7 @@ id=$(date +%s%N).$$.$RANDOM
 } >"$ctl/req/.$id.tmp"
 mv "$ctl/req/.$id.tmp" "$ctl/req/$id.sh"
 
-# B checks every 0.1 s and runs one request at a time; allow for a queue and a busy machine.
+# B looks every 0.1 s (every 1 s when idle) and runs one request at a time; allow for a queue and a busy machine.
 deadline=$((SECONDS + limit + 30))
 while [[ ! -e $ctl/res/$id.rc ]]; do
     if ((SECONDS > deadline)); then
