@@ -11,6 +11,7 @@ CLIENT_CPU=0
 SERVER_CPU=1
 CSV=
 REPORT_ONLY=
+LAB_RUN=
 
 die() { echo "$NAME.sh: $*" >&2; exit 1; }
 log() { echo "[$NAME] $*" >&2; }
@@ -24,6 +25,7 @@ bench_args() {
             --sizes)    SIZES=${2:?}; shift 2 ;;
             --csv)      CSV=${2:?}; shift 2 ;;
             --report)   REPORT_ONLY=${2:?}; shift 2 ;;
+            --lab)      LAB_RUN=1; shift ;;
             -h|--help)  usage; exit 0 ;;
             *)          usage >&2; exit 2 ;;
         esac
@@ -91,6 +93,17 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# --lab: run this same bench in guest A of the two-guest lab (scripts/lab.sh), where LAB_SERVER is
+# set and the servers run in guest B. The whole lab is bounded by a minute a test beyond the tests.
+bench_lab() {   # tests-per-round-and-size original-arguments...
+    [[ -n $LAB_RUN && -z $LAB_SERVER ]] || return 0
+    local per=$1 sizes
+    shift
+    IFS=, read -ra sizes <<<"$SIZES"
+    exec "$ROOT/scripts/lab.sh" --rw "$ROOT" --timeout $((ROUNDS * ${#sizes[@]} * per * (DURATION + 60) + 300)) -- \
+        "$(printf '%q ' "$0" "$@")"
+}
 
 bench_report() { "$PY" "$LIBPY" report "$1" "${2:-$CSV}"; }   # LAYOUT [CSV]
 

@@ -24,18 +24,9 @@ client on CPU $CLIENT_CPU and server on CPU $SERVER_CPU, and prints the medians.
 EOT
 }
 
-ORIG_ARGS=("$@")
-args=()
-LAB_RUN=
-for a in "$@"; do [[ $a == --lab ]] && LAB_RUN=1 || args+=("$a"); done
-bench_args "${args[@]}"
+bench_args "$@"
 bench_report_only peers
-# --lab: the same bench in the two-guest lab, zcperf and iperf3 in guest A, their servers in B.
-if [[ -n $LAB_RUN && -z $LAB_SERVER ]]; then
-    IFS=, read -ra sizes <<<"$SIZES"
-    exec "$ROOT/scripts/lab.sh" --rw "$ROOT" --timeout $((ROUNDS * ${#sizes[@]} * 2 * (DURATION + 60) + 300)) -- \
-        "$(printf '%q ' "$0" "${ORIG_ARGS[@]}")"
-fi
+bench_lab 2 "$@"   # --lab: zcperf and iperf3 in guest A, their servers in guest B
 if [[ -n $LAB_SERVER ]]; then
     bench_setup iperf3
     log "in the lab: servers in guest B ($SERVER_IP), across the virtio-net link; qperf is not run here"

@@ -23,7 +23,6 @@ LIBPY=$ROOT/bench/rdma_lib.py   # lib.py's parsers and CSV, plus perftest's and 
 ZCSERVER=${ZCSERVER:-$(dirname "$ZCPERF")/zcserver}
 PAIRS=(zcperf:rdma-write ib_write_bw zcperf:rdma-send ib_send_bw zcperf:rsocket rstream)
 PEERS_ONLY=
-LAB_RUN=
 VM_TIMEOUT=
 MESSAGES=
 MSG_QPS=1
@@ -67,7 +66,6 @@ while (($#)); do
         --vm-timeout) VM_TIMEOUT=${2:?}; shift 2 ;;
         --messages) MESSAGES=1; shift ;;
         --only) ONLY=${2:?}; shift 2 ;;
-        --lab) LAB_RUN=1; shift ;;
         --qps) MSG_QPS=${2:?}; shift 2 ;;
         --postlist) MSG_POSTLIST=${2:?}; shift 2 ;;
         --inline) MSG_INLINE=${2:?}; shift 2 ;;
@@ -78,13 +76,7 @@ done
 bench_args "${args[@]}"
 bench_report_only "$([[ -n $MESSAGES ]] && echo rdma_messages || echo rdma)"
 
-# --lab: this same command in guest A of the two-guest lab, its servers in guest B.
-if [[ -n $LAB_RUN && -z $LAB_SERVER ]]; then
-    IFS=, read -ra sizes <<<"$SIZES"
-    tests=$((ROUNDS * ${#sizes[@]} * 6))
-    exec "$ROOT/scripts/lab.sh" --rw "$ROOT" --timeout "${VM_TIMEOUT:-$((tests * (DURATION + 45) + 600))}" -- \
-        "$(printf '%q ' "$0" "${ORIG_ARGS[@]}")"
-fi
+bench_lab 6 "${ORIG_ARGS[@]}"   # --lab: clients in guest A, servers in guest B
 # No RDMA device here: run this same command in the Soft-RoCE guest. The guest writes the CSV
 # through a read-write share of bench/out (or of --csv's directory).
 if [[ -z ${RDMA_VM:-} ]] && ! rdma_find_device; then
@@ -260,11 +252,11 @@ run_rstream() {   # size bytes raw
     rstream_pair "$2" $(((COUNT + 1) / 2)) "$3"
 }
 
-log "$ROUNDS rounds x $SIZES x (${CASES[*]}), ${DURATION}s each, on $RDMA_DEV ($RDMA_IP, GID index $RDMA_GID)${LAB_SERVER:+ to guest B ($PEER_IP) across the lab's link}${RDMA_VM:+ in the Soft-RoCE guest}${MESSAGES:+; qps $MSG_QPS, postlist $MSG_POSTLIST, inline $MSG_INLINE}"
+log "$ROUNDS rounds x $SIZES x (${CASES[*]}), ${DURATION}s each, on $RDMA_DEV ($RDMA_IP, GID index $RDMA_GID)${LAB_SERVER:+ to guest B ($PEER_IP) across the lab link}${RDMA_VM:+ in the Soft-RoCE guest}${MESSAGES:+; qps $MSG_QPS, postlist $MSG_POSTLIST, inline $MSG_INLINE}"
 log "raw samples: $CSV"
 bench_rounds "${CASES[@]}"
 
-echo "zcperf vs perftest and rstream on $RDMA_DEV${LAB_SERVER:+ from guest A to guest B across the lab's virtio-net link}${RDMA_VM:+ (Soft-RoCE in a TCG guest)}: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU, server CPU $SERVER_CPU ($(date -Is))"
+echo "zcperf vs perftest and rstream on $RDMA_DEV${LAB_SERVER:+ from guest A to guest B across the lab virtio-net link}${RDMA_VM:+ (Soft-RoCE in a TCG guest)}: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU, server CPU $SERVER_CPU ($(date -Is))"
 if [[ -n $MESSAGES ]]; then
     echo "message tests: msgrate with $MSG_QPS QP(s) on one thread, postlist $MSG_POSTLIST, inline $MSG_INLINE B (rr: inline $MSG_INLINE B)"
     bench_report rdma_messages
