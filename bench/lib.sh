@@ -67,7 +67,10 @@ server_start() {
     rm -f "$out.rc"
     local q
     q=$(printf '%q ' "$@")
-    echo "B:$("$ZCPERF_LAB_PEER" -- "($q >$(printf %q "$out") 2>&1; echo \$? >$(printf %q "$out.rc")) </dev/null >/dev/null 2>&1 & echo \$!")"
+    local o rc
+    o=$(printf %q "$out")
+    rc=$(printf %q "$out.rc")
+    echo "B:$("$ZCPERF_LAB_PEER" -- "($q >$o 2>&1; echo \$? >$rc) </dev/null >/dev/null 2>&1 & echo \$!")"
 }
 server_alive() {   # pid out
     if [[ $1 == B:* ]]; then [[ ! -e $2.rc ]]; else kill -0 "$1" 2>/dev/null; fi
@@ -131,8 +134,8 @@ listening() { [[ -n $(ss -Hltn "sport = :$1") ]]; }
 free_port() { local p=$1; while listening "$p"; do p=$((p + 1)); done; echo "$p"; }
 wait_listen() {   # port pid [out]
     if [[ $2 == B:* ]]; then   # ask B; each question is a round trip through the shared directory
-        "$ZCPERF_LAB_PEER" --timeout 30 -- "for i in \$(seq 300); do [ -n \"\$(ss -Hltn 'sport = :$1')\" ] && exit 0; sleep 0.1; done; exit 1" \
-            >/dev/null 2>&1
+        "$ZCPERF_LAB_PEER" --timeout 30 -- \
+            "for i in \$(seq 300); do [ -n \"\$(ss -Hltn 'sport = :$1')\" ] && exit 0; sleep 0.1; done; exit 1" >/dev/null 2>&1
         return
     fi
     for _ in $(seq 100); do
@@ -173,7 +176,8 @@ bench_setup() {   # tool... (besides zcperf)
 run_zcperf() {   # variant = the sender path (-T, default tcp), then any further options
     local -a v
     read -ra v <<<"${4:-tcp}"
-    timeout "$LIMIT" "$ZCPERF" "${ZCPERF_HOST[@]}" -T "${v[0]}" "${v[@]:1}" -m "$2" -l "$DURATION" --cpu "$CLIENT_CPU,$SERVER_CPU" -o json \
+    timeout "$LIMIT" "$ZCPERF" "${ZCPERF_HOST[@]}" -T "${v[0]}" "${v[@]:1}" -m "$2" -l "$DURATION" \
+        --cpu "$CLIENT_CPU,$SERVER_CPU" -o json \
         >"$3" 2>"$3.err" || { cat "$3.err" >>"$3"; fail zcperf "$3"; }
 }
 

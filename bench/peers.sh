@@ -30,10 +30,12 @@ bench_lab 2 "$@"   # --lab: zcperf and iperf3 in guest A, their servers in guest
 if [[ -n $LAB_SERVER ]]; then
     bench_setup iperf3
     log "in the lab: servers in guest B ($SERVER_IP), across the virtio-net link; qperf is not run here"
-    log "$ROUNDS rounds x ${SIZES} x (zcperf iperf3), ${DURATION}s each, client CPU $CLIENT_CPU (A), server CPU $SERVER_CPU (B)"
+    log "$ROUNDS rounds x ${SIZES} x (zcperf iperf3), ${DURATION}s each," \
+        "client CPU $CLIENT_CPU (A), server CPU $SERVER_CPU (B)"
     log "raw samples: $CSV"
     bench_rounds zcperf iperf3
-    echo "zcperf vs iperf3 across the two-guest lab's link (TCG): $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU in A, server CPU $SERVER_CPU in B ($(date -Is))"
+    echo "zcperf vs iperf3 across the two-guest lab's link (TCG): $ROUNDS rounds, ${DURATION}s," \
+        "client CPU $CLIENT_CPU in A, server CPU $SERVER_CPU in B ($(date -Is))"
     bench_report peers
     echo "raw samples: $CSV"
     exit 0

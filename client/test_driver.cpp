@@ -153,7 +153,8 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
         if (pct < 50) {
             // Between hosts the sender does not matter: the receiving NIC's buffers decide (issue #14's lab: 0 %).
             note += same_host ? "; pages map only when whole pages arrive from a sender that did not copy them "
-                                "(on loopback: tcp-msgzc or tcp-uringzc, and an MSS that is a multiple of the page size)"
+                                "(on loopback: tcp-msgzc or tcp-uringzc, and an MSS that is a multiple of the "
+                                "page size)"
                               : "; pages map only when the receiving driver puts each segment's payload in whole pages "
                                 "at page offset 0 (header split, and an MSS that is a multiple of the page size); "
                                 "drivers without header split, virtio-net among them, put it right after the headers, "

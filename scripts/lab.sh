@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # lab.sh: two hosts on one machine. Boots two QEMU guests, A (client side) and B (server side), each
 # with 2 vCPUs on 2 NUMA nodes (CPU 0 on node 0, CPU 1 on node 1), linked by a virtio-net NIC pair
-# (MSI-X vectors, a real driver's IRQs; each NIC on node 1) on a private point-to-point link, with Soft-RoCE (rxe0) on that NIC in both; B runs zcserver
-# --allow-irq-affinity. Then runs COMMAND in A and exits with its status:
+# (MSI-X vectors, a real driver's IRQs; each NIC on node 1) on a private point-to-point link, with
+# Soft-RoCE (rxe0) on that NIC in both; B runs zcserver --allow-irq-affinity. Then runs COMMAND in A
+# and exits with its status:
 #
 #   scripts/lab.sh [options] -- COMMAND [ARGS...]
 #
@@ -53,98 +54,107 @@ EOT
 
 die() { echo "lab: $*" >&2; exit 125; }
 
-while (($#)); do
-    case $1 in
-        --timeout) TIMEOUT=${2:?--timeout needs seconds}; shift 2 ;;
-        --mem)     MEM=${2:?--mem needs MB}; shift 2 ;;
-        --port)    PORT=${2:?--port needs a port}; shift 2 ;;
-        --build)   BUILD=${2:?--build needs a directory}; shift 2 ;;
-        --rw)      RW_ARGS+=(--rw "${2:?--rw needs a directory}"); shift 2 ;;
-        -v|--verbose) VERBOSE=1; shift ;;
-        --keep)    KEEP=1; shift ;;
-        -h|--help) usage; exit 0 ;;
-        --)        shift; break ;;
-        *)         echo "lab: unknown option $1" >&2; usage >&2; exit 125 ;;
-    esac
-done
-(($#)) || { usage >&2; exit 125; }
-[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout wants whole seconds"
-[[ $MEM =~ ^[1-9][0-9]*$ ]] && ((MEM % 2 == 0)) || die "--mem wants an even number of MB"
-[[ $PORT =~ ^[1-9][0-9]*$ ]] && ((PORT < 65536)) || die "--port wants a port number"
-BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || die "no build directory $BUILD: run scripts/bootstrap.sh build first"
-[[ -x $BUILD/zcperf && -x $BUILD/zcserver ]] || die "no zcperf/zcserver in $BUILD: run scripts/bootstrap.sh build first"
-[[ $(id -u) -eq 0 ]] || command -v sudo >/dev/null || die "the lab needs root (QEMU's packages, the guests' set-up)"
+main() {
+    while (($#)); do
+        case $1 in
+            --timeout) TIMEOUT=${2:?--timeout needs seconds}; shift 2 ;;
+            --mem)     MEM=${2:?--mem needs MB}; shift 2 ;;
+            --port)    PORT=${2:?--port needs a port}; shift 2 ;;
+            --build)   BUILD=${2:?--build needs a directory}; shift 2 ;;
+            --rw)      RW_ARGS+=(--rw "${2:?--rw needs a directory}"); shift 2 ;;
+            -v|--verbose) VERBOSE=1; shift ;;
+            --keep)    KEEP=1; shift ;;
+            -h|--help) usage; exit 0 ;;
+            --)        shift; break ;;
+            *)         echo "lab: unknown option $1" >&2; usage >&2; exit 125 ;;
+        esac
+    done
+    (($#)) || { usage >&2; exit 125; }
+    [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout wants whole seconds"
+    [[ $MEM =~ ^[1-9][0-9]*$ ]] && ((MEM % 2 == 0)) || die "--mem wants an even number of MB"
+    [[ $PORT =~ ^[1-9][0-9]*$ ]] && ((PORT < 65536)) || die "--port wants a port number"
+    [[ -d $BUILD ]] || die "no build directory $BUILD: run scripts/bootstrap.sh build first"
+    BUILD=$(cd "$BUILD" && pwd)
+    [[ -x $BUILD/zcperf && -x $BUILD/zcserver ]] ||
+        die "no zcperf/zcserver in $BUILD: run scripts/bootstrap.sh build first"
+    [[ $(id -u) -eq 0 ]] || command -v sudo >/dev/null || die "the lab needs root (QEMU's packages, the guests' set-up)"
 
-# Ready the cache first (packages, kernel, initramfs), so the boot below is the boot only.
-"$HERE/rdma_vm.sh" --setup-only >/dev/null 2>&1 ||
-    { "$HERE/rdma_vm.sh" --setup-only; die "the guest builder (scripts/rdma_vm.sh --setup-only) failed"; }
+    # Ready the cache first (packages, kernel, initramfs), so the boot below is the boot only.
+    "$HERE/rdma_vm.sh" --setup-only >/dev/null 2>&1 ||
+        { "$HERE/rdma_vm.sh" --setup-only; die "the guest builder (scripts/rdma_vm.sh --setup-only) failed"; }
 
-mkdir -p "$CACHE/labs"
-LAB=$(mktemp -d "$CACHE/labs/lab.XXXXXX")
-mkdir -p "$LAB/ctl"
-SOCK=$LAB/link.sock   # the link: a unix stream socket between the two QEMUs (no host networking)
+    mkdir -p "$CACHE/labs"
+    LAB=$(mktemp -d "$CACHE/labs/lab.XXXXXX")
+    mkdir -p "$LAB/ctl"
+    SOCK=$LAB/link.sock   # the link: a unix stream socket between the two QEMUs (no host networking)
 
-guest() {   # name ip mac listen|connect [COMMAND...]; run in the background: the job is then rdma_vm.sh itself
-    local name=$1 ip=$2 mac=$3 mode=$4
-    shift 4
-    local extra=()
-    [[ -n $VERBOSE ]] && extra+=(-v)
-    [[ -n $KEEP ]] && extra+=(--keep)
-    exec "$HERE/rdma_vm.sh" --name "$name" --cpus 2 --numa 2 --mem "$MEM" --timeout "$TIMEOUT" \
-        --link "$mode:$SOCK" --nic-node 1 --ip "$ip" --mac "$mac" --rw "$LAB/ctl" "${RW_ARGS[@]}" "${extra[@]}" -- "$@"
+    guest() {   # name ip mac listen|connect [COMMAND...]; run in the background: the job is then rdma_vm.sh itself
+        local name=$1 ip=$2 mac=$3 mode=$4
+        shift 4
+        local extra=()
+        [[ -n $VERBOSE ]] && extra+=(-v)
+        [[ -n $KEEP ]] && extra+=(--keep)
+        exec "$HERE/rdma_vm.sh" --name "$name" --cpus 2 --numa 2 --mem "$MEM" --timeout "$TIMEOUT" \
+            --link "$mode:$SOCK" --nic-node 1 --ip "$ip" --mac "$mac" --rw "$LAB/ctl" "${RW_ARGS[@]}" "${extra[@]}" \
+            -- "$@"
+    }
+
+    B_PID= A_PID=
+    stop_guests() {
+        local p
+        for p in $A_PID $B_PID; do kill "$p" 2>/dev/null || true; done   # rdma_vm.sh stops its QEMU on TERM
+        for p in $A_PID $B_PID; do wait "$p" 2>/dev/null || true; done
+        A_PID= B_PID=
+    }
+    trap 'stop_guests; exit 130' INT
+    trap 'stop_guests; exit 143' TERM
+    trap 'stop_guests' EXIT
+
+    started=$SECONDS
+    guest lab-b 198.18.1.2/24 52:54:00:12:34:02 listen \
+        "$HERE/lab/guest.sh" server "$LAB/ctl" "$BUILD" "$PORT" >"$LAB/b.log" 2>&1 &
+    B_PID=$!
+    # A's QEMU must find B's listening socket (QEMU 7.2 does not retry a connect).
+    for ((i = 0; i < 300; i++)); do
+        [[ -S $SOCK ]] && break
+        kill -0 "$B_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [[ ! -S $SOCK ]]; then
+        KEEP=1
+        tail -n 20 "$LAB/b.log" >&2
+        die "guest B's QEMU did not open the link socket within 30 s; B's log: $LAB/b.log"
+    fi
+
+    guest lab-a 198.18.1.1/24 52:54:00:12:34:01 connect \
+        "$HERE/lab/guest.sh" client "$LAB/ctl" "$BUILD" "$PORT" -- "$@" &
+    A_PID=$!
+    rc=0
+    wait "$A_PID" || rc=$?
+    A_PID=
+
+    # B stops serving, powers off and its rdma_vm.sh exits; bounded, then stopped by force.
+    touch "$LAB/ctl/stop"
+    for ((i = 0; i < 300; i++)); do kill -0 "$B_PID" 2>/dev/null || break; sleep 0.1; done
+    b_rc=0
+    if kill -0 "$B_PID" 2>/dev/null; then
+        stop_guests
+        b_rc=1
+    else
+        wait "$B_PID" || b_rc=$?
+        B_PID=
+    fi
+    echo "$((SECONDS - started))" >"$LAB/seconds"
+
+    if ((rc == 124 || rc == 125)) || ((b_rc != 0)); then
+        KEEP=1
+        if ((b_rc != 0)); then
+            echo "lab: guest B ended badly (status $b_rc); its last lines:" >&2
+            tail -n 15 "$LAB/b.log" >&2
+        fi
+        echo "lab: logs kept in $LAB (b.log: guest B; ctl/zcserver.log: B's zcserver)" >&2
+    fi
+    if [[ -n $KEEP ]]; then echo "lab: lab directory: $LAB" >&2; else rm -rf "$LAB"; fi
+    exit "$rc"
 }
-
-B_PID= A_PID=
-stop_guests() {
-    local p
-    for p in $A_PID $B_PID; do kill "$p" 2>/dev/null || true; done   # rdma_vm.sh stops its QEMU on TERM
-    for p in $A_PID $B_PID; do wait "$p" 2>/dev/null || true; done
-    A_PID= B_PID=
-}
-trap 'stop_guests; exit 130' INT
-trap 'stop_guests; exit 143' TERM
-trap 'stop_guests' EXIT
-
-started=$SECONDS
-guest lab-b 198.18.1.2/24 52:54:00:12:34:02 listen \
-    "$HERE/lab/guest.sh" server "$LAB/ctl" "$BUILD" "$PORT" >"$LAB/b.log" 2>&1 &
-B_PID=$!
-# A's QEMU must find B's listening socket (QEMU 7.2 does not retry a connect).
-for ((i = 0; i < 300; i++)); do
-    [[ -S $SOCK ]] && break
-    kill -0 "$B_PID" 2>/dev/null || break
-    sleep 0.1
-done
-if [[ ! -S $SOCK ]]; then
-    KEEP=1
-    tail -n 20 "$LAB/b.log" >&2
-    die "guest B's QEMU did not open the link socket within 30 s; B's log: $LAB/b.log"
-fi
-
-guest lab-a 198.18.1.1/24 52:54:00:12:34:01 connect \
-    "$HERE/lab/guest.sh" client "$LAB/ctl" "$BUILD" "$PORT" -- "$@" &
-A_PID=$!
-rc=0
-wait "$A_PID" || rc=$?
-A_PID=
-
-# B stops serving, powers off and its rdma_vm.sh exits; bounded, then stopped by force.
-touch "$LAB/ctl/stop"
-for ((i = 0; i < 300; i++)); do kill -0 "$B_PID" 2>/dev/null || break; sleep 0.1; done
-b_rc=0
-if kill -0 "$B_PID" 2>/dev/null; then
-    stop_guests
-    b_rc=1
-else
-    wait "$B_PID" || b_rc=$?
-    B_PID=
-fi
-echo "$((SECONDS - started))" >"$LAB/seconds"
-
-if ((rc == 124 || rc == 125)) || ((b_rc != 0)); then
-    KEEP=1
-    ((b_rc != 0)) && { echo "lab: guest B ended badly (status $b_rc); its last lines:" >&2; tail -n 15 "$LAB/b.log" >&2; }
-    echo "lab: logs kept in $LAB (b.log: guest B; ctl/zcserver.log: B's zcserver)" >&2
-fi
-if [[ -n $KEEP ]]; then echo "lab: lab directory: $LAB" >&2; else rm -rf "$LAB"; fi
-exit "$rc"
+main "$@"   # one line, read before it runs: editing this file meanwhile cannot change a running lab

@@ -365,7 +365,8 @@ machine_args() {
 boot_and_run() {
     # no_timer_check: on a loaded host the emulated timer can look broken to the kernel's IO-APIC
     # check, which then panics ("IO-APIC + timer doesn't work"); the check proves nothing under TCG.
-    local append="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off cryptomgr.notests no_timer_check rdma_vm.run=$RUN_DIR"
+    local append="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off cryptomgr.notests no_timer_check"
+    append+=" rdma_vm.run=$RUN_DIR"
     : >"$RUN_DIR/console.log"
     machine_args
     timeout "$TIMEOUT" qemu-system-x86_64 \

@@ -31,7 +31,8 @@ server() {
         nap 0.1
     done
     if ! grep -q "listening on" "$ctl/zcserver.log"; then
-        echo "zcserver did not start in B (log: $ctl/zcserver.log): $(tail -n 3 "$ctl/zcserver.log")" >"$ctl/server.failed"
+        echo "zcserver did not start in B (log: $ctl/zcserver.log): $(tail -n 3 "$ctl/zcserver.log")" \
+            >"$ctl/server.failed"
         cat "$ctl/server.failed" >&2
         kill "$zc" 2>/dev/null
         return 1
@@ -66,7 +67,8 @@ client() {
         nap 0.1
     done
     if [[ ! -e $ctl/server ]]; then
-        echo "lab: guest B is not serving after 120 s: $(cat "$ctl/server.failed" 2>/dev/null || echo "no word from it")" >&2
+        echo "lab: guest B is not serving after 120 s:" \
+            "$(cat "$ctl/server.failed" 2>/dev/null || echo "no word from it")" >&2
         echo "lab: B's console and output: $(dirname "$ctl")/b.log" >&2
         return 125
     fi
@@ -79,10 +81,14 @@ client() {
     bash -c "$*"
 }
 
-case $role in
-    server) server; rc=$? ;;
-    client) client "$@"; rc=$? ;;
-    *) echo "guest.sh: role must be server or client" >&2; rc=125 ;;
-esac
-rm -f "$nap_fifo"
-exit "$rc"
+main() {
+    local rc
+    case $role in
+        server) server; rc=$? ;;
+        client) client "$@"; rc=$? ;;
+        *) echo "guest.sh: role must be server or client" >&2; rc=125 ;;
+    esac
+    rm -f "$nap_fifo"
+    exit "$rc"
+}
+main "$@"   # one line, read before it runs: an edit of this file meanwhile cannot change what follows
