@@ -16,10 +16,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export PATH="$build:$PATH" ZCPERF_LAB=1
 mkdir -p "$ctl/req" "$ctl/res"
 
-# Sleeps without forking (a fork costs milliseconds under TCG): read on a private fifo times out.
-nap_fifo=$(mktemp -u /tmp/lab-nap.XXXXXX)
-mkfifo "$nap_fifo"
-exec 7<>"$nap_fifo"
+# Sleeps without forking (a fork costs milliseconds under TCG): a read that times out on a pipe
+# nobody writes.
+exec 7<> <(:)
 nap() { read -r -t "$1" -u 7 || true; }
 
 server() {
@@ -77,7 +76,6 @@ client() {
     export ZCPERF_LAB_SERVER=$server ZCPERF_LAB_PEER_GID_INDEX=$gid ZCPERF_LAB_CTL=$ctl
     export ZCPERF_LAB_PEER="$here/peer.sh"
     exec 7>&-
-    rm -f "$nap_fifo"
     bash -c "$*"
 }
 
@@ -88,7 +86,6 @@ main() {
         client) client "$@"; rc=$? ;;
         *) echo "guest.sh: role must be server or client" >&2; rc=125 ;;
     esac
-    rm -f "$nap_fifo"
     exit "$rc"
 }
 main "$@"   # one line, read before it runs: an edit of this file meanwhile cannot change what follows
