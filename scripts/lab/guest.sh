@@ -16,9 +16,11 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 export PATH="$build:$PATH" ZCPERF_LAB=1
 mkdir -p "$ctl/req" "$ctl/res"
 
-# Sleeps without forking (a fork costs milliseconds under TCG): a read that times out on a pipe
-# nobody writes.
-exec 7<> <(:)
+# Sleeps without forking (a fork costs milliseconds under TCG): a read that times out on a fifo
+# nobody writes (the guests have no /dev/fd for <(...)).
+nap_fifo=$(mktemp -u /tmp/lab-nap.XXXXXX)
+mkfifo "$nap_fifo" && exec 7<>"$nap_fifo"
+rm -f "$nap_fifo"
 nap() { read -r -t "$1" -u 7 || true; }
 
 server() {

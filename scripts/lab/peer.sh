@@ -31,9 +31,12 @@ id=$(date +%s%N).$$.$RANDOM
 mv "$ctl/req/.$id.tmp" "$ctl/req/$id.sh"
 
 # B looks every 0.1 s (every 1 s when idle) and runs one request at a time; allow for a queue and a busy machine.
-# The wait between looks is a read that times out on a pipe nobody writes: no fork of sleep per look
-# (zcperf in A counted those as "other processes" during its tests).
-exec 7<> <(:)
+# The wait between looks is a read that times out on a fifo nobody writes: no fork of sleep per look
+# (zcperf in A counted those as "other processes" during its tests). The guests have no /dev/fd, so
+# no <(...) here.
+nap=$(mktemp -u /tmp/lab-peer.XXXXXX)
+mkfifo "$nap" && exec 7<>"$nap"
+rm -f "$nap"
 deadline=$((SECONDS + limit + 30))
 while [[ ! -e $ctl/res/$id.rc ]]; do
     if ((SECONDS > deadline)); then
