@@ -247,7 +247,9 @@ build_initramfs() {
     rm -f "$dir/deps"
     (cd "$dir" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$INITRAMFS.tmp"
     rm -rf "$dir"
-    rm -f "$CACHE"/initramfs-*.cpio.gz
+    # Other versions stay a day: worktrees with another init.sh share this cache and would
+    # otherwise rebuild theirs on every run.
+    find "$CACHE" -maxdepth 1 -name 'initramfs-*.cpio.gz' -mtime +1 -delete
     mv "$INITRAMFS.tmp" "$INITRAMFS"
 }
 
