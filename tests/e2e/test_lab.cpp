@@ -287,13 +287,14 @@ TEST(Lab, RdmaAcrossTwoKernels) {
         SCOPED_TRACE(std::string(c.transport) + " " + c.test);
         bool message = std::string(c.test) == "rr" || std::string(c.test) == "msgrate";
         std::vector<std::string> args{"-T", c.transport, "-t", c.test};
-        if (message) args.insert(args.end(), {"-m", std::string(c.test) == "rr" ? "4K" : "64", "-l", "1"});
-        // rr over verbs sleeps on the completion channel: two emulated CPUs that busy-poll starve rxe's
-        // kernel threads (RTT p50 20-40 ms polling vs 3-8 ms sleeping in the lab, and once a 10 s stall).
-        if (message && std::string(c.transport).rfind("rdma-", 0) == 0)
-            args.insert(args.end(), {"--cq-mode", "event"});
-        else
+        if (message) {
+            args.insert(args.end(), {"-m", std::string(c.test) == "rr" ? "4K" : "64", "-l", "1"});
+            // Verbs sleep on the completion channel: on two emulated CPUs a busy-polling thread starves rxe's
+            // kernel threads (rr RTT p50 20-40 ms polling vs 3-8 ms sleeping in the lab, and once a 10 s stall).
+            if (std::string(c.transport).rfind("rdma-", 0) == 0) args.insert(args.end(), {"--cq-mode", "event"});
+        } else {
             args.insert(args.end(), {"-m", "64K", "-n", "4M"});
+        }
         json r = zcperf_json(args);
         ASSERT_TRUE(r.contains("local")) << r.dump();
         EXPECT_NE(r["local"]["host"], r["remote"]["host"]) << "both ends in one kernel";
