@@ -19,7 +19,8 @@ start=$SECONDS
 # --no-tests=error: a label that matches nothing must fail, not pass as "0 tests". The tests must
 # not skip in the lab: ZCPERF_LAB_SERVER is set there, so a skip is a defect and is listed below.
 rc=0
-args=$(printf ' %q' "$@")
+args=
+(($#)) && args=$(printf ' %q' "$@")   # printf with no arguments would still print one empty ''
 "$here/scripts/lab.sh" --build "$build" --timeout "$timeout" -- \
     "ctest --test-dir $(printf %q "$build") -L lab --no-tests=error --output-on-failure$args" 2>&1 | tee "$log" ||
     rc=${PIPESTATUS[0]}
