@@ -2,6 +2,8 @@
 // options (CLI, limits, JSON both ways) and the result's rdma block.
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
+
 #include <cstdlib>
 #include <initializer_list>
 #include <optional>
@@ -15,6 +17,7 @@
 #include "protocol/rdma_options.hpp"
 #include "protocol/test_spec.hpp"
 #include "rdma/wire.hpp"
+#include "transport/data_path.hpp"
 #include "transport/exchange_path.hpp"
 
 using namespace zc;
@@ -312,4 +315,13 @@ TEST(RdmaInfo, ProviderDoorbellEnvAndThreadDomainsCrossTheWireBounded) {
     EXPECT_EQ(sum.provider, "mlx5");
     EXPECT_EQ(sum.thread_domains, 2u);
     EXPECT_EQ(sum.doorbell_env.size(), 1u);
+
+// A TCP data connection reports no RDMA device, even on a host where one sits on the route's netdev
+// (the two-guest lab's rxe0 on eth0 printed "rdma: rxe0 ..." under plain tcp results).
+TEST(RdmaInfo, PlainTcpConnectionHasNone) {
+    int sv[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    zc::DataConnection conn{zc::UniqueFd(sv[0])};
+    zc::UniqueFd other(sv[1]);
+    EXPECT_TRUE(zc::rdma_info_of(conn, zc::SendPath{}, zc::RecvPath{}).empty());
 }
