@@ -11,6 +11,7 @@ CLIENT_CPU=0
 SERVER_CPU=1
 CSV=
 REPORT_ONLY=
+LAB_RUN=
 
 die() { echo "$NAME.sh: $*" >&2; exit 1; }
 log() { echo "[$NAME] $*" >&2; }
@@ -24,6 +25,7 @@ bench_args() {
             --sizes)    SIZES=${2:?}; shift 2 ;;
             --csv)      CSV=${2:?}; shift 2 ;;
             --report)   REPORT_ONLY=${2:?}; shift 2 ;;
+            --lab)      LAB_RUN=1; shift ;;
             -h|--help)  usage; exit 0 ;;
             *)          usage >&2; exit 2 ;;
         esac
@@ -40,20 +42,71 @@ PY=/usr/bin/python3
 LIBPY=$ROOT/bench/lib.py
 [[ -x $PY ]] || die "needs $PY"
 
-IPERF_PID=       # the current test's one-shot iperf3 server
+IPERF_PID=       # the current test's one-shot iperf3 server (B:PID in the lab: it runs in guest B)
 SERVER_PIDS=()   # servers that live for the whole run (qperf)
+
+# In guest A of the two-guest lab (scripts/lab.sh; --lab re-runs a script there), the servers run in
+# guest B across the link: zcperf's is the lab's zcserver, the peers' are started through
+# $ZCPERF_LAB_PEER and write their output into the shared tree, so A reads it where it would anyway.
+LAB_SERVER=${ZCPERF_LAB_SERVER:-}
+SERVER_IP=127.0.0.1
+[[ -n $LAB_SERVER ]] && SERVER_IP=${LAB_SERVER%:*}
+ZCPERF_HOST=()
+[[ -n $LAB_SERVER ]] && ZCPERF_HOST=(-H "$LAB_SERVER")
+
+# server_start OUT CMD...: a peer's server, here or in B, output to OUT; prints the pid to give
+# server_wait / server_stop (B:PID for one in B, whose exit status lands in OUT.rc).
+server_start() {
+    local out=$1
+    shift
+    if [[ -z $LAB_SERVER ]]; then
+        "$@" >"$out" 2>&1 &
+        echo $!
+        return
+    fi
+    rm -f "$out.rc"
+    local q
+    q=$(printf '%q ' "$@")
+    local o rc
+    o=$(printf %q "$out")
+    rc=$(printf %q "$out.rc")
+    echo "B:$("$ZCPERF_LAB_PEER" -- "($q >$o 2>&1; echo \$? >$rc) </dev/null >/dev/null 2>&1 & echo \$!")"
+}
+server_alive() {   # pid out
+    if [[ $1 == B:* ]]; then [[ ! -e $2.rc ]]; else kill -0 "$1" 2>/dev/null; fi
+}
+server_wait() {   # pid out: its exit status (a server in B gets LIMIT seconds, then is stopped)
+    [[ $1 == B:* ]] || { local rc=0; wait "$1" || rc=$?; return "$rc"; }
+    local end=$((SECONDS + LIMIT))
+    while [[ ! -e $2.rc ]] && ((SECONDS < end)); do sleep 0.2; done
+    [[ -e $2.rc ]] || { server_stop "$1"; return 124; }
+    return "$(<"$2.rc")"
+}
+server_stop() {   # pid
+    if [[ $1 == B:* ]]; then "$ZCPERF_LAB_PEER" -- "kill ${1#B:} 2>/dev/null; true" >/dev/null 2>&1 || true
+    else pkill -P "$1" 2>/dev/null || true; kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi
+}
 
 cleanup() {
     local rc=$?
     for pid in $IPERF_PID "${SERVER_PIDS[@]}"; do
-        pkill -P "$pid" 2>/dev/null || true   # qperf's server forks one child per test
-        kill "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
+        server_stop "$pid"   # qperf's server forks one child per test: server_stop ends those too
     done
     exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# --lab: run this same bench in guest A of the two-guest lab (scripts/lab.sh), where LAB_SERVER is
+# set and the servers run in guest B. The whole lab is bounded by a minute a test beyond the tests.
+bench_lab() {   # tests-per-round-and-size original-arguments...
+    [[ -n $LAB_RUN && -z $LAB_SERVER ]] || return 0
+    local per=$1 sizes
+    shift
+    IFS=, read -ra sizes <<<"$SIZES"
+    exec "$ROOT/scripts/lab.sh" --rw "$ROOT" --timeout $((ROUNDS * ${#sizes[@]} * per * (DURATION + 60) + 300)) -- \
+        "$(printf '%q ' "$0" "$@")"
+}
 
 bench_report() { "$PY" "$LIBPY" report "$1" "${2:-$CSV}"; }   # LAYOUT [CSV]
 
@@ -79,7 +132,12 @@ to_bytes() {
 
 listening() { [[ -n $(ss -Hltn "sport = :$1") ]]; }
 free_port() { local p=$1; while listening "$p"; do p=$((p + 1)); done; echo "$p"; }
-wait_listen() {   # port pid
+wait_listen() {   # port pid [out]
+    if [[ $2 == B:* ]]; then   # ask B; each question is a round trip through the shared directory
+        "$ZCPERF_LAB_PEER" --timeout 30 -- \
+            "for i in \$(seq 300); do [ -n \"\$(ss -Hltn 'sport = :$1')\" ] && exit 0; sleep 0.1; done; exit 1" >/dev/null 2>&1
+        return
+    fi
     for _ in $(seq 100); do
         listening "$1" && return 0
         kill -0 "$2" 2>/dev/null || return 1
@@ -118,21 +176,20 @@ bench_setup() {   # tool... (besides zcperf)
 run_zcperf() {   # variant = the sender path (-T, default tcp), then any further options
     local -a v
     read -ra v <<<"${4:-tcp}"
-    timeout "$LIMIT" "$ZCPERF" -T "${v[0]}" "${v[@]:1}" -m "$2" -l "$DURATION" --cpu "$CLIENT_CPU,$SERVER_CPU" -o json \
+    timeout "$LIMIT" "$ZCPERF" "${ZCPERF_HOST[@]}" -T "${v[0]}" "${v[@]:1}" -m "$2" -l "$DURATION" \
+        --cpu "$CLIENT_CPU,$SERVER_CPU" -o json \
         >"$3" 2>"$3.err" || { cat "$3.err" >>"$3"; fail zcperf "$3"; }
 }
 
 run_iperf3() {   # variant = extra client flags, e.g. -Z
-    iperf3 -s -1 -A "$SERVER_CPU" -p "$IPERF_PORT" >"$3.server" 2>&1 &
-    IPERF_PID=$!
+    IPERF_PID=$(server_start "$3.server" iperf3 -s -1 -A "$SERVER_CPU" -p "$IPERF_PORT")
     wait_listen "$IPERF_PORT" "$IPERF_PID" || fail "iperf3 server" "$3.server"
     local rc=0
     # shellcheck disable=SC2086  # the variant is a list of flags
-    timeout "$LIMIT" iperf3 -c 127.0.0.1 -p "$IPERF_PORT" -A "$CLIENT_CPU" -l "$2" -t "$DURATION" -J ${4:-} \
+    timeout "$LIMIT" iperf3 -c "$SERVER_IP" -p "$IPERF_PORT" -A "$CLIENT_CPU" -l "$2" -t "$DURATION" -J ${4:-} \
         >"$3" 2>"$3.err" || rc=$?
     if ((rc != 0)); then
-        kill "$IPERF_PID" 2>/dev/null || true
-        wait "$IPERF_PID" 2>/dev/null || true
+        server_stop "$IPERF_PID"
         IPERF_PID=
         # iperf3 caps -l (1 MiB in 3.x): a limit of the tool, not a failure of the run
         if grep -q 'block size too large' "$3.err"; then
@@ -142,7 +199,7 @@ run_iperf3() {   # variant = extra client flags, e.g. -Z
         cat "$3.err" >>"$3"
         fail iperf3 "$3"
     fi
-    wait "$IPERF_PID" 2>/dev/null || true
+    server_wait "$IPERF_PID" "$3.server" || true
     IPERF_PID=
 }
 

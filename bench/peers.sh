@@ -9,7 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() {
     cat <<EOT
-Usage: $0 [--rounds N] [--duration S] [--sizes 64K,1M,4M] [--csv FILE]
+Usage: $0 [--rounds N] [--duration S] [--sizes 64K,1M,4M] [--csv FILE] [--lab]
        $0 --report FILE     reprint the table from an earlier CSV
 
 Runs zcperf, iperf3 and qperf one after another for each message size, N rounds,
@@ -19,11 +19,27 @@ client on CPU $CLIENT_CPU and server on CPU $SERVER_CPU, and prints the medians.
   --sizes LIST   message sizes, K/M/G are powers of 1024 (default $SIZES)
   --csv FILE     raw samples (default bench/out/peers-<timestamp>.csv); the tools'
                  raw outputs go next to it in <FILE without .csv>-raw/
+  --lab          across the two-guest lab's link (scripts/lab.sh): clients in guest A,
+                 servers in guest B; zcperf and iperf3 only
 EOT
 }
 
 bench_args "$@"
 bench_report_only peers
+bench_lab 2 "$@"   # --lab: zcperf and iperf3 in guest A, their servers in guest B
+if [[ -n $LAB_SERVER ]]; then
+    bench_setup iperf3
+    log "in the lab: servers in guest B ($SERVER_IP), across the virtio-net link; qperf is not run here"
+    log "$ROUNDS rounds x ${SIZES} x (zcperf iperf3), ${DURATION}s each," \
+        "client CPU $CLIENT_CPU (A), server CPU $SERVER_CPU (B)"
+    log "raw samples: $CSV"
+    bench_rounds zcperf iperf3
+    echo "zcperf vs iperf3 across the two-guest lab's link (TCG): $ROUNDS rounds, ${DURATION}s," \
+        "client CPU $CLIENT_CPU in A, server CPU $SERVER_CPU in B ($(date -Is))"
+    bench_report peers
+    echo "raw samples: $CSV"
+    exit 0
+fi
 bench_setup iperf3 qperf
 
 # qperf: one server for the whole run, already on the server CPU; -rca pins its per-test child too.

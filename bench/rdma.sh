@@ -44,6 +44,8 @@ RDMA device with a RoCE v2 IPv4 GID (or the guest's rxe0). Prints medians and zc
   --peers-only    only perftest and rstream (e.g. before zcperf has the RDMA transports)
   --vm-timeout S  without an RDMA device: limit for the whole guest run (default: duration+45 s per test
                   plus 10 min; under TCG a 5 s test takes 10-20 s with its set-up)
+  --lab           across the two-guest lab's link (scripts/lab.sh): clients in guest A, servers
+                  (the lab's zcserver, perftest's and rstream's) in guest B, rxe0 on each side's NIC
   --only T        just the pair whose zcperf transport is T (e.g. rsocket: zcperf -T rsocket vs rstream)
   --messages      the message tests instead (default sizes 2,4K): zcperf -t msgrate -T rdma-send vs
                   ib_send_bw's MsgRate, zcperf -t rr -T rdma-send / rdma-write vs ib_send_lat /
@@ -74,6 +76,7 @@ done
 bench_args "${args[@]}"
 bench_report_only "$([[ -n $MESSAGES ]] && echo rdma_messages || echo rdma)"
 
+bench_lab 6 "${ORIG_ARGS[@]}"   # --lab: clients in guest A, servers in guest B
 # No RDMA device here: run this same command in the Soft-RoCE guest. The guest writes the CSV
 # through a read-write share of bench/out (or of --csv's directory).
 if [[ -z ${RDMA_VM:-} ]] && ! rdma_find_device; then
@@ -87,6 +90,13 @@ if [[ -z ${RDMA_VM:-} ]] && ! rdma_find_device; then
         --rw "$outdir" -- "$0" "${ORIG_ARGS[@]}"
 fi
 rdma_find_device || die "$RDMA_FIND_ERROR"
+# Where the servers are: this host's RDMA address, or guest B's in the lab (its GID index is B's own).
+PEER_IP=$RDMA_IP
+PEER_GID=$RDMA_GID
+if [[ -n $LAB_SERVER ]]; then
+    PEER_IP=$SERVER_IP
+    PEER_GID=${ZCPERF_LAB_PEER_GID_INDEX:-$RDMA_GID}
+fi
 
 if [[ -n $MESSAGES ]]; then
     PAIRS=(zcperf:msgrate-rdma-send ib_send_bw zcperf:rr-rdma-send ib_send_lat zcperf:rr-rdma-write ib_write_lat)
@@ -114,13 +124,16 @@ LIMIT=$((DURATION * 4 + 60))   # under TCG set-up and teardown take seconds; a h
 PORT=$(free_port 18515)
 next_port() { PORT=$((PORT + 1)); }   # a fresh port per test: no wait for the last one's close
 
-# zcperf: one zcserver bound to the device's address for the whole run, on the server CPU.
-if [[ -z $PEERS_ONLY ]]; then
+# zcperf: one zcserver bound to the device's address for the whole run, on the server CPU (the
+# lab's own in guest B; --cpu pins its data threads there).
+ZC_ADDR=$LAB_SERVER
+if [[ -z $PEERS_ONLY && -z $LAB_SERVER ]]; then
     [[ -x $ZCSERVER ]] || die "$ZCSERVER not found; build first"
     ZC_PORT=$(free_port 12875)
     taskset -c "$SERVER_CPU" "$ZCSERVER" --bind "$RDMA_IP" --port "$ZC_PORT" >"$RAW/zcserver.log" 2>&1 &
     SERVER_PIDS+=($!)
     wait_listen "$ZC_PORT" "$!" || die "zcserver did not start: $(cat "$RAW/zcserver.log")"
+    ZC_ADDR=$RDMA_IP:$ZC_PORT
 fi
 
 run_zcperf() {   # size bytes raw transport | msgrate-TRANSPORT | rr-TRANSPORT
@@ -130,7 +143,7 @@ run_zcperf() {   # size bytes raw transport | msgrate-TRANSPORT | rr-TRANSPORT
                    extra=(--qps "$MSG_QPS" --postlist "$MSG_POSTLIST" --inline "$MSG_INLINE") ;;
         rr-*) test=rr transport=${4#rr-} extra=(--inline "$MSG_INLINE") ;;
     esac
-    timeout "$LIMIT" "$ZCPERF" -H "$RDMA_IP:$ZC_PORT" -t "$test" -T "$transport" -m "$2" -l "$DURATION" "${extra[@]}" \
+    timeout "$LIMIT" "$ZCPERF" -H "$ZC_ADDR" -t "$test" -T "$transport" -m "$2" -l "$DURATION" "${extra[@]}" \
         --cpu "$CLIENT_CPU,$SERVER_CPU" -o json >"$3" 2>"$3.err" || rc=$?
     ((rc == 0)) && return 0
     # A zcperf without this transport (not built with RDMA, or older than it) is a note.
@@ -168,18 +181,18 @@ perftest_pair() {   # tool bytes count raw
     local tool=$1 try rc crc
     for try in 1 2 3; do
         next_port
-        local a=(-F -d "$RDMA_DEV" -x "$RDMA_GID" -s "$2" -n "$3" -p "$PORT")
+        local a=(-F -d "$RDMA_DEV" -s "$2" -n "$3" -p "$PORT")
         case $tool in
             *_lat) a+=("${PT_LAT_EXTRA[@]}") ;;
             *) a+=("${PT_BW_EXTRA[@]}") ;;
         esac
-        taskset -c "$SERVER_CPU" timeout "$LIMIT" "$tool" "${a[@]}" >"$4.server" 2>&1 &
-        IPERF_PID=$!   # lib.sh's cleanup kills it on the way out
+        # lib.sh's cleanup stops the server on the way out
+        IPERF_PID=$(server_start "$4.server" taskset -c "$SERVER_CPU" timeout "$LIMIT" "$tool" "${a[@]}" -x "$PEER_GID")
         wait_listen "$PORT" "$IPERF_PID" || fail "$tool server" "$4.server"
         crc=0
-        taskset -c "$CLIENT_CPU" timeout "$LIMIT" "$tool" "${a[@]}" "$RDMA_IP" >"$4" 2>&1 || crc=$?
+        taskset -c "$CLIENT_CPU" timeout "$LIMIT" "$tool" "${a[@]}" -x "$RDMA_GID" "$PEER_IP" >"$4" 2>&1 || crc=$?
         rc=0
-        wait "$IPERF_PID" || rc=$?
+        server_wait "$IPERF_PID" "$4.server" || rc=$?
         IPERF_PID=
         ((crc == 0 && rc == 0)) || { cat "$4.server" >>"$4"; fail "$tool (client $crc, server $rc)" "$4"; }
         # The parser checks that perftest moved exactly this.
@@ -217,18 +230,17 @@ run_ib_write_lat() { run_perftest_lat ib_write_lat "$@"; }
 rstream_pair() {   # bytes count raw
     next_port
     local a=(-S "$1" -C "$2" -I 1 -p "$PORT") try crc rc
-    taskset -c "$SERVER_CPU" timeout "$LIMIT" rstream "${a[@]}" >"$3.server" 2>&1 &
-    IPERF_PID=$!
+    IPERF_PID=$(server_start "$3.server" taskset -c "$SERVER_CPU" timeout "$LIMIT" rstream "${a[@]}")
     # The server listens through rdma_cm, which ss cannot see: retry a refused connection.
     for try in $(seq 40); do
         crc=0
-        taskset -c "$CLIENT_CPU" timeout "$LIMIT" rstream -s "$RDMA_IP" "${a[@]}" >"$3" 2>&1 || crc=$?
+        taskset -c "$CLIENT_CPU" timeout "$LIMIT" rstream -s "$PEER_IP" "${a[@]}" >"$3" 2>&1 || crc=$?
         ((crc == 0)) && break
-        kill -0 "$IPERF_PID" 2>/dev/null || break
+        server_alive "$IPERF_PID" "$3.server" || break
         sleep 0.5
     done
     rc=0
-    wait "$IPERF_PID" || rc=$?
+    server_wait "$IPERF_PID" "$3.server" || rc=$?
     IPERF_PID=
     ((crc == 0 && rc == 0)) || { cat "$3.server" >>"$3"; fail "rstream (client $crc, server $rc)" "$3"; }
     # rstream prints counts rounded (1600 -> "1k"): the parser takes the exact ones from here.
@@ -240,11 +252,11 @@ run_rstream() {   # size bytes raw
     rstream_pair "$2" $(((COUNT + 1) / 2)) "$3"
 }
 
-log "$ROUNDS rounds x $SIZES x (${CASES[*]}), ${DURATION}s each, on $RDMA_DEV ($RDMA_IP, GID index $RDMA_GID)${RDMA_VM:+ in the Soft-RoCE guest}${MESSAGES:+; qps $MSG_QPS, postlist $MSG_POSTLIST, inline $MSG_INLINE}"
+log "$ROUNDS rounds x $SIZES x (${CASES[*]}), ${DURATION}s each, on $RDMA_DEV ($RDMA_IP, GID index $RDMA_GID)${LAB_SERVER:+ to guest B ($PEER_IP) across the lab link}${RDMA_VM:+ in the Soft-RoCE guest}${MESSAGES:+; qps $MSG_QPS, postlist $MSG_POSTLIST, inline $MSG_INLINE}"
 log "raw samples: $CSV"
 bench_rounds "${CASES[@]}"
 
-echo "zcperf vs perftest and rstream on $RDMA_DEV${RDMA_VM:+ (Soft-RoCE in a TCG guest)}: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU, server CPU $SERVER_CPU ($(date -Is))"
+echo "zcperf vs perftest and rstream on $RDMA_DEV${LAB_SERVER:+ from guest A to guest B across the lab virtio-net link}${RDMA_VM:+ (Soft-RoCE in a TCG guest)}: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU, server CPU $SERVER_CPU ($(date -Is))"
 if [[ -n $MESSAGES ]]; then
     echo "message tests: msgrate with $MSG_QPS QP(s) on one thread, postlist $MSG_POSTLIST, inline $MSG_INLINE B (rr: inline $MSG_INLINE B)"
     bench_report rdma_messages

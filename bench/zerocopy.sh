@@ -10,7 +10,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() {
     cat <<EOT
-Usage: $0 [--rounds N] [--duration S] [--sizes 64K,1M,4M] [--csv FILE]
+Usage: $0 [--rounds N] [--duration S] [--sizes 64K,1M,4M] [--csv FILE] [--lab]
        $0 --report FILE     reprint the tables from an earlier CSV
 
 For each message size, N rounds, runs back to back: zcperf -T tcp, -T tcp-sendfile,
@@ -21,11 +21,14 @@ CPU $CLIENT_CPU and server on CPU $SERVER_CPU, and prints the medians.
   --sizes LIST   message sizes, K/M/G are powers of 1024 (default $SIZES)
   --csv FILE     raw samples (default bench/out/zerocopy-<timestamp>.csv); the tools'
                  raw outputs go next to it in <FILE without .csv>-raw/
+  --lab          across the two-guest lab's link (scripts/lab.sh): clients in guest A,
+                 servers in guest B
 EOT
 }
 
 bench_args "$@"
 bench_report_only zerocopy
+bench_lab 5 "$@"   # --lab: across the two-guest lab's link, servers in guest B
 bench_setup iperf3
 
 # iperf3 -Z right after zcperf's sendfile, so the pair compared run closest in time;
@@ -35,6 +38,8 @@ log "$ROUNDS rounds x ${SIZES} x (${CASES[*]}), ${DURATION}s each, client CPU $C
 log "raw samples: $CSV"
 bench_rounds "${CASES[@]}"
 
-echo "zcperf zero-copy senders on loopback: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU, server CPU $SERVER_CPU ($(date -Is))"
+where="on loopback"
+[[ -n $LAB_SERVER ]] && where="across the two-guest lab link (TCG), client in A, server in B"
+echo "zcperf zero-copy senders $where: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU, server CPU $SERVER_CPU ($(date -Is))"
 bench_report zerocopy
 echo "raw samples: $CSV"

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cuda/device.hpp"
+#include "run/build_info.hpp"
 #include "system/affinity.hpp"
 #include "system/cpu_list.hpp"
 #include "system/numa.hpp"
@@ -53,6 +54,10 @@ Examples:
   zcperf -H 10.0.0.2 -T rdma-send -t msgrate -P 4 --qps-per-context 2 --postlist 8 --inline 64
                                          2-byte message rate, 4 threads each with its own QP and CQ, one
                                          device context per 2 threads, 8 SENDs per ibv_post_send, inline
+  MLX5_SHUT_UP_BF=1 zcperf -H 10.0.0.2 -T rdma-write -t msgrate -P 16 --qps-per-context 16 --thread-domains
+                                         16 threads on one context, each with a thread domain (its own
+                                         doorbell register on mlx5), BlueFlame off on this side; the
+                                         report records the provider and the doorbell variables per side
   zcperf --buffer cuda:0,cuda:0 -m 4M --cpu 2,4
                                          GPU memory on both sides, staged through pinned bounce buffers;
                                          the report gives the staging's copy time (compare --buffer host)
@@ -203,6 +208,11 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                    "(ibv_open_device per K streams, QPs moved by hand with rdma_cm's attributes); 0 = all streams on "
                    "rdma_cm's one context, a PD each. E.g. -t msgrate -P 4 --qps-per-context 2: 2 contexts")
         ->capture_default_str();
+    app.add_flag("--thread-domains", o.params.rdma.thread_domains,
+                 "RDMA verbs: each stream's thread gets a thread domain (ibv_alloc_td) and a parent domain over its "
+                 "PD, and makes its CQ and QPs there, so the provider may give it a doorbell register of its own "
+                 "and skip its locks (mlx5); with --qps-per-context K too. A provider without them (Soft-RoCE) is "
+                 "an error naming the call it refused; the report's rdma line says it was in force");
     app.add_option("--rdma-dev", rdma_dev,
                    "RDMA: LOCAL[,REMOTE] device the data must use (e.g. mlx5_0); by default the one the route to the "
                    "peer goes through; a mismatch is an error, never a silent change");
@@ -258,7 +268,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                    "shared key for a zcserver started with --auth-key-file (same file contents on both hosts)");
     app.add_flag("--topology", o.topology, "print where CPUs, NICs and RDMA devices sit (NUMA node, PCI, IRQs) "
                  "here and on each -H server, then exit");
-    app.set_version_flag("-V,--version", "zcperf " ZCPERF_VERSION);
+    app.set_version_flag("-V,--version", version_text("zcperf"));
     try {
         app.parse(argc, argv);
         o.tests.clear();

@@ -4,12 +4,16 @@
 #include <netinet/tcp.h>
 #include <unistd.h>
 
+#include <random>
+#include <thread>
+
 #include "system/host_info.hpp"
 
 namespace zc {
 
 ControlClient::ControlClient(const Endpoint& server, std::chrono::milliseconds timeout, const SharedSecret* secret)
     : server_(server) {
+    HostInfo me = probe_host();  // before connecting: the server's handshake deadline runs from there
     try {
         fd_ = connect_tcp(server, timeout);
     } catch (const std::exception& e) {
@@ -19,10 +23,19 @@ ControlClient::ControlClient(const Endpoint& server, std::chrono::milliseconds t
     }
     int one = 1;
     setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    HostInfo me = probe_host();
     std::string nonce = secret ? random_challenge() : "";
-    send(Hello{kProtocolVersion, "zcperf " ZCPERF_VERSION, me.boot_id, me.pid, nonce});
-    welcome_ = expect<Welcome>(timeout);
+    try {
+        send(Hello{kProtocolVersion, "zcperf " ZCPERF_VERSION, me.boot_id, me.pid, nonce});
+        welcome_ = expect<Welcome>(timeout);
+    } catch (const ServerError& e) {
+        if (std::string_view(e.what()).find(kServerBusy) != std::string_view::npos) throw ServerBusy(e.what());
+        throw;
+    } catch (const ConnectionError& e) {
+        // A server that refuses at once may close before our hello is read; the reset can beat its reason.
+        if (std::string_view(e.what()).find("timed out") != std::string_view::npos) throw;
+        throw ServerBusy(std::string("the server closed the connection before its welcome (") + e.what() +
+                         "): busy with other connections' handshakes, or not a zcserver");
+    }
     if (!welcome_.auth_challenge.empty()) {
         if (!secret) {
             throw ServerError("this zcserver requires authentication: give the shared key with --auth-key-file FILE");
@@ -43,6 +56,32 @@ ControlClient::ControlClient(const Endpoint& server, std::chrono::milliseconds t
                           "; run the same zcperf release on both hosts");
     }
     same_host_ = !me.boot_id.empty() && me.boot_id == welcome_.host.boot_id;
+}
+
+std::unique_ptr<ControlClient> connect_control(const Endpoint& server, std::chrono::milliseconds timeout,
+                                               const SharedSecret* secret, std::ostream& note,
+                                               std::chrono::milliseconds patience) {
+    auto give_up = std::chrono::steady_clock::now() + patience;
+    std::minstd_rand rng(std::random_device{}());
+    auto pause = std::chrono::milliseconds(50);
+    for (int attempt = 1;; ++attempt) {
+        try {
+            return std::make_unique<ControlClient>(server, timeout, secret);
+        } catch (const ServerBusy& e) {
+            // Jitter: clients turned away together must not come back together.
+            auto wait = pause / 2 + std::chrono::milliseconds(rng() % (pause.count() + 1));
+            if (std::chrono::steady_clock::now() + wait > give_up) {
+                throw ServerBusy(std::string(e.what()) + " (tried " + std::to_string(attempt) + " times in " +
+                                 std::to_string(patience.count() / 1000) + " s)");
+            }
+            if (attempt == 1) {
+                note << "zcperf: " << server.host << ":" << server.port << " turned us away: " << e.what()
+                     << "; trying again for up to " << patience.count() / 1000 << " s\n";
+            }
+            std::this_thread::sleep_for(wait);
+            pause = std::min(pause * 2, std::chrono::milliseconds(1000));
+        }
+    }
 }
 
 void ControlClient::send(const Message& m) { write_all(fd_.get(), encode_message(m), std::chrono::seconds(10)); }

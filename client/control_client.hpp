@@ -1,6 +1,8 @@
 #pragma once
 // The client's end of the control connection: blocking, every read bounded in size and time.
 #include <chrono>
+#include <memory>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 
@@ -16,11 +18,16 @@ namespace zc {
 struct ServerError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+// The server turned the connection away before its welcome for a passing reason (too many
+// connections in their handshake, see zcserver --max-startups): worth trying again shortly.
+struct ServerBusy : ServerError {
+    using ServerError::ServerError;
+};
 
 class ControlClient {
 public:
-    // Connects and exchanges hello/welcome. Throws std::runtime_error (unreachable),
-    // ServerError (refused, e.g. version mismatch) or ProtocolError (not a zcserver).
+    // Connects and exchanges hello/welcome. Throws std::runtime_error (unreachable), ServerBusy (turned
+    // away, try again), ServerError (refused, e.g. version mismatch) or ProtocolError (not a zcserver).
     // With a secret, the client proves the key when the server asks, and checks the server's proof.
     ControlClient(const Endpoint& server, std::chrono::milliseconds timeout, const SharedSecret* secret = nullptr);
 
@@ -46,5 +53,11 @@ private:
     Welcome welcome_;
     bool same_host_ = false;
 };
+
+// A ControlClient, trying again with growing, jittered pauses while the server says it is busy, for up
+// to `patience`; says so once on `note`. Throws as ControlClient does.
+std::unique_ptr<ControlClient> connect_control(const Endpoint& server, std::chrono::milliseconds timeout,
+                                               const SharedSecret* secret, std::ostream& note,
+                                               std::chrono::milliseconds patience = std::chrono::seconds(15));
 
 }  // namespace zc

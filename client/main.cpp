@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     std::vector<std::unique_ptr<zc::ControlClient>> controls;
     try {
         for (const auto& ep : servers) {
-            controls.push_back(std::make_unique<zc::ControlClient>(ep, std::chrono::milliseconds(opt.connect_timeout_ms), key));
+            controls.push_back(zc::connect_control(ep, std::chrono::milliseconds(opt.connect_timeout_ms), key, std::cerr));
         }
     } catch (const std::exception& e) {
         std::cerr << "zcperf: " << e.what() << "\n";

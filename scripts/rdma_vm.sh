@@ -13,6 +13,10 @@
 # RDMA_VM_NETDEV=dummy0. TCG runs at roughly 1/100 of hardware speed: this is for functional
 # tests, not for performance figures.
 #
+# It is also the guest builder of scripts/lab.sh (two guests, one virtio-net link): --link puts
+# the guest on a point-to-point QEMU stream netdev (virtio-net with MSI-X; rxe then runs on its
+# eth0), --numa splits CPUs and memory over NUMA nodes, --ip/--name/--mac name the guest.
+#
 # Everything it needs comes from Debian: missing packages are installed with apt-get, the
 # kernel package (what linux-image-amd64 depends on) is downloaded with apt-get download and
 # unpacked into the cache (about 500 MB); the host's /boot and /lib/modules are never touched.
@@ -27,10 +31,10 @@ INIT_SCRIPT=$HERE/rdma_vm/init.sh
 # uses from the host's root (iproute2's `rdma` makes rxe0).
 PACKAGES=(qemu-system-x86 busybox-static kmod cpio xz-utils iproute2 rdma-core ibverbs-providers
           ibverbs-utils rdmacm-utils perftest)
-# Guest modules: virtio PCI + 9p (the shares), overlay (the writable root), dummy (the netdev),
+# Guest modules: virtio PCI + 9p (the shares), overlay (the writable root), dummy or virtio_net (the netdev),
 # and the RDMA stack with rdma_rxe. rxe computes its ICRC through the crypto API's "crc32",
 # which no module depends on by symbol, so one implementation is listed explicitly.
-MODULES=(virtio_pci 9pnet_virtio 9p overlay dummy ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm
+MODULES=(virtio_pci 9pnet_virtio 9p overlay dummy virtio_net ib_core ib_uverbs iw_cm ib_cm rdma_cm rdma_ucm
          ib_umad udp_tunnel ip6_udp_tunnel rdma_rxe crc32_generic crc32-pclmul libcrc32c crc32c)
 
 if [[ $(id -u) -eq 0 ]]; then
@@ -46,6 +50,12 @@ KEEP=
 REBUILD=
 SETUP_ONLY=
 RW_DIRS=()
+NUMA=1
+LINK=            # listen:SOCKET or connect:SOCKET (a unix socket path); empty: no NIC, dummy0
+IP=198.18.0.1/24
+MAC=52:54:00:12:34:01
+NAME=rdma-vm
+NIC_NODE=        # with --link: the NUMA node the NIC sits on (empty: none, as a plain virtio device)
 
 usage() {
     cat <<EOT
@@ -56,6 +66,14 @@ directory, and exits with its status (124: timed out, 125: the VM failed).
   --mem MB      guest memory (default $MEM)
   --cpus N      guest CPUs (default: nproc, $CPUS)
   --rw DIR      share DIR read-write too (the current directory always is); repeatable
+  --numa N      split the CPUs and the memory over N NUMA nodes (default $NUMA; CPUs must divide)
+  --link listen:SOCK|connect:SOCK
+                a virtio-net NIC (eth0, MSI-X) on a point-to-point QEMU stream netdev over the unix
+                socket SOCK, instead of dummy0; the listening guest must start first (scripts/lab.sh)
+  --ip A/P      the RDMA netdev's address (default $IP)
+  --mac MAC     the NIC's MAC with --link (default $MAC)
+  --nic-node N  with --link: put the NIC on NUMA node N (behind a PCI root bus of that node)
+  --name NAME   the guest's hostname and rdma link name prefix (default $NAME)
   -v            show the guest console (boot log of /init) on stderr
   --keep        keep the run directory (console log, cmd.sh, outputs) and print its path
   --rebuild     download and rebuild the kernel cache and initramfs first
@@ -75,19 +93,34 @@ parse_args() {
             --mem)        MEM=${2:?--mem needs MB}; shift 2 ;;
             --cpus)       CPUS=${2:?--cpus needs a count}; shift 2 ;;
             --rw)         RW_DIRS+=("$(cd "${2:?--rw needs a directory}" && pwd)") || exit 125; shift 2 ;;
+            --numa)       NUMA=${2:?--numa needs a count}; shift 2 ;;
+            --link)       LINK=${2:?--link needs listen:SOCKET or connect:SOCKET}; shift 2 ;;
+            --ip)         IP=${2:?--ip needs ADDRESS/PREFIX}; shift 2 ;;
+            --mac)        MAC=${2:?--mac needs a MAC address}; shift 2 ;;
+            --nic-node)   NIC_NODE=${2:?--nic-node needs a node}; shift 2 ;;
+            --name)       NAME=${2:?--name needs a name}; shift 2 ;;
             -v|--verbose) VERBOSE=1; shift ;;
             --keep)       KEEP=1; shift ;;
             --rebuild)    REBUILD=1; shift ;;
             --setup-only) SETUP_ONLY=1; shift ;;
             -h|--help)    usage; exit 0 ;;
             --)           shift; break ;;
-            *)            usage >&2; exit 125 ;;
+            *)            echo "rdma_vm: unknown option $1" >&2; usage >&2; exit 125 ;;
         esac
     done
     COMMAND=("$@")
     [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout wants whole seconds"
     [[ $MEM =~ ^[1-9][0-9]*$ ]] || die "--mem wants MB"
     [[ $CPUS =~ ^[1-9][0-9]*$ ]] || die "--cpus wants a count"
+    [[ $NUMA =~ ^[1-9][0-9]*$ ]] && ((CPUS % NUMA == 0 && MEM % NUMA == 0)) ||
+        die "--numa wants a count that divides --cpus ($CPUS) and --mem ($MEM)"
+    [[ -z $LINK || $LINK =~ ^(listen|connect):/[^,[:space:]]+$ ]] ||
+        die "--link wants listen:SOCKET or connect:SOCKET, an absolute path without commas or blanks"
+    [[ $IP =~ ^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$ ]] || die "--ip wants ADDRESS/PREFIX, e.g. 198.18.0.1/24"
+    [[ $MAC =~ ^([0-9a-f]{2}:){5}[0-9a-f]{2}$ ]] || die "--mac wants a lower-case MAC, e.g. 52:54:00:12:34:01"
+    [[ -z $NIC_NODE || ( $NIC_NODE =~ ^[0-9]$ && NIC_NODE -lt NUMA && -n $LINK ) ]] ||
+        die "--nic-node wants a node below --numa ($NUMA), with --link"
+    [[ $NAME =~ ^[a-z][a-z0-9-]*$ ]] || die "--name wants a host name (a-z, 0-9, -)"
     [[ -n $SETUP_ONLY || ${#COMMAND[@]} -gt 0 ]] || { usage >&2; exit 125; }
     # The run directory's path goes on the kernel command line, which splits at blanks.
     [[ $CACHE != *[[:space:]]* ]] || die "the cache path must not contain blanks: $CACHE"
@@ -214,7 +247,9 @@ build_initramfs() {
     rm -f "$dir/deps"
     (cd "$dir" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) >"$INITRAMFS.tmp"
     rm -rf "$dir"
-    rm -f "$CACHE"/initramfs-*.cpio.gz
+    # Other versions stay a day: worktrees with another init.sh share this cache and would
+    # otherwise rebuild theirs on every run.
+    find "$CACHE" -maxdepth 1 -name 'initramfs-*.cpio.gz' -mtime +1 -delete
     mv "$INITRAMFS.tmp" "$INITRAMFS"
 }
 
@@ -240,6 +275,9 @@ write_run_dir() {
     : >"$RUN_DIR/stdout"
     : >"$RUN_DIR/stderr"
     echo "$KTREE" >"$RUN_DIR/kernel_tree"
+    NETDEV=dummy0
+    [[ -n $LINK ]] && NETDEV=eth0
+    echo "$NETDEV $IP rxe0 $NAME" >"$RUN_DIR/net"   # what /init sets up
 
     # Read-write shares: the caller's directory and the --rw ones, parents before children;
     # a directory inside one already shared is covered by it. The host root is never shared
@@ -268,7 +306,7 @@ write_run_dir() {
             case $name in PWD|OLDPWD|SHLVL|_|BASH_FUNC_*|RDMA_VM*) continue ;; esac
             printf 'export %s=%q\n' "$name" "${kv#*=}"
         done < <(env -0)
-        echo "export RDMA_VM=1 RDMA_VM_DEV=rxe0 RDMA_VM_IP=198.18.0.1 RDMA_VM_NETDEV=dummy0"
+        echo "export RDMA_VM=1 RDMA_VM_DEV=rxe0 RDMA_VM_IP=${IP%/*} RDMA_VM_NETDEV=$NETDEV"
         echo 'export RDMA_VM_GID_INDEX=${RDMA_VM_GID_INDEX:-1}   # /init passes the index it found'
         printf 'cd %q || exit 125\n' "$PWD"
         printf 'exec'
@@ -301,16 +339,45 @@ cleanup() {
 # Boots the guest under `timeout` (so the time limit also covers a hung boot) and follows the
 # command's output files until QEMU is gone; tail --pid reads them once more after that, so
 # nothing written just before poweroff is lost.
+# The NUMA nodes (each with its share of the CPUs and of the memory) and the NIC, if any.
+machine_args() {
+    MACHINE_ARGS=()
+    local i per=$((CPUS / NUMA))
+    if ((NUMA > 1)); then
+        for ((i = 0; i < NUMA; i++)); do
+            MACHINE_ARGS+=(-object "memory-backend-ram,id=m$i,size=$((MEM / NUMA))M"
+                           -numa "node,nodeid=$i,cpus=$((i * per))-$((i * per + per - 1)),memdev=m$i")
+        done
+    fi
+    if [[ -z $LINK ]]; then MACHINE_ARGS+=(-nic none); return; fi
+    # A stream netdev: one queue pair, so MSI-X vectors config, input.0 and output.0 (6 allows 2).
+    local server=off
+    [[ $LINK == listen:* ]] && server=on
+    local bus=()
+    if [[ -n $NIC_NODE ]]; then   # an extra PCI root bus on that node: the NIC then has a NUMA node
+        # Only bridges plug into a pxb: pxb -> pci-bridge -> the NIC.
+        MACHINE_ARGS+=(-device "pxb,id=pxb$NIC_NODE,bus_nr=$((16 * (NIC_NODE + 1))),numa_node=$NIC_NODE,bus=pci.0"
+                       -device "pci-bridge,id=br$NIC_NODE,bus=pxb$NIC_NODE,chassis_nr=$((NIC_NODE + 1)),addr=1")
+        bus=(",bus=br$NIC_NODE,addr=1")
+    fi
+    MACHINE_ARGS+=(-netdev "stream,id=n0,server=$server,addr.type=unix,addr.path=${LINK#*:}"
+                   -device "virtio-net-pci,netdev=n0,mac=$MAC,vectors=6${bus[*]}")
+}
+
 boot_and_run() {
-    local append="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off cryptomgr.notests rdma_vm.run=$RUN_DIR"
+    # no_timer_check: on a loaded host the emulated timer can look broken to the kernel's IO-APIC
+    # check, which then panics ("IO-APIC + timer doesn't work"); the check proves nothing under TCG.
+    local append="console=ttyS0 quiet loglevel=3 panic=-1 mitigations=off cryptomgr.notests no_timer_check"
+    append+=" rdma_vm.run=$RUN_DIR"
     : >"$RUN_DIR/console.log"
+    machine_args
     timeout "$TIMEOUT" qemu-system-x86_64 \
-        -accel tcg,thread=multi -cpu max -m "$MEM" -smp "$CPUS" -nic none \
+        -accel tcg,thread=multi -cpu max -m "$MEM" -smp "$CPUS" \
         -nodefaults -no-reboot -display none -serial "file:$RUN_DIR/console.log" \
         -kernel "$VMLINUX" -initrd "$INITRAMFS" -append "$append" \
         -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
         -virtfs "local,path=${RUN_DIR//,/,,},mount_tag=rdmavm_run,security_model=none,multidevs=remap" \
-        "${SHARE_ARGS[@]}" >"$RUN_DIR/qemu.log" 2>&1 &
+        "${SHARE_ARGS[@]}" "${MACHINE_ARGS[@]}" >"$RUN_DIR/qemu.log" 2>&1 &   # shares first: on pci.0
     QEMU_PID=$!
     tail -q -n +1 -s 0.2 -f --pid="$QEMU_PID" "$RUN_DIR/stdout" &
     TAIL_PIDS+=($!)

@@ -1,11 +1,39 @@
 // zcserver: the daemon side of zcperf (netserver's role). Runs the server side of each test on
 // pinned threads and reports its own measurements back over the control connection.
 #include <CLI/CLI.hpp>
+#include <sys/resource.h>
+
 #include <csignal>
 #include <iostream>
 
+#include "run/build_info.hpp"
 #include "server.hpp"
 #include "units.hpp"
+
+namespace {
+
+// Every connection holds a descriptor: take the whole hard limit (the soft one is often 1024), and say
+// so when even that is too small for the limits given.
+void raise_descriptor_limit(const zc::ServerOptions& opt) {
+    rlimit r{};
+    if (getrlimit(RLIMIT_NOFILE, &r) != 0) return;
+    if (r.rlim_cur < r.rlim_max) {
+        r.rlim_cur = r.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &r);
+        getrlimit(RLIMIT_NOFILE, &r);
+    }
+    // Startups, plus per session its control connection, the data listener and its streams.
+    uint64_t need = static_cast<uint64_t>(opt.startups.full) +
+                    static_cast<uint64_t>(opt.max_sessions) * (2 + static_cast<uint64_t>(opt.max_streams)) + 64;
+    if (r.rlim_cur != RLIM_INFINITY && need > r.rlim_cur) {
+        std::cerr << "zcserver: warning: --max-startups " << opt.startups.text() << ", --max-sessions "
+                  << opt.max_sessions << " and --max-streams " << opt.max_streams << " may need " << need
+                  << " descriptors, more than this process may open (" << r.rlim_cur
+                  << "); lower them or raise the limit (ulimit -Hn, LimitNOFILE= in a systemd unit)\n";
+    }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
@@ -19,11 +47,27 @@ int main(int argc, char** argv) {
         "  zcserver --max-sessions 8 --quiet\n"};
     app.add_option("-p,--port", opt.port, "control port to listen on")->capture_default_str();
     app.add_option("-b,--bind", opt.bind, "numeric address to listen on (default: all)");
-    app.add_option("--max-sessions", opt.max_sessions, "control connections served at once")
+    app.add_option("--max-sessions", opt.max_sessions,
+                   "clients served at once; only those that finished the handshake (hello, and with "
+                   "--auth-key-file the key's proof) count, so idle connections cannot take these slots")
         ->check(CLI::Range(1, 100000))
         ->capture_default_str();
-    int handshake = 5, idle = 300;
-    app.add_option("--handshake-timeout", handshake, "seconds a new client has to say hello")
+    std::string startups = opt.startups.text();
+    app.add_option("--max-startups", startups,
+                   "START:RATE:FULL bounds connections still in their handshake (as sshd's MaxStartups): from START "
+                   "on, a new one is refused at random, RATE % of them rising to all at FULL; N alone = a hard "
+                   "bound. Each costs one descriptor and about 1 KiB; refused clients are told and zcperf retries")
+        ->capture_default_str();
+    app.add_option("--max-startups-per-source", opt.startups.per_source,
+                   "connections from one address (one /64 for IPv6) that may be in their handshake at once; more "
+                   "are refused at once, so one host cannot fill --max-startups")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    int handshake = static_cast<int>(opt.handshake_timeout.count()), idle = 300;
+    app.add_option("--handshake-timeout", handshake,
+                   "seconds from connecting to the end of the handshake (hello, and with a key its proof); "
+                   "zcperf needs one or two round trips, so keep it short: a silent or dribbling connection "
+                   "holds a --max-startups slot this long")
         ->check(CLI::Range(1, 3600))
         ->capture_default_str();
     app.add_option("--idle-timeout", idle, "seconds a session may sit between tests")
@@ -46,13 +90,17 @@ int main(int argc, char** argv) {
                    "chmod 600, 16 bytes or more; clients use zcperf --auth-key-file with the same file)");
     bool quiet = false;
     app.add_flag("-q,--quiet", quiet, "do not log sessions to stderr");
-    app.set_version_flag("-V,--version", "zcserver " ZCPERF_VERSION);
+    app.set_version_flag("-V,--version", zc::version_text("zcserver"));
     CLI11_PARSE(app, argc, argv);
     opt.handshake_timeout = std::chrono::seconds(handshake);
     opt.idle_timeout = std::chrono::seconds(idle);
     opt.verbose = !quiet;
     try {
         opt.max_buffer_bytes = zc::parse_size(max_buf);
+        int per_source = opt.startups.per_source;
+        opt.startups = zc::parse_max_startups(startups);
+        opt.startups.per_source = per_source;
+        raise_descriptor_limit(opt);
         if (!key_file.empty()) opt.secret = zc::SharedSecret::from_file(key_file);
 
         zc::Server server(opt);

@@ -1,8 +1,12 @@
 #include "server.hpp"
 
+#include <sys/socket.h>
+
 #include <ctime>
 #include <iostream>
+#include <random>
 
+#include "protocol/messages.hpp"
 #include "session.hpp"
 
 namespace zc {
@@ -14,7 +18,10 @@ Server::Server(ServerOptions options)
       host_(probe_host()),
       acceptor_(io_),
       signals_(io_, SIGINT, SIGTERM),
-      retry_timer_(io_) {
+      retry_timer_(io_),
+      burst_timer_(io_),
+      admission_(options_.startups, options_.max_sessions,
+                 (static_cast<uint64_t>(std::random_device{}()) << 32) | std::random_device{}()) {
     boost::system::error_code ec;
     asio::ip::address addr = options_.bind.empty() ? asio::ip::address(asio::ip::address_v6::any())
                                                    : asio::ip::make_address(options_.bind, ec);
@@ -66,6 +73,7 @@ void Server::run() {
 void Server::stop() {
     boost::system::error_code ignored;
     acceptor_.close(ignored);
+    burst_timer_.cancel();
     io_.stop();
 }
 
@@ -81,18 +89,108 @@ void Server::accept_next() {
             });
             return;
         }
-        {
-            socket.set_option(asio::ip::tcp::no_delay(true));
-            auto session = std::make_shared<Session>(*this, std::move(socket), next_session_id_++);
-            ++sessions_;
-            if (sessions_ > options_.max_sessions) {
-                session->refuse("this zcserver already serves " + std::to_string(options_.max_sessions) +
-                                " sessions (its --max-sessions); try again later");
-            } else {
-                session->start();
-            }
-        }
+        admit(std::move(socket));
         accept_next();
+    });
+}
+
+namespace {
+
+std::string address_of(const asio::ip::tcp::endpoint& ep) {
+    auto a = ep.address();
+    if (a.is_v6() && a.to_v6().is_v4_mapped()) return asio::ip::make_address_v4(asio::ip::v4_mapped, a.to_v6()).to_string();
+    return a.to_string();
+}
+
+// Refused before it cost anything: the reason in one frame, written without waiting (a fresh socket's
+// send buffer always has room for it), then closed. A zcperf reading its welcome gets the reason.
+void refuse_now(asio::ip::tcp::socket& socket, const std::string& reason) {
+    std::string frame = encode_message(ErrorMsg{reason});
+    [[maybe_unused]] ssize_t n = ::send(socket.native_handle(), frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    boost::system::error_code ignored;
+    socket.close(ignored);
+}
+
+}  // namespace
+
+void Server::admit(asio::ip::tcp::socket socket) {
+    boost::system::error_code ec;
+    auto peer = socket.remote_endpoint(ec);
+    if (ec) return;  // already gone
+    SourceKey key = peer.address().is_v6() ? source_key_v6(peer.address().to_v6().to_bytes())
+                                           : source_key_v4(peer.address().to_v4().to_bytes());
+    Admission::Verdict verdict;
+    Admission::Ticket ticket = admission_.admit_startup(key, verdict);
+    if (!ticket) {
+        const StartupLimits& l = admission_.limits();
+        std::string who = address_of(peer);
+        std::string reason, kind;
+        switch (verdict) {
+            case Admission::Verdict::per_source:
+                kind = "per-source limit";
+                reason = "zcserver is busy: " + std::to_string(l.per_source) + " connections from " + who +
+                         " are already in their handshake (its --max-startups-per-source)";
+                break;
+            case Admission::Verdict::early_drop:
+                kind = "early drop";
+                reason = "zcserver is busy: " + std::to_string(admission_.startups()) +
+                         " connections are in their handshake and it drops some new ones at random (its --max-startups " +
+                         l.text() + ")";
+                break;
+            default:
+                kind = "--max-startups full";
+                reason = "zcserver is busy: " + std::to_string(admission_.startups()) +
+                         " connections are in their handshake, its limit (--max-startups " + l.text() + ")";
+                break;
+        }
+        refuse_now(socket, reason + "; " + kServerBusy);
+        note_refusal(kind, "refused " + who + ": " + reason);
+        return;
+    }
+    socket.set_option(asio::ip::tcp::no_delay(true), ec);
+    std::make_shared<Session>(*this, std::move(socket), std::move(ticket))->start();
+}
+
+void Server::note_refusal(const std::string& kind, const std::string& first_line) {
+    ++burst_.total;
+    ++burst_.this_tick;
+    ++burst_.kinds[kind];
+    if (burst_.open) return;
+    burst_.open = true;
+    burst_.since = std::chrono::steady_clock::now();
+    log(first_line + " (more refusals in this burst are summed up when it ends)");
+    burst_timer_.expires_after(std::chrono::seconds(1));
+    burst_timer_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) burst_tick();
+    });
+}
+
+// A burst ends after a whole second without a refusal; one that lasts is summed up every minute.
+void Server::burst_tick() {
+    auto now = std::chrono::steady_clock::now();
+    bool over = burst_.this_tick == 0;
+    burst_.this_tick = 0;
+    if (over || now - burst_.since >= std::chrono::seconds(60)) {
+        std::string kinds;
+        for (const auto& [k, n] : burst_.kinds) kinds += (kinds.empty() ? "" : ", ") + k + " " + std::to_string(n);
+        double s = std::chrono::duration<double>(now - burst_.since).count() - (over ? 1.0 : 0.0);
+        char secs[32];
+        std::snprintf(secs, sizeof(secs), "%.1f", std::max(s, 0.0));
+        log(std::string(over ? "burst over: " : "still refusing: ") + std::to_string(burst_.total) +
+            " connections refused or dropped before their session in " + secs + " s (" + kinds + "); " +
+            std::to_string(admission_.startups()) + " in handshake, " + std::to_string(admission_.sessions()) +
+            " sessions");
+        burst_.total = 0;
+        burst_.kinds.clear();
+        burst_.since = now;
+        if (over) {
+            burst_.open = false;
+            return;
+        }
+    }
+    burst_timer_.expires_after(std::chrono::seconds(1));
+    burst_timer_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) burst_tick();
     });
 }
 

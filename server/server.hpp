@@ -4,10 +4,12 @@
 #include <boost/asio.hpp>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "admission.hpp"
 #include "security/shared_secret.hpp"
 #include "system/host_info.hpp"
 
@@ -16,8 +18,9 @@ namespace zc {
 struct ServerOptions {
     std::string bind;            // numeric address; "" = all
     uint16_t port = 12875;
-    int max_sessions = 64;
-    std::chrono::seconds handshake_timeout{5};
+    int max_sessions = 64;       // sessions that finished their handshake; see StartupLimits for the rest
+    StartupLimits startups;      // connections still in their handshake
+    std::chrono::seconds handshake_timeout{5};  // from accept to hello (and, with a key, its proof)
     std::chrono::seconds idle_timeout{300};
     double max_duration_s = 3600;
     bool allow_irq_affinity = false;  // clients may move this host's IRQs only when the operator says so
@@ -39,10 +42,24 @@ public:
     const ServerOptions& options() const { return options_; }
     const HostInfo& host() const { return host_; }
     void log(const std::string& line) const;
-    void session_ended() { --sessions_; }
+    Admission& admission() { return admission_; }
+    uint64_t next_session_id() { return next_session_id_++; }
+    // A connection refused or dropped before it became a session: logged once per burst, the first
+    // one in full and the rest summed up when the burst ends (or every minute while it lasts).
+    void note_refusal(const std::string& kind, const std::string& first_line);
 
 private:
     void accept_next();
+    void admit(boost::asio::ip::tcp::socket socket);
+    void burst_tick();
+
+    struct Burst {
+        bool open = false;
+        std::chrono::steady_clock::time_point since;
+        int total = 0;
+        int this_tick = 0;
+        std::map<std::string, int> kinds;
+    };
 
     ServerOptions options_;
     HostInfo host_;
@@ -50,8 +67,10 @@ private:
     boost::asio::ip::tcp::acceptor acceptor_;
     boost::asio::signal_set signals_;
     boost::asio::steady_timer retry_timer_;
+    boost::asio::steady_timer burst_timer_;
     uint16_t port_ = 0;
-    int sessions_ = 0;
+    Admission admission_;
+    Burst burst_;
     uint64_t next_session_id_ = 1;
 };
 

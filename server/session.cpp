@@ -13,50 +13,82 @@ namespace zc {
 
 namespace asio = boost::asio;
 
-Session::Session(Server& server, asio::ip::tcp::socket socket, uint64_t id)
-    : server_(server), socket_(std::move(socket)), timer_(server.io()), id_(id) {
+namespace {
+// A hello or an authentication proof is a few hundred bytes; a connection that has not proved
+// anything yet must not make the server hold the 64 KiB a request may have later.
+constexpr size_t kMaxHandshakeBody = 4096;
+}  // namespace
+
+Session::Session(Server& server, asio::ip::tcp::socket socket, Admission::Ticket startup)
+    : server_(server), socket_(std::move(socket)), timer_(server.io()), ticket_(std::move(startup)) {
     boost::system::error_code ec;
     auto ep = socket_.remote_endpoint(ec);
     peer_ = ec ? "?" : ep.address().to_string() + ":" + std::to_string(ep.port());
 }
 
-Session::~Session() {
-    end_test();
-    server_.session_ended();
-}
+Session::~Session() { end_test(); }
 
 void Session::start() {
-    server_.log("session " + std::to_string(id_) + ": " + peer_ + " connected");
+    handshake_deadline_ = std::chrono::steady_clock::now() + server_.options().handshake_timeout;
     read_next(server_.options().handshake_timeout);
 }
 
-void Session::refuse(const std::string& reason) {
-    server_.log("session " + std::to_string(id_) + ": refused " + peer_ + ": " + reason);
-    fail(reason);
+std::chrono::steady_clock::duration Session::handshake_left() const {
+    // At least a tick: a zero timeout means "no timeout" to read_next.
+    return std::max<std::chrono::steady_clock::duration>(handshake_deadline_ - std::chrono::steady_clock::now(),
+                                                         std::chrono::milliseconds(1));
 }
 
-void Session::read_next(std::chrono::seconds timeout) {
+void Session::note(const std::string& what, const char* handshake_kind) {
+    if (id_) {
+        server_.log("session " + std::to_string(id_) + ": " + what);
+    } else {
+        server_.note_refusal(handshake_kind, "handshake with " + peer_ + " ended: " + what);
+    }
+}
+
+bool Session::promote() {
+    ticket_ = server_.admission().admit_session();  // gives the startup slot back either way
+    if (!ticket_) {
+        std::string reason = "this zcserver already serves " + std::to_string(server_.admission().max_sessions()) +
+                             " sessions (its --max-sessions); try again later";
+        server_.note_refusal("--max-sessions full", "refused " + peer_ + ": " + reason);
+        send(ErrorMsg{reason});
+        fail("");
+        return false;
+    }
+    id_ = server_.next_session_id();
+    server_.log("session " + std::to_string(id_) + ": " + peer_ + " connected");
+    return true;
+}
+
+void Session::read_next(std::chrono::steady_clock::duration timeout) {
     auto self = shared_from_this();
     if (timeout.count() > 0) {
         timer_.expires_after(timeout);
         timer_.async_wait([this, self, timeout](const boost::system::error_code& ec) {
             if (ec || state_ == State::closing) return;
-            fail("no control message within " + std::to_string(timeout.count()) + " s; closing the session");
+            if (in_handshake()) {
+                return fail("the handshake did not complete within " +
+                            std::to_string(server_.options().handshake_timeout.count()) +
+                            " s of connecting (zcserver's --handshake-timeout); closing",
+                            "handshake timed out");
+            }
+            auto s = std::chrono::duration_cast<std::chrono::seconds>(timeout).count();
+            fail("no control message within " + std::to_string(s) + " s; closing the session");
         });
     } else {
         timer_.cancel();
     }
     asio::async_read(socket_, asio::buffer(header_), [this, self](const boost::system::error_code& ec, size_t) {
         if (ec) {
-            if (state_ != State::closing) {
-                server_.log("session " + std::to_string(id_) + ": " + peer_ + " went away (" + ec.message() + ")");
-            }
+            if (state_ != State::closing) note(peer_ + " went away (" + ec.message() + ")", "went away");
             close();
             return;
         }
         size_t n = 0;
         try {
-            n = decode_frame_header(header_, kMaxRequestBody);
+            n = decode_frame_header(header_, in_handshake() ? kMaxHandshakeBody : kMaxRequestBody);
         } catch (const ProtocolError& e) {
             fail(e.what());
             return;
@@ -91,6 +123,7 @@ void Session::handle(const Message& m) {
         }
         peer_same_host_ = !hello->boot_id.empty() && hello->boot_id == server_.host().boot_id;
         peer_pid_ = hello->pid;
+        if (!server_.options().secret && !promote()) return;
         return welcome(*hello);
     }
     if (state_ == State::await_auth) {
@@ -99,6 +132,7 @@ void Session::handle(const Message& m) {
         if (!server_.options().secret->verify("client", challenge_, auth->proof)) {
             return fail("authentication failed: the client's key does not match this zcserver's --auth-key-file");
         }
+        if (!promote()) return;
         Welcome w;
         w.software = "zcserver " ZCPERF_VERSION;
         w.has_host = true;
@@ -180,7 +214,7 @@ void Session::welcome(const Hello& hello) {
         if (!hello.nonce.empty()) w.auth_proof = secret->prove("server", hello.nonce);
         send(w);
         state_ = State::await_auth;
-        return read_next(server_.options().handshake_timeout);
+        return read_next(handshake_left());  // one deadline for the whole handshake
     }
     w.has_host = true;
     w.host = server_.host();
@@ -255,16 +289,20 @@ void Session::flush() {
             boost::system::error_code ignored;
             socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
             socket_.close(ignored);
+            timer_.cancel();  // the close-anyway timer: done, let the session (and its slot) go now
             return;
         }
         flush();
     });
 }
 
-void Session::fail(const std::string& reason) {
+// An empty reason: the client was already told why.
+void Session::fail(const std::string& reason, const char* handshake_kind) {
     if (state_ == State::closing) return;
-    server_.log("session " + std::to_string(id_) + ": " + reason);
-    send(ErrorMsg{reason});
+    if (!reason.empty()) {
+        note(reason, handshake_kind);
+        send(ErrorMsg{reason});
+    }
     state_ = State::closing;
     timer_.cancel();
     end_test();

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "admission.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
 
@@ -18,22 +19,27 @@ class TestRun;
 
 class Session : public std::enable_shared_from_this<Session> {
 public:
-    Session(Server& server, boost::asio::ip::tcp::socket socket, uint64_t id);
+    // A connection in its handshake: `startup` is its slot among --max-startups until it becomes a
+    // session (hello, and with a key its proof) and takes a --max-sessions slot instead.
+    Session(Server& server, boost::asio::ip::tcp::socket socket, Admission::Ticket startup);
     ~Session();
     void start();
-    // Sends an error and closes, for a server that cannot take this client at all.
-    void refuse(const std::string& reason);
 
 private:
     enum class State { await_hello, await_auth, idle, ready, running, closing };
 
-    void read_next(std::chrono::seconds timeout);
+    bool in_handshake() const { return state_ == State::await_hello || state_ == State::await_auth; }
+    std::chrono::steady_clock::duration handshake_left() const;
+    bool promote();                          // false: refused (sessions full), the connection is ending
+    void note(const std::string& what, const char* handshake_kind);  // to the log, or the burst summary
+    void read_next(std::chrono::steady_clock::duration timeout);
     void handle(const Message& m);
     void welcome(const Hello& hello);
     std::string check_limits(const ServerSpec& spec) const;  // "" = within this server's limits
     void send(const Message& m);
     void flush();
-    void fail(const std::string& reason);  // error to the client, then close
+    // Error to the client, then close; `handshake_kind` sums it up in the log before the session began.
+    void fail(const std::string& reason, const char* handshake_kind = "handshake failed");
     void close();
     void end_test();
     void on_test_event(Message m);  // from the TestRun's thread, via the io_context
@@ -41,7 +47,9 @@ private:
     Server& server_;
     boost::asio::ip::tcp::socket socket_;
     boost::asio::steady_timer timer_;
-    uint64_t id_;
+    Admission::Ticket ticket_;  // a startup slot, then a session slot
+    uint64_t id_ = 0;           // given when it becomes a session
+    std::chrono::steady_clock::time_point handshake_deadline_;
     std::string peer_;
     State state_ = State::await_hello;
     std::array<char, kFrameHeaderSize> header_{};

@@ -6,10 +6,14 @@ namespace zc {
 
 const char* test_name(TestKind t) {
     switch (t) {
-        case TestKind::stream: return "stream";
-        case TestKind::maerts: return "maerts";
-        case TestKind::rr: return "rr";
-        case TestKind::msgrate: return "msgrate";
+        case TestKind::stream:
+            return "stream";
+        case TestKind::maerts:
+            return "maerts";
+        case TestKind::rr:
+            return "rr";
+        case TestKind::msgrate:
+            return "msgrate";
     }
     return "?";
 }
@@ -19,7 +23,8 @@ TestKind test_from_name(const std::string& name) {
     if (name == "maerts") return TestKind::maerts;
     if (name == "rr") return TestKind::rr;
     if (name == "msgrate") return TestKind::msgrate;
-    throw std::invalid_argument("unknown test '" + name + "'; use stream (client sends), maerts (server sends), "
+    throw std::invalid_argument("unknown test '" + name +
+                                "'; use stream (client sends), maerts (server sends), "
                                 "rr (request/response latency) or msgrate (message rate)");
 }
 

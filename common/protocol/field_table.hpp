@@ -53,7 +53,8 @@ struct TextField {
 
 // The member's type is T; bounds and `absent` convert to it (no casts needed at the table).
 template <class S, class T>
-constexpr NumberField<S, T> number(const char* name, T S::*member, std::type_identity_t<T> lo, std::type_identity_t<T> hi,
+constexpr NumberField<S, T> number(const char* name, T S::*member, std::type_identity_t<T> lo,
+                                   std::type_identity_t<T> hi,
                                    std::optional<std::type_identity_t<T>> absent = std::nullopt) {
     return {name, member, lo, hi, absent};
 }
@@ -73,18 +74,28 @@ constexpr TextField<S> text(const char* name, std::string S::*member, size_t max
 namespace field_table_detail {
 
 template <class S, class T>
-void put(nlohmann::json& j, const S& s, const NumberField<S, T>& f) { j[f.name] = s.*f.member; }
+void put(nlohmann::json& j, const S& s, const NumberField<S, T>& f) {
+    j[f.name] = s.*f.member;
+}
 template <class S, class T, class To, class From>
-void put(nlohmann::json& j, const S& s, const NameField<S, T, To, From>& f) { j[f.name] = f.to(s.*f.member); }
+void put(nlohmann::json& j, const S& s, const NameField<S, T, To, From>& f) {
+    j[f.name] = f.to(s.*f.member);
+}
 template <class S>
-void put(nlohmann::json& j, const S& s, const CpuListField<S>& f) { j[f.name] = s.*f.member; }
+void put(nlohmann::json& j, const S& s, const CpuListField<S>& f) {
+    j[f.name] = s.*f.member;
+}
 template <class S>
-void put(nlohmann::json& j, const S& s, const TextField<S>& f) { j[f.name] = s.*f.member; }
+void put(nlohmann::json& j, const S& s, const TextField<S>& f) {
+    j[f.name] = s.*f.member;
+}
 
 template <class S, class T>
 void get(const nlohmann::json& j, S& s, const NumberField<S, T>& f) {
-    if (f.absent && !(j.is_object() && j.contains(f.name))) s.*f.member = *f.absent;
-    else s.*f.member = field_in<T>(j, f.name, f.lo, f.hi);
+    if (f.absent && !(j.is_object() && j.contains(f.name)))
+        s.*f.member = *f.absent;
+    else
+        s.*f.member = field_in<T>(j, f.name, f.lo, f.hi);
 }
 template <class S, class T, class To, class From>
 void get(const nlohmann::json& j, S& s, const NameField<S, T, To, From>& f) {

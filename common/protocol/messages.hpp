@@ -30,6 +30,10 @@ namespace zc {
 // error; a client that sent the Stop itself (its own set-up failed) knows it is no news.
 inline constexpr const char* kStoppedBeforeStart = "the test was stopped before it started";
 
+// Ends the reason of a refusal that says nothing about the client (the server is busy with other
+// connections' handshakes): zcperf tries again for a while when it sees it; older clients print it.
+inline constexpr const char* kServerBusy = "try again in a moment";
+
 inline constexpr int kProtocolVersion = 1;
 
 struct Hello {

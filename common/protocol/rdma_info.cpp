@@ -1,14 +1,31 @@
 #include "protocol/rdma_info.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "protocol/json_fields.hpp"
 
 namespace zc {
 
+namespace {
+// Bounds on what a peer's doorbell_env may hold (its list may be newer than ours, so names are not
+// checked against kDoorbellEnv, only bounded).
+constexpr size_t kMaxDoorbellEnv = 32;
+constexpr size_t kMaxEnvText = 256;
+}  // namespace
+
+std::map<std::string, std::string> doorbell_env_now() {
+    std::map<std::string, std::string> env;
+    for (const auto& v : kDoorbellEnv)
+        if (const char* value = std::getenv(v.name)) env[v.name] = value;
+    return env;
+}
+
 void RdmaInfo::add(const RdmaInfo& o) {
     if (device.empty()) {
         device = o.device;
+        provider = o.provider;
+        doorbell_env = o.doorbell_env;
         port = o.port;
         gid_index = o.gid_index;
         mtu = o.mtu;
@@ -30,10 +47,17 @@ void RdmaInfo::add(const RdmaInfo& o) {
     data_sends += o.data_sends;
     post_calls += o.post_calls;
     if (rr_wait.empty()) rr_wait = o.rr_wait;
+    thread_domains += o.thread_domains;
 }
 
 nlohmann::json to_json(const RdmaInfo& r) {
-    return {{"device", r.device},          {"port", r.port},
+    // Every variable of the list, null where unset: "not set" is recorded, not left to be assumed.
+    nlohmann::json env = nlohmann::json::object();
+    for (const auto& v : kDoorbellEnv) env[v.name] = nullptr;
+    for (const auto& [name, value] : r.doorbell_env) env[name] = value;
+    return {{"device", r.device},          {"provider", r.provider},
+            {"doorbell_env", env},         {"thread_domains", r.thread_domains},
+            {"port", r.port},
             {"gid_index", r.gid_index},    {"mtu", r.mtu},
             {"link_layer", r.link_layer},  {"cq_mode", r.cq_mode},
             {"qps", r.qps},                {"registration_ms", r.registration_ms},
@@ -68,6 +92,24 @@ RdmaInfo rdma_info_from_json(const nlohmann::json& j) {
     if (j.contains("data_sends")) r.data_sends = field<uint64_t>(j, "data_sends");
     if (j.contains("post_calls")) r.post_calls = field<uint64_t>(j, "post_calls");
     if (j.contains("rr_wait")) r.rr_wait = field<std::string>(j, "rr_wait");
+    if (j.contains("provider")) r.provider = field<std::string>(j, "provider");
+    if (r.provider.size() > kMaxEnvText) throw ProtocolError("field 'provider' is longer than 256 characters");
+    if (j.contains("thread_domains")) r.thread_domains = field_in<uint32_t>(j, "thread_domains", 0, 1 << 20);
+    if (j.contains("doorbell_env")) {
+        const auto& env = j["doorbell_env"];
+        if (!env.is_object() || env.size() > kMaxDoorbellEnv) {
+            throw ProtocolError("field 'doorbell_env' must be an object of at most " + std::to_string(kMaxDoorbellEnv) +
+                                " variables");
+        }
+        for (const auto& [name, value] : env.items()) {
+            if (value.is_null()) continue;  // not set on that side
+            std::string text = value_as<std::string>(value, "doorbell_env." + name);
+            if (name.empty() || name.size() > kMaxEnvText || text.size() > kMaxEnvText) {
+                throw ProtocolError("field 'doorbell_env' has a name or value of 0 or more than 256 characters");
+            }
+            r.doorbell_env[name] = std::move(text);
+        }
+    }
     return r;
 }
 
@@ -75,6 +117,7 @@ std::string describe(const RdmaInfo& r) {
     // snprintf rather than fmt: the protocol files also build alone (the fuzzer links no fmt).
     char b[160];
     std::string out = r.device.empty() ? std::string("rsockets") : r.device + " port " + std::to_string(r.port);
+    if (!r.provider.empty()) out += " (provider " + r.provider + ")";
     if (r.gid_index >= 0) out += ", GID index " + std::to_string(r.gid_index);
     if (r.mtu > 0) out += ", MTU " + std::to_string(r.mtu);
     if (!r.link_layer.empty()) out += ", " + r.link_layer;
@@ -97,6 +140,14 @@ std::string describe(const RdmaInfo& r) {
         out += b;
     }
     if (!r.rr_wait.empty()) out += "; arrival seen by " + r.rr_wait;
+    if (r.thread_domains) {
+        out += "; " + std::to_string(r.thread_domains) + " thread domain(s), CQ and QPs in a parent domain per thread "
+               "(--thread-domains)";
+    }
+    if (!r.doorbell_env.empty()) {
+        out += "; doorbell env:";
+        for (const auto& [name, value] : r.doorbell_env) out += " " + name + "=" + value;
+    }
     return out;
 }
 

@@ -2,10 +2,30 @@
 // What one side's RDMA data path really ran on, read back from the device (issue #5 item 3) and the
 // cost of registering its memory, measured before the interval (item 2). Empty for TCP paths.
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
 namespace zc {
+
+// The environment variables of rdma-core's providers that change how a post reaches the device
+// (BlueFlame/write-combined copy of the WQE vs a doorbell, and the locks around it): the one list of
+// them. Read by each side when it opens its device, so two runs that differ only there can be told
+// apart (rdma-core's providers/mlx5/mlx5.c and providers/cxgb4/dev.c read them).
+struct DoorbellEnvVar {
+    const char* name;
+    const char* effect;
+};
+inline constexpr DoorbellEnvVar kDoorbellEnv[] = {
+    {"MLX5_SHUT_UP_BF", "mlx5: not 0 = no BlueFlame, every post rings a doorbell"},
+    {"MLX5_POST_SEND_PREFER_BF", "mlx5: 0 = BlueFlame only for inline/small posts (default: whenever it can)"},
+    {"MLX5_SINGLE_THREADED", "mlx5: 1 = no locks (QP, CQ, doorbell register)"},
+    {"MLX5_TOTAL_UUARS", "mlx5: doorbell registers (bfregs) per context, so how many QPs share one"},
+    {"MLX5_NUM_LOW_LAT_UUARS", "mlx5: bfregs reserved for one QP each (lock-free BlueFlame)"},
+    {"T5_ENABLE_WC", "cxgb4: 1 = write-combined WQE push on T5 (BlueFlame's counterpart)"},
+};
+// Those of kDoorbellEnv set in this process, name -> value.
+std::map<std::string, std::string> doorbell_env_now();
 
 struct RdmaInfo {
     std::string device;        // e.g. "rxe0", "mlx5_0": the one the route to the peer went through
@@ -29,6 +49,10 @@ struct RdmaInfo {
     uint64_t data_sends = 0;       // data work requests posted (sends, writes, reads)
     uint64_t post_calls = 0;       // ibv_post_send calls that carried them (--postlist chains)
     std::string rr_wait;           // rr: how a side learns its message arrived ("receive completion", ...)
+    uint32_t thread_domains = 0;   // --thread-domains: ibv_td + parent domain pairs in use (0: not in force)
+    // Declared last, so that the brace-initialised fixtures above keep their order.
+    std::string provider{};        // the device's driver, as libibverbs matches its provider: "rxe", "mlx5", ...
+    std::map<std::string, std::string> doorbell_env{};  // kDoorbellEnv's variables set on this side, name -> value
 
     bool empty() const { return device.empty() && cq_mode.empty() && registered_bytes == 0; }
     void add(const RdmaInfo& o);  // a stream's into the side's: counts summed, the device kept

@@ -8,9 +8,12 @@ namespace zc {
 
 const char* cq_mode_name(CqMode m) {
     switch (m) {
-        case CqMode::auto_: return "auto";
-        case CqMode::poll: return "poll";
-        case CqMode::event: return "event";
+        case CqMode::auto_:
+            return "auto";
+        case CqMode::poll:
+            return "poll";
+        case CqMode::event:
+            return "event";
     }
     return "?";
 }
@@ -33,8 +36,10 @@ void check_rdma_options(const RdmaOptions& o) {
     if (o.tx_depth < 2 || o.tx_depth > kMaxTxDepth)
         throw std::invalid_argument("--tx-depth must be 2.." + std::to_string(kMaxTxDepth));
     if (o.postlist < 1 || o.postlist > kMaxPostlist || o.postlist > o.tx_depth)
-        throw std::invalid_argument("--postlist must be 1.." + std::to_string(kMaxPostlist) + " and at most --tx-depth");
-    if (o.inline_size > kMaxInline) throw std::invalid_argument("--inline must be 0.." + std::to_string(kMaxInline) + " bytes");
+        throw std::invalid_argument("--postlist must be 1.." + std::to_string(kMaxPostlist) +
+                                    " and at most --tx-depth");
+    if (o.inline_size > kMaxInline)
+        throw std::invalid_argument("--inline must be 0.." + std::to_string(kMaxInline) + " bytes");
     if (o.qps < 1 || o.qps > kMaxQpsPerStream)
         throw std::invalid_argument("--qps must be 1.." + std::to_string(kMaxQpsPerStream));
     if (o.qps_per_context > kMaxQpsPerContext)
@@ -51,7 +56,8 @@ const auto kRdmaFields = std::make_tuple(
     number("postlist", &RdmaOptions::postlist, 1, kMaxPostlist, kDefaults.postlist),
     number("inline_size", &RdmaOptions::inline_size, 0, kMaxInline, kDefaults.inline_size),
     number("qps", &RdmaOptions::qps, 1, kMaxQpsPerStream, kDefaults.qps),
-    number("qps_per_context", &RdmaOptions::qps_per_context, 0, kMaxQpsPerContext, kDefaults.qps_per_context));
+    number("qps_per_context", &RdmaOptions::qps_per_context, 0, kMaxQpsPerContext, kDefaults.qps_per_context),
+    number("thread_domains", &RdmaOptions::thread_domains, false, true, kDefaults.thread_domains));
 }  // namespace
 
 void add_rdma_options(nlohmann::json& j, const RdmaOptions& o) { encode_fields(j, o, kRdmaFields); }

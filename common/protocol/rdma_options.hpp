@@ -20,6 +20,11 @@ struct RdmaOptions {
     // opens itself (ibv_open_device per K streams); 0 = every stream on rdma_cm's shared context
     // with a PD of its own (the default).
     uint32_t qps_per_context = 0;
+    // --thread-domains: each stream (thread) allocates a thread domain (ibv_alloc_td) and a parent
+    // domain over its PD (ibv_alloc_parent_domain) and makes its CQ and QPs in it, so the provider
+    // may give them a doorbell register of their own and drop their locks (mlx5). Where the provider
+    // has none it is an error naming the provider and the call, never a silent run without them.
+    bool thread_domains = false;
 };
 
 inline constexpr uint32_t kMaxTxDepth = 8192;

@@ -149,6 +149,8 @@ nlohmann::json to_json(const SideResult& s) {
             {"socket_send_buffer", s.socket_send_buffer},
             {"socket_recv_buffer", s.socket_recv_buffer},
             {"rcv_lowat", s.rcv_lowat},
+            {"longest_call_s", s.longest_call_s},
+            {"longest_call_end_s", s.longest_call_end_s},
             {"warnings", s.warnings},
             {"messages", to_json(s.messages)},
             {"memory", to_json(s.memory)}};
@@ -183,6 +185,10 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         s.socket_send_buffer = field<uint64_t>(j, "socket_send_buffer");
         s.socket_recv_buffer = field<uint64_t>(j, "socket_recv_buffer");
         s.rcv_lowat = field_or<uint64_t>(j, "rcv_lowat", 0);  // absent from older servers
+        if (j.contains("longest_call_s")) {  // absent from older servers
+            s.longest_call_s = field_in<double>(j, "longest_call_s", 0, 1e7);
+            s.longest_call_end_s = field_in<double>(j, "longest_call_end_s", 0, 1e7);
+        }
         for (const auto& w : array_field(j, "warnings", 64)) s.warnings.push_back(value_as<std::string>(w, "warnings"));
         if (j.contains("messages")) s.messages = message_side_from_json(j.at("messages"));  // absent from older servers
         if (j.contains("rdma")) s.rdma = rdma_info_from_json(j.at("rdma"));

@@ -55,6 +55,10 @@ struct SideResult {
     uint64_t socket_send_buffer = 0;  // effective SO_SNDBUF / SO_RCVBUF of the first stream
     uint64_t socket_recv_buffer = 0;
     uint64_t rcv_lowat = 0;  // TCP stream receivers: SO_RCVLOWAT in force (0 = not a TCP stream receiver)
+    // Timed stream senders: the longest wait inside one data call (any stream), and when it ended, in
+    // seconds from the start of this side's measured interval; 0 where not measured.
+    double longest_call_s = 0;
+    double longest_call_end_s = 0;
     std::vector<std::string> warnings;
     MessageSide messages;  // rr, msgrate: messages (transactions) this side counted
     RdmaInfo rdma;  // RDMA paths: device, port, GID, MTU, link layer, CQ mode, registration cost

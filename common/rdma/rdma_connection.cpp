@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "protocol/messages.hpp"
+#include "rdma/provider_name.hpp"
 #include "rdma/sockaddr_text.hpp"
 
 namespace zc {
@@ -84,6 +85,8 @@ bool needs_ring(Role role) { return role == Role::recv; }
 void fill_device_info(rdma_cm_id* id, RdmaInfo& info) {
     ibv_context* ctx = id->verbs;
     info.device = ibv_get_device_name(ctx->device);
+    info.provider = provider_name(ctx->device);
+    info.doorbell_env = doorbell_env_now();
     info.port = id->port_num;
     ibv_port_attr pa{};
     if (ibv_query_port(ctx, id->port_num, &pa) != 0) return;
@@ -198,6 +201,7 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
         pd_.reset(ibv_alloc_pd(ctx));
         if (!pd_) throw std::runtime_error(err("ibv_alloc_pd on " + info_.device));
     }
+    if (opt_.thread_domains) open_thread_domain(ctx);
     if (opt_.cq_mode == CqMode::event) {
         comp_.reset(ibv_create_comp_channel(ctx));
         if (!comp_) throw std::runtime_error(err("ibv_create_comp_channel"));
@@ -215,7 +219,22 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
         }
     }
     int cqe = static_cast<int>(opt_.qps * (send_depth_ + recv_depth_));
-    cq_.reset(ibv_create_cq(ctx, cqe, nullptr, comp_.get(), 0));
+    if (parent_) {
+        // The CQ in the thread's parent domain and single-threaded (only this stream's thread polls
+        // it, the thread domain's contract), so that the provider may drop its lock too (mlx5).
+        ibv_cq_init_attr_ex ca{};
+        ca.cqe = static_cast<uint32_t>(cqe);
+        ca.channel = comp_.get();
+        ca.wc_flags = IBV_WC_STANDARD_FLAGS;
+        ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD | IBV_CQ_INIT_ATTR_MASK_FLAGS;
+        ca.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+        ca.parent_domain = parent_.get();
+        ibv_cq_ex* cq = ibv_create_cq_ex(ctx, &ca);
+        if (!cq) throw std::runtime_error(err("--thread-domains: ibv_create_cq_ex in the parent domain on " + info_.device));
+        cq_.reset(ibv_cq_ex_to_cq(cq));
+    } else {
+        cq_.reset(ibv_create_cq(ctx, cqe, nullptr, comp_.get(), 0));
+    }
     if (!cq_) throw std::runtime_error(err("ibv_create_cq of " + std::to_string(cqe) + " entries"));
     // The data memory (host, GPU memory registered directly, or staged through host slots: rdma/
     // data_memory.hpp), registered once, before the interval; its cost is reported apart.
@@ -247,6 +266,31 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
     }
 }
 
+// --thread-domains: this stream's thread gets a thread domain and a parent domain over its PD (the
+// group's with --qps-per-context); its CQ and QPs are made in the parent domain, its memory stays
+// registered on the PD. A provider without them (rxe, siw) refuses here, and so does the run.
+void RdmaConnection::open_thread_domain(ibv_context* ctx) {
+    auto refused = [&](const char* call) {
+        std::string why = std::strerror(errno);
+        return std::runtime_error("--thread-domains cannot be honoured: " + info_.device + "'s provider (" + info_.provider +
+                                  ") refused " + call + ": " + why +
+                                  "; run without --thread-domains (the threads' QPs then share the context's "
+                                  "doorbell registers and locks), or give each thread a context of its own with "
+                                  "--qps-per-context 1");
+    };
+    ibv_td_init_attr ta{};
+    errno = 0;
+    td_.reset(ibv_alloc_td(ctx, &ta));
+    if (!td_) throw refused("ibv_alloc_td");
+    ibv_parent_domain_init_attr pa{};
+    pa.pd = pd();
+    pa.td = td_.get();
+    errno = 0;
+    parent_.reset(ibv_alloc_parent_domain(ctx, &pa));
+    if (!parent_) throw refused("ibv_alloc_parent_domain");
+    info_.thread_domains = 1;
+}
+
 void RdmaConnection::add_qp(CmId id) {
     if (id->verbs->device != pd()->context->device) {
         throw std::runtime_error("the queue pairs of one stream reached different RDMA devices");
@@ -263,8 +307,8 @@ void RdmaConnection::add_qp(CmId id) {
     // Inline room for the end message at least, so it needs no DMA; more when --inline asks.
     a.cap.max_inline_data = std::max<uint32_t>(opt_.inline_size, sizeof(rdma_wire::EndMessage));
     auto create = [&] {
-        if (!group_) return rdma_create_qp(id.get(), pd(), &a) == 0;
-        QueuePair qp(ibv_create_qp(pd(), &a));
+        if (!group_) return rdma_create_qp(id.get(), qp_pd(), &a) == 0;
+        QueuePair qp(ibv_create_qp(qp_pd(), &a));
         if (!qp) return false;
         ibv_qp_attr attr{};
         int mask = 0;

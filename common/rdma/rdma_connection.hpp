@@ -104,10 +104,16 @@ private:
     uint64_t piece_ = 0;
     uint32_t pieces_ = 1;
     ibv_pd* pd() const { return group_ ? group_->pd.get() : pd_.get(); }
-    // Declared so that destruction runs QPs, MR, CQ, channel, PD, shared context (reverse order).
+    // Where the CQ and QPs are made: the thread's parent domain (--thread-domains), else the PD.
+    ibv_pd* qp_pd() const { return parent_ ? parent_.get() : pd(); }
+    void open_thread_domain(ibv_context* ctx);
+    // Declared so that destruction runs QPs, MR, CQ, channel, parent domain, thread domain, PD,
+    // shared context (reverse order).
     CmEventChannel channel_;
     std::shared_ptr<DeviceGroup> group_;
     ProtectionDomain pd_;
+    ThreadDomain td_;
+    ProtectionDomain parent_;  // ibv_alloc_parent_domain over pd() and td_
     CompletionChannel comp_;
     CompletionQueue cq_;
     std::optional<RdmaDataMemory> mem_;  // registered in open_device (MRs before the PD goes)

@@ -40,6 +40,8 @@ inline int destroy_channel(rdma_event_channel* c) {
     rdma_destroy_event_channel(c);
     return 0;
 }
+// ibv_dealloc_td is static inline in verbs.h: a handle type must not depend on internal linkage.
+inline int dealloc_td(ibv_td* td) { return ibv_dealloc_td(td); }
 // A cm_id owns its QP (rdma_create_qp): the QP goes first, then the id.
 inline int destroy_cm_id(rdma_cm_id* id) {
     if (id->qp) rdma_destroy_qp(id);
@@ -55,6 +57,8 @@ using CompletionQueue = RdmaHandle<ibv_cq, ibv_destroy_cq>;
 using MemoryRegion = RdmaHandle<ibv_mr, ibv_dereg_mr>;
 using DeviceContext = RdmaHandle<ibv_context, ibv_close_device>;  // one we opened (--qps-per-context)
 using QueuePair = RdmaHandle<ibv_qp, ibv_destroy_qp>;             // one made with ibv_create_qp, not rdma_create_qp
+using ThreadDomain = RdmaHandle<ibv_td, detail::dealloc_td>;       // --thread-domains; its parent domain is a
+                                                                  // ProtectionDomain (ibv_dealloc_pd frees both)
 
 // A device context and PD that --qps-per-context K streams share (one opened per K streams). The
 // streams hold it by shared_ptr and declare it before their CQ, QPs and MR, so it goes last.

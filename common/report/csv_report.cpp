@@ -48,10 +48,12 @@ const Column<TestResult> kTestColumns[] = {
     {"throughput_gbps", [](const TestResult& r) { return fmt::format("{:.4f}", r.throughput_gbps); }},
     {"setup_ms", [](const TestResult& r) { return fmt::format("{:.2f}", r.setup_ms); }},
     {"iterations", [](const TestResult& r) { return std::to_string(r.iterations.iterations); }},
-    {"confidence_width_pct", [](const TestResult& r) { return fmt::format("{:.2f}", r.iterations.throughput_width_pct); }},
+    {"confidence_width_pct",
+     [](const TestResult& r) { return fmt::format("{:.2f}", r.iterations.throughput_width_pct); }},
     {"baseline", [](const TestResult& r) { return r.baseline.transport; }},
     {"baseline_throughput_ratio", [](const TestResult& r) { return fmt::format("{:.4f}", r.baseline.throughput); }},
-    {"baseline_local_sd_ratio", [](const TestResult& r) { return fmt::format("{:.4f}", r.baseline.local_service_demand); }},
+    {"baseline_local_sd_ratio",
+     [](const TestResult& r) { return fmt::format("{:.4f}", r.baseline.local_service_demand); }},
     {"baseline_remote_sd_ratio",
      [](const TestResult& r) { return fmt::format("{:.4f}", r.baseline.remote_service_demand); }},
 };
@@ -75,17 +77,22 @@ const Column<SideResult> kSideColumns[] = {
     {"zc_copied_bytes", [](const SideResult& s) { return num(s.zerocopy.copied_bytes); }},
     {"rx_mapped_bytes", [](const SideResult& s) { return num(s.zerocopy.rx_mapped_bytes); }},
     {"rx_copied_bytes", [](const SideResult& s) { return num(s.zerocopy.rx_copied_bytes); }},
-    {"service_demand_us_per_kb", [](const SideResult& s) { return fmt::format("{:.5f}", s.service_demand_us_per_kb()); }},
+    {"service_demand_us_per_kb",
+     [](const SideResult& s) { return fmt::format("{:.5f}", s.service_demand_us_per_kb()); }},
     {"process_cpu_util_pct", [](const SideResult& s) { return fmt::format("{:.3f}", s.process_cpu_util_pct()); }},
     {"process_service_demand_us_per_kb",
      [](const SideResult& s) { return fmt::format("{:.5f}", s.process_service_demand_us_per_kb()); }},
     {"test_cpus_service_demand_us_per_kb",
-     [](const SideResult& s) { return fmt::format("{:.5f}", service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes)); }},
+     [](const SideResult& s) {
+         return fmt::format("{:.5f}", service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes));
+     }},
     {"other_processes_cpu_s", [](const SideResult& s) { return fmt::format("{:.3f}", s.cpu.others.cpu_s); }},
     {"buffer", [](const SideResult& s) { return s.memory.buffer; }},
     {"staged_bytes", [](const SideResult& s) { return num(s.memory.staging.bytes); }},
-    {"stage_copy_s", [](const SideResult& s) { return fmt::format("{:.6f}", static_cast<double>(s.memory.staging.copy_ns) * 1e-9); }},
-    {"stage_wait_s", [](const SideResult& s) { return fmt::format("{:.6f}", static_cast<double>(s.memory.staging.wait_ns) * 1e-9); }},
+    {"stage_copy_s",
+     [](const SideResult& s) { return fmt::format("{:.6f}", static_cast<double>(s.memory.staging.copy_ns) * 1e-9); }},
+    {"stage_wait_s",
+     [](const SideResult& s) { return fmt::format("{:.6f}", static_cast<double>(s.memory.staging.wait_ns) * 1e-9); }},
     {"rcv_lowat", [](const SideResult& s) { return num(s.rcv_lowat); }},
     {"rdma_device", [](const SideResult& s) { return s.rdma.empty() ? "" : quoted(s.rdma.device); }},
     {"rdma_port", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.port); }},
@@ -94,9 +101,24 @@ const Column<SideResult> kSideColumns[] = {
     {"rdma_link_layer", [](const SideResult& s) { return s.rdma.empty() ? "" : quoted(s.rdma.link_layer); }},
     {"cq_mode", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.cq_mode); }},
     {"qps", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.qps); }},
-    {"registration_ms", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{:.3f}", s.rdma.registration_ms); }},
-    {"registered_bytes", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.registered_bytes); }},
+    {"registration_ms",
+     [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{:.3f}", s.rdma.registration_ms); }},
+    {"registered_bytes",
+     [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.registered_bytes); }},
     {"credit_waits", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.credit_waits); }},
+    {"rdma_provider", [](const SideResult& s) { return s.rdma.empty() ? "" : quoted(s.rdma.provider); }},
+    {"thread_domains",
+     [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.thread_domains); }},
+    // NAME=VALUE of the doorbell variables set on that side, space-separated
+    {"doorbell_env",
+     [](const SideResult& s) {
+         if (s.rdma.empty()) return std::string();
+         std::string text;
+         for (const auto& [name, value] : s.rdma.doorbell_env) text += (text.empty() ? "" : " ") + name + "=" + value;
+         return zc::quoted(text);  // qualified: std::quoted would win by ADL
+     }},
+    {"contexts_opened",
+     [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.contexts_opened); }},
 };
 
 // rr and msgrate (empty for stream tests); for rr a message is a transaction, and only rr has the
@@ -106,8 +128,10 @@ std::string message_cell(const TestResult& r, bool rr_only, F f) {
     if (!is_message_test(r.test) || (rr_only && r.test != TestKind::rr)) return "";
     return f(r.messages);
 }
-#define ZC_MSG(hdr, rr_only, expr) \
-    {hdr, [](const TestResult& r) { return message_cell(r, rr_only, [](const MessageResult& m) { return expr; }); }}
+#define ZC_MSG(hdr, rr_only, expr)                                                                                     \
+    {                                                                                                                  \
+        hdr, [](const TestResult& r) { return message_cell(r, rr_only, [](const MessageResult& m) { return expr; }); } \
+    }
 const Column<TestResult> kMessageColumns[] = {
     ZC_MSG("messages", false, num(m.messages)),
     ZC_MSG("messages_per_s", false, fmt::format("{:.1f}", m.messages_per_s)),
@@ -138,7 +162,8 @@ public:
         std::string warnings;
         for (const auto& w : r.warnings) warnings += (warnings.empty() ? "" : " | ") + w;
         out_ << values_of(kTestColumns, r) << "," << values_of(kSideColumns, r.local) << ","
-             << values_of(kSideColumns, r.remote) << "," << quoted(warnings) << "," << values_of(kMessageColumns, r) << "\n";
+             << values_of(kSideColumns, r.remote) << "," << quoted(warnings) << "," << values_of(kMessageColumns, r)
+             << "\n";
         out_.flush();
     }
     void error(const std::string& what) override { errors_.push_back(what); }

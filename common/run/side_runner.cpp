@@ -160,6 +160,8 @@ void SideRunner::run_stream(Stream& s, int index) {
     getrusage(RUSAGE_THREAD, &r0);
     s.counters = run_stream_path(path, stop);
     s.rdma = rdma_info_of(s.conn, path);
+    s.longest_wait_ns = stop.longest_wait_ns;
+    s.longest_wait_end_ns = stop.longest_wait_end_ns;
     getrusage(RUSAGE_THREAD, &r1);
     s.user_s = seconds(r1.ru_utime) - seconds(r0.ru_utime);
     s.sys_s = seconds(r1.ru_stime) - seconds(r0.ru_stime);
@@ -180,7 +182,8 @@ void SideRunner::start() {
     wait_ready();
     if (!irqs_.empty()) irq_counts_before_ = read_proc_interrupts();
     meter_.start();
-    stop_base_.deadline_ns = monotonic_ns() + static_cast<int64_t>(cfg_.half.duration_s * 1e9);
+    started_ns_ = monotonic_ns();
+    stop_base_.deadline_ns = started_ns_ + static_cast<int64_t>(cfg_.half.duration_s * 1e9);
     started_ = true;
     go_.count_down();  // the latch orders stop_base_ before every thread's read of it
 }
@@ -218,6 +221,10 @@ SideResult SideRunner::finish() {
         r.process_sys_s += s.sys_s;
         if (is_message_test(cfg_.half.test)) r.messages.add_stream(s.counters.messages, s.counters.segments, s.rtt);
         r.rdma.add(s.rdma);
+        if (s.longest_wait_ns > 0 && s.longest_wait_ns * 1e-9 > r.longest_call_s) {
+            r.longest_call_s = s.longest_wait_ns * 1e-9;
+            r.longest_call_end_s = (s.longest_wait_end_ns - started_ns_) * 1e-9;
+        }
         if (s.counters.error && first_error.empty() && !abort_.load()) {
             // A call name gets "()"; a phrase (an RDMA completion status) is quoted as it is.
             bool call = std::strchr(s.counters.failed_call, ' ') == nullptr;

@@ -62,6 +62,7 @@ private:
         RdmaInfo rdma;  // RDMA paths: device, CQ mode, registration cost
         std::thread thread;
         LatencyHistogram rtt;  // rr initiator: this stream's round trips
+        int64_t longest_wait_ns = 0, longest_wait_end_ns = 0;  // timed senders: StopRule's record
     };
     void place_interrupts();
     void report_interrupts(Placement& p) const;
@@ -75,6 +76,7 @@ private:
     std::atomic<bool> abort_{false};
     std::atomic<int> running_;
     StopRule stop_base_;
+    int64_t started_ns_ = 0;  // CLOCK_MONOTONIC at the start barrier: the measured interval's zero
     CpuMeter meter_;
     Placement placement_;
     std::vector<int> irqs_;

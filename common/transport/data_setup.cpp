@@ -22,8 +22,8 @@ constexpr auto kRdmaConnectTimeout = std::chrono::seconds(10);
 
 // Accepts TCP data connections until `wanted` have presented the token, before the deadline. Pending
 // connections are read side by side, so a stray one that stays silent delays nobody.
-std::vector<UniqueFd> accept_tcp(int listener, int wanted, uint64_t token, std::chrono::steady_clock::time_point deadline,
-                                 const std::atomic<bool>& stopped) {
+std::vector<UniqueFd> accept_tcp(int listener, int wanted, uint64_t token,
+                                 std::chrono::steady_clock::time_point deadline, const std::atomic<bool>& stopped) {
     struct Pending {
         UniqueFd fd;
         uint64_t got = 0;
@@ -40,7 +40,8 @@ std::vector<UniqueFd> accept_tcp(int listener, int wanted, uint64_t token, std::
         for (size_t i = fds.size() - 1; i >= 1; --i) {
             if (!fds[i].revents) continue;
             Pending& p = pending[i - 1];
-            ssize_t n = ::recv(p.fd.get(), reinterpret_cast<char*>(&p.got) + p.have, sizeof(p.got) - p.have, MSG_DONTWAIT);
+            ssize_t n =
+                ::recv(p.fd.get(), reinterpret_cast<char*>(&p.got) + p.have, sizeof(p.got) - p.have, MSG_DONTWAIT);
             bool drop = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
             if (n > 0) p.have += static_cast<size_t>(n);
             if (p.have == sizeof(p.got)) {
@@ -51,8 +52,10 @@ std::vector<UniqueFd> accept_tcp(int listener, int wanted, uint64_t token, std::
         }
         if (fds[0].revents & POLLIN) {
             int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-            if (fd >= 0 && pending.size() < 1024) pending.push_back({UniqueFd(fd), 0, 0});
-            else if (fd >= 0) ::close(fd);
+            if (fd >= 0 && pending.size() < 1024)
+                pending.push_back({UniqueFd(fd), 0, 0});
+            else if (fd >= 0)
+                ::close(fd);
         }
     }
     return ready;
@@ -60,7 +63,8 @@ std::vector<UniqueFd> accept_tcp(int listener, int wanted, uint64_t token, std::
 
 }  // namespace
 
-DataListener::DataListener(const ServerSpec& half, Role role, const std::string& bind_address) : streams_(half.streams) {
+DataListener::DataListener(const ServerSpec& half, Role role, const std::string& bind_address)
+    : streams_(half.streams) {
     if (is_rdma(half.transport)) {
         rdma_ = std::make_unique<RdmaDataListener>(half, role, bind_address);
         port_ = rdma_->port();

@@ -86,6 +86,8 @@ void make_rdma_exchange_path(ExchangePath& path, const ServerSpec& h, Role role,
 
 RdmaInfo rdma_info_of(const DataConnection& conn, const SendPath& send, const RecvPath& recv) {
     if (auto* c = std::get_if<RdmaConnectionPtr>(&conn); c && *c) return (*c)->info();
+    // Plain TCP uses no RDMA device, even when one sits on its netdev (rxe on a NIC, RoCE NICs).
+    if (!std::holds_alternative<RsocketFd>(conn)) return {};
     // rsockets: what the local address's RDMA device is (rsockets keep their cm_id to themselves).
     RdmaInfo info = device_info_for(local_address_of(conn));
     if (auto* r = std::get_if<RsocketIomapReceiver>(&recv)) {

@@ -15,7 +15,13 @@ int64_t monotonic_ns() {
 size_t StopRule::next_length(uint64_t sent, size_t message_size) const {
     if (abort->load(std::memory_order_relaxed)) return 0;
     if (byte_budget > 0) return static_cast<size_t>(std::min<uint64_t>(byte_budget - sent, message_size));
-    return monotonic_ns() < deadline_ns ? message_size : 0;
+    int64_t now = monotonic_ns();
+    if (last_call_ns != 0 && now - last_call_ns > longest_wait_ns) {
+        longest_wait_ns = now - last_call_ns;
+        longest_wait_end_ns = now;
+    }
+    last_call_ns = now;
+    return now < deadline_ns ? message_size : 0;
 }
 
 }  // namespace zc

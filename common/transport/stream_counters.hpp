@@ -45,6 +45,13 @@ struct StopRule {
     uint64_t byte_budget = 0;
     const std::atomic<bool>* abort = nullptr;
 
+    // Timed runs keep the longest time between two next_length calls and when it ended: a send call
+    // blocked by a stalled peer or link, the reason a run outlasts its -l. Each stream thread runs on
+    // its own copy, so plain (mutable) integers suffice.
+    mutable int64_t last_call_ns = 0;
+    mutable int64_t longest_wait_ns = 0;
+    mutable int64_t longest_wait_end_ns = 0;
+
     // Bytes for the next call (0 = stop now). Reads the clock: vDSO, tens of ns beside a send.
     size_t next_length(uint64_t sent, size_t message_size) const;
 };

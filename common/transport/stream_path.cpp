@@ -2,10 +2,14 @@
 
 namespace zc {
 
-void make_stream_path(StreamPath& path, const ServerSpec& half, Role role, DataConnection& conn, LatencyHistogram& rtt) {
-    if (is_message_test(half.test)) make_exchange_path(path.exchange, half, role, conn, rtt);
-    else if (role == Role::send) make_send_path(path.send, half, conn);
-    else make_recv_path(path.recv, half, conn);
+void make_stream_path(StreamPath& path, const ServerSpec& half, Role role, DataConnection& conn,
+                      LatencyHistogram& rtt) {
+    if (is_message_test(half.test))
+        make_exchange_path(path.exchange, half, role, conn, rtt);
+    else if (role == Role::send)
+        make_send_path(path.send, half, conn);
+    else
+        make_recv_path(path.recv, half, conn);
 }
 
 const HostBuffer* buffer_of(const StreamPath& path) {
@@ -20,6 +24,8 @@ StreamCounters run_stream_path(StreamPath& path, const StopRule& stop) {
     return run_recv_path(path.recv, stop);
 }
 
-RdmaInfo rdma_info_of(const DataConnection& conn, const StreamPath& path) { return rdma_info_of(conn, path.send, path.recv); }
+RdmaInfo rdma_info_of(const DataConnection& conn, const StreamPath& path) {
+    return rdma_info_of(conn, path.send, path.recv);
+}
 
 }  // namespace zc

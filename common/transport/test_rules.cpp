@@ -38,7 +38,8 @@ std::string message_test_problem(const ServerSpec& h, const TransportInfo& t) {
         return name + " receives with recv (--rx copy); --rx " + rx_mode_name(h.rx) + " is for stream and maerts";
     }
     if (h.total_bytes > 0) return name + " runs for a time (-l SECONDS); -n BYTES is for stream and maerts";
-    if (h.test == TestKind::rr && h.batch != 1) return "--batch is for -t msgrate; rr has one message in flight per transaction";
+    if (h.test == TestKind::rr && h.batch != 1)
+        return "--batch is for -t msgrate; rr has one message in flight per transaction";
     if (h.batch < 1 || h.batch > kMaxBatch) return "--batch must be 1.." + std::to_string(kMaxBatch);
     return "";
 }
@@ -51,7 +52,8 @@ std::string memory_problem(const ServerSpec& h, Role role, const TransportInfo& 
         return "--buffer sim-gpu (a test kind) stages stream tests only; rr stages GPU memory with CUDA";
     }
     if (h.test == TestKind::rr && t.kind != TransportKind::tcp && b.kind != MemoryKind::host) {
-        return "--buffer " + buffer_spec_name(b) + " with rr runs over -T tcp (staged through pinned memory); RDMA "
+        return "--buffer " + buffer_spec_name(b) +
+               " with rr runs over -T tcp (staged through pinned memory); RDMA "
                "message tests use host memory";
     }
     // A TCP receiver is chosen by --rx: only recv (copy) lands the data in the buffer.
@@ -61,9 +63,11 @@ std::string memory_problem(const ServerSpec& h, Role role, const TransportInfo& 
                    rx_mode_name(h.rx) + " (it maps, splices or drops the data instead of landing it in the buffer)";
         }
     } else if (!(t.buffers & bit(b.kind))) {
-        return std::string(role == Role::send ? "the sender's" : "the receiver's") + " --buffer " + buffer_spec_name(b) +
+        return std::string(role == Role::send ? "the sender's" : "the receiver's") + " --buffer " +
+               buffer_spec_name(b) +
                " works with -T tcp, rsocket (GPU memory, staged) and the verbs transports (rdma-write, rdma-send, "
-               "rdma-read), not " + t.name + ": it hands the kernel or the NIC its own host pages";
+               "rdma-read), not " +
+               t.name + ": it hands the kernel or the NIC its own host pages";
     }
     if (b.gpu_like()) {
         try {
@@ -84,6 +88,11 @@ uint64_t rdma_ring_bytes(uint64_t message_size) {
 
 std::string spec_problem(const ServerSpec& half, Role role) {
     const TransportInfo& t = transport_info(half.transport);
+    if (half.rdma.thread_domains && t.kind != TransportKind::verbs) {
+        return "--thread-domains is for the verbs transports (rdma-write, rdma-send, rdma-read), whose threads post "
+               "work requests themselves; " +
+               std::string(t.name) + " has no queue pairs of ours to put in one";
+    }
     if (is_message_test(half.test)) {
         if (std::string why = message_test_problem(half, t); !why.empty()) return why;
     }
@@ -102,7 +111,8 @@ std::string spec_problem(const TestSpec& spec) {
 // msgrate refuses rather than report one of them under its name.
 std::string msgrate_buffer_problem(const BufferSpec& b) {
     if (b.kind == MemoryKind::host) return "";
-    return "--buffer " + buffer_spec_name(b) + " is for stream, maerts and rr; msgrate uses host memory (a staged "
+    return "--buffer " + buffer_spec_name(b) +
+           " is for stream, maerts and rr; msgrate uses host memory (a staged "
            "GPU message would measure one CUDA copy per message, ~4 us each, not the path's message rate; "
            "use -t stream for staged GPU throughput or -t rr for its per-message cost)";
 }
@@ -127,7 +137,7 @@ uint64_t buffer_bytes(const ServerSpec& h, Role role) {
         }
         if (h.test == TestKind::msgrate && !sending) return TcpMsgRateReceiver::kChunk;
         if (b.gpu_like()) return 2 * m;  // rr: the GPU message and its pinned bounce slot
-        return m;  // rr: one buffer for both directions; msgrate sender: one message
+        return m;                        // rr: one buffer for both directions; msgrate sender: one message
     }
     if (b.gpu_like()) {
         if (t.kind == TransportKind::verbs) {
@@ -143,10 +153,14 @@ uint64_t buffer_bytes(const ServerSpec& h, Role role) {
     if (t.kind != TransportKind::tcp) return sending ? m : rdma_ring_bytes(m);
     if (sending) return m * (t.send_buffer == SendBuffer::zc_ring ? SendRing::slots_for(m) : 1);  // file: the memfd
     switch (h.rx) {
-        case RxMode::copy: return m;
-        case RxMode::zerocopy: return m + std::min<uint64_t>(m, 1 << 20);
-        case RxMode::splice: return std::min<uint64_t>(std::max<uint64_t>(m, 65536), 1 << 20);  // the pipe
-        case RxMode::trunc: return 0;
+        case RxMode::copy:
+            return m;
+        case RxMode::zerocopy:
+            return m + std::min<uint64_t>(m, 1 << 20);
+        case RxMode::splice:
+            return std::min<uint64_t>(std::max<uint64_t>(m, 65536), 1 << 20);  // the pipe
+        case RxMode::trunc:
+            return 0;
     }
     return m;
 }

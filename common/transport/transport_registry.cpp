@@ -28,27 +28,30 @@ const std::vector<TransportInfo>& transport_table() {
     // GPU memory; the zero-copy TCP senders and rsocket-iomap hand over their own host pages; the
     // verbs transports register any memory (GPU memory directly where the NIC takes its dmabuf).
     static const std::vector<TransportInfo> table = {
-        {Transport::tcp, "tcp", "TCP with copies: send() and recv() through the socket buffers",
-         kTcp, kAllTests, nullptr, kAnyMemory, false, SendBuffer::message},
-        {Transport::tcp_sendfile, "tcp-sendfile", "TCP, sender uses sendfile() from a memfd (netperf TCP_SENDFILE, iperf3 -Z)",
-         kTcp, kStreams, nullptr, kHost, false, SendBuffer::file},
-        {Transport::tcp_msgzc, "tcp-msgzc", "TCP, sender uses send(MSG_ZEROCOPY); completions and kernel copies counted",
-         kTcp, kStreams, nullptr, kHost, false, SendBuffer::zc_ring},
-        {Transport::tcp_uringzc, "tcp-uringzc", "TCP, sender uses io_uring SEND_ZC with usage reports",
-         kTcp, kStreams, nullptr, kHost, false, SendBuffer::zc_ring},
+        {Transport::tcp, "tcp", "TCP with copies: send() and recv() through the socket buffers", kTcp, kAllTests,
+         nullptr, kAnyMemory, false, SendBuffer::message},
+        {Transport::tcp_sendfile, "tcp-sendfile",
+         "TCP, sender uses sendfile() from a memfd (netperf TCP_SENDFILE, iperf3 -Z)", kTcp, kStreams, nullptr, kHost,
+         false, SendBuffer::file},
+        {Transport::tcp_msgzc, "tcp-msgzc",
+         "TCP, sender uses send(MSG_ZEROCOPY); completions and kernel copies counted", kTcp, kStreams, nullptr, kHost,
+         false, SendBuffer::zc_ring},
+        {Transport::tcp_uringzc, "tcp-uringzc", "TCP, sender uses io_uring SEND_ZC with usage reports", kTcp, kStreams,
+         nullptr, kHost, false, SendBuffer::zc_ring},
         {Transport::rsocket, "rsocket", "rsockets rsend/rrecv: the socket API over RDMA, copies through its buffers",
          kRsocket, kStreams | bit(TestKind::rr),
          "rsockets copy each rsend into their own buffer and send in chunks of up to 64 KiB, so small messages are "
          "coalesced and their rate is a stream's. Use -T tcp, rdma-send or rdma-write",
          kHost | kGpuLike, false, SendBuffer::message, kRdmaBuilt},
-        {Transport::rsocket_iomap, "rsocket-iomap", "rsockets riowrite into the receiver's riomap'ed buffer",
-         kRsocket, kStreams,
+        {Transport::rsocket_iomap, "rsocket-iomap", "rsockets riowrite into the receiver's riomap'ed buffer", kRsocket,
+         kStreams,
          "riowrite lands data in a ring the receiver mapped, and each message then needs a notice (rsend) to say it "
          "is there, so every message is two transfers, a bulk path's trade. Use -T rsocket (rsend/rrecv) or -T "
          "rdma-write (one-sided writes, nothing else)",
          kHost, false, SendBuffer::message, kRdmaBuilt},
-        {Transport::rdma_write, "rdma-write", "verbs RDMA WRITE into the receiver's registered ring, progress by immediate data",
-         kVerbs, kAllTests, nullptr, kAnyMemory, true, SendBuffer::message, kRdmaBuilt},
+        {Transport::rdma_write, "rdma-write",
+         "verbs RDMA WRITE into the receiver's registered ring, progress by immediate data", kVerbs, kAllTests, nullptr,
+         kAnyMemory, true, SendBuffer::message, kRdmaBuilt},
         {Transport::rdma_send, "rdma-send", "verbs SEND into the receiver's posted receives, credit flow control",
          kVerbs, kAllTests, nullptr, kAnyMemory, true, SendBuffer::message, kRdmaBuilt},
         {Transport::rdma_read, "rdma-read", "verbs RDMA READ: the receiver pulls from the sender's registered buffer",
@@ -66,6 +69,8 @@ std::vector<std::string> available_transports() {
         if (t.built) out.emplace_back(t.name);
     return out;
 }
+
+bool transport_built(Transport t) { return transport_info(t).built; }
 
 Transport transport_from_name(std::string_view name) {
     std::string known;

@@ -51,6 +51,7 @@ const TransportInfo& transport_info(Transport t);
 inline bool is_rdma(Transport t) { return transport_info(t).kind != TransportKind::tcp; }
 inline bool is_verbs(Transport t) { return transport_info(t).kind == TransportKind::verbs; }
 std::vector<std::string> available_transports();  // those built in
+bool transport_built(Transport t);                 // false: known, but this build lacks what it needs
 // Throws std::invalid_argument listing the transports built in when the name is unknown, or
 // naming what the build lacks for a known one that is not built in.
 Transport transport_from_name(std::string_view name);

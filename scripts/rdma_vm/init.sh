@@ -3,7 +3,8 @@
 # holds only busybox, a few kernel modules (/mods, loaded in the order of /mods/order) and this
 # file. It makes the host's root the guest's root (read-only 9p + a tmpfs overlay, so the guest
 # can write anywhere and its writes vanish with the VM), mounts the run directory and the
-# read-write shares over it at their host paths, brings up rxe0 on dummy0 and runs
+# read-write shares over it at their host paths, brings up rxe0 on its netdev (dummy0, or eth0
+# when rdma_vm.sh --link gave the guest a virtio-net NIC; <run dir>/net says which) and runs
 # <run dir>/cmd.sh there. The host reads <run dir>/stdout, stderr and rc; anything that goes
 # wrong before the command runs lands in <run dir>/vm_error and on the console, and the host
 # then exits 125.
@@ -16,9 +17,6 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 
 NEWROOT=/newroot
-IP=198.18.0.1     # RFC 2544's benchmark range: not loopback (rdma_cm refuses 127/8), never routed
-NETDEV=dummy0
-RDMA_DEV=rxe0
 RUN=
 
 log() { read -r up _ </proc/uptime; echo "rdma-vm [$up s] $*"; }
@@ -84,28 +82,40 @@ mount --bind "$NEWROOT$KTREE/lib/modules/$KVER" "$NEWROOT/lib/modules/$KVER" ||
     log "no module tree for $KVER: modprobe will not work in the guest"
 log "root and shares mounted"
 
-hostname rdma-vm
+# NETDEV ADDRESS/PREFIX RDMA_DEV HOSTNAME, written by rdma_vm.sh. The address is in RFC 2544's
+# benchmark range (198.18.0.0/15): not loopback (rdma_cm refuses 127/8), never routed.
+read -r NETDEV CIDR RDMA_DEV NAME <"$NEWROOT$RUN/net" || fail "no $RUN/net"
+IP=${CIDR%/*}
+hostname "$NAME"
 ip link set lo up
-# The dummy module makes dummy0 when it loads (numdummies=1); traffic to its address loops
-# back inside the guest kernel. MTU 9000 lets RoCE use its largest MTU, 4096.
-[ -d /sys/class/net/$NETDEV ] || ip link add $NETDEV type dummy || fail "cannot create $NETDEV"
-{ ip addr add $IP/24 dev $NETDEV && ip link set $NETDEV mtu 9000 up; } || fail "cannot set up $NETDEV"
+# The dummy module makes dummy0 when it loads (numdummies=1); traffic to its address loops back
+# inside the guest kernel. eth0 is the virtio-net NIC of --link (its probe may trail insmod).
+# MTU 9000 lets RoCE use its largest MTU, 4096.
+for _ in $(seq 100); do [ -d /sys/class/net/$NETDEV ] && break; sleep 0.05; done
+[ -d /sys/class/net/$NETDEV ] || [ $NETDEV != dummy0 ] || ip link add $NETDEV type dummy
+[ -d /sys/class/net/$NETDEV ] || fail "no $NETDEV"
+{ ip addr add $CIDR dev $NETDEV && ip link set $NETDEV mtu 9000 up; } || fail "cannot set up $NETDEV"
 chroot $NEWROOT rdma link add $RDMA_DEV type rxe netdev $NETDEV ||
     fail "rdma link add $RDMA_DEV type rxe netdev $NETDEV failed"
 
-# The RoCE v2 GID of the IPv4 address (::ffff:198.18.0.1) is the one perftest's -x and verbs
-# code need; the kernel adds it from a work queue, so wait for it and report its index.
+# The RoCE v2 GID of the IPv4 address (::ffff:198.18.0.1 is ...:ffff:c612:0001) is the one
+# perftest's -x and verbs code need; the kernel adds it from a work queue, so wait for it and
+# report its index.
 gid_index=
-want=0000:0000:0000:0000:0000:ffff:c612:0001
-for _ in $(seq 100); do
+want=$(echo "$IP" | { IFS=. read -r a b c d; printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' $a $b $c $d; })
+for _ in $(seq 600); do   # 30 s: a --link guest may wait for its peer's QEMU to connect
     for g in /sys/class/infiniband/$RDMA_DEV/ports/1/gids/*; do
         [ "$(cat "$g" 2>/dev/null)" = $want ] && gid_index=${g##*/} && break 2
     done
     sleep 0.05
 done
 [ -n "$gid_index" ] || fail "$RDMA_DEV has no GID for $IP"
-read -r state <"/sys/class/infiniband/$RDMA_DEV/ports/1/state"
-case $state in *ACTIVE*) ;; *) fail "$RDMA_DEV port 1 is $state, not ACTIVE" ;; esac
+for _ in $(seq 600); do
+    read -r state <"/sys/class/infiniband/$RDMA_DEV/ports/1/state"
+    case $state in *ACTIVE*) break ;; esac
+    sleep 0.05
+done
+case $state in *ACTIVE*) ;; *) fail "$RDMA_DEV port 1 is $state, not ACTIVE (is the link's peer up?)" ;; esac
 log "$RDMA_DEV up on $NETDEV $IP, GID index $gid_index"
 
 # Registered memory is pinned memory: RDMA programs need an unlimited RLIMIT_MEMLOCK.

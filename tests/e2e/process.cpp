@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -21,7 +22,7 @@ std::string slurp(const std::string& path) {
     ss << in.rdbuf();
     return ss.str();
 }
-int counter = 0;
+std::atomic<int> counter{0};  // Processes are started from several threads (the flood test's lanes)
 }  // namespace
 
 Process::Process(std::vector<std::string> argv) {

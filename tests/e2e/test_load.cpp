@@ -42,8 +42,10 @@ constexpr int kVanishers = 120;                // connect and close at once (hal
 constexpr int kGarbage = 40;                   // bytes that are not the protocol (or a frame of junk)
 constexpr int kStallers = 20;                  // a frame header and part of its body, then nothing
 constexpr int kHelloClosers = 24;              // hello, then gone: idle, with a test set up, mid-test
-// 50 + 204 sessions in all, more than --max-sessions 200: a session that is never counted down
-// would have the server refuse the last client.
+// 50 + 204 connections in all, more than --max-sessions 200: a session that is never counted down
+// would have the server refuse the last client. Everything here comes from 127.0.0.1, so the
+// handshake limits (--max-startups, per source) are raised out of the way: this test is about
+// sessions that misbehave; test_flood.cpp is about those limits.
 
 const auto kHandshakeTimeout = 5s;  // zcserver's default --handshake-timeout
 
@@ -185,7 +187,7 @@ void stallers(uint16_t port, Tally& t) {
     for (size_t i = 0; i < conns.size(); ++i) {
         try {
             std::string reason = reason_of(conns[i]->receive(kHandshakeTimeout + 10s));
-            if (reason.find("no control message within") == std::string::npos) {
+            if (reason.find("the handshake did not complete within") == std::string::npos) {
                 t.problem("staller " + std::to_string(i) + ": unexpected '" + reason + "'");
             } else if (!conns[i]->closed_by_peer_within(5s)) {
                 t.problem("staller " + std::to_string(i) + ": the server kept the connection open after its error");
@@ -287,7 +289,7 @@ std::vector<std::string> children_of_this_process() {
 TEST(Load, FiftyHonestClientsAmongMisbehavingOnesAllGetExactBytes) {
     auto t0 = std::chrono::steady_clock::now();
     {
-        LocalServer server({"--max-sessions", "200"});
+        LocalServer server({"--max-sessions", "200", "--max-startups", "400", "--max-startups-per-source", "400"});
         const uint16_t port = server.port();
         Tally tally;
 
@@ -345,12 +347,13 @@ TEST(Load, FiftyHonestClientsAmongMisbehavingOnesAllGetExactBytes) {
             for (size_t at = log.find(what); at != std::string::npos; at = log.find(what, at + 1)) ++n;
             return n;
         };
-        // Every connection above made a session of its own: 50 + 204 + 1.
-        EXPECT_EQ(count(" connected\n"),
-                  static_cast<size_t>(kHonestClients + kVanishers + kGarbage + kStallers + kHelloClosers + 1));
+        // Every connection that said hello became a session: 50 + 24 + 1. The others ended in their
+        // handshake, which the log sums up per burst instead of a line each.
+        EXPECT_EQ(count(" connected\n"), static_cast<size_t>(kHonestClients + kHelloClosers + 1));
+        EXPECT_GE(count("summed up when it ends"), 1u) << log.substr(0, 4000);
         std::cout << "[          ] zcserver: " << count(" connected\n") << " sessions, " << count("went away")
-                  << " went away, " << count("test failed") << " tests failed, " << count("no control message within")
-                  << " timed out\n";
+                  << " went away, " << count("test failed") << " tests failed, " << count("summed up when it ends")
+                  << " bursts of handshake failures\n";
         // It is still the same process, alive and not a zombie.
         std::ifstream stat("/proc/" + std::to_string(server.process().pid()) + "/stat");
         std::string line;

@@ -1,7 +1,10 @@
 // End to end over loopback: real zcperf and zcserver processes, checked through their reports.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "process.hpp"
 
@@ -148,4 +151,43 @@ TEST(Loopback, ReceiverWakeThresholdIsAppliedAndReported) {
     EXPECT_EQ(cr["bytes"].get<uint64_t>(), 4u << 20);
     EXPECT_LE(cr["remote"]["rcv_lowat"].get<uint64_t>(), cr["remote"]["socket_recv_buffer"].get<uint64_t>() / 2);
     EXPECT_GT(cr["remote"]["rcv_lowat"].get<uint64_t>(), 1u);
+}
+
+// A run that outlasts its -l says so, and why (issue #13): the server is stopped (SIGSTOP) for 2.5 s
+// in the middle of a 1 s stream, so the sender blocks in one data call that long, on every TCP path,
+// in both directions (stream: the client sends; maerts: the stopped server is the sender itself).
+TEST(Loopback, RunLongerThanAskedNamesTheStall) {
+    for (const char* test : {"stream", "maerts"}) {
+        for (const char* t : {"tcp", "tcp-sendfile", "tcp-msgzc", "tcp-uringzc"}) {
+            SCOPED_TRACE(std::string(test) + " " + t);
+            LocalServer server;
+            Process client({zcperf_bin(), "-H", server.address(), "-T", t, "-t", test, "-l", "1", "-m", "64K",
+                            "-o", "json"});
+            std::this_thread::sleep_for(400ms);  // set-up is well under this on loopback; the test runs 1 s
+            server.process().signal(SIGSTOP);
+            std::this_thread::sleep_for(2500ms);
+            server.process().signal(SIGCONT);
+            json j = parse_report(client.wait(60s));
+            ASSERT_EQ(j["results"].size(), 1u);
+            const json& r = j["results"][0];
+            std::string warning;
+            for (const auto& w : r["warnings"])
+                if (w.get<std::string>().find("the measured interval lasted") != std::string::npos) warning = w;
+            ASSERT_FALSE(warning.empty()) << r["warnings"].dump();
+            EXPECT_NE(warning.find("x the 1 s asked (-l)"), std::string::npos) << warning;
+            EXPECT_NE(warning.find("in one data call"), std::string::npos) << warning;
+            const json& sender = std::string(test) == "stream" ? r["local"] : r["remote"];
+            EXPECT_GT(sender["longest_call_s"].get<double>(), 2.0);
+            EXPECT_LT(sender["longest_call_end_s"].get<double>(), sender["elapsed_s"].get<double>() + 0.5);
+            EXPECT_GT(r["elapsed_s"].get<double>(), 1.2);
+        }
+    }
+}
+
+// ... and a run that took what it was asked says nothing of the kind.
+TEST(Loopback, RunThatKeptItsTimeHasNoOverrunWarning) {
+    json j = parse_report(run({zcperf_bin(), "-l", "1", "-m", "64K", "-o", "json"}));
+    for (const auto& w : j["results"][0]["warnings"])
+        EXPECT_EQ(w.get<std::string>().find("the measured interval lasted"), std::string::npos) << w;
+    EXPECT_LT(j["results"][0]["local"]["longest_call_s"].get<double>(), 1.0);
 }

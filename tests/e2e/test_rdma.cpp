@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "../transport_built.hpp"
 #include "process.hpp"
 #include "protocol/test_spec.hpp"
 #include "transport/rdma_setup.hpp"
@@ -46,8 +47,13 @@ std::string rdma_ip() { return env_or("RDMA_VM_IP", env_or("ZCPERF_RDMA_IP", "")
 // A zcserver bound to the RDMA address.
 class RdmaServer {
 public:
-    RdmaServer() : port_(free_port()) {
-        proc_ = std::make_unique<Process>(std::vector<std::string>{zcserver_bin(), "--bind", rdma_ip(), "--port", std::to_string(port_)});
+    // `env`: NAME=VALUE settings for the server's environment only (run through env(1)).
+    explicit RdmaServer(const std::vector<std::string>& env = {}) : port_(free_port()) {
+        std::vector<std::string> argv;
+        if (!env.empty()) argv.push_back("/usr/bin/env");
+        argv.insert(argv.end(), env.begin(), env.end());
+        argv.insert(argv.end(), {zcserver_bin(), "--bind", rdma_ip(), "--port", std::to_string(port_)});
+        proc_ = std::make_unique<Process>(argv);
         if (!proc_->wait_for_stderr("listening on", 10s)) throw std::runtime_error("zcserver did not start: " + proc_->stderr_so_far());
     }
     std::string address() const { return rdma_ip() + ":" + std::to_string(port_); }
@@ -328,8 +334,131 @@ INSTANTIATE_TEST_SUITE_P(
         MsgCase{"rdma-write", "msgrate", "2,4K", 2, 2, "poll", 8, 64}),
     msg_case_name);
 
+// ---- thread domains and the doorbell record (issue #18) ----
+
+// Each side records its provider and the doorbell variables of its own environment: the client
+// runs with MLX5_SHUT_UP_BF=1, the server with MLX5_SINGLE_THREADED=1 (rxe ignores both; what is
+// tested is that each side reports its own, JSON with every variable, the human line where set).
+TEST(Rdma, EachSideRecordsItsProviderAndDoorbellEnvironment) {
+    REQUIRE_RDMA();
+    RdmaServer server({"MLX5_SINGLE_THREADED=1", "MLX5_SHUT_UP_BF="});
+    const std::vector<std::string> args{"/usr/bin/env", "-u", "MLX5_SINGLE_THREADED", "MLX5_SHUT_UP_BF=1", zcperf_bin(),
+                                        "-H", server.address(), "-T", "rdma-write", "-t", "msgrate", "-l", "1"};
+    std::vector<std::string> as_json = args;
+    as_json.insert(as_json.end(), {"-o", "json"});
+    Outcome o = run(as_json, 120s);
+    ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
+    json j = json::parse(o.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << o.out;
+    const json& r = j["results"][0];
+    for (const char* side : {"local", "remote"}) {
+        SCOPED_TRACE(side);
+        const json& d = r[side]["rdma"];
+        std::string provider = d["provider"];
+        EXPECT_FALSE(provider.empty());
+        EXPECT_NE(provider, "unknown");
+        if (std::getenv("RDMA_VM")) {
+            EXPECT_EQ(provider, "rxe");  // the guest's device is Soft-RoCE
+        }
+        EXPECT_EQ(d["thread_domains"], 0);
+        for (const char* v : {"MLX5_SHUT_UP_BF", "MLX5_SINGLE_THREADED", "MLX5_POST_SEND_PREFER_BF", "MLX5_TOTAL_UUARS",
+                              "MLX5_NUM_LOW_LAT_UUARS", "T5_ENABLE_WC"}) {
+            EXPECT_TRUE(d["doorbell_env"].contains(v)) << v << " " << d.dump();
+        }
+    }
+    const json& le = r["local"]["rdma"]["doorbell_env"];
+    const json& re = r["remote"]["rdma"]["doorbell_env"];
+    EXPECT_EQ(le["MLX5_SHUT_UP_BF"], "1");
+    EXPECT_TRUE(le["MLX5_SINGLE_THREADED"].is_null());
+    EXPECT_EQ(re["MLX5_SINGLE_THREADED"], "1");
+    EXPECT_EQ(re["MLX5_SHUT_UP_BF"], "");  // set, but empty: recorded as it was
+    // The human report shows each side's line with what was set there.
+    Outcome h = run(args, 120s);
+    ASSERT_EQ(h.exit_code, 0) << h.err;
+    EXPECT_NE(h.out.find("doorbell env: MLX5_SHUT_UP_BF=1\n"), std::string::npos) << h.out;
+    EXPECT_NE(h.out.find("doorbell env: MLX5_SHUT_UP_BF= MLX5_SINGLE_THREADED=1"), std::string::npos) << h.out;
+    EXPECT_NE(h.out.find("(provider "), std::string::npos) << h.out;
+}
+
+// --thread-domains: rdma-core's rxe and siw providers have no alloc_td (providers/rxe/rxe.c sets no
+// such op; libibverbs answers EOPNOTSUPP), so there the run must be refused, naming the provider and
+// the call, with no result printed and the daemon serving the next test. A provider that has them
+// (mlx5) must run with them in force on both sides and both sides counting the same messages.
+struct TdCase {
+    std::string transport, test;
+    int streams, per_context;
+};
+
+void PrintTo(const TdCase& c, std::ostream* os) {
+    *os << c.transport << " -t " << c.test << " -P " << c.streams << " --qps-per-context " << c.per_context;
+}
+
+class RdmaThreadDomains : public testing::TestWithParam<TdCase> {};
+
+TEST_P(RdmaThreadDomains, RunInForceOrRefusedNamingProviderAndCall) {
+    REQUIRE_RDMA();
+    const TdCase& c = GetParam();
+    RdmaServer server;
+    // msgrate: 2-byte messages for a second; stream: an exact count that ends mid message.
+    const uint64_t exact = 1000003;
+    const std::vector<std::string> what = c.test == "msgrate" ? std::vector<std::string>{"-m", "2", "-l", "1"}
+                                                              : std::vector<std::string>{"-m", "64K", "-n", std::to_string(exact)};
+    std::vector<std::string> plain_args{"-H", server.address(), "-T", c.transport, "-t", c.test};
+    plain_args.insert(plain_args.end(), what.begin(), what.end());
+    json plain = run_json(plain_args);
+    const std::string provider = plain["results"][0]["local"]["rdma"].value("provider", "");
+    ASSERT_FALSE(provider.empty()) << plain.dump();
+    const bool lacks = provider == "rxe" || provider == "siw";
+    std::vector<std::string> argv{zcperf_bin()};
+    argv.insert(argv.end(), plain_args.begin(), plain_args.end());
+    argv.insert(argv.end(), {"-P", std::to_string(c.streams), "--qps-per-context", std::to_string(c.per_context),
+                             "--thread-domains", "-o", "json"});
+    Outcome o = run(argv, 120s);
+    if (lacks) {
+        EXPECT_EQ(o.exit_code, 1) << o.err << o.out;
+        EXPECT_NE(o.err.find("--thread-domains cannot be honoured"), std::string::npos) << o.err;
+        EXPECT_NE(o.err.find("provider (" + provider + ") refused ibv_alloc_td"), std::string::npos) << o.err;
+        json e = json::parse(o.out, nullptr, false);  // the JSON report: no result, the error in "errors"
+        ASSERT_FALSE(e.is_discarded()) << o.out;
+        EXPECT_TRUE(e["results"].empty()) << "a result was printed: " << o.out;
+        ASSERT_EQ(e["errors"].size(), 1u) << o.out;
+        EXPECT_NE(e["errors"][0].get<std::string>().find("refused ibv_alloc_td"), std::string::npos) << o.out;
+        // The daemon serves the next test.
+        EXPECT_EQ(run_json(plain_args)["results"].size(), 1u);
+        return;
+    }
+    ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
+    json j = json::parse(o.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << o.out;
+    const json& r = j["results"][0];
+    const json& lm = r["local"]["messages"];
+    const json& rm = r["remote"]["messages"];
+    if (c.test == "msgrate") {
+        EXPECT_GT(lm["messages"].get<uint64_t>(), 0u);
+        EXPECT_EQ(lm["messages"], rm["messages"]);
+        EXPECT_EQ(lm["stream_messages"], rm["stream_messages"]);
+        EXPECT_EQ(r["remote"]["bytes"].get<uint64_t>(), lm["messages"].get<uint64_t>() * 2);
+    } else {
+        EXPECT_EQ(r["local"]["bytes"].get<uint64_t>(), exact);
+        EXPECT_EQ(r["remote"]["bytes"].get<uint64_t>(), exact);
+    }
+    for (const char* side : {"local", "remote"}) EXPECT_EQ(r[side]["rdma"]["thread_domains"], c.streams) << side;
+}
+
+INSTANTIATE_TEST_SUITE_P(Rdma, RdmaThreadDomains,
+                         testing::Values(TdCase{"rdma-write", "msgrate", 2, 0}, TdCase{"rdma-send", "msgrate", 2, 2},
+                                         TdCase{"rdma-write", "stream", 1, 1}),
+                         [](const testing::TestParamInfo<TdCase>& i) {
+                             std::string n = i.param.transport + "_" + i.param.test + "_P" +
+                                             std::to_string(i.param.streams) + "_ctx" + std::to_string(i.param.per_context);
+                             for (char& ch : n)
+                                 if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                             return n;
+                         });
+
 // What RDMA cannot do as a message test is refused before anything connects, saying what to use.
 TEST(Rdma, MessageTestsRefusedWithWhatToUse) {
+    REQUIRE_RDMA_BUILT();
     for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
              {{"-t", "rr", "-T", "rdma-read"}, "-T rdma-send or -T rdma-write"},
              {{"-t", "rr", "-T", "rsocket-iomap"}, "-T rsocket"},
@@ -446,10 +575,12 @@ TEST(Rdma, LoopbackAddressIsAClearErrorAndDaemonKeepsServing) {
 TEST(RdmaAbsent, NoDeviceIsAClearErrorNotAFallback) {
     if (have_rdma_device()) GTEST_SKIP() << "this host has an RDMA device; the no-device path is tested where there is none";
     LocalServer server;
+    // A build without the RDMA transports refuses them as such, as a usage error, just as clearly.
+    const bool built = zc::transport_built(zc::Transport::rsocket);
     for (const char* t : {"rdma-write", "rsocket"}) {
         Outcome o = run({zcperf_bin(), "-H", server.address(), "-T", t, "-m", "64K", "-l", "1"}, 60s);
-        EXPECT_EQ(o.exit_code, 1) << t << o.err << o.out;
-        EXPECT_NE(o.err.find("no RDMA device"), std::string::npos) << t << ": " << o.err;
+        EXPECT_EQ(o.exit_code, built ? 1 : 2) << t << o.err << o.out;
+        EXPECT_NE(o.err.find(built ? "no RDMA device" : "is not in this build"), std::string::npos) << t << ": " << o.err;
         EXPECT_EQ(o.out.find(std::string("\n") + t + " "), std::string::npos) << t << ": a result was printed: " << o.out;
     }
     // The daemon still serves TCP afterwards.

@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <thread>
+#include <vector>
 #include <nlohmann/json.hpp>
 
 #include "process.hpp"
@@ -102,9 +103,44 @@ TEST(Security, PerSessionLimitsAreEnforcedWithTheirNames) {
 
 TEST(Security, SessionLimitRefusesTheExtraClientClearly) {
     LocalServer server({"--max-sessions", "1"});
-    zc::UniqueFd first = zc::connect_tcp({"127.0.0.1", server.port()}, 2s);  // holds the only session
-    std::this_thread::sleep_for(200ms);
+    zc::UniqueFd first = zc::connect_tcp({"127.0.0.1", server.port()}, 2s);  // said hello: holds the only session
+    zc::write_all(first.get(), zc::encode_message(zc::Hello{}), 2s);
+    ASSERT_TRUE(std::holds_alternative<zc::Welcome>(zc::decode_body(zc::read_frame(first.get(), zc::kMaxReplyBody, 5s))));
     auto o = run({zcperf_bin(), "-H", server.address(), "-n", "1M"}, 20s);
     EXPECT_EQ(o.exit_code, 1);
-    EXPECT_NE(o.err.find("--max-sessions"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("already serves 1 sessions (its --max-sessions)"), std::string::npos) << o.err;
+}
+
+// Issue #19: connections that never said hello hold no session slot, and one that did not finish
+// its handshake in time is closed with the reason.
+TEST(Security, SilentConnectionsDoNotTakeSessionSlots) {
+    LocalServer server({"--max-sessions", "1", "--handshake-timeout", "2"});
+    std::vector<zc::UniqueFd> silent;
+    for (int i = 0; i < 5; ++i) silent.push_back(zc::connect_tcp({"127.0.0.1", server.port()}, 2s));
+    auto o = run({zcperf_bin(), "-H", server.address(), "-n", "1M", "-o", "json"}, 20s);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_EQ(nlohmann::json::parse(o.out)["results"][0]["bytes"].get<uint64_t>(), 1ull << 20);
+    auto m = zc::decode_body(zc::read_frame(silent[0].get(), zc::kMaxReplyBody, 5s));
+    ASSERT_TRUE(std::holds_alternative<zc::ErrorMsg>(m));
+    EXPECT_NE(std::get<zc::ErrorMsg>(m).reason.find("--handshake-timeout"), std::string::npos);
+}
+
+// A client turned away while the handshake slots are full is told so (an older zcperf prints it), and
+// this zcperf tries again until a slot frees: here when the silent connection's deadline passes.
+TEST(Security, BusyServerTellsTheClientAndZcperfTriesAgain) {
+    LocalServer server({"--max-startups", "1", "--handshake-timeout", "2"});
+    zc::UniqueFd silent = zc::connect_tcp({"127.0.0.1", server.port()}, 2s);
+    std::this_thread::sleep_for(200ms);
+    zc::UniqueFd old_client = zc::connect_tcp({"127.0.0.1", server.port()}, 2s);
+    zc::write_all(old_client.get(), zc::encode_message(zc::Hello{}), 2s);
+    auto m = zc::decode_body(zc::read_frame(old_client.get(), zc::kMaxReplyBody, 5s));
+    ASSERT_TRUE(std::holds_alternative<zc::ErrorMsg>(m));
+    EXPECT_NE(std::get<zc::ErrorMsg>(m).reason.find("--max-startups 1"), std::string::npos)
+        << std::get<zc::ErrorMsg>(m).reason;
+    EXPECT_NE(std::get<zc::ErrorMsg>(m).reason.find(zc::kServerBusy), std::string::npos);
+    auto o = run({zcperf_bin(), "-H", server.address(), "-n", "1M", "-o", "json"}, 20s);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.err.find("turned us away"), std::string::npos) << o.err;
+    EXPECT_GT(o.seconds, 1.0) << "zcperf got in before the silent connection's deadline";
+    EXPECT_EQ(nlohmann::json::parse(o.out)["results"][0]["bytes"].get<uint64_t>(), 1ull << 20);
 }

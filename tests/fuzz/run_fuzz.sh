@@ -47,10 +47,10 @@ fi
 # Build (incremental after the first time).
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
-if [ ! -f "$build/CMakeCache.txt" ]; then
-    echo "run_fuzz.sh: configuring $build with $cxx" >&2
-    cmake -S "$here" -B "$build" "${generator[@]}" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-fi
+[ -f "$build/CMakeCache.txt" ] || echo "run_fuzz.sh: configuring $build with $cxx" >&2
+# ZCPERF_WERROR (CI): clang's warnings are errors here too.
+cmake -S "$here" -B "$build" "${generator[@]}" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DZCPERF_WERROR="${ZCPERF_WERROR:-OFF}" >/dev/null
 echo "run_fuzz.sh: building zcperf_fuzz_protocol" >&2
 cmake --build "$build" -j"$(nproc)" >/dev/null || cmake --build "$build" -j1  # show the error on failure
 fuzzer="$build/zcperf_fuzz_protocol"

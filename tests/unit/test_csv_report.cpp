@@ -54,8 +54,23 @@ TEST(CsvReport, RdmaColumnsCarryEachSidesDeviceAndCosts) {
     r.transport = Transport::rdma_write;
     r.local.role = Role::send;
     r.remote.role = Role::recv;
-    r.local.rdma = {"rxe0", 1, 1, 4096, "Ethernet", "poll", 4, 1.25, 8u << 20, 17};
-    r.remote.rdma = {"mlx5_0", 2, 3, 1024, "InfiniBand", "event", 4, 0.5, 64u << 20, 0};
+    auto rdma = [](const char* device, int port, int gid, int mtu, const char* link, const char* cq, double reg_ms,
+                   uint64_t reg_bytes, uint64_t credit_waits) {
+        RdmaInfo i;
+        i.device = device;
+        i.port = port;
+        i.gid_index = gid;
+        i.mtu = mtu;
+        i.link_layer = link;
+        i.cq_mode = cq;
+        i.qps = 4;
+        i.registration_ms = reg_ms;
+        i.registered_bytes = reg_bytes;
+        i.credit_waits = credit_waits;
+        return i;
+    };
+    r.local.rdma = rdma("rxe0", 1, 1, 4096, "Ethernet", "poll", 1.25, 8u << 20, 17);
+    r.remote.rdma = rdma("mlx5_0", 2, 3, 1024, "InfiniBand", "event", 0.5, 64u << 20, 0);
     auto m = csv_row(r);
     EXPECT_EQ(m["transport"], "rdma-write");
     EXPECT_EQ(m["local_rdma_device"], "rxe0");
@@ -72,6 +87,30 @@ TEST(CsvReport, RdmaColumnsCarryEachSidesDeviceAndCosts) {
     EXPECT_EQ(m["remote_rdma_link_layer"], "InfiniBand");
     EXPECT_EQ(m["remote_cq_mode"], "event");
     EXPECT_EQ(m["remote_rdma_mtu"], "1024");
+    EXPECT_EQ(m["local_rdma_provider"], "");
+    EXPECT_EQ(m["local_thread_domains"], "0");
+}
+
+TEST(CsvReport, RdmaProviderThreadDomainsAndDoorbellEnvPerSide) {
+    TestResult r;
+    r.transport = Transport::rdma_write;
+    r.local.role = Role::send;
+    r.remote.role = Role::recv;
+    r.local.rdma.device = "mlx5_0";
+    r.local.rdma.provider = "mlx5";
+    r.local.rdma.thread_domains = 16;
+    r.local.rdma.doorbell_env = {{"MLX5_SHUT_UP_BF", "1"}, {"MLX5_SINGLE_THREADED", "1"}};
+    r.local.rdma.contexts_opened = 1;
+    r.remote.rdma.device = "rxe0";
+    r.remote.rdma.provider = "rxe";
+    auto m = csv_row(r);
+    EXPECT_EQ(m["local_rdma_provider"], "mlx5");
+    EXPECT_EQ(m["local_thread_domains"], "16");
+    EXPECT_EQ(m["local_doorbell_env"], "MLX5_SHUT_UP_BF=1 MLX5_SINGLE_THREADED=1");
+    EXPECT_EQ(m["remote_rdma_provider"], "rxe");
+    EXPECT_EQ(m["remote_thread_domains"], "0");
+    EXPECT_EQ(m["remote_doorbell_env"], "");
+    EXPECT_EQ(m["local_contexts_opened"], "1");  // the sweep's sharing ratio: streams / contexts
 }
 
 TEST(CsvReport, TcpRowsLeaveRdmaCellsEmptyAndCarryTheWakeThreshold) {

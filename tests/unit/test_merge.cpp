@@ -1,7 +1,12 @@
 // Merging: both sides of one test (merge_sides), and the iterations of one test (merge_iterations).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "iterations.hpp"
+#include "protocol/result.hpp"
+#include "transport/stream_counters.hpp"
 #include "test_driver.hpp"
 
 using namespace zc;
@@ -160,6 +165,41 @@ TEST(MergeSides, SpecFieldsCopied) {
     EXPECT_TRUE(r.baseline.transport.empty());
 }
 
+// A timed run that outlasts -l by more than 20 % says so once, with the stalled call that explains it.
+TEST(MergeSides, OverrunWarningNamesTheLongestCall) {
+    TestSpec s = spec(TestKind::stream);
+    s.duration_s = 4;
+    SideResult tx = side(Role::send, GiB, 14.68);
+    tx.path = "tcp";
+    tx.longest_call_s = 12.04;
+    tx.longest_call_end_s = 13.9;
+    TestResult r = merge_sides(s, tx, side(Role::recv, GiB, 14.7), false);
+    ASSERT_EQ(r.warnings.size(), 1u);
+    const std::string& w = r.warnings[0];
+    EXPECT_NE(w.find("lasted 14.70 s (remote), 3.7x the 4 s asked (-l)"), std::string::npos) << w;
+    EXPECT_NE(w.find("local (tcp) waited 12.04 s in one data call, until 13.90 s"), std::string::npos) << w;
+}
+
+TEST(MergeSides, OverrunWithoutAStalledCallSaysSo) {
+    TestSpec s = spec(TestKind::stream);
+    s.duration_s = 10;
+    // 12.1 s is 1.21x: warned; no call waited as much as a tenth of it.
+    SideResult tx = side(Role::send, GiB, 12.0);
+    tx.longest_call_s = 0.5;
+    TestResult r = merge_sides(s, tx, side(Role::recv, GiB, 12.1), false);
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_NE(r.warnings[0].find("1.2x the 10 s asked"), std::string::npos) << r.warnings[0];
+    EXPECT_NE(r.warnings[0].find("no single data call explains it"), std::string::npos) << r.warnings[0];
+}
+
+TEST(MergeSides, NoOverrunWarningWithinTwentyPercentOrForAByteBudget) {
+    TestSpec s = spec(TestKind::stream);
+    s.duration_s = 10;
+    EXPECT_TRUE(merge_sides(s, side(Role::send, GiB, 11.9), side(Role::recv, GiB, 11.95), false).warnings.empty());
+    s.total_bytes = GiB;  // -n: no time was asked
+    EXPECT_TRUE(merge_sides(s, side(Role::send, GiB, 30), side(Role::recv, GiB, 30), false).warnings.empty());
+}
+
 TEST(MergeSides, ZeroCopySendNoteFromTheSender) {
     SideResult tx = side(Role::send, GiB, 1), rx = side(Role::recv, GiB, 1);
     tx.path = "tcp-msgzc";
@@ -225,6 +265,11 @@ TEST(MergeSides, ZeroCopyReceiveNoteFromTheReceiver) {
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0].rfind("rx-zerocopy: 25.0% of the bytes were mapped, 75.0% copied; pages map only when", 0), 0u)
         << r.warnings[0];
+    // Between two hosts the reason is the receiving driver; on one host, the sender.
+    EXPECT_NE(r.warnings[0].find("receiving driver"), std::string::npos) << r.warnings[0];
+    r = merge_sides(spec(TestKind::stream), tx, rx, true);
+    EXPECT_NE(r.warnings.at(0).find("on loopback: tcp-msgzc"), std::string::npos) << r.warnings.at(0);
+    EXPECT_EQ(r.warnings.at(0).find("receiving driver"), std::string::npos) << r.warnings.at(0);
     // Exactly 50 % is not "under half".
     rx.zerocopy.rx_mapped_bytes = rx.zerocopy.rx_copied_bytes = 2000;
     r = merge_sides(spec(TestKind::stream), tx, rx, false);
@@ -367,4 +412,39 @@ TEST(MergeIterations, TrackedSeries) {
     EXPECT_DOUBLE_EQ(t[1][1], 0.476837158203125);
     // remote SD: run 2 busy 4.0 s over 2 GiB: 4e6 / 2097152 = 1.9073486328125
     EXPECT_DOUBLE_EQ(t[2][1], 1.9073486328125);
+}
+
+// ---------------------------------------------------------------- the stall record behind it
+
+TEST(StopRule, TimedRunRecordsTheLongestWaitBetweenCalls) {
+    std::atomic<bool> abort{false};
+    StopRule stop;
+    stop.abort = &abort;
+    stop.deadline_ns = monotonic_ns() + 10'000'000'000;
+    EXPECT_EQ(stop.next_length(0, 100), 100u);
+    EXPECT_EQ(stop.longest_wait_ns, 0);  // one call is no wait yet
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    int64_t before = monotonic_ns();
+    EXPECT_EQ(stop.next_length(100, 100), 100u);
+    EXPECT_GE(stop.longest_wait_ns, 60'000'000);
+    EXPECT_GE(stop.longest_wait_end_ns, before);
+    int64_t longest = stop.longest_wait_ns;
+    EXPECT_EQ(stop.next_length(200, 100), 100u);  // a short gap keeps the record
+    EXPECT_EQ(stop.longest_wait_ns, longest);
+    stop.deadline_ns = monotonic_ns();
+    EXPECT_EQ(stop.next_length(300, 100), 0u);
+}
+
+TEST(StopRule, LongestCallCrossesTheWireAndIsBounded) {
+    SideResult s = side(Role::send, GiB, 14.68);
+    s.longest_call_s = 12.04;
+    s.longest_call_end_s = 13.9;
+    SideResult back = side_result_from_json(to_json(s));
+    EXPECT_DOUBLE_EQ(back.longest_call_s, 12.04);
+    EXPECT_DOUBLE_EQ(back.longest_call_end_s, 13.9);
+    auto j = to_json(s);
+    j["longest_call_s"] = -1.0;
+    EXPECT_THROW(side_result_from_json(j), ProtocolError);
+    j.erase("longest_call_s");  // an older server: not measured
+    EXPECT_DOUBLE_EQ(side_result_from_json(j).longest_call_s, 0.0);
 }

@@ -4,6 +4,7 @@
 
 #include <initializer_list>
 
+#include "../transport_built.hpp"
 #include "parse_cli.hpp"
 #include "cli.hpp"
 #include "iterations.hpp"
@@ -239,6 +240,7 @@ TEST(MessageTests, RdmaTransportsAndWhatTheyRefuse) {
 }
 
 TEST(MessageTests, RdmaCommandLine) {
+    REQUIRE_RDMA_BUILT();
     ClientOptions o;
     ASSERT_EQ(parse({"-t", "msgrate", "-T", "rdma-send", "-P", "4", "--qps-per-context", "2", "--postlist", "8", "--inline",
                      "64"},

@@ -2,9 +2,14 @@
 // options (CLI, limits, JSON both ways) and the result's rdma block.
 #include <gtest/gtest.h>
 
+#include <sys/socket.h>
+
+#include <cstdlib>
 #include <initializer_list>
+#include <optional>
 #include <vector>
 
+#include "../transport_built.hpp"
 #include "parse_cli.hpp"
 #include "cli.hpp"
 #include "protocol/json_fields.hpp"
@@ -12,9 +17,22 @@
 #include "protocol/rdma_options.hpp"
 #include "protocol/test_spec.hpp"
 #include "rdma/wire.hpp"
+#include "transport/data_path.hpp"
+#include "transport/exchange_path.hpp"
+#include "transport/test_rules.hpp"
+#include "../half_spec.hpp"
 
 using namespace zc;
 using zc::test::parse;
+
+namespace {
+// What spec_problem says of a half of this test over this transport with these RDMA options.
+std::string td_problem(TestKind test, Transport t, const RdmaOptions& rdma) {
+    ServerSpec h = zc::test::half_spec(t, 2, {}, RxMode::copy, test);
+    h.rdma = rdma;
+    return spec_problem(h, Role::send);
+}
+}  // namespace
 namespace w = zc::rdma_wire;
 
 
@@ -55,6 +73,7 @@ TEST(RdmaWire, WindowIsTxDepthBoundedBy64MiBPerStreamAndAtLeastTwo) {
 }
 
 TEST(RdmaOptions, CliParsesAndChecks) {
+    REQUIRE_RDMA_BUILT();
     ClientOptions o;
     ASSERT_EQ(parse({"-T", "tcp", "--cq-mode", "event", "--tx-depth", "256", "--postlist", "16", "--inline", "64",
                      "--qps", "4", "--rdma-dev", "mlx5_0,mlx5_1"},
@@ -79,6 +98,7 @@ TEST(RdmaOptions, CliParsesAndChecks) {
 }
 
 TEST(RdmaOptions, AutoCqModeSleepsOnlyOnThePassiveSide) {
+    REQUIRE_RDMA_BUILT();
     ClientOptions o;
     ASSERT_EQ(parse({"-T", "rdma-write"}, o), -1);
     EXPECT_EQ(o.params.rdma.cq_mode, CqMode::auto_);
@@ -96,6 +116,7 @@ TEST(RdmaOptions, AutoCqModeSleepsOnlyOnThePassiveSide) {
 }
 
 TEST(RdmaOptions, TravelToTheServerAndAreRangeChecked) {
+    REQUIRE_RDMA_BUILT();
     TestSpec t;
     t.transport = Transport::rdma_write;
     t.rdma = RdmaOptions{CqMode::event, 64, 8, 128, 2};
@@ -146,6 +167,7 @@ TEST(RdmaInfo, JsonRoundTripAndOneLine) {
 }
 
 TEST(RdmaOptions, QpsPerContextTravelsAndIsChecked) {
+    REQUIRE_RDMA_BUILT();
     TestSpec t;
     t.transport = Transport::rdma_send;
     t.rdma.qps_per_context = 3;
@@ -185,4 +207,133 @@ TEST(RdmaInfo, PostsInlineAndContextsCrossTheWire) {
     EXPECT_EQ(sum.contexts_opened, 2u);
     EXPECT_EQ(sum.data_sends, 160u);
     EXPECT_EQ(sum.max_inline, 64u);
+}
+
+TEST(RdmaOptions, ThreadDomainsTravelAndAreCheckedAgainstTheTransport) {
+    TestSpec t;
+    t.transport = Transport::rdma_write;
+    t.rdma.thread_domains = true;
+    EXPECT_TRUE(server_spec_from_json(to_json(server_half(t))).rdma.thread_domains);
+    t.rdma.thread_domains = false;
+    EXPECT_FALSE(server_spec_from_json(to_json(server_half(t))).rdma.thread_domains);
+    auto j = to_json(server_half(t));
+    j["thread_domains"] = 1;  // not a boolean
+    EXPECT_THROW(server_spec_from_json(j), ProtocolError);
+    j.erase("thread_domains");  // an older client: none
+    EXPECT_FALSE(server_spec_from_json(j).rdma.thread_domains);
+
+    RdmaOptions td;
+    td.thread_domains = true;
+    td.qps_per_context = 2;  // combinable
+    for (Transport v : {Transport::rdma_write, Transport::rdma_send}) {
+        EXPECT_EQ(td_problem(TestKind::stream, v, td), "");
+        EXPECT_EQ(td_problem(TestKind::msgrate, v, td), "");
+    }
+    EXPECT_EQ(td_problem(TestKind::stream, Transport::rdma_read, td), "");
+    for (Transport other : {Transport::tcp, Transport::rsocket, Transport::rsocket_iomap}) {
+        for (TestKind k : {TestKind::stream, TestKind::msgrate}) {
+            std::string why = td_problem(k, other, td);
+            EXPECT_NE(why.find("--thread-domains is for the verbs transports"), std::string::npos) << why;
+        }
+    }
+    ClientOptions o;
+    ASSERT_EQ(parse({"-t", "msgrate", "-T", "rdma-write", "-P", "4", "--qps-per-context", "4", "--thread-domains"}, o), -1);
+    EXPECT_TRUE(o.params.rdma.thread_domains);
+    EXPECT_EQ(o.params.rdma.qps_per_context, 4u);
+    ClientOptions off;
+    ASSERT_EQ(parse({"-T", "rdma-write"}, off), -1);
+    EXPECT_FALSE(off.params.rdma.thread_domains);
+    EXPECT_EQ(parse({"-T", "tcp", "--thread-domains"}), 2);
+    EXPECT_EQ(parse({"-T", "rdma-write,rsocket", "--thread-domains"}), 2);
+}
+
+namespace {
+// Sets (or unsets) one environment variable for a scope and puts the old value back.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        value ? setenv(name, value, 1) : unsetenv(name);
+    }
+    ~ScopedEnv() { old_ ? setenv(name_, old_->c_str(), 1) : unsetenv(name_); }
+
+private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
+}  // namespace
+
+TEST(RdmaInfo, DoorbellEnvIsReadFromTheOneList) {
+    std::vector<ScopedEnv> env;
+    env.reserve(std::size(kDoorbellEnv));
+    for (const auto& v : kDoorbellEnv) env.emplace_back(v.name, nullptr);
+    EXPECT_TRUE(doorbell_env_now().empty());
+    ScopedEnv bf("MLX5_SHUT_UP_BF", "1"), st("MLX5_SINGLE_THREADED", "0"), other("MLX5_CQE_SIZE", "128");
+    auto now = doorbell_env_now();
+    EXPECT_EQ(now, (std::map<std::string, std::string>{{"MLX5_SHUT_UP_BF", "1"}, {"MLX5_SINGLE_THREADED", "0"}}));
+}
+
+TEST(RdmaInfo, ProviderDoorbellEnvAndThreadDomainsCrossTheWireBounded) {
+    RdmaInfo r;
+    r.device = "mlx5_0";
+    r.provider = "mlx5";
+    r.cq_mode = "poll";
+    r.thread_domains = 1;
+    r.doorbell_env = {{"MLX5_SHUT_UP_BF", "1"}};
+    auto j = to_json(r);
+    // Every variable of the list is in the JSON, null where it was not set on that side.
+    for (const auto& v : kDoorbellEnv) ASSERT_TRUE(j["doorbell_env"].contains(v.name)) << v.name;
+    EXPECT_TRUE(j["doorbell_env"]["MLX5_SINGLE_THREADED"].is_null());
+    EXPECT_EQ(j["doorbell_env"]["MLX5_SHUT_UP_BF"], "1");
+    RdmaInfo b = rdma_info_from_json(j);
+    EXPECT_EQ(b.provider, "mlx5");
+    EXPECT_EQ(b.thread_domains, 1u);
+    EXPECT_EQ(b.doorbell_env, r.doorbell_env);
+    std::string line = describe(b);
+    EXPECT_NE(line.find("mlx5_0 port 0 (provider mlx5)"), std::string::npos) << line;
+    EXPECT_NE(line.find("1 thread domain(s)"), std::string::npos) << line;
+    EXPECT_NE(line.find("doorbell env: MLX5_SHUT_UP_BF=1"), std::string::npos) << line;
+    EXPECT_EQ(line.find("MLX5_SINGLE_THREADED"), std::string::npos) << line;  // shown only where set
+    r.thread_domains = 0;
+    r.doorbell_env.clear();
+    line = describe(rdma_info_from_json(to_json(r)));
+    EXPECT_EQ(line.find("thread domain"), std::string::npos) << line;
+    EXPECT_EQ(line.find("doorbell env"), std::string::npos) << line;
+    // An older peer sends none of the three: defaults.
+    auto old = to_json(r);
+    for (const char* f : {"provider", "doorbell_env", "thread_domains"}) old.erase(f);
+    RdmaInfo o = rdma_info_from_json(old);
+    EXPECT_TRUE(o.provider.empty() && o.doorbell_env.empty() && o.thread_domains == 0);
+    // Bounded: too many variables, over-long names or values, wrong types.
+    auto bad = [&](auto mutate) {
+        auto x = to_json(r);
+        mutate(x);
+        EXPECT_THROW(rdma_info_from_json(x), ProtocolError) << x.dump().substr(0, 200);
+    };
+    bad([](nlohmann::json& x) {
+        for (int i = 0; i < 40; ++i) x["doorbell_env"]["V" + std::to_string(i)] = "1";
+    });
+    bad([](nlohmann::json& x) { x["doorbell_env"]["MLX5_SHUT_UP_BF"] = std::string(300, '1'); });
+    bad([](nlohmann::json& x) { x["doorbell_env"][std::string(300, 'N')] = "1"; });
+    bad([](nlohmann::json& x) { x["doorbell_env"]["MLX5_SHUT_UP_BF"] = 1; });
+    bad([](nlohmann::json& x) { x["doorbell_env"] = "MLX5_SHUT_UP_BF=1"; });
+    bad([](nlohmann::json& x) { x["provider"] = std::string(300, 'p'); });
+    bad([](nlohmann::json& x) { x["thread_domains"] = -1; });
+    // A side's streams: the provider and variables once, the thread domains summed.
+    RdmaInfo s1 = b, sum;
+    sum.add(s1);
+    sum.add(s1);
+    EXPECT_EQ(sum.provider, "mlx5");
+    EXPECT_EQ(sum.thread_domains, 2u);
+    EXPECT_EQ(sum.doorbell_env.size(), 1u);
+}
+
+// A TCP data connection reports no RDMA device, even on a host where one sits on the route's netdev
+// (the two-guest lab's rxe0 on eth0 printed "rdma: rxe0 ..." under plain tcp results).
+TEST(RdmaInfo, PlainTcpConnectionHasNone) {
+    int sv[2];
+    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    zc::DataConnection conn{zc::UniqueFd(sv[0])};
+    zc::UniqueFd other(sv[1]);
+    EXPECT_TRUE(zc::rdma_info_of(conn, zc::SendPath{}, zc::RecvPath{}).empty());
 }

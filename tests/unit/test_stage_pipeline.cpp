@@ -16,6 +16,7 @@
 #include "transport/data_path.hpp"
 #include "transport/exchange_path.hpp"
 #include "../socket_pair.hpp"
+#include "../transport_built.hpp"
 #include "unique_fd.hpp"
 #include "transport/test_rules.hpp"
 #include "../half_spec.hpp"
@@ -136,6 +137,7 @@ TEST(GpuPaths, BufferBytesCountTheBounceSlots) {
 }
 
 TEST(GpuCli, GpuMemoryOnEachTransport) {
+    REQUIRE_RDMA_BUILT();
     // (GPU memory on the remote side: a build without CUDA refuses it locally, before any transport.)
     // Verbs take GPU memory, staged or direct (decided when the side registers).
     EXPECT_EQ(parse({"--buffer", ",cuda", "-T", "rdma-write", "--gpu-path", "direct"}), -1);

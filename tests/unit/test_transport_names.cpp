@@ -1,7 +1,11 @@
 // Transport and receive-mode names: what the CLI and the wire use.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <sstream>
+
 #include "protocol/test_spec.hpp"
+#include "run/build_info.hpp"
 #include "transport/transport_registry.hpp"
 
 using namespace zc;
@@ -10,16 +14,24 @@ TEST(TransportNames, RoundTripEveryBuiltInTransport) {
     const auto& table = transport_table();
     ASSERT_GE(table.size(), 4u);
     EXPECT_EQ(table.front().id, Transport::tcp);  // the default, and the usual baseline
+    size_t built = 0;
     for (const auto& t : table) {
         EXPECT_STREQ(transport_name(t.id), t.name);
-        EXPECT_EQ(transport_from_name(t.name), t.id);
+        EXPECT_EQ(transport_built(t.id), t.built);
         EXPECT_GT(std::string(t.summary).size(), 10u);
+        if (!t.built) {  // -DZCPERF_WITH_RDMA=OFF: known, and refused as not in this build
+            EXPECT_THROW(transport_from_name(t.name), std::invalid_argument) << t.name;
+            continue;
+        }
+        ++built;
+        EXPECT_EQ(transport_from_name(t.name), t.id);
     }
     EXPECT_STREQ(transport_name(Transport::tcp_sendfile), "tcp-sendfile");
     EXPECT_STREQ(transport_name(Transport::tcp_msgzc), "tcp-msgzc");
     EXPECT_STREQ(transport_name(Transport::tcp_uringzc), "tcp-uringzc");
     auto names = available_transports();
-    EXPECT_EQ(names.size(), table.size());
+    EXPECT_EQ(names.size(), built);
+    EXPECT_EQ(built == table.size(), ZCPERF_WITH_RDMA == 1);  // every transport, unless RDMA was left out
     EXPECT_EQ(names.front(), "tcp");
 }
 
@@ -63,4 +75,26 @@ TEST(TestNames, RoundTripAndRoles) {
     EXPECT_THROW(test_from_name("STREAM"), std::invalid_argument);
     EXPECT_STREQ(role_name(Role::send), "send");
     EXPECT_STREQ(role_name(Role::recv), "recv");
+}
+
+// --version lists every transport this build has, and those it lacks, so CI can tell a build that
+// lost some (rdma-core missing at configure time) from a complete one.
+TEST(TransportNames, VersionTextListsTheBuild) {
+    std::string v = version_text("zcperf");
+    EXPECT_EQ(v.rfind("zcperf " ZCPERF_VERSION "\ntransports: tcp tcp-sendfile tcp-msgzc tcp-uringzc", 0), 0u) << v;
+    auto words_after = [&](const std::string& head) {
+        std::set<std::string> words;
+        size_t at = v.find("\n" + head);
+        if (at == std::string::npos) return words;
+        std::istringstream line(v.substr(at + head.size() + 1, v.find('\n', at + 1) - at - head.size() - 1));
+        for (std::string w; line >> w;)
+            if (w.front() != '(') words.insert(w);
+            else break;
+        return words;
+    };
+    std::set<std::string> built = words_after("transports:"), missing = words_after("not built:");
+    for (const auto& t : transport_table())
+        EXPECT_EQ((t.built ? built : missing).count(t.name), 1u) << t.name << "\n" << v;
+    EXPECT_EQ(built.size() + missing.size(), transport_table().size()) << v;
+    EXPECT_NE(v.find("\ngpu buffers: "), std::string::npos) << v;
 }

@@ -1,0 +1,20 @@
+#include "run/build_info.hpp"
+
+#include "cuda/device.hpp"
+#include "transport/transport_registry.hpp"
+
+namespace zc {
+
+std::string version_text(const char* program) {
+    std::string built, missing;
+    for (const auto& t : transport_table()) {
+        std::string& list = t.built ? built : missing;
+        list += (list.empty() ? "" : " ") + std::string(t.name);
+    }
+    std::string text = std::string(program) + " " ZCPERF_VERSION "\ntransports: " + built;
+    if (!missing.empty()) text += "\nnot built: " + missing + " (configured without rdma-core)";
+    text += cuda::built() ? "\ngpu buffers: CUDA (--buffer pinned|cuda)" : "\ngpu buffers: not built (no CUDA toolkit)";
+    return text;
+}
+
+}  // namespace zc

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Is the build that was just tested complete? CI runs this after the README's test command: a build
+# that silently lost a transport (rdma-core missing when it was configured) or a set of tests (a test
+# label nobody registered any more) passes its own tests, so it is checked against what must be there.
+#   scripts/check_build.sh [BUILD_DIR]     (default: build/, or $ZCPERF_BUILD_DIR)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-${ZCPERF_BUILD_DIR:-$here/build}}
+
+# Every transport of the card, in the registry's order (zcperf --version's "transports:" line).
+transports="tcp tcp-sendfile tcp-msgzc tcp-uringzc rsocket rsocket-iomap rdma-write rdma-send rdma-read"
+# Every test label (ctest -L): gpu and rdma tests are registered everywhere and skip with the reason
+# where there is no GPU or RDMA device; fuzz needs clang with libFuzzer, which bootstrap.sh installs.
+labels="e2e-flood e2e-irq e2e-loopback e2e-netns e2e-scripts e2e-zerocopy fuzz gpu lab rdma unit"
+
+fail=0
+for prog in zcperf zcserver; do
+    [ -x "$build/$prog" ] || { echo "check_build: $build/$prog is missing: build first (scripts/bootstrap.sh build)" >&2; exit 1; }
+    got=$("$build/$prog" --version | sed -n 's/^transports: //p')
+    if [ "$got" != "$transports" ]; then
+        echo "check_build: $prog has transports '$got', expected '$transports'" >&2
+        "$build/$prog" --version | sed 's/^/    /' >&2
+        fail=1
+    fi
+done
+got=$(ctest --test-dir "$build" --print-labels | sed -n 's/^ *\([a-z0-9-]\+\)$/\1/p' | sort | tr '\n' ' ')
+if [ "${got% }" != "$labels" ]; then
+    echo "check_build: test labels '${got% }', expected '$labels'" >&2
+    fail=1
+fi
+if [ "$fail" -ne 0 ]; then
+    echo "check_build: the build is incomplete (see above); configure output: cmake -S . -B $build" >&2
+    exit 1
+fi
+echo "check_build: complete: transports $transports; test labels $labels"

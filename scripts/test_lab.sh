@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The lab tests for real: `ctest -L lab` in guest A of the two-guest lab (scripts/lab.sh), against
+# zcserver in guest B across the virtio-net link. CI runs this after the RDMA tests; on a plain host
+# these tests skip with the reason.
+#   scripts/test_lab.sh [extra ctest arguments, e.g. -R Irq or -V]
+# LAB_TEST_TIMEOUT: seconds for the whole lab, boots included (default 900, so a hung test cannot
+# hold CI; ctest's own per-test TIMEOUTs normally stop one much sooner).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+build="${ZCPERF_BUILD_DIR:-$here/build}"
+timeout=${LAB_TEST_TIMEOUT:-900}
+
+"$here/scripts/bootstrap.sh" build
+cd "$here"
+log="$build/Testing/lab.log"
+mkdir -p "$(dirname "$log")"
+start=$SECONDS
+# --no-tests=error: a label that matches nothing must fail, not pass as "0 tests". The tests must
+# not skip in the lab: ZCPERF_LAB_SERVER is set there, so a skip is a defect and is listed below.
+rc=0
+args=
+(($#)) && args=$(printf ' %q' "$@")   # printf with no arguments would still print one empty ''
+"$here/scripts/lab.sh" --build "$build" --timeout "$timeout" -- \
+    "ctest --test-dir $(printf %q "$build") -L lab --no-tests=error --output-on-failure$args" 2>&1 | tee "$log" ||
+    rc=${PIPESTATUS[0]}
+if grep -q "(Skipped)" "$log"; then
+    echo "test_lab: these lab tests skipped inside the lab:" >&2
+    grep "(Skipped)" "$log" >&2
+    ((rc)) || rc=1
+fi
+echo "test_lab: $((SECONDS - start)) s, lab boots included (status $rc)" >&2
+exit "$rc"
