@@ -315,6 +315,7 @@ TEST(RdmaInfo, ProviderDoorbellEnvAndThreadDomainsCrossTheWireBounded) {
     EXPECT_EQ(sum.provider, "mlx5");
     EXPECT_EQ(sum.thread_domains, 2u);
     EXPECT_EQ(sum.doorbell_env.size(), 1u);
+}
 
 // A TCP data connection reports no RDMA device, even on a host where one sits on the route's netdev
 // (the two-guest lab's rxe0 on eth0 printed "rdma: rxe0 ..." under plain tcp results).
