@@ -8,6 +8,8 @@ Every tool's figure is turned into a round-trip time (RTT, µs): zcperf reports 
 reports one-way latency = RTT/2, so it is doubled; sockperf ping-pong runs with --full-rtt.
 """
 import csv, json, os, re, statistics, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import zclib  # noqa: E402
 
 FIELDS = ["round", "size", "msg_bytes", "tool", "variant", "duration_s", "rtt_mean_us", "rtt_p50_us",
           "rtt_p99_us", "trans_per_s", "local_sd_us_per_tran", "remote_sd_us_per_tran", "other_cpu_pct",
@@ -16,8 +18,7 @@ TIME_UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "sec": 1e6, "s": 1e6}
 SOCKPERF_MIN = 14   # sockperf's messages carry its 14-byte header: smaller sizes run at 14
 
 
-class Bad(Exception):
-    pass
+Bad = zclib.Bad
 
 
 def parse_zcperf(text, ccpu, scpu):
@@ -65,15 +66,6 @@ def parse_sockperf(text):
     return out
 
 
-def append(csv_path, row):
-    new = not os.path.exists(csv_path) or os.path.getsize(csv_path) == 0
-    with open(csv_path, "a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS)
-        if new:
-            w.writeheader()
-        w.writerow({k: row.get(k, "") for k in FIELDS})
-
-
 def cmd_parse(tool, variant, raw, csv_path, rnd, size, nbytes, duration, ccpu, scpu):
     text = open(raw).read()
     try:
@@ -93,22 +85,18 @@ def cmd_parse(tool, variant, raw, csv_path, rnd, size, nbytes, duration, ccpu, s
                tool_msg_bytes=tool_bytes, **vals)
     if tool_bytes != int(nbytes):
         row["note"] = f"sockperf's minimum message is {SOCKPERF_MIN} B"
-    append(csv_path, row)
+    zclib.append_row(csv_path, FIELDS, row)
     print(f"RTT {vals['rtt_mean_us']:.2f} us" + (f" (p50 {vals['rtt_p50_us']:.2f})" if "rtt_p50_us" in vals else "")
           + (f", {tool_bytes} B" if tool_bytes != int(nbytes) else ""))
 
 
 def cmd_skip(tool, variant, csv_path, rnd, size, nbytes, duration, note):
-    append(csv_path, dict(round=rnd, size=size, msg_bytes=nbytes, tool=tool, variant=variant, duration_s=duration, note=note))
+    zclib.append_row(csv_path, FIELDS, dict(round=rnd, size=size, msg_bytes=nbytes, tool=tool, variant=variant, duration_s=duration, note=note))
 
 
 def med(rows, key):
     v = [float(r[key]) for r in rows if r.get(key) not in ("", None)]
     return (statistics.median(v), min(v), max(v)) if v else (None, None, None)
-
-
-def fmt(x, spec=".2f"):
-    return "–" if x is None else format(x, spec)
 
 
 def cmd_report(layout, csv_path):
@@ -129,15 +117,15 @@ def cmd_report(layout, csv_path):
             mean[t] = m
             note = next((r["note"] for r in sel if r["note"]), "")
             resized = any(r["tool_msg_bytes"] and r["tool_msg_bytes"] != r["msg_bytes"] for r in sel)
-            cells.append("n/a" if m is None else fmt(m) + (" *" if resized else ""))
-            spread.append(f"{s:>5} {t:<9} " + (f"{fmt(lo)}..{fmt(hi)} us over {len(sel)} rounds" if m is not None else "skipped")
+            cells.append("n/a" if m is None else zclib.fmt(m) + (" *" if resized else ""))
+            spread.append(f"{s:>5} {t:<9} " + (f"{zclib.fmt(lo)}..{zclib.fmt(hi)} us over {len(sel)} rounds" if m is not None else "skipped")
                           + (f"  ({note})" if note else ""))
         zc = [r for r in rows if r["size"] == s and r["tool"] == "zcperf"]
         p50, p99, tps = med(zc, "rtt_p50_us")[0], med(zc, "rtt_p99_us")[0], med(zc, "trans_per_s")[0]
         lsd, rsd = med(zc, "local_sd_us_per_tran")[0], med(zc, "remote_sd_us_per_tran")[0]
-        ratio = lambda o: fmt(mean["zcperf"] / mean[o]) if mean.get("zcperf") and mean.get(o) else "–"
-        print(f"| {s} | " + " | ".join(cells) + f" | {fmt(p50)} | {fmt(p99)} | {ratio('qperf')} | {ratio('sockperf')} | "
-              f"{fmt(tps, '.0f')} | {fmt(lsd)}/{fmt(rsd)} |")
+        ratio = lambda o: zclib.fmt(mean["zcperf"] / mean[o]) if mean.get("zcperf") and mean.get(o) else "–"
+        print(f"| {s} | " + " | ".join(cells) + f" | {zclib.fmt(p50)} | {zclib.fmt(p99)} | {ratio('qperf')} | {ratio('sockperf')} | "
+              f"{zclib.fmt(tps, '.0f')} | {zclib.fmt(lsd)}/{zclib.fmt(rsd)} |")
     print("\nmin..max behind each median:")
     for line in spread:
         print("  " + line)

@@ -7,6 +7,8 @@ The shell scripts only orchestrate; they call this file as
 A sample's label is its tool, plus its variant when it has one ("zcperf tcp-msgzc", "iperf3 -Z").
 """
 import csv, json, os, re, statistics, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+import zclib  # noqa: E402
 
 FIELDS = ["round", "size", "msg_bytes", "tool", "variant", "duration_s", "gbps",
           "send_sd_us_per_kb", "recv_sd_us_per_kb",
@@ -21,8 +23,7 @@ BW_UNIT = {"bits/sec": 1, "Kb/sec": 1e3, "Mb/sec": 1e6, "Gb/sec": 1e9, "Tb/sec":
 OTHER_LOAD_WARN_PCT = 5.0     # zcperf warns above this (client/test_driver.cpp)
 
 
-class Bad(Exception):
-    pass
+Bad = zclib.Bad
 
 
 def sd(cpu_s, nbytes):
@@ -117,7 +118,7 @@ def cmd_parse(tool, variant, raw, csv_path, rnd, size, nbytes, dur, ccpu, scpu):
         sys.exit(str(e))
     except (ValueError, KeyError, TypeError) as e:
         sys.exit(f"{tool}: unreadable output ({e!r}), see {raw}")
-    append(csv_path, row)
+    zclib.append_row(csv_path, FIELDS, row)
     # one progress line for the log
     msg = f"{row['gbps']:.2f} Gb/s"
     if row.get("msgs_per_s"):
@@ -136,17 +137,8 @@ def cmd_parse(tool, variant, raw, csv_path, rnd, size, nbytes, dur, ccpu, scpu):
 
 
 def cmd_skip(tool, variant, csv_path, rnd, size, nbytes, dur, note):
-    append(csv_path, dict(round=rnd, size=size, msg_bytes=nbytes, tool=tool, variant=variant,
+    zclib.append_row(csv_path, FIELDS, dict(round=rnd, size=size, msg_bytes=nbytes, tool=tool, variant=variant,
                           duration_s=dur, note=note))
-
-
-def append(csv_path, row):
-    new = not os.path.exists(csv_path) or os.path.getsize(csv_path) == 0
-    with open(csv_path, "a", newline="") as f:
-        w = csv.DictWriter(f, FIELDS)
-        if new:
-            w.writeheader()
-        w.writerow(row)
 
 
 def label(tool, variant):
@@ -186,7 +178,7 @@ class Samples:
 
 
 def fmt(v, spec):
-    return "n/a" if v is None else format(v, spec)
+    return zclib.fmt(v, spec, missing="n/a")
 
 
 def ratio(a, b):

@@ -15,6 +15,8 @@ import json
 import os
 import subprocess
 import sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import zclib  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -52,13 +54,6 @@ def rows_of(report):
     return rows
 
 
-def size_label(n):
-    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
-        if n >= 1 << shift and n % (1 << shift) == 0:
-            return f"{n >> shift}{unit}"
-    return str(n)
-
-
 def plot(rows, png, title):
     import matplotlib
     matplotlib.use("Agg")
@@ -76,7 +71,7 @@ def plot(rows, png, title):
             ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=p)
         ax.set_xscale("log", base=2)
         ax.set_xticks(sizes)
-        ax.set_xticklabels([size_label(s) for s in sizes], rotation=45)
+        ax.set_xticklabels([zclib.size_label(s) for s in sizes], rotation=45)
         ax.set_xlabel("message size (bytes per call)")
         ax.set_title(label, fontsize=10)
         ax.grid(True, alpha=0.3)
@@ -112,7 +107,7 @@ def main():
     run = report.get("run", {})
     plot(rows, args.out + ".png", f"{run.get('command_line', '')}\n{run.get('local_host', '')} -> {run.get('server', '')}")
     for r in rows:
-        print(f"{r['path']:<22} {size_label(r['message_size']):>6} {r['throughput_gbps']:8.2f} Gb/s  "
+        print(f"{r['path']:<22} {zclib.size_label(r['message_size']):>6} {r['throughput_gbps']:8.2f} Gb/s  "
               f"SD {r['local_sd_us_per_kb']:.3f}/{r['remote_sd_us_per_kb']:.3f} µs/KB  "
               f"vs baseline {r['throughput_ratio'] if r['throughput_ratio'] == '' else round(r['throughput_ratio'], 2)}x")
     print(f"wrote {args.out}.json {args.out}.csv {args.out}.png", file=sys.stderr)

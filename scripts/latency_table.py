@@ -27,6 +27,8 @@ import re
 import shlex
 import subprocess
 import sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import zclib  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROG = "latency_table"
@@ -35,13 +37,6 @@ METRICS = ["mean", "p50", "p90", "p99", "p99.9", "min", "max"]
 
 def die(msg):
     sys.exit(f"{PROG}: {msg}")
-
-
-def size_label(n):
-    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
-        if n >= 1 << shift and n % (1 << shift) == 0:
-            return f"{n >> shift}{unit}"
-    return str(n)
 
 
 def label_and_value(text, what):
@@ -109,10 +104,6 @@ def build_rows(tables, labels, baseline, metric, scale):
     return rows
 
 
-def fmt(v, spec=".2f"):
-    return "–" if v is None else format(v, spec)
-
-
 def print_table(rows, labels, baseline, metric, one_way):
     ratios = [f"{lab}/{baseline}" for lab in labels if lab != baseline]
     what = ("one-way latency (RTT/2)" if one_way else "round-trip time") + f", {metric}, µs"
@@ -121,7 +112,7 @@ def print_table(rows, labels, baseline, metric, one_way):
     widths = [max(8, len(h)) for h in head]
     print("  ".join(h.rjust(w) for h, w in zip(head, widths)))
     for r in rows:
-        cells = [size_label(r["message_size"])] + [fmt(r[lab]) for lab in labels] + [fmt(r[q], ".3g") for q in ratios]
+        cells = [zclib.size_label(r["message_size"])] + [zclib.fmt(r[lab]) for lab in labels] + [zclib.fmt(r[q], ".3g") for q in ratios]
         print("  ".join(c.rjust(w) for c, w in zip(cells, widths)))
 
 
@@ -156,7 +147,7 @@ def plot(path, rows, labels, baseline, metric, one_way, title):
     bottom.set_ylabel(f"ratio to {baseline}")
     bottom.set_xlabel("message size, bytes (one message each way per transaction)")
     bottom.set_xticks(sizes)
-    bottom.set_xticklabels([size_label(s) for s in sizes], rotation=45)
+    bottom.set_xticklabels([zclib.size_label(s) for s in sizes], rotation=45)
     bottom.grid(True, alpha=0.3)
     if len(labels) > 1:
         bottom.legend(fontsize=8)

@@ -1,0 +1,64 @@
+"""What bench/ and scripts/ share (stdlib only): message sizes as zcperf writes them, numbers for
+tables, and the benches' CSV of samples. Import it with
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))  # from bench/
+    import zclib
+"""
+import csv
+import os
+
+
+class Bad(Exception):
+    """A tool's output that cannot be read as the measurement it should be."""
+
+
+def parse_size(text):
+    """'64K' -> 65536; K/M/G are powers of 1024, as zcperf's -m takes them."""
+    t = text.strip()
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(t[-1:].upper(), 1)
+    if mult != 1:
+        t = t[:-1]
+    if not t.isdigit():
+        raise ValueError(f"size '{text}' is not a number with an optional K/M/G suffix")
+    return int(t) * mult
+
+
+def parse_sizes(text):
+    """64K,1M or a doubling range 64K..4M (zcperf's -m syntax), in order, without duplicates."""
+    out = []
+    for item in text.split(","):
+        if ".." in item:
+            lo, hi = (parse_size(x) for x in item.split("..", 1))
+            if lo <= 0 or hi < lo:
+                raise ValueError(f"bad size range '{item}'")
+            s = lo
+            while s <= hi:
+                out.append(s)
+                s *= 2
+        else:
+            out.append(parse_size(item))
+    return list(dict.fromkeys(out))
+
+
+def size_label(n):
+    """65536 -> '64K', 1048576 -> '1M', 1000 -> '1000' (only whole units get a suffix)."""
+    n = int(n)
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift}{unit}"
+    return str(n)
+
+
+def fmt(v, spec=".2f", missing="–"):
+    """A number for a table cell; `missing` where there is none."""
+    return missing if v is None else format(v, spec)
+
+
+def append_row(csv_path, fields, row):
+    """Appends one sample to a CSV of `fields`, writing the header first into a new or empty file."""
+    new = not os.path.exists(csv_path) or os.path.getsize(csv_path) == 0
+    with open(csv_path, "a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        if new:
+            w.writeheader()
+        w.writerow({k: row.get(k, "") for k in fields})
