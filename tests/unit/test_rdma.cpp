@@ -210,6 +210,7 @@ TEST(RdmaInfo, PostsInlineAndContextsCrossTheWire) {
 }
 
 TEST(RdmaOptions, ThreadDomainsTravelAndAreCheckedAgainstTheTransport) {
+    REQUIRE_RDMA_BUILT();
     TestSpec t;
     t.transport = Transport::rdma_write;
     t.rdma.thread_domains = true;
