@@ -16,7 +16,8 @@ void compare_with_baseline(TestResult& r, const std::vector<TestResult>& earlier
         r.baseline.transport = transport_name(baseline);
         r.baseline.throughput = ratio(r.throughput_gbps, b.throughput_gbps);
         r.baseline.local_service_demand = ratio(r.local.service_demand_us_per_kb(), b.local.service_demand_us_per_kb());
-        r.baseline.remote_service_demand = ratio(r.remote.service_demand_us_per_kb(), b.remote.service_demand_us_per_kb());
+        r.baseline.remote_service_demand =
+            ratio(r.remote.service_demand_us_per_kb(), b.remote.service_demand_us_per_kb());
         return;
     }
 }

@@ -17,7 +17,8 @@ namespace zc {
 namespace {
 
 constexpr const char* kDescription =
-    "zcperf " ZCPERF_VERSION ": is the copy or the zero-copy path cheaper here, and why?\n"
+    "zcperf " ZCPERF_VERSION
+    ": is the copy or the zero-copy path cheaper here, and why?\n"
     "Measures throughput, both sides' CPU and service demand (us of CPU per KB, netperf's unit) between\n"
     "zcperf and a zcserver, or against an embedded server on loopback when no -H is given.\n";
 
@@ -95,8 +96,8 @@ void check_cpus_exist(const std::vector<int>& cpus) {
     auto allowed = allowed_cpus();
     for (int c : cpus) {
         if (std::find(allowed.begin(), allowed.end(), c) == allowed.end()) {
-            throw std::invalid_argument("local CPU " + std::to_string(c) + " is not available here; CPUs: " +
-                                        format_cpu_list(allowed));
+            throw std::invalid_argument("local CPU " + std::to_string(c) +
+                                        " is not available here; CPUs: " + format_cpu_list(allowed));
         }
     }
 }
@@ -106,8 +107,9 @@ void check_cpus_exist(const std::vector<int>& cpus) {
 void parse_cpu_option(const std::string& text, std::vector<int>& local, std::vector<int>& remote) {
     auto parts = split_commas(text);
     if (parts.size() > 2) {
-        throw std::invalid_argument("--cpu takes LOCAL[,REMOTE]; separate several CPUs of one side with '+' "
-                                    "(0+2+4) or give a range (0-3)");
+        throw std::invalid_argument(
+            "--cpu takes LOCAL[,REMOTE]; separate several CPUs of one side with '+' "
+            "(0+2+4) or give a range (0-3)");
     }
     local = parse_cpu_list(parts[0], '+');
     if (parts.size() == 2) remote = parse_cpu_list(parts[1], '+');
@@ -115,7 +117,8 @@ void parse_cpu_option(const std::string& text, std::vector<int>& local, std::vec
 
 void parse_rdma_dev_option(const std::string& text, std::string& local, std::string& remote) {
     auto parts = split_commas(text);
-    if (parts.size() > 2) throw std::invalid_argument("--rdma-dev takes LOCAL[,REMOTE] device names, e.g. mlx5_0,mlx5_1");
+    if (parts.size() > 2)
+        throw std::invalid_argument("--rdma-dev takes LOCAL[,REMOTE] device names, e.g. mlx5_0,mlx5_1");
     for (const auto& p : parts) {
         if (p.size() > 64 || p.find_first_of(" /") != std::string::npos) {
             throw std::invalid_argument("--rdma-dev: '" + p + "' is not an RDMA device name (see ibv_devices)");
@@ -159,8 +162,7 @@ std::pair<double, double> parse_pair(const std::string& text, const char* what) 
     try {
         if (parts.size() == 1) return {number(parts[0]), -1};
         if (parts.size() == 2) return {number(parts[0]), number(parts[1])};
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     throw std::invalid_argument(std::string(what) + " takes two numbers separated by a comma, got '" + text + "'");
 }
 
@@ -168,11 +170,15 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
     for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
     CLI::App app{kDescription};
     app.footer(kExamples);
-    std::string tests = "stream", transports = "tcp", rx = "copy", memnode, irqcpus, sizes = "1M", cpus, bytes, lsock, rsock, rcvlowat, iters, conf, align;
+    std::string tests = "stream", transports = "tcp", rx = "copy", memnode, irqcpus, sizes = "1M", cpus, bytes, lsock,
+                rsock, rcvlowat, iters, conf, align;
     std::string buffer, gpu_path;
-    app.add_option("-H,--host", o.servers, "zcserver to test against, HOST[:PORT]; repeat for several (default: an embedded server on loopback)");
+    app.add_option(
+        "-H,--host", o.servers,
+        "zcserver to test against, HOST[:PORT]; repeat for several (default: an embedded server on loopback)");
     app.add_option("-p,--port", o.port, "control port for -H hosts given without one")->capture_default_str();
-    app.add_option("-t,--test", tests, "stream (client sends), maerts (server sends), rr (request/response latency: "
+    app.add_option("-t,--test", tests,
+                   "stream (client sends), maerts (server sends), rr (request/response latency: "
                    "one message each way per transaction) or msgrate (message rate); several: stream,maerts")
         ->capture_default_str();
     app.add_option("-T,--transport", transports,
@@ -201,7 +207,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                    "RDMA: send messages up to this many bytes inline in the work request (no DMA read of the "
                    "buffer; small messages only; 0 = never)")
         ->capture_default_str();
-    app.add_option("--qps", o.params.rdma.qps, "RDMA verbs: queue pairs per stream, served round-robin by the stream's thread")
+    app.add_option("--qps", o.params.rdma.qps,
+                   "RDMA verbs: queue pairs per stream, served round-robin by the stream's thread")
         ->capture_default_str();
     app.add_option("--qps-per-context", o.params.rdma.qps_per_context,
                    "RDMA verbs: K streams (threads) share one device context and PD that zcperf opens itself "
@@ -221,28 +228,38 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                    "(TCP_ZEROCOPY_RECEIVE), splice (into a pipe, discarded), trunc (MSG_TRUNC, discarded)")
         ->capture_default_str();
     app.add_flag("--uring-fixed", o.params.uring_fixed, "tcp-uringzc: register the send buffers with io_uring");
-    auto* mopt = app.add_option("-m,--message-size", sizes,
-                                "bytes per send/recv call (rr, msgrate: per message, 1 B..1G): 64K, a list 64K,1M, or a "
-                                "doubling range 64K..4M; each size is one result (default: 1M; rr 1; msgrate 2)");
+    auto* mopt =
+        app.add_option("-m,--message-size", sizes,
+                       "bytes per send/recv call (rr, msgrate: per message, 1 B..1G): 64K, a list 64K,1M, or a "
+                       "doubling range 64K..4M; each size is one result (default: 1M; rr 1; msgrate 2)");
     app.add_option("--batch", o.params.batch, "msgrate: messages per send call (TCP: sendmmsg), 1..1024")
-        ->check(CLI::Range(1u, kMaxBatch))->capture_default_str();
+        ->check(CLI::Range(1u, kMaxBatch))
+        ->capture_default_str();
     // The verbs message-rate knobs (--postlist, --qps-per-context, --inline) belong beside --batch:
     // they travel in the spec like batch and are checked by spec_problem() (transport/test_rules.hpp).
-    auto* dur = app.add_option("-l,--duration", o.params.duration_s, "seconds of data transfer per test (>= 5 for trustworthy CPU figures)")
-                    ->check(CLI::Range(0.01, 86400.0))->capture_default_str();
-    app.add_option("-n,--bytes", bytes, "move exactly this many bytes instead (e.g. 10G), split over the streams")->excludes(dur);
+    auto* dur = app.add_option("-l,--duration", o.params.duration_s,
+                               "seconds of data transfer per test (>= 5 for trustworthy CPU figures)")
+                    ->check(CLI::Range(0.01, 86400.0))
+                    ->capture_default_str();
+    app.add_option("-n,--bytes", bytes, "move exactly this many bytes instead (e.g. 10G), split over the streams")
+        ->excludes(dur);
     app.add_option("-P,--streams", o.params.streams, "parallel streams, one thread per stream on each side")
-        ->check(CLI::Range(1, kMaxStreams))->capture_default_str();
+        ->check(CLI::Range(1, kMaxStreams))
+        ->capture_default_str();
     app.add_option("--rcvlowat", rcvlowat,
                    "stream tests over TCP: the receiver sleeps until this many bytes are queued (SO_RCVLOWAT), "
                    "so the sending CPU pays fewer wake-ups; 1 = the kernel's default, a wake-up per segment "
                    "(default 256K; capped by the kernel at half the receive buffer; the report shows what ran)");
     app.add_option("-s,--local-sockbuf", lsock, "local SO_SNDBUF/SO_RCVBUF (e.g. 4M; default: kernel autotuning)");
     app.add_option("-S,--remote-sockbuf", rsock, "remote SO_SNDBUF/SO_RCVBUF");
-    app.add_option("--cpu", cpus, "pin data threads: LOCAL[,REMOTE], each a CPU, a range 0-3 or a list 0+2 (round-robin over streams)");
-    app.add_option("--mem-node", memnode, "NUMA node of the data buffers: LOCAL[,REMOTE] (libnuma); where the pages "
+    app.add_option(
+        "--cpu", cpus,
+        "pin data threads: LOCAL[,REMOTE], each a CPU, a range 0-3 or a list 0+2 (round-robin over streams)");
+    app.add_option("--mem-node", memnode,
+                   "NUMA node of the data buffers: LOCAL[,REMOTE] (libnuma); where the pages "
                    "really are is read back and reported");
-    app.add_option("--irq-cpus", irqcpus, "move the data device's IRQs to these CPUs for each test: LOCAL[,REMOTE], "
+    app.add_option("--irq-cpus", irqcpus,
+                   "move the data device's IRQs to these CPUs for each test: LOCAL[,REMOTE], "
                    "same forms as --cpu; put back afterwards (needs root; the server needs --allow-irq-affinity)");
     app.add_option("--buffer", buffer,
                    "memory of the data buffers: LOCAL[,REMOTE], each host (pageable), pinned (cudaHostAlloc) or "
@@ -259,14 +276,19 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                  "path's ceiling), then exit");
     app.add_option("--align", align, "buffer alignment in bytes, a power of two")->default_str("4096");
     app.add_option("-o,--output", o.output, "report format: human, csv or json")
-        ->check(CLI::IsMember({"human", "csv", "json"}))->capture_default_str();
+        ->check(CLI::IsMember({"human", "csv", "json"}))
+        ->capture_default_str();
     app.add_option("-i,--iterations", iters, "MAX,MIN repetitions of each test (netperf's -i; up to 30)");
-    app.add_option("-I,--confidence", conf, "LEVEL,WIDTH: repeat until the LEVEL% confidence interval is narrower than WIDTH% (netperf's -I; default 99,5 with -i)");
+    app.add_option("-I,--confidence", conf,
+                   "LEVEL,WIDTH: repeat until the LEVEL% confidence interval is narrower than WIDTH% (netperf's -I; "
+                   "default 99,5 with -i)");
     app.add_option("--connect-timeout", o.connect_timeout_ms, "milliseconds to reach a server")
-        ->check(CLI::Range(100, 600000))->capture_default_str();
+        ->check(CLI::Range(100, 600000))
+        ->capture_default_str();
     app.add_option("--auth-key-file", o.auth_key_file,
                    "shared key for a zcserver started with --auth-key-file (same file contents on both hosts)");
-    app.add_flag("--topology", o.topology, "print where CPUs, NICs and RDMA devices sit (NUMA node, PCI, IRQs) "
+    app.add_flag("--topology", o.topology,
+                 "print where CPUs, NICs and RDMA devices sit (NUMA node, PCI, IRQs) "
                  "here and on each -H server, then exit");
     app.set_version_flag("-V,--version", version_text("zcperf"));
     try {
@@ -283,7 +305,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         o.sizes_given = mopt->count() > 0;
         o.message_sizes = parse_size_list(sizes);
         for (uint64_t s : o.message_sizes) {
-            if (s == 0 || s > kMaxMessageSize) throw std::invalid_argument("message size " + std::to_string(s) + " must be 1 B..1G");
+            if (s == 0 || s > kMaxMessageSize)
+                throw std::invalid_argument("message size " + std::to_string(s) + " must be 1 B..1G");
         }
         if (!bytes.empty()) {
             o.params.total_bytes = parse_size(bytes);
@@ -312,7 +335,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         if (!memnode.empty()) {
             std::vector<int> l, r;
             parse_cpu_option(memnode, l, r);
-            if (l.size() > 1 || r.size() > 1) throw std::invalid_argument("--mem-node takes one node per side: LOCAL[,REMOTE]");
+            if (l.size() > 1 || r.size() > 1)
+                throw std::invalid_argument("--mem-node takes one node per side: LOCAL[,REMOTE]");
             o.local.mem_node = l.empty() ? -1 : l[0];
             o.remote.mem_node = r.empty() ? -1 : r[0];
             auto nodes = numa_node_list();
@@ -323,7 +347,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         }
         if (!align.empty()) {
             o.params.alignment = parse_size(align);
-            if (o.params.alignment == 0 || (o.params.alignment & (o.params.alignment - 1)) || o.params.alignment > kMaxAlignment) {
+            if (o.params.alignment == 0 || (o.params.alignment & (o.params.alignment - 1)) ||
+                o.params.alignment > kMaxAlignment) {
                 throw std::invalid_argument("--align must be a power of two up to 2M");
             }
         }
@@ -362,29 +387,33 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
 
 uint64_t default_message_size(TestKind t) {
     switch (t) {
-        case TestKind::rr: return 1;
-        case TestKind::msgrate: return 2;
-        default: return 1u << 20;
+        case TestKind::rr:
+            return 1;
+        case TestKind::msgrate:
+            return 2;
+        default:
+            return 1u << 20;
     }
 }
 
 std::vector<TestSpec> expand_tests(const ClientOptions& o) {
     std::vector<TestSpec> out;
     for (Transport tr : o.transports) {
-      for (RxMode rx : o.rx_modes) {
-        for (TestKind t : o.tests) {
-            std::vector<uint64_t> sizes = o.sizes_given ? o.message_sizes : std::vector<uint64_t>{default_message_size(t)};
-            for (uint64_t size : sizes) {
-                TestSpec s{o.params, o.local, o.remote};
-                s.transport = tr;
-                s.rx = rx;
-                s.test = t;
-                s.message_size = size;
-                if (t != TestKind::msgrate) s.batch = 1;
-                out.push_back(s);
+        for (RxMode rx : o.rx_modes) {
+            for (TestKind t : o.tests) {
+                std::vector<uint64_t> sizes =
+                    o.sizes_given ? o.message_sizes : std::vector<uint64_t>{default_message_size(t)};
+                for (uint64_t size : sizes) {
+                    TestSpec s{o.params, o.local, o.remote};
+                    s.transport = tr;
+                    s.rx = rx;
+                    s.test = t;
+                    s.message_size = size;
+                    if (t != TestKind::msgrate) s.batch = 1;
+                    out.push_back(s);
+                }
             }
         }
-      }
     }
     return out;
 }

@@ -41,8 +41,9 @@ ControlClient::ControlClient(const Endpoint& server, std::chrono::milliseconds t
             throw ServerError("this zcserver requires authentication: give the shared key with --auth-key-file FILE");
         }
         if (!secret->verify("server", nonce, welcome_.auth_proof)) {
-            throw ServerError("the server could not prove the shared key: a different key, or not the zcserver you "
-                              "meant to reach");
+            throw ServerError(
+                "the server could not prove the shared key: a different key, or not the zcserver you "
+                "meant to reach");
         }
         send(Auth{secret->prove("client", welcome_.auth_challenge)});
         welcome_ = expect<Welcome>(timeout);
@@ -52,8 +53,8 @@ ControlClient::ControlClient(const Endpoint& server, std::chrono::milliseconds t
     }
     if (welcome_.version != kProtocolVersion) {
         throw ServerError("protocol version mismatch: this zcperf speaks version " + std::to_string(kProtocolVersion) +
-                          ", the server (" + welcome_.software + ") speaks version " + std::to_string(welcome_.version) +
-                          "; run the same zcperf release on both hosts");
+                          ", the server (" + welcome_.software + ") speaks version " +
+                          std::to_string(welcome_.version) + "; run the same zcperf release on both hosts");
     }
     same_host_ = !me.boot_id.empty() && me.boot_id == welcome_.host.boot_id;
 }
@@ -91,7 +92,8 @@ Message ControlClient::receive(std::chrono::milliseconds timeout) {
     try {
         body = read_frame(fd_.get(), kMaxReplyBody, timeout);
     } catch (const ConnectionError& e) {
-        throw ConnectionError(std::string(e.what()) + " (server " + server_.host + ":" + std::to_string(server_.port) + ")");
+        throw ConnectionError(std::string(e.what()) + " (server " + server_.host + ":" + std::to_string(server_.port) +
+                              ")");
     }
     Message m = decode_body(body);
     if (auto* err = std::get_if<ErrorMsg>(&m)) throw ServerError(err->reason);

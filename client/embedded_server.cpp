@@ -55,7 +55,8 @@ EmbeddedServer::EmbeddedServer() {
     if (n != sizeof(port_)) {
         kill(pid_, SIGKILL);
         waitpid(pid_, nullptr, 0);
-        throw std::runtime_error(n > 0 ? std::string(buf, static_cast<size_t>(n)) : "the embedded server did not start");
+        throw std::runtime_error(n > 0 ? std::string(buf, static_cast<size_t>(n))
+                                       : "the embedded server did not start");
     }
     std::memcpy(&port_, buf, sizeof(port_));
 }

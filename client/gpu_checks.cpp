@@ -26,13 +26,18 @@ int write_gpu_copy_bandwidth(std::ostream& out, std::ostream& err, const std::st
             return 1;
         }
         if (format == "json") {
-            all.push_back({{"device", "cuda:" + std::to_string(g.index)}, {"name", g.name}, {"pci", g.pci},
-                           {"bytes_per_copy", b.bytes}, {"repeats", b.repeats},
-                           {"h2d_pinned_gbs", b.h2d_pinned_gbs}, {"d2h_pinned_gbs", b.d2h_pinned_gbs},
-                           {"h2d_pageable_gbs", b.h2d_pageable_gbs}, {"d2h_pageable_gbs", b.d2h_pageable_gbs}});
+            all.push_back({{"device", "cuda:" + std::to_string(g.index)},
+                           {"name", g.name},
+                           {"pci", g.pci},
+                           {"bytes_per_copy", b.bytes},
+                           {"repeats", b.repeats},
+                           {"h2d_pinned_gbs", b.h2d_pinned_gbs},
+                           {"d2h_pinned_gbs", b.d2h_pinned_gbs},
+                           {"h2d_pageable_gbs", b.h2d_pageable_gbs},
+                           {"d2h_pageable_gbs", b.d2h_pageable_gbs}});
         } else {
-            out << fmt::format("cuda:{} {} ({}): cudaMemcpy of {} MiB x {}, GB/s (1e9 B/s) = Gb/s / 8\n", g.index, g.name,
-                               g.pci, b.bytes >> 20, b.repeats);
+            out << fmt::format("cuda:{} {} ({}): cudaMemcpy of {} MiB x {}, GB/s (1e9 B/s) = Gb/s / 8\n", g.index,
+                               g.name, g.pci, b.bytes >> 20, b.repeats);
             out << fmt::format("  pinned    H2D {:7.2f} GB/s ({:6.1f} Gb/s)   D2H {:7.2f} GB/s ({:6.1f} Gb/s)\n",
                                b.h2d_pinned_gbs, b.h2d_pinned_gbs * 8, b.d2h_pinned_gbs, b.d2h_pinned_gbs * 8);
             out << fmt::format("  pageable  H2D {:7.2f} GB/s ({:6.1f} Gb/s)   D2H {:7.2f} GB/s ({:6.1f} Gb/s)\n",
@@ -50,9 +55,10 @@ std::string remote_memory_problem(const HostInfo& server, const BufferSpec& want
     if (std::find(types.begin(), types.end(), name) != types.end()) return "";
     std::string offered;
     for (const auto& t : types) offered += (offered.empty() ? "" : ", ") + t;
-    return fmt::format("the server {} offers buffer memory {} but not {} (--buffer ...,{}): it has no CUDA device there, "
-                       "was built without CUDA, or has fewer GPUs; choose one it offers",
-                       server.hostname, offered.empty() ? "(none listed)" : offered, name, name);
+    return fmt::format(
+        "the server {} offers buffer memory {} but not {} (--buffer ...,{}): it has no CUDA device there, "
+        "was built without CUDA, or has fewer GPUs; choose one it offers",
+        server.hostname, offered.empty() ? "(none listed)" : offered, name, name);
 }
 
 }  // namespace zc

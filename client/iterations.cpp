@@ -42,7 +42,8 @@ SideResult merge_side(const std::vector<const SideResult*>& sides) {
         m.elapsed_s += s->elapsed_s;
         m.process_user_s += s->process_user_s;
         m.process_sys_s += s->process_sys_s;
-        for (size_t i = 0; i < m.stream_bytes.size() && i < s->stream_bytes.size(); ++i) m.stream_bytes[i] += s->stream_bytes[i];
+        for (size_t i = 0; i < m.stream_bytes.size() && i < s->stream_bytes.size(); ++i)
+            m.stream_bytes[i] += s->stream_bytes[i];
         add_weighted(m.cpu.all, s->cpu.all, w);
         m.cpu.busy_cpu_s += s->cpu.busy_cpu_s;
         m.cpu.elapsed_s += s->cpu.elapsed_s;
@@ -59,7 +60,9 @@ SideResult merge_side(const std::vector<const SideResult*>& sides) {
 
 }  // namespace
 
-double tracked_rate(const TestResult& r) { return is_message_test(r.test) ? r.messages.messages_per_s : r.throughput_gbps; }
+double tracked_rate(const TestResult& r) {
+    return is_message_test(r.test) ? r.messages.messages_per_s : r.throughput_gbps;
+}
 
 const char* tracked_metric(TestKind t) {
     return t == TestKind::rr ? "transactions_per_s" : t == TestKind::msgrate ? "messages_per_s" : "throughput_gbps";

@@ -21,7 +21,8 @@ namespace {
 
 void on_sigint(int) { zc::g_interrupted.store(true); }
 
-zc::TestResult run_with_iterations(zc::ControlClient& control, const zc::TestSpec& spec, const zc::ConfidenceGoal& goal) {
+zc::TestResult run_with_iterations(zc::ControlClient& control, const zc::TestSpec& spec,
+                                   const zc::ConfidenceGoal& goal) {
     std::vector<zc::TestResult> runs;
     do {
         runs.push_back(zc::run_test(control, spec));
@@ -50,7 +51,8 @@ int main(int argc, char** argv) {
         std::vector<zc::HostInfo> remotes;
         try {
             for (const auto& s : opt.servers) {
-                zc::ControlClient c(zc::parse_endpoint(s, opt.port), std::chrono::milliseconds(opt.connect_timeout_ms), key);
+                zc::ControlClient c(zc::parse_endpoint(s, opt.port), std::chrono::milliseconds(opt.connect_timeout_ms),
+                                    key);
                 remotes.push_back(c.welcome().host);
             }
         } catch (const std::exception& e) {
@@ -82,7 +84,8 @@ int main(int argc, char** argv) {
     std::vector<std::unique_ptr<zc::ControlClient>> controls;
     try {
         for (const auto& ep : servers) {
-            controls.push_back(zc::connect_control(ep, std::chrono::milliseconds(opt.connect_timeout_ms), key, std::cerr));
+            controls.push_back(
+                zc::connect_control(ep, std::chrono::milliseconds(opt.connect_timeout_ms), key, std::cerr));
         }
     } catch (const std::exception& e) {
         std::cerr << "zcperf: " << e.what() << "\n";

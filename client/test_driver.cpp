@@ -32,20 +32,21 @@ void note_overrun(const TestSpec& spec, const SideResult& local, const SideResul
     const SideResult& caller = local.longest_call_s >= remote.longest_call_s ? local : remote;
     std::string why;
     if (caller.longest_call_s >= 0.1 * longest.elapsed_s) {
-        why = fmt::format("{} ({}) waited {:.2f} s in one data call, until {:.2f} s into its interval: the peer or "
-                          "the link stalled",
-                          &caller == &local ? "local" : "remote", caller.path, caller.longest_call_s,
-                          caller.longest_call_end_s);
+        why = fmt::format(
+            "{} ({}) waited {:.2f} s in one data call, until {:.2f} s into its interval: the peer or "
+            "the link stalled",
+            &caller == &local ? "local" : "remote", caller.path, caller.longest_call_s, caller.longest_call_end_s);
     } else {
         why = is_message_test(spec.test)
                   ? "see the maximum round trip and the per-CPU and other-process figures for where the time went"
                   : "no single data call explains it (a slow start or teardown, or a descheduled data thread: see "
                     "the per-CPU and other-process figures)";
     }
-    warnings.push_back(fmt::format("the measured interval lasted {:.2f} s ({}), {:.1f}x the {:g} s asked (-l): {}; "
-                                   "every figure averages over all of it",
-                                   longest.elapsed_s, &longest == &local ? "local" : "remote",
-                                   longest.elapsed_s / spec.duration_s, spec.duration_s, why));
+    warnings.push_back(
+        fmt::format("the measured interval lasted {:.2f} s ({}), {:.1f}x the {:g} s asked (-l): {}; "
+                    "every figure averages over all of it",
+                    longest.elapsed_s, &longest == &local ? "local" : "remote", longest.elapsed_s / spec.duration_s,
+                    spec.duration_s, why));
 }
 
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
@@ -61,24 +62,23 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
         control.receive(std::chrono::seconds(3));
     } catch (const ServerError& e) {
         theirs = e.what();
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     if (theirs.empty() || theirs.find(kStoppedBeforeStart) != std::string::npos) throw;
     throw ServerError(theirs + " (here: " + ours.what() + ")");
 }
 
 // Waits for the server's result while our own side runs; watches Ctrl-C and a vanished server.
 SideResult await_remote(ControlClient& control, SideRunner& runner, const TestSpec& spec) {
-    auto deadline = spec.total_bytes ? Clock::time_point::max()
-                                     : Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(spec.duration_s * 1000)) +
-                                           kResultGrace;
+    auto deadline =
+        spec.total_bytes
+            ? Clock::time_point::max()
+            : Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(spec.duration_s * 1000)) + kResultGrace;
     bool local_done = false;
     while (true) {
         if (g_interrupted.load()) {
             try {
                 control.send(Stop{});
-            } catch (...) {
-            }
+            } catch (...) {}
             runner.abort();
             throw InterruptedError();
         }
@@ -120,10 +120,10 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
     const SideResult& rx = local.role == Role::recv ? local : remote;
     const SideResult& tx = local.role == Role::recv ? remote : local;
     if (tx.bytes != rx.bytes || tx.stream_bytes != rx.stream_bytes) {
-        throw std::runtime_error(fmt::format(
-            "byte count mismatch: the sender sent {} bytes but the receiver counted {}; a peer ended the "
-            "stream early or the data connection lost data. No figures are reported for this test.",
-            tx.bytes, rx.bytes));
+        throw std::runtime_error(
+            fmt::format("byte count mismatch: the sender sent {} bytes but the receiver counted {}; a peer ended the "
+                        "stream early or the data connection lost data. No figures are reported for this test.",
+                        tx.bytes, rx.bytes));
     }
     r.bytes = rx.bytes;
     r.elapsed_s = rx.elapsed_s;
@@ -134,19 +134,23 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
         double pct = side->others_cpu_pct_of_one_cpu();
         if (pct > kOtherLoadWarnPct) {
             std::string who;
-            for (const auto& t : side->cpu.others.top) who += fmt::format("{}{}[{}] {:.2f} s", who.empty() ? "" : ", ", t.comm, t.pid, t.cpu_s);
-            r.warnings.push_back(fmt::format(
-                "{}: other processes used at least {:.1f}% of a CPU during the test ({}); the whole-host CPU figures and "
-                "service demand include that load",
-                name, pct, who));
+            for (const auto& t : side->cpu.others.top)
+                who += fmt::format("{}{}[{}] {:.2f} s", who.empty() ? "" : ", ", t.comm, t.pid, t.cpu_s);
+            r.warnings.push_back(
+                fmt::format("{}: other processes used at least {:.1f}% of a CPU during the test ({}); the whole-host "
+                            "CPU figures and "
+                            "service demand include that load",
+                            name, pct, who));
         }
     }
     note_overrun(spec, local, remote, r.warnings);
     if (tx.zerocopy.sent_bytes > 0) {
-        double pct = 100.0 * static_cast<double>(tx.zerocopy.copied_bytes) / static_cast<double>(tx.zerocopy.sent_bytes);
-        std::string note = fmt::format("{}: the kernel reports it copied {:.1f}% of the {} zero-copy bytes anyway ({} completions{})",
-                                       tx.path, pct, tx.zerocopy.sent_bytes, tx.zerocopy.completions,
-                                       tx.zerocopy.enobufs ? fmt::format(", {} ENOBUFS waits", tx.zerocopy.enobufs) : "");
+        double pct =
+            100.0 * static_cast<double>(tx.zerocopy.copied_bytes) / static_cast<double>(tx.zerocopy.sent_bytes);
+        std::string note =
+            fmt::format("{}: the kernel reports it copied {:.1f}% of the {} zero-copy bytes anyway ({} completions{})",
+                        tx.path, pct, tx.zerocopy.sent_bytes, tx.zerocopy.completions,
+                        tx.zerocopy.enobufs ? fmt::format(", {} ENOBUFS waits", tx.zerocopy.enobufs) : "");
         if (pct > 99.9) {
             note += same_host ? "; on loopback and veth it always copies (the receiver must not see pages the sender "
                                 "may still change), so this measures the zero-copy machinery's overhead, not its gain"

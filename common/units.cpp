@@ -18,11 +18,24 @@ uint64_t parse_size(std::string_view text) {
     if (s.empty()) throw std::invalid_argument("empty size");
     uint64_t mult = 1;
     switch (s.back()) {
-        case 'k': case 'K': mult = 1ull << 10; break;
-        case 'm': case 'M': mult = 1ull << 20; break;
-        case 'g': case 'G': mult = 1ull << 30; break;
-        case 't': case 'T': mult = 1ull << 40; break;
-        default: break;
+        case 'k':
+        case 'K':
+            mult = 1ull << 10;
+            break;
+        case 'm':
+        case 'M':
+            mult = 1ull << 20;
+            break;
+        case 'g':
+        case 'G':
+            mult = 1ull << 30;
+            break;
+        case 't':
+        case 'T':
+            mult = 1ull << 40;
+            break;
+        default:
+            break;
     }
     if (mult != 1) s.remove_suffix(1);
     if (!s.empty() && (s.back() == 'i' || s.back() == 'I')) {

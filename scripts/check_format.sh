@@ -24,4 +24,10 @@ if [ ${#bad[@]} -gt 0 ]; then
     echo "check_format: ${#bad[@]} of ${#files[@]} files differ from .clang-format; run scripts/check_format.sh --fix" >&2
     exit 1
 fi
-echo "check_format: ${#files[@]} files match .clang-format"
+# clang-format cannot break a long string literal, so the column limit is checked on its own.
+long=$(awk 'length > 120 { print FILENAME ":" FNR ": " length " columns" }' "${files[@]}")
+if [ -n "$long" ]; then
+    sed 's/^/check_format: line over 120 columns: /' <<<"$long" >&2
+    exit 1
+fi
+echo "check_format: ${#files[@]} files match .clang-format, no line over 120 columns"

@@ -11,7 +11,8 @@ std::string StartupLimits::text() const {
 }
 
 StartupLimits parse_max_startups(const std::string& text) {
-    const std::string usage = "--max-startups takes START:RATE:FULL (e.g. 64:30:256) or one number N; got '" + text + "'";
+    const std::string usage =
+        "--max-startups takes START:RATE:FULL (e.g. 64:30:256) or one number N; got '" + text + "'";
     std::array<int, 3> v{};
     int n = 0;
     size_t at = 0;
@@ -41,7 +42,8 @@ StartupLimits parse_max_startups(const std::string& text) {
     if (l.start < 1 || l.start > l.full) {
         throw std::invalid_argument("--max-startups: START must be between 1 and FULL; got '" + text + "'");
     }
-    if (l.rate_percent > 100) throw std::invalid_argument("--max-startups: RATE is a percentage (0..100); got '" + text + "'");
+    if (l.rate_percent > 100)
+        throw std::invalid_argument("--max-startups: RATE is a percentage (0..100); got '" + text + "'");
     return l;
 }
 

@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
     zc::ServerOptions opt;
     CLI::App app{
-        "zcserver " ZCPERF_VERSION ": the zcperf daemon. Clients (zcperf -H THIS_HOST) connect to its control port;\n"
+        "zcserver " ZCPERF_VERSION
+        ": the zcperf daemon. Clients (zcperf -H THIS_HOST) connect to its control port;\n"
         "each test's server side runs on its own pinned threads and reports its own bytes, CPU and service demand.\n\n"
         "Examples:\n"
         "  zcserver                      listen on all addresses, port 12875\n"
@@ -83,7 +84,8 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 256))
         ->capture_default_str();
     std::string max_buf = "2G", key_file;
-    app.add_option("--max-buffer-memory", max_buf, "most data-buffer memory one session may make zcserver allocate (e.g. 512M)")
+    app.add_option("--max-buffer-memory", max_buf,
+                   "most data-buffer memory one session may make zcserver allocate (e.g. 512M)")
         ->capture_default_str();
     app.add_option("--auth-key-file", key_file,
                    "require clients to prove this shared key (HMAC-SHA256 challenge-response; the file must be "

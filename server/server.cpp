@@ -35,7 +35,8 @@ Server::Server(ServerOptions options)
     if (ec) {
         std::string where = (options_.bind.empty() ? "*" : options_.bind) + ":" + std::to_string(options_.port);
         if (ec == asio::error::address_in_use) {
-            throw std::runtime_error("port " + where + " is already in use (another zcserver?); choose one with --port");
+            throw std::runtime_error("port " + where +
+                                     " is already in use (another zcserver?); choose one with --port");
         }
         throw std::runtime_error("cannot listen on " + where + ": " + ec.message());
     }
@@ -98,7 +99,8 @@ namespace {
 
 std::string address_of(const asio::ip::tcp::endpoint& ep) {
     auto a = ep.address();
-    if (a.is_v6() && a.to_v6().is_v4_mapped()) return asio::ip::make_address_v4(asio::ip::v4_mapped, a.to_v6()).to_string();
+    if (a.is_v6() && a.to_v6().is_v4_mapped())
+        return asio::ip::make_address_v4(asio::ip::v4_mapped, a.to_v6()).to_string();
     return a.to_string();
 }
 
@@ -106,7 +108,8 @@ std::string address_of(const asio::ip::tcp::endpoint& ep) {
 // send buffer always has room for it), then closed. A zcperf reading its welcome gets the reason.
 void refuse_now(asio::ip::tcp::socket& socket, const std::string& reason) {
     std::string frame = encode_message(ErrorMsg{reason});
-    [[maybe_unused]] ssize_t n = ::send(socket.native_handle(), frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    [[maybe_unused]] ssize_t n =
+        ::send(socket.native_handle(), frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     boost::system::error_code ignored;
     socket.close(ignored);
 }
@@ -133,9 +136,10 @@ void Server::admit(asio::ip::tcp::socket socket) {
                 break;
             case Admission::Verdict::early_drop:
                 kind = "early drop";
-                reason = "zcserver is busy: " + std::to_string(admission_.startups()) +
-                         " connections are in their handshake and it drops some new ones at random (its --max-startups " +
-                         l.text() + ")";
+                reason =
+                    "zcserver is busy: " + std::to_string(admission_.startups()) +
+                    " connections are in their handshake and it drops some new ones at random (its --max-startups " +
+                    l.text() + ")";
                 break;
             default:
                 kind = "--max-startups full";

@@ -16,10 +16,10 @@
 namespace zc {
 
 struct ServerOptions {
-    std::string bind;            // numeric address; "" = all
+    std::string bind;  // numeric address; "" = all
     uint16_t port = 12875;
-    int max_sessions = 64;       // sessions that finished their handshake; see StartupLimits for the rest
-    StartupLimits startups;      // connections still in their handshake
+    int max_sessions = 64;   // sessions that finished their handshake; see StartupLimits for the rest
+    StartupLimits startups;  // connections still in their handshake
     std::chrono::seconds handshake_timeout{5};  // from accept to hello (and, with a key, its proof)
     std::chrono::seconds idle_timeout{300};
     double max_duration_s = 3600;
@@ -34,7 +34,7 @@ class Server {
 public:
     explicit Server(ServerOptions options);  // binds; throws std::runtime_error with what to do
     uint16_t port() const { return port_; }
-    void run();   // until stop() or SIGINT/SIGTERM
+    void run();  // until stop() or SIGINT/SIGTERM
     void stop();
 
     // Used by sessions.

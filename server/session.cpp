@@ -70,8 +70,8 @@ void Session::read_next(std::chrono::steady_clock::duration timeout) {
             if (ec || state_ == State::closing) return;
             if (in_handshake()) {
                 return fail("the handshake did not complete within " +
-                            std::to_string(server_.options().handshake_timeout.count()) +
-                            " s of connecting (zcserver's --handshake-timeout); closing",
+                                std::to_string(server_.options().handshake_timeout.count()) +
+                                " s of connecting (zcserver's --handshake-timeout); closing",
                             "handshake timed out");
             }
             auto s = std::chrono::duration_cast<std::chrono::seconds>(timeout).count();
@@ -158,13 +158,14 @@ void Session::handle(const Message& m) {
             }
         }
         if (!spec.side.irq_cpus.empty() && !server_.options().allow_irq_affinity) {
-            return fail("this zcserver does not let clients move its IRQs; start it with --allow-irq-affinity "
-                        "(as root) to allow --irq-cpus for the remote side");
+            return fail(
+                "this zcserver does not let clients move its IRQs; start it with --allow-irq-affinity "
+                "(as root) to allow --irq-cpus for the remote side");
         }
         const auto& nodes = server_.host().numa_nodes;
         if (spec.side.mem_node >= 0 && std::find(nodes.begin(), nodes.end(), spec.side.mem_node) == nodes.end()) {
-            return fail("NUMA node " + std::to_string(spec.side.mem_node) + " does not exist on " + server_.host().hostname +
-                        "; its nodes are " + format_cpu_list(nodes));
+            return fail("NUMA node " + std::to_string(spec.side.mem_node) + " does not exist on " +
+                        server_.host().hostname + "; its nodes are " + format_cpu_list(nodes));
         }
         if (std::string over = check_limits(spec); !over.empty()) return fail(over);
         std::set<int> exclude{server_.host().pid};
@@ -230,14 +231,16 @@ std::string Session::check_limits(const ServerSpec& spec) const {
                            o.max_duration_s);
     }
     if (spec.streams > o.max_streams) {
-        return fmt::format("{} streams exceed this zcserver's limit of {} (its --max-streams)", spec.streams, o.max_streams);
+        return fmt::format("{} streams exceed this zcserver's limit of {} (its --max-streams)", spec.streams,
+                           o.max_streams);
     }
     if (std::string why = spec_problem(spec, server_role(spec.test)); !why.empty()) return why;
     uint64_t need = static_cast<uint64_t>(spec.streams) * buffer_bytes(spec, server_role(spec.test));
     if (need > o.max_buffer_bytes) {
-        return fmt::format("the test needs {} MiB of buffers on the server, over its limit of {} MiB (its "
-                           "--max-buffer-memory); use smaller messages or fewer streams",
-                           need >> 20, o.max_buffer_bytes >> 20);
+        return fmt::format(
+            "the test needs {} MiB of buffers on the server, over its limit of {} MiB (its "
+            "--max-buffer-memory); use smaller messages or fewer streams",
+            need >> 20, o.max_buffer_bytes >> 20);
     }
     return "";
 }
@@ -277,23 +280,24 @@ void Session::flush() {
     if (writing_ || outbox_.empty()) return;
     writing_ = true;
     auto self = shared_from_this();
-    asio::async_write(socket_, asio::buffer(outbox_.front()), [this, self](const boost::system::error_code& ec, size_t) {
-        writing_ = false;
-        outbox_.pop_front();
-        if (ec) {
-            outbox_.clear();
-            close();
-            return;
-        }
-        if (outbox_.empty() && state_ == State::closing) {
-            boost::system::error_code ignored;
-            socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-            socket_.close(ignored);
-            timer_.cancel();  // the close-anyway timer: done, let the session (and its slot) go now
-            return;
-        }
-        flush();
-    });
+    asio::async_write(socket_, asio::buffer(outbox_.front()),
+                      [this, self](const boost::system::error_code& ec, size_t) {
+                          writing_ = false;
+                          outbox_.pop_front();
+                          if (ec) {
+                              outbox_.clear();
+                              close();
+                              return;
+                          }
+                          if (outbox_.empty() && state_ == State::closing) {
+                              boost::system::error_code ignored;
+                              socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+                              socket_.close(ignored);
+                              timer_.cancel();  // the close-anyway timer: done, let the session (and its slot) go now
+                              return;
+                          }
+                          flush();
+                      });
 }
 
 // An empty reason: the client was already told why.

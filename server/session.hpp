@@ -30,7 +30,7 @@ private:
 
     bool in_handshake() const { return state_ == State::await_hello || state_ == State::await_auth; }
     std::chrono::steady_clock::duration handshake_left() const;
-    bool promote();                          // false: refused (sessions full), the connection is ending
+    bool promote();  // false: refused (sessions full), the connection is ending
     void note(const std::string& what, const char* handshake_kind);  // to the log, or the burst summary
     void read_next(std::chrono::steady_clock::duration timeout);
     void handle(const Message& m);

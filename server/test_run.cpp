@@ -16,7 +16,10 @@ constexpr auto kStartWindow = std::chrono::seconds(30);
 
 TestRun::TestRun(ServerSpec spec, const std::string& bind_address, std::set<int> exclude_pids, std::string host,
                  Notify notify)
-    : spec_(std::move(spec)), exclude_pids_(std::move(exclude_pids)), host_(std::move(host)), notify_(std::move(notify)) {
+    : spec_(std::move(spec)),
+      exclude_pids_(std::move(exclude_pids)),
+      host_(std::move(host)),
+      notify_(std::move(notify)) {
     listener_ = std::make_unique<DataListener>(spec_, server_role(spec_.test), bind_address);
     port_ = listener_->port();
     token_ = std::random_device{}() | (static_cast<uint64_t>(std::random_device{}()) << 32);
@@ -44,7 +47,8 @@ void TestRun::stop() {
 
 void TestRun::coordinate() {
     try {
-        std::vector<DataConnection> fds = listener_->accept(token_, std::chrono::steady_clock::now() + kAcceptWindow, stopped_);
+        std::vector<DataConnection> fds =
+            listener_->accept(token_, std::chrono::steady_clock::now() + kAcceptWindow, stopped_);
         listener_.reset();
 
         SideConfig cfg{spec_, server_role(spec_.test), exclude_pids_, host_};

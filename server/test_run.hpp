@@ -45,7 +45,7 @@ private:
     std::condition_variable cv_;
     bool start_requested_ = false;
     std::atomic<bool> stopped_{false};
-    std::atomic<bool> silent_{false};  // being destroyed: nobody to tell
+    std::atomic<bool> silent_{false};     // being destroyed: nobody to tell
     class SideRunner* runner_ = nullptr;  // owned by the coordinator thread; guarded by mu_ for stop()
     std::thread coordinator_;
 };

@@ -5,11 +5,11 @@
 
 #include "transport/transport_registry.hpp"
 
-#define REQUIRE_TRANSPORT_BUILT(t)                                                                              \
-    do {                                                                                                        \
-        if (!zc::transport_built(t))                                                                            \
+#define REQUIRE_TRANSPORT_BUILT(t)                                                                               \
+    do {                                                                                                         \
+        if (!zc::transport_built(t))                                                                             \
             GTEST_SKIP() << "transport '" << zc::transport_name(t) << "' is not in this build (configured with " \
-                         << "-DZCPERF_WITH_RDMA=OFF, or rdma-core was not found): this test needs it";          \
+                         << "-DZCPERF_WITH_RDMA=OFF, or rdma-core was not found): this test needs it";           \
     } while (0)
 
 // Every RDMA transport is built or none is: one check for tests that use several.

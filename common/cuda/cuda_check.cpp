@@ -12,11 +12,14 @@ std::string advice(cudaError_t e) {
             return "the NVIDIA driver is missing or older than this build's CUDA runtime (" +
                    std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10) +
                    "): install a newer driver, or use --buffer host";
-        case cudaErrorInvalidDevice: return "that CUDA device does not exist here: see zcperf --topology for the GPUs";
-        case cudaErrorMemoryAllocation: return "out of memory: use smaller messages (-m) or fewer streams (-P)";
+        case cudaErrorInvalidDevice:
+            return "that CUDA device does not exist here: see zcperf --topology for the GPUs";
+        case cudaErrorMemoryAllocation:
+            return "out of memory: use smaller messages (-m) or fewer streams (-P)";
         case cudaErrorInitializationError:
             return "CUDA could not start in this process (was it initialised before a fork?)";
-        default: return "";
+        default:
+            return "";
     }
 }
 

@@ -50,7 +50,8 @@ void use_device(int device) {
     if (p.gpus.empty()) throw std::runtime_error("GPU memory was asked for, but " + p.reason);
     if (device < 0 || device >= static_cast<int>(p.gpus.size())) {
         throw std::runtime_error("CUDA device " + std::to_string(device) + " does not exist here: there are " +
-                                 std::to_string(p.gpus.size()) + " (cuda:0..cuda:" + std::to_string(p.gpus.size() - 1) + ")");
+                                 std::to_string(p.gpus.size()) + " (cuda:0..cuda:" + std::to_string(p.gpus.size() - 1) +
+                                 ")");
     }
     check(cudaSetDevice(device), "cudaSetDevice");
 }

@@ -7,9 +7,9 @@
 namespace zc::cuda {
 
 struct GpuInfo {
-    int index = 0;            // CUDA's device number (cuda:N), as CUDA_VISIBLE_DEVICES leaves them
-    std::string name;         // "NVIDIA H200"
-    std::string pci;          // 0000:19:00.0, the form sysfs uses
+    int index = 0;     // CUDA's device number (cuda:N), as CUDA_VISIBLE_DEVICES leaves them
+    std::string name;  // "NVIDIA H200"
+    std::string pci;   // 0000:19:00.0, the form sysfs uses
     uint64_t memory_bytes = 0;
 };
 

@@ -14,7 +14,7 @@ public:
     DeviceBuffer& operator=(DeviceBuffer&&) = delete;
     ~DeviceBuffer();
 
-    std::byte* data() const { return data_; }  // a device address: never dereference it on the CPU
+    std::byte* data() const { return data_; }        // a device address: never dereference it on the CPU
     size_t size() const { return size_; }            // what was asked for
     size_t allocated() const { return allocated_; }  // rounded up to whole GPU pages
     int device() const { return device_; }

@@ -57,8 +57,8 @@ Dmabuf export_dmabuf(const DeviceBuffer& buffer) {
     CUresult r = get_handle(&fd, reinterpret_cast<CUdeviceptr>(buffer.data()), buffer.allocated(),
                             CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0);
     if (r != CUDA_SUCCESS || fd < 0) {
-        out.unavailable = "cuMemGetHandleForAddressRange(DMA_BUF_FD) refused: " + driver_error(r) +
-                          "; use --gpu-path staged";
+        out.unavailable =
+            "cuMemGetHandleForAddressRange(DMA_BUF_FD) refused: " + driver_error(r) + "; use --gpu-path staged";
         return out;
     }
     out.fd.reset(fd);

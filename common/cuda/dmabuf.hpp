@@ -13,9 +13,9 @@
 namespace zc::cuda {
 
 struct Dmabuf {
-    UniqueFd fd;         // valid on success; closing it does not free the GPU memory
-    size_t offset = 0;   // where the buffer starts inside the dmabuf (ibv_reg_dmabuf_mr's offset)
-    size_t length = 0;   // bytes exported (whole GPU pages)
+    UniqueFd fd;              // valid on success; closing it does not free the GPU memory
+    size_t offset = 0;        // where the buffer starts inside the dmabuf (ibv_reg_dmabuf_mr's offset)
+    size_t length = 0;        // bytes exported (whole GPU pages)
     std::string unavailable;  // why there is no fd (no CUDA, no driver support, refused, ...)
 };
 

@@ -7,7 +7,8 @@
 namespace zc::cuda {
 
 Event::Event(bool timing) {
-    check(cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    check(cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming),
+          "cudaEventCreateWithFlags");
 }
 
 Event::Event(Event&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}

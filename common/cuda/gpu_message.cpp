@@ -6,8 +6,10 @@ namespace zc::cuda {
 
 GpuMessage::GpuMessage(int device, size_t size, size_t alignment, Start start)
     : gpu_(device, size), ring_(device, size, 1, alignment) {
-    if (start == Start::pattern) upload_pattern(ring_, gpu_.data(), size, size);
-    else zero(gpu_.data(), gpu_.allocated());
+    if (start == Start::pattern)
+        upload_pattern(ring_, gpu_.data(), size, size);
+    else
+        zero(gpu_.data(), gpu_.allocated());
     ring_.reset_counts();
 }
 

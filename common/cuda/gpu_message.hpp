@@ -16,7 +16,7 @@ public:
     // that receives first, so a test can tell the received data from what was there).
     enum class Start { pattern, zeroed };
     GpuMessage(int device, size_t size, size_t alignment, Start start = Start::pattern);
-    std::byte* slot() const { return ring_.slot(0); }       // send from / recv into this (pinned host)
+    std::byte* slot() const { return ring_.slot(0); }  // send from / recv into this (pinned host)
     size_t size() const { return gpu_.size(); }
     // GPU -> slot, the first n bytes; returns the slot once the copy is done.
     const std::byte* stage_out(size_t n);

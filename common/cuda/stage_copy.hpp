@@ -32,8 +32,7 @@ public:
     ~CudaStageCopy() {  // copies in flight write memory that is about to go
         try {
             stream_.synchronize();
-        } catch (...) {
-        }
+        } catch (...) {}
     }
 
     static Memory allocate(int device, size_t bytes) { return DeviceBuffer(device, bytes); }
@@ -51,7 +50,8 @@ public:
     bool done(int i) const { return done_[static_cast<size_t>(i)].done(); }
     void wait(int i) { done_[static_cast<size_t>(i)].wait(); }
     uint64_t copy_ns(int i) const {
-        return static_cast<uint64_t>(static_cast<double>(done_[static_cast<size_t>(i)].ms_since(start_[static_cast<size_t>(i)])) * 1e6);
+        return static_cast<uint64_t>(
+            static_cast<double>(done_[static_cast<size_t>(i)].ms_since(start_[static_cast<size_t>(i)])) * 1e6);
     }
     void make_current() const { use_device(device_); }
 

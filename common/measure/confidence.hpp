@@ -15,8 +15,8 @@ struct ConfidenceGoal {
 
 struct Interval {
     double mean = 0;
-    double half_width = 0;       // absolute
-    double width_pct = 0;        // full width as % of the mean (0 for one sample: nothing is known)
+    double half_width = 0;  // absolute
+    double width_pct = 0;   // full width as % of the mean (0 for one sample: nothing is known)
 };
 
 Interval confidence_interval(const std::vector<double>& samples, double level_pct);

@@ -24,8 +24,8 @@ struct PerCpuUsage {
 struct CpuUsage {
     double elapsed_s = 0;
     int ncpus = 0;
-    CpuShare all;                     // averaged over every CPU (netperf's "all CPUs")
-    double busy_cpu_s = 0;            // all.busy()/100 x ncpus x elapsed
+    CpuShare all;           // averaged over every CPU (netperf's "all CPUs")
+    double busy_cpu_s = 0;  // all.busy()/100 x ncpus x elapsed
     std::vector<PerCpuUsage> per_cpu;
     OtherLoad others;
 };

@@ -72,7 +72,8 @@ OtherLoad other_load(const ProcessTable& before, const ProcessTable& after, cons
         if (exclude.count(pid)) continue;
         uint64_t used = a.ticks;
         auto it = before.find(pid);
-        if (it != before.end() && it->second.comm == a.comm) used = a.ticks >= it->second.ticks ? a.ticks - it->second.ticks : 0;
+        if (it != before.end() && it->second.comm == a.comm)
+            used = a.ticks >= it->second.ticks ? a.ticks - it->second.ticks : 0;
         if (used == 0) continue;
         double s = static_cast<double>(used) / static_cast<double>(ticks_per_s);
         load.cpu_s += s;

@@ -20,7 +20,8 @@ bool parse_line(std::string_view line, CpuTicks& out) {
         out.cpu = n;
         pos = static_cast<size_t>(end - line.data());
     }
-    uint64_t* fields[] = {&out.user, &out.nice, &out.system, &out.idle, &out.iowait, &out.irq, &out.softirq, &out.steal};
+    uint64_t* fields[] = {&out.user,   &out.nice, &out.system,  &out.idle,
+                          &out.iowait, &out.irq,  &out.softirq, &out.steal};
     for (uint64_t* f : fields) {
         while (pos < line.size() && line[pos] == ' ') ++pos;
         if (pos >= line.size()) {

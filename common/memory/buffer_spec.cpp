@@ -17,16 +17,21 @@ BufferSpec buffer_spec_from_name(const std::string& text) {
         }
         if (dev >= 0 && dev < 4096) return {MemoryKind::cuda, dev};
     }
-    throw std::invalid_argument("unknown buffer memory '" + text +
-                                "'; use host (pageable), pinned (cudaHostAlloc) or cuda[:DEVICE] (GPU memory, e.g. cuda:0)");
+    throw std::invalid_argument(
+        "unknown buffer memory '" + text +
+        "'; use host (pageable), pinned (cudaHostAlloc) or cuda[:DEVICE] (GPU memory, e.g. cuda:0)");
 }
 
 std::string buffer_spec_name(const BufferSpec& b) {
     switch (b.kind) {
-        case MemoryKind::host: return "host";
-        case MemoryKind::pinned: return "pinned";
-        case MemoryKind::cuda: return "cuda:" + std::to_string(b.device);
-        case MemoryKind::sim_gpu: return "sim-gpu";
+        case MemoryKind::host:
+            return "host";
+        case MemoryKind::pinned:
+            return "pinned";
+        case MemoryKind::cuda:
+            return "cuda:" + std::to_string(b.device);
+        case MemoryKind::sim_gpu:
+            return "sim-gpu";
     }
     return "host";
 }

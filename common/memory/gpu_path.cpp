@@ -15,9 +15,12 @@ GpuPath gpu_path_from_name(const std::string& name) {
 
 const char* gpu_path_name(GpuPath p) {
     switch (p) {
-        case GpuPath::auto_: return "auto";
-        case GpuPath::staged: return "staged";
-        case GpuPath::direct: return "direct";
+        case GpuPath::auto_:
+            return "auto";
+        case GpuPath::staged:
+            return "staged";
+        case GpuPath::direct:
+            return "direct";
     }
     return "auto";
 }
@@ -25,10 +28,10 @@ const char* gpu_path_name(GpuPath p) {
 GpuPath resolve_gpu_path(GpuPath asked, bool can_dma, const std::string& transport) {
     if (asked == GpuPath::direct && !can_dma) {
         bool tcp = transport.rfind("tcp", 0) == 0;
-        throw std::invalid_argument(transport + " cannot DMA into GPU memory (" +
-                                    (tcp ? "TCP copies through CPU-addressable pages"
-                                         : "this path does not register GPU memory with the NIC") +
-                                    "); use --gpu-path staged (or auto)");
+        throw std::invalid_argument(
+            transport + " cannot DMA into GPU memory (" +
+            (tcp ? "TCP copies through CPU-addressable pages" : "this path does not register GPU memory with the NIC") +
+            "); use --gpu-path staged (or auto)");
     }
     if (asked == GpuPath::auto_) return can_dma ? GpuPath::direct : GpuPath::staged;
     return asked;

@@ -116,8 +116,7 @@ public:
     ~OwnedStageRing() {
         try {
             ring_.wait_all();
-        } catch (...) {
-        }
+        } catch (...) {}
     }
 
     int slots() const { return ring_.slots(); }

@@ -5,9 +5,12 @@
 namespace zc {
 
 nlohmann::json to_json(const GpuPlacement& g) {
-    return {{"device", g.device},       {"name", g.name},
-            {"pci", g.pci},             {"numa_node", g.numa_node},
-            {"pcie_path", g.pcie_path}, {"nic_relation", g.nic_relation},
+    return {{"device", g.device},
+            {"name", g.name},
+            {"pci", g.pci},
+            {"numa_node", g.numa_node},
+            {"pcie_path", g.pcie_path},
+            {"nic_relation", g.nic_relation},
             {"shares_root_port", g.shares_root_port}};
 }
 
@@ -44,7 +47,8 @@ MemoryReport memory_report_from_json(const nlohmann::json& j) {
     MemoryReport m;
     m.buffer = field<std::string>(j, "buffer");
     m.gpu_path = field<std::string>(j, "gpu_path");
-    if (j.contains("gpu_path_note")) m.gpu_path_note = field<std::string>(j, "gpu_path_note");  // absent from older peers
+    if (j.contains("gpu_path_note"))
+        m.gpu_path_note = field<std::string>(j, "gpu_path_note");  // absent from older peers
     m.stage_slot_bytes = field<uint64_t>(j, "stage_slot_bytes");
     m.stage_slots = field_in<int>(j, "stage_slots", 0, 1024);
     m.stage_batch = field<uint64_t>(j, "stage_batch");

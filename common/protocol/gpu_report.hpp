@@ -21,13 +21,13 @@ struct GpuPlacement {
 };
 
 struct MemoryReport {
-    std::string buffer = "host";   // host, pinned, cuda:N
-    std::string gpu_path;          // "staged" or "direct" (verbs) for GPU memory; "" for host memory
-    std::string gpu_path_note;     // why: "direct refused: ibv_reg_dmabuf_mr: Operation not supported", ...
-    uint64_t stage_slot_bytes = 0; // bounce slot size and count
+    std::string buffer = "host";    // host, pinned, cuda:N
+    std::string gpu_path;           // "staged" or "direct" (verbs) for GPU memory; "" for host memory
+    std::string gpu_path_note;      // why: "direct refused: ibv_reg_dmabuf_mr: Operation not supported", ...
+    uint64_t stage_slot_bytes = 0;  // bounce slot size and count
     int stage_slots = 0;
-    uint64_t stage_batch = 0;      // messages per copy (small messages are staged in batches)
-    StagingCounts staging;         // summed over the streams
+    uint64_t stage_batch = 0;  // messages per copy (small messages are staged in batches)
+    StagingCounts staging;     // summed over the streams
 
     bool staged() const { return staging.copies > 0 || !gpu_path.empty(); }
 };

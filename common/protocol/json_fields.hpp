@@ -31,7 +31,8 @@ T value_as(const nlohmann::json& v, const std::string& what) {
             if (s < 0) throw wrong();
             if (static_cast<uint64_t>(s) > static_cast<uint64_t>(std::numeric_limits<T>::max())) throw wrong();
         } else {
-            if (s < static_cast<int64_t>(std::numeric_limits<T>::min()) || s > static_cast<int64_t>(std::numeric_limits<T>::max())) {
+            if (s < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
+                s > static_cast<int64_t>(std::numeric_limits<T>::max())) {
                 throw wrong();
             }
         }

@@ -28,8 +28,8 @@ void MessageSide::merge(const MessageSide& o) {
 namespace {
 
 nlohmann::json summary_json(const LatencySummary& s, double scale) {
-    return {{"min", s.min_us * scale},   {"mean", s.mean_us * scale}, {"p50", s.p50_us * scale},
-            {"p90", s.p90_us * scale},   {"p99", s.p99_us * scale},   {"p99.9", s.p999_us * scale},
+    return {{"min", s.min_us * scale}, {"mean", s.mean_us * scale}, {"p50", s.p50_us * scale},
+            {"p90", s.p90_us * scale}, {"p99", s.p99_us * scale},   {"p99.9", s.p999_us * scale},
             {"max", s.max_us * scale}};
 }
 
@@ -42,8 +42,12 @@ nlohmann::json to_json(const MessageSide& m) {
         // merged later; bounded by the bucket count.
         nlohmann::json buckets = nlohmann::json::array();
         for (const auto& [i, n] : m.rtt.sparse()) buckets.push_back({i, n});
-        j["rtt_ns"] = {{"count", m.rtt.count()}, {"min", m.rtt.min()}, {"max", m.rtt.max()}, {"sum", m.rtt.sum()},
-                       {"sub_bucket_bits", LatencyHistogram::kSubBits}, {"buckets", buckets}};
+        j["rtt_ns"] = {{"count", m.rtt.count()},
+                       {"min", m.rtt.min()},
+                       {"max", m.rtt.max()},
+                       {"sum", m.rtt.sum()},
+                       {"sub_bucket_bits", LatencyHistogram::kSubBits},
+                       {"buckets", buckets}};
     }
     return j;
 }
@@ -59,7 +63,8 @@ MessageSide message_side_from_json(const nlohmann::json& j) {
     for (const auto& v : per) m.stream_messages.push_back(value_as<uint64_t>(v, "stream_messages"));
     if (j.contains("rtt_ns")) {
         const auto& h = j.at("rtt_ns");
-        if (field<int>(h, "sub_bucket_bits") != LatencyHistogram::kSubBits) throw ProtocolError("rtt_ns: other bucket layout");
+        if (field<int>(h, "sub_bucket_bits") != LatencyHistogram::kSubBits)
+            throw ProtocolError("rtt_ns: other bucket layout");
         const auto& b = h.at("buckets");
         if (!b.is_array() || b.size() > LatencyHistogram::kBuckets) throw ProtocolError("rtt_ns: too many buckets");
         std::vector<std::pair<uint32_t, uint64_t>> buckets;
@@ -114,15 +119,17 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
     } else if (!local.rdma.cq_mode.empty()) {  // verbs
         const RdmaInfo& ri = local.rdma;
         if (test == TestKind::msgrate) {
-            std::snprintf(how, sizeof(how),
-                          "one %s work request each, up to %u chained per ibv_post_send (%llu calls for %llu requests), "
-                          "%llu posted inline (max_inline %u); the receiver checks each message's pattern and returns "
-                          "credits; CQ %s",
-                          local.path == "rdma-write" ? "RDMA WRITE" : "SEND", batch,
-                          static_cast<unsigned long long>(ri.post_calls), static_cast<unsigned long long>(ri.data_sends),
-                          static_cast<unsigned long long>(ri.inline_sends), ri.max_inline, ri.cq_mode.c_str());
+            std::snprintf(
+                how, sizeof(how),
+                "one %s work request each, up to %u chained per ibv_post_send (%llu calls for %llu requests), "
+                "%llu posted inline (max_inline %u); the receiver checks each message's pattern and returns "
+                "credits; CQ %s",
+                local.path == "rdma-write" ? "RDMA WRITE" : "SEND", batch,
+                static_cast<unsigned long long>(ri.post_calls), static_cast<unsigned long long>(ri.data_sends),
+                static_cast<unsigned long long>(ri.inline_sends), ri.max_inline, ri.cq_mode.c_str());
         } else {
-            std::snprintf(how, sizeof(how), "arrival seen by %s; %llu of %llu messages posted inline (max_inline %u); CQ %s",
+            std::snprintf(how, sizeof(how),
+                          "arrival seen by %s; %llu of %llu messages posted inline (max_inline %u); CQ %s",
                           ri.rr_wait.c_str(), static_cast<unsigned long long>(ri.inline_sends),
                           static_cast<unsigned long long>(ri.data_sends), ri.max_inline, ri.cq_mode.c_str());
         }
@@ -133,10 +140,11 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
     if (m.tcp && test == TestKind::msgrate && m.messages && m.segments_per_message < 0.9) {
         char segs[32];
         std::snprintf(segs, sizeof(segs), "%.2f", m.segments_per_message);
-        m.notes.push_back(std::string("msgrate: the kernel sent ") + segs +
-                          " data segments per message: it merged messages handed over while earlier ones were still "
-                          "queued (tcp_autocorking; TCP_NODELAY does not stop it), so this is the rate of messages given "
-                          "to the kernel and delivered, not of packets");
+        m.notes.push_back(
+            std::string("msgrate: the kernel sent ") + segs +
+            " data segments per message: it merged messages handed over while earlier ones were still "
+            "queued (tcp_autocorking; TCP_NODELAY does not stop it), so this is the rate of messages given "
+            "to the kernel and delivered, not of packets");
     }
     return m;
 }

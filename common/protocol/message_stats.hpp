@@ -34,10 +34,10 @@ struct MessageResult {
     double elapsed_s = 0;   // rr: the client's interval (it times the transactions); msgrate: the receiver's
     double messages_per_s = 0;
     std::vector<double> stream_messages_per_s;
-    uint32_t batch = 1;            // msgrate: messages per send call
+    uint32_t batch = 1;               // msgrate: messages per send call
     double segments_per_message = 0;  // msgrate: the sender's data segments per message; rr: the client's per request
     double calls_per_message = 0;     // the client's send/recv calls per message (rr: per transaction)
-    LatencySummary rtt;     // rr: round-trip time per transaction
+    LatencySummary rtt;               // rr: round-trip time per transaction
     // Service demand per message (netperf's us/Tran for rr): whole host and the test's own threads.
     double local_sd_us = 0, remote_sd_us = 0, local_proc_sd_us = 0, remote_proc_sd_us = 0;
     std::vector<std::string> notes;  // what the reader must know to read the figures (for the warnings)

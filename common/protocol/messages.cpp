@@ -52,7 +52,11 @@ nlohmann::json to_json(const Topology& t) {
     for (const auto& [node, cpus] : t.node_cpus) nodes.push_back({{"node", node}, {"cpus", cpus}});
     nlohmann::json devices = nlohmann::json::array();
     for (const auto& d : t.devices) {
-        devices.push_back({{"kind", d.kind}, {"name", d.name}, {"pci", d.pci}, {"numa_node", d.numa_node}, {"pcie_path", d.pcie_path}});
+        devices.push_back({{"kind", d.kind},
+                           {"name", d.name},
+                           {"pci", d.pci},
+                           {"numa_node", d.numa_node},
+                           {"pcie_path", d.pcie_path}});
     }
     return {{"nodes", nodes}, {"devices", devices}};
 }
@@ -66,17 +70,24 @@ Topology topology_from_json(const nlohmann::json& j) {
     }
     for (const auto& n : nodes) t.node_cpus[field_in<int>(n, "node", 0, 65535)] = int_list(n, "cpus");
     for (const auto& d : devices) {
-        t.devices.push_back({field<std::string>(d, "kind"), field<std::string>(d, "name"), field<std::string>(d, "pci"),
-                             field_in<int>(d, "numa_node", -1, 65535),
-                             d.contains("pcie_path") ? field<std::string>(d, "pcie_path") : std::string()});  // optional: older peers
+        t.devices.push_back(
+            {field<std::string>(d, "kind"), field<std::string>(d, "name"), field<std::string>(d, "pci"),
+             field_in<int>(d, "numa_node", -1, 65535),
+             d.contains("pcie_path") ? field<std::string>(d, "pcie_path") : std::string()});  // optional: older peers
     }
     return t;
 }
 
 nlohmann::json to_json(const HostInfo& h) {
-    return {{"topology", to_json(h.topology)},{"hostname", h.hostname}, {"kernel", h.kernel},         {"boot_id", h.boot_id},
-            {"pid", h.pid},           {"cpus", h.cpus},             {"numa_nodes", h.numa_nodes},
-            {"transports", h.transports}, {"memory_types", h.memory_types}};
+    return {{"topology", to_json(h.topology)},
+            {"hostname", h.hostname},
+            {"kernel", h.kernel},
+            {"boot_id", h.boot_id},
+            {"pid", h.pid},
+            {"cpus", h.cpus},
+            {"numa_nodes", h.numa_nodes},
+            {"transports", h.transports},
+            {"memory_types", h.memory_types}};
 }
 
 HostInfo host_info_from_json(const nlohmann::json& j) {
@@ -94,36 +105,48 @@ HostInfo host_info_from_json(const nlohmann::json& j) {
 }
 
 const char* message_name(const Message& m) {
-    static constexpr const char* names[] = {"hello", "welcome", "setup", "ready", "start",
-                                            "started", "stop", "result", "error", "auth"};
+    static constexpr const char* names[] = {"hello",   "welcome", "setup",  "ready", "start",
+                                            "started", "stop",    "result", "error", "auth"};
     return names[m.index()];
 }
 
 std::string encode_body(const Message& m) {
-    nlohmann::json j = std::visit(
-        Overloaded{
-            [](const Hello& h) -> nlohmann::json {
-                return {{"version", h.version}, {"software", h.software}, {"boot_id", h.boot_id}, {"pid", h.pid},
-                        {"nonce", h.nonce}};
-            },
-            [](const Welcome& w) -> nlohmann::json {
-                nlohmann::json j = {{"version", w.version},
-                                    {"software", w.software},
-                                    {"auth_challenge", w.auth_challenge},
-                                    {"auth_proof", w.auth_proof}};
-                if (w.has_host) j["host"] = to_json(w.host);
-                return j;
-            },
-            [](const Auth& a) -> nlohmann::json { return {{"proof", a.proof}}; },
-            [](const Setup& s) -> nlohmann::json { return {{"spec", to_json(s.spec)}}; },
-            [](const Ready& r) -> nlohmann::json { return {{"data_port", r.data_port}, {"token", r.token}}; },
-            [](const Start&) -> nlohmann::json { return nlohmann::json::object(); },
-            [](const Started&) -> nlohmann::json { return nlohmann::json::object(); },
-            [](const Stop&) -> nlohmann::json { return nlohmann::json::object(); },
-            [](const ResultMsg& r) -> nlohmann::json { return {{"side", to_json(r.side)}}; },
-            [](const ErrorMsg& e) -> nlohmann::json { return {{"reason", e.reason}}; },
-        },
-        m);
+    nlohmann::json j = std::visit(Overloaded{
+                                      [](const Hello& h) -> nlohmann::json {
+                                          return {{"version", h.version},
+                                                  {"software", h.software},
+                                                  {"boot_id", h.boot_id},
+                                                  {"pid", h.pid},
+                                                  {"nonce", h.nonce}};
+                                      },
+                                      [](const Welcome& w) -> nlohmann::json {
+                                          nlohmann::json j = {{"version", w.version},
+                                                              {"software", w.software},
+                                                              {"auth_challenge", w.auth_challenge},
+                                                              {"auth_proof", w.auth_proof}};
+                                          if (w.has_host) j["host"] = to_json(w.host);
+                                          return j;
+                                      },
+                                      [](const Auth& a) -> nlohmann::json {
+                                          return {{"proof", a.proof}};
+                                      },
+                                      [](const Setup& s) -> nlohmann::json {
+                                          return {{"spec", to_json(s.spec)}};
+                                      },
+                                      [](const Ready& r) -> nlohmann::json {
+                                          return {{"data_port", r.data_port}, {"token", r.token}};
+                                      },
+                                      [](const Start&) -> nlohmann::json { return nlohmann::json::object(); },
+                                      [](const Started&) -> nlohmann::json { return nlohmann::json::object(); },
+                                      [](const Stop&) -> nlohmann::json { return nlohmann::json::object(); },
+                                      [](const ResultMsg& r) -> nlohmann::json {
+                                          return {{"side", to_json(r.side)}};
+                                      },
+                                      [](const ErrorMsg& e) -> nlohmann::json {
+                                          return {{"reason", e.reason}};
+                                      },
+                                  },
+                                  m);
     j["type"] = message_name(m);
     // A reason may quote what a peer sent; never let bad UTF-8 there make encoding throw.
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

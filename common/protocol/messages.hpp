@@ -41,7 +41,7 @@ struct Hello {
     std::string software;
     std::string boot_id;  // lets the server tell a same-host client apart from other load
     int pid = 0;
-    std::string nonce;    // the client's challenge to the server (authentication)
+    std::string nonce;  // the client's challenge to the server (authentication)
 };
 struct Welcome {
     int version = kProtocolVersion;

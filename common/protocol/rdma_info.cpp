@@ -55,18 +55,28 @@ nlohmann::json to_json(const RdmaInfo& r) {
     nlohmann::json env = nlohmann::json::object();
     for (const auto& v : kDoorbellEnv) env[v.name] = nullptr;
     for (const auto& [name, value] : r.doorbell_env) env[name] = value;
-    return {{"device", r.device},          {"provider", r.provider},
-            {"doorbell_env", env},         {"thread_domains", r.thread_domains},
+    return {{"device", r.device},
+            {"provider", r.provider},
+            {"doorbell_env", env},
+            {"thread_domains", r.thread_domains},
             {"port", r.port},
-            {"gid_index", r.gid_index},    {"mtu", r.mtu},
-            {"link_layer", r.link_layer},  {"cq_mode", r.cq_mode},
-            {"qps", r.qps},                {"registration_ms", r.registration_ms},
-            {"registered_bytes", r.registered_bytes}, {"credit_waits", r.credit_waits},
-            {"gpu_path", r.gpu_path},      {"gpu_path_note", r.gpu_path_note},
+            {"gid_index", r.gid_index},
+            {"mtu", r.mtu},
+            {"link_layer", r.link_layer},
+            {"cq_mode", r.cq_mode},
+            {"qps", r.qps},
+            {"registration_ms", r.registration_ms},
+            {"registered_bytes", r.registered_bytes},
+            {"credit_waits", r.credit_waits},
+            {"gpu_path", r.gpu_path},
+            {"gpu_path_note", r.gpu_path_note},
             {"stage_slots", r.stage_slots},
-            {"contexts_opened", r.contexts_opened}, {"max_inline", r.max_inline},
-            {"inline_sends", r.inline_sends},      {"data_sends", r.data_sends},
-            {"post_calls", r.post_calls},          {"rr_wait", r.rr_wait}};
+            {"contexts_opened", r.contexts_opened},
+            {"max_inline", r.max_inline},
+            {"inline_sends", r.inline_sends},
+            {"data_sends", r.data_sends},
+            {"post_calls", r.post_calls},
+            {"rr_wait", r.rr_wait}};
 }
 
 RdmaInfo rdma_info_from_json(const nlohmann::json& j) {
@@ -123,7 +133,8 @@ std::string describe(const RdmaInfo& r) {
     if (!r.link_layer.empty()) out += ", " + r.link_layer;
     if (r.qps > 0) out += ", " + std::to_string(r.qps) + (r.qps == 1 ? " QP" : " QPs");
     if (!r.cq_mode.empty())
-        out += ", CQ " + r.cq_mode + (r.cq_mode == "poll" ? " (busy-polling shows as user time)" : " (completion channel)");
+        out += ", CQ " + r.cq_mode +
+               (r.cq_mode == "poll" ? " (busy-polling shows as user time)" : " (completion channel)");
     if (r.registered_bytes > 0) {
         std::snprintf(b, sizeof(b), "; registration %.2f ms for %llu B, outside the interval", r.registration_ms,
                       static_cast<unsigned long long>(r.registered_bytes));
@@ -132,7 +143,8 @@ std::string describe(const RdmaInfo& r) {
         out += "; rsockets register their own buffers at connection time";
     }
     if (r.credit_waits) out += "; " + std::to_string(r.credit_waits) + " waits for receiver credits";
-    if (r.contexts_opened) out += "; " + std::to_string(r.contexts_opened) + " device context(s) opened (--qps-per-context)";
+    if (r.contexts_opened)
+        out += "; " + std::to_string(r.contexts_opened) + " device context(s) opened (--qps-per-context)";
     if (r.data_sends) {
         std::snprintf(b, sizeof(b), "; %llu data WRs in %llu ibv_post_send calls, %llu inline (max_inline %u)",
                       static_cast<unsigned long long>(r.data_sends), static_cast<unsigned long long>(r.post_calls),
@@ -141,7 +153,8 @@ std::string describe(const RdmaInfo& r) {
     }
     if (!r.rr_wait.empty()) out += "; arrival seen by " + r.rr_wait;
     if (r.thread_domains) {
-        out += "; " + std::to_string(r.thread_domains) + " thread domain(s), CQ and QPs in a parent domain per thread "
+        out += "; " + std::to_string(r.thread_domains) +
+               " thread domain(s), CQ and QPs in a parent domain per thread "
                "(--thread-domains)";
     }
     if (!r.doorbell_env.empty()) {

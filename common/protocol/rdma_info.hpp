@@ -28,21 +28,21 @@ inline constexpr DoorbellEnvVar kDoorbellEnv[] = {
 std::map<std::string, std::string> doorbell_env_now();
 
 struct RdmaInfo {
-    std::string device;        // e.g. "rxe0", "mlx5_0": the one the route to the peer went through
+    std::string device;  // e.g. "rxe0", "mlx5_0": the one the route to the peer went through
     int port = 0;
-    int gid_index = -1;        // the source GID rdma_cm chose (RoCE: the address's GID)
-    int mtu = 0;               // the path MTU the QPs run with, bytes
-    std::string link_layer;    // "InfiniBand", "Ethernet" (RoCE) ...
-    std::string cq_mode;       // "poll" or "event"; "" for rsockets (they do their own)
-    uint32_t qps = 0;          // queue pairs, all streams
+    int gid_index = -1;          // the source GID rdma_cm chose (RoCE: the address's GID)
+    int mtu = 0;                 // the path MTU the QPs run with, bytes
+    std::string link_layer;      // "InfiniBand", "Ethernet" (RoCE) ...
+    std::string cq_mode;         // "poll" or "event"; "" for rsockets (they do their own)
+    uint32_t qps = 0;            // queue pairs, all streams
     double registration_ms = 0;  // ibv_reg_mr (or riomap) of the data buffers, summed; outside the interval
     uint64_t registered_bytes = 0;
-    uint64_t credit_waits = 0;   // times the sender had to wait for the receiver to free slots
+    uint64_t credit_waits = 0;  // times the sender had to wait for the receiver to free slots
     // Verbs with GPU (or sim-gpu) memory: the path this side's data memory took ("direct" or
     // "staged") and why ("direct refused: ibv_reg_dmabuf_mr: Operation not supported"); "" otherwise.
     std::string gpu_path;
     std::string gpu_path_note;
-    uint32_t stage_slots = 0;    // staged: bounce slots (one message each), all streams
+    uint32_t stage_slots = 0;      // staged: bounce slots (one message each), all streams
     uint32_t contexts_opened = 0;  // device contexts this side opened itself (--qps-per-context); 0: rdma_cm's
     uint32_t max_inline = 0;       // the QPs' max_inline_data in force (what the device granted)
     uint64_t inline_sends = 0;     // data work requests posted with IBV_SEND_INLINE
@@ -51,7 +51,7 @@ struct RdmaInfo {
     std::string rr_wait;           // rr: how a side learns its message arrived ("receive completion", ...)
     uint32_t thread_domains = 0;   // --thread-domains: ibv_td + parent domain pairs in use (0: not in force)
     // Declared last, so that the brace-initialised fixtures above keep their order.
-    std::string provider{};        // the device's driver, as libibverbs matches its provider: "rxe", "mlx5", ...
+    std::string provider{};  // the device's driver, as libibverbs matches its provider: "rxe", "mlx5", ...
     std::map<std::string, std::string> doorbell_env{};  // kDoorbellEnv's variables set on this side, name -> value
 
     bool empty() const { return device.empty() && cq_mode.empty() && registered_bytes == 0; }
@@ -60,6 +60,6 @@ struct RdmaInfo {
 
 nlohmann::json to_json(const RdmaInfo& r);
 RdmaInfo rdma_info_from_json(const nlohmann::json& j);  // throws ProtocolError
-std::string describe(const RdmaInfo& r);  // one human line: "rxe0 port 1, GID 1, MTU 4096, Ethernet; ..."
+std::string describe(const RdmaInfo& r);                // one human line: "rxe0 port 1, GID 1, MTU 4096, Ethernet; ..."
 
 }  // namespace zc

@@ -12,10 +12,10 @@ enum class CqMode { auto_, poll, event };
 
 struct RdmaOptions {
     CqMode cq_mode = CqMode::auto_;
-    uint32_t tx_depth = 128;  // send-queue entries per QP, and the window of messages in flight per QP
-    uint32_t postlist = 1;    // work requests chained per ibv_post_send
-    uint32_t inline_size = 0; // --inline: bytes a send may carry inline (0 = never; messages larger go by DMA)
-    uint32_t qps = 1;         // queue pairs per stream
+    uint32_t tx_depth = 128;   // send-queue entries per QP, and the window of messages in flight per QP
+    uint32_t postlist = 1;     // work requests chained per ibv_post_send
+    uint32_t inline_size = 0;  // --inline: bytes a send may carry inline (0 = never; messages larger go by DMA)
+    uint32_t qps = 1;          // queue pairs per stream
     // --qps-per-context K: streams (threads) whose QPs share one device context and PD that zcperf
     // opens itself (ibv_open_device per K streams); 0 = every stream on rdma_cm's shared context
     // with a PD of its own (the default).

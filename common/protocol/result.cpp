@@ -10,7 +10,9 @@ double SideResult::process_cpu_util_pct() const {
     return capacity > 0 ? 100.0 * process_cpu_s() / capacity : 0;
 }
 double SideResult::service_demand_us_per_kb() const { return zc::service_demand_us_per_kb(cpu.busy_cpu_s, bytes); }
-double SideResult::process_service_demand_us_per_kb() const { return zc::service_demand_us_per_kb(process_cpu_s(), bytes); }
+double SideResult::process_service_demand_us_per_kb() const {
+    return zc::service_demand_us_per_kb(process_cpu_s(), bytes);
+}
 double SideResult::test_cpus_busy_s() const { return busy_cpu_s_on(cpu, cpus); }
 double SideResult::others_cpu_pct_of_one_cpu() const {
     return cpu.elapsed_s > 0 ? 100.0 * cpu.others.cpu_s / cpu.elapsed_s : 0;
@@ -56,9 +58,15 @@ nlohmann::json to_json(const Placement& p) {
     }
     nlohmann::json pages = nlohmann::json::object();
     for (const auto& [node, n] : p.buffer_pages_by_node) pages[std::to_string(node)] = n;
-    return {{"interface", p.interface},   {"pci", p.pci},       {"device_numa_node", p.device_numa_node},
-            {"mem_node", p.mem_node},     {"buffer_pages_by_node", pages}, {"cpu_nodes", p.cpu_nodes},
-            {"irqs", irqs},               {"irq_note", p.irq_note},      {"gpu", to_json(p.gpu)}};
+    return {{"interface", p.interface},
+            {"pci", p.pci},
+            {"device_numa_node", p.device_numa_node},
+            {"mem_node", p.mem_node},
+            {"buffer_pages_by_node", pages},
+            {"cpu_nodes", p.cpu_nodes},
+            {"irqs", irqs},
+            {"irq_note", p.irq_note},
+            {"gpu", to_json(p.gpu)}};
 }
 
 Placement placement_from_json(const nlohmann::json& j) {
@@ -68,7 +76,8 @@ Placement placement_from_json(const nlohmann::json& j) {
     p.device_numa_node = field_in<int>(j, "device_numa_node", -1, 65535);
     p.mem_node = field_in<int>(j, "mem_node", -1, 65535);
     const auto& pages = j.at("buffer_pages_by_node");
-    if (!pages.is_object() || pages.size() > 1024) throw ProtocolError("field 'buffer_pages_by_node' must be a small object");
+    if (!pages.is_object() || pages.size() > 1024)
+        throw ProtocolError("field 'buffer_pages_by_node' must be a small object");
     for (const auto& [node, n] : pages.items()) {
         try {
             p.buffer_pages_by_node[std::stoi(node)] = value_as<uint64_t>(n, "buffer_pages_by_node");
@@ -103,12 +112,9 @@ nlohmann::json to_json(const CpuUsage& u) {
     }
     nlohmann::json top = nlohmann::json::array();
     for (const auto& t : u.others.top) top.push_back({{"pid", t.pid}, {"comm", t.comm}, {"cpu_s", t.cpu_s}});
-    return {{"elapsed_s", u.elapsed_s},
-            {"ncpus", u.ncpus},
-            {"all_pct", to_json(u.all)},
-            {"busy_cpu_s", u.busy_cpu_s},
-            {"per_cpu_pct", per},
-            {"other_processes", {{"cpu_s", u.others.cpu_s}, {"top", top}}}};
+    return {{"elapsed_s", u.elapsed_s},  {"ncpus", u.ncpus},
+            {"all_pct", to_json(u.all)}, {"busy_cpu_s", u.busy_cpu_s},
+            {"per_cpu_pct", per},        {"other_processes", {{"cpu_s", u.others.cpu_s}, {"top", top}}}};
 }
 
 CpuUsage cpu_usage_from_json(const nlohmann::json& j) {
@@ -117,7 +123,8 @@ CpuUsage cpu_usage_from_json(const nlohmann::json& j) {
     u.ncpus = field_in<int>(j, "ncpus", 1, 65536);
     u.all = share_from_json(j.at("all_pct"));
     u.busy_cpu_s = field<double>(j, "busy_cpu_s");
-    for (const auto& c : array_field(j, "per_cpu_pct", 65536)) u.per_cpu.push_back({field<int>(c, "cpu"), share_from_json(c)});
+    for (const auto& c : array_field(j, "per_cpu_pct", 65536))
+        u.per_cpu.push_back({field<int>(c, "cpu"), share_from_json(c)});
     const auto& others = j.at("other_processes");
     u.others.cpu_s = field<double>(others, "cpu_s");
     for (const auto& t : array_field(others, "top", 64)) {
@@ -128,32 +135,32 @@ CpuUsage cpu_usage_from_json(const nlohmann::json& j) {
 
 nlohmann::json to_json(const SideResult& s) {
     nlohmann::json j = {{"host", s.host},
-            {"role", role_name(s.role)},
-            {"bytes", s.bytes},
-            {"ops", s.ops},
-            {"path", s.path},
-            {"zerocopy",
-             {{"sent_bytes", s.zerocopy.sent_bytes},
-              {"copied_bytes", s.zerocopy.copied_bytes},
-              {"completions", s.zerocopy.completions},
-              {"enobufs", s.zerocopy.enobufs},
-              {"rx_mapped_bytes", s.zerocopy.rx_mapped_bytes},
-              {"rx_copied_bytes", s.zerocopy.rx_copied_bytes}}},
-            {"elapsed_s", s.elapsed_s},
-            {"stream_bytes", s.stream_bytes},
-            {"cpus", s.cpus},
-            {"cpu", to_json(s.cpu)},
-            {"process_user_s", s.process_user_s},
-            {"process_sys_s", s.process_sys_s},
-            {"placement", to_json(s.placement)},
-            {"socket_send_buffer", s.socket_send_buffer},
-            {"socket_recv_buffer", s.socket_recv_buffer},
-            {"rcv_lowat", s.rcv_lowat},
-            {"longest_call_s", s.longest_call_s},
-            {"longest_call_end_s", s.longest_call_end_s},
-            {"warnings", s.warnings},
-            {"messages", to_json(s.messages)},
-            {"memory", to_json(s.memory)}};
+                        {"role", role_name(s.role)},
+                        {"bytes", s.bytes},
+                        {"ops", s.ops},
+                        {"path", s.path},
+                        {"zerocopy",
+                         {{"sent_bytes", s.zerocopy.sent_bytes},
+                          {"copied_bytes", s.zerocopy.copied_bytes},
+                          {"completions", s.zerocopy.completions},
+                          {"enobufs", s.zerocopy.enobufs},
+                          {"rx_mapped_bytes", s.zerocopy.rx_mapped_bytes},
+                          {"rx_copied_bytes", s.zerocopy.rx_copied_bytes}}},
+                        {"elapsed_s", s.elapsed_s},
+                        {"stream_bytes", s.stream_bytes},
+                        {"cpus", s.cpus},
+                        {"cpu", to_json(s.cpu)},
+                        {"process_user_s", s.process_user_s},
+                        {"process_sys_s", s.process_sys_s},
+                        {"placement", to_json(s.placement)},
+                        {"socket_send_buffer", s.socket_send_buffer},
+                        {"socket_recv_buffer", s.socket_recv_buffer},
+                        {"rcv_lowat", s.rcv_lowat},
+                        {"longest_call_s", s.longest_call_s},
+                        {"longest_call_end_s", s.longest_call_end_s},
+                        {"warnings", s.warnings},
+                        {"messages", to_json(s.messages)},
+                        {"memory", to_json(s.memory)}};
     if (!s.rdma.empty()) j["rdma"] = to_json(s.rdma);
     return j;
 }
@@ -176,7 +183,8 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         s.zerocopy.rx_mapped_bytes = field<uint64_t>(zc, "rx_mapped_bytes");
         s.zerocopy.rx_copied_bytes = field<uint64_t>(zc, "rx_copied_bytes");
         s.elapsed_s = field_in<double>(j, "elapsed_s", 0, 1e7);
-        for (const auto& b : array_field(j, "stream_bytes", kMaxStreams)) s.stream_bytes.push_back(value_as<uint64_t>(b, "stream_bytes"));
+        for (const auto& b : array_field(j, "stream_bytes", kMaxStreams))
+            s.stream_bytes.push_back(value_as<uint64_t>(b, "stream_bytes"));
         for (const auto& c : array_field(j, "cpus", kMaxStreams)) s.cpus.push_back(value_as<int>(c, "cpus"));
         s.cpu = cpu_usage_from_json(j.at("cpu"));
         s.process_user_s = field<double>(j, "process_user_s");
@@ -185,7 +193,7 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         s.socket_send_buffer = field<uint64_t>(j, "socket_send_buffer");
         s.socket_recv_buffer = field<uint64_t>(j, "socket_recv_buffer");
         s.rcv_lowat = field_or<uint64_t>(j, "rcv_lowat", 0);  // absent from older servers
-        if (j.contains("longest_call_s")) {  // absent from older servers
+        if (j.contains("longest_call_s")) {                   // absent from older servers
             s.longest_call_s = field_in<double>(j, "longest_call_s", 0, 1e7);
             s.longest_call_end_s = field_in<double>(j, "longest_call_end_s", 0, 1e7);
         }
@@ -210,42 +218,44 @@ nlohmann::json side_summary(const SideResult& s) {
     j["test_cpus_service_demand_us_per_kb"] = service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes);
     j["other_processes_cpu_pct_of_one_cpu"] = s.others_cpu_pct_of_one_cpu();
     if (s.zerocopy.sent_bytes > 0) {
-        j["zerocopy"]["copied_pct"] = 100.0 * static_cast<double>(s.zerocopy.copied_bytes) / static_cast<double>(s.zerocopy.sent_bytes);
+        j["zerocopy"]["copied_pct"] =
+            100.0 * static_cast<double>(s.zerocopy.copied_bytes) / static_cast<double>(s.zerocopy.sent_bytes);
     }
     if (s.zerocopy.rx_mapped_bytes + s.zerocopy.rx_copied_bytes > 0) {
-        j["zerocopy"]["rx_mapped_pct"] =
-            100.0 * static_cast<double>(s.zerocopy.rx_mapped_bytes) / static_cast<double>(s.zerocopy.rx_mapped_bytes + s.zerocopy.rx_copied_bytes);
+        j["zerocopy"]["rx_mapped_pct"] = 100.0 * static_cast<double>(s.zerocopy.rx_mapped_bytes) /
+                                         static_cast<double>(s.zerocopy.rx_mapped_bytes + s.zerocopy.rx_copied_bytes);
     }
     return j;
 }
 }  // namespace
 
 nlohmann::json to_json(const TestResult& r) {
-    nlohmann::json j = {{"transport", transport_name(r.transport)},
-            {"test", test_name(r.test)},
-            {"rx", rx_mode_name(r.rx)},
-            {"message_size", r.message_size},
-            {"streams", r.streams},
-            {"bytes", r.bytes},
-            {"elapsed_s", r.elapsed_s},
-            {"throughput_gbps", r.throughput_gbps},
-            {"setup_ms", r.setup_ms},
-            {"iterations",
-             {{"count", r.iterations.iterations},
-              {"confidence_level_pct", r.iterations.level_pct},
-              {"width_goal_pct", r.iterations.width_goal_pct},
-              {"throughput_width_pct", r.iterations.throughput_width_pct},
-              {"metric", r.iterations.metric},
-              {"met", r.iterations.met}}},
-            {"baseline", r.baseline.transport.empty()
-                             ? nlohmann::json(nullptr)
-                             : nlohmann::json{{"transport", r.baseline.transport},
-                                              {"throughput_ratio", r.baseline.throughput},
-                                              {"local_service_demand_ratio", r.baseline.local_service_demand},
-                                              {"remote_service_demand_ratio", r.baseline.remote_service_demand}}},
-            {"local", side_summary(r.local)},
-            {"remote", side_summary(r.remote)},
-            {"warnings", r.warnings}};
+    nlohmann::json j = {
+        {"transport", transport_name(r.transport)},
+        {"test", test_name(r.test)},
+        {"rx", rx_mode_name(r.rx)},
+        {"message_size", r.message_size},
+        {"streams", r.streams},
+        {"bytes", r.bytes},
+        {"elapsed_s", r.elapsed_s},
+        {"throughput_gbps", r.throughput_gbps},
+        {"setup_ms", r.setup_ms},
+        {"iterations",
+         {{"count", r.iterations.iterations},
+          {"confidence_level_pct", r.iterations.level_pct},
+          {"width_goal_pct", r.iterations.width_goal_pct},
+          {"throughput_width_pct", r.iterations.throughput_width_pct},
+          {"metric", r.iterations.metric},
+          {"met", r.iterations.met}}},
+        {"baseline", r.baseline.transport.empty()
+                         ? nlohmann::json(nullptr)
+                         : nlohmann::json{{"transport", r.baseline.transport},
+                                          {"throughput_ratio", r.baseline.throughput},
+                                          {"local_service_demand_ratio", r.baseline.local_service_demand},
+                                          {"remote_service_demand_ratio", r.baseline.remote_service_demand}}},
+        {"local", side_summary(r.local)},
+        {"remote", side_summary(r.remote)},
+        {"warnings", r.warnings}};
     if (is_message_test(r.test)) j[test_name(r.test)] = to_json(r.messages, r.test, r.message_size);
     return j;
 }

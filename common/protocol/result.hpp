@@ -27,29 +27,29 @@ struct IrqReport {
 
 // Where this side's work and memory really were: every figure read back from the kernel.
 struct Placement {
-    std::string interface;       // the network device carrying the data ("lo" on loopback)
-    std::string pci;             // its PCI function; "" for a virtual device
-    int device_numa_node = -1;   // -1: unknown (single node, or the firmware does not say)
-    int mem_node = -1;           // requested with --mem-node; -1 = wherever the kernel puts it
+    std::string interface;                         // the network device carrying the data ("lo" on loopback)
+    std::string pci;                               // its PCI function; "" for a virtual device
+    int device_numa_node = -1;                     // -1: unknown (single node, or the firmware does not say)
+    int mem_node = -1;                             // requested with --mem-node; -1 = wherever the kernel puts it
     std::map<int, uint64_t> buffer_pages_by_node;  // read back with move_pages
-    std::vector<int> cpu_nodes;  // NUMA node of each data thread's CPU
+    std::vector<int> cpu_nodes;                    // NUMA node of each data thread's CPU
     std::vector<IrqReport> irqs;
-    std::string irq_note;        // e.g. loopback has no IRQs
-    GpuPlacement gpu;            // the GPU holding the buffers, and its PCIe relation to the device
+    std::string irq_note;  // e.g. loopback has no IRQs
+    GpuPlacement gpu;      // the GPU holding the buffers, and its PCIe relation to the device
 };
 
 struct SideResult {
     std::string host;
     Role role = Role::send;
-    uint64_t bytes = 0;  // moved by this side over its interval
-    uint64_t ops = 0;    // send()/recv() calls that returned data
-    std::string path;    // the data path this side ran: "tcp-msgzc", "rx-zerocopy", ...
+    uint64_t bytes = 0;       // moved by this side over its interval
+    uint64_t ops = 0;         // send()/recv() calls that returned data
+    std::string path;         // the data path this side ran: "tcp-msgzc", "rx-zerocopy", ...
     ZeroCopyCounts zerocopy;  // the kernel's word on zero-copy (zeros where the path has none)
     double elapsed_s = 0;
     std::vector<uint64_t> stream_bytes;
-    std::vector<int> cpus;           // CPU each data thread was on when it finished (the pinning in force)
-    CpuUsage cpu;                    // whole host, from /proc/stat
-    double process_user_s = 0;       // this test's threads (getrusage RUSAGE_THREAD, summed)
+    std::vector<int> cpus;      // CPU each data thread was on when it finished (the pinning in force)
+    CpuUsage cpu;               // whole host, from /proc/stat
+    double process_user_s = 0;  // this test's threads (getrusage RUSAGE_THREAD, summed)
     double process_sys_s = 0;
     Placement placement;
     uint64_t socket_send_buffer = 0;  // effective SO_SNDBUF / SO_RCVBUF of the first stream
@@ -61,8 +61,8 @@ struct SideResult {
     double longest_call_end_s = 0;
     std::vector<std::string> warnings;
     MessageSide messages;  // rr, msgrate: messages (transactions) this side counted
-    RdmaInfo rdma;  // RDMA paths: device, port, GID, MTU, link layer, CQ mode, registration cost
-    MemoryReport memory;  // buffer memory kind; GPU staging's cost
+    RdmaInfo rdma;         // RDMA paths: device, port, GID, MTU, link layer, CQ mode, registration cost
+    MemoryReport memory;   // buffer memory kind; GPU staging's cost
 
     double process_cpu_s() const { return process_user_s + process_sys_s; }
     double cpu_util_pct() const { return cpu.all.busy(); }
@@ -75,7 +75,7 @@ struct SideResult {
 
 struct IterationStats {
     int iterations = 1;
-    double level_pct = 0;         // 0 = no confidence goal was set
+    double level_pct = 0;  // 0 = no confidence goal was set
     double width_goal_pct = 0;
     double throughput_width_pct = 0;  // achieved full width of `metric`'s interval, % of its mean
     // What -i/-I judged: "throughput_gbps" (stream, maerts); rr "transactions_per_s" and msgrate
@@ -98,10 +98,10 @@ struct TestResult {
     TestKind test = TestKind::stream;
     uint64_t message_size = 0;
     int streams = 1;
-    uint64_t bytes = 0;      // counted by the receiver
-    double elapsed_s = 0;    // the receiver's interval
+    uint64_t bytes = 0;    // counted by the receiver
+    double elapsed_s = 0;  // the receiver's interval
     double throughput_gbps = 0;
-    double setup_ms = 0;     // control set-up + teardown of the test (data connections included)
+    double setup_ms = 0;  // control set-up + teardown of the test (data connections included)
     SideResult local, remote;
     IterationStats iterations;
     BaselineRatio baseline;

@@ -25,14 +25,12 @@ const auto kTestParamFields = std::make_tuple(
     number("streams", &TestParams::streams, 1, kMaxStreams),
     number("alignment", &TestParams::alignment, 1, kMaxAlignment),
     number("uring_fixed", &TestParams::uring_fixed, false, true),
-    number("batch", &TestParams::batch, 1, kMaxBatch, 1),                // absent (an older client): one per call
+    number("batch", &TestParams::batch, 1, kMaxBatch, 1),                  // absent (an older client): one per call
     number("rcv_lowat", &TestParams::rcv_lowat, 1, kMaxSocketBuffer, 1));  // absent: the kernel's default
 
 const auto kSideFields = std::make_tuple(
-    cpu_list("cpus", &SideSpec::cpus),
-    number("socket_buffer", &SideSpec::socket_buffer, 0, kMaxSocketBuffer),
-    number("mem_node", &SideSpec::mem_node, -1, 65535),
-    cpu_list("irq_cpus", &SideSpec::irq_cpus),
+    cpu_list("cpus", &SideSpec::cpus), number("socket_buffer", &SideSpec::socket_buffer, 0, kMaxSocketBuffer),
+    number("mem_node", &SideSpec::mem_node, -1, 65535), cpu_list("irq_cpus", &SideSpec::irq_cpus),
     // Optional: a peer that predates GPU buffers sends neither and means host memory.
     named("buffer", &SideSpec::buffer, buffer_spec_name, buffer_spec_from_name, true),
     named("gpu_path", &SideSpec::gpu_path, gpu_path_name, gpu_path_from_name, true));

@@ -26,12 +26,12 @@ inline constexpr uint32_t kMaxBatch = 1024;  // msgrate: messages per send call 
 inline constexpr uint64_t kDefaultRcvLowat = 256 << 10;
 
 struct SideSpec {
-    std::vector<int> cpus;       // data threads' CPUs, round-robin over the streams; empty = not pinned
-    uint64_t socket_buffer = 0;  // SO_SNDBUF/SO_RCVBUF; 0 = the kernel's autotuning
-    int mem_node = -1;           // NUMA node of the data buffers; -1 = wherever the kernel puts them
-    std::vector<int> irq_cpus;   // CPUs for the data device's IRQs during the test; empty = untouched
-    std::string rdma_dev;        // --rdma-dev: the RDMA device the data must use ("" = the route's)
-    BufferSpec buffer{};         // where the data buffers live: host, pinned, cuda:N (--buffer)
+    std::vector<int> cpus;              // data threads' CPUs, round-robin over the streams; empty = not pinned
+    uint64_t socket_buffer = 0;         // SO_SNDBUF/SO_RCVBUF; 0 = the kernel's autotuning
+    int mem_node = -1;                  // NUMA node of the data buffers; -1 = wherever the kernel puts them
+    std::vector<int> irq_cpus;          // CPUs for the data device's IRQs during the test; empty = untouched
+    std::string rdma_dev;               // --rdma-dev: the RDMA device the data must use ("" = the route's)
+    BufferSpec buffer{};                // where the data buffers live: host, pinned, cuda:N (--buffer)
     GpuPath gpu_path = GpuPath::auto_;  // how GPU memory meets the network (--gpu-path)
 };
 
@@ -45,11 +45,11 @@ struct TestParams {
     double duration_s = 10;
     uint64_t total_bytes = 0;  // > 0: move exactly this many bytes instead of running for duration_s
     int streams = 1;
-    uint64_t alignment = 4096;  // buffer alignment; page-sized by default (netperf's 8 halves its speed)
-    RxMode rx = RxMode::copy;   // how the receiving side takes the data
-    bool uring_fixed = false;   // tcp-uringzc: registered buffers
-    uint32_t batch = 1;         // msgrate: messages handed to the kernel per call (TCP: sendmmsg)
-    RdmaOptions rdma;           // rsocket / verbs transports only
+    uint64_t alignment = 4096;              // buffer alignment; page-sized by default (netperf's 8 halves its speed)
+    RxMode rx = RxMode::copy;               // how the receiving side takes the data
+    bool uring_fixed = false;               // tcp-uringzc: registered buffers
+    uint32_t batch = 1;                     // msgrate: messages handed to the kernel per call (TCP: sendmmsg)
+    RdmaOptions rdma;                       // rsocket / verbs transports only
     uint64_t rcv_lowat = kDefaultRcvLowat;  // stream over TCP: the receiver's SO_RCVLOWAT (1 = the kernel's)
 };
 

@@ -30,9 +30,12 @@ std::string reg_dmabuf_error(int e, const std::string& device) {
 
 const char* data_memory_mode_name(DataMemoryMode m) {
     switch (m) {
-        case DataMemoryMode::host: return "host";
-        case DataMemoryMode::staged: return "staged";
-        case DataMemoryMode::direct: return "direct";
+        case DataMemoryMode::host:
+            return "host";
+        case DataMemoryMode::staged:
+            return "staged";
+        case DataMemoryMode::direct:
+            return "direct";
     }
     return "host";
 }
@@ -42,7 +45,8 @@ std::string RdmaDataMemory::try_direct(ibv_pd* pd, const DataMemoryRequest& r) {
         // The test kind has no GPU and so no dmabuf: offer the registration a memfd of the right
         // size, so that what refuses it is the real provider and kernel (rxe: EOPNOTSUPP).
         UniqueFd fd(::memfd_create("zcperf-sim-gpu", MFD_CLOEXEC));
-        if (!fd || ::ftruncate(fd.get(), static_cast<off_t>(r.data_bytes)) != 0) return std::string("memfd_create: ") + std::strerror(errno);
+        if (!fd || ::ftruncate(fd.get(), static_cast<off_t>(r.data_bytes)) != 0)
+            return std::string("memfd_create: ") + std::strerror(errno);
         ibv_mr* mr = ibv_reg_dmabuf_mr(pd, 0, r.data_bytes, 0, fd.get(), r.access);
         if (!mr) return reg_dmabuf_error(errno, r.device) + " (sim-gpu offered a memfd: it has no dmabuf)";
         ibv_dereg_mr(mr);
@@ -55,7 +59,8 @@ std::string RdmaDataMemory::try_direct(ibv_pd* pd, const DataMemoryRequest& r) {
         return d.unavailable;
     }
     auto t0 = Clock::now();
-    ibv_mr* mr = ibv_reg_dmabuf_mr(pd, d.offset, r.data_bytes, reinterpret_cast<uint64_t>(gpu_->data()), d.fd.get(), r.access);
+    ibv_mr* mr =
+        ibv_reg_dmabuf_mr(pd, d.offset, r.data_bytes, reinterpret_cast<uint64_t>(gpu_->data()), d.fd.get(), r.access);
     registration_ms_ += ms_since(t0);
     if (!mr) {
         int e = errno;
@@ -82,7 +87,8 @@ RdmaDataMemory::RdmaDataMemory(ibv_pd* pd, const DataMemoryRequest& r) {
                 mode_ = DataMemoryMode::direct;
                 note_ = "direct: " + what + "'s memory registered with ibv_reg_dmabuf_mr on " + r.device;
             } else if (r.asked == GpuPath::direct) {
-                throw std::runtime_error("--gpu-path direct cannot be honoured: " + what + " on " + r.device + ": " + why +
+                throw std::runtime_error("--gpu-path direct cannot be honoured: " + what + " on " + r.device + ": " +
+                                         why +
                                          "; use --gpu-path staged (or auto, which stages when direct is refused)");
             } else {
                 mode_ = DataMemoryMode::staged;
@@ -91,7 +97,8 @@ RdmaDataMemory::RdmaDataMemory(ibv_pd* pd, const DataMemoryRequest& r) {
         }
         if (mode_ == DataMemoryMode::staged && r.passive_source) {
             throw std::runtime_error(
-                "rdma-read with " + what + " on the data source: the source is passive (the peer's NIC reads its memory "
+                "rdma-read with " + what +
+                " on the data source: the source is passive (the peer's NIC reads its memory "
                 "while nothing of the source runs), so its GPU memory can only be read directly, and " +
                 (r.asked == GpuPath::staged ? std::string("--gpu-path staged was asked for")
                                             : "direct was refused (" + note_.substr(note_.find(": ") + 2) + ")") +
@@ -104,7 +111,9 @@ RdmaDataMemory::RdmaDataMemory(ibv_pd* pd, const DataMemoryRequest& r) {
     HostMemory kind = (r.where.kind == MemoryKind::pinned || (mode_ == DataMemoryMode::staged && r.where.on_gpu()))
                           ? HostMemory::pinned
                           : HostMemory::pageable;
-    uint64_t data_bytes = direct ? 0 : mode_ == DataMemoryMode::staged ? std::max(r.data_bytes, r.staged_data_bytes) : r.data_bytes;
+    uint64_t data_bytes = direct                            ? 0
+                          : mode_ == DataMemoryMode::staged ? std::max(r.data_bytes, r.staged_data_bytes)
+                                                            : r.data_bytes;
     host_.emplace(data_bytes + r.ctrl_bytes, r.alignment < 4096 ? 4096 : r.alignment, kind);
     if (!direct) data_ = host_->data();
     ctrl_ = host_->data() + data_bytes;
@@ -113,20 +122,25 @@ RdmaDataMemory::RdmaDataMemory(ibv_pd* pd, const DataMemoryRequest& r) {
     host_mr_.reset(ibv_reg_mr(pd, host_->data(), host_->size(), r.access));
     registration_ms_ += ms_since(t0);
     if (!host_mr_) {
-        throw std::runtime_error("ibv_reg_mr of " + std::to_string(host_->size()) + " bytes: " + std::strerror(errno) +
-                                 (errno == ENOMEM || errno == EPERM ? " (locked-memory limit? try 'ulimit -l unlimited')" : ""));
+        throw std::runtime_error(
+            "ibv_reg_mr of " + std::to_string(host_->size()) + " bytes: " + std::strerror(errno) +
+            (errno == ENOMEM || errno == EPERM ? " (locked-memory limit? try 'ulimit -l unlimited')" : ""));
     }
     registered_bytes_ += host_->size();
 }
 
 void RdmaDataMemory::write_data(uint64_t offset, const void* src, size_t n) const {
-    if (mode_ == DataMemoryMode::direct) cuda::copy(data_ + offset, src, n);
-    else std::memcpy(data_ + offset, src, n);
+    if (mode_ == DataMemoryMode::direct)
+        cuda::copy(data_ + offset, src, n);
+    else
+        std::memcpy(data_ + offset, src, n);
 }
 
 void RdmaDataMemory::read_data(void* dst, uint64_t offset, size_t n) const {
-    if (mode_ == DataMemoryMode::direct) cuda::copy(dst, data_ + offset, n);
-    else std::memcpy(dst, data_ + offset, n);
+    if (mode_ == DataMemoryMode::direct)
+        cuda::copy(dst, data_ + offset, n);
+    else
+        std::memcpy(dst, data_ + offset, n);
 }
 
 }  // namespace zc

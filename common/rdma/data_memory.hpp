@@ -30,15 +30,15 @@ enum class DataMemoryMode { host, staged, direct };
 const char* data_memory_mode_name(DataMemoryMode m);  // "host", "staged", "direct"
 
 struct DataMemoryRequest {
-    BufferSpec where;                 // this side's --buffer
-    GpuPath asked = GpuPath::auto_;   // this side's --gpu-path
-    uint64_t data_bytes = 0;          // the data area (a sender's message, a receiver's ring)
-    uint64_t staged_data_bytes = 0;   // the data area when staged (a sender's ring of bounce slots)
-    uint64_t ctrl_bytes = 0;          // the control area (always host memory)
+    BufferSpec where;                // this side's --buffer
+    GpuPath asked = GpuPath::auto_;  // this side's --gpu-path
+    uint64_t data_bytes = 0;         // the data area (a sender's message, a receiver's ring)
+    uint64_t staged_data_bytes = 0;  // the data area when staged (a sender's ring of bounce slots)
+    uint64_t ctrl_bytes = 0;         // the control area (always host memory)
     size_t alignment = 4096;
-    int access = 0;                   // ibv access flags for both MRs
-    bool passive_source = false;      // rdma-read's source: nothing of it runs while its memory is read
-    std::string device;               // the RDMA device's name, for messages
+    int access = 0;               // ibv access flags for both MRs
+    bool passive_source = false;  // rdma-read's source: nothing of it runs while its memory is read
+    std::string device;           // the RDMA device's name, for messages
 };
 
 class RdmaDataMemory {
@@ -48,12 +48,12 @@ public:
 
     DataMemoryMode mode() const { return mode_; }
     const std::string& note() const { return note_; }  // why this mode ("direct refused: ...")
-    std::byte* data() const { return data_; }           // a GPU address in direct mode: never dereference it then
+    std::byte* data() const { return data_; }          // a GPU address in direct mode: never dereference it then
     std::byte* ctrl() const { return ctrl_; }
     uint32_t data_lkey() const { return (data_mr_ ? data_mr_ : host_mr_)->lkey; }
     uint32_t data_rkey() const { return (data_mr_ ? data_mr_ : host_mr_)->rkey; }
     uint32_t ctrl_lkey() const { return host_mr_->lkey; }
-    const HostBuffer& host() const { return *host_; }   // the host pages (data and/or control)
+    const HostBuffer& host() const { return *host_; }  // the host pages (data and/or control)
     double registration_ms() const { return registration_ms_; }
     uint64_t registered_bytes() const { return registered_bytes_; }
     // Direct mode, set-up and checks only: blocking copies to and from the GPU data memory.
@@ -65,11 +65,11 @@ private:
 
     DataMemoryMode mode_ = DataMemoryMode::host;
     std::string note_;
-    std::optional<HostBuffer> host_;          // host/staged: data + control; direct: control only
-    std::optional<cuda::DeviceBuffer> gpu_;   // direct: the GPU data memory
-    UniqueFd dmabuf_;                         // direct: its export (the MR holds its own reference)
+    std::optional<HostBuffer> host_;         // host/staged: data + control; direct: control only
+    std::optional<cuda::DeviceBuffer> gpu_;  // direct: the GPU data memory
+    UniqueFd dmabuf_;                        // direct: its export (the MR holds its own reference)
     MemoryRegion host_mr_;
-    MemoryRegion data_mr_;                    // direct only
+    MemoryRegion data_mr_;  // direct only
     std::byte* data_ = nullptr;
     std::byte* ctrl_ = nullptr;
     double registration_ms_ = 0;

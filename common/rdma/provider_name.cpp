@@ -19,26 +19,46 @@ namespace {
 // rdma-core's provider directory names (providers/<name>), by the kernel's driver id.
 const char* driver_id_name(uint64_t id) {
     switch (id) {
-        case RDMA_DRIVER_MLX5: return "mlx5";
-        case RDMA_DRIVER_MLX4: return "mlx4";
-        case RDMA_DRIVER_CXGB3: return "cxgb3";
-        case RDMA_DRIVER_CXGB4: return "cxgb4";
-        case RDMA_DRIVER_MTHCA: return "mthca";
-        case RDMA_DRIVER_BNXT_RE: return "bnxt_re";
-        case RDMA_DRIVER_OCRDMA: return "ocrdma";
-        case RDMA_DRIVER_NES: return "nes";
-        case RDMA_DRIVER_IRDMA: return "irdma";
-        case RDMA_DRIVER_VMW_PVRDMA: return "vmw_pvrdma";
-        case RDMA_DRIVER_QEDR: return "qedr";
-        case RDMA_DRIVER_HNS: return "hns";
-        case RDMA_DRIVER_USNIC: return "usnic";
-        case RDMA_DRIVER_RXE: return "rxe";
-        case RDMA_DRIVER_HFI1: return "hfi1";
-        case RDMA_DRIVER_QIB: return "qib";
-        case RDMA_DRIVER_EFA: return "efa";
-        case RDMA_DRIVER_SIW: return "siw";
-        case RDMA_DRIVER_ERDMA: return "erdma";
-        default: return nullptr;
+        case RDMA_DRIVER_MLX5:
+            return "mlx5";
+        case RDMA_DRIVER_MLX4:
+            return "mlx4";
+        case RDMA_DRIVER_CXGB3:
+            return "cxgb3";
+        case RDMA_DRIVER_CXGB4:
+            return "cxgb4";
+        case RDMA_DRIVER_MTHCA:
+            return "mthca";
+        case RDMA_DRIVER_BNXT_RE:
+            return "bnxt_re";
+        case RDMA_DRIVER_OCRDMA:
+            return "ocrdma";
+        case RDMA_DRIVER_NES:
+            return "nes";
+        case RDMA_DRIVER_IRDMA:
+            return "irdma";
+        case RDMA_DRIVER_VMW_PVRDMA:
+            return "vmw_pvrdma";
+        case RDMA_DRIVER_QEDR:
+            return "qedr";
+        case RDMA_DRIVER_HNS:
+            return "hns";
+        case RDMA_DRIVER_USNIC:
+            return "usnic";
+        case RDMA_DRIVER_RXE:
+            return "rxe";
+        case RDMA_DRIVER_HFI1:
+            return "hfi1";
+        case RDMA_DRIVER_QIB:
+            return "qib";
+        case RDMA_DRIVER_EFA:
+            return "efa";
+        case RDMA_DRIVER_SIW:
+            return "siw";
+        case RDMA_DRIVER_ERDMA:
+            return "erdma";
+        default:
+            return nullptr;
     }
 }
 
@@ -69,7 +89,8 @@ int64_t uverbs_driver_id(int index) {
     std::memcpy(req, &h, sizeof(h));
     sockaddr_nl to{};
     to.nl_family = AF_NETLINK;
-    if (::sendto(fd.get(), req, len, 0, reinterpret_cast<sockaddr*>(&to), sizeof(to)) != static_cast<ssize_t>(len)) return -1;
+    if (::sendto(fd.get(), req, len, 0, reinterpret_cast<sockaddr*>(&to), sizeof(to)) != static_cast<ssize_t>(len))
+        return -1;
     alignas(nlmsghdr) std::byte buf[8192];
     ssize_t n = ::recv(fd.get(), buf, sizeof(buf), 0);
     if (n < static_cast<ssize_t>(NLMSG_HDRLEN)) return -1;

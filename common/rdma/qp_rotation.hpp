@@ -13,8 +13,8 @@ namespace zc {
 // loop (abort, peer gone, a failed completion: `sc` says which). `apply(n)` takes the n completions
 // the wait returned and is false on a failed one. Each time every QP was full counts one wait.
 template <typename HasRoom, typename Apply>
-inline bool next_qp_with_room(size_t& q, size_t nq, HasRoom&& has_room, CqWaiter& waiter, ibv_wc* wc, StreamCounters& sc,
-                              Apply&& apply, uint64_t& waits) {
+inline bool next_qp_with_room(size_t& q, size_t nq, HasRoom&& has_room, CqWaiter& waiter, ibv_wc* wc,
+                              StreamCounters& sc, Apply&& apply, uint64_t& waits) {
     size_t tried = 0;
     while (!has_room(q)) {
         q = q + 1 == nq ? 0 : q + 1;

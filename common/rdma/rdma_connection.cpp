@@ -24,9 +24,12 @@ std::string err(const std::string& what) { return what + ": " + std::strerror(er
 
 const char* link_layer_name(uint8_t ll) {
     switch (ll) {
-        case IBV_LINK_LAYER_INFINIBAND: return "InfiniBand";
-        case IBV_LINK_LAYER_ETHERNET: return "Ethernet (RoCE)";
-        default: return "unspecified";
+        case IBV_LINK_LAYER_INFINIBAND:
+            return "InfiniBand";
+        case IBV_LINK_LAYER_ETHERNET:
+            return "Ethernet (RoCE)";
+        default:
+            return "unspecified";
     }
 }
 
@@ -49,14 +52,18 @@ CmEvent next_event(rdma_event_channel* ch, Clock::time_point deadline, const std
 }
 
 // Waits for `want` on a client id; anything else is an error phrased for the user.
-CmEvent expect_event(rdma_event_channel* ch, rdma_cm_event_type want, Clock::time_point deadline, const std::string& peer) {
+CmEvent expect_event(rdma_event_channel* ch, rdma_cm_event_type want, Clock::time_point deadline,
+                     const std::string& peer) {
     CmEvent e = next_event(ch, deadline);
-    if (!e) throw std::runtime_error("no answer from " + peer + " over rdma_cm in time (" + rdma_event_str(want) + " expected)");
+    if (!e)
+        throw std::runtime_error("no answer from " + peer + " over rdma_cm in time (" + rdma_event_str(want) +
+                                 " expected)");
     if (e->event == want) return e;
     std::string what = rdma_event_str(e->event);
     if (e->event == RDMA_CM_EVENT_REJECTED) {
-        throw std::runtime_error("the RDMA connection to " + peer + " was rejected (status " + std::to_string(e->status) +
-                                 "): nothing listens there (is the port closed, or zcserver gone?) or it refused our token");
+        throw std::runtime_error(
+            "the RDMA connection to " + peer + " was rejected (status " + std::to_string(e->status) +
+            "): nothing listens there (is the port closed, or zcserver gone?) or it refused our token");
     }
     if (e->event == RDMA_CM_EVENT_ADDR_ERROR || e->event == RDMA_CM_EVENT_ROUTE_ERROR) {
         throw std::runtime_error("no RDMA route to " + peer + " (" + what + ", " + std::strerror(-e->status) +
@@ -66,14 +73,16 @@ CmEvent expect_event(rdma_event_channel* ch, rdma_cm_event_type want, Clock::tim
     if (e->event == RDMA_CM_EVENT_UNREACHABLE || e->event == RDMA_CM_EVENT_CONNECT_ERROR) {
         throw std::runtime_error("cannot reach " + peer + " over RDMA (" + what + ")");
     }
-    throw std::runtime_error("unexpected rdma_cm event " + what + " from " + peer + " (" + rdma_event_str(want) + " expected)");
+    throw std::runtime_error("unexpected rdma_cm event " + what + " from " + peer + " (" + rdma_event_str(want) +
+                             " expected)");
 }
 
 uint32_t qp_slots(const ServerSpec& h) {
     if (h.test == TestKind::rr) return 1;
     // msgrate: a receive window of at least kMsgrateWindow, so a receiver a little behind does not
     // stop the sender for credits (the sends in flight stay --tx-depth).
-    uint32_t window = h.test == TestKind::msgrate ? std::max(h.rdma.tx_depth, rdma_wire::kMsgrateWindow) : h.rdma.tx_depth;
+    uint32_t window =
+        h.test == TestKind::msgrate ? std::max(h.rdma.tx_depth, rdma_wire::kMsgrateWindow) : h.rdma.tx_depth;
     return rdma_wire::slots_per_qp(window, h.rdma.qps, h.message_size);
 }
 
@@ -114,9 +123,9 @@ RdmaInfo device_info_for(const std::string& local_address) {
         if (!ch || rdma_create_id(ch.get(), &raw, nullptr, RDMA_PS_TCP) != 0) return info;
         CmId id(raw);
         sockaddr_storage ss = numeric_sockaddr(local_address, 0);
-        if (rdma_bind_addr(id.get(), reinterpret_cast<sockaddr*>(&ss)) == 0 && id->verbs) fill_device_info(id.get(), info);
-    } catch (const std::exception&) {
-    }
+        if (rdma_bind_addr(id.get(), reinterpret_cast<sockaddr*>(&ss)) == 0 && id->verbs)
+            fill_device_info(id.get(), info);
+    } catch (const std::exception&) {}
     return info;
 }
 
@@ -230,7 +239,8 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
         ca.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
         ca.parent_domain = parent_.get();
         ibv_cq_ex* cq = ibv_create_cq_ex(ctx, &ca);
-        if (!cq) throw std::runtime_error(err("--thread-domains: ibv_create_cq_ex in the parent domain on " + info_.device));
+        if (!cq)
+            throw std::runtime_error(err("--thread-domains: ibv_create_cq_ex in the parent domain on " + info_.device));
         cq_.reset(ibv_cq_ex_to_cq(cq));
     } else {
         cq_.reset(ibv_create_cq(ctx, cqe, nullptr, comp_.get(), 0));
@@ -272,8 +282,8 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
 void RdmaConnection::open_thread_domain(ibv_context* ctx) {
     auto refused = [&](const char* call) {
         std::string why = std::strerror(errno);
-        return std::runtime_error("--thread-domains cannot be honoured: " + info_.device + "'s provider (" + info_.provider +
-                                  ") refused " + call + ": " + why +
+        return std::runtime_error("--thread-domains cannot be honoured: " + info_.device + "'s provider (" +
+                                  info_.provider + ") refused " + call + ": " + why +
                                   "; run without --thread-domains (the threads' QPs then share the context's "
                                   "doorbell registers and locks), or give each thread a context of its own with "
                                   "--qps-per-context 1");
@@ -341,7 +351,8 @@ void RdmaConnection::ready_qp(size_t q) {
         ibv_qp_attr attr{};
         int mask = 0;
         attr.qp_state = s;
-        if (rdma_init_qp_attr(qps_.at(q).get(), &attr, &mask) != 0 || ibv_modify_qp(own_qps_.at(q).get(), &attr, mask) != 0) {
+        if (rdma_init_qp_attr(qps_.at(q).get(), &attr, &mask) != 0 ||
+            ibv_modify_qp(own_qps_.at(q).get(), &attr, mask) != 0) {
             const char* name = s == IBV_QPS_INIT ? "INIT" : s == IBV_QPS_RTR ? "RTR" : "RTS";
             throw std::runtime_error(err(std::string("moving our own QP to ") + name +
                                          " (--qps-per-context; rdma_init_qp_attr, ibv_modify_qp)"));
@@ -383,7 +394,8 @@ bool RdmaConnection::peer_gone() const {
     while (!gone_ && rdma_get_cm_event(channel_.get(), &e) == 0) {
         auto t = e->event;
         rdma_ack_cm_event(e);
-        if (t == RDMA_CM_EVENT_DISCONNECTED || t == RDMA_CM_EVENT_DEVICE_REMOVAL || t == RDMA_CM_EVENT_TIMEWAIT_EXIT) gone_ = true;
+        if (t == RDMA_CM_EVENT_DISCONNECTED || t == RDMA_CM_EVENT_DEVICE_REMOVAL || t == RDMA_CM_EVENT_TIMEWAIT_EXIT)
+            gone_ = true;
     }
     return gone_;
 }
@@ -404,20 +416,23 @@ RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_
     auto deadline = Clock::now() + timeout;
     for (uint32_t q = 0; q < half.rdma.qps; ++q) {
         rdma_cm_id* raw = nullptr;
-        if (rdma_create_id(conn->channel(), &raw, nullptr, RDMA_PS_TCP) != 0) throw std::runtime_error(err("rdma_create_id"));
+        if (rdma_create_id(conn->channel(), &raw, nullptr, RDMA_PS_TCP) != 0)
+            throw std::runtime_error(err("rdma_create_id"));
         CmId id(raw);
         if (rdma_resolve_addr(id.get(), nullptr, reinterpret_cast<sockaddr*>(&dst), 2000) != 0) {
             throw std::runtime_error(err("rdma_resolve_addr " + server_address));
         }
         expect_event(conn->channel(), RDMA_CM_EVENT_ADDR_RESOLVED, deadline, peer);
-        if (rdma_resolve_route(id.get(), 2000) != 0) throw std::runtime_error(err("rdma_resolve_route " + server_address));
+        if (rdma_resolve_route(id.get(), 2000) != 0)
+            throw std::runtime_error(err("rdma_resolve_route " + server_address));
         expect_event(conn->channel(), RDMA_CM_EVENT_ROUTE_RESOLVED, deadline, peer);
         if (q == 0) conn->open_device(id.get());
         rdma_cm_id* idp = id.get();
         conn->add_qp(std::move(id));
         PeerBuffer mine = conn->local_for(q);
-        rdma_wire::ConnectRequest req{rdma_wire::kMagic, static_cast<uint32_t>(stream), token, q, half.rdma.qps,
-                                      mine.addr, mine.rkey, mine.slots, mine.length};
+        rdma_wire::ConnectRequest req{
+            rdma_wire::kMagic, static_cast<uint32_t>(stream), token, q, half.rdma.qps, mine.addr, mine.rkey, mine.slots,
+            mine.length};
         rdma_conn_param cp{};
         cp.private_data = &req;
         cp.private_data_len = sizeof(req);
@@ -433,14 +448,17 @@ RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_
         if (conn->owns_qps()) cp.qp_num = conn->qp(q)->qp_num;
         if (rdma_connect(idp, &cp) != 0) throw std::runtime_error(err("rdma_connect to " + peer));
         // With a QP of our own, rdma_cm stops at the reply: we move the QP on, then confirm.
-        CmEvent e = expect_event(conn->channel(), conn->owns_qps() ? RDMA_CM_EVENT_CONNECT_RESPONSE : RDMA_CM_EVENT_ESTABLISHED,
-                                 deadline, peer);
+        CmEvent e =
+            expect_event(conn->channel(), conn->owns_qps() ? RDMA_CM_EVENT_CONNECT_RESPONSE : RDMA_CM_EVENT_ESTABLISHED,
+                         deadline, peer);
         if (!e->param.conn.private_data || e->param.conn.private_data_len < sizeof(rdma_wire::AcceptReply)) {
-            throw std::runtime_error(peer + " accepted the RDMA connection without describing its buffer (not a zcserver?)");
+            throw std::runtime_error(peer +
+                                     " accepted the RDMA connection without describing its buffer (not a zcserver?)");
         }
         rdma_wire::AcceptReply rep;
         std::memcpy(&rep, e->param.conn.private_data, sizeof(rep));
-        if (rep.magic != rdma_wire::kMagic) throw std::runtime_error(peer + " answered the RDMA connection with foreign data");
+        if (rep.magic != rdma_wire::kMagic)
+            throw std::runtime_error(peer + " answered the RDMA connection with foreign data");
         conn->set_peer(q, PeerBuffer{rep.addr, rep.rkey, rep.length, rep.slots});
         if (conn->owns_qps()) {
             conn->ready_qp(q);
@@ -458,7 +476,8 @@ RdmaListener::RdmaListener(const std::string& bind_address, int backlog) : addre
     channel_.reset(rdma_create_event_channel());
     if (!channel_) throw std::runtime_error(err("rdma_create_event_channel"));
     rdma_cm_id* raw = nullptr;
-    if (rdma_create_id(channel_.get(), &raw, nullptr, RDMA_PS_TCP) != 0) throw std::runtime_error(err("rdma_create_id"));
+    if (rdma_create_id(channel_.get(), &raw, nullptr, RDMA_PS_TCP) != 0)
+        throw std::runtime_error(err("rdma_create_id"));
     id_.reset(raw);
     sockaddr_storage ss = numeric_sockaddr(bind_address, 0);
     if (rdma_bind_addr(id_.get(), reinterpret_cast<sockaddr*>(&ss)) != 0) {
@@ -532,7 +551,8 @@ std::vector<DataConnection> RdmaListener::accept(const ServerSpec& half, Role ro
             ++established;
         } else if (e->event == RDMA_CM_EVENT_DISCONNECTED || e->event == RDMA_CM_EVENT_CONNECT_ERROR ||
                    e->event == RDMA_CM_EVENT_UNREACHABLE || e->event == RDMA_CM_EVENT_REJECTED) {
-            throw std::runtime_error(std::string("an RDMA data connection failed during set-up: ") + rdma_event_str(e->event));
+            throw std::runtime_error(std::string("an RDMA data connection failed during set-up: ") +
+                                     rdma_event_str(e->event));
         }
     }
     // Each stream's ids move to its own channel, so its data loop sees its peer disconnect.

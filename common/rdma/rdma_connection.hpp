@@ -49,7 +49,7 @@ public:
     // What we tell the peer about our side of QP `qp`.
     PeerBuffer local_for(size_t qp) const;
     void migrate_to_own_channel();  // server: ids arrive on the listener's channel
-    void finish_setup();  // reads the path MTU back, makes the cm channel non-blocking
+    void finish_setup();            // reads the path MTU back, makes the cm channel non-blocking
     rdma_event_channel* channel() const { return channel_.get(); }
 
     // For the data paths.
@@ -117,7 +117,7 @@ private:
     CompletionChannel comp_;
     CompletionQueue cq_;
     std::optional<RdmaDataMemory> mem_;  // registered in open_device (MRs before the PD goes)
-    std::vector<QueuePair> own_qps_;  // --qps-per-context: ibv_create_qp on the group's PD
+    std::vector<QueuePair> own_qps_;     // --qps-per-context: ibv_create_qp on the group's PD
     std::vector<CmId> qps_;
     std::vector<PeerBuffer> peers_;
     RdmaInfo info_;
@@ -138,7 +138,8 @@ public:
     // Accepts streams x qps connections presenting `token`; the rest are rejected. Returns one
     // connection per stream, in stream order. Throws std::runtime_error on failure or timeout.
     std::vector<DataConnection> accept(const ServerSpec& half, Role role, uint64_t token,
-                                       std::chrono::steady_clock::time_point deadline, const std::atomic<bool>& stopped);
+                                       std::chrono::steady_clock::time_point deadline,
+                                       const std::atomic<bool>& stopped);
 
 private:
     std::string address_;

@@ -77,7 +77,7 @@ StreamCounters RdmaReadSink::loop(const StopRule& stop, Stage& stage) {
     std::vector<ibv_sge> sges(postlist);
     ibv_wc wc[CqWaiter::kBatch];
     uint64_t window_waits = 0;  // times every QP's window was full (not reported: the sink waits on itself)
-    uint64_t requested = 0;  // bytes asked for (in flight or done): what the stop rule budgets
+    uint64_t requested = 0;     // bytes asked for (in flight or done): what the stop rule budgets
 
     // A completion covering `k` WRs of QP q: the oldest k reads have landed; check and count them.
     auto land = [&](size_t q, uint32_t k) {
@@ -148,8 +148,10 @@ StreamCounters RdmaReadSink::loop(const StopRule& stop, Stage& stage) {
         }
         q = q + 1 == nq ? 0 : q + 1;
         int n = waiter.poll(wc);
-        if (n < 0) ok = CqWaiter::fail(sc, EIO, "ibv_poll_cq") != 0;
-        else if (n > 0) ok = apply(n);
+        if (n < 0)
+            ok = CqWaiter::fail(sc, EIO, "ibv_poll_cq") != 0;
+        else if (n > 0)
+            ok = apply(n);
     }
     // The end: per QP a signalled SEND with our count; its completion also covers the reads before it
     // (a send queue completes in order), so the unsignalled tail lands with it.
@@ -160,7 +162,8 @@ StreamCounters RdmaReadSink::loop(const StopRule& stop, Stage& stage) {
         if (r.since_signal > 0) {
             // A small signalled read (into the control area, never counted) completes after the
             // unsignalled tail, so its completion tells us the tail landed.
-            ibv_sge flush{reinterpret_cast<uint64_t>(c_.ctrl_recv(e)), static_cast<uint32_t>(std::min<uint64_t>(8, msg)), c_.ctrl_lkey()};
+            ibv_sge flush{reinterpret_cast<uint64_t>(c_.ctrl_recv(e)),
+                          static_cast<uint32_t>(std::min<uint64_t>(8, msg)), c_.ctrl_lkey()};
             ibv_send_wr wr{};
             wr.sg_list = &flush;
             wr.num_sge = 1;
@@ -171,7 +174,8 @@ StreamCounters RdmaReadSink::loop(const StopRule& stop, Stage& stage) {
             wr.wr.rdma.rkey = c_.peer(e).rkey;
             r.since_signal = 0;
             ibv_send_wr* bad = nullptr;
-            if (ibv_post_send(c_.qp(e), &wr, &bad) != 0) ok = CqWaiter::fail(sc, errno ? errno : EIO, "ibv_post_send") != 0;
+            if (ibv_post_send(c_.qp(e), &wr, &bad) != 0)
+                ok = CqWaiter::fail(sc, errno ? errno : EIO, "ibv_post_send") != 0;
         }
         while (ok && r.done < r.posted) {
             int n = waiter.wait(wc, sc);
@@ -198,7 +202,8 @@ StreamCounters RdmaReadSink::loop(const StopRule& stop, Stage& stage) {
         ok = n > 0 && apply(n);
     }
     if (!sc.error && !stage.verify_at_end()) {
-        CqWaiter::fail(sc, EBADMSG, "pattern check in GPU memory (a read did not reach GPU memory as the source holds it)");
+        CqWaiter::fail(sc, EBADMSG,
+                       "pattern check in GPU memory (a read did not reach GPU memory as the source holds it)");
     }
     sc.staging = stage.counts();
     return sc;

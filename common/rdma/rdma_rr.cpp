@@ -30,9 +30,12 @@ inline uint8_t tag(uint64_t t, bool answer) { return static_cast<uint8_t>(((t & 
 
 const char* arrival_name(RdmaRr::Arrival a) {
     switch (a) {
-        case RdmaRr::Arrival::receive: return "receive completion (SEND into a posted receive)";
-        case RdmaRr::Arrival::write_imm: return "receive completion (RDMA WRITE WITH IMM)";
-        case RdmaRr::Arrival::last_byte: return "polling the landing buffer's last byte (RDMA WRITE, ib_write_lat style)";
+        case RdmaRr::Arrival::receive:
+            return "receive completion (SEND into a posted receive)";
+        case RdmaRr::Arrival::write_imm:
+            return "receive completion (RDMA WRITE WITH IMM)";
+        case RdmaRr::Arrival::last_byte:
+            return "polling the landing buffer's last byte (RDMA WRITE, ib_write_lat style)";
     }
     return "";
 }
@@ -41,7 +44,9 @@ const char* arrival_name(RdmaRr::Arrival a) {
 
 RdmaRr::RdmaRr(RdmaConnection& c, bool initiator, LatencyHistogram* rtt) : c_(c), initiator_(initiator), rtt_(rtt) {
     const bool write = c.transport() == Transport::rdma_write;
-    arrival_ = !write ? Arrival::receive : c.options().cq_mode == CqMode::poll ? Arrival::last_byte : Arrival::write_imm;
+    arrival_ = !write                                ? Arrival::receive
+               : c.options().cq_mode == CqMode::poll ? Arrival::last_byte
+                                                     : Arrival::write_imm;
     const uint64_t n = c.message_size(), piece = c.piece_size();
     const uint32_t pieces = c.pieces();
     std::byte* buf = c.data();
@@ -51,7 +56,8 @@ RdmaRr::RdmaRr(RdmaConnection& c, bool initiator, LatencyHistogram* rtt) : c_(c)
     send_wrs_.resize(pieces);
     for (uint32_t i = 0; i < pieces; ++i) {
         uint64_t off = uint64_t(i) * piece;
-        send_sges_[i] = ibv_sge{reinterpret_cast<uint64_t>(buf + off), static_cast<uint32_t>(std::min(piece, n - off)), c.data_lkey()};
+        send_sges_[i] = ibv_sge{reinterpret_cast<uint64_t>(buf + off), static_cast<uint32_t>(std::min(piece, n - off)),
+                                c.data_lkey()};
         ibv_send_wr& w = send_wrs_[i];
         w = ibv_send_wr{};
         w.sg_list = &send_sges_[i];
@@ -89,7 +95,8 @@ RdmaRr::RdmaRr(RdmaConnection& c, bool initiator, LatencyHistogram* rtt) : c_(c)
         w.next = i + 1 < nrecv ? &recv_wrs_[i + 1] : nullptr;
     }
     ibv_recv_wr* bad = nullptr;
-    if (ibv_post_recv(c.qp(0), recv_wrs_.data(), &bad) != 0) throw std::runtime_error("ibv_post_recv failed while posting rr receives");
+    if (ibv_post_recv(c.qp(0), recv_wrs_.data(), &bad) != 0)
+        throw std::runtime_error("ibv_post_recv failed while posting rr receives");
     // The responder's last byte starts as an answer tag, so no request can be mistaken for one there.
     if (!initiator_) buf[n - 1] = static_cast<std::byte>(tag(127, true));
     if (rtt_) rtt_->prepare();
@@ -226,7 +233,8 @@ struct RdmaRr::Loop {
             if (p.arrival_ == Arrival::receive && got != n) return fail(EBADMSG, "rr message (a piece arrived short)");
             arrived = 0;
             got = 0;
-            if (*last != want) return fail(EBADMSG, "rr message tag (the message that arrived is not the one expected)");
+            if (*last != want)
+                return fail(EBADMSG, "rr message tag (the message that arrived is not the one expected)");
         }
         sc.bytes += n;
         return true;

@@ -37,7 +37,7 @@ struct QpTx {
     uint32_t slot = 0;         // rdma-write: next slot of the receiver's ring
     uint32_t slots = 0;
     uint64_t last_length = 0;
-    uint64_t posted = 0;       // data messages posted (a staged sender's slot index)
+    uint64_t posted = 0;  // data messages posted (a staged sender's slot index)
 };
 
 }  // namespace
@@ -62,7 +62,7 @@ StreamCounters RdmaSender::loop(const StopRule& stop, Stage& stage) {
     const size_t nq = c_.qp_count();
     const uint64_t msg = c_.message_size();
     const RdmaOptions& o = c_.options();
-    uint32_t depth = std::min(o.tx_depth, c_.send_depth() - 2);  // room for the end message
+    uint32_t depth = std::min(o.tx_depth, c_.send_depth() - 2);        // room for the end message
     if constexpr (Stage::staged) depth = std::min(depth, c_.slots());  // one bounce slot per send in flight
     const uint32_t signal_every = std::max(1u, depth / 4);
     const uint32_t postlist = std::min(o.postlist, depth);
@@ -167,8 +167,10 @@ StreamCounters RdmaSender::loop(const StopRule& stop, Stage& stage) {
         }
         q = q + 1 == nq ? 0 : q + 1;
         int n = waiter.poll(wc);  // take what is there without waiting
-        if (n < 0) ok = CqWaiter::fail(sc, EIO, "ibv_poll_cq") != 0;
-        else if (n > 0) ok = apply(n);
+        if (n < 0)
+            ok = CqWaiter::fail(sc, EIO, "ibv_poll_cq") != 0;
+        else if (n > 0)
+            ok = apply(n);
     }
 
     // End of stream, per QP: a signalled end message (rdma-send needs a credit for it: it lands in a

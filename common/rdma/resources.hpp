@@ -57,7 +57,7 @@ using CompletionQueue = RdmaHandle<ibv_cq, ibv_destroy_cq>;
 using MemoryRegion = RdmaHandle<ibv_mr, ibv_dereg_mr>;
 using DeviceContext = RdmaHandle<ibv_context, ibv_close_device>;  // one we opened (--qps-per-context)
 using QueuePair = RdmaHandle<ibv_qp, ibv_destroy_qp>;             // one made with ibv_create_qp, not rdma_create_qp
-using ThreadDomain = RdmaHandle<ibv_td, detail::dealloc_td>;       // --thread-domains; its parent domain is a
+using ThreadDomain = RdmaHandle<ibv_td, detail::dealloc_td>;      // --thread-domains; its parent domain is a
                                                                   // ProtectionDomain (ibv_dealloc_pd frees both)
 
 // A device context and PD that --qps-per-context K streams share (one opened per K streams). The

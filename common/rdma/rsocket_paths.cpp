@@ -52,7 +52,8 @@ bool read_exact(int fd, void* out, size_t len, int ms) {
     auto deadline = Clock::now() + std::chrono::milliseconds(ms);
     size_t have = 0;
     while (have < len) {
-        int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+        int left =
+            static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
         if (left <= 0 || !wait_ready(fd, POLLIN, left)) return false;
         ssize_t n = ::rrecv(fd, p + have, len - have, MSG_DONTWAIT);
         if (n == 0) return false;
@@ -115,7 +116,8 @@ void configure(int fd, const ServerSpec& half, Role) {
         // mappings from what the other announced at connection time, and riomap fails with ENOMEM
         // when the table is empty.
         int v = 1;
-        if (::rsetsockopt(fd, SOL_RDMA, RDMA_IOMAPSIZE, &v, sizeof(v)) != 0) throw std::runtime_error(err("rsetsockopt RDMA_IOMAPSIZE"));
+        if (::rsetsockopt(fd, SOL_RDMA, RDMA_IOMAPSIZE, &v, sizeof(v)) != 0)
+            throw std::runtime_error(err("rsetsockopt RDMA_IOMAPSIZE"));
     }
     int one = 1;
     ::rsetsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));  // notices and credits go at once
@@ -150,7 +152,8 @@ StreamCounters RsocketSender::run(const StopRule& stop) {
         off += static_cast<size_t>(n);
         if (off == msg) off = 0;
     }
-    if (!c.error && !stop.abort->load()) ::rshutdown(fd_, SHUT_WR);  // the stream's end; never towards a dead peer: it can block
+    if (!c.error && !stop.abort->load())
+        ::rshutdown(fd_, SHUT_WR);  // the stream's end; never towards a dead peer: it can block
     return c;
 }
 
@@ -179,7 +182,8 @@ StreamCounters RsocketReceiver::run(const StopRule& stop) {
 
 // ---- rsocket-iomap: riowrite into the receiver's riomap'ed ring ----
 
-RsocketIomapSender::RsocketIomapSender(int fd, size_t message_size, size_t alignment) : fd_(fd), buf_(message_size, alignment) {
+RsocketIomapSender::RsocketIomapSender(int fd, size_t message_size, size_t alignment)
+    : fd_(fd), buf_(message_size, alignment) {
     rdma_wire::fill_pattern(buf_.data(), message_size);
     struct {
         int64_t offset;
@@ -208,7 +212,8 @@ StreamCounters RsocketIomapSender::run(const StopRule& stop) {
             return false;
         }
         if (n < 0) {
-            if (errno == EINTR || (errno == EAGAIN && (flags == MSG_DONTWAIT || wait_unless_aborted(fd_, POLLIN, &stop)))) {
+            if (errno == EINTR ||
+                (errno == EAGAIN && (flags == MSG_DONTWAIT || wait_unless_aborted(fd_, POLLIN, &stop)))) {
                 return true;
             }
             c.error = errno;
@@ -231,8 +236,8 @@ StreamCounters RsocketIomapSender::run(const StopRule& stop) {
         {
             size_t put = 0;
             while (put < len) {
-                size_t n = ::riowrite(fd_, buf_.data() + put, len - put, offset_ + int64_t(slot) * int64_t(msg) + int64_t(put),
-                                      MSG_DONTWAIT);
+                size_t n = ::riowrite(fd_, buf_.data() + put, len - put,
+                                      offset_ + int64_t(slot) * int64_t(msg) + int64_t(put), MSG_DONTWAIT);
                 if (n == static_cast<size_t>(-1)) {
                     if (errno == EINTR || (errno == EAGAIN && wait_unless_aborted(fd_, POLLOUT, &stop))) continue;
                     c.error = errno;
@@ -255,12 +260,16 @@ StreamCounters RsocketIomapSender::run(const StopRule& stop) {
         if (!take_credits(MSG_DONTWAIT)) break;
     }
 done:
-    if (!c.error && !stop.abort->load()) ::rshutdown(fd_, SHUT_WR);  // the stream's end; never towards a dead peer: it can block
+    if (!c.error && !stop.abort->load())
+        ::rshutdown(fd_, SHUT_WR);  // the stream's end; never towards a dead peer: it can block
     return c;
 }
 
 RsocketIomapReceiver::RsocketIomapReceiver(int fd, size_t message_size, size_t alignment, uint32_t tx_depth)
-    : fd_(fd), msg_(message_size), slots_(iomap_slots(message_size, tx_depth)), ring_(message_size * slots_, alignment) {
+    : fd_(fd),
+      msg_(message_size),
+      slots_(iomap_slots(message_size, tx_depth)),
+      ring_(message_size * slots_, alignment) {
     auto t0 = Clock::now();
     off_t offset = ::riomap(fd_, ring_.data(), ring_.size(), PROT_WRITE, 0, -1);
     registration_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -327,7 +336,8 @@ RsocketListener::RsocketListener(const std::string& bind_address, const ServerSp
     configure(fd_.get(), half, role);
     socklen_t len = ss.ss_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
     if (::rbind(fd_.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0) {
-        throw std::runtime_error(err("rbind " + bind_address) + " (rsockets need an address on an RDMA device; not loopback)");
+        throw std::runtime_error(err("rbind " + bind_address) +
+                                 " (rsockets need an address on an RDMA device; not loopback)");
     }
     if (::rlisten(fd_.get(), half.streams + 8) != 0) {
         throw std::runtime_error(err("rlisten on " + bind_address) +
@@ -347,7 +357,8 @@ std::vector<DataConnection> RsocketListener::accept(int wanted, uint64_t token, 
     std::vector<DataConnection> out;
     while (static_cast<int>(out.size()) < wanted) {
         if (stopped.load()) throw std::runtime_error(kStoppedBeforeStart);
-        int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+        int left =
+            static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
         if (left <= 0) {
             throw std::runtime_error("only " + std::to_string(out.size()) + " of " + std::to_string(wanted) +
                                      " rsocket data connections arrived in time");
@@ -364,8 +375,8 @@ std::vector<DataConnection> RsocketListener::accept(int wanted, uint64_t token, 
     return out;
 }
 
-RsocketFd connect_rsocket(const std::string& server_address, uint16_t port, uint64_t token, const ServerSpec& half, Role role,
-                          std::chrono::milliseconds timeout) {
+RsocketFd connect_rsocket(const std::string& server_address, uint16_t port, uint64_t token, const ServerSpec& half,
+                          Role role, std::chrono::milliseconds timeout) {
     require_rdma_device();
     sockaddr_storage ss = numeric_sockaddr(server_address, port);
     RsocketFd fd(::rsocket(ss.ss_family, SOCK_STREAM, 0));
@@ -377,7 +388,8 @@ RsocketFd connect_rsocket(const std::string& server_address, uint16_t port, uint
         throw std::runtime_error(err("rconnect to " + server_address + ":" + std::to_string(port)) +
                                  (errno == ENODEV || errno == EADDRNOTAVAIL
                                       ? " (no RDMA route: the address must be on an RDMA interface, not loopback)"
-                                      : errno == ECONNREFUSED ? " (nothing listens there: port closed or zcserver gone?)" : ""));
+                                  : errno == ECONNREFUSED ? " (nothing listens there: port closed or zcserver gone?)"
+                                                          : ""));
     }
     (void)timeout;
     if (!send_all(fd.get(), &token, sizeof(token))) throw std::runtime_error(err("rsend of the token"));

@@ -57,7 +57,8 @@ private:
 
 class RsocketReceiver {
 public:
-    RsocketReceiver(int fd, size_t message_size, size_t alignment) : fd_(fd), msg_(message_size), buf_(message_size, alignment) {}
+    RsocketReceiver(int fd, size_t message_size, size_t alignment)
+        : fd_(fd), msg_(message_size), buf_(message_size, alignment) {}
     StreamCounters run(const StopRule& stop);
     const HostBuffer& buffer() const { return buf_; }
 

@@ -43,7 +43,8 @@ sockaddr_storage numeric_sockaddr(const std::string& address, uint16_t port) {
         s6->sin6_family = AF_INET6;
         s6->sin6_port = htons(port);
     } else {
-        throw std::invalid_argument("'" + address + "' is not a numeric IPv4 or IPv6 address (RDMA connects by address)");
+        throw std::invalid_argument("'" + address +
+                                    "' is not a numeric IPv4 or IPv6 address (RDMA connects by address)");
     }
     return ss;
 }

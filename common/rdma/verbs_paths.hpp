@@ -30,7 +30,8 @@ namespace zc {
 
 // A side's sender and receiver policies, chosen from its connection's memory (data_memory.hpp).
 using TxStage = std::variant<std::monostate, TxInPlace, TxStaged<cuda::CudaStageCopy>, TxStaged<HostStageCopy>>;
-using RxStage = std::variant<std::monostate, RxInPlace, RxDirect, RxStaged<cuda::CudaStageCopy>, RxStaged<HostStageCopy>>;
+using RxStage =
+    std::variant<std::monostate, RxInPlace, RxDirect, RxStaged<cuda::CudaStageCopy>, RxStaged<HostStageCopy>>;
 void make_tx_stage(TxStage& s, RdmaConnection& c);
 void make_rx_stage(RxStage& s, RdmaConnection& c);
 

@@ -106,10 +106,10 @@ private:
 
     uint64_t msg_;
     uint32_t slots_;
-    StageRing<Copy> ring_;        // over the connection's registered data area
-    typename Copy::Memory gpu_;   // the message, holding the pattern
+    StageRing<Copy> ring_;                 // over the connection's registered data area
+    typename Copy::Memory gpu_;            // the message, holding the pattern
     std::vector<uint64_t> staged_, done_;  // per QP: messages staged, sends completed
-    uint64_t committed_ = 0;      // bytes staged, all QPs
+    uint64_t committed_ = 0;               // bytes staged, all QPs
 };
 
 class RxInPlace {
@@ -118,7 +118,9 @@ public:
     explicit RxInPlace(RdmaConnection& c) : c_(c) {}
     bool land(size_t q, uint32_t s, uint64_t len) { return rdma_wire::check_and_poison(c_.slot(q, s), len); }
     template <class After>
-    bool settle(size_t, After&&) { return true; }
+    bool settle(size_t, After&&) {
+        return true;
+    }
     bool verify_at_end() { return true; }
     StagingCounts counts() const { return {}; }
 
@@ -135,13 +137,17 @@ public:
         return true;
     }
     template <class After>
-    bool settle(size_t, After&&) { return true; }
+    bool settle(size_t, After&&) {
+        return true;
+    }
     bool verify_at_end() {
         const RdmaDataMemory& m = c_.memory();
         const std::byte* base = c_.data();
         for (size_t i = 0; i < len_.size(); ++i) {
             const std::byte* p = base + i * c_.message_size();
-            auto read = [&](std::byte* dst, const std::byte* src, size_t n) { m.read_data(dst, static_cast<uint64_t>(src - base), n); };
+            auto read = [&](std::byte* dst, const std::byte* src, size_t n) {
+                m.read_data(dst, static_cast<uint64_t>(src - base), n);
+            };
             if (len_[i] && !verbs_stage_detail::check_samples_via(read, p, len_[i])) return false;
         }
         return true;
@@ -196,7 +202,8 @@ public:
         ring_.wait_all();
         auto read = [](std::byte* dst, const std::byte* src, size_t n) { Copy::read(dst, src, n); };
         for (size_t i = 0; i < len_.size(); ++i) {
-            if (len_[i] && !verbs_stage_detail::check_samples_via(read, Copy::data(gpu_) + i * msg_, len_[i])) return false;
+            if (len_[i] && !verbs_stage_detail::check_samples_via(read, Copy::data(gpu_) + i * msg_, len_[i]))
+                return false;
         }
         return true;
     }
@@ -208,10 +215,10 @@ private:
     uint64_t msg_;
     uint32_t slots_;
     StageRing<Copy> ring_;
-    typename Copy::Memory gpu_;        // the ring's copy in GPU memory, slot for slot
-    std::vector<uint32_t> pending_;    // per QP: slots whose copy is queued, not yet settled
+    typename Copy::Memory gpu_;      // the ring's copy in GPU memory, slot for slot
+    std::vector<uint32_t> pending_;  // per QP: slots whose copy is queued, not yet settled
     std::vector<uint32_t> npending_;
-    std::vector<uint64_t> len_;        // per slot: the last message's length
+    std::vector<uint64_t> len_;  // per slot: the last message's length
 };
 
 }  // namespace zc

@@ -13,13 +13,13 @@ inline constexpr uint32_t kMagic = 0x5a435244;  // "ZCRD"
 // rdma_connect's private data (at most 56 bytes for RC over rdma_cm): one per queue pair.
 struct ConnectRequest {
     uint32_t magic;
-    uint32_t stream;   // which stream this QP belongs to
-    uint64_t token;    // the token the server announced in Ready
-    uint32_t qp;       // index of this QP within its stream
-    uint32_t qps;      // QPs per stream (both sides must agree)
-    uint64_t addr;     // rdma-read: the sender's (data source's) buffer; otherwise 0
+    uint32_t stream;  // which stream this QP belongs to
+    uint64_t token;   // the token the server announced in Ready
+    uint32_t qp;      // index of this QP within its stream
+    uint32_t qps;     // QPs per stream (both sides must agree)
+    uint64_t addr;    // rdma-read: the sender's (data source's) buffer; otherwise 0
     uint32_t rkey;
-    uint32_t slots;    // receive slots for this QP when the client receives
+    uint32_t slots;  // receive slots for this QP when the client receives
     uint64_t length;
 };
 static_assert(sizeof(ConnectRequest) <= 56, "rdma_cm allows 56 bytes of private data in a connect request");
@@ -27,8 +27,8 @@ static_assert(sizeof(ConnectRequest) <= 56, "rdma_cm allows 56 bytes of private 
 // rdma_accept's private data: the server's buffer, when the client must reach into it.
 struct AcceptReply {
     uint32_t magic;
-    uint32_t slots;    // receive slots for this QP (the sender's initial credits)
-    uint64_t addr;     // rdma-write: the receiver's ring; rdma-read: the source's buffer
+    uint32_t slots;  // receive slots for this QP (the sender's initial credits)
+    uint64_t addr;   // rdma-write: the receiver's ring; rdma-read: the source's buffer
     uint32_t rkey;
     uint32_t pad;
     uint64_t length;
@@ -42,7 +42,7 @@ struct EndMessage {
     uint32_t magic;
     uint32_t unannounced;  // rdma-write: messages written after the last immediate
     uint64_t last_length;
-    uint64_t bytes;        // rdma-read: the bytes the reader pulled (the source reports them)
+    uint64_t bytes;  // rdma-read: the bytes the reader pulled (the source reports them)
 };
 
 // Receive slots per QP: the window of messages in flight, bounded so a stream's ring stays small

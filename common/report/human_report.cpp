@@ -32,8 +32,10 @@ std::string placement_line(const SideResult& s) {
     std::string out = p.interface.empty() ? "device ?" : p.interface;
     if (!p.pci.empty()) out += fmt::format(" ({}, node {})", p.pci, p.device_numa_node);
     std::string pages;
-    for (const auto& [node, n] : p.buffer_pages_by_node) pages += fmt::format("{}{} pages on node {}", pages.empty() ? "" : ", ", n, node);
-    if (!pages.empty()) out += "; buffers: " + pages + (p.mem_node >= 0 ? fmt::format(" (asked node {})", p.mem_node) : "");
+    for (const auto& [node, n] : p.buffer_pages_by_node)
+        pages += fmt::format("{}{} pages on node {}", pages.empty() ? "" : ", ", n, node);
+    if (!pages.empty())
+        out += "; buffers: " + pages + (p.mem_node >= 0 ? fmt::format(" (asked node {})", p.mem_node) : "");
     for (const auto& i : p.irqs) {
         out += fmt::format("; IRQ {} {} on CPUs {}{}: {} interrupts", i.irq, i.name, i.affinity,
                            i.affinity != i.affinity_before ? " (was " + i.affinity_before + ")" : "", i.interrupts);
@@ -58,18 +60,21 @@ std::string memory_line(const SideResult& s) {
     const MemoryReport& m = s.memory;
     if (m.buffer == "host") return "";
     if (m.gpu_path.empty()) return m.buffer + " host memory (cudaHostAlloc), used directly";
-    std::string why = m.gpu_path_note.empty() || m.gpu_path_note.rfind(m.gpu_path + ":", 0) == 0 ? std::string()
-                                                                                                 : " (" + m.gpu_path_note + ")";
-    if (m.gpu_path == "direct") return m.buffer + " direct: the NIC reads and writes GPU memory (" + m.gpu_path_note + "), no copy";
+    std::string why = m.gpu_path_note.empty() || m.gpu_path_note.rfind(m.gpu_path + ":", 0) == 0
+                          ? std::string()
+                          : " (" + m.gpu_path_note + ")";
+    if (m.gpu_path == "direct")
+        return m.buffer + " direct: the NIC reads and writes GPU memory (" + m.gpu_path_note + "), no copy";
     const StagingCounts& st = m.staging;
     double copy_s = static_cast<double>(st.copy_ns) * 1e-9;
-    return fmt::format("{} {}{} through {} x {} {} bounce buffers{}: {} B in {} copies, copy time {:.3f} s "
-                       "({:.1f} GB/s while copying, {:.0f}% of the interval), thread waited {:.3f} s for copies",
-                       m.buffer, m.gpu_path, why, m.stage_slots, format_size(m.stage_slot_bytes),
-                       m.buffer == "sim-gpu" ? "host (sim-gpu: memcpy, no GPU)" : "pinned",
-                       m.stage_batch > 1 ? fmt::format(" ({} messages per copy)", m.stage_batch) : "", st.bytes, st.copies, copy_s,
-                       copy_s > 0 ? static_cast<double>(st.bytes) / copy_s / 1e9 : 0.0,
-                       s.elapsed_s > 0 ? 100.0 * copy_s / s.elapsed_s : 0.0, static_cast<double>(st.wait_ns) * 1e-9);
+    return fmt::format(
+        "{} {}{} through {} x {} {} bounce buffers{}: {} B in {} copies, copy time {:.3f} s "
+        "({:.1f} GB/s while copying, {:.0f}% of the interval), thread waited {:.3f} s for copies",
+        m.buffer, m.gpu_path, why, m.stage_slots, format_size(m.stage_slot_bytes),
+        m.buffer == "sim-gpu" ? "host (sim-gpu: memcpy, no GPU)" : "pinned",
+        m.stage_batch > 1 ? fmt::format(" ({} messages per copy)", m.stage_batch) : "", st.bytes, st.copies, copy_s,
+        copy_s > 0 ? static_cast<double>(st.bytes) / copy_s / 1e9 : 0.0,
+        s.elapsed_s > 0 ? 100.0 * copy_s / s.elapsed_s : 0.0, static_cast<double>(st.wait_ns) * 1e-9);
 }
 
 std::string label(const TestResult& r) {
@@ -98,11 +103,12 @@ public:
         } else if (r.test == TestKind::msgrate) {
             add_msgrate_row(r);
         } else {
-            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10.2f} | {:>6.1f} {:>8.3f} {:>8.3f} | {:>6.1f} {:>8.3f} {:>8.3f}\n",
-                                label(r), test_name(r.test), format_size(r.message_size), r.streams,
-                                r.throughput_gbps, r.local.cpu_util_pct(), r.local.service_demand_us_per_kb(),
-                                r.local.process_service_demand_us_per_kb(), r.remote.cpu_util_pct(),
-                                r.remote.service_demand_us_per_kb(), r.remote.process_service_demand_us_per_kb());
+            out_ << fmt::format(
+                "{:<20} {:<7} {:>7} {:>3} {:>10.2f} | {:>6.1f} {:>8.3f} {:>8.3f} | {:>6.1f} {:>8.3f} {:>8.3f}\n",
+                label(r), test_name(r.test), format_size(r.message_size), r.streams, r.throughput_gbps,
+                r.local.cpu_util_pct(), r.local.service_demand_us_per_kb(), r.local.process_service_demand_us_per_kb(),
+                r.remote.cpu_util_pct(), r.remote.service_demand_us_per_kb(),
+                r.remote.process_service_demand_us_per_kb());
         }
         for (const auto* s : {&r.local, &r.remote}) {
             out_ << fmt::format("    {:<6} {} {}: {} B{} in {:.2f} s, {} calls{}; data CPUs {}; all CPUs: {}\n",
@@ -110,22 +116,23 @@ public:
                                 r.test == TestKind::rr ? " received" : "", s->elapsed_s, s->ops,
                                 s->rcv_lowat > 0 ? " (woken at " + format_size(s->rcv_lowat) + " queued)" : "",
                                 format_cpu_list(s->cpus), split(*s));
-            out_ << fmt::format("           per CPU: {}; proc {:.2f} CPU-s (usr {:.2f} sys {:.2f}); others {:.2f} CPU-s\n",
-                                busiest_cpus(*s), s->process_cpu_s(), s->process_user_s, s->process_sys_s,
-                                s->cpu.others.cpu_s);
+            out_ << fmt::format(
+                "           per CPU: {}; proc {:.2f} CPU-s (usr {:.2f} sys {:.2f}); others {:.2f} CPU-s\n",
+                busiest_cpus(*s), s->process_cpu_s(), s->process_user_s, s->process_sys_s, s->cpu.others.cpu_s);
             out_ << "           placement: " << placement_line(*s) << "\n";
             if (!s->rdma.empty()) out_ << "           rdma: " << describe(s->rdma) << "\n";
             if (auto m = memory_line(*s); !m.empty()) out_ << "           memory: " << m << "\n";
         }
         if (!r.baseline.transport.empty()) {
-            out_ << fmt::format("    vs {}: throughput {:.2f}x, local SD {:.2f}x, remote SD {:.2f}x\n", r.baseline.transport,
-                                r.baseline.throughput, r.baseline.local_service_demand, r.baseline.remote_service_demand);
+            out_ << fmt::format("    vs {}: throughput {:.2f}x, local SD {:.2f}x, remote SD {:.2f}x\n",
+                                r.baseline.transport, r.baseline.throughput, r.baseline.local_service_demand,
+                                r.baseline.remote_service_demand);
         }
         if (r.iterations.iterations > 1 || r.iterations.level_pct > 0) {
             out_ << fmt::format("    {} iterations; {} {}% confidence interval width {:.1f}% (goal {:.1f}%){}\n",
                                 r.iterations.iterations, r.iterations.metric, r.iterations.level_pct,
-                                r.iterations.throughput_width_pct,
-                                r.iterations.width_goal_pct, r.iterations.met ? "" : "  NOT MET: add iterations (-i)");
+                                r.iterations.throughput_width_pct, r.iterations.width_goal_pct,
+                                r.iterations.met ? "" : "  NOT MET: add iterations (-i)");
         }
         out_ << fmt::format("    set-up + teardown {:.1f} ms\n", r.setup_ms);
         for (const auto& w : r.warnings) {
@@ -149,39 +156,45 @@ private:
         header_kind_ = kind;
         out_ << "\n";
         if (kind == 1) {
-            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>8} {:>8} {:>8} | {:>8} | {:>9} {:>9}\n", "", "", "", "",
-                                "", "RTT us", "", "", "one-way", "SD us/Tran", "");
-            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>8} {:>8} {:>8} | {:>8} | {:>9} {:>9}\n", "transport",
-                                "test", "msg", "P", "trans/s", "mean", "p50", "p99", "lat us", "local", "remote");
+            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>8} {:>8} {:>8} | {:>8} | {:>9} {:>9}\n", "", "",
+                                "", "", "", "RTT us", "", "", "one-way", "SD us/Tran", "");
+            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>8} {:>8} {:>8} | {:>8} | {:>9} {:>9}\n",
+                                "transport", "test", "msg", "P", "trans/s", "mean", "p50", "p99", "lat us", "local",
+                                "remote");
         } else if (kind == 2) {
-            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12} {:>5} | {:>8} {:>8} | {:>9} {:>9}\n", "", "", "", "", "",
-                                "", "sender", "", "SD us/msg", "");
-            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12} {:>5} | {:>8} {:>8} | {:>9} {:>9}\n", "transport", "test",
-                                "msg", "P", "msgs/s", "batch", "calls/m", "segs/m", "local", "remote");
+            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12} {:>5} | {:>8} {:>8} | {:>9} {:>9}\n", "", "", "", "",
+                                "", "", "sender", "", "SD us/msg", "");
+            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12} {:>5} | {:>8} {:>8} | {:>9} {:>9}\n", "transport",
+                                "test", "msg", "P", "msgs/s", "batch", "calls/m", "segs/m", "local", "remote");
         } else {
-            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>6} {:>8} {:>8} | {:>6} {:>8} {:>8}\n", "", "", "", "",
-                                "", "Local", "", "", "Remote", "", "");
+            out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>6} {:>8} {:>8} | {:>6} {:>8} {:>8}\n", "", "", "",
+                                "", "", "Local", "", "", "Remote", "", "");
             out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10} | {:>6} {:>8} {:>8} | {:>6} {:>8} {:>8}\n",
-                                "transport[/rx]", "test", "msg", "P", "Gb/s", "CPU%", "SD", "proc SD", "CPU%", "SD", "proc SD");
+                                "transport[/rx]", "test", "msg", "P", "Gb/s", "CPU%", "SD", "proc SD", "CPU%", "SD",
+                                "proc SD");
         }
     }
 
     void add_rr_row(const TestResult& r) {
         const MessageResult& m = r.messages;
-        out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>10.1f} | {:>8.2f} {:>8.2f} {:>8.2f} | {:>8.2f} | {:>9.2f} {:>9.2f}\n",
-                            label(r), test_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s,
-                            m.rtt.mean_us, m.rtt.p50_us, m.rtt.p99_us, m.rtt.mean_us / 2, m.local_sd_us, m.remote_sd_us);
-        out_ << fmt::format("    {} transactions counted by both sides in {:.2f} s; RTT us min {:.2f} p90 {:.2f} p99.9 {:.2f} "
-                            "max {:.2f}; one-way latency = RTT/2 (OSU, perftest)\n",
-                            m.messages, m.elapsed_s, m.rtt.min_us, m.rtt.p90_us, m.rtt.p999_us, m.rtt.max_us);
+        out_ << fmt::format(
+            "{:<20} {:<7} {:>7} {:>3} {:>10.1f} | {:>8.2f} {:>8.2f} {:>8.2f} | {:>8.2f} | {:>9.2f} {:>9.2f}\n",
+            label(r), test_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s, m.rtt.mean_us,
+            m.rtt.p50_us, m.rtt.p99_us, m.rtt.mean_us / 2, m.local_sd_us, m.remote_sd_us);
+        out_ << fmt::format(
+            "    {} transactions counted by both sides in {:.2f} s; RTT us min {:.2f} p90 {:.2f} p99.9 {:.2f} "
+            "max {:.2f}; one-way latency = RTT/2 (OSU, perftest)\n",
+            m.messages, m.elapsed_s, m.rtt.min_us, m.rtt.p90_us, m.rtt.p999_us, m.rtt.max_us);
         if (m.tcp) {
-            out_ << fmt::format("    client: {:.2f} send/recv calls and {:.2f} data segments per transaction; proc SD us/Tran "
-                                "local {:.2f} remote {:.2f}\n",
-                                m.calls_per_message, m.segments_per_message, m.local_proc_sd_us, m.remote_proc_sd_us);
+            out_ << fmt::format(
+                "    client: {:.2f} send/recv calls and {:.2f} data segments per transaction; proc SD us/Tran "
+                "local {:.2f} remote {:.2f}\n",
+                m.calls_per_message, m.segments_per_message, m.local_proc_sd_us, m.remote_proc_sd_us);
         } else {
-            out_ << fmt::format("    client: {:.2f} post/send/recv calls per transaction; {}; proc SD us/Tran local {:.2f} "
-                                "remote {:.2f}\n",
-                                m.calls_per_message, m.measured, m.local_proc_sd_us, m.remote_proc_sd_us);
+            out_ << fmt::format(
+                "    client: {:.2f} post/send/recv calls per transaction; {}; proc SD us/Tran local {:.2f} "
+                "remote {:.2f}\n",
+                m.calls_per_message, m.measured, m.local_proc_sd_us, m.remote_proc_sd_us);
         }
         if (m.stream_messages_per_s.size() > 1) {
             std::string per;
@@ -199,12 +212,13 @@ private:
                             m.calls_per_message, segs, m.local_sd_us, m.remote_sd_us);
         std::string per;
         for (double v : m.stream_messages_per_s) per += fmt::format("{}{:.0f}", per.empty() ? "" : ", ", v);
-        out_ << fmt::format("    {} messages counted by both sides in {:.2f} s; per connection msgs/s: {}\n", m.messages,
-                            m.elapsed_s, per);
+        out_ << fmt::format("    {} messages counted by both sides in {:.2f} s; per connection msgs/s: {}\n",
+                            m.messages, m.elapsed_s, per);
         if (m.tcp) {
-            out_ << fmt::format("    measured: {} B messages, {} per {} with TCP_NODELAY (a message is its own segment only "
-                                "when segs/m is 1: TCP_INFO's count); the receiver reads in bulk\n",
-                                r.message_size, m.batch, m.batch == 1 ? "send()" : "sendmmsg()");
+            out_ << fmt::format(
+                "    measured: {} B messages, {} per {} with TCP_NODELAY (a message is its own segment only "
+                "when segs/m is 1: TCP_INFO's count); the receiver reads in bulk\n",
+                r.message_size, m.batch, m.batch == 1 ? "send()" : "sendmmsg()");
         } else {
             out_ << fmt::format("    measured: {} B messages, {}\n", r.message_size, m.measured);
         }

@@ -15,7 +15,7 @@ struct ReportHeader {
     std::string command_line;
     std::string local_host;
     std::string remote_host;
-    std::string server;        // host:port as reached
+    std::string server;  // host:port as reached
     bool embedded_server = false;
     std::string remote_software;
 };

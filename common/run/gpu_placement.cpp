@@ -41,13 +41,16 @@ void note_gpu_placement(const Placement& p, const std::set<int>& cpu_nodes, std:
                            "under the GPU's switch (zcperf --topology)");
     }
     if (g.numa_node >= 0 && !cpu_nodes.empty() && !cpu_nodes.count(g.numa_node)) {
-        warnings.push_back(g.device + " sits on NUMA node " + std::to_string(g.numa_node) + " but the data threads (and their "
-                           "pinned bounce buffers) run on node(s) " + format_cpu_list({cpu_nodes.begin(), cpu_nodes.end()}) +
+        warnings.push_back(g.device + " sits on NUMA node " + std::to_string(g.numa_node) +
+                           " but the data threads (and their "
+                           "pinned bounce buffers) run on node(s) " +
+                           format_cpu_list({cpu_nodes.begin(), cpu_nodes.end()}) +
                            ": every staged byte crosses the interconnect; pin with --cpu near the GPU");
     }
 }
 
-MemoryReport memory_report(const SideSpec& side, uint64_t message_size, const StagingCounts& staging, const RdmaInfo& rdma) {
+MemoryReport memory_report(const SideSpec& side, uint64_t message_size, const StagingCounts& staging,
+                           const RdmaInfo& rdma) {
     MemoryReport m;
     m.buffer = buffer_spec_name(side.buffer);
     m.staging = staging;

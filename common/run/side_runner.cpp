@@ -61,17 +61,21 @@ void SideRunner::note_placement_mismatches(SideResult& r) const {
     if (cfg_.half.side.mem_node >= 0) {
         uint64_t off = 0;
         for (const auto& [node, pages] : p.buffer_pages_by_node) off += node == cfg_.half.side.mem_node ? 0 : pages;
-        if (off > 0) r.warnings.push_back(std::to_string(off) + " buffer pages are not on the requested NUMA node " + std::to_string(cfg_.half.side.mem_node));
+        if (off > 0)
+            r.warnings.push_back(std::to_string(off) + " buffer pages are not on the requested NUMA node " +
+                                 std::to_string(cfg_.half.side.mem_node));
     }
     for (const auto& [node, pages] : p.buffer_pages_by_node) {
         if (!cpu_nodes.empty() && !cpu_nodes.count(node)) {
-            r.warnings.push_back("buffer pages on NUMA node " + std::to_string(node) + " but the data threads run on node(s) " +
-                                 format_cpu_list({cpu_nodes.begin(), cpu_nodes.end()}) + ": every byte crosses the interconnect");
+            r.warnings.push_back(
+                "buffer pages on NUMA node " + std::to_string(node) + " but the data threads run on node(s) " +
+                format_cpu_list({cpu_nodes.begin(), cpu_nodes.end()}) + ": every byte crosses the interconnect");
         }
     }
     if (p.device_numa_node >= 0 && !cpu_nodes.empty() && !cpu_nodes.count(p.device_numa_node)) {
         r.warnings.push_back(p.interface + " sits on NUMA node " + std::to_string(p.device_numa_node) +
-                             " but the data threads run on node(s) " + format_cpu_list({cpu_nodes.begin(), cpu_nodes.end()}));
+                             " but the data threads run on node(s) " +
+                             format_cpu_list({cpu_nodes.begin(), cpu_nodes.end()}));
     }
     note_gpu_placement(p, cpu_nodes, r.warnings);
 }
@@ -84,7 +88,8 @@ std::vector<DataConnection> as_connections(std::vector<UniqueFd> fds) {
 }
 }  // namespace
 
-SideRunner::SideRunner(SideConfig config, std::vector<UniqueFd> fds) : SideRunner(std::move(config), as_connections(std::move(fds))) {}
+SideRunner::SideRunner(SideConfig config, std::vector<UniqueFd> fds)
+    : SideRunner(std::move(config), as_connections(std::move(fds))) {}
 
 SideRunner::SideRunner(SideConfig config, std::vector<DataConnection> fds)
     : cfg_(std::move(config)),
@@ -126,11 +131,13 @@ void SideRunner::place_interrupts() {
     if (irqs_.empty()) {
         placement_.irq_note = placement_.interface.empty()
                                   ? "the data's network device was not found: no IRQs reported"
-                                  : placement_.interface + " is a virtual device (loopback, veth): it has no IRQs of its own" +
+                                  : placement_.interface +
+                                        " is a virtual device (loopback, veth): it has no IRQs of its own" +
                                         (cfg_.half.side.irq_cpus.empty() ? "" : ", so --irq-cpus changed nothing");
         return;
     }
-    if (!cfg_.half.side.irq_cpus.empty()) irq_guard_ = std::make_unique<IrqAffinityGuard>(irqs_, cfg_.half.side.irq_cpus);
+    if (!cfg_.half.side.irq_cpus.empty())
+        irq_guard_ = std::make_unique<IrqAffinityGuard>(irqs_, cfg_.half.side.irq_cpus);
 }
 
 void SideRunner::run_stream(Stream& s, int index) {
@@ -139,7 +146,8 @@ void SideRunner::run_stream(Stream& s, int index) {
     StreamPath path;
     try {
         if (s.cpu >= 0) pin_current_thread(s.cpu);
-        if (cfg_.half.side.mem_node >= 0) bind_thread_memory(cfg_.half.side.mem_node);  // the policy ends with the thread
+        if (cfg_.half.side.mem_node >= 0)
+            bind_thread_memory(cfg_.half.side.mem_node);  // the policy ends with the thread
         make_stream_path(path, cfg_.half, cfg_.role, s.conn, s.rtt);
         if (const HostBuffer* buffer = buffer_of(path)) s.buffer_nodes = page_nodes(buffer->data(), buffer->size());
     } catch (const std::exception& e) {
@@ -205,7 +213,8 @@ SideResult SideRunner::finish() {
     r.host = cfg_.host;
     r.role = cfg_.role;
     r.elapsed_s = r.cpu.elapsed_s;
-    r.path = cfg_.role == Role::send || is_rdma(cfg_.half.transport) ? transport_name(cfg_.half.transport) : std::string("rx-") + rx_mode_name(cfg_.half.rx);
+    r.path = cfg_.role == Role::send || is_rdma(cfg_.half.transport) ? transport_name(cfg_.half.transport)
+                                                                     : std::string("rx-") + rx_mode_name(cfg_.half.rx);
     StreamCounters total;
     std::string first_error;
     for (size_t i = 0; i < streams_.size(); ++i) {
@@ -228,8 +237,8 @@ SideResult SideRunner::finish() {
         if (s.counters.error && first_error.empty() && !abort_.load()) {
             // A call name gets "()"; a phrase (an RDMA completion status) is quoted as it is.
             bool call = std::strchr(s.counters.failed_call, ' ') == nullptr;
-            first_error = "stream " + std::to_string(i) + ": " + s.counters.failed_call + (call ? "() failed: " : ": ") +
-                          std::strerror(s.counters.error);
+            first_error = "stream " + std::to_string(i) + ": " + s.counters.failed_call +
+                          (call ? "() failed: " : ": ") + std::strerror(s.counters.error);
             if (s.counters.error == EPIPE || s.counters.error == ECONNRESET) first_error += " (the peer went away)";
             if (s.counters.error == EAGAIN) first_error += " (no data for too long: is the peer stalled?)";
         }
@@ -242,15 +251,17 @@ SideResult SideRunner::finish() {
         auto [snd, rcv] = socket_buffers(tcp_fd(streams_[0].conn));
         r.socket_send_buffer = snd;
         r.socket_recv_buffer = rcv;
-        if (cfg_.role == Role::recv && !is_message_test(cfg_.half.test)) r.rcv_lowat = receive_low_water(tcp_fd(streams_[0].conn));
+        if (cfg_.role == Role::recv && !is_message_test(cfg_.half.test))
+            r.rcv_lowat = receive_low_water(tcp_fd(streams_[0].conn));
     }
     note_placement_mismatches(r);
     if (abort_.load()) throw std::runtime_error("the test was stopped before it finished");
     if (!first_error.empty()) throw std::runtime_error(first_error);
     if (r.elapsed_s < 5.0) {
-        r.warnings.push_back("measured interval under 5 s: CPU figures come from the kernel's tick sampling "
-                             "(1/" + std::to_string(sysconf(_SC_CLK_TCK)) +
-                             " s units), so use -l 5 or more for CPU figures you can trust");
+        r.warnings.push_back(
+            "measured interval under 5 s: CPU figures come from the kernel's tick sampling "
+            "(1/" +
+            std::to_string(sysconf(_SC_CLK_TCK)) + " s units), so use -l 5 or more for CPU figures you can trust");
     }
     return r;
 }

@@ -61,7 +61,7 @@ private:
         std::map<int, size_t> buffer_nodes;
         RdmaInfo rdma;  // RDMA paths: device, CQ mode, registration cost
         std::thread thread;
-        LatencyHistogram rtt;  // rr initiator: this stream's round trips
+        LatencyHistogram rtt;                                  // rr initiator: this stream's round trips
         int64_t longest_wait_ns = 0, longest_wait_end_ns = 0;  // timed senders: StopRule's record
     };
     void place_interrupts();

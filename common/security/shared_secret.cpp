@@ -35,7 +35,9 @@ SharedSecret SharedSecret::from_file(const std::string& path) {
     while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back()))) key.pop_back();
     while (!key.empty() && std::isspace(static_cast<unsigned char>(key.front()))) key.erase(key.begin());
     if (key.size() < 16) {
-        throw std::runtime_error("the key in " + path + " is shorter than 16 bytes; make one with: head -c 32 /dev/urandom | base64 > " + path);
+        throw std::runtime_error("the key in " + path +
+                                 " is shorter than 16 bytes; make one with: head -c 32 /dev/urandom | base64 > " +
+                                 path);
     }
     return SharedSecret(std::move(key));
 }

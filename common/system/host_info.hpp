@@ -9,8 +9,8 @@ namespace zc {
 
 struct HostInfo {
     std::string hostname;
-    std::string kernel;     // uname -r
-    std::string boot_id;    // tells two processes apart from two hosts (same boot_id = same kernel)
+    std::string kernel;   // uname -r
+    std::string boot_id;  // tells two processes apart from two hosts (same boot_id = same kernel)
     int pid = 0;
     std::vector<int> cpus;  // CPUs this process may use
     std::vector<int> numa_nodes;

@@ -163,7 +163,8 @@ IrqAffinityGuard::~IrqAffinityGuard() {
 }
 
 void IrqAffinityGuard::restore() noexcept {
-    for (int irq : changed_) write_affinity(proc_ + "/irq/" + std::to_string(irq) + "/smp_affinity_list", originals_[irq]);
+    for (int irq : changed_)
+        write_affinity(proc_ + "/irq/" + std::to_string(irq) + "/smp_affinity_list", originals_[irq]);
     changed_.clear();
 }
 
@@ -171,7 +172,8 @@ void IrqAffinityGuard::start_guardian() {
     // Everything the child needs is prepared before fork: after fork in a threaded process it may
     // only make async-signal-safe calls (open, write, read, close, _exit).
     std::vector<std::pair<std::string, std::string>> jobs;
-    for (const auto& [irq, list] : originals_) jobs.emplace_back(proc_ + "/irq/" + std::to_string(irq) + "/smp_affinity_list", list);
+    for (const auto& [irq, list] : originals_)
+        jobs.emplace_back(proc_ + "/irq/" + std::to_string(irq) + "/smp_affinity_list", list);
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     pid_t pid = fork();

@@ -27,13 +27,14 @@ void bind_thread_memory(int node) {
     bool known = false;
     for (int n : nodes) known |= n == node;
     if (!known) {
-        throw std::invalid_argument("NUMA node " + std::to_string(node) + " does not exist on this host; its nodes are " +
-                                    format_cpu_list(nodes));
+        throw std::invalid_argument("NUMA node " + std::to_string(node) +
+                                    " does not exist on this host; its nodes are " + format_cpu_list(nodes));
     }
     unsigned long mask[16] = {};
     mask[node / (8 * sizeof(unsigned long))] |= 1ul << (node % (8 * sizeof(unsigned long)));
     if (set_mempolicy(MPOL_BIND, mask, sizeof(mask) * 8) != 0) {
-        throw std::runtime_error("cannot bind memory to NUMA node " + std::to_string(node) + ": " + std::strerror(errno));
+        throw std::runtime_error("cannot bind memory to NUMA node " + std::to_string(node) + ": " +
+                                 std::strerror(errno));
     }
 }
 

@@ -9,7 +9,9 @@ namespace fs = std::filesystem;
 namespace {
 
 bool is_pci_function(const std::string& n) { return n.size() == 12 && n[4] == ':' && n[7] == ':' && n[10] == '.'; }
-bool is_host_bridge(const std::string& n) { return n.size() >= 7 && n.rfind("pci", 0) == 0 && n.find(':') != std::string::npos; }
+bool is_host_bridge(const std::string& n) {
+    return n.size() >= 7 && n.rfind("pci", 0) == 0 && n.find(':') != std::string::npos;
+}
 
 std::vector<std::string> split_path(const std::string& p) {
     std::vector<std::string> out;
@@ -73,12 +75,17 @@ PcieRelation pcie_relation(const std::string& path_a, const std::string& path_b)
 std::string describe(const PcieRelation& r, const std::string& path_a, const std::string& path_b) {
     auto first = [](const std::string& p) { return p.substr(0, p.find('/')); };
     switch (r.link) {
-        case PcieLink::same_switch: return "same PCIe switch (via " + r.common + ")";
-        case PcieLink::same_root_port: return "same PCIe root port (" + r.common + ")";
-        case PcieLink::same_host_bridge: return "different root ports of host bridge " + r.common + " (through the root complex)";
+        case PcieLink::same_switch:
+            return "same PCIe switch (via " + r.common + ")";
+        case PcieLink::same_root_port:
+            return "same PCIe root port (" + r.common + ")";
+        case PcieLink::same_host_bridge:
+            return "different root ports of host bridge " + r.common + " (through the root complex)";
         case PcieLink::different_host_bridges:
-            return "different host bridges (" + first(path_a) + " vs " + first(path_b) + ": across the CPU interconnect)";
-        case PcieLink::unknown: break;
+            return "different host bridges (" + first(path_a) + " vs " + first(path_b) +
+                   ": across the CPU interconnect)";
+        case PcieLink::unknown:
+            break;
     }
     return "unknown (not both on PCI)";
 }

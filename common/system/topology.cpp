@@ -55,8 +55,7 @@ Topology read_topology(const std::string& sysfs) {
         if (n.rfind("node", 0) != 0 || n.size() < 5 || !std::isdigit(static_cast<unsigned char>(n[4]))) continue;
         try {
             t.node_cpus[std::stoi(n.substr(4))] = parse_cpu_list(read_line(e.path() / "cpulist"));
-        } catch (...) {
-        }
+        } catch (...) {}
     }
     for (const auto& e : fs::directory_iterator(fs::path(sysfs) / "class/net", ec)) {
         DeviceLocality d = interface_locality(e.path().filename().string(), sysfs);

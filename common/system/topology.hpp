@@ -8,11 +8,11 @@
 namespace zc {
 
 struct DeviceLocality {
-    std::string kind;      // "nic", "rdma", "gpu"
-    std::string name;      // eth0, mlx5_0
-    std::string pci;       // 0000:3b:00.0, or "" for a virtual device
-    int numa_node = -1;    // -1: the firmware does not say (single-node machines, most VMs)
-    std::string pcie_path; // host bridge down to the function: pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:00.0
+    std::string kind;       // "nic", "rdma", "gpu"
+    std::string name;       // eth0, mlx5_0
+    std::string pci;        // 0000:3b:00.0, or "" for a virtual device
+    int numa_node = -1;     // -1: the firmware does not say (single-node machines, most VMs)
+    std::string pcie_path;  // host bridge down to the function: pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:00.0
 };
 
 struct Topology {

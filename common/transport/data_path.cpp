@@ -10,7 +10,9 @@ namespace zc {
 
 namespace {
 
-HostMemory host_memory(const BufferSpec& b) { return b.kind == MemoryKind::pinned ? HostMemory::pinned : HostMemory::pageable; }
+HostMemory host_memory(const BufferSpec& b) {
+    return b.kind == MemoryKind::pinned ? HostMemory::pinned : HostMemory::pageable;
+}
 
 void require_runnable(const ServerSpec& h, Role role) {
     if (std::string why = spec_problem(h, role); !why.empty()) throw std::runtime_error(why);
@@ -25,14 +27,24 @@ void make_send_path(SendPath& path, const ServerSpec& h, int fd) {
     const BufferSpec& b = h.side.buffer;
     switch (h.transport) {
         case Transport::tcp:
-            if (b.simulated()) path.emplace<TcpSimStagedSender>(fd, m, align, 0);
-            else if (b.on_gpu()) path.emplace<TcpStagedSender>(fd, m, align, b.device);
-            else path.emplace<TcpCopySender>(fd, m, align, host_memory(b));
+            if (b.simulated())
+                path.emplace<TcpSimStagedSender>(fd, m, align, 0);
+            else if (b.on_gpu())
+                path.emplace<TcpStagedSender>(fd, m, align, b.device);
+            else
+                path.emplace<TcpCopySender>(fd, m, align, host_memory(b));
             return;
-        case Transport::tcp_sendfile: path.emplace<TcpSendfileSender>(fd, m); return;
-        case Transport::tcp_msgzc: path.emplace<TcpMsgZerocopySender>(fd, m, align); return;
-        case Transport::tcp_uringzc: path.emplace<TcpUringZcSender>(fd, m, align, h.uring_fixed); return;
-        default: break;  // RDMA: make_rdma_send_path
+        case Transport::tcp_sendfile:
+            path.emplace<TcpSendfileSender>(fd, m);
+            return;
+        case Transport::tcp_msgzc:
+            path.emplace<TcpMsgZerocopySender>(fd, m, align);
+            return;
+        case Transport::tcp_uringzc:
+            path.emplace<TcpUringZcSender>(fd, m, align, h.uring_fixed);
+            return;
+        default:
+            break;  // RDMA: make_rdma_send_path
     }
     throw std::logic_error("make_send_path: " + std::string(transport_name(h.transport)) + " is not a TCP transport");
 }
@@ -45,13 +57,22 @@ void make_recv_path(RecvPath& path, const ServerSpec& h, int fd) {
     set_receive_low_water(fd, h.rcv_lowat);
     switch (h.rx) {
         case RxMode::copy:
-            if (b.simulated()) path.emplace<TcpSimStagedReceiver>(fd, m, align, 0);
-            else if (b.on_gpu()) path.emplace<TcpStagedReceiver>(fd, m, align, b.device);
-            else path.emplace<TcpCopyReceiver>(fd, m, align, host_memory(b));
+            if (b.simulated())
+                path.emplace<TcpSimStagedReceiver>(fd, m, align, 0);
+            else if (b.on_gpu())
+                path.emplace<TcpStagedReceiver>(fd, m, align, b.device);
+            else
+                path.emplace<TcpCopyReceiver>(fd, m, align, host_memory(b));
             return;
-        case RxMode::zerocopy: path.emplace<TcpZerocopyReceiver>(fd, m); return;
-        case RxMode::splice: path.emplace<TcpSpliceReceiver>(fd, m); return;
-        case RxMode::trunc: path.emplace<TcpTruncReceiver>(fd, m); return;
+        case RxMode::zerocopy:
+            path.emplace<TcpZerocopyReceiver>(fd, m);
+            return;
+        case RxMode::splice:
+            path.emplace<TcpSpliceReceiver>(fd, m);
+            return;
+        case RxMode::trunc:
+            path.emplace<TcpTruncReceiver>(fd, m);
+            return;
     }
     throw std::logic_error("make_recv_path: unhandled mode");
 }

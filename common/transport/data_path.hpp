@@ -19,8 +19,10 @@
 #if ZCPERF_WITH_RDMA
 #include "rdma/rsocket_paths.hpp"
 #include "rdma/verbs_paths.hpp"
-#define ZC_RDMA_SEND_PATHS , RsocketSender, RsocketIomapSender, RsocketStagedSender, RsocketSimStagedSender, RdmaSender, RdmaReadSource
-#define ZC_RDMA_RECV_PATHS , RsocketReceiver, RsocketIomapReceiver, RsocketStagedReceiver, RsocketSimStagedReceiver, RdmaReceiver, RdmaReadSink
+#define ZC_RDMA_SEND_PATHS \
+    , RsocketSender, RsocketIomapSender, RsocketStagedSender, RsocketSimStagedSender, RdmaSender, RdmaReadSource
+#define ZC_RDMA_RECV_PATHS \
+    , RsocketReceiver, RsocketIomapReceiver, RsocketStagedReceiver, RsocketSimStagedReceiver, RdmaReceiver, RdmaReadSink
 #else
 #define ZC_RDMA_SEND_PATHS
 #define ZC_RDMA_RECV_PATHS

@@ -7,7 +7,8 @@
 
 namespace zc {
 
-void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, DataConnection& conn, LatencyHistogram& rtt) {
+void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, DataConnection& conn,
+                        LatencyHistogram& rtt) {
     if (is_rdma(half.transport)) {
         if (std::string why = spec_problem(half, role); !why.empty()) throw std::runtime_error(why);
         return make_rdma_exchange_path(path, half, role, conn, rtt);
@@ -23,23 +24,31 @@ void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, i
     const BufferSpec& where = half.side.buffer;
     if (half.test == TestKind::rr) {
         if (where.on_gpu()) {  // TCP only stages GPU memory (spec_problem refused --gpu-path direct)
-            if (role == Role::send) path.emplace<TcpRrGpuInitiator>(fd, size, align, rtt, where);
-            else path.emplace<TcpRrGpuResponder>(fd, size, align, where);
+            if (role == Role::send)
+                path.emplace<TcpRrGpuInitiator>(fd, size, align, rtt, where);
+            else
+                path.emplace<TcpRrGpuResponder>(fd, size, align, where);
         } else {
-            if (role == Role::send) path.emplace<TcpRrInitiator>(fd, size, align, rtt, where);
-            else path.emplace<TcpRrResponder>(fd, size, align, where);
+            if (role == Role::send)
+                path.emplace<TcpRrInitiator>(fd, size, align, rtt, where);
+            else
+                path.emplace<TcpRrResponder>(fd, size, align, where);
         }
     } else {
-        if (role == Role::send) path.emplace<TcpMsgRateSender>(fd, size, align, half.batch);
-        else path.emplace<TcpMsgRateReceiver>(fd, size, align);
+        if (role == Role::send)
+            path.emplace<TcpMsgRateSender>(fd, size, align, half.batch);
+        else
+            path.emplace<TcpMsgRateReceiver>(fd, size, align);
     }
 }
 
 const HostBuffer* buffer_of(const ExchangePath& path) {
     return std::visit(
         [](const auto& p) -> const HostBuffer* {
-            if constexpr (requires { p.buffer(); }) return &p.buffer();
-            else return nullptr;
+            if constexpr (requires { p.buffer(); })
+                return &p.buffer();
+            else
+                return nullptr;
         },
         path);
 }
@@ -48,9 +57,12 @@ StreamCounters run_exchange_path(ExchangePath& path, const StopRule& stop) {
     return std::visit(
         [&](auto& p) -> StreamCounters {
             using P = std::decay_t<decltype(p)>;
-            if constexpr (std::is_same_v<P, std::monostate>) return {};
-            else if constexpr (requires { p.run(stop); }) return p.run(stop);
-            else return p.run();
+            if constexpr (std::is_same_v<P, std::monostate>)
+                return {};
+            else if constexpr (requires { p.run(stop); })
+                return p.run(stop);
+            else
+                return p.run();
         },
         path);
 }

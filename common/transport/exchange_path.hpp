@@ -28,7 +28,8 @@ using ExchangePath = std::variant<std::monostate, TcpRrInitiator, TcpRrResponder
 // Builds the loop for this side of a message test on its data connection, in the side's --buffer
 // memory (rr over TCP: host, pinned or GPU; otherwise host only); `rtt` receives the initiator's
 // round trips (the caller keeps it, so it outlives the path). Throws std::runtime_error naming the cause.
-void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, DataConnection& conn, LatencyHistogram& rtt);
+void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, DataConnection& conn,
+                        LatencyHistogram& rtt);
 // TCP only: the loop on a socket the caller keeps owning (tests, and the overload above for TCP).
 void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, int fd, LatencyHistogram& rtt);
 // The RDMA alternatives (rdma_data_path.cpp; in a build without rdma-core it throws saying so).

@@ -23,7 +23,8 @@ RdmaConnection& verbs_of(DataConnection& conn) {
 int rsocket_of(DataConnection& conn, const ServerSpec& h) {
     auto* c = std::get_if<RsocketFd>(&conn);
     if (!c || !*c) throw std::logic_error("an rsocket path needs an rsocket");
-    if (!h.side.rdma_dev.empty()) require_wanted_device(h.side.rdma_dev, device_info_for(local_address_of(conn)).device);
+    if (!h.side.rdma_dev.empty())
+        require_wanted_device(h.side.rdma_dev, device_info_for(local_address_of(conn)).device);
     return c->get();
 }
 
@@ -34,32 +35,52 @@ void make_rdma_send_path(SendPath& path, const ServerSpec& h, DataConnection& co
         // rsend/rrecv copy through rsockets' own registered buffers, so GPU memory is staged through
         // bounce slots (the NIC never sees our memory); spec_problem refused what cannot be honoured.
         case Transport::rsocket:
-            if (h.side.buffer.simulated()) path.emplace<RsocketSimStagedSender>(rsocket_of(conn, h), h.message_size, h.alignment, 0);
-            else if (h.side.buffer.on_gpu()) path.emplace<RsocketStagedSender>(rsocket_of(conn, h), h.message_size, h.alignment, h.side.buffer.device);
-            else path.emplace<RsocketSender>(rsocket_of(conn, h), h.message_size, h.alignment);
+            if (h.side.buffer.simulated())
+                path.emplace<RsocketSimStagedSender>(rsocket_of(conn, h), h.message_size, h.alignment, 0);
+            else if (h.side.buffer.on_gpu())
+                path.emplace<RsocketStagedSender>(rsocket_of(conn, h), h.message_size, h.alignment,
+                                                  h.side.buffer.device);
+            else
+                path.emplace<RsocketSender>(rsocket_of(conn, h), h.message_size, h.alignment);
             return;
-        case Transport::rsocket_iomap: path.emplace<RsocketIomapSender>(rsocket_of(conn, h), h.message_size, h.alignment); return;
+        case Transport::rsocket_iomap:
+            path.emplace<RsocketIomapSender>(rsocket_of(conn, h), h.message_size, h.alignment);
+            return;
         case Transport::rdma_write:
-        case Transport::rdma_send: path.emplace<RdmaSender>(verbs_of(conn)); return;
-        case Transport::rdma_read: path.emplace<RdmaReadSource>(verbs_of(conn)); return;
-        default: throw std::logic_error("make_rdma_send_path: not an RDMA transport");
+        case Transport::rdma_send:
+            path.emplace<RdmaSender>(verbs_of(conn));
+            return;
+        case Transport::rdma_read:
+            path.emplace<RdmaReadSource>(verbs_of(conn));
+            return;
+        default:
+            throw std::logic_error("make_rdma_send_path: not an RDMA transport");
     }
 }
 
 void make_rdma_recv_path(RecvPath& path, const ServerSpec& h, DataConnection& conn) {
     switch (h.transport) {
         case Transport::rsocket:
-            if (h.side.buffer.simulated()) path.emplace<RsocketSimStagedReceiver>(rsocket_of(conn, h), h.message_size, h.alignment, 0);
-            else if (h.side.buffer.on_gpu()) path.emplace<RsocketStagedReceiver>(rsocket_of(conn, h), h.message_size, h.alignment, h.side.buffer.device);
-            else path.emplace<RsocketReceiver>(rsocket_of(conn, h), h.message_size, h.alignment);
+            if (h.side.buffer.simulated())
+                path.emplace<RsocketSimStagedReceiver>(rsocket_of(conn, h), h.message_size, h.alignment, 0);
+            else if (h.side.buffer.on_gpu())
+                path.emplace<RsocketStagedReceiver>(rsocket_of(conn, h), h.message_size, h.alignment,
+                                                    h.side.buffer.device);
+            else
+                path.emplace<RsocketReceiver>(rsocket_of(conn, h), h.message_size, h.alignment);
             return;
         case Transport::rsocket_iomap:
             path.emplace<RsocketIomapReceiver>(rsocket_of(conn, h), h.message_size, h.alignment, h.rdma.tx_depth);
             return;
         case Transport::rdma_write:
-        case Transport::rdma_send: path.emplace<RdmaReceiver>(verbs_of(conn)); return;
-        case Transport::rdma_read: path.emplace<RdmaReadSink>(verbs_of(conn)); return;
-        default: throw std::logic_error("make_rdma_recv_path: not an RDMA transport");
+        case Transport::rdma_send:
+            path.emplace<RdmaReceiver>(verbs_of(conn));
+            return;
+        case Transport::rdma_read:
+            path.emplace<RdmaReadSink>(verbs_of(conn));
+            return;
+        default:
+            throw std::logic_error("make_rdma_recv_path: not an RDMA transport");
     }
 }
 
@@ -69,16 +90,22 @@ void make_rdma_exchange_path(ExchangePath& path, const ServerSpec& h, Role role,
     switch (h.transport) {
         case Transport::rsocket:
             if (h.test != TestKind::rr) break;
-            if (initiator) path.emplace<RsocketRrInitiator>(rsocket_of(conn, h), h.message_size, h.alignment, rtt);
-            else path.emplace<RsocketRrResponder>(rsocket_of(conn, h), h.message_size, h.alignment);
+            if (initiator)
+                path.emplace<RsocketRrInitiator>(rsocket_of(conn, h), h.message_size, h.alignment, rtt);
+            else
+                path.emplace<RsocketRrResponder>(rsocket_of(conn, h), h.message_size, h.alignment);
             return;
         case Transport::rdma_send:
         case Transport::rdma_write:
-            if (h.test == TestKind::rr) path.emplace<RdmaRr>(verbs_of(conn), initiator, initiator ? &rtt : nullptr);
-            else if (initiator) path.emplace<RdmaMsgRateSender>(verbs_of(conn));
-            else path.emplace<RdmaMsgRateReceiver>(verbs_of(conn));
+            if (h.test == TestKind::rr)
+                path.emplace<RdmaRr>(verbs_of(conn), initiator, initiator ? &rtt : nullptr);
+            else if (initiator)
+                path.emplace<RdmaMsgRateSender>(verbs_of(conn));
+            else
+                path.emplace<RdmaMsgRateReceiver>(verbs_of(conn));
             return;
-        default: break;
+        default:
+            break;
     }
     throw std::logic_error("make_rdma_exchange_path: " + std::string(test_name(h.test)) + " over " +
                            transport_name(h.transport) + " was not refused by spec_problem");

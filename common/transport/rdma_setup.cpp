@@ -61,7 +61,8 @@ RdmaDataListener::RdmaDataListener(const ServerSpec&, Role, const std::string&) 
 }
 RdmaDataListener::~RdmaDataListener() = default;
 uint16_t RdmaDataListener::port() const { return 0; }
-std::vector<DataConnection> RdmaDataListener::accept(uint64_t, std::chrono::steady_clock::time_point, const std::atomic<bool>&) {
+std::vector<DataConnection> RdmaDataListener::accept(uint64_t, std::chrono::steady_clock::time_point,
+                                                     const std::atomic<bool>&) {
     return {};
 }
 std::vector<DataConnection> connect_rdma_streams(const ServerSpec&, Role, const std::string&, uint16_t, uint64_t,

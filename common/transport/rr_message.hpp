@@ -40,7 +40,8 @@ public:
     // The side that sends first (the initiator) starts with the data pattern in GPU memory; the
     // responder starts zeroed, so the request it received can be told from what it began with.
     GpuRrMessage(size_t size, size_t alignment, const BufferSpec& where, bool sends_first)
-        : msg_(where.device, size, alignment, sends_first ? cuda::GpuMessage::Start::pattern : cuda::GpuMessage::Start::zeroed) {}
+        : msg_(where.device, size, alignment,
+               sends_first ? cuda::GpuMessage::Start::pattern : cuda::GpuMessage::Start::zeroed) {}
     const std::byte* outgoing(size_t n) { return msg_.stage_out(n); }
     std::byte* incoming() { return msg_.slot(); }
     void arrived(size_t n) { msg_.land(n); }

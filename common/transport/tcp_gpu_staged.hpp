@@ -37,7 +37,7 @@ namespace zc {
 struct StageShape {
     size_t slot_bytes;  // bytes one copy moves at most
     int slots;
-    size_t batch;       // messages per slot (1 for messages of a piece or more)
+    size_t batch;  // messages per slot (1 for messages of a piece or more)
     size_t gpu_bytes(size_t message_size) const { return message_size * batch; }
     uint64_t host_bytes() const { return static_cast<uint64_t>(slot_bytes) * static_cast<uint64_t>(slots); }
 };
@@ -86,8 +86,8 @@ public:
 private:
     bool stage(int slot, const StopRule& stop);
 
-    std::vector<size_t> staged_;  // bytes staged in each slot
-    uint64_t committed_ = 0;      // bytes whose copy was queued (what a byte budget counts)
+    std::vector<size_t> staged_;        // bytes staged in each slot
+    uint64_t committed_ = 0;            // bytes whose copy was queued (what a byte budget counts)
     size_t msg_len_ = 0, msg_off_ = 0;  // a large message being staged piece by piece
     bool ended_ = false;
 };

@@ -46,7 +46,8 @@ template <typename Memory, typename Api = KernelSockets>
 class TcpRrInitiatorOn {
 public:
     // Sets TCP_NODELAY and prepares `rtt` (both before the measured interval).
-    TcpRrInitiatorOn(int fd, size_t message_size, size_t alignment, LatencyHistogram& rtt, const BufferSpec& where = {});
+    TcpRrInitiatorOn(int fd, size_t message_size, size_t alignment, LatencyHistogram& rtt,
+                     const BufferSpec& where = {});
     // Transactions until the deadline (at least one), then shuts the write side down: the responder
     // sees the end between two requests. Counts bytes received and calls; messages = transactions.
     StreamCounters run(const StopRule& stop);

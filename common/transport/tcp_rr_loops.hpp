@@ -67,7 +67,7 @@ inline Got recv_all(int fd, std::byte* b, size_t n, StreamCounters& c) {
 
 template <typename Memory, typename Api>
 TcpRrInitiatorOn<Memory, Api>::TcpRrInitiatorOn(int fd, size_t message_size, size_t alignment, LatencyHistogram& rtt,
-                                           const BufferSpec& where)
+                                                const BufferSpec& where)
     : fd_(fd), mem_(message_size, alignment, where, true), rtt_(rtt) {
     Api::no_delay(fd_);
     rtt_.prepare();

@@ -39,7 +39,8 @@ StreamCounters TcpSpliceReceiver::run() {
         c.bytes += static_cast<uint64_t>(n);
         ++c.ops;
         for (ssize_t left = n; left > 0;) {  // drain the pipe: the data is discarded
-            ssize_t d = ::splice(pipe_rd_.get(), nullptr, null_.get(), nullptr, static_cast<size_t>(left), SPLICE_F_MOVE);
+            ssize_t d =
+                ::splice(pipe_rd_.get(), nullptr, null_.get(), nullptr, static_cast<size_t>(left), SPLICE_F_MOVE);
             if (d <= 0) {
                 if (d < 0 && errno == EINTR) continue;
                 c.error = d < 0 ? errno : EIO;

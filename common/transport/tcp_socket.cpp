@@ -101,14 +101,16 @@ UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint
         fcntl(fd.get(), F_SETFL, flags | O_NONBLOCK);
         int c = ::connect(fd.get(), ai->ai_addr, ai->ai_addrlen);
         if (c != 0 && errno == EINPROGRESS) {
-            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
             pollfd p{fd.get(), POLLOUT, 0};
             int pr;
             do {
                 pr = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
             } while (pr < 0 && errno == EINTR);
             if (pr == 0) {
-                last_error = "no answer within " + std::to_string(timeout.count()) + " ms (a firewall, or the host is down?)";
+                last_error =
+                    "no answer within " + std::to_string(timeout.count()) + " ms (a firewall, or the host is down?)";
                 continue;
             }
             int err = 0;
@@ -131,7 +133,7 @@ UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint
 }
 
 std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t port, int backlog,
-                                          uint64_t socket_buffer) {
+                                         uint64_t socket_buffer) {
     sockaddr_storage ss{};
     socklen_t len = 0;
     int family = AF_INET6;
@@ -163,7 +165,8 @@ std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t po
     if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0) {
         int e = errno;
         std::string where = (address.empty() ? "*" : address) + ":" + std::to_string(port);
-        if (e == EADDRINUSE) throw std::runtime_error("port " + where + " is in use: another zcserver? choose one with --port");
+        if (e == EADDRINUSE)
+            throw std::runtime_error("port " + where + " is in use: another zcserver? choose one with --port");
         throw std::runtime_error("cannot bind " + where + ": " + std::strerror(e));
     }
     if (::listen(fd.get(), backlog) != 0) throw std::runtime_error(std::string("listen: ") + std::strerror(errno));

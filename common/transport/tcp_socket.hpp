@@ -27,7 +27,7 @@ UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint
 
 // Listens on `address` (numeric, "" = any) and `port` (0 = ephemeral). Returns the fd and the port.
 std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t port, int backlog,
-                                          uint64_t socket_buffer = 0);
+                                         uint64_t socket_buffer = 0);
 
 void set_socket_buffers(int fd, uint64_t bytes);
 std::pair<uint64_t, uint64_t> socket_buffers(int fd);  // effective {SO_SNDBUF, SO_RCVBUF}

@@ -12,9 +12,16 @@
 namespace zc {
 
 enum class Transport {
-    tcp, tcp_sendfile, tcp_msgzc, tcp_uringzc,
+    tcp,
+    tcp_sendfile,
+    tcp_msgzc,
+    tcp_uringzc,
     // RDMA (common/rdma/): built only with rdma-core; otherwise listed as not in this build.
-    rsocket, rsocket_iomap, rdma_write, rdma_send, rdma_read
+    rsocket,
+    rsocket_iomap,
+    rdma_write,
+    rdma_send,
+    rdma_read
 };
 
 // How a transport connects and moves data. The RDMA kinds choose their receiver themselves (--rx does
@@ -37,11 +44,11 @@ struct TransportInfo {
     const char* name;
     const char* summary;
     TransportKind kind;
-    unsigned tests;       // bit(TestKind) of each test it runs
+    unsigned tests;  // bit(TestKind) of each test it runs
     // Why it runs no message test it lacks (after "rr over NAME is not offered: "); nullptr: a bulk sender path.
     const char* no_message_tests;
-    unsigned buffers;     // bit(MemoryKind) of the memory its loops hand the kernel or the NIC (stream tests)
-    bool gpu_direct;      // the NIC can DMA GPU memory itself (GPUDirect RDMA: a dmabuf memory region)
+    unsigned buffers;  // bit(MemoryKind) of the memory its loops hand the kernel or the NIC (stream tests)
+    bool gpu_direct;   // the NIC can DMA GPU memory itself (GPUDirect RDMA: a dmabuf memory region)
     SendBuffer send_buffer;
     bool built = true;  // false: known, but this build lacks what it needs (rdma-core)
 };
@@ -51,7 +58,7 @@ const TransportInfo& transport_info(Transport t);
 inline bool is_rdma(Transport t) { return transport_info(t).kind != TransportKind::tcp; }
 inline bool is_verbs(Transport t) { return transport_info(t).kind == TransportKind::verbs; }
 std::vector<std::string> available_transports();  // those built in
-bool transport_built(Transport t);                 // false: known, but this build lacks what it needs
+bool transport_built(Transport t);                // false: known, but this build lacks what it needs
 // Throws std::invalid_argument listing the transports built in when the name is unknown, or
 // naming what the build lacks for a known one that is not built in.
 Transport transport_from_name(std::string_view name);

@@ -35,7 +35,7 @@ struct Conn {
     Kind kind;
     int fd = -1;
     bool connecting = false;
-    size_t sent = 0;  // dribble: bytes of the hello sent
+    size_t sent = 0;         // dribble: bytes of the hello sent
     Clock::time_point next;  // reconnect (fd < 0) or next byte (dribble)
     uint32_t source = 0;
 };
@@ -65,7 +65,8 @@ int main(int argc, char** argv) {
     app.add_option("--burst", burst, "connections opened at once, once")->capture_default_str();
     app.add_option("--burst-after", burst_after, "seconds before the burst")->capture_default_str();
     app.add_option("--dribble", dribble, "connections dribbling a hello")->capture_default_str();
-    app.add_option("--dribble-ms", dribble_ms, "milliseconds between two bytes of a dribbled hello")->capture_default_str();
+    app.add_option("--dribble-ms", dribble_ms, "milliseconds between two bytes of a dribbled hello")
+        ->capture_default_str();
     app.add_option("--reconnect-ms", reconnect_ms, "milliseconds before reconnecting a closed connection")
         ->capture_default_str();
     app.add_option("--seconds", seconds, "how long to flood")->capture_default_str();
@@ -119,7 +120,8 @@ int main(int argc, char** argv) {
         ::close(k.fd);
         k.fd = -1;
         k.connecting = false;
-        k.next = k.kind == Kind::burst ? Clock::time_point::max() : Clock::now() + std::chrono::milliseconds(reconnect_ms);
+        k.next =
+            k.kind == Kind::burst ? Clock::time_point::max() : Clock::now() + std::chrono::milliseconds(reconnect_ms);
     };
 
     const auto end = start + std::chrono::milliseconds(int(seconds * 1000));
@@ -184,10 +186,11 @@ int main(int argc, char** argv) {
     for (auto& k : conns) {
         if (k.fd >= 0) ::close(k.fd);
     }
-    std::printf("{\"connects\": %ld, \"connect_errors\": %ld, \"busy_refusals\": %ld, \"handshake_timeouts\": %ld, "
-                "\"other_errors\": %ld, \"closed_silently\": %ld, \"hellos_completed\": %ld, \"welcomes\": %ld, "
-                "\"max_open\": %zu}\n",
-                c.connects, c.connect_errors, c.busy_refusals, c.handshake_timeouts, c.other_errors, c.closed_silently,
-                c.hellos_completed, c.welcomes, c.max_open);
+    std::printf(
+        "{\"connects\": %ld, \"connect_errors\": %ld, \"busy_refusals\": %ld, \"handshake_timeouts\": %ld, "
+        "\"other_errors\": %ld, \"closed_silently\": %ld, \"hellos_completed\": %ld, \"welcomes\": %ld, "
+        "\"max_open\": %zu}\n",
+        c.connects, c.connect_errors, c.busy_refusals, c.handshake_timeouts, c.other_errors, c.closed_silently,
+        c.hellos_completed, c.welcomes, c.max_open);
     return 0;
 }

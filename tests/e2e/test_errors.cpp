@@ -131,7 +131,8 @@ TEST(Errors, ClientKilledMidTestEndsOnlyItsOwnSession) {
     victim.signal(SIGKILL);
     victim.wait(5s);
     expect_server_still_serves(server);
-    EXPECT_NE(server.process().stderr_so_far().find("went away"), std::string::npos) << server.process().stderr_so_far();
+    EXPECT_NE(server.process().stderr_so_far().find("went away"), std::string::npos)
+        << server.process().stderr_so_far();
 }
 
 TEST(Errors, InterruptStopsBothSidesAndExits130) {

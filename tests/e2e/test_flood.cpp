@@ -27,8 +27,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr int kLanes = 4;           // real clients running side by side
-constexpr int kRunsPerLane = 6;     // one after another in each lane
+constexpr int kLanes = 4;        // real clients running side by side
+constexpr int kRunsPerLane = 6;  // one after another in each lane
 constexpr uint64_t kBytes = 8ull << 20;
 constexpr int kFloodSeconds = 16;
 constexpr int kStartupsFull = 256;  // zcserver's default --max-startups 64:30:256
@@ -74,9 +74,27 @@ void flood_while_clients_run(const std::vector<std::string>& auth) {
     const pid_t pid = server.process().pid();
     const Usage before = usage_of(pid);  // after one test: its buffers are part of the baseline
 
-    Process flood({ZCFLOOD_BIN, "--port", std::to_string(server.port()), "--source-first", "127.0.0.2", "--sources",
-                   "64", "--idle", "70", "--reconnect-ms", "20", "--burst", "400", "--burst-after", "3", "--dribble",
-                   "20", "--dribble-ms", "100", "--seconds", std::to_string(kFloodSeconds)});
+    Process flood({ZCFLOOD_BIN,
+                   "--port",
+                   std::to_string(server.port()),
+                   "--source-first",
+                   "127.0.0.2",
+                   "--sources",
+                   "64",
+                   "--idle",
+                   "70",
+                   "--reconnect-ms",
+                   "20",
+                   "--burst",
+                   "400",
+                   "--burst-after",
+                   "3",
+                   "--dribble",
+                   "20",
+                   "--dribble-ms",
+                   "100",
+                   "--seconds",
+                   std::to_string(kFloodSeconds)});
     std::this_thread::sleep_for(1s);  // the flood is up before the clients start
 
     std::atomic<int> ok{0}, done{0};
@@ -116,8 +134,8 @@ void flood_while_clients_run(const std::vector<std::string>& auth) {
     std::cout << "[          ] " << ok.load() << " of " << total << " real clients moved exact bytes during the flood\n"
               << "[          ] zcflood: " << fj.dump() << "\n"
               << "[          ] zcserver VmRSS " << before.rss_kib << " KiB before, " << peak.rss_kib << " KiB at most, "
-              << after.rss_kib << " KiB after; descriptors " << before.fds << " before, " << peak.fds
-              << " at most, " << after.fds << " after\n";
+              << after.rss_kib << " KiB after; descriptors " << before.fds << " before, " << peak.fds << " at most, "
+              << after.fds << " after\n";
     for (const auto& why : failures) std::cout << "[          ] failed client: " << why << "\n";
     EXPECT_GE(ok.load() * 10, total * 9) << "fewer than 90 % of the real clients got through";
 
@@ -138,7 +156,8 @@ void flood_while_clients_run(const std::vector<std::string>& auth) {
     std::string log = server.process().stderr_so_far();
     size_t lines = std::count(log.begin(), log.end(), '\n');
     long turned_away = fj["busy_refusals"].get<long>() + fj["handshake_timeouts"].get<long>();
-    std::cout << "[          ] zcserver logged " << lines << " lines for " << turned_away << " connections turned away\n";
+    std::cout << "[          ] zcserver logged " << lines << " lines for " << turned_away
+              << " connections turned away\n";
     EXPECT_NE(log.find("summed up when it ends"), std::string::npos);
     EXPECT_LT(lines * 5, static_cast<size_t>(turned_away)) << log.substr(0, 3000);
 }

@@ -73,8 +73,11 @@ TEST(IrqAffinity, KillMinus9OfTheOwnerStillRestoresRealIrqs) {
     }
     {
         Process holder(argv);
-        ASSERT_TRUE(wait_until([&] { return holder.stderr_so_far().empty() && zc::read_irq_affinity(irqs[0]) != before[irqs[0]]; }, 5s) ||
-                    before[irqs[0]] == argv[2])
+        ASSERT_TRUE(
+            wait_until(
+                [&] { return holder.stderr_so_far().empty() && zc::read_irq_affinity(irqs[0]) != before[irqs[0]]; },
+                5s) ||
+            before[irqs[0]] == argv[2])
             << holder.stderr_so_far();
         holder.signal(SIGKILL);
         holder.wait(5s);

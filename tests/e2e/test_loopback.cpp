@@ -58,8 +58,8 @@ TEST(Loopback, EmbeddedServerStreamReportsBothSides) {
 
 TEST(Loopback, ExactByteCountOverSeveralStreamsAgainstDaemon) {
     LocalServer server;
-    auto o = run({zcperf_bin(), "-H", server.address(), "-n", "100M", "-P", "3", "-m", "1M", "-o", "json", "--cpu",
-                  "0,1"});
+    auto o =
+        run({zcperf_bin(), "-H", server.address(), "-n", "100M", "-P", "3", "-m", "1M", "-o", "json", "--cpu", "0,1"});
     json j = parse_report(o);
     const json& r = j["results"][0];
     EXPECT_EQ(r["bytes"].get<uint64_t>(), 100ull << 20);
@@ -145,8 +145,8 @@ TEST(Loopback, ReceiverWakeThresholdIsAppliedAndReported) {
     EXPECT_EQ(m["results"][0]["remote"]["rcv_lowat"].get<uint64_t>(), 0u);
 
     // A locked 64 KiB receive buffer: the kernel caps the threshold at half of it, and says so.
-    json c = parse_report(run({zcperf_bin(), "-H", server.address(), "-n", "4M", "-m", "64K", "-S", "64K",
-                               "--rcvlowat", "1M", "-o", "json"}));
+    json c = parse_report(run({zcperf_bin(), "-H", server.address(), "-n", "4M", "-m", "64K", "-S", "64K", "--rcvlowat",
+                               "1M", "-o", "json"}));
     const json& cr = c["results"][0];
     EXPECT_EQ(cr["bytes"].get<uint64_t>(), 4u << 20);
     EXPECT_LE(cr["remote"]["rcv_lowat"].get<uint64_t>(), cr["remote"]["socket_recv_buffer"].get<uint64_t>() / 2);
@@ -165,10 +165,9 @@ TEST(Loopback, RunLongerThanAskedNamesTheStall) {
             json r;
             for (int attempt = 0; attempt < 3; ++attempt) {
                 LocalServer server;
-                Process client({zcperf_bin(), "-H", server.address(), "-T", t, "-t", test, "-l", "2", "-m", "64K",
-                                "-o", "json"});
-                ASSERT_TRUE(server.process().wait_for_stderr("on data port", 20s))
-                    << server.process().stderr_so_far();
+                Process client(
+                    {zcperf_bin(), "-H", server.address(), "-T", t, "-t", test, "-l", "2", "-m", "64K", "-o", "json"});
+                ASSERT_TRUE(server.process().wait_for_stderr("on data port", 20s)) << server.process().stderr_so_far();
                 std::this_thread::sleep_for(700ms);
                 server.process().signal(SIGSTOP);
                 std::this_thread::sleep_for(2500ms);

@@ -81,8 +81,9 @@ TEST(MessageTestsE2e, RrOneByteAndFourKiBAgainstTheEmbeddedServer) {
 
 TEST(MessageTestsE2e, RrSeveralStreamsAndLargeMessagesAgainstADaemon) {
     LocalServer server;
-    auto o = run({zcperf_bin(), "-H", server.address(), "-t", "rr", "-P", "2", "-m", "64K,64M", "-l", "0.5", "-o", "json"},
-                 120s);
+    auto o =
+        run({zcperf_bin(), "-H", server.address(), "-t", "rr", "-P", "2", "-m", "64K,64M", "-l", "0.5", "-o", "json"},
+            120s);
     json j = report(o);
     ASSERT_EQ(j["results"].size(), 2u);
     expect_rr_result(j["results"][0], 65536, 2);
@@ -99,8 +100,8 @@ TEST(MessageTestsE2e, RrRepetitionsMergeTransactions) {
 
 TEST(MessageTestsE2e, MsgrateTwoThreadsCountEveryMessage) {
     LocalServer server;
-    auto o = run({zcperf_bin(), "-H", server.address(), "-t", "msgrate", "-P", "2", "-l", "1", "--cpu", "0+1,0+1",
-                  "-o", "json"});
+    auto o = run({zcperf_bin(), "-H", server.address(), "-t", "msgrate", "-P", "2", "-l", "1", "--cpu", "0+1,0+1", "-o",
+                  "json"});
     json j = report(o);
     const json& r = j["results"][0];
     ASSERT_TRUE(r.contains("msgrate")) << r.dump();
@@ -156,10 +157,8 @@ TEST(MessageTestsE2e, BadCombinationsAreClearErrors) {
         std::vector<std::string> args;
         const char* says;
     } cases[] = {
-        {{"-t", "rr", "-n", "1G"}, "runs for a time"},
-        {{"-t", "rr", "-T", "tcp-msgzc"}, "tcp transport"},
-        {{"-t", "msgrate", "--rx", "splice"}, "--rx"},
-        {{"-t", "rr", "--batch", "4"}, "--batch is for -t msgrate"},
+        {{"-t", "rr", "-n", "1G"}, "runs for a time"}, {{"-t", "rr", "-T", "tcp-msgzc"}, "tcp transport"},
+        {{"-t", "msgrate", "--rx", "splice"}, "--rx"}, {{"-t", "rr", "--batch", "4"}, "--batch is for -t msgrate"},
         {{"-t", "rr", "-m", "2G"}, "1 B..1G"},
     };
     for (const auto& c : cases) {

@@ -111,11 +111,11 @@ TEST_F(NetnsPair, SweepAcrossVethWritesCsvAndPlots) {
     uint16_t port = 12877;
     auto server = start_server(port);
     std::string out = "/tmp/zc-sweep-veth-" + std::to_string(getpid());
-    auto o = run(in(client_ns_, {"/usr/bin/python3", ZCPERF_SOURCE_DIR "/scripts/irq_sweep.py", "--zcperf", zcperf_bin(), "-H",
-                                 std::string(kServerAddr) + ":" + std::to_string(port), "--client-cpus", "0",
-                                 "--irq-cpus", "0", "--sizes", "64K,256K", "--transports", "tcp,tcp-msgzc", "-l", "0.3",
-                                 "--out", out}),
-                 120s);
+    auto o = run(
+        in(client_ns_, {"/usr/bin/python3", ZCPERF_SOURCE_DIR "/scripts/irq_sweep.py", "--zcperf", zcperf_bin(), "-H",
+                        std::string(kServerAddr) + ":" + std::to_string(port), "--client-cpus", "0", "--irq-cpus", "0",
+                        "--sizes", "64K,256K", "--transports", "tcp,tcp-msgzc", "-l", "0.3", "--out", out}),
+        120s);
     ASSERT_EQ(o.exit_code, 0) << o.err;
     std::ifstream csv(out + ".csv");
     std::string line;

@@ -37,10 +37,11 @@ std::string env_or(const char* name, const std::string& fallback) {
 // The address the data must use: on the RDMA device's netdev (rdma_cm refuses loopback).
 std::string rdma_ip() { return env_or("RDMA_VM_IP", env_or("ZCPERF_RDMA_IP", "")); }
 
-#define REQUIRE_RDMA()                                                                                         \
-    do {                                                                                                       \
-        if (!have_rdma_device()) GTEST_SKIP() << "no RDMA device (/sys/class/infiniband is empty): run these " \
-                                                 "in the Soft-RoCE guest, scripts/rdma_vm.sh -- ctest -L rdma"; \
+#define REQUIRE_RDMA()                                                                                              \
+    do {                                                                                                            \
+        if (!have_rdma_device())                                                                                    \
+            GTEST_SKIP() << "no RDMA device (/sys/class/infiniband is empty): run these "                           \
+                            "in the Soft-RoCE guest, scripts/rdma_vm.sh -- ctest -L rdma";                          \
         if (rdma_ip().empty()) GTEST_SKIP() << "set RDMA_VM_IP or ZCPERF_RDMA_IP to an address on the RDMA netdev"; \
     } while (0)
 
@@ -54,7 +55,8 @@ public:
         argv.insert(argv.end(), env.begin(), env.end());
         argv.insert(argv.end(), {zcserver_bin(), "--bind", rdma_ip(), "--port", std::to_string(port_)});
         proc_ = std::make_unique<Process>(argv);
-        if (!proc_->wait_for_stderr("listening on", 10s)) throw std::runtime_error("zcserver did not start: " + proc_->stderr_so_far());
+        if (!proc_->wait_for_stderr("listening on", 10s))
+            throw std::runtime_error("zcserver did not start: " + proc_->stderr_so_far());
     }
     std::string address() const { return rdma_ip() + ":" + std::to_string(port_); }
     Process& process() { return *proc_; }
@@ -82,7 +84,8 @@ void expect_rdma_side(const json& side, const std::string& cq_mode, bool verbs) 
     if (verbs) {
         EXPECT_EQ(r["device"], env_or("RDMA_VM_DEV", r["device"].get<std::string>()));
         EXPECT_GT(r["port"].get<int>(), 0);
-        EXPECT_EQ(r["gid_index"].get<int>(), std::stoi(env_or("RDMA_VM_GID_INDEX", std::to_string(r["gid_index"].get<int>()))));
+        EXPECT_EQ(r["gid_index"].get<int>(),
+                  std::stoi(env_or("RDMA_VM_GID_INDEX", std::to_string(r["gid_index"].get<int>()))));
         EXPECT_GT(r["mtu"].get<int>(), 0);
         EXPECT_FALSE(r["link_layer"].get<std::string>().empty());
         EXPECT_EQ(r["cq_mode"], cq_mode);
@@ -100,8 +103,8 @@ struct Case {
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
-    *os << c.transport << " " << c.test << " -m " << c.size << " " << c.amount << " -P " << c.streams << " --qps " << c.qps
-        << " --cq-mode " << c.cq << " --postlist " << c.postlist;
+    *os << c.transport << " " << c.test << " -m " << c.size << " " << c.amount << " -P " << c.streams << " --qps "
+        << c.qps << " --cq-mode " << c.cq << " --postlist " << c.postlist;
     if (!c.buffer.empty()) *os << " --buffer " << c.buffer << " --gpu-path " << c.gpu_path;
 }
 
@@ -125,8 +128,10 @@ std::string cq_mode_run(const Case& c, const json& side) {
 
 // zcperf's arguments for a case.
 std::vector<std::string> case_args(const Case& c, const std::string& server) {
-    std::vector<std::string> args{"-H", server, "-T", c.transport, "-t", c.test, "-m", c.size, "-P", std::to_string(c.streams)};
-    args.insert(args.end(), {"--qps", std::to_string(c.qps), "--cq-mode", c.cq, "--postlist", std::to_string(c.postlist)});
+    std::vector<std::string> args{"-H",   server, "-T",   c.transport, "-t",
+                                  c.test, "-m",   c.size, "-P",        std::to_string(c.streams)};
+    args.insert(args.end(),
+                {"--qps", std::to_string(c.qps), "--cq-mode", c.cq, "--postlist", std::to_string(c.postlist)});
     if (!c.buffer.empty()) args.insert(args.end(), {"--buffer", c.buffer, "--gpu-path", c.gpu_path});
     args.push_back(c.amount[0] == 'n' ? "-n" : "-l");
     args.push_back(c.amount.substr(1));
@@ -138,7 +143,8 @@ std::vector<std::string> case_args(const Case& c, const std::string& server) {
 json run_case(const Case& c, const std::string& server) {
     json j = run_json(case_args(c, server));
     EXPECT_EQ(j["results"].size(), 1u) << j.dump();
-    json r = j["results"].size() == 1 ? j["results"][0] : json{{"bytes", 0}, {"local", json::object()}, {"remote", json::object()}};
+    json r = j["results"].size() == 1 ? j["results"][0]
+                                      : json{{"bytes", 0}, {"local", json::object()}, {"remote", json::object()}};
     uint64_t bytes = r["bytes"];
     if (c.amount[0] == 'n') {
         EXPECT_EQ(bytes, std::stoull(c.amount.substr(1)));
@@ -233,9 +239,26 @@ TEST_P(RdmaMessages, BothSidesCountTheSameAndTheFiguresHold) {
     REQUIRE_RDMA();
     const MsgCase& c = GetParam();
     RdmaServer server;
-    json j = run_json({"-H", server.address(), "-T", c.transport, "-t", c.test, "-m", c.sizes, "-l", "1", "-P",
-                       std::to_string(c.streams), "--qps-per-context", std::to_string(c.per_context), "--cq-mode", c.cq,
-                       "--postlist", std::to_string(c.postlist), "--inline", std::to_string(c.inline_size)},
+    json j = run_json({"-H",
+                       server.address(),
+                       "-T",
+                       c.transport,
+                       "-t",
+                       c.test,
+                       "-m",
+                       c.sizes,
+                       "-l",
+                       "1",
+                       "-P",
+                       std::to_string(c.streams),
+                       "--qps-per-context",
+                       std::to_string(c.per_context),
+                       "--cq-mode",
+                       c.cq,
+                       "--postlist",
+                       std::to_string(c.postlist),
+                       "--inline",
+                       std::to_string(c.inline_size)},
                       240s);
     size_t sizes = 1 + std::count(c.sizes.begin(), c.sizes.end(), ',');
     ASSERT_EQ(j["results"].size(), sizes) << j.dump();
@@ -302,13 +325,18 @@ TEST_P(RdmaMessages, BothSidesCountTheSameAndTheFiguresHold) {
             EXPECT_EQ(inl, 0u);
         }
         if (c.test == "msgrate") {
-            if (c.postlist == 1) EXPECT_EQ(posts, sends);
-            else EXPECT_LT(posts, sends);  // chains really formed
+            if (c.postlist == 1)
+                EXPECT_EQ(posts, sends);
+            else
+                EXPECT_LT(posts, sends);  // chains really formed
         } else {
             std::string wait = tx["rr_wait"];
-            if (c.transport == "rdma-send") EXPECT_NE(wait.find("SEND"), std::string::npos) << wait;
-            else if (c.cq == "poll") EXPECT_NE(wait.find("last byte"), std::string::npos) << wait;
-            else EXPECT_NE(wait.find("WITH IMM"), std::string::npos) << wait;
+            if (c.transport == "rdma-send")
+                EXPECT_NE(wait.find("SEND"), std::string::npos) << wait;
+            else if (c.cq == "poll")
+                EXPECT_NE(wait.find("last byte"), std::string::npos) << wait;
+            else
+                EXPECT_NE(wait.find("WITH IMM"), std::string::npos) << wait;
         }
     }
 }
@@ -322,8 +350,7 @@ INSTANTIATE_TEST_SUITE_P(
         MsgCase{"rdma-send", "rr", "1,4K", 1, 0, "event", 1, 64},
         MsgCase{"rdma-write", "rr", "1,4K,1M", 1, 0, "poll", 1, 0},
         MsgCase{"rdma-write", "rr", "1,1M", 1, 1, "event", 1, 64},
-        MsgCase{"rsocket", "rr", "1,4K,1M", 1, 0, "poll", 1, 0},
-        MsgCase{"rdma-send", "rr", "64", 4, 2, "poll", 1, 64},
+        MsgCase{"rsocket", "rr", "1,4K,1M", 1, 0, "poll", 1, 0}, MsgCase{"rdma-send", "rr", "64", 4, 2, "poll", 1, 64},
         MsgCase{"rdma-write", "rr", "4K", 4, 0, "event", 1, 0},
         // msgrate: 1 and 4 threads, --qps-per-context 1 and 2, postlist 1 and 8, inline on and off, both CQ modes.
         MsgCase{"rdma-send", "msgrate", "2", 1, 0, "poll", 1, 0},
@@ -342,8 +369,19 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Rdma, EachSideRecordsItsProviderAndDoorbellEnvironment) {
     REQUIRE_RDMA();
     RdmaServer server({"MLX5_SINGLE_THREADED=1", "MLX5_SHUT_UP_BF="});
-    const std::vector<std::string> args{"/usr/bin/env", "-u", "MLX5_SINGLE_THREADED", "MLX5_SHUT_UP_BF=1", zcperf_bin(),
-                                        "-H", server.address(), "-T", "rdma-write", "-t", "msgrate", "-l", "1"};
+    const std::vector<std::string> args{"/usr/bin/env",
+                                        "-u",
+                                        "MLX5_SINGLE_THREADED",
+                                        "MLX5_SHUT_UP_BF=1",
+                                        zcperf_bin(),
+                                        "-H",
+                                        server.address(),
+                                        "-T",
+                                        "rdma-write",
+                                        "-t",
+                                        "msgrate",
+                                        "-l",
+                                        "1"};
     std::vector<std::string> as_json = args;
     as_json.insert(as_json.end(), {"-o", "json"});
     Outcome o = run(as_json, 120s);
@@ -401,8 +439,9 @@ TEST_P(RdmaThreadDomains, RunInForceOrRefusedNamingProviderAndCall) {
     RdmaServer server;
     // msgrate: 2-byte messages for a second; stream: an exact count that ends mid message.
     const uint64_t exact = 1000003;
-    const std::vector<std::string> what = c.test == "msgrate" ? std::vector<std::string>{"-m", "2", "-l", "1"}
-                                                              : std::vector<std::string>{"-m", "64K", "-n", std::to_string(exact)};
+    const std::vector<std::string> what = c.test == "msgrate"
+                                              ? std::vector<std::string>{"-m", "2", "-l", "1"}
+                                              : std::vector<std::string>{"-m", "64K", "-n", std::to_string(exact)};
     std::vector<std::string> plain_args{"-H", server.address(), "-T", c.transport, "-t", c.test};
     plain_args.insert(plain_args.end(), what.begin(), what.end());
     json plain = run_json(plain_args);
@@ -450,7 +489,8 @@ INSTANTIATE_TEST_SUITE_P(Rdma, RdmaThreadDomains,
                                          TdCase{"rdma-write", "stream", 1, 1}),
                          [](const testing::TestParamInfo<TdCase>& i) {
                              std::string n = i.param.transport + "_" + i.param.test + "_P" +
-                                             std::to_string(i.param.streams) + "_ctx" + std::to_string(i.param.per_context);
+                                             std::to_string(i.param.streams) + "_ctx" +
+                                             std::to_string(i.param.per_context);
                              for (char& ch : n)
                                  if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
                              return n;
@@ -552,9 +592,11 @@ TEST(Rdma, RdmaDevIsCheckedForVerbsAndRsockets) {
         EXPECT_EQ(j["results"][0]["local"]["rdma"]["device"], dev) << t;
         EXPECT_EQ(j["results"][0]["remote"]["rdma"]["device"], dev) << t;
         for (const char* which : {"nosuch0", ",nosuch0"}) {
-            Outcome o = run({zcperf_bin(), "-H", server.address(), "-T", t, "-m", "64K", "-n", "1M", "--rdma-dev", which}, 60s);
+            Outcome o =
+                run({zcperf_bin(), "-H", server.address(), "-T", t, "-m", "64K", "-n", "1M", "--rdma-dev", which}, 60s);
             EXPECT_EQ(o.exit_code, 1) << t << " " << which << o.err;
-            EXPECT_NE(o.err.find("--rdma-dev nosuch0 was asked for"), std::string::npos) << t << " " << which << ": " << o.err;
+            EXPECT_NE(o.err.find("--rdma-dev nosuch0 was asked for"), std::string::npos)
+                << t << " " << which << ": " << o.err;
         }
     }
 }
@@ -573,15 +615,18 @@ TEST(Rdma, LoopbackAddressIsAClearErrorAndDaemonKeepsServing) {
 
 // On a host with no RDMA device: a clear error naming what is missing, never TCP instead.
 TEST(RdmaAbsent, NoDeviceIsAClearErrorNotAFallback) {
-    if (have_rdma_device()) GTEST_SKIP() << "this host has an RDMA device; the no-device path is tested where there is none";
+    if (have_rdma_device())
+        GTEST_SKIP() << "this host has an RDMA device; the no-device path is tested where there is none";
     LocalServer server;
     // A build without the RDMA transports refuses them as such, as a usage error, just as clearly.
     const bool built = zc::transport_built(zc::Transport::rsocket);
     for (const char* t : {"rdma-write", "rsocket"}) {
         Outcome o = run({zcperf_bin(), "-H", server.address(), "-T", t, "-m", "64K", "-l", "1"}, 60s);
         EXPECT_EQ(o.exit_code, built ? 1 : 2) << t << o.err << o.out;
-        EXPECT_NE(o.err.find(built ? "no RDMA device" : "is not in this build"), std::string::npos) << t << ": " << o.err;
-        EXPECT_EQ(o.out.find(std::string("\n") + t + " "), std::string::npos) << t << ": a result was printed: " << o.out;
+        EXPECT_NE(o.err.find(built ? "no RDMA device" : "is not in this build"), std::string::npos)
+            << t << ": " << o.err;
+        EXPECT_EQ(o.out.find(std::string("\n") + t + " "), std::string::npos)
+            << t << ": a result was printed: " << o.out;
     }
     // The daemon still serves TCP afterwards.
     Outcome ok = run({zcperf_bin(), "-H", server.address(), "-m", "64K", "-l", "1"}, 60s);
@@ -670,7 +715,8 @@ TEST(Rdma, GpuDirectRefusedIsAClearErrorNotAFallback) {
                              "--gpu-path", "direct"},
                             60s);
             EXPECT_EQ(o.exit_code, 1) << t << " " << buf << o.err << o.out;
-            EXPECT_NE(o.err.find("--gpu-path direct cannot be honoured"), std::string::npos) << t << " " << buf << ": " << o.err;
+            EXPECT_NE(o.err.find("--gpu-path direct cannot be honoured"), std::string::npos)
+                << t << " " << buf << ": " << o.err;
             EXPECT_NE(o.err.find("ibv_reg_dmabuf_mr"), std::string::npos) << t << " " << buf << ": " << o.err;
             EXPECT_EQ(o.out.find(std::string("\n") + t + " "), std::string::npos) << "a result was printed: " << o.out;
         }
@@ -684,7 +730,8 @@ TEST(Rdma, GpuDirectRefusedIsAClearErrorNotAFallback) {
 TEST(Rdma, GpuOnPassiveReadSourceCannotStage) {
     REQUIRE_RDMA();
     RdmaServer server;
-    Outcome o = run({zcperf_bin(), "-H", server.address(), "-T", "rdma-read", "-m", "64K", "-n", "1M", "--buffer", "sim-gpu"}, 60s);
+    Outcome o = run(
+        {zcperf_bin(), "-H", server.address(), "-T", "rdma-read", "-m", "64K", "-n", "1M", "--buffer", "sim-gpu"}, 60s);
     EXPECT_EQ(o.exit_code, 1) << o.err << o.out;
     EXPECT_NE(o.err.find("passive"), std::string::npos) << o.err;
     EXPECT_NE(o.err.find("direct was refused (ibv_reg_dmabuf_mr"), std::string::npos) << o.err;

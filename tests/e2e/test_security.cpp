@@ -105,7 +105,8 @@ TEST(Security, SessionLimitRefusesTheExtraClientClearly) {
     LocalServer server({"--max-sessions", "1"});
     zc::UniqueFd first = zc::connect_tcp({"127.0.0.1", server.port()}, 2s);  // said hello: holds the only session
     zc::write_all(first.get(), zc::encode_message(zc::Hello{}), 2s);
-    ASSERT_TRUE(std::holds_alternative<zc::Welcome>(zc::decode_body(zc::read_frame(first.get(), zc::kMaxReplyBody, 5s))));
+    ASSERT_TRUE(
+        std::holds_alternative<zc::Welcome>(zc::decode_body(zc::read_frame(first.get(), zc::kMaxReplyBody, 5s))));
     auto o = run({zcperf_bin(), "-H", server.address(), "-n", "1M"}, 20s);
     EXPECT_EQ(o.exit_code, 1);
     EXPECT_NE(o.err.find("already serves 1 sessions (its --max-sessions)"), std::string::npos) << o.err;

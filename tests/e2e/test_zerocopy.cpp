@@ -91,7 +91,8 @@ TEST(ZeroCopy, ComparisonReportsRatiosToTheFirstTransport) {
     const json& b = j["results"][2]["baseline"];
     ASSERT_FALSE(b.is_null());
     EXPECT_EQ(b["transport"], "tcp");
-    double expected = j["results"][2]["throughput_gbps"].get<double>() / j["results"][0]["throughput_gbps"].get<double>();
+    double expected =
+        j["results"][2]["throughput_gbps"].get<double>() / j["results"][0]["throughput_gbps"].get<double>();
     EXPECT_NEAR(b["throughput_ratio"].get<double>(), expected, 1e-9);
 }
 

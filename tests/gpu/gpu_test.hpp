@@ -4,7 +4,7 @@
 
 #include "cuda/device.hpp"
 
-#define ZC_REQUIRE_GPU()                                                                                        \
-    do {                                                                                                        \
+#define ZC_REQUIRE_GPU()                                                                                          \
+    do {                                                                                                          \
         if (::zc::cuda::devices().empty()) GTEST_SKIP() << "no usable GPU: " << ::zc::cuda::unavailable_reason(); \
     } while (0)

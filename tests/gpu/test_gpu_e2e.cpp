@@ -102,7 +102,8 @@ TEST(GpuE2e, GpuToGpuRrReportsTransactionsAndStagingPerSide) {
 }
 
 TEST(GpuE2e, MsgrateRefusesGpuMemory) {
-    if (!zc::cuda::built()) GTEST_SKIP() << "this build has no CUDA: --buffer cuda is refused before msgrate is looked at";
+    if (!zc::cuda::built())
+        GTEST_SKIP() << "this build has no CUDA: --buffer cuda is refused before msgrate is looked at";
     int status = 0;
     std::string out = run("-t msgrate --buffer cuda -l 1", status);
     EXPECT_EQ(WEXITSTATUS(status), 2) << out;

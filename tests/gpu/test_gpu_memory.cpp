@@ -21,7 +21,8 @@ using namespace zc;
 TEST(GpuDevices, EachHasAPciAddressInSysfs) {
     ZC_REQUIRE_GPU();
     for (const auto& g : cuda::devices()) {
-        std::cout << "cuda:" << g.index << " " << g.name << " pci " << g.pci << " " << (g.memory_bytes >> 30) << " GiB\n";
+        std::cout << "cuda:" << g.index << " " << g.name << " pci " << g.pci << " " << (g.memory_bytes >> 30)
+                  << " GiB\n";
         EXPECT_EQ(g.pci.size(), 12u) << g.pci;
         EXPECT_TRUE(std::filesystem::exists("/sys/bus/pci/devices/" + g.pci)) << g.pci;
     }

@@ -107,7 +107,8 @@ TEST(StagedTcp, GpuToHostSendsTheGpuDataInOrder) {
         std::vector<std::byte> buf(1 << 16);
         ssize_t n;
         while ((n = ::recv(p.rx.get(), buf.data(), buf.size(), 0)) > 0) {
-            for (ssize_t i = 0; i < n; ++i) bad += buf[static_cast<size_t>(i)] != pattern_byte((got + static_cast<uint64_t>(i)) % m);
+            for (ssize_t i = 0; i < n; ++i)
+                bad += buf[static_cast<size_t>(i)] != pattern_byte((got + static_cast<uint64_t>(i)) % m);
             got += static_cast<uint64_t>(n);
         }
     });

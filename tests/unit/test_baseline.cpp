@@ -28,9 +28,9 @@ TestResult result(Transport t, RxMode rx, TestKind k, uint64_t size, double gbps
 
 TEST(Baseline, RatiosAgainstTheMatchingBaselineResult) {
     std::vector<TestResult> earlier{
-        result(Transport::tcp, RxMode::copy, TestKind::stream, 65536, 40, 99, 99),     // other size
+        result(Transport::tcp, RxMode::copy, TestKind::stream, 65536, 40, 99, 99),      // other size
         result(Transport::tcp, RxMode::copy, TestKind::stream, 1 << 20, 20, 2.0, 4.0),  // the match
-        result(Transport::tcp, RxMode::copy, TestKind::stream, 1 << 20, 99, 9, 9),     // a later duplicate: ignored
+        result(Transport::tcp, RxMode::copy, TestKind::stream, 1 << 20, 99, 9, 9),      // a later duplicate: ignored
     };
     TestResult r = result(Transport::tcp_msgzc, RxMode::copy, TestKind::stream, 1 << 20, 30, 1.0, 5.0);
     compare_with_baseline(r, earlier, Transport::tcp);
@@ -53,9 +53,9 @@ TEST(Baseline, ServiceDemandRatioUsesPerKbFiguresNotCpuSeconds) {
 TEST(Baseline, NoMatchLeavesTheResultAlone) {
     TestResult r = result(Transport::tcp_msgzc, RxMode::copy, TestKind::stream, 1 << 20, 30, 1, 1);
     std::vector<TestResult> others{
-        result(Transport::tcp, RxMode::zerocopy, TestKind::stream, 1 << 20, 20, 1, 1),   // other rx mode
-        result(Transport::tcp, RxMode::copy, TestKind::maerts, 1 << 20, 20, 1, 1),       // other direction
-        result(Transport::tcp, RxMode::copy, TestKind::stream, 1 << 19, 20, 1, 1),       // other size
+        result(Transport::tcp, RxMode::zerocopy, TestKind::stream, 1 << 20, 20, 1, 1),       // other rx mode
+        result(Transport::tcp, RxMode::copy, TestKind::maerts, 1 << 20, 20, 1, 1),           // other direction
+        result(Transport::tcp, RxMode::copy, TestKind::stream, 1 << 19, 20, 1, 1),           // other size
         result(Transport::tcp_sendfile, RxMode::copy, TestKind::stream, 1 << 20, 20, 1, 1),  // not the baseline
     };
     TestResult streams = result(Transport::tcp, RxMode::copy, TestKind::stream, 1 << 20, 20, 1, 1);

@@ -13,7 +13,6 @@
 using namespace zc;
 using zc::test::parse;
 
-
 TEST(Cli, Defaults) {
     ClientOptions o;
     ASSERT_EQ(parse({}, o), -1);
@@ -45,9 +44,30 @@ TEST(Cli, Defaults) {
 
 TEST(Cli, ManyGoodOptions) {
     ClientOptions o;
-    ASSERT_EQ(parse({"-H", "server1", "-H", "10.0.0.2:5000", "-p", "6000", "-t", "stream,maerts", "-m", "64K..256K",
-                     "-l", "5", "-P", "4", "-s", "4M", "-S", "2M", "--align", "64K", "-o", "json",
-                     "--connect-timeout", "1500"},
+    ASSERT_EQ(parse({"-H",
+                     "server1",
+                     "-H",
+                     "10.0.0.2:5000",
+                     "-p",
+                     "6000",
+                     "-t",
+                     "stream,maerts",
+                     "-m",
+                     "64K..256K",
+                     "-l",
+                     "5",
+                     "-P",
+                     "4",
+                     "-s",
+                     "4M",
+                     "-S",
+                     "2M",
+                     "--align",
+                     "64K",
+                     "-o",
+                     "json",
+                     "--connect-timeout",
+                     "1500"},
                     o),
               -1);
     EXPECT_EQ(o.servers, (std::vector<std::string>{"server1", "10.0.0.2:5000"}));
@@ -88,10 +108,10 @@ TEST(Cli, LongOptionNamesAndLimits) {
 
 TEST(Cli, TransportsAndReceiveModes) {
     ClientOptions o;
-    ASSERT_EQ(parse({"-T", "tcp,tcp-sendfile,tcp-msgzc,tcp-uringzc", "--rx", "copy,zerocopy,splice,trunc",
-                     "--uring-fixed"},
-                    o),
-              -1);
+    ASSERT_EQ(
+        parse({"-T", "tcp,tcp-sendfile,tcp-msgzc,tcp-uringzc", "--rx", "copy,zerocopy,splice,trunc", "--uring-fixed"},
+              o),
+        -1);
     EXPECT_EQ(o.transports, (std::vector<Transport>{Transport::tcp, Transport::tcp_sendfile, Transport::tcp_msgzc,
                                                     Transport::tcp_uringzc}));
     EXPECT_EQ(o.rx_modes, (std::vector<RxMode>{RxMode::copy, RxMode::zerocopy, RxMode::splice, RxMode::trunc}));
@@ -191,23 +211,82 @@ TEST(Cli, HelpAndVersionExitZero) {
 
 TEST(Cli, BadOptionsReturnTwo) {
     const std::vector<std::vector<std::string>> bad{
-        {"--bogus"}, {"-H"}, {"stray-positional"}, {"-p", "70000"}, {"-p", "x"},
-        {"-P", "0"}, {"-P", "257"}, {"-P", "x"}, {"-P", "1.5"},
-        {"-l", "0"}, {"-l", "0.001"}, {"-l", "86401"}, {"-l", "x"},
-        {"-o", "xml"}, {"-t", "crr"}, {"-t", "stream,"}, {"-t", "stream,bogus"}, {"-T", "udp"}, {"-T", "tcp,rdma"}, {"-T", "tcp-zc"}, {"-T", "TCP"}, {"-T", "tcp,"},
-        {"--rx", "mmap"}, {"--rx", "copy,"}, {"--rx", ""}, {"--rx", "zero-copy"}, {"--uring-fixed=maybe"},
-        {"-m", "0"}, {"-m", "2G"}, {"-m", "64Ki"}, {"-m", "4M..64K"}, {"-m", "64K,0"}, {"-m", "512M..2G"}, {"-m", ""},
-        {"-n", "0"}, {"-n", "x"}, {"-n", "1G", "-l", "5"},
-        {"-s", "2G"}, {"-S", "1T"}, {"-s", "4Mi"},
-        {"--rcvlowat", "0"}, {"--rcvlowat", "2G"}, {"--rcvlowat", "x"}, {"--rcvlowat", "-1"},
-        {"--align", "3"}, {"--align", "0"}, {"--align", "4M"}, {"--align", "6K"}, {"--align", "x"},
-        {"--cpu", "0,1,2"}, {"--cpu", "x"}, {"--cpu", "99999"}, {"--cpu", "60000"}, {"--cpu", "0,1;2"},
-        {"-i", "31"}, {"-i", "0"}, {"-i", "5,6"}, {"-i", "10,0"}, {"-i", "a,b"}, {"-i", "1,2,3"},
-        {"-I", "100,5"}, {"-I", "40,5"}, {"-I", "99,x"}, {"-I", "x"},
-        {"--connect-timeout", "50"}, {"--connect-timeout", "600001"},
-        {"--mem-node", "0+1"}, {"--mem-node", "0,1+2"}, {"--mem-node", "60000"}, {"--mem-node", "x"},
-        {"--mem-node", "0,1,2"}, {"--mem-node", "-1"},
-        {"--irq-cpus", "60000"}, {"--irq-cpus", "x"}, {"--irq-cpus", "0,1,2"}, {"--irq-cpus", "3-1"},
+        {"--bogus"},
+        {"-H"},
+        {"stray-positional"},
+        {"-p", "70000"},
+        {"-p", "x"},
+        {"-P", "0"},
+        {"-P", "257"},
+        {"-P", "x"},
+        {"-P", "1.5"},
+        {"-l", "0"},
+        {"-l", "0.001"},
+        {"-l", "86401"},
+        {"-l", "x"},
+        {"-o", "xml"},
+        {"-t", "crr"},
+        {"-t", "stream,"},
+        {"-t", "stream,bogus"},
+        {"-T", "udp"},
+        {"-T", "tcp,rdma"},
+        {"-T", "tcp-zc"},
+        {"-T", "TCP"},
+        {"-T", "tcp,"},
+        {"--rx", "mmap"},
+        {"--rx", "copy,"},
+        {"--rx", ""},
+        {"--rx", "zero-copy"},
+        {"--uring-fixed=maybe"},
+        {"-m", "0"},
+        {"-m", "2G"},
+        {"-m", "64Ki"},
+        {"-m", "4M..64K"},
+        {"-m", "64K,0"},
+        {"-m", "512M..2G"},
+        {"-m", ""},
+        {"-n", "0"},
+        {"-n", "x"},
+        {"-n", "1G", "-l", "5"},
+        {"-s", "2G"},
+        {"-S", "1T"},
+        {"-s", "4Mi"},
+        {"--rcvlowat", "0"},
+        {"--rcvlowat", "2G"},
+        {"--rcvlowat", "x"},
+        {"--rcvlowat", "-1"},
+        {"--align", "3"},
+        {"--align", "0"},
+        {"--align", "4M"},
+        {"--align", "6K"},
+        {"--align", "x"},
+        {"--cpu", "0,1,2"},
+        {"--cpu", "x"},
+        {"--cpu", "99999"},
+        {"--cpu", "60000"},
+        {"--cpu", "0,1;2"},
+        {"-i", "31"},
+        {"-i", "0"},
+        {"-i", "5,6"},
+        {"-i", "10,0"},
+        {"-i", "a,b"},
+        {"-i", "1,2,3"},
+        {"-I", "100,5"},
+        {"-I", "40,5"},
+        {"-I", "99,x"},
+        {"-I", "x"},
+        {"--connect-timeout", "50"},
+        {"--connect-timeout", "600001"},
+        {"--mem-node", "0+1"},
+        {"--mem-node", "0,1+2"},
+        {"--mem-node", "60000"},
+        {"--mem-node", "x"},
+        {"--mem-node", "0,1,2"},
+        {"--mem-node", "-1"},
+        {"--irq-cpus", "60000"},
+        {"--irq-cpus", "x"},
+        {"--irq-cpus", "0,1,2"},
+        {"--irq-cpus", "3-1"},
     };
     for (const auto& args : bad) {
         std::vector<std::string> store{"zcperf"};
@@ -322,14 +401,15 @@ TEST(CliPair, TrailingGarbageIsRefused) {
 
 TEST(ExpandTests, OrderIsTransportThenTestThenSize) {
     ClientOptions o;
-    ASSERT_EQ(parse({"-t", "maerts,stream", "-m", "1M,64K,4M", "-P", "2", "-n", "1G", "--align", "8K", "-s", "1M",
-                     "-S", "2M", "--cpu", ",3+4", "--mem-node", ",1", "--irq-cpus", ",5"},
+    ASSERT_EQ(parse({"-t",    "maerts,stream", "-m",         "1M,64K,4M", "-P",         "2",  "-n",
+                     "1G",    "--align",       "8K",         "-s",        "1M",         "-S", "2M",
+                     "--cpu", ",3+4",          "--mem-node", ",1",        "--irq-cpus", ",5"},
                     o),
               -1);
     auto specs = expand_tests(o);
     ASSERT_EQ(specs.size(), 6u);
-    const std::vector<std::pair<TestKind, uint64_t>> want{{TestKind::maerts, 1 << 20}, {TestKind::maerts, 64 << 10},
-                                                          {TestKind::maerts, 4 << 20}, {TestKind::stream, 1 << 20},
+    const std::vector<std::pair<TestKind, uint64_t>> want{{TestKind::maerts, 1 << 20},  {TestKind::maerts, 64 << 10},
+                                                          {TestKind::maerts, 4 << 20},  {TestKind::stream, 1 << 20},
                                                           {TestKind::stream, 64 << 10}, {TestKind::stream, 4 << 20}};
     for (size_t i = 0; i < specs.size(); ++i) {
         EXPECT_EQ(specs[i].transport, Transport::tcp);

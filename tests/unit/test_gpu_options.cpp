@@ -28,7 +28,6 @@ using zc::test::parse;
 
 namespace {
 
-
 template <typename F>
 std::string error_of(F&& f) {
     try {
@@ -46,7 +45,8 @@ TEST(BufferSpec, NamesRoundTrip) {
     EXPECT_EQ(buffer_spec_from_name("pinned"), (BufferSpec{MemoryKind::pinned, 0}));
     EXPECT_EQ(buffer_spec_from_name("cuda"), (BufferSpec{MemoryKind::cuda, 0}));
     EXPECT_EQ(buffer_spec_from_name("cuda:3"), (BufferSpec{MemoryKind::cuda, 3}));
-    for (const char* n : {"host", "pinned", "cuda:0", "cuda:12"}) EXPECT_EQ(buffer_spec_name(buffer_spec_from_name(n)), n);
+    for (const char* n : {"host", "pinned", "cuda:0", "cuda:12"})
+        EXPECT_EQ(buffer_spec_name(buffer_spec_from_name(n)), n);
     for (const char* bad : {"", "gpu", "cuda:", "cuda:x", "cuda:-1", "cuda:99999", "Host"}) {
         EXPECT_NE(error_of([&] { buffer_spec_from_name(bad); }).find("use host"), std::string::npos) << bad;
     }
@@ -139,8 +139,13 @@ TEST(GpuResult, MemoryAndGpuPlacementRoundTrip) {
     r.memory.stage_slot_bytes = 1 << 20;
     r.memory.stage_slots = 4;
     r.memory.staging = {1000, 10, 5000, 70};
-    r.placement.gpu = {"cuda:0", "NVIDIA H200", "0000:19:00.0", 1, "pci0000:17/0000:17:00.0/0000:19:00.0",
-                       "same PCIe switch (via 0000:18:00.0)", true};
+    r.placement.gpu = {"cuda:0",
+                       "NVIDIA H200",
+                       "0000:19:00.0",
+                       1,
+                       "pci0000:17/0000:17:00.0/0000:19:00.0",
+                       "same PCIe switch (via 0000:18:00.0)",
+                       true};
     auto j = to_json(r);
     EXPECT_DOUBLE_EQ(j["memory"]["stage_copy_gbs"].get<double>(), 1000 / 5e-6 / 1e9);
     SideResult back = side_result_from_json(j);

@@ -47,7 +47,8 @@ TEST(LatencyHistogram, SmallValuesAreExact) {
 
 TEST(LatencyHistogram, RelativeBucketWidthIsBounded) {
     for (size_t i = 256; i < LatencyHistogram::kBuckets; ++i) {
-        double rel = static_cast<double>(LatencyHistogram::bucket_width(i)) / static_cast<double>(LatencyHistogram::bucket_low(i));
+        double rel = static_cast<double>(LatencyHistogram::bucket_width(i)) /
+                     static_cast<double>(LatencyHistogram::bucket_low(i));
         ASSERT_LE(rel, 1.0 / 128 + 1e-12) << i;
     }
     EXPECT_EQ(LatencyHistogram::kBuckets * sizeof(uint64_t), 59392u);  // 58 KiB, whatever the values
@@ -77,8 +78,7 @@ TEST(LatencyHistogram, RankArithmeticDoesNotRoundUpAWholeRank) {
     for (uint64_t v = 1; v <= 1000; ++v) h.record(v < 256 ? v : 200);  // keep them exact
     std::vector<uint64_t> ref;
     for (uint64_t v = 1; v <= 1000; ++v) ref.push_back(v < 256 ? v : 200);
-    for (double p : {50.0, 90.0, 99.0, 99.9, 12.3})
-        EXPECT_EQ(h.percentile(p), nearest_rank(ref, p)) << p;
+    for (double p : {50.0, 90.0, 99.0, 99.9, 12.3}) EXPECT_EQ(h.percentile(p), nearest_rank(ref, p)) << p;
 }
 
 TEST(LatencyHistogram, LargeValuesAreWithinOneBucket) {

@@ -263,7 +263,8 @@ TEST(MergeSides, ZeroCopyReceiveNoteFromTheReceiver) {
     rx.zerocopy.rx_copied_bytes = 3000;
     r = merge_sides(spec(TestKind::stream), tx, rx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
-    EXPECT_EQ(r.warnings[0].rfind("rx-zerocopy: 25.0% of the bytes were mapped, 75.0% copied; pages map only when", 0), 0u)
+    EXPECT_EQ(r.warnings[0].rfind("rx-zerocopy: 25.0% of the bytes were mapped, 75.0% copied; pages map only when", 0),
+              0u)
         << r.warnings[0];
     // Between two hosts the reason is the receiving driver; on one host, the sender.
     EXPECT_NE(r.warnings[0].find("receiving driver"), std::string::npos) << r.warnings[0];

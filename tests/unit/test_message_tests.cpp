@@ -19,7 +19,8 @@ using zc::test::half_spec;
 
 namespace {
 // What a half of this message test may not do (spec_problem), with the options it carries.
-std::string problem(TestKind test, Transport t, RxMode rx, uint64_t total_bytes, uint32_t batch, const RdmaOptions& rdma = {}) {
+std::string problem(TestKind test, Transport t, RxMode rx, uint64_t total_bytes, uint32_t batch,
+                    const RdmaOptions& rdma = {}) {
     ServerSpec h = half_spec(t, 1, {}, rx, test);
     h.total_bytes = total_bytes;
     h.batch = batch;
@@ -55,7 +56,6 @@ TestSpec rr_spec() {
     return s;
 }
 
-
 }  // namespace
 
 TEST(MessageTests, RrRatesLatencyAndServiceDemandPerTransaction) {
@@ -71,7 +71,7 @@ TEST(MessageTests, RrRatesLatencyAndServiceDemandPerTransaction) {
     EXPECT_DOUBLE_EQ(m.rtt.mean_us, 30.0);
     EXPECT_DOUBLE_EQ(m.rtt.p50_us, 20.031);  // the midpoint of [19968, 20096) ns: 128 ns buckets at 20 us
     EXPECT_NEAR(m.rtt.p99_us, 40.0, 40.0 / 256);
-    EXPECT_DOUBLE_EQ(m.local_sd_us, 25.0);   // 2.5 CPU-s / 100000 transactions
+    EXPECT_DOUBLE_EQ(m.local_sd_us, 25.0);  // 2.5 CPU-s / 100000 transactions
     EXPECT_DOUBLE_EQ(m.remote_sd_us, 30.0);
     EXPECT_DOUBLE_EQ(m.calls_per_message, 2.0);
     nlohmann::json j = to_json(r);
@@ -79,7 +79,8 @@ TEST(MessageTests, RrRatesLatencyAndServiceDemandPerTransaction) {
     EXPECT_EQ(j["rr"]["transactions"], 100000);
     EXPECT_DOUBLE_EQ(j["rr"]["latency_us"]["mean"].get<double>(), 15.0);
     EXPECT_DOUBLE_EQ(j["rr"]["rtt_us"]["mean"].get<double>(), 30.0);
-    for (const char* k : {"min", "mean", "p50", "p90", "p99", "p99.9", "max"}) EXPECT_TRUE(j["rr"]["rtt_us"].contains(k)) << k;
+    for (const char* k : {"min", "mean", "p50", "p90", "p99", "p99.9", "max"})
+        EXPECT_TRUE(j["rr"]["rtt_us"].contains(k)) << k;
     EXPECT_FALSE(j.contains("msgrate"));
 }
 
@@ -159,16 +160,15 @@ TEST(MessageTests, CommandLineDefaultsAndBadCombinations) {
     EXPECT_EQ(b[1].batch, 8u);
     ClientOptions big;
     ASSERT_EQ(parse({"-t", "rr", "-m", "1G"}, big), -1);
-    for (const auto& bad : std::vector<std::vector<std::string>>{
-             {"-t", "rr", "-n", "1G"},
-             {"-t", "rr", "-T", "tcp-sendfile"},
-             {"-t", "msgrate", "-T", "tcp,tcp-msgzc"},
-             {"-t", "rr", "--rx", "zerocopy"},
-             {"-t", "stream", "--batch", "4"},
-             {"-t", "msgrate", "--batch", "0"},
-             {"-t", "msgrate", "--batch", "1025"},
-             {"-t", "rr", "-m", "2G"},
-             {"-t", "pingpong"}}) {
+    for (const auto& bad : std::vector<std::vector<std::string>>{{"-t", "rr", "-n", "1G"},
+                                                                 {"-t", "rr", "-T", "tcp-sendfile"},
+                                                                 {"-t", "msgrate", "-T", "tcp,tcp-msgzc"},
+                                                                 {"-t", "rr", "--rx", "zerocopy"},
+                                                                 {"-t", "stream", "--batch", "4"},
+                                                                 {"-t", "msgrate", "--batch", "0"},
+                                                                 {"-t", "msgrate", "--batch", "1025"},
+                                                                 {"-t", "rr", "-m", "2G"},
+                                                                 {"-t", "pingpong"}}) {
         ClientOptions x;
         EXPECT_EQ(parse(bad, x), 2) << bad[1] << " " << bad[2] << " " << bad[3];
     }
@@ -181,7 +181,8 @@ TEST(MessageTests, ServerSideChecksAndBufferSizes) {
     EXPECT_NE(problem(TestKind::msgrate, Transport::tcp, RxMode::copy, 100, 1).find("-l"), std::string::npos);
     EXPECT_NE(problem(TestKind::rr, Transport::tcp, RxMode::copy, 0, 4), "");
     EXPECT_EQ(problem(TestKind::stream, Transport::tcp_msgzc, RxMode::zerocopy, 100, 1), "");
-    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 1ull << 30, {}, RxMode::copy, TestKind::rr), Role::recv), 1ull << 30);
+    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 1ull << 30, {}, RxMode::copy, TestKind::rr), Role::recv),
+              1ull << 30);
     // rr takes host, pinned and GPU memory; msgrate host memory only, and the server says so too.
     EXPECT_EQ(msgrate_buffer_problem({MemoryKind::host, 0}), "");
     EXPECT_NE(msgrate_buffer_problem({MemoryKind::cuda, 1}).find("msgrate uses host memory"), std::string::npos);
@@ -191,7 +192,8 @@ TEST(MessageTests, ServerSideChecksAndBufferSizes) {
     ExchangePath path;
     LatencyHistogram rtt;
     EXPECT_THROW(make_exchange_path(path, gpu_msgrate, Role::send, -1, rtt), std::runtime_error);
-    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 2, {}, RxMode::copy, TestKind::msgrate), Role::recv), TcpMsgRateReceiver::kChunk);
+    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 2, {}, RxMode::copy, TestKind::msgrate), Role::recv),
+              TcpMsgRateReceiver::kChunk);
     // Verbs msgrate: the receiver's ring, at least 512 slots per QP (2 QPs x 512 x 4 KiB).
     RdmaOptions two;
     two.qps = 2;
@@ -217,8 +219,7 @@ TEST(MessageTests, RdmaTransportsAndWhatTheyRefuse) {
         EXPECT_EQ(problem(TestKind::rr, t, RxMode::copy, 0, 1), "") << transport_name(t);
     }
     for (Transport t : {Transport::rdma_send, Transport::rdma_write}) {
-        EXPECT_EQ(problem(TestKind::msgrate, t, RxMode::copy, 0, 1, RdmaOptions{CqMode::poll, 128, 8, 64, 2, 2}),
-                  "")
+        EXPECT_EQ(problem(TestKind::msgrate, t, RxMode::copy, 0, 1, RdmaOptions{CqMode::poll, 128, 8, 64, 2, 2}), "")
             << transport_name(t);
     }
     auto says = [](const std::string& why, const char* what) {
@@ -242,8 +243,8 @@ TEST(MessageTests, RdmaTransportsAndWhatTheyRefuse) {
 TEST(MessageTests, RdmaCommandLine) {
     REQUIRE_RDMA_BUILT();
     ClientOptions o;
-    ASSERT_EQ(parse({"-t", "msgrate", "-T", "rdma-send", "-P", "4", "--qps-per-context", "2", "--postlist", "8", "--inline",
-                     "64"},
+    ASSERT_EQ(parse({"-t", "msgrate", "-T", "rdma-send", "-P", "4", "--qps-per-context", "2", "--postlist", "8",
+                     "--inline", "64"},
                     o),
               -1);
     auto specs = expand_tests(o);
@@ -254,13 +255,13 @@ TEST(MessageTests, RdmaCommandLine) {
     ClientOptions rr;
     ASSERT_EQ(parse({"-t", "rr", "-T", "rdma-send,rdma-write,rsocket", "-m", "1,4K,1M"}, rr), -1);
     EXPECT_EQ(expand_tests(rr).size(), 9u);
-    for (const auto& bad : std::vector<std::vector<std::string>>{
-             {"-t", "rr", "-T", "rdma-send", "--qps", "2"},
-             {"-t", "rr", "-T", "rdma-write", "--postlist", "4"},
-             {"-t", "msgrate", "-T", "rdma-send", "--batch", "4"},
-             {"-t", "rr", "-T", "rdma-read"},
-             {"-t", "msgrate", "-T", "rsocket-iomap"},
-             {"-t", "msgrate", "-T", "rdma-send", "--qps-per-context", "5000"}}) {
+    for (const auto& bad :
+         std::vector<std::vector<std::string>>{{"-t", "rr", "-T", "rdma-send", "--qps", "2"},
+                                               {"-t", "rr", "-T", "rdma-write", "--postlist", "4"},
+                                               {"-t", "msgrate", "-T", "rdma-send", "--batch", "4"},
+                                               {"-t", "rr", "-T", "rdma-read"},
+                                               {"-t", "msgrate", "-T", "rsocket-iomap"},
+                                               {"-t", "msgrate", "-T", "rdma-send", "--qps-per-context", "5000"}}) {
         ClientOptions x;
         EXPECT_EQ(parse(bad, x), 2) << bad[1] << " " << bad[3] << " " << bad[4];
     }
@@ -270,7 +271,8 @@ TEST(MessageTests, RepetitionsJudgeTheTransactionRateNotThroughput) {
     // Two rr runs moving the same bytes per second would look identical by Gb/s; their
     // transaction rates (1000/s and 3000/s) differ, and that is what -i/-I must judge.
     std::vector<TestResult> runs;
-    for (uint64_t n : {1000, 3000}) runs.push_back(merge_sides(rr_spec(), side(Role::send, n, 1.0, 0.5), side(Role::recv, n, 1.0, 0.5), false));
+    for (uint64_t n : {1000, 3000})
+        runs.push_back(merge_sides(rr_spec(), side(Role::send, n, 1.0, 0.5), side(Role::recv, n, 1.0, 0.5), false));
     runs[0].throughput_gbps = runs[1].throughput_gbps = 1.0;
     auto t = tracked_series(runs);
     EXPECT_EQ(t[0], (std::vector<double>{1000, 3000}));
@@ -302,7 +304,8 @@ TEST(MessageTests, VerbsMsgrateSaysHowItSent) {
     TestResult r = merge_sides(spec, c, s, false);
     EXPECT_EQ(r.messages.batch, 8u);  // --postlist, not --batch
     EXPECT_FALSE(r.messages.tcp);
-    EXPECT_NE(r.messages.measured.find("up to 8 chained per ibv_post_send (10 calls for 80 requests)"), std::string::npos)
+    EXPECT_NE(r.messages.measured.find("up to 8 chained per ibv_post_send (10 calls for 80 requests)"),
+              std::string::npos)
         << r.messages.measured;
     EXPECT_NE(r.messages.measured.find("80 posted inline (max_inline 64)"), std::string::npos) << r.messages.measured;
     // No TCP autocorking note for verbs, whatever the segment count says.

@@ -317,7 +317,8 @@ TEST(MessageRoundTrip, SetupAtTheLimits) {
 }
 
 TEST(MessageRoundTrip, SetupWithEveryTransportAndReceiveMode) {
-    const Transport transports[] = {Transport::tcp, Transport::tcp_sendfile, Transport::tcp_msgzc, Transport::tcp_uringzc};
+    const Transport transports[] = {Transport::tcp, Transport::tcp_sendfile, Transport::tcp_msgzc,
+                                    Transport::tcp_uringzc};
     const RxMode modes[] = {RxMode::copy, RxMode::zerocopy, RxMode::splice, RxMode::trunc};
     for (Transport t : transports) {
         for (RxMode rx : modes) {
@@ -371,7 +372,8 @@ TEST(MessageRoundTrip, ResultWithManyCpusFitsTheReplyLimit) {
     SideResult s = sample_side();
     s.cpu.ncpus = 512;
     s.cpu.per_cpu.clear();
-    for (int c = 0; c < 512; ++c) s.cpu.per_cpu.push_back({c, {1.0 / 3, 0, 2.0 / 3, 0.1, 0.2, 0.3, 0.4, 96.0 + c / 1000.0}});
+    for (int c = 0; c < 512; ++c)
+        s.cpu.per_cpu.push_back({c, {1.0 / 3, 0, 2.0 / 3, 0.1, 0.2, 0.3, 0.4, 96.0 + c / 1000.0}});
     std::string wire = encode_message(ResultMsg{s});
     EXPECT_LE(wire.size() - kFrameHeaderSize, kMaxReplyBody);
     expect_side_eq(std::get<ResultMsg>(round_trip(ResultMsg{s})).side, s);
@@ -725,12 +727,13 @@ TEST_F(SetupField, MemNodeRange) {
     accept("mem_node", 65535);
 }
 
-// LIBRARY BUG found by this test (present at commit cdb1086; a fix is in progress in the working tree) (field<T> in protocol/json_fields.hpp): an integer that does not fit the target type
-// is narrowed by nlohmann's get<int>() *before* field_in checks the range, so 2^32 + 1 streams decodes
-// as 1 stream and a data port of 2^32 + 80 as port 80, instead of being rejected as out of range.
+// LIBRARY BUG found by this test (present at commit cdb1086; a fix is in progress in the working tree) (field<T> in
+// protocol/json_fields.hpp): an integer that does not fit the target type is narrowed by nlohmann's get<int>() *before*
+// field_in checks the range, so 2^32 + 1 streams decodes as 1 stream and a data port of 2^32 + 80 as port 80, instead
+// of being rejected as out of range.
 TEST_F(SetupField, IntegerTooLargeForTheFieldTypeIsRejectedNotWrapped) {
-    reject("streams", 4294967297ll);  // 2^32 + 1 -> (int)1 is inside [1, 256]
-    reject("streams", 4294967300ll);  // 2^32 + 4
+    reject("streams", 4294967297ll);                                          // 2^32 + 1 -> (int)1 is inside [1, 256]
+    reject("streams", 4294967300ll);                                          // 2^32 + 4
     json r = {{"type", "ready"}, {"data_port", 4294967376ll}, {"token", 1}};  // 2^32 + 80
     expect_rejected_naming(r, "data_port");
 }
@@ -777,8 +780,9 @@ TEST_F(ResultField, MissingFields) {
     json j = good;
     j.erase("side");
     expect_rejected(j, "no side");
-    for (const char* f : {"host", "role", "bytes", "ops", "path", "zerocopy", "elapsed_s", "stream_bytes", "cpus", "cpu",
-                          "process_user_s", "process_sys_s", "socket_send_buffer", "socket_recv_buffer", "warnings"}) {
+    for (const char* f :
+         {"host", "role", "bytes", "ops", "path", "zerocopy", "elapsed_s", "stream_bytes", "cpus", "cpu",
+          "process_user_s", "process_sys_s", "socket_send_buffer", "socket_recv_buffer", "warnings"}) {
         j = good;
         side(j).erase(f);
         expect_rejected(j, std::string("side without ") + f);
@@ -796,13 +800,14 @@ TEST_F(ResultField, MissingFields) {
         side(j)["cpu"]["per_cpu_pct"][2].erase(f);
         expect_rejected_naming(j, f);
     }
-    for (const char* f : {"sent_bytes", "copied_bytes", "completions", "enobufs", "rx_mapped_bytes", "rx_copied_bytes"}) {
+    for (const char* f :
+         {"sent_bytes", "copied_bytes", "completions", "enobufs", "rx_mapped_bytes", "rx_copied_bytes"}) {
         j = good;
         side(j)["zerocopy"].erase(f);
         expect_rejected_naming(j, f);
     }
-    for (const char* f : {"interface", "pci", "device_numa_node", "mem_node", "buffer_pages_by_node", "cpu_nodes", "irqs",
-                          "irq_note"}) {
+    for (const char* f : {"interface", "pci", "device_numa_node", "mem_node", "buffer_pages_by_node", "cpu_nodes",
+                          "irqs", "irq_note"}) {
         j = good;
         side(j)["placement"].erase(f);
         expect_rejected(j, std::string("placement without ") + f);
@@ -848,10 +853,12 @@ TEST_F(ResultField, WrongTypesAndRanges) {
     reject_side([](json& s) { s["placement"]["buffer_pages_by_node"] = {{"x", 1}}; }, "pages key not a node");
     reject_side([](json& s) { s["placement"]["buffer_pages_by_node"] = {{"0", "12"}}; }, "pages count a string");
     reject_side([](json& s) { s["placement"]["buffer_pages_by_node"] = {{"99999999999", 1}}; }, "pages node overflows");
-    reject_side([](json& s) {
-        auto& p = s["placement"]["buffer_pages_by_node"];
-        for (int i = 0; i < 1025; ++i) p[std::to_string(i)] = 1;
-    }, "too many page nodes");
+    reject_side(
+        [](json& s) {
+            auto& p = s["placement"]["buffer_pages_by_node"];
+            for (int i = 0; i < 1025; ++i) p[std::to_string(i)] = 1;
+        },
+        "too many page nodes");
     reject_side([](json& s) { s["placement"]["cpu_nodes"] = {"0"}; }, "cpu_nodes string");
     reject_side([](json& s) { s["placement"]["cpu_nodes"] = std::vector<int>(257, 0); }, "too many cpu_nodes");
     reject_side([](json& s) { s["placement"]["irqs"] = json::object(); }, "irqs an object");
@@ -881,19 +888,24 @@ TEST_F(ResultField, WrongTypesAndRanges) {
     reject_side([](json& s) { s["cpu"]["other_processes"]["cpu_s"] = "0.7"; }, "others cpu_s string");
     reject_side([](json& s) { s["cpu"]["other_processes"]["top"][0]["comm"] = 12; }, "top comm number");
     reject_side([](json& s) { s["cpu"]["other_processes"]["top"][0]["pid"] = 1.5; }, "top pid float");
-    reject_side([](json& s) {
-        auto& top = s["cpu"]["other_processes"]["top"];
-        while (top.size() <= 64) top.push_back(top[0]);
-    }, "too many top entries");
-    reject_side([](json& s) {
-        s["cpu"]["per_cpu_pct"] = json::array();
-        for (int i = 0; i < 65537; ++i) s["cpu"]["per_cpu_pct"].push_back(json::object());
-    }, "too many per-CPU entries");
+    reject_side(
+        [](json& s) {
+            auto& top = s["cpu"]["other_processes"]["top"];
+            while (top.size() <= 64) top.push_back(top[0]);
+        },
+        "too many top entries");
+    reject_side(
+        [](json& s) {
+            s["cpu"]["per_cpu_pct"] = json::array();
+            for (int i = 0; i < 65537; ++i) s["cpu"]["per_cpu_pct"].push_back(json::object());
+        },
+        "too many per-CPU entries");
 }
 
-// LIBRARY BUG found by this test (present at commit cdb1086; a fix is in progress in the working tree) (field<uint64_t> in protocol/json_fields.hpp): is_number_integer() is also true for a
-// negative number, and get<uint64_t>() then wraps it, so a result claiming -1 bytes decodes as
-// 18446744073709551615 bytes (and -1 ops likewise) instead of being rejected as the wrong type.
+// LIBRARY BUG found by this test (present at commit cdb1086; a fix is in progress in the working tree) (field<uint64_t>
+// in protocol/json_fields.hpp): is_number_integer() is also true for a negative number, and get<uint64_t>() then wraps
+// it, so a result claiming -1 bytes decodes as 18446744073709551615 bytes (and -1 ops likewise) instead of being
+// rejected as the wrong type.
 TEST_F(ResultField, NegativeByteCountIsRejectedNotWrapped) {
     json j = good;
     side(j)["bytes"] = -1;
@@ -903,11 +915,12 @@ TEST_F(ResultField, NegativeByteCountIsRejectedNotWrapped) {
     expect_rejected_naming(j, "ops");
 }
 
-// LIBRARY BUG found by this test (present at commit cdb1086; a fix is in progress in the working tree) (side_result_from_json and placement_from_json in protocol/result.cpp): the entries of
-// "cpus", "stream_bytes", "placement.cpu_nodes" and "placement.irqs[].per_cpu" are read with get<int>() /
-// get<uint64_t>() without the is_number_integer() check used everywhere else, so a CPU of 1.5 decodes as
-// CPU 1, a byte count of 2.5 as 2 or -1 as 2^64 - 1, and a CPU of 1e300 is a float-to-int conversion out
-// of range (undefined behaviour) instead of a ProtocolError.
+// LIBRARY BUG found by this test (present at commit cdb1086; a fix is in progress in the working tree)
+// (side_result_from_json and placement_from_json in protocol/result.cpp): the entries of "cpus", "stream_bytes",
+// "placement.cpu_nodes" and "placement.irqs[].per_cpu" are read with get<int>() / get<uint64_t>() without the
+// is_number_integer() check used everywhere else, so a CPU of 1.5 decodes as CPU 1, a byte count of 2.5 as 2 or -1 as
+// 2^64 - 1, and a CPU of 1e300 is a float-to-int conversion out of range (undefined behaviour) instead of a
+// ProtocolError.
 TEST_F(ResultField, NonIntegerListEntriesAreRejected) {
     json j = good;
     side(j)["cpus"] = {1.5, 3};
@@ -937,9 +950,10 @@ TEST(MessageMalformed, ErrorReasonCutIsStillCodeable) {
     EXPECT_LE(got.size(), 4096u);
     EXPECT_GE(got.size(), 4090u);
     EXPECT_EQ(got.substr(0, 3), "a\xc3\xa9");
-    // LIBRARY BUG found by this test (present at commit cdb1086; a fix is in progress in the working tree) (decode_body, "error" branch in protocol/messages.cpp): reason.resize(4096) cuts
-    // byte-wise, leaving half of a UTF-8 character (here a lone 0xc3 at byte 4096), so re-encoding the
-    // reason (encode_body, or the JSON report's errors array) throws nlohmann type_error 316.
+    // LIBRARY BUG found by this test (present at commit cdb1086; a fix is in progress in the working tree)
+    // (decode_body, "error" branch in protocol/messages.cpp): reason.resize(4096) cuts byte-wise, leaving half of a
+    // UTF-8 character (here a lone 0xc3 at byte 4096), so re-encoding the reason (encode_body, or the JSON report's
+    // errors array) throws nlohmann type_error 316.
     EXPECT_NO_THROW(json(got).dump());
     EXPECT_NO_THROW(encode_body(ErrorMsg{got}));
 }
@@ -953,7 +967,8 @@ TEST(MessageMalformed, DeeplyNestedJsonIsRejectedWithoutCrashing) {
     EXPECT_THROW(decode_body(unbalanced), ProtocolError);
     std::string balanced = std::string(depth, '[') + std::string(depth, ']');
     EXPECT_THROW(decode_body(balanced), ProtocolError);
-    std::string in_field = "{\"type\":\"result\",\"side\":" + std::string(depth / 2, '[') + std::string(depth / 2, ']') + "}";
+    std::string in_field =
+        "{\"type\":\"result\",\"side\":" + std::string(depth / 2, '[') + std::string(depth / 2, ']') + "}";
     EXPECT_THROW(decode_body(in_field), ProtocolError);
 }
 
@@ -969,8 +984,16 @@ std::vector<std::string> valid_bodies() {
     Welcome challenge;
     challenge.auth_challenge = std::string(64, 'c');
     challenge.auth_proof = std::string(64, 'p');
-    std::vector<Message> all{h,       sample_welcome(), challenge, Auth{std::string(64, 'a')}, zc::Setup{sample_spec()},
-                             Ready{5001, 1234567}, Start{}, Started{}, Stop{}, ResultMsg{sample_side()},
+    std::vector<Message> all{h,
+                             sample_welcome(),
+                             challenge,
+                             Auth{std::string(64, 'a')},
+                             zc::Setup{sample_spec()},
+                             Ready{5001, 1234567},
+                             Start{},
+                             Started{},
+                             Stop{},
+                             ResultMsg{sample_side()},
                              ErrorMsg{"nope"}};
     std::vector<std::string> out;
     for (const auto& m : all) out.push_back(encode_body(m));
@@ -1043,25 +1066,54 @@ TEST(MessageFuzz, ByteMutationsOfValidBodies) {
         for (int e = 0; e < edits && !s.empty(); ++e) {
             size_t pos = rng() % s.size();
             switch (rng() % 3) {
-                case 0: s[pos] = alphabet[rng() % alphabet.size()]; break;
-                case 1: s.erase(pos, 1 + rng() % 4); break;
-                default: s.insert(pos, 1, alphabet[rng() % alphabet.size()]); break;
+                case 0:
+                    s[pos] = alphabet[rng() % alphabet.size()];
+                    break;
+                case 1:
+                    s.erase(pos, 1 + rng() % 4);
+                    break;
+                default:
+                    s.insert(pos, 1, alphabet[rng() % alphabet.size()]);
+                    break;
             }
         }
-        if (decode_or_protocol_error(s, others)) ++decoded; else ++rejected;
+        if (decode_or_protocol_error(s, others))
+            ++decoded;
+        else
+            ++rejected;
     }
     EXPECT_EQ(others, 0);
-    EXPECT_GT(decoded, 0);   // the loop reaches the field checks, not only the JSON parser
+    EXPECT_GT(decoded, 0);  // the loop reaches the field checks, not only the JSON parser
     EXPECT_GT(rejected, 0);
 }
 
 TEST(MessageFuzz, StructuredFieldReplacements) {
     // Replace or delete one node anywhere in a valid message with a value of another type or range.
     std::mt19937_64 rng(777);
-    const std::vector<json> pool{nullptr, true, false, 0, -1, 1, 65536, 4294967296ll, -4294967296ll,
-                                 std::numeric_limits<int64_t>::min(), std::numeric_limits<uint64_t>::max(), 0.5, -1e300,
-                                 1e300, "", "x", "stream", "tcp", "send", json::array(), json::array({1, 2}),
-                                 json::array({"a"}), json::object(), json{{"cpu", 1}}};
+    const std::vector<json> pool{nullptr,
+                                 true,
+                                 false,
+                                 0,
+                                 -1,
+                                 1,
+                                 65536,
+                                 4294967296ll,
+                                 -4294967296ll,
+                                 std::numeric_limits<int64_t>::min(),
+                                 std::numeric_limits<uint64_t>::max(),
+                                 0.5,
+                                 -1e300,
+                                 1e300,
+                                 "",
+                                 "x",
+                                 "stream",
+                                 "tcp",
+                                 "send",
+                                 json::array(),
+                                 json::array({1, 2}),
+                                 json::array({"a"}),
+                                 json::object(),
+                                 json{{"cpu", 1}}};
     int others = 0, decoded = 0, rejected = 0;
     for (const auto& body : valid_bodies()) {
         json base = json::parse(body);
@@ -1074,12 +1126,17 @@ TEST(MessageFuzz, StructuredFieldReplacements) {
                 j = pool[rng() % pool.size()];
             } else if (rng() % 5 == 0) {
                 json& parent = j[p.parent_pointer()];
-                if (parent.is_object()) parent.erase(p.back());
-                else parent.erase(static_cast<size_t>(std::stoul(p.back())));
+                if (parent.is_object())
+                    parent.erase(p.back());
+                else
+                    parent.erase(static_cast<size_t>(std::stoul(p.back())));
             } else {
                 j[p] = pool[rng() % pool.size()];
             }
-            if (decode_or_protocol_error(j.dump(), others)) ++decoded; else ++rejected;
+            if (decode_or_protocol_error(j.dump(), others))
+                ++decoded;
+            else
+                ++rejected;
         }
     }
     EXPECT_EQ(others, 0);

@@ -102,7 +102,8 @@ TEST(PidStat, NegativeCutimeStillParses) {
 
 TEST(PidStat, MalformedLinesRejected) {
     auto lines = pid_stat_lines();
-    for (const char* name : {"truncated", "noparen", "badpid", "badnum"}) EXPECT_FALSE(parse(lines.at(name)).ok) << name;
+    for (const char* name : {"truncated", "noparen", "badpid", "badnum"})
+        EXPECT_FALSE(parse(lines.at(name)).ok) << name;
     EXPECT_FALSE(parse("").ok);
     EXPECT_FALSE(parse("42 (x").ok);
     EXPECT_FALSE(parse("42 )x( S 1 1 1 0 -1 0 0 0 0 0 1 1 0 0").ok);
@@ -144,18 +145,17 @@ TEST(ProcessTable, LiveProcHoldsThisProcess) {
 namespace {
 
 ProcessTable before_table() {
-    return {{100, {"nginx", 1000}},  {200, {"postgres", 500}}, {300, {"zcperf", 50}},
-            {400, {"oldproc", 900}}, {500, {"cron", 10}},      {700, {"vanished", 5000}},
-            {800, {"backwards", 300}}};
+    return {{100, {"nginx", 1000}}, {200, {"postgres", 500}},  {300, {"zcperf", 50}},    {400, {"oldproc", 900}},
+            {500, {"cron", 10}},    {700, {"vanished", 5000}}, {800, {"backwards", 300}}};
 }
 
 ProcessTable after_table() {
-    return {{100, {"nginx", 1250}},    // +250
-            {200, {"postgres", 560}},  // +60
-            {300, {"zcperf", 9999}},   // ourselves: excluded below
-            {400, {"newproc", 30}},    // pid reused by another program: counts whole (30)
-            {500, {"cron", 10}},       // idle: 0, not listed
-            {600, {"make", 120}},      // appeared during the interval: counts whole (120)
+    return {{100, {"nginx", 1250}},      // +250
+            {200, {"postgres", 560}},    // +60
+            {300, {"zcperf", 9999}},     // ourselves: excluded below
+            {400, {"newproc", 30}},      // pid reused by another program: counts whole (30)
+            {500, {"cron", 10}},         // idle: 0, not listed
+            {600, {"make", 120}},        // appeared during the interval: counts whole (120)
             {800, {"backwards", 200}}};  // went backwards: 0, never negative
 }
 

@@ -261,7 +261,7 @@ TEST(CpuShares, TwoCpuUsage) {
     // On the test's own CPUs: cpu0 75 % x 2.0 s = 1.5 CPU-s; cpu1 25 % x 2.0 s = 0.5 CPU-s.
     EXPECT_DOUBLE_EQ(busy_cpu_s_on(u, {0}), 1.5);
     EXPECT_DOUBLE_EQ(busy_cpu_s_on(u, {1}), 0.5);
-    EXPECT_DOUBLE_EQ(busy_cpu_s_on(u, {0, 1}), 2.0);  // both CPUs = the whole host
+    EXPECT_DOUBLE_EQ(busy_cpu_s_on(u, {0, 1}), 2.0);     // both CPUs = the whole host
     EXPECT_DOUBLE_EQ(busy_cpu_s_on(u, {1, 0, 1}), 2.0);  // a CPU named twice counts once
     EXPECT_DOUBLE_EQ(busy_cpu_s_on(u, {}), 0.0);
     EXPECT_DOUBLE_EQ(busy_cpu_s_on(u, {7}), 0.0);  // not a CPU of this host
@@ -335,7 +335,7 @@ TEST(CpuShares, PartlyIdleTicklessCpuThatLostTicks) {
     ProcStat b = parse_proc_stat("cpu  0 0 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0\ncpu1 0 0 0 0 0 0 0 0\n");
     ProcStat a = parse_proc_stat("cpu  0 0 638 282 0 0 0 0\ncpu0 0 0 498 1 0 0 0 0\ncpu1 0 0 140 281 0 0 0 0\n");
     CpuUsage u = usage_between(b, a, 5.0, 100);
-    EXPECT_NEAR(u.busy_cpu_s, 6.38, 1e-9);              // the busy ticks, not 638/920 x 10 = 6.93
+    EXPECT_NEAR(u.busy_cpu_s, 6.38, 1e-9);               // the busy ticks, not 638/920 x 10 = 6.93
     EXPECT_NEAR(u.per_cpu[1].share.busy(), 28.0, 1e-9);  // 140 of 500, not 140 of 421 (33.3)
     EXPECT_NEAR(u.per_cpu[0].share.busy(), 99.6, 1e-9);
 }

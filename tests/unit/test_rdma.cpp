@@ -35,7 +35,6 @@ std::string td_problem(TestKind test, Transport t, const RdmaOptions& rdma) {
 }  // namespace
 namespace w = zc::rdma_wire;
 
-
 TEST(RdmaWire, PatternCheckedThenPoisonedSoAMissingMessageIsCaught) {
     for (uint64_t len : {1ull, 7ull, 8ull, 9ull, 100ull, 4096ull, 65536ull + 3}) {
         std::vector<std::byte> buf(len);
@@ -58,7 +57,7 @@ TEST(RdmaWire, StreamChunksFollowThePatternAcrossMessageBoundaries) {
     const uint64_t msg = 1000;
     std::vector<std::byte> stream(3500);
     for (uint64_t k = 0; k < stream.size(); ++k) stream[k] = static_cast<std::byte>(w::pattern_byte(k % msg));
-    EXPECT_TRUE(w::check_stream_chunk(stream.data() + 900, 300, 900, msg));  // spans a boundary
+    EXPECT_TRUE(w::check_stream_chunk(stream.data() + 900, 300, 900, msg));   // spans a boundary
     EXPECT_FALSE(w::check_stream_chunk(stream.data() + 900, 300, 901, msg));  // at the wrong offset
 }
 
@@ -238,7 +237,8 @@ TEST(RdmaOptions, ThreadDomainsTravelAndAreCheckedAgainstTheTransport) {
         }
     }
     ClientOptions o;
-    ASSERT_EQ(parse({"-t", "msgrate", "-T", "rdma-write", "-P", "4", "--qps-per-context", "4", "--thread-domains"}, o), -1);
+    ASSERT_EQ(parse({"-t", "msgrate", "-T", "rdma-write", "-P", "4", "--qps-per-context", "4", "--thread-domains"}, o),
+              -1);
     EXPECT_TRUE(o.params.rdma.thread_domains);
     EXPECT_EQ(o.params.rdma.qps_per_context, 4u);
     ClientOptions off;

@@ -29,8 +29,8 @@ TEST(ServiceDemand, EqualsNetperfFormulaOverSeveralCases) {
         double elapsed_s;
         uint64_t bytes;
     };
-    for (const Case& c : {Case{100, 1, 1, 1ull << 20}, Case{3.7, 64, 30, 123456789012ull},
-                          Case{50, 2, 2.5, 1000000}, Case{0.01, 256, 60, 7ull << 40}}) {
+    for (const Case& c : {Case{100, 1, 1, 1ull << 20}, Case{3.7, 64, 30, 123456789012ull}, Case{50, 2, 2.5, 1000000},
+                          Case{0.01, 256, 60, 7ull << 40}}) {
         double cpu_s = c.util_pct / 100.0 * c.ncpus * c.elapsed_s;
         double kb_per_s = static_cast<double>(c.bytes) / 1024.0 / c.elapsed_s;
         double ours = service_demand_us_per_kb(cpu_s, c.bytes);

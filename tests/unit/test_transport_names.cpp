@@ -88,8 +88,10 @@ TEST(TransportNames, VersionTextListsTheBuild) {
         if (at == std::string::npos) return words;
         std::istringstream line(v.substr(at + head.size() + 1, v.find('\n', at + 1) - at - head.size() - 1));
         for (std::string w; line >> w;)
-            if (w.front() != '(') words.insert(w);
-            else break;
+            if (w.front() != '(')
+                words.insert(w);
+            else
+                break;
         return words;
     };
     std::set<std::string> built = words_after("transports:"), missing = words_after("not built:");

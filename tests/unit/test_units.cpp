@@ -59,8 +59,7 @@ TEST(ParseSizeList, RangeWithEndsOffTheLadder) {
 
 TEST(ParseSizeList, RangeNearTheTopDoesNotOverflow) {
     // 2^63 doubled would wrap to 0: the ladder must stop, then add the end.
-    EXPECT_EQ(parse_size_list("9223372036854775808..18446744073709551615"),
-              V({9223372036854775808ull, UINT64_MAX}));
+    EXPECT_EQ(parse_size_list("9223372036854775808..18446744073709551615"), V({9223372036854775808ull, UINT64_MAX}));
     EXPECT_EQ(parse_size_list("4T..16T"), V({4ull << 40, 8ull << 40, 16ull << 40}));
 }
 
@@ -69,8 +68,8 @@ TEST(ParseSizeList, RangesMixedWithItems) {
 }
 
 TEST(ParseSizeList, Errors) {
-    for (const char* bad : {"", ",", "64K,", ",64K", "64K,,1M", "4M..64K", "0..4K", "..4K", "4K..", "4K...8K", "1K..x",
-                            "64Ki..1M"}) {
+    for (const char* bad :
+         {"", ",", "64K,", ",64K", "64K,,1M", "4M..64K", "0..4K", "..4K", "4K..", "4K...8K", "1K..x", "64Ki..1M"}) {
         EXPECT_THROW(parse_size_list(bad), std::invalid_argument) << "'" << bad << "'";
     }
 }
