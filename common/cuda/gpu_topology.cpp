@@ -4,9 +4,10 @@
 
 namespace zc::cuda {
 
-std::vector<DeviceLocality> gpu_localities(const std::string& sysfs) {
+std::vector<DeviceLocality> gpu_localities(const std::string& hwloc_xml) {
     std::vector<DeviceLocality> out;
-    for (const auto& g : devices()) out.push_back(pci_locality("gpu", "cuda:" + std::to_string(g.index), g.pci, sysfs));
+    for (const auto& g : devices())
+        out.push_back(pci_locality("gpu", "cuda:" + std::to_string(g.index), g.pci, hwloc_xml));
     return out;
 }
 

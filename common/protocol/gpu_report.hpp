@@ -14,7 +14,7 @@ struct GpuPlacement {
     std::string device;        // "cuda:0"; "" when this side's buffers are not in GPU memory
     std::string name;          // "NVIDIA H200"
     std::string pci;           // from cudaDeviceGetPCIBusId
-    int numa_node = -1;        // from sysfs; -1 unknown
+    int numa_node = -1;        // from hwloc; -1 unknown
     std::string pcie_path;     // host bridge down to the GPU
     std::string nic_relation;  // PCIe relation to the data's device, in words
     bool shares_root_port = false;

@@ -8,7 +8,7 @@
 
 namespace zc {
 
-void place_gpu(Placement& p, const BufferSpec& buffer, const std::string& sysfs) {
+void place_gpu(Placement& p, const BufferSpec& buffer, const std::string& hwloc_xml) {
     if (!buffer.on_gpu()) return;
     GpuPlacement& g = p.gpu;
     g.device = buffer_spec_name(buffer);
@@ -16,7 +16,7 @@ void place_gpu(Placement& p, const BufferSpec& buffer, const std::string& sysfs)
     if (buffer.device < 0 || buffer.device >= static_cast<int>(gpus.size())) return;  // the path's set-up says why
     const auto& info = gpus[static_cast<size_t>(buffer.device)];
     g.name = info.name;
-    DeviceLocality loc = pci_locality("gpu", g.device, info.pci, sysfs);
+    DeviceLocality loc = pci_locality("gpu", g.device, info.pci, hwloc_xml);
     g.pci = loc.pci;
     g.numa_node = loc.numa_node;
     g.pcie_path = loc.pcie_path;
@@ -25,7 +25,7 @@ void place_gpu(Placement& p, const BufferSpec& buffer, const std::string& sysfs)
                          " is not a PCI device (loopback, veth): the data never crosses PCIe between NIC and GPU";
         return;
     }
-    std::string nic_path = pci_locality("nic", p.interface, p.pci, sysfs).pcie_path;
+    std::string nic_path = pci_locality("nic", p.interface, p.pci, hwloc_xml).pcie_path;
     PcieRelation r = pcie_relation(g.pcie_path, nic_path);
     g.nic_relation = describe(r, g.pcie_path, nic_path);
     g.shares_root_port = r.shares_root_port();

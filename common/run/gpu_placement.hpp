@@ -13,7 +13,7 @@
 namespace zc {
 
 // Fills p.gpu when `buffer` is GPU memory; p.pci (the data device's PCI function) must be set.
-void place_gpu(Placement& p, const BufferSpec& buffer, const std::string& sysfs = "/sys");
+void place_gpu(Placement& p, const BufferSpec& buffer, const std::string& hwloc_xml = "");
 void note_gpu_placement(const Placement& p, const std::set<int>& cpu_nodes, std::vector<std::string>& warnings);
 MemoryReport memory_report(const SideSpec& side, uint64_t message_size, const StagingCounts& staging,
                            const RdmaInfo& rdma = {});

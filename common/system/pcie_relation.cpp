@@ -4,14 +4,7 @@
 
 namespace zc {
 
-namespace fs = std::filesystem;
-
 namespace {
-
-bool is_pci_function(const std::string& n) { return n.size() == 12 && n[4] == ':' && n[7] == ':' && n[10] == '.'; }
-bool is_host_bridge(const std::string& n) {
-    return n.size() >= 7 && n.rfind("pci", 0) == 0 && n.find(':') != std::string::npos;
-}
 
 std::vector<std::string> split_path(const std::string& p) {
     std::vector<std::string> out;
@@ -26,29 +19,6 @@ std::vector<std::string> split_path(const std::string& p) {
 }
 
 }  // namespace
-
-std::string pcie_path_of(const fs::path& device_link) {
-    std::error_code ec;
-    fs::path real = fs::canonical(device_link, ec);
-    if (ec) return "";
-    // Keep the host bridge and the PCI functions below it; stop at the last PCI function (a net
-    // device hangs off virtioN or similar below its function).
-    std::string out, pending;
-    bool in_pci = false;
-    for (const auto& part : real) {
-        std::string n = part.string();
-        if (!in_pci) {
-            if (is_host_bridge(n)) {
-                in_pci = true;
-                out = n;
-            }
-            continue;
-        }
-        if (!is_pci_function(n)) break;
-        out += "/" + n;
-    }
-    return in_pci && out.find('/') != std::string::npos ? out : "";
-}
 
 PcieRelation pcie_relation(const std::string& path_a, const std::string& path_b) {
     PcieRelation r;

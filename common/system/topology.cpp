@@ -1,76 +1,116 @@
 #include "system/topology.hpp"
 
-#include <dirent.h>
+#include <fmt/format.h>
+#include <hwloc.h>
 #include <ifaddrs.h>
 #include <netdb.h>
 #include <sys/socket.h>
 
-#include <filesystem>
-#include <fstream>
-
-#include "system/cpu_list.hpp"
-#include "system/pcie_relation.hpp"
+#include <memory>
 
 namespace zc {
 
-namespace fs = std::filesystem;
-
 namespace {
 
-std::string read_line(const fs::path& p) {
-    std::ifstream in(p);
-    std::string s;
-    std::getline(in, s);
-    return s;
+// One loaded hwloc topology, with the important I/O devices (NICs, HCAs, GPUs and the bridges
+// above them). A machine hwloc cannot read gives an empty one: the report then knows no nodes.
+class HwlocTopology {
+public:
+    explicit HwlocTopology(const std::string& xml) {
+        hwloc_topology_t t = nullptr;
+        if (hwloc_topology_init(&t) != 0) return;
+        topo_.reset(t);
+        hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+        if ((!xml.empty() && hwloc_topology_set_xml(t, xml.c_str()) != 0) || hwloc_topology_load(t) != 0) {
+            topo_.reset();
+        }
+    }
+    hwloc_topology_t get() const { return topo_.get(); }
+    explicit operator bool() const { return topo_ != nullptr; }
+
+private:
+    struct Destroy {
+        void operator()(hwloc_topology_t t) const { hwloc_topology_destroy(t); }
+    };
+    std::unique_ptr<hwloc_topology, Destroy> topo_;
+};
+
+std::string busid(const hwloc_pcidev_attr_s& p) {
+    return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", p.domain, p.bus, p.dev, p.func);
 }
 
-int read_node(const fs::path& device_dir) {
-    std::string s = read_line(device_dir / "numa_node");
-    try {
-        return s.empty() ? -1 : std::stoi(s);
-    } catch (...) {
-        return -1;
-    }
+const hwloc_obj* pci_ancestor(const hwloc_obj* o) {
+    while (o && o->type != HWLOC_OBJ_PCI_DEVICE) o = o->parent;
+    return o;
 }
 
-// The PCI function a device hangs off: the nearest ancestor named like 0000:00:03.0.
-std::string pci_of(const fs::path& device_link) {
-    std::error_code ec;
-    fs::path real = fs::canonical(device_link, ec);
-    if (ec) return "";
-    for (fs::path p = real; !p.empty() && p != p.root_path(); p = p.parent_path()) {
-        std::string n = p.filename().string();
-        if (n.size() == 12 && n[4] == ':' && n[7] == ':' && n[10] == '.') return n;
+// A device is local to a node when its nearest CPU-side ancestor covers exactly one node.
+int node_of(hwloc_topology_t t, hwloc_obj* o) {
+    hwloc_obj* a = hwloc_get_non_io_ancestor_obj(t, o);
+    if (!a || !a->nodeset || hwloc_bitmap_weight(a->nodeset) != 1) return -1;
+    return hwloc_bitmap_first(a->nodeset);
+}
+
+// "pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:00.0": the host bridge (named by its root bus, as
+// sysfs names it) and every PCI bridge and function from there down to the device's function.
+std::string pcie_path(const hwloc_obj* pci) {
+    std::string path;
+    for (const hwloc_obj* o = pci; o; o = o->parent) {
+        if (o->type == HWLOC_OBJ_PCI_DEVICE) {
+            path = "/" + busid(o->attr->pcidev) + path;
+        } else if (o->type == HWLOC_OBJ_BRIDGE && o->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI) {
+            path = "/" + busid(o->attr->bridge.upstream.pci) + path;
+        } else if (o->type == HWLOC_OBJ_BRIDGE) {
+            const auto& down = o->attr->bridge.downstream.pci;
+            return fmt::format("pci{:04x}:{:02x}", down.domain, down.secondary_bus) + path;
+        } else {
+            break;
+        }
     }
-    return "";
+    return "";  // not below a host bridge
+}
+
+DeviceLocality locality_of(hwloc_topology_t t, const std::string& kind, const std::string& name, hwloc_obj* o) {
+    DeviceLocality d;
+    d.kind = kind;
+    d.name = name;
+    if (const hwloc_obj* pci = pci_ancestor(o)) {
+        d.pci = busid(pci->attr->pcidev);
+        d.pcie_path = pcie_path(pci);
+    }
+    d.numa_node = node_of(t, o);
+    return d;
+}
+
+const char* kind_of(const hwloc_obj* osdev) {
+    switch (osdev->attr->osdev.type) {
+        case HWLOC_OBJ_OSDEV_NETWORK:
+            return "nic";
+        case HWLOC_OBJ_OSDEV_OPENFABRICS:
+            return "rdma";
+        default:
+            return nullptr;
+    }
 }
 
 }  // namespace
 
-Topology read_topology(const std::string& sysfs) {
-    Topology t;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(fs::path(sysfs) / "devices/system/node", ec)) {
-        std::string n = e.path().filename().string();
-        if (n.rfind("node", 0) != 0 || n.size() < 5 || !std::isdigit(static_cast<unsigned char>(n[4]))) continue;
-        try {
-            t.node_cpus[std::stoi(n.substr(4))] = parse_cpu_list(read_line(e.path() / "cpulist"));
-        } catch (...) {}
+Topology read_topology(const std::string& hwloc_xml) {
+    Topology out;
+    HwlocTopology topo(hwloc_xml);
+    if (!topo) return out;
+    hwloc_topology_t t = topo.get();
+    for (hwloc_obj* n = nullptr; (n = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, n));) {
+        auto& cpus = out.node_cpus[static_cast<int>(n->os_index)];
+        unsigned cpu;
+        hwloc_bitmap_foreach_begin(cpu, n->cpuset) cpus.push_back(static_cast<int>(cpu));
+        hwloc_bitmap_foreach_end();
     }
-    for (const auto& e : fs::directory_iterator(fs::path(sysfs) / "class/net", ec)) {
-        DeviceLocality d = interface_locality(e.path().filename().string(), sysfs);
-        if (!d.pci.empty()) t.devices.push_back(d);
+    for (hwloc_obj* o = nullptr; (o = hwloc_get_next_osdev(t, o));) {
+        const char* kind = kind_of(o);
+        if (kind && pci_ancestor(o)) out.devices.push_back(locality_of(t, kind, o->name, o));
     }
-    for (const auto& e : fs::directory_iterator(fs::path(sysfs) / "class/infiniband", ec)) {
-        DeviceLocality d;
-        d.kind = "rdma";
-        d.name = e.path().filename().string();
-        d.pci = pci_of(e.path() / "device");
-        d.numa_node = read_node(e.path() / "device");
-        d.pcie_path = pcie_path_of(e.path() / "device");
-        t.devices.push_back(d);
-    }
-    return t;
+    return out;
 }
 
 int node_of_cpu(const Topology& t, int cpu) {
@@ -97,36 +137,34 @@ std::string interface_of_address(const std::string& address) {
     return found;
 }
 
-DeviceLocality interface_locality(const std::string& iface, const std::string& sysfs) {
-    DeviceLocality d;
-    d.kind = "nic";
-    d.name = iface;
-    fs::path dev = fs::path(sysfs) / "class/net" / iface / "device";
-    std::error_code ec;
-    if (!fs::exists(dev, ec)) return d;  // virtual: lo, veth, bridges
-    d.pci = pci_of(dev);
-    d.pcie_path = pcie_path_of(dev);
-    fs::path real = fs::canonical(dev, ec);
-    // virtio: the net device hangs off virtioN under the PCI function, which holds numa_node.
-    for (fs::path p = real; !ec && !p.empty() && p != p.root_path(); p = p.parent_path()) {
-        if (fs::exists(p / "numa_node")) {
-            d.numa_node = read_node(p);
-            break;
+DeviceLocality interface_locality(const std::string& iface, const std::string& hwloc_xml) {
+    HwlocTopology topo(hwloc_xml);
+    if (topo) {
+        for (hwloc_obj* o = nullptr; (o = hwloc_get_next_osdev(topo.get(), o));) {
+            if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && o->name && iface == o->name) {
+                return locality_of(topo.get(), "nic", iface, o);
+            }
         }
     }
+    DeviceLocality d;  // virtual: lo, veth, bridges (hwloc lists devices on PCI only)
+    d.kind = "nic";
+    d.name = iface;
     return d;
 }
 
 DeviceLocality pci_locality(const std::string& kind, const std::string& name, const std::string& pci,
-                            const std::string& sysfs) {
+                            const std::string& hwloc_xml) {
     DeviceLocality d;
     d.kind = kind;
     d.name = name;
     d.pci = pci;
     if (pci.empty()) return d;
-    fs::path dev = fs::path(sysfs) / "bus/pci/devices" / pci;
-    d.numa_node = read_node(dev);
-    d.pcie_path = pcie_path_of(dev);
+    HwlocTopology topo(hwloc_xml);
+    if (!topo) return d;
+    if (hwloc_obj* o = hwloc_get_pcidev_by_busidstring(topo.get(), pci.c_str())) {
+        d.numa_node = node_of(topo.get(), o);
+        d.pcie_path = pcie_path(o);
+    }
     return d;
 }
 

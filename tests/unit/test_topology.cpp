@@ -1,5 +1,8 @@
-// Topology from fixture sysfs trees: NUMA node of CPUs and devices, PCI addresses, virtual devices.
+// Topology from hwloc XML fixtures (tests/fixtures/hwloc, in `lstopo --of xml`'s format): NUMA node of
+// CPUs and devices, PCI addresses, virtual devices; and this machine, read live.
 #include <gtest/gtest.h>
+
+#include <sched.h>
 
 #include "system/numa.hpp"
 #include "system/topology.hpp"
@@ -11,7 +14,7 @@ std::string fixture(const std::string& name) { return std::string(ZCPERF_FIXTURE
 }  // namespace
 
 TEST(Topology, TwoNodeHostWithMlx5OnNode1) {
-    Topology t = read_topology(fixture("sys_mlx5"));
+    Topology t = read_topology(fixture("hwloc/two_node_mlx5.xml"));
     ASSERT_EQ(t.node_cpus.size(), 2u);
     EXPECT_EQ(t.node_cpus.at(1), (std::vector<int>{4, 5, 6, 7}));
     EXPECT_EQ(node_of_cpu(t, 2), 0);
@@ -21,15 +24,40 @@ TEST(Topology, TwoNodeHostWithMlx5OnNode1) {
     for (const auto& d : t.devices) {
         EXPECT_EQ(d.pci, "0000:3b:00.0") << d.name;
         EXPECT_EQ(d.numa_node, 1) << d.name;
+        EXPECT_EQ(d.pcie_path, "pci0000:3a/0000:3a:00.0/0000:3b:00.0") << d.name;
     }
+    EXPECT_EQ(t.devices[0].kind, "nic");
+    EXPECT_EQ(t.devices[0].name, "ens1f0np0");
+    EXPECT_EQ(t.devices[1].kind, "rdma");
+    EXPECT_EQ(t.devices[1].name, "mlx5_0");
 }
 
-TEST(Topology, VirtioNicFindsItsPciFunctionThroughTheVirtioDevice) {
-    DeviceLocality d = interface_locality("eth0", fixture("sys_virtio"));
+TEST(Topology, VirtioNicOnAOneNodeVm) {
+    DeviceLocality d = interface_locality("eth0", fixture("hwloc/vm_virtio.xml"));
     EXPECT_EQ(d.pci, "0000:00:03.0");
-    EXPECT_EQ(d.numa_node, -1);  // the VM's firmware does not say
-    DeviceLocality lo = interface_locality("lo", fixture("sys_virtio"));
+    EXPECT_EQ(d.pcie_path, "pci0000:00/0000:00:03.0");
+    EXPECT_EQ(d.numa_node, 0);  // one node: every device is local to it
+    DeviceLocality lo = interface_locality("lo", fixture("hwloc/vm_virtio.xml"));
     EXPECT_TRUE(lo.pci.empty());
+    EXPECT_EQ(lo.numa_node, -1);
+}
+
+TEST(Topology, UnreadableXmlGivesAnEmptyTopology) {
+    Topology t = read_topology(fixture("hwloc/no_such_file.xml"));
+    EXPECT_TRUE(t.node_cpus.empty());
+    EXPECT_TRUE(t.devices.empty());
+    EXPECT_TRUE(interface_locality("eth0", fixture("hwloc/no_such_file.xml")).pci.empty());
+}
+
+// This machine, live: every CPU zcperf may run on belongs to exactly one node hwloc reports.
+TEST(Topology, ThisMachineHasEveryAllowedCpuOnANode) {
+    Topology t = read_topology();
+    ASSERT_FALSE(t.node_cpus.empty());
+    cpu_set_t allowed;
+    ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+        if (CPU_ISSET(c, &allowed)) EXPECT_GE(node_of_cpu(t, c), 0) << "CPU " << c;
+    }
 }
 
 TEST(Topology, LoopbackAddressBelongsToLo) { EXPECT_EQ(interface_of_address("127.0.0.1"), "lo"); }
