@@ -35,7 +35,7 @@ private:
     std::unique_ptr<hwloc_topology, Destroy> topo_;
 };
 
-std::string busid(const hwloc_pcidev_attr_s& p) {
+std::string busid(const hwloc_obj_attr_u::hwloc_pcidev_attr_s& p) {
     return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", p.domain, p.bus, p.dev, p.func);
 }
 
