@@ -39,6 +39,15 @@ std::string busid(const hwloc_obj_attr_u::hwloc_pcidev_attr_s& p) {
     return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", p.domain, p.bus, p.dev, p.func);
 }
 
+// This machine's topology is read once per process: hwloc's I/O discovery takes tens of ms (hundreds
+// on a loaded machine), too much for every test's set-up. An XML file is read on each call.
+template <typename Fn>
+auto with_topology(const std::string& xml, Fn&& fn) {
+    if (!xml.empty()) return fn(HwlocTopology(xml));
+    static const HwlocTopology live("");
+    return fn(live);
+}
+
 const hwloc_obj* pci_ancestor(const hwloc_obj* o) {
     while (o && o->type != HWLOC_OBJ_PCI_DEVICE) o = o->parent;
     return o;
@@ -96,21 +105,22 @@ const char* kind_of(const hwloc_obj* osdev) {
 }  // namespace
 
 Topology read_topology(const std::string& hwloc_xml) {
-    Topology out;
-    HwlocTopology topo(hwloc_xml);
-    if (!topo) return out;
-    hwloc_topology_t t = topo.get();
-    for (hwloc_obj* n = nullptr; (n = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, n));) {
-        auto& cpus = out.node_cpus[static_cast<int>(n->os_index)];
-        unsigned cpu;
-        hwloc_bitmap_foreach_begin(cpu, n->cpuset) cpus.push_back(static_cast<int>(cpu));
-        hwloc_bitmap_foreach_end();
-    }
-    for (hwloc_obj* o = nullptr; (o = hwloc_get_next_osdev(t, o));) {
-        const char* kind = kind_of(o);
-        if (kind && pci_ancestor(o)) out.devices.push_back(locality_of(t, kind, o->name, o));
-    }
-    return out;
+    return with_topology(hwloc_xml, [](const HwlocTopology& topo) {
+        Topology out;
+        if (!topo) return out;
+        hwloc_topology_t t = topo.get();
+        for (hwloc_obj* n = nullptr; (n = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, n));) {
+            auto& cpus = out.node_cpus[static_cast<int>(n->os_index)];
+            unsigned cpu;
+            hwloc_bitmap_foreach_begin(cpu, n->cpuset) cpus.push_back(static_cast<int>(cpu));
+            hwloc_bitmap_foreach_end();
+        }
+        for (hwloc_obj* o = nullptr; (o = hwloc_get_next_osdev(t, o));) {
+            const char* kind = kind_of(o);
+            if (kind && pci_ancestor(o)) out.devices.push_back(locality_of(t, kind, o->name, o));
+        }
+        return out;
+    });
 }
 
 int node_of_cpu(const Topology& t, int cpu) {
@@ -138,18 +148,17 @@ std::string interface_of_address(const std::string& address) {
 }
 
 DeviceLocality interface_locality(const std::string& iface, const std::string& hwloc_xml) {
-    HwlocTopology topo(hwloc_xml);
-    if (topo) {
-        for (hwloc_obj* o = nullptr; (o = hwloc_get_next_osdev(topo.get(), o));) {
+    return with_topology(hwloc_xml, [&](const HwlocTopology& topo) {
+        for (hwloc_obj* o = nullptr; topo && (o = hwloc_get_next_osdev(topo.get(), o));) {
             if (o->attr->osdev.type == HWLOC_OBJ_OSDEV_NETWORK && o->name && iface == o->name) {
                 return locality_of(topo.get(), "nic", iface, o);
             }
         }
-    }
-    DeviceLocality d;  // virtual: lo, veth, bridges (hwloc lists devices on PCI only)
-    d.kind = "nic";
-    d.name = iface;
-    return d;
+        DeviceLocality d;  // virtual: lo, veth, bridges (hwloc lists devices on PCI only)
+        d.kind = "nic";
+        d.name = iface;
+        return d;
+    });
 }
 
 DeviceLocality pci_locality(const std::string& kind, const std::string& name, const std::string& pci,
@@ -159,13 +168,14 @@ DeviceLocality pci_locality(const std::string& kind, const std::string& name, co
     d.name = name;
     d.pci = pci;
     if (pci.empty()) return d;
-    HwlocTopology topo(hwloc_xml);
-    if (!topo) return d;
-    if (hwloc_obj* o = hwloc_get_pcidev_by_busidstring(topo.get(), pci.c_str())) {
-        d.numa_node = node_of(topo.get(), o);
-        d.pcie_path = pcie_path(o);
-    }
-    return d;
+    return with_topology(hwloc_xml, [&](const HwlocTopology& topo) {
+        hwloc_obj* o = topo ? hwloc_get_pcidev_by_busidstring(topo.get(), pci.c_str()) : nullptr;
+        if (o) {
+            d.numa_node = node_of(topo.get(), o);
+            d.pcie_path = pcie_path(o);
+        }
+        return d;
+    });
 }
 
 }  // namespace zc
