@@ -56,7 +56,9 @@ TEST(Topology, ThisMachineHasEveryAllowedCpuOnANode) {
     cpu_set_t allowed;
     ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
     for (int c = 0; c < CPU_SETSIZE; ++c) {
-        if (CPU_ISSET(c, &allowed)) EXPECT_GE(node_of_cpu(t, c), 0) << "CPU " << c;
+        if (CPU_ISSET(c, &allowed)) {
+            EXPECT_GE(node_of_cpu(t, c), 0) << "CPU " << c;
+        }
     }
 }
 
