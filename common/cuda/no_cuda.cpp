@@ -3,9 +3,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "cuda/bounce_ring.hpp"
+#include "memory/bounce_ring.hpp"
 #include "cuda/copy.hpp"
-#include "cuda/copy_bandwidth.hpp"
+#include "memory/copy_bandwidth.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/dmabuf.hpp"

@@ -16,9 +16,9 @@
 #include "system/affinity.hpp"
 #include "system/numa.hpp"
 #include "system/topology.hpp"
-#include "transport/stream_path.hpp"
+#include "paths/stream_path.hpp"
 #include "system/cpu_list.hpp"
-#include "transport/tcp_socket.hpp"
+#include "tcp/tcp_socket.hpp"
 
 namespace zc {
 
