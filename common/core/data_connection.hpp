@@ -54,7 +54,5 @@ int tcp_fd(const DataConnection& c);
 // Wakes a thread blocked on the connection (abort: the peer vanished, Ctrl-C): shutdown for
 // sockets; rsocket and verbs loops never block unbounded and look at their abort flag instead.
 void interrupt(DataConnection& c);
-// The numeric local address the data leaves from ("" when unknown).
-std::string local_address_of(const DataConnection& c);
 
 }  // namespace zc

@@ -12,6 +12,13 @@
 #include "paths/rdma_setup.hpp"
 #include "tcp/tcp_socket.hpp"
 
+#if ZCPERF_WITH_RDMA
+#include <rdma/rsocket.h>
+
+#include "rdma/rdma_connection.hpp"
+#include "rdma/sockaddr_text.hpp"
+#endif
+
 namespace zc {
 
 namespace {
@@ -106,6 +113,19 @@ std::vector<DataConnection> connect_data_streams(const ServerSpec& half, Role ro
         out.emplace_back(std::in_place_type<UniqueFd>, std::move(fd));
     }
     return out;
+}
+
+std::string local_address_of(const DataConnection& c) {
+    if (int fd = tcp_fd(c); fd >= 0) return local_address(fd);
+#if ZCPERF_WITH_RDMA
+    if (auto* rs = std::get_if<RsocketFd>(&c); rs && *rs) {
+        sockaddr_storage ss{};
+        socklen_t len = sizeof(ss);
+        if (::rgetsockname(rs->get(), reinterpret_cast<sockaddr*>(&ss), &len) == 0) return sockaddr_text(ss);
+    }
+    if (auto* r = std::get_if<RdmaConnectionPtr>(&c); r && *r) return (*r)->local_address();
+#endif
+    return {};
 }
 
 }  // namespace zc

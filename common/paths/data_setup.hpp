@@ -42,4 +42,7 @@ private:
 std::vector<DataConnection> connect_data_streams(const ServerSpec& half, Role role, const std::string& host,
                                                  const std::string& address, uint16_t port, uint64_t token);
 
+// The numeric local address a stream's data leaves from ("" when unknown).
+std::string local_address_of(const DataConnection& c);
+
 }  // namespace zc

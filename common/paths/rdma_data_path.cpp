@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "paths/data_path.hpp"
+#include "paths/data_setup.hpp"
 #include "paths/exchange_path.hpp"
 #if ZCPERF_WITH_RDMA
 #include "rdma/rdma_connection.hpp"

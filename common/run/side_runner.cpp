@@ -16,6 +16,7 @@
 #include "system/affinity.hpp"
 #include "system/numa.hpp"
 #include "system/topology.hpp"
+#include "paths/data_setup.hpp"
 #include "paths/stream_path.hpp"
 #include "system/cpu_list.hpp"
 #include "tcp/tcp_socket.hpp"
