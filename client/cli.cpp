@@ -9,8 +9,8 @@
 #include "system/affinity.hpp"
 #include "system/cpu_list.hpp"
 #include "system/numa.hpp"
-#include "transport/test_rules.hpp"
-#include "units.hpp"
+#include "paths/test_rules.hpp"
+#include "core/units.hpp"
 
 namespace zc {
 
@@ -236,7 +236,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         ->check(CLI::Range(1u, kMaxBatch))
         ->capture_default_str();
     // The verbs message-rate knobs (--postlist, --qps-per-context, --inline) belong beside --batch:
-    // they travel in the spec like batch and are checked by spec_problem() (transport/test_rules.hpp).
+    // they travel in the spec like batch and are checked by spec_problem() (paths/test_rules.hpp).
     auto* dur = app.add_option("-l,--duration", o.params.duration_s,
                                "seconds of data transfer per test (>= 5 for trustworthy CPU figures)")
                     ->check(CLI::Range(0.01, 86400.0))

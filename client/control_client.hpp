@@ -9,8 +9,8 @@
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
 #include "security/shared_secret.hpp"
-#include "transport/tcp_socket.hpp"
-#include "unique_fd.hpp"
+#include "tcp/tcp_socket.hpp"
+#include "core/unique_fd.hpp"
 
 namespace zc {
 

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "server.hpp"
-#include "unique_fd.hpp"
+#include "core/unique_fd.hpp"
 
 namespace zc {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "cuda/copy_bandwidth.hpp"
+#include "memory/copy_bandwidth.hpp"
 #include "cuda/device.hpp"
 
 namespace zc {

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <string>
 
-#include "memory/buffer_spec.hpp"
+#include "core/buffer_spec.hpp"
 #include "system/host_info.hpp"
 
 namespace zc {

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "run/side_runner.hpp"
-#include "transport/data_setup.hpp"
-#include "transport/tcp_socket.hpp"
+#include "paths/data_setup.hpp"
+#include "tcp/tcp_socket.hpp"
 
 namespace zc {
 

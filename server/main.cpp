@@ -8,7 +8,7 @@
 
 #include "run/build_info.hpp"
 #include "server.hpp"
-#include "units.hpp"
+#include "core/units.hpp"
 
 namespace {
 

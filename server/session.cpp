@@ -5,7 +5,7 @@
 #include "server.hpp"
 #include "system/cpu_list.hpp"
 #include "test_run.hpp"
-#include "transport/test_rules.hpp"
+#include "paths/test_rules.hpp"
 
 #include <fmt/format.h>
 

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "protocol/messages.hpp"
-#include "transport/data_setup.hpp"
+#include "paths/data_setup.hpp"
 
 namespace zc {
 

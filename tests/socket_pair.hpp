@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "unique_fd.hpp"
+#include "core/unique_fd.hpp"
 
 namespace zc::test {
 

@@ -3,7 +3,7 @@
 // they never fail for it, and never pass without running.
 #include <gtest/gtest.h>
 
-#include "transport/transport_registry.hpp"
+#include "core/transport_registry.hpp"
 
 #define REQUIRE_TRANSPORT_BUILT(t)                                                                               \
     do {                                                                                                         \

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "cuda/device_buffer.hpp"
-#include "unique_fd.hpp"
+#include "core/unique_fd.hpp"
 
 namespace zc::cuda {
 

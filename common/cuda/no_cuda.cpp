@@ -3,9 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cuda/bounce_ring.hpp"
 #include "cuda/copy.hpp"
-#include "cuda/copy_bandwidth.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/dmabuf.hpp"
@@ -59,7 +57,5 @@ Dmabuf export_dmabuf(const DeviceBuffer&) {
     d.unavailable = kNoCuda;
     return d;
 }
-
-CopyBandwidth measure_copy_bandwidth(int, uint64_t, int) { no_cuda(); }
 
 }  // namespace zc::cuda

@@ -17,8 +17,8 @@
 
 #include "memory/host_buffer.hpp"
 #include "memory/pattern.hpp"
-#include "transport/staging_counts.hpp"
-#include "transport/stream_counters.hpp"
+#include "core/staging_counts.hpp"
+#include "core/stream_counters.hpp"
 
 namespace zc {
 

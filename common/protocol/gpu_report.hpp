@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "transport/staging_counts.hpp"
+#include "core/staging_counts.hpp"
 
 namespace zc {
 

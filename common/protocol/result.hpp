@@ -12,7 +12,7 @@
 #include "protocol/rdma_info.hpp"
 #include "protocol/gpu_report.hpp"
 #include "protocol/test_spec.hpp"
-#include "transport/stream_counters.hpp"
+#include "core/stream_counters.hpp"
 
 namespace zc {
 

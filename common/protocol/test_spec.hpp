@@ -7,9 +7,9 @@
 
 #include "core/test_kind.hpp"
 #include "protocol/rdma_options.hpp"
-#include "memory/buffer_spec.hpp"
-#include "memory/gpu_path.hpp"
-#include "transport/transport_registry.hpp"
+#include "core/buffer_spec.hpp"
+#include "core/gpu_path.hpp"
+#include "core/transport_registry.hpp"
 
 namespace zc {
 

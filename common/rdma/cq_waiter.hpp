@@ -10,7 +10,7 @@
 #include <cerrno>
 
 #include "rdma/rdma_connection.hpp"
-#include "transport/stream_counters.hpp"
+#include "core/stream_counters.hpp"
 
 namespace zc {
 

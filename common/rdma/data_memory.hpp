@@ -18,11 +18,11 @@
 #include <string>
 
 #include "cuda/device_buffer.hpp"
-#include "memory/buffer_spec.hpp"
-#include "memory/gpu_path.hpp"
+#include "core/buffer_spec.hpp"
+#include "core/gpu_path.hpp"
 #include "memory/host_buffer.hpp"
 #include "rdma/resources.hpp"
-#include "unique_fd.hpp"
+#include "core/unique_fd.hpp"
 
 namespace zc {
 

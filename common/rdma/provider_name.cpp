@@ -10,7 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "unique_fd.hpp"
+#include "core/unique_fd.hpp"
 
 namespace zc {
 

@@ -17,7 +17,7 @@
 #include "protocol/test_spec.hpp"
 #include "rdma/resources.hpp"
 #include "rdma/wire.hpp"
-#include "transport/data_connection.hpp"
+#include "core/data_connection.hpp"
 
 namespace zc {
 

@@ -16,7 +16,7 @@
 #include "rdma/rdma_connection.hpp"
 #include "rdma/sockaddr_text.hpp"
 #include "rdma/wire.hpp"
-#include "transport/staged_stream_impl.hpp"
+#include "socket/staged_stream_impl.hpp"
 
 namespace zc {
 

@@ -6,7 +6,7 @@
 //                  any later transfer); the receiver checks the slot, counts it and returns slots as
 //                  4-byte credits, so the sender never overwrites a slot not yet taken.
 //   rsocket with --buffer cuda[:N] (or the test kind sim-gpu): the staged stream loops of
-//                  transport/tcp_gpu_staged.hpp on rsend/rrecv: the GPU's copy engine fills (drains)
+//                  socket/staged_stream.hpp on rsend/rrecv: the GPU's copy engine fills (drains)
 //                  one pinned bounce slot while rsend (rrecv) moves another. rsockets copy through
 //                  their own registered buffers, so GPU memory can only be staged (--gpu-path direct
 //                  is refused).
@@ -22,10 +22,10 @@
 
 #include "memory/host_buffer.hpp"
 #include "protocol/test_spec.hpp"
-#include "transport/data_connection.hpp"
-#include "transport/stream_counters.hpp"
-#include "transport/tcp_gpu_staged.hpp"
-#include "transport/tcp_rr.hpp"
+#include "core/data_connection.hpp"
+#include "core/stream_counters.hpp"
+#include "socket/staged_stream.hpp"
+#include "socket/socket_rr.hpp"
 
 namespace zc {
 
@@ -101,7 +101,7 @@ private:
     double registration_ms_ = 0;
 };
 
-// rr over rsockets (-T rsocket -t rr): the TCP rr loops (tcp_rr.hpp) with rsend/rrecv. TCP_NODELAY
+// rr over rsockets (-T rsocket -t rr): the TCP rr loops (socket_rr.hpp) with rsend/rrecv. TCP_NODELAY
 // is set when the rsocket is made (configure()); rsockets keep no segment counts (0 is reported).
 struct RsocketCalls {
     static ssize_t send(int fd, const void* b, size_t n) { return ::rsend(fd, b, n, 0); }

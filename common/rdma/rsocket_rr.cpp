@@ -1,6 +1,6 @@
 // rr over rsockets: the TCP rr loops instantiated with rsend/rrecv (rsocket_paths.hpp).
 #include "rdma/rsocket_paths.hpp"
-#include "transport/tcp_rr_loops.hpp"
+#include "socket/socket_rr_loops.hpp"
 
 namespace zc {
 

@@ -23,8 +23,8 @@
 #include "measure/latency_histogram.hpp"
 #include "rdma/rdma_connection.hpp"
 #include "rdma/verbs_stage.hpp"
-#include "transport/stream_counters.hpp"
-#include "transport/tcp_gpu_staged.hpp"  // stage_failed
+#include "core/stream_counters.hpp"
+#include "socket/staged_stream.hpp"  // stage_failed
 
 namespace zc {
 

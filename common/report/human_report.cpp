@@ -5,7 +5,7 @@
 
 #include "report/report_writer.hpp"
 #include "system/cpu_list.hpp"
-#include "units.hpp"
+#include "core/units.hpp"
 
 namespace zc {
 

@@ -1,7 +1,7 @@
 #include "run/build_info.hpp"
 
 #include "cuda/device.hpp"
-#include "transport/transport_registry.hpp"
+#include "core/transport_registry.hpp"
 
 namespace zc {
 

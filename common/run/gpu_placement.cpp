@@ -4,7 +4,7 @@
 #include "system/cpu_list.hpp"
 #include "system/pcie_relation.hpp"
 #include "system/topology.hpp"
-#include "transport/tcp_gpu_staged.hpp"
+#include "socket/staged_stream.hpp"
 
 namespace zc {
 

@@ -16,9 +16,10 @@
 #include "system/affinity.hpp"
 #include "system/numa.hpp"
 #include "system/topology.hpp"
-#include "transport/stream_path.hpp"
+#include "paths/data_setup.hpp"
+#include "paths/stream_path.hpp"
 #include "system/cpu_list.hpp"
-#include "transport/tcp_socket.hpp"
+#include "tcp/tcp_socket.hpp"
 
 namespace zc {
 

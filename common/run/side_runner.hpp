@@ -16,9 +16,9 @@
 #include "protocol/result.hpp"
 #include "protocol/test_spec.hpp"
 #include "system/irq.hpp"
-#include "transport/data_connection.hpp"
-#include "transport/stream_counters.hpp"
-#include "unique_fd.hpp"
+#include "core/data_connection.hpp"
+#include "core/stream_counters.hpp"
+#include "core/unique_fd.hpp"
 
 namespace zc {
 

@@ -6,9 +6,9 @@
 
 #include <fstream>
 
-#include "cuda/gpu_topology.hpp"
+#include "system/gpu_topology.hpp"
 #include "system/affinity.hpp"
-#include "transport/transport_registry.hpp"
+#include "core/transport_registry.hpp"
 
 namespace zc {
 

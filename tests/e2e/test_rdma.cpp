@@ -15,7 +15,7 @@
 #include "../transport_built.hpp"
 #include "process.hpp"
 #include "protocol/test_spec.hpp"
-#include "transport/rdma_setup.hpp"
+#include "paths/rdma_setup.hpp"
 
 using namespace zc::e2e;
 using nlohmann::json;

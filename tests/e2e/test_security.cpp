@@ -12,7 +12,7 @@
 #include "process.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
-#include "transport/tcp_socket.hpp"
+#include "tcp/tcp_socket.hpp"
 
 using namespace zc::e2e;
 using namespace std::chrono_literals;

@@ -5,13 +5,13 @@
 #include <filesystem>
 #include <vector>
 
-#include "cuda/bounce_ring.hpp"
+#include "memory/bounce_ring.hpp"
 #include "cuda/copy.hpp"
-#include "cuda/copy_bandwidth.hpp"
+#include "memory/copy_bandwidth.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/dmabuf.hpp"
-#include "cuda/gpu_message.hpp"
-#include "cuda/gpu_topology.hpp"
+#include "memory/gpu_message.hpp"
+#include "system/gpu_topology.hpp"
 #include "gpu_test.hpp"
 #include "memory/host_buffer.hpp"
 #include "memory/pattern.hpp"

@@ -16,8 +16,8 @@
 #include "cuda/copy.hpp"
 #include "gpu_test.hpp"
 #include "memory/pattern.hpp"
-#include "transport/exchange_path.hpp"
-#include "unique_fd.hpp"
+#include "paths/exchange_path.hpp"
+#include "core/unique_fd.hpp"
 
 using namespace zc;
 

@@ -12,9 +12,9 @@
 #include "cuda/copy.hpp"
 #include "gpu_test.hpp"
 #include "memory/pattern.hpp"
-#include "transport/data_path.hpp"
+#include "paths/data_path.hpp"
 #include "../socket_pair.hpp"
-#include "unique_fd.hpp"
+#include "core/unique_fd.hpp"
 #include "../half_spec.hpp"
 
 using namespace zc;

@@ -1,7 +1,7 @@
 // parse_endpoint: "host", "host:port", "[v6]:port", bare v6.
 #include <gtest/gtest.h>
 
-#include "transport/tcp_socket.hpp"
+#include "tcp/tcp_socket.hpp"
 
 using namespace zc;
 

@@ -10,7 +10,7 @@
 
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
-#include "unique_fd.hpp"
+#include "core/unique_fd.hpp"
 
 using namespace zc;
 using namespace std::chrono_literals;

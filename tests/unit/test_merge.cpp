@@ -6,7 +6,7 @@
 
 #include "iterations.hpp"
 #include "protocol/result.hpp"
-#include "transport/stream_counters.hpp"
+#include "core/stream_counters.hpp"
 #include "test_driver.hpp"
 
 using namespace zc;

@@ -10,9 +10,9 @@
 #include "iterations.hpp"
 #include "protocol/json_fields.hpp"
 #include "test_driver.hpp"
-#include "transport/exchange_path.hpp"
+#include "paths/exchange_path.hpp"
 #include "../half_spec.hpp"
-#include "transport/test_rules.hpp"
+#include "paths/test_rules.hpp"
 
 using namespace zc;
 using zc::test::half_spec;

@@ -17,9 +17,9 @@
 #include "protocol/rdma_options.hpp"
 #include "protocol/test_spec.hpp"
 #include "rdma/wire.hpp"
-#include "transport/data_path.hpp"
-#include "transport/exchange_path.hpp"
-#include "transport/test_rules.hpp"
+#include "paths/data_path.hpp"
+#include "paths/exchange_path.hpp"
+#include "paths/test_rules.hpp"
 #include "../half_spec.hpp"
 
 using namespace zc;

@@ -13,12 +13,12 @@
 #include "memory/pattern.hpp"
 #include "memory/stage_ring.hpp"
 #include "parse_cli.hpp"
-#include "transport/data_path.hpp"
-#include "transport/exchange_path.hpp"
+#include "paths/data_path.hpp"
+#include "paths/exchange_path.hpp"
 #include "../socket_pair.hpp"
 #include "../transport_built.hpp"
-#include "unique_fd.hpp"
-#include "transport/test_rules.hpp"
+#include "core/unique_fd.hpp"
+#include "paths/test_rules.hpp"
 #include "../half_spec.hpp"
 
 using namespace zc;

@@ -6,7 +6,7 @@
 
 #include "protocol/test_spec.hpp"
 #include "run/build_info.hpp"
-#include "transport/transport_registry.hpp"
+#include "core/transport_registry.hpp"
 
 using namespace zc;
 

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "units.hpp"
+#include "core/units.hpp"
 
 using namespace zc;
 using V = std::vector<uint64_t>;

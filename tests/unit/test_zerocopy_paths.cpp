@@ -4,9 +4,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "transport/data_path.hpp"
-#include "unique_fd.hpp"
-#include "transport/test_rules.hpp"
+#include "paths/data_path.hpp"
+#include "core/unique_fd.hpp"
+#include "paths/test_rules.hpp"
 #include "../half_spec.hpp"
 
 using namespace zc;

@@ -1,0 +1,58 @@
+#pragma once
+// One stream's data connection, whatever carries it: a TCP socket, an rsocket, or an RDMA
+// connection (queue pairs connected with rdma_cm, with their PD, CQ, buffer and MR). SideRunner
+// holds one per stream; the data path is built on it once, before the measured interval.
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "core/unique_fd.hpp"
+
+namespace zc {
+
+// An rsocket descriptor (librdmacm's rsocket(3)): closed with rclose, not close.
+class RsocketFd {
+public:
+    RsocketFd() = default;
+    explicit RsocketFd(int fd) : fd_(fd) {}
+    RsocketFd(const RsocketFd&) = delete;
+    RsocketFd& operator=(const RsocketFd&) = delete;
+    RsocketFd(RsocketFd&& o) noexcept : fd_(o.fd_), abandoned_(o.abandoned_) { o.fd_ = -1; }
+    RsocketFd& operator=(RsocketFd&& o) noexcept {
+        if (this != &o) {
+            reset();
+            fd_ = o.fd_;
+            abandoned_ = o.abandoned_;
+            o.fd_ = -1;
+        }
+        return *this;
+    }
+    ~RsocketFd() { reset(); }
+    int get() const { return fd_; }
+    explicit operator bool() const { return fd_ >= 0; }
+    void reset();  // rclose (nothing to do in a build without rdma-core)
+    // The peer may be gone: rclose sends a disconnect and waits for its completion, which a dead
+    // peer never gives, so the close then runs on a detached thread (librdmacm gives up when the
+    // queue pair's retries run out; a process that exits first loses nothing).
+    void abandon() { abandoned_ = true; }
+
+private:
+    int fd_ = -1;
+    bool abandoned_ = false;
+};
+
+class RdmaConnection;  // common/rdma/rdma_connection.hpp
+struct RdmaConnectionDeleter {
+    void operator()(RdmaConnection* c) const;
+};
+using RdmaConnectionPtr = std::unique_ptr<RdmaConnection, RdmaConnectionDeleter>;
+
+using DataConnection = std::variant<UniqueFd, RsocketFd, RdmaConnectionPtr>;
+
+// The TCP socket of a TCP connection, else -1.
+int tcp_fd(const DataConnection& c);
+// Wakes a thread blocked on the connection (abort: the peer vanished, Ctrl-C): shutdown for
+// sockets; rsocket and verbs loops never block unbounded and look at their abort flag instead.
+void interrupt(DataConnection& c);
+
+}  // namespace zc

@@ -1,0 +1,210 @@
+#include "tcp/tcp_socket.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+
+namespace zc {
+
+Endpoint parse_endpoint(const std::string& text, uint16_t default_port) {
+    Endpoint ep{text, default_port};
+    std::string port;
+    if (!text.empty() && text.front() == '[') {
+        size_t close = text.find(']');
+        if (close == std::string::npos) throw std::invalid_argument("address '" + text + "' lacks a closing ]");
+        ep.host = text.substr(1, close - 1);
+        if (close + 1 < text.size()) {
+            if (text[close + 1] != ':') throw std::invalid_argument("address '" + text + "': expected :PORT after ]");
+            port = text.substr(close + 2);
+        }
+    } else if (std::count(text.begin(), text.end(), ':') == 1) {
+        size_t colon = text.find(':');
+        ep.host = text.substr(0, colon);
+        port = text.substr(colon + 1);
+    }
+    if (!port.empty()) {
+        char* end = nullptr;
+        long p = std::strtol(port.c_str(), &end, 10);
+        if (*end != '\0' || p < 1 || p > 65535) throw std::invalid_argument("port '" + port + "' is not 1..65535");
+        ep.port = static_cast<uint16_t>(p);
+    }
+    if (ep.host.empty()) throw std::invalid_argument("address '" + text + "' has no host");
+    return ep;
+}
+
+void set_socket_buffers(int fd, uint64_t bytes) {
+    if (bytes == 0) return;
+    int v = static_cast<int>(bytes);
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)) != 0) {
+        throw std::runtime_error(std::string("cannot set the socket buffers: ") + std::strerror(errno));
+    }
+}
+
+std::pair<uint64_t, uint64_t> socket_buffers(int fd) {
+    int snd = 0, rcv = 0;
+    socklen_t len = sizeof(int);
+    getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &snd, &len);
+    len = sizeof(int);
+    getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, &len);
+    return {static_cast<uint64_t>(snd), static_cast<uint64_t>(rcv)};
+}
+
+void set_receive_low_water(int fd, uint64_t bytes) {
+    int v = static_cast<int>(std::min<uint64_t>(bytes, INT32_MAX));
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)) != 0) {
+        throw std::runtime_error(std::string("cannot set SO_RCVLOWAT: ") + std::strerror(errno) +
+                                 " (use --rcvlowat 1 for the kernel's default)");
+    }
+}
+
+uint64_t receive_low_water(int fd) {
+    int v = 0;
+    socklen_t len = sizeof(v);
+    if (getsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, &len) != 0) return 0;
+    return static_cast<uint64_t>(v);
+}
+
+void set_receive_timeout(int fd, std::chrono::milliseconds timeout) {
+    timeval tv{static_cast<time_t>(timeout.count() / 1000), static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint64_t socket_buffer) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* res = nullptr;
+    std::string port = std::to_string(ep.port);
+    int rc = getaddrinfo(ep.host.c_str(), port.c_str(), &hints, &res);
+    if (rc != 0) {
+        throw std::runtime_error("cannot resolve '" + ep.host + "': " + gai_strerror(rc) +
+                                 "; check the host name or give an IP address");
+    }
+    std::string last_error = "no address";
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (addrinfo* ai = res; ai; ai = ai->ai_next) {
+        UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol));
+        if (!fd) continue;
+        set_socket_buffers(fd.get(), socket_buffer);
+        int flags = fcntl(fd.get(), F_GETFL);
+        fcntl(fd.get(), F_SETFL, flags | O_NONBLOCK);
+        int c = ::connect(fd.get(), ai->ai_addr, ai->ai_addrlen);
+        if (c != 0 && errno == EINPROGRESS) {
+            auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            pollfd p{fd.get(), POLLOUT, 0};
+            int pr;
+            do {
+                pr = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+            } while (pr < 0 && errno == EINTR);
+            if (pr == 0) {
+                last_error =
+                    "no answer within " + std::to_string(timeout.count()) + " ms (a firewall, or the host is down?)";
+                continue;
+            }
+            int err = 0;
+            socklen_t len = sizeof(err);
+            getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len);
+            if (err != 0) {
+                last_error = std::strerror(err);
+                continue;
+            }
+        } else if (c != 0) {
+            last_error = std::strerror(errno);
+            continue;
+        }
+        fcntl(fd.get(), F_SETFL, flags);
+        freeaddrinfo(res);
+        return fd;
+    }
+    freeaddrinfo(res);
+    throw std::runtime_error("cannot connect to " + ep.host + ":" + port + ": " + last_error);
+}
+
+std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t port, int backlog,
+                                         uint64_t socket_buffer) {
+    sockaddr_storage ss{};
+    socklen_t len = 0;
+    int family = AF_INET6;
+    auto* s6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    auto* s4 = reinterpret_cast<sockaddr_in*>(&ss);
+    if (address.empty()) {
+        s6->sin6_family = AF_INET6;
+        s6->sin6_addr = in6addr_any;
+        s6->sin6_port = htons(port);
+        len = sizeof(*s6);
+    } else if (inet_pton(AF_INET, address.c_str(), &s4->sin_addr) == 1) {
+        family = AF_INET;
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons(port);
+        len = sizeof(*s4);
+    } else if (inet_pton(AF_INET6, address.c_str(), &s6->sin6_addr) == 1) {
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons(port);
+        len = sizeof(*s6);
+    } else {
+        throw std::invalid_argument("'" + address + "' is not a numeric IPv4 or IPv6 address");
+    }
+    UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!fd) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
+    int one = 1, zero = 0;
+    setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (family == AF_INET6 && address.empty()) setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+    set_socket_buffers(fd.get(), socket_buffer);  // inherited by accepted sockets, before the handshake
+    if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0) {
+        int e = errno;
+        std::string where = (address.empty() ? "*" : address) + ":" + std::to_string(port);
+        if (e == EADDRINUSE)
+            throw std::runtime_error("port " + where + " is in use: another zcserver? choose one with --port");
+        throw std::runtime_error("cannot bind " + where + ": " + std::strerror(e));
+    }
+    if (::listen(fd.get(), backlog) != 0) throw std::runtime_error(std::string("listen: ") + std::strerror(errno));
+    socklen_t l = sizeof(ss);
+    getsockname(fd.get(), reinterpret_cast<sockaddr*>(&ss), &l);
+    uint16_t bound = ss.ss_family == AF_INET ? ntohs(s4->sin_port) : ntohs(s6->sin6_port);
+    return {std::move(fd), bound};
+}
+
+namespace {
+std::string address_of(const sockaddr_storage& ss) {
+    char buf[INET6_ADDRSTRLEN] = {};
+    if (ss.ss_family == AF_INET) {
+        inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&ss)->sin_addr, buf, sizeof(buf));
+    } else {
+        const auto* s6 = reinterpret_cast<const sockaddr_in6*>(&ss);
+        if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+            inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], buf, sizeof(buf));
+        } else {
+            inet_ntop(AF_INET6, &s6->sin6_addr, buf, sizeof(buf));
+        }
+    }
+    return buf;
+}
+}  // namespace
+
+std::string local_address(int fd) {
+    sockaddr_storage ss{};
+    socklen_t l = sizeof(ss);
+    getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &l);
+    return address_of(ss);
+}
+
+std::string peer_address(int fd) {
+    sockaddr_storage ss{};
+    socklen_t l = sizeof(ss);
+    getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &l);
+    return address_of(ss);
+}
+
+}  // namespace zc
