@@ -94,7 +94,7 @@ def main():
     bottom.set_ylabel("CPU % of each side's host")
     bottom.set_ylim(0, 100)
     bottom.set_xlabel("seconds from the start of the measured interval")
-    bottom.legend(fontsize="small", ncol=2)
+    bottom.legend(fontsize="small", ncol=2, loc="lower left")
     fig.tight_layout()
     fig.savefig(a.png, dpi=110)
     print(f"wrote {a.png}")

@@ -82,6 +82,28 @@ TEST(Intervals, StreamAndMaertsRowsAddUpToTheResultExactly) {
     }
 }
 
+// Every TCP sender path, every receive mode and GPU staging (sim-gpu: the staged loops without a GPU).
+TEST(Intervals, EveryTcpPathAddsUp) {
+    LocalServer server;
+    const std::vector<std::vector<std::string>> cases = {{"-T", "tcp-sendfile"},
+                                                         {"-T", "tcp-msgzc"},
+                                                         {"-T", "tcp-uringzc"},
+                                                         {"-T", "tcp", "--rx", "zerocopy"},
+                                                         {"-T", "tcp", "--rx", "splice"},
+                                                         {"-T", "tcp", "--rx", "trunc"},
+                                                         {"-T", "tcp", "--buffer", "sim-gpu,sim-gpu"}};
+    for (const auto& extra : cases) {
+        std::vector<std::string> argv{zcperf_bin(), "-H",  server.address(), "-l", "1", "-D", "0.25", "-m", "64K",
+                                      "-o",         "json"};
+        argv.insert(argv.end(), extra.begin(), extra.end());
+        SCOPED_TRACE(extra[1] + (extra.size() > 2 ? " " + extra[2] + " " + extra[3] : std::string()));
+        json j = report_of(run(argv));
+        const json& r = j["results"][0];
+        expect_partition(r["intervals"], "bytes", r["bytes"].get<uint64_t>(), r["elapsed_s"].get<double>());
+        expect_both_sides(r["intervals"]);
+    }
+}
+
 TEST(Intervals, MessageTestsCountTransactionsAndMessages) {
     LocalServer server;
     json rr = report_of(

@@ -349,7 +349,12 @@ TEST(Intervals, WritersShowEachInterval) {
     std::getline(rows, second);
     auto cells = [](const std::string& x) {
         std::vector<std::string> out(1);
-        for (char ch : x) ch == ',' ? out.emplace_back() : out.back().push_back(ch);
+        for (char ch : x) {
+            if (ch == ',')
+                out.emplace_back();
+            else
+                out.back().push_back(ch);
+        }
         return out;
     };
     auto names = cells(header);
