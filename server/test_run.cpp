@@ -67,8 +67,7 @@ void TestRun::coordinate() {
             if (stopped_.load()) throw std::runtime_error(kStoppedBeforeStart);
             runner_ = &runner;
         }
-        runner.start();
-        notify_(Started{});
+        runner.start([this] { notify_(Started{}); });
         SideResult side;
         try {
             side = runner.finish();

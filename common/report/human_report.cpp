@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <cmath>
 #include <set>
 #include <stdexcept>
 
@@ -163,7 +164,10 @@ public:
             if (!s) return fmt::format("{} {:>6} {:>8}", name, "-", "-");
             double sd = is_message_test(p.test) ? service_demand_us_per_tran(s->busy_cpu_s, s->messages)
                                                 : s->service_demand_us_per_kb();
-            return fmt::format("{} {:>5.1f}% {:>8.3f}", name, s->cpu_util_pct, sd);
+            // A side that slept through edges (stopped, starved) has one long interval: say over what.
+            bool own_span = std::abs(s->end_s - row.end_s) > p.interval_s / 2;
+            return fmt::format("{} {:>5.1f}% {:>8.3f}{}", name, s->cpu_util_pct, sd,
+                               own_span ? fmt::format(" (over its {:.2f}-{:.2f} s)", s->start_s, s->end_s) : "");
         };
         out_ << fmt::format("  [{:7.2f}-{:7.2f} s] {} | {} | {}{}\n", row.start_s, row.end_s, rate,
                             side("local", row.local), side("remote", row.remote),

@@ -174,10 +174,11 @@ void SideRunner::sample_intervals() {
         if (sampler_cv_.wait_until(lock, when, [&] { return sampler_stop_; })) return;
         if (running_.load() == 0) return;  // the streams are done: finish() closes the last interval
         IntervalReading now = read_totals();
-        emit(now, k);
         // Woken late (this process was stopped, or starved of CPU): the edges already past are skipped,
-        // so the late interval is one long one, not a burst of empty slivers.
+        // so the late interval is one long one, not a burst of empty slivers, and the next one is
+        // numbered by the edge it starts after, as the other side numbers its own.
         k = std::max(k, static_cast<int64_t>(std::floor(now.t_s / every)));
+        emit(now, k);
     }
 }
 
@@ -261,7 +262,7 @@ void SideRunner::wait_ready() {
     }
 }
 
-void SideRunner::start() {
+void SideRunner::start(const std::function<void()>& started) {
     wait_ready();
     if (!irqs_.empty()) irq_counts_before_ = read_proc_interrupts();
     meter_.start();
@@ -276,9 +277,10 @@ void SideRunner::start() {
         }
         last_reading_ = read_totals();
         last_reading_.t_s = 0;
-        sampler_ = std::thread([this] { sample_intervals(); });
     }
     go_.count_down();  // the latch orders stop_base_ before every thread's read of it
+    if (started) started();
+    if (cfg_.half.interval_s > 0) sampler_ = std::thread([this] { sample_intervals(); });
 }
 
 void SideRunner::abort() {

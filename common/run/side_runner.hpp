@@ -50,8 +50,9 @@ public:
 
     // Waits until every thread is ready; throws std::runtime_error if one could not get ready.
     void wait_ready();
-    // Begins the measured interval: CPU snapshot, then release the threads.
-    void start();
+    // Begins the measured interval: CPU snapshot, then release the threads. `started` runs next, before
+    // any interval is sampled (the server's "started" goes out before its first interval).
+    void start(const std::function<void()>& started = {});
     // Joins the threads, ends the interval, and returns this side's result. Throws
     // std::runtime_error naming the stream and the call that failed.
     SideResult finish();
