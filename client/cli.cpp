@@ -1,11 +1,13 @@
 #include "cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <algorithm>
 #include <iostream>
 
 #include "cuda/device.hpp"
 #include "run/build_info.hpp"
+#include "protocol/interval.hpp"
 #include "system/affinity.hpp"
 #include "system/cpu_list.hpp"
 #include "system/numa.hpp"
@@ -32,6 +34,9 @@ Examples:
                                          repeat each size until the 99% confidence interval of
                                          throughput and service demand is within 5% (netperf's -i/-I)
   zcperf -n 1G -s 4M -S 4M -o csv        move exactly 1 GiB with 4 MiB socket buffers on both sides
+  zcperf -l 30 -D 1                      a line per second with both sides' Gb/s, CPU and SD as it runs
+  zcperf -l 60 -D 0.5 --json-stream | jq -c 'select(.event == "interval")'
+                                         one JSON object per interval, for a live dashboard or a log
   zcperf -T tcp,tcp-sendfile,tcp-msgzc,tcp-uringzc -m 4K..4M --cpu 0,1
                                          copy vs zero-copy senders, each compared with the first (tcp);
                                          the report says how many bytes the kernel copied anyway
@@ -151,6 +156,31 @@ void check_tests(const ClientOptions& o) {
     }
 }
 
+void check_interval(const ClientOptions& o) {
+    double every = o.params.interval_s;
+    if (every == 0) {
+        if (!o.csv_intervals.empty()) throw std::invalid_argument("--csv-intervals needs --interval SECS");
+        return;
+    }
+    if (!(every >= kMinIntervalS)) {
+        throw std::invalid_argument("--interval " + fmt::format("{:g}", every) +
+                                    " is too short: the CPU figures come in 1/100 s ticks, so use 0.01 s or more");
+    }
+    if (!o.params.total_bytes && every > o.params.duration_s) {
+        throw std::invalid_argument(fmt::format(
+            "--interval {:g} is longer than the test (-l {:g}): there would be no interval to report; use an "
+            "interval of at most {:g} s, or a longer -l",
+            every, o.params.duration_s, o.params.duration_s));
+    }
+    if (!o.params.total_bytes && o.params.duration_s / every > kMaxIntervals) {
+        throw std::invalid_argument(
+            fmt::format("--interval {:g} over -l {:g} makes {:.0f} intervals, over the limit of "
+                        "{:.0f} a test; use an interval of at least {:g} s",
+                        every, o.params.duration_s, o.params.duration_s / every, kMaxIntervals,
+                        o.params.duration_s / kMaxIntervals));
+    }
+}
+
 std::pair<double, double> parse_pair(const std::string& text, const char* what) {
     auto parts = split_commas(text);
     auto number = [&](const std::string& s) {
@@ -173,6 +203,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
     std::string tests = "stream", transports = "tcp", rx = "copy", memnode, irqcpus, sizes = "1M", cpus, bytes, lsock,
                 rsock, rcvlowat, iters, conf, align;
     std::string buffer, gpu_path;
+    bool json_stream = false;
     app.add_option(
         "-H,--host", o.servers,
         "zcserver to test against, HOST[:PORT]; repeat for several (default: an embedded server on loopback)");
@@ -275,9 +306,21 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                  "measure cudaMemcpy's pinned and pageable host<->GPU bandwidth on each local GPU (the staged "
                  "path's ceiling), then exit");
     app.add_option("--align", align, "buffer alignment in bytes, a power of two")->default_str("4096");
-    app.add_option("-o,--output", o.output, "report format: human, csv or json")
-        ->check(CLI::IsMember({"human", "csv", "json"}))
-        ->capture_default_str();
+    auto* out_opt = app.add_option("-o,--output", o.output, "report format: human, csv or json")
+                        ->check(CLI::IsMember({"human", "csv", "json"}))
+                        ->capture_default_str();
+    app.add_option("-D,--interval", o.params.interval_s,
+                   "SECS: both sides sample their counters and CPU every SECS seconds as the test runs (0.01 up to "
+                   "the test's -l; netperf's demo mode): the human report prints a line per interval (Gb/s, each "
+                   "side's CPU% and service demand; rr: transactions/s and the interval's p50/p99 RTT; msgrate: "
+                   "messages/s; STALL where nothing moved), JSON gains \"intervals\" (they add up to the result's "
+                   "bytes exactly); default: off");
+    app.add_flag("--json-stream", json_stream,
+                 "print one JSON object per line as things happen (start, each interval, each result, end), "
+                 "flushed at once: for live dashboards and log pipelines (instead of -o)")
+        ->excludes(out_opt);
+    app.add_option("--csv-intervals", o.csv_intervals,
+                   "FILE: also write one CSV row per interval there as the test runs (needs --interval)");
     app.add_option("-i,--iterations", iters, "MAX,MIN repetitions of each test (netperf's -i; up to 30)");
     app.add_option("-I,--confidence", conf,
                    "LEVEL,WIDTH: repeat until the LEVEL% confidence interval is narrower than WIDTH% (netperf's -I; "
@@ -352,6 +395,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                 throw std::invalid_argument("--align must be a power of two up to 2M");
             }
         }
+        if (json_stream) o.output = "json-stream";
+        check_interval(o);
         if (!buffer.empty()) parse_buffer_option(buffer, o.local.buffer, o.remote.buffer);
         if (!gpu_path.empty()) parse_gpu_path_option(gpu_path, o.local.gpu_path, o.remote.gpu_path);
         check_tests(o);

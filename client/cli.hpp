@@ -20,7 +20,8 @@ struct ClientOptions {
     // from the lists above, one test per combination; batch applies to msgrate only).
     TestParams params;
     SideSpec local, remote;
-    std::string output = "human";
+    std::string output = "human";  // or csv, json, json-stream (--json-stream)
+    std::string csv_intervals;     // --csv-intervals FILE
     ConfidenceGoal goal;
     int connect_timeout_ms = 5000;
     bool topology = false;
@@ -55,6 +56,10 @@ void parse_gpu_path_option(const std::string& text, GpuPath& local, GpuPath& rem
 // on a transport that does not offer it, a side's --buffer or --gpu-path on a path that cannot use
 // it), or --buffer wants CUDA and this build has none.
 void check_tests(const ClientOptions& o);
+
+// --interval: at least kMinIntervalS and at most the test's -l; --csv-intervals only with it.
+// Throws std::invalid_argument saying what to give instead.
+void check_interval(const ClientOptions& o);
 
 // "10,3" -> {10, 3} (netperf's -i MAX,MIN); "99,5" -> {99, 5} (-I LEVEL,WIDTH).
 std::pair<double, double> parse_pair(const std::string& text, const char* what);

@@ -87,6 +87,7 @@ TestResult merge_iterations(const std::vector<TestResult>& runs, const Confidenc
     m.bytes = 0;
     m.elapsed_s = m.setup_ms = 0;
     m.warnings.clear();
+    m.intervals.clear();
     for (const auto& r : runs) {
         locals.push_back(&r.local);
         remotes.push_back(&r.remote);
@@ -95,6 +96,7 @@ TestResult merge_iterations(const std::vector<TestResult>& runs, const Confidenc
         m.bytes += r.bytes;
         m.elapsed_s += r.elapsed_s;
         m.setup_ms += r.setup_ms / static_cast<double>(runs.size());
+        m.intervals.insert(m.intervals.end(), r.intervals.begin(), r.intervals.end());  // each tagged with its run
         for (const auto& w : r.warnings)
             if (std::find(m.warnings.begin(), m.warnings.end(), w) == m.warnings.end()) m.warnings.push_back(w);
     }

@@ -2,7 +2,10 @@
 // one report with both sides' numbers.
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -21,11 +24,12 @@ namespace {
 
 void on_sigint(int) { zc::g_interrupted.store(true); }
 
-zc::TestResult run_with_iterations(zc::ControlClient& control, const zc::TestSpec& spec,
-                                   const zc::ConfidenceGoal& goal) {
+zc::TestResult run_with_iterations(zc::ControlClient& control, const zc::TestSpec& spec, const zc::ConfidenceGoal& goal,
+                                   zc::ReportWriter& writer) {
     std::vector<zc::TestResult> runs;
+    auto on_interval = [&](const zc::IntervalRow& row) { writer.interval(spec, row); };
     do {
-        runs.push_back(zc::run_test(control, spec));
+        runs.push_back(zc::run_test(control, spec, on_interval, static_cast<int>(runs.size()) + 1));
     } while (!zc::enough_iterations(goal, zc::tracked_series(runs)));
     return zc::merge_iterations(runs, goal);
 }
@@ -80,7 +84,20 @@ int main(int argc, char** argv) {
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
 
-    auto writer = zc::make_report_writer(opt.output, std::cout);
+    std::ofstream csv_intervals;
+    std::unique_ptr<zc::ReportWriter> writer = zc::make_report_writer(opt.output, std::cout);
+    if (!opt.csv_intervals.empty()) {
+        csv_intervals.open(opt.csv_intervals);
+        if (!csv_intervals) {
+            std::cerr << "zcperf: cannot write --csv-intervals " << opt.csv_intervals << ": " << std::strerror(errno)
+                      << "\n";
+            return 2;
+        }
+        std::vector<std::unique_ptr<zc::ReportWriter>> both;
+        both.push_back(std::move(writer));
+        both.push_back(zc::make_csv_intervals_report(csv_intervals));
+        writer = zc::make_tee_report(std::move(both));
+    }
     std::vector<std::unique_ptr<zc::ControlClient>> controls;
     try {
         for (const auto& ep : servers) {
@@ -97,6 +114,9 @@ int main(int argc, char** argv) {
             std::cerr << "zcperf: " << problem << "\n";
             return 1;
         }
+        // Said now, before any test: the run goes on with this side's intervals only.
+        if (auto note = zc::interval_support_problem(opt.params, c->welcome()); !note.empty())
+            std::cerr << "zcperf: " << c->server().host << ": " << note << "\n";
     }
 
     zc::ReportHeader header;
@@ -120,7 +140,7 @@ int main(int argc, char** argv) {
         for (auto& control : controls) {
             std::vector<zc::TestResult> done;
             for (const auto& spec : specs) {
-                zc::TestResult r = run_with_iterations(*control, spec, opt.goal);
+                zc::TestResult r = run_with_iterations(*control, spec, opt.goal, *writer);
                 zc::compare_with_baseline(r, done, opt.transports.front());
                 writer->add(r);
                 done.push_back(std::move(r));

@@ -3,7 +3,9 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <fmt/format.h>
 
 #include "run/side_runner.hpp"
@@ -67,14 +69,43 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
     throw ServerError(theirs + " (here: " + ours.what() + ")");
 }
 
-// Waits for the server's result while our own side runs; watches Ctrl-C and a vanished server.
-SideResult await_remote(ControlClient& control, SideRunner& runner, const TestSpec& spec) {
+// --interval: both sides' intervals as they come, paired, handed to the sink as rows and kept for the result.
+struct IntervalFeed {
+    IntervalPairer pairer;
+    const IntervalSink& sink;
+    std::mutex mu;
+    std::vector<SideInterval> local;  // from our sampler thread, until the control thread takes them
+    std::vector<IntervalRow> rows;
+
+    void add_local(const SideInterval& s) {
+        std::lock_guard lock(mu);
+        local.push_back(s);
+    }
+    void pass_on(bool all = false) {
+        {
+            std::lock_guard lock(mu);
+            for (const auto& s : local) pairer.add_local(s);
+            local.clear();
+        }
+        for (auto& row : pairer.take(all)) {
+            if (sink) sink(row);
+            rows.push_back(std::move(row));
+        }
+    }
+};
+
+// Waits for the server's result while our own side runs; watches Ctrl-C and a vanished server, and
+// passes the intervals on as they come.
+SideResult await_remote(ControlClient& control, SideRunner& runner, const TestSpec& spec, IntervalFeed& feed) {
     auto deadline =
         spec.total_bytes
             ? Clock::time_point::max()
             : Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(spec.duration_s * 1000)) + kResultGrace;
     bool local_done = false;
+    // With intervals, look at both sides' several times an interval, so each line comes out in time.
+    int poll_ms = spec.interval_s > 0 ? std::clamp(static_cast<int>(spec.interval_s * 250), 5, 200) : 200;
     while (true) {
+        feed.pass_on();
         if (g_interrupted.load()) {
             try {
                 control.send(Stop{});
@@ -92,11 +123,15 @@ SideResult await_remote(ControlClient& control, SideRunner& runner, const TestSp
                                   " s of the test's end (is it overloaded or gone?)");
         }
         pollfd p{control.fd(), POLLIN, 0};
-        int rc = ::poll(&p, 1, 200);
+        int rc = ::poll(&p, 1, poll_ms);
         if (rc <= 0) continue;
         try {
             Message m = control.receive(kReplyTimeout);
             if (auto* r = std::get_if<ResultMsg>(&m)) return std::move(r->side);
+            if (auto* i = std::get_if<IntervalMsg>(&m); i && spec.interval_s > 0) {
+                feed.pairer.add_remote(i->sample);
+                continue;
+            }
             throw ProtocolError(std::string("the server sent an unexpected ") + message_name(m) + " during the test");
         } catch (const ConnectionError& e) {
             runner.abort();
@@ -190,7 +225,14 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
     return r;
 }
 
-TestResult run_test(ControlClient& control, const TestSpec& spec) {
+std::string interval_support_problem(const TestParams& params, const Welcome& welcome) {
+    if (params.interval_s <= 0 || welcome.has_feature(kFeatureIntervals)) return "";
+    return "the server (" + welcome.software +
+           ") sends no interval samples: it predates --interval, so each interval shows this side's figures "
+           "only; run the same zcperf release on both hosts for both sides";
+}
+
+TestResult run_test(ControlClient& control, const TestSpec& spec, const IntervalSink& on_interval, int iteration) {
     auto t0 = Clock::now();
     control.send(Setup{server_half(spec)});
     Ready ready = control.expect<Ready>(kReplyTimeout);
@@ -199,7 +241,16 @@ TestResult run_test(ControlClient& control, const TestSpec& spec) {
     if (control.same_host()) exclude.insert(control.welcome().host.pid);
     char name[256] = {};
     gethostname(name, sizeof(name) - 1);
-    SideConfig cfg{side_half(spec, spec.local), client_role(spec.test), exclude, name};
+    SideConfig cfg{side_half(spec, spec.local), client_role(spec.test), exclude, name, {}};
+    // The rows carry the counting side's figures: the receiver's, or rr's client (it times the transactions).
+    bool local_counts = spec.test == TestKind::rr || cfg.role == Role::recv;
+    std::string no_remote_intervals = interval_support_problem(spec, control.welcome());
+    IntervalFeed feed{IntervalPairer(spec.test, local_counts, no_remote_intervals.empty(), spec.interval_s, iteration),
+                      on_interval,
+                      {},
+                      {},
+                      {}};
+    if (spec.interval_s > 0) cfg.on_interval = [&feed](const SideInterval& s) { feed.add_local(s); };
 
     SideResult local, remote;
     double setup_ms = 0, teardown_ms = 0;
@@ -221,13 +272,17 @@ TestResult run_test(ControlClient& control, const TestSpec& spec) {
         control.expect<Started>(kReplyTimeout);
         runner.start();
         setup_ms = ms_since(t0);
-        remote = await_remote(control, runner, spec);
+        remote = await_remote(control, runner, spec, feed);
         local = runner.finish();
+        feed.pass_on(true);  // the server's last interval came before its result; ours with finish()
         t0 = Clock::now();
     }  // data connections closed here
     teardown_ms = ms_since(t0);
     TestResult r = merge_sides(spec, std::move(local), std::move(remote), control.same_host());
     r.setup_ms = setup_ms + teardown_ms;
+    r.interval_s = spec.interval_s;
+    r.intervals = std::move(feed.rows);
+    if (!no_remote_intervals.empty()) r.warnings.push_back(no_remote_intervals);
     return r;
 }
 

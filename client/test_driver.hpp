@@ -2,6 +2,8 @@
 // Runs one test against one server over an open control connection, and merges both sides'
 // measurements into a TestResult (checking the sender's byte count against the receiver's).
 #include <atomic>
+#include <functional>
+#include <string>
 
 #include "control_client.hpp"
 #include "protocol/result.hpp"
@@ -16,7 +18,15 @@ struct InterruptedError : std::runtime_error {
     InterruptedError() : std::runtime_error("interrupted") {}
 };
 
-TestResult run_test(ControlClient& control, const TestSpec& spec);
+// Called with each interval row as soon as both sides' halves of it are in (--interval).
+using IntervalSink = std::function<void(const IntervalRow&)>;
+
+// `iteration`: which repetition of the test this is (1-based), for the interval rows.
+TestResult run_test(ControlClient& control, const TestSpec& spec, const IntervalSink& on_interval = {},
+                    int iteration = 1);
+
+// --interval against a server that does not send interval samples: what to tell the user ("" if none).
+std::string interval_support_problem(const TestParams& params, const Welcome& welcome);
 
 // Merges both sides; throws std::runtime_error when the byte counts disagree.
 TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote, bool same_host);

@@ -62,3 +62,38 @@ def append_row(csv_path, fields, row):
         if new:
             w.writeheader()
         w.writerow({k: row.get(k, "") for k in fields})
+
+
+def load_results(path):
+    """The results of a zcperf report: a -o json document or --json-stream lines (their "result"
+    events), as a list of the result objects. Raises Bad for anything else."""
+    import json
+    with open(path) as f:
+        text = f.read()
+    try:
+        doc = json.loads(text)
+        if isinstance(doc, dict) and isinstance(doc.get("results"), list):
+            return doc["results"]
+    except json.JSONDecodeError:
+        pass
+    results = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise Bad(f"{path}:{n}: neither a zcperf -o json report nor --json-stream lines ({e})")
+        if isinstance(event, dict) and event.get("event") == "result":
+            results.append(event["result"])
+    if not results:
+        raise Bad(f"{path}: no zcperf results in it")
+    return results
+
+
+def result_label(r):
+    """'tcp stream 64K x1' for a result object of zcperf's report."""
+    name = r["transport"]
+    if r.get("rx", "copy") != "copy":
+        name += "/" + r["rx"]
+    return f"{name} {r['test']} {size_label(r['message_size'])} x{r['streams']}"

@@ -137,6 +137,7 @@ void Session::handle(const Message& m) {
         w.software = "zcserver " ZCPERF_VERSION;
         w.has_host = true;
         w.host = server_.host();
+        w.features = {kFeatureIntervals};
         send(w);
         state_ = State::idle;
         return read_next(server_.options().idle_timeout);
@@ -219,6 +220,7 @@ void Session::welcome(const Hello& hello) {
     }
     w.has_host = true;
     w.host = server_.host();
+    w.features = {kFeatureIntervals};
     send(w);
     state_ = State::idle;
     read_next(server_.options().idle_timeout);
@@ -247,7 +249,7 @@ std::string Session::check_limits(const ServerSpec& spec) const {
 
 void Session::on_test_event(Message m) {
     if (state_ == State::closing) return;
-    bool final_event = !std::holds_alternative<Started>(m);
+    bool final_event = !std::holds_alternative<Started>(m) && !std::holds_alternative<IntervalMsg>(m);
     if (const auto* e = std::get_if<ErrorMsg>(&m)) {
         server_.log("session " + std::to_string(id_) + ": test failed: " + e->reason);
     }

@@ -51,7 +51,12 @@ void TestRun::coordinate() {
             listener_->accept(token_, std::chrono::steady_clock::now() + kAcceptWindow, stopped_);
         listener_.reset();
 
-        SideConfig cfg{spec_, server_role(spec_.test), exclude_pids_, host_};
+        SideConfig cfg{spec_, server_role(spec_.test), exclude_pids_, host_, {}};
+        if (spec_.interval_s > 0) {  // each interval goes to the client as it ends (the session sends in order)
+            cfg.on_interval = [this](const SideInterval& s) {
+                if (!silent_.load()) notify_(IntervalMsg{s});
+            };
+        }
         SideRunner runner(std::move(cfg), std::move(fds));
         runner.wait_ready();
         {
@@ -62,8 +67,7 @@ void TestRun::coordinate() {
             if (stopped_.load()) throw std::runtime_error(kStoppedBeforeStart);
             runner_ = &runner;
         }
-        runner.start();
-        notify_(Started{});
+        runner.start([this] { notify_(Started{}); });
         SideResult side;
         try {
             side = runner.finish();

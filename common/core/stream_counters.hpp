@@ -38,12 +38,21 @@ struct StreamCounters {
     StagingCounts staging;  // GPU memory staged through host bounce buffers (zeros for host memory)
 };
 
+// A stream's running totals as its loop publishes them, for the interval sampler (run/interval_sampler.hpp)
+// to read from its own thread while the loop runs: relaxed stores of values the loop already holds (a
+// plain mov on x86: no lock, no fence, no syscall), one cache line per stream so streams do not share one.
+struct alignas(64) LiveCounts {
+    std::atomic<uint64_t> bytes{0};
+    std::atomic<uint64_t> messages{0};
+};
+
 // When a sending loop ends: at a monotonic deadline, or after a byte budget (0 = no budget), or when
 // another thread asks it to (a peer vanished, Ctrl-C).
 struct StopRule {
     int64_t deadline_ns = 0;  // CLOCK_MONOTONIC
     uint64_t byte_budget = 0;
     const std::atomic<bool>* abort = nullptr;
+    LiveCounts* live = nullptr;  // --interval: where the loop publishes its counts (nullptr: nobody reads them)
 
     // Timed runs keep the longest time between two next_length calls and when it ended: a send call
     // blocked by a stalled peer or link, the reason a run outlasts its -l. Each stream thread runs on
@@ -54,6 +63,14 @@ struct StopRule {
 
     // Bytes for the next call (0 = stop now). Reads the clock: vDSO, tens of ns beside a send.
     size_t next_length(uint64_t sent, size_t message_size) const;
+
+    // Every loop calls this after it counted a call's bytes or messages (receivers too: they take the
+    // stop rule for it).
+    void publish(const StreamCounters& c) const {
+        if (!live) return;
+        live->bytes.store(c.bytes, std::memory_order_relaxed);
+        live->messages.store(c.messages, std::memory_order_relaxed);
+    }
 };
 
 int64_t monotonic_ns();

@@ -18,6 +18,33 @@ uint64_t LatencyHistogram::bucket_width(size_t i) {
     return band <= 1 ? 1 : uint64_t{1} << (band - 1);
 }
 
+LatencyHistogram LatencyHistogram::snapshot() const {
+    LatencyHistogram h;
+    if (counts_.empty()) return h;
+    h.counts_.resize(kBuckets);
+    for (size_t i = 0; i < kBuckets; ++i) h.counts_[i] = load(counts_[i]);
+    h.count_ = load(count_);
+    h.sum_ = load(sum_);
+    return h;
+}
+
+LatencyHistogram LatencyHistogram::since(const LatencyHistogram& later, const LatencyHistogram& earlier) {
+    LatencyHistogram h;
+    if (later.counts_.empty()) return h;
+    h.counts_ = later.counts_;
+    bool first = true;
+    for (size_t i = 0; i < kBuckets; ++i) {
+        if (!earlier.counts_.empty()) h.counts_[i] -= std::min(h.counts_[i], earlier.counts_[i]);
+        if (!h.counts_[i]) continue;
+        h.count_ += h.counts_[i];
+        if (first) h.min_ = bucket_low(i);
+        first = false;
+        h.max_ = bucket_low(i) + bucket_width(i) - 1;
+    }
+    h.sum_ = later.sum_ - std::min(later.sum_, earlier.sum_);
+    return h;
+}
+
 void LatencyHistogram::merge(const LatencyHistogram& o) {
     if (o.count_ == 0) return;
     prepare();

@@ -5,6 +5,7 @@
 // midpoint) over the whole uint64 range, in a fixed 58 KiB. Recording is a count-leading-zeros,
 // a shift, a mask and three adds: cheap enough for the inside of a request/response loop.
 // Exact min, max and sum are kept beside the buckets, so min, max and mean carry no bucket error.
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -26,14 +27,23 @@ public:
     }
     bool prepared() const { return !counts_.empty(); }
 
-    // The hot path: prepare() must have been called.
+    // The hot path: prepare() must have been called. Counts and sum are stored as relaxed atomics (the
+    // same plain stores on x86) so that snapshot() may read them from another thread meanwhile.
     void record(uint64_t ns) {
-        ++counts_[bucket_of(ns)];
-        ++count_;
-        sum_ += ns;
+        uint64_t& bucket = counts_[bucket_of(ns)];
+        store(bucket, bucket + 1);
+        store(count_, count_ + 1);
+        store(sum_, sum_ + ns);
         if (ns < min_) min_ = ns;
         if (ns > max_) max_ = ns;
     }
+
+    // The buckets, count and sum as they are now, read while the recording thread goes on (--interval):
+    // no min or max (they are not published). Empty if this histogram was never prepared.
+    LatencyHistogram snapshot() const;
+    // The samples recorded between two snapshots of one histogram (earlier may be empty); min and max
+    // are the bounds of the lowest and highest bucket that gained samples.
+    static LatencyHistogram since(const LatencyHistogram& later, const LatencyHistogram& earlier);
 
     // Adds another histogram's samples (streams of one side, repetitions of one test).
     void merge(const LatencyHistogram& o);
@@ -63,6 +73,11 @@ public:
     uint64_t sum() const { return sum_; }
 
 private:
+    static void store(uint64_t& v, uint64_t x) { std::atomic_ref<uint64_t>(v).store(x, std::memory_order_relaxed); }
+    static uint64_t load(const uint64_t& v) {
+        return std::atomic_ref<uint64_t>(const_cast<uint64_t&>(v)).load(std::memory_order_relaxed);
+    }
+
     std::vector<uint64_t> counts_;
     uint64_t count_ = 0;
     uint64_t sum_ = 0;

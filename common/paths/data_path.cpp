@@ -111,7 +111,10 @@ const HostBuffer* buffer_in(const Variant& path) {
 const HostBuffer* buffer_of(const SendPath& path) { return buffer_in(path); }
 const HostBuffer* buffer_of(const RecvPath& path) { return buffer_in(path); }
 
-StreamCounters run_send_path(SendPath& path, const StopRule& stop) {
+namespace {
+// Every loop, sending or receiving, runs under the stop rule (receivers publish their counts through it).
+template <typename Variant>
+StreamCounters run_path(Variant& path, const StopRule& stop) {
     return std::visit(
         [&](auto& p) -> StreamCounters {
             if constexpr (std::is_same_v<std::decay_t<decltype(p)>, std::monostate>) {
@@ -122,19 +125,9 @@ StreamCounters run_send_path(SendPath& path, const StopRule& stop) {
         },
         path);
 }
+}  // namespace
 
-StreamCounters run_recv_path(RecvPath& path, const StopRule& stop) {
-    return std::visit(
-        [&](auto& p) -> StreamCounters {
-            if constexpr (std::is_same_v<std::decay_t<decltype(p)>, std::monostate>) {
-                return {};
-            } else if constexpr (requires { p.run(stop); }) {
-                return p.run(stop);
-            } else {
-                return p.run();
-            }
-        },
-        path);
-}
+StreamCounters run_send_path(SendPath& path, const StopRule& stop) { return run_path(path, stop); }
+StreamCounters run_recv_path(RecvPath& path, const StopRule& stop) { return run_path(path, stop); }
 
 }  // namespace zc

@@ -51,7 +51,7 @@ const HostBuffer* buffer_of(const SendPath& path);
 const HostBuffer* buffer_of(const RecvPath& path);
 
 StreamCounters run_send_path(SendPath& path, const StopRule& stop);
-StreamCounters run_recv_path(RecvPath& path, const StopRule& stop);  // the stop rule: rdma-read's sink pulls
+StreamCounters run_recv_path(RecvPath& path, const StopRule& stop);  // receivers: publish, rdma-read's sink pulls
 
 // RDMA paths (rdma_data_path.cpp): built on the stream's rsocket or RDMA connection, for this
 // side's role. Throw std::runtime_error naming what failed; in a build without rdma-core, say so.

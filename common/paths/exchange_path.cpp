@@ -59,10 +59,8 @@ StreamCounters run_exchange_path(ExchangePath& path, const StopRule& stop) {
             using P = std::decay_t<decltype(p)>;
             if constexpr (std::is_same_v<P, std::monostate>)
                 return {};
-            else if constexpr (requires { p.run(stop); })
-                return p.run(stop);
             else
-                return p.run();
+                return p.run(stop);
         },
         path);
 }

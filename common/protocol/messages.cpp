@@ -1,5 +1,7 @@
 #include "protocol/messages.hpp"
 
+#include <algorithm>
+
 #include "protocol/json_fields.hpp"
 
 namespace zc {
@@ -104,9 +106,13 @@ HostInfo host_info_from_json(const nlohmann::json& j) {
     return h;
 }
 
+bool Welcome::has_feature(const std::string& f) const {
+    return std::find(features.begin(), features.end(), f) != features.end();
+}
+
 const char* message_name(const Message& m) {
-    static constexpr const char* names[] = {"hello",   "welcome", "setup",  "ready", "start",
-                                            "started", "stop",    "result", "error", "auth"};
+    static constexpr const char* names[] = {"hello", "welcome", "setup", "ready", "start",   "started",
+                                            "stop",  "result",  "error", "auth",  "interval"};
     return names[m.index()];
 }
 
@@ -124,7 +130,10 @@ std::string encode_body(const Message& m) {
                                                               {"software", w.software},
                                                               {"auth_challenge", w.auth_challenge},
                                                               {"auth_proof", w.auth_proof}};
-                                          if (w.has_host) j["host"] = to_json(w.host);
+                                          if (w.has_host) {
+                                              j["host"] = to_json(w.host);
+                                              j["features"] = w.features;
+                                          }
                                           return j;
                                       },
                                       [](const Auth& a) -> nlohmann::json {
@@ -144,6 +153,9 @@ std::string encode_body(const Message& m) {
                                       },
                                       [](const ErrorMsg& e) -> nlohmann::json {
                                           return {{"reason", e.reason}};
+                                      },
+                                      [](const IntervalMsg& i) -> nlohmann::json {
+                                          return {{"sample", to_json(i.sample)}};
                                       },
                                   },
                                   m);
@@ -179,6 +191,7 @@ Message decode_body(std::string_view body) {
             w.auth_proof = field_or<std::string>(j, "auth_proof", "");
             w.has_host = w.version == kProtocolVersion && j.contains("host");
             if (w.has_host) w.host = host_info_from_json(j.at("host"));
+            if (w.has_host && j.contains("features")) w.features = string_list(j, "features");  // absent: older
             return w;
         }
         if (type == "auth") {
@@ -197,6 +210,7 @@ Message decode_body(std::string_view body) {
         if (type == "started") return Started{};
         if (type == "stop") return Stop{};
         if (type == "result") return ResultMsg{side_result_from_json(j.at("side"))};
+        if (type == "interval") return IntervalMsg{side_interval_from_json(j.at("sample"))};
         if (type == "error") {
             return ErrorMsg{utf8_prefix(field<std::string>(j, "reason"), 4096)};
         }

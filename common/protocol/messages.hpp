@@ -13,6 +13,8 @@
 //   start                   ->
 //                           <-      started                          (server's interval has begun)
 //   [data flows; a client may send stop to end the test early]
+//                           <-      interval{SideInterval}           (--interval: one per interval, if the
+//                                                                     welcome listed the "intervals" feature)
 //                           <-      result{server's SideResult}      (or error{reason})
 //   setup ... (next test) or close
 #include <cstdint>
@@ -20,6 +22,7 @@
 #include <string_view>
 #include <variant>
 
+#include "protocol/interval.hpp"
 #include "protocol/result.hpp"
 #include "protocol/test_spec.hpp"
 #include "system/host_info.hpp"
@@ -36,6 +39,10 @@ inline constexpr const char* kServerBusy = "try again in a moment";
 
 inline constexpr int kProtocolVersion = 1;
 
+// What a server can do beyond version 1's messages, listed in its welcome (an older server lists
+// nothing): "intervals" = it sends interval messages during a test with interval_s > 0.
+inline constexpr const char* kFeatureIntervals = "intervals";
+
 struct Hello {
     int version = kProtocolVersion;
     std::string software;
@@ -50,6 +57,9 @@ struct Welcome {
     std::string auth_proof;      // the server's proof over the client's nonce ("" without a key)
     bool has_host = false;       // host facts are sent only to an authenticated client
     HostInfo host;
+    std::vector<std::string> features;  // with the host facts; see kFeatureIntervals
+
+    bool has_feature(const std::string& f) const;
 };
 struct Auth {
     std::string proof;
@@ -70,8 +80,12 @@ struct ResultMsg {
 struct ErrorMsg {
     std::string reason;
 };
+struct IntervalMsg {
+    SideInterval sample;
+};
 
-using Message = std::variant<Hello, Welcome, Setup, Ready, Start, Started, Stop, ResultMsg, ErrorMsg, Auth>;
+using Message =
+    std::variant<Hello, Welcome, Setup, Ready, Start, Started, Stop, ResultMsg, ErrorMsg, Auth, IntervalMsg>;
 
 const char* message_name(const Message& m);
 std::string encode_body(const Message& m);

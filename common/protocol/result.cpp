@@ -257,6 +257,11 @@ nlohmann::json to_json(const TestResult& r) {
         {"remote", side_summary(r.remote)},
         {"warnings", r.warnings}};
     if (is_message_test(r.test)) j[test_name(r.test)] = to_json(r.messages, r.test, r.message_size);
+    if (r.interval_s > 0) {
+        j["interval_s"] = r.interval_s;
+        j["intervals"] = nlohmann::json::array();
+        for (const auto& row : r.intervals) j["intervals"].push_back(to_json(row, r.test));
+    }
     return j;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "measure/cpu_meter.hpp"
+#include "protocol/interval.hpp"
 #include "protocol/message_stats.hpp"
 #include "protocol/rdma_info.hpp"
 #include "protocol/gpu_report.hpp"
@@ -106,7 +107,9 @@ struct TestResult {
     IterationStats iterations;
     BaselineRatio baseline;
     std::vector<std::string> warnings;
-    MessageResult messages;  // rr, msgrate: the figures both sides' counts agree on
+    MessageResult messages;              // rr, msgrate: the figures both sides' counts agree on
+    double interval_s = 0;               // --interval (0: none)
+    std::vector<IntervalRow> intervals;  // partition the measured interval (each repetition's, in turn)
 };
 
 nlohmann::json to_json(const CpuUsage& u);

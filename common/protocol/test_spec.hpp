@@ -51,6 +51,7 @@ struct TestParams {
     uint32_t batch = 1;                     // msgrate: messages handed to the kernel per call (TCP: sendmmsg)
     RdmaOptions rdma;                       // rsocket / verbs transports only
     uint64_t rcv_lowat = kDefaultRcvLowat;  // stream over TCP: the receiver's SO_RCVLOWAT (1 = the kernel's)
+    double interval_s = 0;                  // --interval: both sides sample every this many seconds; 0 = off
 };
 
 // The whole test: the shared parameters plus both sides' placement.

@@ -38,6 +38,7 @@ StreamCounters RdmaReadSource::run(const StopRule& stop) {
             // What the sink read from us and verified: the receiver's count, reported back.
             sc.bytes += em.bytes;
             sc.ops += em.unannounced;
+            stop.publish(sc);
             ++ended;
         }
     }
@@ -92,6 +93,7 @@ StreamCounters RdmaReadSink::loop(const StopRule& stop, Stage& stage) {
             sc.bytes += len;
             r.bytes += len;
             ++sc.ops;
+            stop.publish(sc);
             ++r.done;
         }
         // Staged: the slots are read into again only once their copies to GPU memory are done.

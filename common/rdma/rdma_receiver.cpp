@@ -97,6 +97,7 @@ StreamCounters RdmaReceiver::loop(const StopRule& stop, Stage& stage) {
                     sc.bytes += msg;
                     ++sc.ops;
                     ++sc.messages;
+                    stop.publish(sc);
                 }
                 if (sc.error) break;
                 stage.settle(q, nothing);  // staged: the copies to GPU memory are done before the slots go back
@@ -113,6 +114,7 @@ StreamCounters RdmaReceiver::loop(const StopRule& stop, Stage& stage) {
                 sc.bytes += w.byte_len;
                 ++sc.ops;
                 ++sc.messages;
+                stop.publish(sc);
                 // In place: repost at once. Staged: the slot is reposted once its copy is done (settle).
                 if (!Stage::staged && !post_slot_recv(c_, q, s)) {
                     CqWaiter::fail(sc, EIO, "ibv_post_recv");
@@ -143,6 +145,7 @@ StreamCounters RdmaReceiver::loop(const StopRule& stop, Stage& stage) {
                     sc.bytes += len;
                     ++sc.ops;
                     ++sc.messages;
+                    stop.publish(sc);
                 }
                 r.ended = true;
                 ++ended;

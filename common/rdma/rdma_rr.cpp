@@ -284,6 +284,7 @@ StreamCounters RdmaRr::run(const StopRule& stop) {
             int64_t t1 = now_ns();
             rtt_->record(static_cast<uint64_t>(t1 - t0));
             ++l.sc.messages;
+            stop.publish(l.sc);
             if (t1 >= stop.deadline_ns) break;
         }
         // Abort or failure: the peer may be gone; the end is sent only after a clean run.
@@ -295,7 +296,9 @@ StreamCounters RdmaRr::run(const StopRule& stop) {
             ok = l.repost();
             *tagp = static_cast<std::byte>(tag(t, true));
             ok = ok && l.send();
-            if (ok) ++l.sc.messages;
+            if (!ok) break;
+            ++l.sc.messages;
+            stop.publish(l.sc);
         }
         if (ok) l.finish(false);
     }

@@ -159,6 +159,7 @@ StreamCounters RdmaSender::loop(const StopRule& stop, Stage& stage) {
             len = 0;
         }
         ++sc.ops;  // one ibv_post_send
+        stop.publish(sc);
         ibv_send_wr* bad = nullptr;
         if (ibv_post_send(c_.qp(q), wrs.data(), &bad) != 0) {
             CqWaiter::fail(sc, errno ? errno : EIO, "ibv_post_send");

@@ -149,6 +149,7 @@ StreamCounters RsocketSender::run(const StopRule& stop) {
         }
         c.bytes += static_cast<uint64_t>(n);
         ++c.ops;
+        stop.publish(c);
         off += static_cast<size_t>(n);
         if (off == msg) off = 0;
     }
@@ -169,6 +170,7 @@ StreamCounters RsocketReceiver::run(const StopRule& stop) {
             }
             c.bytes += static_cast<uint64_t>(n);
             ++c.ops;
+            stop.publish(c);
         } else if (n == 0) {
             break;
         } else if (errno == EAGAIN ? !wait_unless_aborted(fd_, POLLIN, &stop) : errno != EINTR) {
@@ -257,6 +259,7 @@ StreamCounters RsocketIomapSender::run(const StopRule& stop) {
         slot = slot + 1 == slots_ ? 0 : slot + 1;
         c.bytes += len;
         ++c.ops;
+        stop.publish(c);
         if (!take_credits(MSG_DONTWAIT)) break;
     }
 done:
@@ -309,6 +312,7 @@ StreamCounters RsocketIomapReceiver::run(const StopRule& stop) {
             }
             c.bytes += len;
             ++c.ops;
+            stop.publish(c);
             slot = slot + 1 == slots_ ? 0 : slot + 1;
             if (++freed >= announce) {
                 if (!send_all(fd_, &freed, sizeof(freed), &stop)) {

@@ -176,7 +176,92 @@ private:
     std::vector<std::string> errors_;
 };
 
+// --csv-intervals: one row per interval. The test's own cells, the row's (the counting side's counts),
+// then each side's, prefixed local_ / remote_ (empty where that side sent none).
+struct IntervalCell {
+    const TestParams& test;
+    const IntervalRow& row;
+};
+std::string side_cell(const std::optional<SideInterval>& s, std::string (*f)(const SideInterval&)) {
+    return s ? f(*s) : std::string();
+}
+const Column<IntervalCell> kIntervalColumns[] = {
+    {"transport", [](const IntervalCell& c) -> std::string { return transport_name(c.test.transport); }},
+    {"rx", [](const IntervalCell& c) -> std::string { return rx_mode_name(c.test.rx); }},
+    {"test", [](const IntervalCell& c) -> std::string { return test_name(c.test.test); }},
+    {"message_size", [](const IntervalCell& c) { return num(c.test.message_size); }},
+    {"streams", [](const IntervalCell& c) { return std::to_string(c.test.streams); }},
+    {"iteration", [](const IntervalCell& c) { return std::to_string(c.row.iteration); }},
+    {"index", [](const IntervalCell& c) { return std::to_string(c.row.index); }},
+    {"start_s", [](const IntervalCell& c) { return fmt::format("{:.6f}", c.row.start_s); }},
+    {"end_s", [](const IntervalCell& c) { return fmt::format("{:.6f}", c.row.end_s); }},
+    {"bytes", [](const IntervalCell& c) { return num(c.row.bytes); }},
+    {"throughput_gbps", [](const IntervalCell& c) { return fmt::format("{:.4f}", c.row.throughput_gbps); }},
+    {"messages", [](const IntervalCell& c) { return num(c.row.messages); }},
+    {"messages_per_s", [](const IntervalCell& c) { return fmt::format("{:.1f}", c.row.messages_per_s); }},
+    {"stall", [](const IntervalCell& c) -> std::string { return c.row.stall ? "1" : "0"; }},
+};
+const Column<std::optional<SideInterval>> kSideIntervalColumns[] = {
+    {"bytes",
+     [](const std::optional<SideInterval>& s) {
+         return side_cell(s, [](const SideInterval& v) { return num(v.bytes); });
+     }},
+    {"messages",
+     [](const std::optional<SideInterval>& s) {
+         return side_cell(s, [](const SideInterval& v) { return num(v.messages); });
+     }},
+    {"cpu_util_pct",
+     [](const std::optional<SideInterval>& s) {
+         return side_cell(s, [](const SideInterval& v) { return fmt::format("{:.3f}", v.cpu_util_pct); });
+     }},
+    {"process_cpu_s",
+     [](const std::optional<SideInterval>& s) {
+         return side_cell(s, [](const SideInterval& v) { return fmt::format("{:.6f}", v.process_cpu_s); });
+     }},
+    {"service_demand_us_per_kb",
+     [](const std::optional<SideInterval>& s) {
+         return side_cell(s, [](const SideInterval& v) { return fmt::format("{:.5f}", v.service_demand_us_per_kb()); });
+     }},
+    {"rtt_p50_us",
+     [](const std::optional<SideInterval>& s) {
+         return side_cell(s, [](const SideInterval& v) {
+             return v.rtt_samples ? fmt::format("{:.3f}", v.rtt_p50_us) : std::string();
+         });
+     }},
+    {"rtt_p99_us",
+     [](const std::optional<SideInterval>& s) {
+         return side_cell(s, [](const SideInterval& v) {
+             return v.rtt_samples ? fmt::format("{:.3f}", v.rtt_p99_us) : std::string();
+         });
+     }},
+};
+
+class CsvIntervalsReport : public ReportWriter {
+public:
+    explicit CsvIntervalsReport(std::ostream& out) : out_(out) {}
+    void begin(const ReportHeader&) override {
+        out_ << header_of(kIntervalColumns) << "," << header_of(kSideIntervalColumns, "local_") << ","
+             << header_of(kSideIntervalColumns, "remote_") << "\n";
+        out_.flush();
+    }
+    void interval(const TestParams& p, const IntervalRow& row) override {
+        out_ << values_of(kIntervalColumns, IntervalCell{p, row}) << "," << values_of(kSideIntervalColumns, row.local)
+             << "," << values_of(kSideIntervalColumns, row.remote) << "\n";
+        out_.flush();
+    }
+    void add(const TestResult&) override {}
+    void error(const std::string&) override {}
+    void end() override {}
+
+private:
+    std::ostream& out_;
+};
+
 }  // namespace
+
+std::unique_ptr<ReportWriter> make_csv_intervals_report(std::ostream& out) {
+    return std::make_unique<CsvIntervalsReport>(out);
+}
 
 std::unique_ptr<ReportWriter> make_csv_report(std::ostream& out) { return std::make_unique<CsvReport>(out); }
 

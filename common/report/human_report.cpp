@@ -1,8 +1,10 @@
 #include <fmt/format.h>
 
+#include <cmath>
 #include <set>
 #include <stdexcept>
 
+#include "measure/service_demand.hpp"
 #include "report/report_writer.hpp"
 #include "system/cpu_list.hpp"
 #include "core/units.hpp"
@@ -141,6 +143,38 @@ public:
         out_.flush();
     }
 
+    // The live lines: the counting side's rate, then each side's whole-host CPU % and service demand.
+    void interval(const TestParams& p, const IntervalRow& row) override {
+        header_kind_ = -1;  // the result's table header again after the lines
+        if (row.index == 0) {
+            out_ << fmt::format(
+                "\n{} {} {} x{}{}, every {:g} s ({}; each side: CPU% of its host, SD {}):\n",
+                transport_name(p.transport), test_name(p.test), format_size(p.message_size), p.streams,
+                row.iteration > 1 ? fmt::format(" (run {})", row.iteration) : "", p.interval_s,
+                p.test == TestKind::rr ? "the client's transactions and round trips" : "counted by the receiver",
+                is_message_test(p.test) ? (p.test == TestKind::rr ? "us/Tran" : "us/msg") : "us/KB");
+        }
+        std::string rate =
+            p.test == TestKind::rr
+                ? fmt::format("{:>10.1f} trans/s  RTT p50 {:>8.2f} p99 {:>8.2f} us", row.messages_per_s,
+                              row.local ? row.local->rtt_p50_us : 0.0, row.local ? row.local->rtt_p99_us : 0.0)
+            : p.test == TestKind::msgrate ? fmt::format("{:>12.0f} msgs/s", row.messages_per_s)
+                                          : fmt::format("{:>8.2f} Gb/s", row.throughput_gbps);
+        auto side = [&](const char* name, const std::optional<SideInterval>& s) {
+            if (!s) return fmt::format("{} {:>6} {:>8}", name, "-", "-");
+            double sd = is_message_test(p.test) ? service_demand_us_per_tran(s->busy_cpu_s, s->messages)
+                                                : s->service_demand_us_per_kb();
+            // A side that slept through edges (stopped, starved) has one long interval: say over what.
+            bool own_span = std::abs(s->end_s - row.end_s) > p.interval_s / 2;
+            return fmt::format("{} {:>5.1f}% {:>8.3f}{}", name, s->cpu_util_pct, sd,
+                               own_span ? fmt::format(" (over its {:.2f}-{:.2f} s)", s->start_s, s->end_s) : "");
+        };
+        out_ << fmt::format("  [{:7.2f}-{:7.2f} s] {} | {} | {}{}\n", row.start_s, row.end_s, rate,
+                            side("local", row.local), side("remote", row.remote),
+                            row.stall ? "  STALL: nothing moved in this interval" : "");
+        out_.flush();
+    }
+
     void error(const std::string& what) override {
         out_ << "    error: " << what << "\n";
         out_.flush();
@@ -237,7 +271,8 @@ std::unique_ptr<ReportWriter> make_report_writer(const std::string& format, std:
     if (format == "human") return make_human_report(out);
     if (format == "csv") return make_csv_report(out);
     if (format == "json") return make_json_report(out);
-    throw std::invalid_argument("unknown output format '" + format + "'; use human, csv or json");
+    if (format == "json-stream") return make_json_stream_report(out);
+    throw std::invalid_argument("unknown output format '" + format + "'; use human, csv, json or json-stream");
 }
 
 }  // namespace zc

@@ -29,7 +29,60 @@ private:
     nlohmann::json doc_;
 };
 
+class JsonStreamReport : public ReportWriter {
+public:
+    explicit JsonStreamReport(std::ostream& out) : out_(out) {}
+    void begin(const ReportHeader& h) override { line({{"event", "start"}, {"run", to_json(h)}}); }
+    void interval(const TestParams& p, const IntervalRow& row) override {
+        nlohmann::json j = {
+            {"event", "interval"},      {"transport", transport_name(p.transport)}, {"test", test_name(p.test)},
+            {"rx", rx_mode_name(p.rx)}, {"message_size", p.message_size},           {"streams", p.streams}};
+        j.update(to_json(row, p.test));
+        line(j);
+    }
+    void add(const TestResult& r) override { line({{"event", "result"}, {"result", to_json(r)}}); }
+    void error(const std::string& what) override { line({{"event", "error"}, {"error", what}}); }
+    void end() override { line({{"event", "end"}}); }
+
+private:
+    void line(const nlohmann::json& j) {
+        out_ << j.dump() << "\n";
+        out_.flush();  // a dashboard reading the pipe sees each line as it happens
+    }
+    std::ostream& out_;
+};
+
+class TeeReport : public ReportWriter {
+public:
+    explicit TeeReport(std::vector<std::unique_ptr<ReportWriter>> w) : writers_(std::move(w)) {}
+    void begin(const ReportHeader& h) override {
+        for (auto& w : writers_) w->begin(h);
+    }
+    void interval(const TestParams& p, const IntervalRow& row) override {
+        for (auto& w : writers_) w->interval(p, row);
+    }
+    void add(const TestResult& r) override {
+        for (auto& w : writers_) w->add(r);
+    }
+    void error(const std::string& what) override {
+        for (auto& w : writers_) w->error(what);
+    }
+    void end() override {
+        for (auto& w : writers_) w->end();
+    }
+
+private:
+    std::vector<std::unique_ptr<ReportWriter>> writers_;
+};
+
 }  // namespace
+
+std::unique_ptr<ReportWriter> make_json_stream_report(std::ostream& out) {
+    return std::make_unique<JsonStreamReport>(out);
+}
+std::unique_ptr<ReportWriter> make_tee_report(std::vector<std::unique_ptr<ReportWriter>> writers) {
+    return std::make_unique<TeeReport>(std::move(writers));
+}
 
 std::unique_ptr<ReportWriter> make_json_report(std::ostream& out) { return std::make_unique<JsonReport>(out); }
 

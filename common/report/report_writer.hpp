@@ -25,16 +25,28 @@ public:
     virtual ~ReportWriter() = default;
     virtual void begin(const ReportHeader& header) = 0;
     virtual void add(const TestResult& result) = 0;
+    // --interval: one interval of the test running now, as soon as both sides' halves are in.
+    virtual void interval(const TestParams& test, const IntervalRow& row) {
+        (void)test;
+        (void)row;
+    }
     virtual void error(const std::string& what) = 0;  // a test that failed, in the report's own form
     virtual void end() = 0;
 };
 
-// "human", "csv", "json"; throws std::invalid_argument for anything else.
+// "human", "csv", "json", "json-stream"; throws std::invalid_argument for anything else.
 std::unique_ptr<ReportWriter> make_report_writer(const std::string& format, std::ostream& out);
 
 std::unique_ptr<ReportWriter> make_human_report(std::ostream& out);
 std::unique_ptr<ReportWriter> make_csv_report(std::ostream& out);
 std::unique_ptr<ReportWriter> make_json_report(std::ostream& out);
+// --json-stream: one JSON object a line, flushed as it happens: {"event": "start" | "interval" | "result" |
+// "error" | "end", ...}.
+std::unique_ptr<ReportWriter> make_json_stream_report(std::ostream& out);
+// --csv-intervals FILE: one CSV row per interval, written as each interval ends.
+std::unique_ptr<ReportWriter> make_csv_intervals_report(std::ostream& out);
+// Hands everything to each writer in turn.
+std::unique_ptr<ReportWriter> make_tee_report(std::vector<std::unique_ptr<ReportWriter>> writers);
 
 nlohmann::json to_json(const ReportHeader& h);
 

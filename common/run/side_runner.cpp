@@ -5,13 +5,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <memory>
 #include <stdexcept>
 
 #include "measure/cpu_meter.hpp"
+#include "measure/proc_stat.hpp"
 #include "run/gpu_placement.hpp"
 #include "system/affinity.hpp"
 #include "system/numa.hpp"
@@ -117,6 +121,76 @@ SideRunner::~SideRunner() {
     if (!started_) go_.count_down();
     for (auto& s : streams_)
         if (s.thread.joinable()) s.thread.join();
+    stop_sampler();
+}
+
+namespace {
+int64_t clock_ns(clockid_t c) {
+    timespec ts{};
+    if (clock_gettime(c, &ts) != 0) return -1;
+    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+}  // namespace
+
+IntervalReading SideRunner::read_totals() const {
+    IntervalReading r;
+    r.t_s = static_cast<double>(monotonic_ns() - started_ns_) * 1e-9;
+    bool msgrate = cfg_.half.test == TestKind::msgrate;  // its loops count whole messages only at the end
+    for (const Stream& s : streams_) {
+        uint64_t bytes = joined_ ? s.counters.bytes : s.live.bytes.load(std::memory_order_relaxed);
+        r.bytes += bytes;
+        r.messages += joined_   ? s.counters.messages
+                      : msgrate ? bytes / cfg_.half.message_size
+                                : s.live.messages.load(std::memory_order_relaxed);
+        // A thread that has ended left its last reading; its clock id may no longer name it.
+        int64_t now = s.cpu_end_ns.load(std::memory_order_acquire);
+        if (now < 0 && s.cpu_base_ns >= 0) now = clock_ns(s.cpu_clock);
+        if (s.cpu_base_ns >= 0 && now >= s.cpu_base_ns)
+            r.thread_cpu_s += static_cast<double>(now - s.cpu_base_ns) * 1e-9;
+        if (s.rtt.prepared()) r.rtt.merge(joined_ ? s.rtt : s.rtt.snapshot());
+    }
+    r.stat = read_proc_stat();
+    return r;
+}
+
+void SideRunner::emit(const IntervalReading& now, int64_t edge) {
+    SideInterval s = interval_between(last_reading_, now, static_cast<uint32_t>(last_edge_), sysconf(_SC_CLK_TCK));
+    last_reading_ = now;
+    last_edge_ = edge;
+    ++intervals_sent_;
+    if (cfg_.on_interval) cfg_.on_interval(s);
+}
+
+void SideRunner::sample_intervals() {
+    const double every = cfg_.half.interval_s;
+    // A timed test's data stops at its -l: an edge within a quarter interval of it would leave a sliver
+    // of an interval (a few ms, its rates all noise), so that edge is left out and its neighbour runs on.
+    const double deadline = cfg_.half.total_bytes > 0 ? -1 : cfg_.half.duration_s;
+    std::unique_lock lock(sampler_mu_);
+    for (int64_t k = 1;; ++k) {
+        double edge = static_cast<double>(k) * every;
+        if (deadline > 0 && std::abs(edge - deadline) < every / 4) continue;
+        auto when = std::chrono::steady_clock::time_point(
+            std::chrono::nanoseconds(started_ns_ + static_cast<int64_t>(edge * 1e9)));
+        if (sampler_cv_.wait_until(lock, when, [&] { return sampler_stop_; })) return;
+        if (running_.load() == 0) return;  // the streams are done: finish() closes the last interval
+        IntervalReading now = read_totals();
+        // Woken late (this process was stopped, or starved of CPU): the edges already past are skipped,
+        // so the late interval is one long one, not a burst of empty slivers, and the next one is
+        // numbered by the edge it starts after, as the other side numbers its own.
+        k = std::max(k, static_cast<int64_t>(std::floor(now.t_s / every)));
+        emit(now, k);
+    }
+}
+
+void SideRunner::stop_sampler() {
+    if (!sampler_.joinable()) return;
+    {
+        std::lock_guard lock(sampler_mu_);
+        sampler_stop_ = true;
+    }
+    sampler_cv_.notify_all();
+    sampler_.join();
 }
 
 void SideRunner::place_interrupts() {
@@ -161,6 +235,7 @@ void SideRunner::run_stream(Stream& s, int index) {
         return;
     }
     StopRule stop = stop_base_;
+    if (cfg_.half.interval_s > 0) stop.live = &s.live;
     if (cfg_.half.total_bytes > 0) {
         stop.byte_budget = stream_share(cfg_.half.total_bytes, static_cast<int>(streams_.size()), index);
         if (stop.byte_budget == 0) stop.deadline_ns = 0;  // more streams than bytes: this one ends at once
@@ -175,6 +250,7 @@ void SideRunner::run_stream(Stream& s, int index) {
     s.user_s = seconds(r1.ru_utime) - seconds(r0.ru_utime);
     s.sys_s = seconds(r1.ru_stime) - seconds(r0.ru_stime);
     s.ran_on = current_cpu();
+    s.cpu_end_ns.store(clock_ns(CLOCK_THREAD_CPUTIME_ID), std::memory_order_release);
     running_.fetch_sub(1);
 }
 
@@ -187,14 +263,25 @@ void SideRunner::wait_ready() {
     }
 }
 
-void SideRunner::start() {
+void SideRunner::start(const std::function<void()>& started) {
     wait_ready();
     if (!irqs_.empty()) irq_counts_before_ = read_proc_interrupts();
     meter_.start();
     started_ns_ = monotonic_ns();
     stop_base_.deadline_ns = started_ns_ + static_cast<int64_t>(cfg_.half.duration_s * 1e9);
     started_ = true;
+    if (cfg_.half.interval_s > 0) {
+        // Every stream thread is alive (waiting at go_), so its CPU clock can be named now.
+        for (auto& s : streams_) {
+            s.cpu_base_ns =
+                pthread_getcpuclockid(s.thread.native_handle(), &s.cpu_clock) == 0 ? clock_ns(s.cpu_clock) : -1;
+        }
+        last_reading_ = read_totals();
+        last_reading_.t_s = 0;
+    }
     go_.count_down();  // the latch orders stop_base_ before every thread's read of it
+    if (started) started();
+    if (cfg_.half.interval_s > 0) sampler_ = std::thread([this] { sample_intervals(); });
 }
 
 void SideRunner::abort() {
@@ -206,9 +293,20 @@ SideResult SideRunner::finish() {
     if (!started_) throw std::logic_error("SideRunner::finish before start");
     for (auto& s : streams_)
         if (s.thread.joinable()) s.thread.join();
+    stop_sampler();  // before joined_ changes what read_totals reads
     joined_ = true;
     SideResult r;
     r.cpu = meter_.stop();
+    if (cfg_.half.interval_s > 0 && !abort_.load()) {
+        // The last interval: from the last edge to the end, counted from the loops' final totals, so
+        // the intervals add up to this result exactly. A sliver after the last edge in which nothing
+        // moved (the streams ended just as it was read) is no interval of its own.
+        IntervalReading end = read_totals();
+        end.t_s = r.cpu.elapsed_s;
+        bool sliver = end.bytes == last_reading_.bytes && end.messages == last_reading_.messages &&
+                      end.t_s - last_reading_.t_s < cfg_.half.interval_s / 2;
+        if (!sliver || intervals_sent_ == 0) emit(end, last_edge_);
+    }
     r.placement = placement_;
     report_interrupts(r.placement);
     r.host = cfg_.host;

@@ -2,9 +2,14 @@
 // One side of one test: a pinned thread per stream, each with its own buffer, all released together
 // at the start of the measured interval; the side's CPU is metered over exactly that interval.
 // Used by both zcperf and zcserver, so both sides measure the same way.
+#include <time.h>
+
 #include <atomic>
+#include <condition_variable>
+#include <functional>
 #include <latch>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <set>
 #include <string>
@@ -13,6 +18,7 @@
 
 #include "measure/cpu_meter.hpp"
 #include "measure/latency_histogram.hpp"
+#include "protocol/interval.hpp"
 #include "protocol/result.hpp"
 #include "protocol/test_spec.hpp"
 #include "system/irq.hpp"
@@ -27,6 +33,9 @@ struct SideConfig {
     Role role = Role::send;
     std::set<int> exclude_pids;  // not "other load" (ourselves, a same-host peer)
     std::string host;
+    // --interval (half.interval_s > 0): called with each interval as it ends, from the sampler thread,
+    // and with the last one from finish(); the intervals partition the measured interval.
+    std::function<void(const SideInterval&)> on_interval;
 };
 
 class SideRunner {
@@ -41,8 +50,9 @@ public:
 
     // Waits until every thread is ready; throws std::runtime_error if one could not get ready.
     void wait_ready();
-    // Begins the measured interval: CPU snapshot, then release the threads.
-    void start();
+    // Begins the measured interval: CPU snapshot, then release the threads. `started` runs next, before
+    // any interval is sampled (the server's "started" goes out before its first interval).
+    void start(const std::function<void()>& started = {});
     // Joins the threads, ends the interval, and returns this side's result. Throws
     // std::runtime_error naming the stream and the call that failed.
     SideResult finish();
@@ -63,11 +73,20 @@ private:
         std::thread thread;
         LatencyHistogram rtt;                                  // rr initiator: this stream's round trips
         int64_t longest_wait_ns = 0, longest_wait_end_ns = 0;  // timed senders: StopRule's record
+        LiveCounts live;                                       // --interval: the loop's running totals
+        clockid_t cpu_clock{};                                 // the thread's CPU clock, taken at start()
+        int64_t cpu_base_ns = -1;                              // ... its reading then (-1: none)
+        std::atomic<int64_t> cpu_end_ns{-1};                   // ... its own last reading, as it ends
     };
     void place_interrupts();
     void report_interrupts(Placement& p) const;
     void note_placement_mismatches(SideResult& r) const;
     void run_stream(Stream& s, int index);
+    // --interval: the sampler thread's loop, one reading of every stream's running totals, and the end.
+    void sample_intervals();
+    IntervalReading read_totals() const;
+    void stop_sampler();
+    void emit(const IntervalReading& now, int64_t edge);  // the interval from the last edge to `now` (at `edge`)
 
     SideConfig cfg_;
     std::vector<Stream> streams_;
@@ -84,6 +103,13 @@ private:
     std::unique_ptr<IrqAffinityGuard> irq_guard_;  // restores the IRQs when the test ends, however
     bool started_ = false;
     bool joined_ = false;  // finish() saw every stream thread end
+    std::thread sampler_;
+    std::mutex sampler_mu_;
+    std::condition_variable sampler_cv_;
+    bool sampler_stop_ = false;
+    IntervalReading last_reading_;  // the sampler's previous edge (the sampler's, then finish()'s)
+    int64_t last_edge_ = 0;         // the interval edge last_reading_ was taken at (the next interval's index)
+    uint32_t intervals_sent_ = 0;
 };
 
 }  // namespace zc

@@ -65,7 +65,7 @@ class TcpRrResponderOn {
 public:
     TcpRrResponderOn(int fd, size_t message_size, size_t alignment, const BufferSpec& where = {});
     // Answers every whole request until the initiator ends the connection; messages = answers sent.
-    StreamCounters run();
+    StreamCounters run(const StopRule& stop);
     const HostBuffer& buffer() const { return mem_.buffer(); }
     const Memory& memory() const { return mem_; }
 

@@ -94,6 +94,7 @@ StreamCounters TcpRrInitiatorOn<Memory, Api>::run(const StopRule& stop) {
         int64_t t1 = rr_detail::now_ns();
         rtt_.record(static_cast<uint64_t>(t1 - t0));
         ++c.messages;
+        stop.publish(c);
         if (t1 >= stop.deadline_ns) break;
     }
     c.segments = Api::segments(fd_, true) - segs0;
@@ -109,7 +110,7 @@ TcpRrResponderOn<Memory, Api>::TcpRrResponderOn(int fd, size_t message_size, siz
 }
 
 template <typename Memory, typename Api>
-StreamCounters TcpRrResponderOn<Memory, Api>::run() {
+StreamCounters TcpRrResponderOn<Memory, Api>::run(const StopRule& stop) {
     StreamCounters c;
     const size_t n = mem_.size();
     uint64_t segs0 = Api::segments(fd_, true);
@@ -118,6 +119,7 @@ StreamCounters TcpRrResponderOn<Memory, Api>::run() {
         mem_.arrived(n);
         if (!rr_detail::send_all<Api>(fd_, mem_.outgoing(n), n, c)) break;
         ++c.messages;
+        stop.publish(c);
     }
     c.segments = Api::segments(fd_, true) - segs0;
     c.staging = mem_.staging();

@@ -96,7 +96,7 @@ template <class Io, class Copy>
 class StagedStreamReceiver : public StagedStreamEnd<Copy> {
 public:
     StagedStreamReceiver(int fd, size_t message_size, size_t alignment, int device);  // the GPU buffer zeroed
-    StreamCounters run();
+    StreamCounters run(const StopRule& stop);
 };
 
 using TcpStagedSender = StagedStreamSender<TcpIo, cuda::CudaStageCopy>;

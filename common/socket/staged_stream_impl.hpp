@@ -83,6 +83,7 @@ StreamCounters StagedStreamSender<Io, Copy>::run(const StopRule& stop) {
                 }
                 c.bytes += static_cast<uint64_t>(n);
                 ++c.ops;
+                stop.publish(c);
                 p += n;
                 left -= static_cast<size_t>(n);
             }
@@ -106,7 +107,7 @@ StagedStreamReceiver<Io, Copy>::StagedStreamReceiver(int fd, size_t message_size
 }
 
 template <class Io, class Copy>
-StreamCounters StagedStreamReceiver<Io, Copy>::run() {
+StreamCounters StagedStreamReceiver<Io, Copy>::run(const StopRule& stop) {
     StreamCounters c;
     const int slots = this->ring_.slots();
     std::byte* const gpu = Copy::data(this->gpu_);
@@ -129,6 +130,7 @@ StreamCounters StagedStreamReceiver<Io, Copy>::run() {
                 }
                 c.bytes += static_cast<uint64_t>(n);
                 ++c.ops;
+                stop.publish(c);
                 fill += static_cast<size_t>(n);
                 if (fill < limit) continue;
                 this->ring_.drain_to_device(slot, gpu + off, fill);

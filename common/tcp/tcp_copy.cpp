@@ -18,18 +18,20 @@ StreamCounters TcpCopySender::run(const StopRule& stop) {
         }
         c.bytes += static_cast<uint64_t>(n);
         ++c.ops;
+        stop.publish(c);
     }
     ::shutdown(fd_, SHUT_WR);
     return c;
 }
 
-StreamCounters recv_until_end(int fd, std::byte* buf, size_t len, int flags, const char* call) {
+StreamCounters recv_until_end(int fd, std::byte* buf, size_t len, int flags, const char* call, const StopRule& stop) {
     StreamCounters c;
     while (true) {
         ssize_t n = ::recv(fd, buf, len, flags);
         if (n > 0) {
             c.bytes += static_cast<uint64_t>(n);
             ++c.ops;
+            stop.publish(c);
         } else if (n == 0) {
             break;
         } else if (errno != EINTR) {
@@ -41,6 +43,8 @@ StreamCounters recv_until_end(int fd, std::byte* buf, size_t len, int flags, con
     return c;
 }
 
-StreamCounters TcpCopyReceiver::run() { return recv_until_end(fd_, buf_.data(), buf_.size(), 0, "recv"); }
+StreamCounters TcpCopyReceiver::run(const StopRule& stop) {
+    return recv_until_end(fd_, buf_.data(), buf_.size(), 0, "recv", stop);
+}
 
 }  // namespace zc

@@ -9,7 +9,7 @@
 namespace zc {
 
 // recv() until the peer ends the stream: with a buffer (copy) or with MSG_TRUNC (discard).
-StreamCounters recv_until_end(int fd, std::byte* buf, size_t len, int flags, const char* call);
+StreamCounters recv_until_end(int fd, std::byte* buf, size_t len, int flags, const char* call, const StopRule& stop);
 
 class TcpCopySender {
 public:
@@ -28,7 +28,7 @@ class TcpCopyReceiver {
 public:
     TcpCopyReceiver(int fd, size_t message_size, size_t alignment, HostMemory memory = HostMemory::pageable)
         : fd_(fd), buf_(message_size, alignment, memory) {}
-    StreamCounters run();  // until the peer ends the stream
+    StreamCounters run(const StopRule& stop);  // until the peer ends the stream
     const HostBuffer& buffer() const { return buf_; }
 
 private:

@@ -80,6 +80,7 @@ StreamCounters TcpMsgZerocopySender::run(const StopRule& stop) {
         c.bytes += static_cast<uint64_t>(n);
         c.zerocopy.sent_bytes += static_cast<uint64_t>(n);
         ++c.ops;
+        stop.publish(c);
         if (ring_.in_flight() > ring_.slots() / 2) reap(c, 0);
     }
     for (int tries = 0; ring_.in_flight() > 0 && tries < 50; ++tries) reap(c, 100);

@@ -54,6 +54,7 @@ StreamCounters TcpMsgRateSender::run(const StopRule& stop) {
             for (int i = 0; i < r; ++i) c.bytes += msgs_[i].msg_len;
         }
         ++c.ops;
+        stop.publish(c);
     }
     // A signal can cut a message short: send its rest, so the receiver counts whole messages only.
     while (!c.error && c.bytes % n != 0) {
@@ -76,9 +77,9 @@ StreamCounters TcpMsgRateSender::run(const StopRule& stop) {
 TcpMsgRateReceiver::TcpMsgRateReceiver(int fd, size_t message_size, size_t alignment)
     : fd_(fd), message_size_(message_size), buf_(kChunk, alignment) {}
 
-StreamCounters TcpMsgRateReceiver::run() {
+StreamCounters TcpMsgRateReceiver::run(const StopRule& stop) {
     uint64_t segs0 = tcp_data_segments(fd_, false);
-    StreamCounters c = recv_until_end(fd_, buf_.data(), buf_.size(), 0, "recv");
+    StreamCounters c = recv_until_end(fd_, buf_.data(), buf_.size(), 0, "recv", stop);
     c.segments = tcp_data_segments(fd_, false) - segs0;
     c.messages = c.bytes / message_size_;
     if (!c.error && c.bytes % message_size_ != 0) {

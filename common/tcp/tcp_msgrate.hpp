@@ -36,7 +36,7 @@ public:
     static constexpr size_t kChunk = 64 * 1024;  // bytes per recv: the receiver must not be what is measured
     TcpMsgRateReceiver(int fd, size_t message_size, size_t alignment);
     // Until the sender ends the stream; messages = bytes / message size (a cut message is an error).
-    StreamCounters run();
+    StreamCounters run(const StopRule& stop);
     const HostBuffer& buffer() const { return buf_; }
 
 private:

@@ -25,7 +25,7 @@ TcpSpliceReceiver::TcpSpliceReceiver(int fd, size_t message_size) : fd_(fd) {
     if (!null_) throw std::runtime_error(std::string("/dev/null: ") + std::strerror(errno));
 }
 
-StreamCounters TcpSpliceReceiver::run() {
+StreamCounters TcpSpliceReceiver::run(const StopRule& stop) {
     StreamCounters c;
     while (true) {
         ssize_t n = ::splice(fd_, nullptr, pipe_wr_.get(), nullptr, chunk_, SPLICE_F_MOVE);
@@ -38,6 +38,7 @@ StreamCounters TcpSpliceReceiver::run() {
         }
         c.bytes += static_cast<uint64_t>(n);
         ++c.ops;
+        stop.publish(c);
         for (ssize_t left = n; left > 0;) {  // drain the pipe: the data is discarded
             ssize_t d =
                 ::splice(pipe_rd_.get(), nullptr, null_.get(), nullptr, static_cast<size_t>(left), SPLICE_F_MOVE);
@@ -53,6 +54,8 @@ StreamCounters TcpSpliceReceiver::run() {
     return c;
 }
 
-StreamCounters TcpTruncReceiver::run() { return recv_until_end(fd_, nullptr, chunk_, MSG_TRUNC, "recv(MSG_TRUNC)"); }
+StreamCounters TcpTruncReceiver::run(const StopRule& stop) {
+    return recv_until_end(fd_, nullptr, chunk_, MSG_TRUNC, "recv(MSG_TRUNC)", stop);
+}
 
 }  // namespace zc

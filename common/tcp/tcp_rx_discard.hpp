@@ -12,7 +12,7 @@ namespace zc {
 class TcpSpliceReceiver {
 public:
     TcpSpliceReceiver(int fd, size_t message_size);  // throws std::runtime_error
-    StreamCounters run();
+    StreamCounters run(const StopRule& stop);
 
 private:
     int fd_;
@@ -23,7 +23,7 @@ private:
 class TcpTruncReceiver {
 public:
     TcpTruncReceiver(int fd, size_t message_size) : fd_(fd), chunk_(message_size) {}
-    StreamCounters run();
+    StreamCounters run(const StopRule& stop);
 
 private:
     int fd_;

@@ -35,7 +35,7 @@ TcpZerocopyReceiver::~TcpZerocopyReceiver() {
     if (map_) ::munmap(map_, window_);
 }
 
-StreamCounters TcpZerocopyReceiver::run() {
+StreamCounters TcpZerocopyReceiver::run(const StopRule& stop) {
     StreamCounters c;
     while (true) {
         tcp_zerocopy_receive zc{};
@@ -58,6 +58,7 @@ StreamCounters TcpZerocopyReceiver::run() {
             c.bytes += zc.length;
             c.zerocopy.rx_mapped_bytes += zc.length;
             ++c.ops;
+            stop.publish(c);
         }
         if (zc.recv_skip_hint > 0) {
             // Bytes that cannot be mapped (not whole pages, or pages the sender copied): copy them.
@@ -72,6 +73,7 @@ StreamCounters TcpZerocopyReceiver::run() {
                 c.bytes += static_cast<uint64_t>(n);
                 c.zerocopy.rx_copied_bytes += static_cast<uint64_t>(n);
                 ++c.ops;
+                stop.publish(c);
             }
         } else if (zc.length == 0) {
             // Nothing queued: wait for data or the end of the stream (a stalled peer is an error).

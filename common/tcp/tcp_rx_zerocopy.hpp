@@ -17,7 +17,7 @@ public:
     TcpZerocopyReceiver(const TcpZerocopyReceiver&) = delete;
     TcpZerocopyReceiver& operator=(const TcpZerocopyReceiver&) = delete;
     ~TcpZerocopyReceiver();
-    StreamCounters run();
+    StreamCounters run(const StopRule& stop);
     const HostBuffer& buffer() const { return copy_; }
 
 private:

@@ -39,6 +39,7 @@ StreamCounters TcpSendfileSender::run(const StopRule& stop) {
         }
         c.bytes += static_cast<uint64_t>(n);
         ++c.ops;
+        stop.publish(c);
     }
     ::shutdown(fd_, SHUT_WR);
     return c;

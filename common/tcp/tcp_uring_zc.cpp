@@ -118,6 +118,7 @@ StreamCounters TcpUringZcSender::run(const StopRule& stop) {
             ++seen;
         }
         io_uring_cq_advance(&uring_, seen);
+        stop.publish(c);
         if (c.error) stopping = true;
     }
     ::shutdown(fd_, SHUT_WR);

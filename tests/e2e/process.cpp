@@ -94,6 +94,7 @@ Outcome Process::wait(std::chrono::milliseconds limit) {
 }
 
 std::string Process::stderr_so_far() const { return slurp(err_path_); }
+std::string Process::stdout_so_far() const { return slurp(out_path_); }
 
 bool Process::wait_for_stderr(const std::string& text, std::chrono::milliseconds limit) const {
     auto deadline = std::chrono::steady_clock::now() + limit;

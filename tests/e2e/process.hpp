@@ -30,6 +30,7 @@ public:
     // Waits up to `limit`; kills the process if it is still running then.
     Outcome wait(std::chrono::milliseconds limit);
     std::string stderr_so_far() const;
+    std::string stdout_so_far() const;
     // Polls stderr until `text` appears (e.g. zcserver's "listening on"), up to `limit`.
     bool wait_for_stderr(const std::string& text, std::chrono::milliseconds limit) const;
 

@@ -366,6 +366,47 @@ INSTANTIATE_TEST_SUITE_P(
 // Each side records its provider and the doorbell variables of its own environment: the client
 // runs with MLX5_SHUT_UP_BF=1, the server with MLX5_SINGLE_THREADED=1 (rxe ignores both; what is
 // tested is that each side reports its own, JSON with every variable, the human line where set).
+// --interval on every RDMA transport (issue #16): the loops publish their counts like TCP's, so the
+// rows add up to the result exactly, stream and message tests alike. A server per case, as the other
+// RDMA tests have (the first run shared one: its rdma-write rr case stalled after rdma-read's).
+TEST(Rdma, IntervalsAddUpOnEveryTransport) {
+    REQUIRE_RDMA();
+    struct IvCase {
+        const char* transport;
+        const char* test;
+        const char* count;
+    };
+    for (const IvCase& c : {IvCase{"rsocket", "stream", "bytes"}, IvCase{"rsocket-iomap", "maerts", "bytes"},
+                            IvCase{"rdma-write", "stream", "bytes"}, IvCase{"rdma-send", "maerts", "bytes"},
+                            IvCase{"rdma-read", "stream", "bytes"}, IvCase{"rdma-write", "rr", "transactions"},
+                            IvCase{"rdma-send", "msgrate", "messages"}}) {
+        SCOPED_TRACE(std::string(c.transport) + " " + c.test);
+        RdmaServer server;
+        json j = run_json({"-H", server.address(), "-T", c.transport, "-t", c.test, "-l", "2", "-D", "0.5"});
+        // EXPECT and go on: one case's failure must not hide the others'.
+        if (j["results"].size() != 1u) {
+            ADD_FAILURE() << "no result: " << j.dump();
+            continue;
+        }
+        const json& r = j["results"][0];
+        const json& rows = r["intervals"];
+        EXPECT_GE(rows.size(), 2u) << r.dump();
+        uint64_t sum = 0;
+        double end = 0;
+        for (const auto& row : rows) {
+            EXPECT_DOUBLE_EQ(row["start_s"].get<double>(), end);
+            end = row["end_s"].get<double>();
+            sum += row[c.count].get<uint64_t>();
+        }
+        std::string test = c.test;
+        uint64_t total = test == "rr"        ? r["rr"]["transactions"].get<uint64_t>()
+                         : test == "msgrate" ? r["msgrate"]["messages"].get<uint64_t>()
+                                             : r["bytes"].get<uint64_t>();
+        EXPECT_EQ(sum, total);
+        EXPECT_GT(total, 0u);
+    }
+}
+
 TEST(Rdma, EachSideRecordsItsProviderAndDoorbellEnvironment) {
     REQUIRE_RDMA();
     RdmaServer server({"MLX5_SINGLE_THREADED=1", "MLX5_SHUT_UP_BF="});

@@ -115,6 +115,8 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     Welcome welcome;
     welcome.software = "zcserver 0.1.0";
     welcome.host = sample_host();
+    welcome.has_host = true;
+    welcome.features = {kFeatureIntervals};
     valid("welcome", welcome);
     valid("setup-tcp-stream", Setup{sample_spec(Transport::tcp, TestKind::stream, RxMode::copy)});
     valid("setup-sendfile-maerts", Setup{sample_spec(Transport::tcp_sendfile, TestKind::maerts, RxMode::zerocopy)});
@@ -128,6 +130,21 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     valid("started", Started{});
     valid("stop", Stop{});
     valid("result", ResultMsg{sample_side()});
+    SideInterval sample;
+    sample.index = 3;
+    sample.start_s = 0.3;
+    sample.end_s = 0.4;
+    sample.bytes = 123456789;
+    sample.messages = 0;
+    sample.cpu_util_pct = 48.5;
+    sample.busy_cpu_s = 0.097;
+    sample.process_cpu_s = 0.09;
+    valid("interval", IntervalMsg{sample});
+    sample.messages = 41000;
+    sample.rtt_samples = 41000;
+    sample.rtt_p50_us = 23.5;
+    sample.rtt_p99_us = 40.25;
+    valid("interval-rr", IntervalMsg{sample});
     valid("error", ErrorMsg{"CPU 4000 is not available to zcserver on fuzz-host; its CPUs are 0-3"});
     Hello future;
     future.version = 99;
@@ -186,6 +203,20 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
            R"("uring_fixed":false,"socket_buffer":0,"cpus":[]}})");
     framed("result-side-null", R"({"type":"result","side":null})");
     framed("result-bad-role", R"({"type":"result","side":{"host":"h","role":"sideways"}})");
+    framed("interval-no-sample", R"({"type":"interval"})");
+    {
+        nlohmann::json good = to_json(sample);
+        auto bad = [&](const char* name, const char* field, nlohmann::json v) {
+            nlohmann::json s = good;
+            s[field] = std::move(v);
+            framed(name, nlohmann::json{{"type", "interval"}, {"sample", s}}.dump());
+        };
+        bad("interval-index-negative", "index", -1);
+        bad("interval-bytes-float", "bytes", 1e300);
+        bad("interval-cpu-over-100", "cpu_util_pct", 100.5);
+        bad("interval-end-before-start", "end_s", 0.1);
+        bad("interval-start-huge", "start_s", 1e308);
+    }
     framed("error-no-reason", R"({"type":"error"})");
     framed("error-reason-number", R"({"type":"error","reason":42})");
     framed("duplicate-keys", R"({"type":"start","type":"stop"})");
