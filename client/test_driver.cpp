@@ -190,7 +190,7 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
     return r;
 }
 
-TestResult run_test(ControlClient& control, const TestSpec& spec) {
+TestResult run_test(ControlClient& control, const TestSpec& spec, const std::function<void()>& before_start) {
     auto t0 = Clock::now();
     control.send(Setup{server_half(spec)});
     Ready ready = control.expect<Ready>(kReplyTimeout);
@@ -214,6 +214,7 @@ TestResult run_test(ControlClient& control, const TestSpec& spec) {
         SideRunner runner(std::move(cfg), std::move(conns));
         try {
             runner.wait_ready();
+            if (before_start) before_start();
         } catch (const std::exception& e) {
             stop_and_explain(control, e);
         }
