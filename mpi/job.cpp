@@ -220,15 +220,18 @@ void run_pair(LocalPair& lp, StartGate& gate, const ClientOptions& opt, const Sh
         auto control = connect_control(lp.server, std::chrono::milliseconds(opt.connect_timeout_ms), key, note);
         if (auto problem = remote_memory_problem(control->welcome().host, lp.spec.remote.buffer); !problem.empty())
             throw std::runtime_error(problem);
+        double waited_s = 0;
         TestResult r = run_test(*control, lp.spec, [&] {
             arrived = true;
+            double t = wall_now();
             gate.arrive_and_wait(start_deadline);
             lp.start_wall_s = wall_now();
+            waited_s = lp.start_wall_s - t;
         });
         lp.same_host = control->same_host();
         lp.local = to_json(r.local);
         lp.remote = to_json(r.remote);
-        lp.setup_ms = r.setup_ms;
+        lp.setup_ms = r.setup_ms - waited_s * 1e3;  // the set-up's own time, not the wait for the other ranks
     } catch (const ServerError& e) {
         lp.error = fmt::format("server rank {} refused: {}", lp.pair.server, e.what());
     } catch (const std::exception& e) {
@@ -264,7 +267,7 @@ private:
     bool run_round(const TestSpec& base, size_t spec_index, int round_index, const Round& round, int tag);
     bool gather(const std::string& payload, int tag, Clock::time_point deadline, std::vector<nlohmann::json>& got);
     void add_round_to_report(const TestSpec& base, int round_index, const Round& round,
-                             const std::vector<nlohmann::json>& got, double collective_ms);
+                             const std::vector<nlohmann::json>& got, double all_received);
     TestSpec pair_spec(const TestSpec& base, const RankInfo& server) const;
     Endpoint endpoint_of(const RankInfo& server) const;
     void write_report();
@@ -416,8 +419,12 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
     }
     for (auto& t : threads) t.join();  // each bounded by run_test's own deadlines
 
-    nlohmann::json payload = {{"rank", rank_}, {"barrier_exit_s", barrier_exit}, {"pairs", nlohmann::json::array()}};
+    nlohmann::json payload = {{"rank", rank_},
+                              {"barrier_enter_s", t_barrier},
+                              {"barrier_exit_s", barrier_exit},
+                              {"pairs", nlohmann::json::array()}};
     for (const auto& lp : mine) payload["pairs"].push_back(to_json(lp));
+    payload["done_s"] = wall_now();
     if (!all_here) {
         // The collective cannot complete: say what this rank has, then end the job.
         std::cerr << "zcperf-mpi: rank " << rank_ << ": round " << round_index << " results: " << payload.dump()
@@ -427,12 +434,10 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
     // Every live rank gets here within its pairs' bounds after the barrier.
     auto gather_deadline = after((base.duration_s + kPairGrace_s) + mopt_.timeout_s);
     std::vector<nlohmann::json> got;
-    double t_gather = wall_now();
     bool complete = gather(payload.dump(), tag, gather_deadline, got);
-    double collective_ms = ((barrier_exit - t_barrier) + (wall_now() - t_gather)) * 1e3;
     if (rank_ == 0) {
         (void)spec_index;
-        add_round_to_report(base, round_index, round, got, collective_ms);
+        add_round_to_report(base, round_index, round, got, wall_now());
         if (!complete) {
             std::string who;
             for (int r = 1; r < size_; ++r)
@@ -447,10 +452,14 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
 }
 
 void Job::add_round_to_report(const TestSpec& base, int round_index, const Round& round,
-                              const std::vector<nlohmann::json>& got, double collective_ms) {
-    std::vector<double> exits;
-    for (const auto& g : got)
-        if (!g.is_null()) exits.push_back(g.at("barrier_exit_s").get<double>());
+                              const std::vector<nlohmann::json>& got, double all_received) {
+    std::vector<double> enters, exits, done;
+    for (const auto& g : got) {
+        if (g.is_null()) continue;
+        enters.push_back(g.at("barrier_enter_s").get<double>());
+        exits.push_back(g.at("barrier_exit_s").get<double>());
+        done.push_back(g.at("done_s").get<double>());
+    }
     size_t first = report_.pairs.size();
     for (const Pair& p : round) {
         PairRecord rec;
@@ -493,9 +502,10 @@ void Job::add_round_to_report(const TestSpec& base, int round_index, const Round
         s.transport = base.transport;
         s.message_size = base.message_size;
     }
-    Spread e = spread_of(exits);
-    s.barrier_spread_us = (e.max - e.min) * 1e6;
-    s.collective_ms = collective_ms;
+    Spread in = spread_of(enters), out = spread_of(exits), d = spread_of(done);
+    s.barrier_spread_us = (out.max - out.min) * 1e6;
+    s.barrier_ms = (out.max - in.max) * 1e3;  // from the last rank's arrival to the last exit
+    s.gather_ms = (all_received - d.max) * 1e3;  // from the last rank's results being ready to rank 0 holding all
     report_.rounds.push_back(s);
 }
 

@@ -183,7 +183,8 @@ const Column<RoundSummary> kRoundColumns[] = {
     {"barrier_spread_us", [](const RoundSummary& s) { return fmt::format("{:.1f}", s.barrier_spread_us); }},
     {"overlap_s", [](const RoundSummary& s) { return fmt::format("{:.6f}", s.overlap_s); }},
     {"longest_interval_s", [](const RoundSummary& s) { return fmt::format("{:.6f}", s.longest_interval_s); }},
-    {"collective_ms", [](const RoundSummary& s) { return fmt::format("{:.3f}", s.collective_ms); }},
+    {"barrier_ms", [](const RoundSummary& s) { return fmt::format("{:.3f}", s.barrier_ms); }},
+    {"gather_ms", [](const RoundSummary& s) { return fmt::format("{:.3f}", s.gather_ms); }},
 };
 
 std::string result_header() {

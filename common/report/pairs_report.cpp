@@ -101,8 +101,8 @@ void write_human(std::ostream& out, const PairsReport& r) {
         }
         out << fmt::format(
             "\n  start skew {:.1f} us (barrier exits spread {:.1f} us); all pairs ran at once for {:.3f} s of the "
-            "longest {:.3f} s interval; barrier + gather {:.2f} ms\n",
-            s.start_skew_us, s.barrier_spread_us, s.overlap_s, s.longest_interval_s, s.collective_ms);
+            "longest {:.3f} s interval; MPI barrier {:.3f} ms, gather {:.3f} ms\n",
+            s.start_skew_us, s.barrier_spread_us, s.overlap_s, s.longest_interval_s, s.barrier_ms, s.gather_ms);
     }
     for (const auto& e : r.errors) out << "error: " << e << "\n";
     out.flush();
@@ -138,7 +138,8 @@ nlohmann::json to_json(const RoundSummary& s) {
                         {"barrier_spread_us", s.barrier_spread_us},
                         {"overlap_s", s.overlap_s},
                         {"longest_interval_s", s.longest_interval_s},
-                        {"collective_ms", s.collective_ms}};
+                        {"barrier_ms", s.barrier_ms},
+                        {"gather_ms", s.gather_ms}};
     if (is_message_test(s.test)) j[s.test == TestKind::rr ? "transactions_per_s" : "messages_per_s"] = to_json(s.rate);
     if (s.test == TestKind::rr) j["latency_us"] = to_json(s.latency_us);
     return j;

@@ -40,11 +40,14 @@ struct RoundSummary {
     // concurrent figure only as far as this covers the intervals (overlap_s / longest_interval_s).
     double overlap_s = 0;
     double longest_interval_s = 0;
-    double collective_ms = 0;  // rank 0's time in this round's barrier and result gathering
+    // The cost of MPI's part of the round (one host's clock; across hosts their offsets add in): the
+    // start barrier, from the last rank's arrival to the last rank's exit; the gather, from the last
+    // rank's results being ready to rank 0 holding every rank's.
+    double barrier_ms = 0, gather_ms = 0;
 };
 
-// The figures of one round's pairs (the ones that succeeded); barrier_spread_us and collective_ms are
-// the caller's to fill.
+// The figures of one round's pairs (the ones that succeeded); barrier_spread_us, barrier_ms and
+// gather_ms are the caller's to fill.
 RoundSummary summarize_round(int round, const std::vector<PairRecord>& pairs);
 
 struct PairsReport {
