@@ -41,6 +41,8 @@ using Seconds = std::chrono::duration<double>;
 constexpr double kSetupBound_s = 30;
 // run_test's own bound on a stalled pair (test_driver.cpp's kResultGrace) plus a margin.
 constexpr double kPairGrace_s = 40;
+// Pairs of one round end a little apart (set-up, teardown): rank 0 waits this much beyond -l and --mpi-timeout.
+constexpr double kGatherMargin_s = 5;
 
 constexpr const char* kDescription =
     "zcperf-mpi " ZCPERF_VERSION
@@ -140,8 +142,14 @@ struct RankInfo {
 };
 
 nlohmann::json to_json(const RankInfo& r) {
-    return {{"rank", r.rank},         {"host", r.host}, {"address", r.address},         {"port", r.port},
-            {"local_rank", r.local_rank}, {"gpus", r.gpus}, {"cpus", r.cpus}, {"server_error", r.server_error}};
+    return {{"rank", r.rank},
+            {"host", r.host},
+            {"address", r.address},
+            {"port", r.port},
+            {"local_rank", r.local_rank},
+            {"gpus", r.gpus},
+            {"cpus", r.cpus},
+            {"server_error", r.server_error}};
 }
 
 RankInfo rank_info_from_json(const nlohmann::json& j) {
@@ -184,8 +192,9 @@ public:
     void cancel(const std::string& why) { set(State::canceled, why); }
 
 private:
-    static constexpr const char* kLate = "its set-up took longer than the round allows (30 s): the round started "
-                                         "without it";
+    static constexpr const char* kLate =
+        "its set-up took longer than the round allows (30 s): the round started "
+        "without it";
     enum class State { waiting, released, canceled };
     void set(State s, const std::string& why) {
         std::lock_guard lock(m_);
@@ -198,6 +207,49 @@ private:
     size_t expected_, arrived_ = 0, failed_ = 0;
     State state_ = State::waiting;
     std::string why_;
+};
+
+// The last resort: a rank still running past the whole job's bound (something outside the bounded
+// waits hung: a launcher, MPI_Finalize) says where it was and ends the job with MPI_Abort.
+class Watchdog {
+public:
+    Watchdog(int rank, double seconds) : rank_(rank), deadline_(after(seconds)), thread_([this] { watch(); }) {}
+    ~Watchdog() {
+        {
+            std::lock_guard lock(m_);
+            done_ = true;
+        }
+        cv_.notify_all();
+        thread_.join();
+    }
+    void phase(const std::string& what) {
+        std::lock_guard lock(m_);
+        phase_ = what;
+    }
+    void phase(const std::string& what, double seconds) {  // with a bound of its own, from now
+        std::lock_guard lock(m_);
+        phase_ = what;
+        deadline_ = after(seconds);
+        cv_.notify_all();
+    }
+
+private:
+    void watch() {
+        std::unique_lock lock(m_);
+        while (!done_ && Clock::now() < deadline_) cv_.wait_until(lock, deadline_);
+        if (done_) return;
+        std::cerr << "zcperf-mpi: rank " << rank_ << ": watchdog: still in '" << phase_
+                  << "' past the job's bound; ending the job (MPI_Abort)" << std::endl;
+        MPI_Abort(MPI_COMM_WORLD, 3);  // MPI_THREAD_MULTIPLE was asked for this call
+        _exit(3);
+    }
+    int rank_;
+    Clock::time_point deadline_;
+    std::mutex m_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    std::string phase_ = "start-up";
+    std::thread thread_;
 };
 
 // One pair this rank drives, and what came of it.
@@ -256,8 +308,8 @@ nlohmann::json to_json(const LocalPair& lp) {
 
 class Job {
 public:
-    Job(int rank, int size, ClientOptions opt, MpiOptions mopt)
-        : rank_(rank), size_(size), opt_(std::move(opt)), mopt_(std::move(mopt)) {}
+    Job(int rank, int size, ClientOptions opt, MpiOptions mopt, Watchdog& dog)
+        : rank_(rank), size_(size), opt_(std::move(opt)), mopt_(std::move(mopt)), dog_(dog) {}
     int run();
 
 private:
@@ -269,12 +321,17 @@ private:
     void add_round_to_report(const TestSpec& base, int round_index, const Round& round,
                              const std::vector<nlohmann::json>& got, double all_received);
     TestSpec pair_spec(const TestSpec& base, const RankInfo& server) const;
+    // How long rank 0 waits for a round's results after its own. The default --mpi-timeout (60 s) covers
+    // a stalled pair's own bound (run_test's 30 s), so the pair is reported with its reason; a shorter
+    // one names the stalled pair's client rank as missing instead, sooner.
+    double gather_bound(const TestSpec& base) const { return base.duration_s + kGatherMargin_s + mopt_.timeout_s; }
     Endpoint endpoint_of(const RankInfo& server) const;
     void write_report();
 
     int rank_, size_;
     ClientOptions opt_;
     MpiOptions mopt_;
+    Watchdog& dog_;
     std::optional<SharedSecret> secret_;
     RankInfo me_;
     std::vector<RankInfo> ranks_;
@@ -298,7 +355,8 @@ void Job::start_server() {
         so.port = 0;
         so.verbose = false;
         so.handle_signals = false;
-        so.max_sessions = size_ + 4;  // incast: every other rank at once
+        so.max_sessions = size_ + 4;  // incast: every other rank at once, all from one address on one host
+        so.startups.start = so.startups.full = so.startups.per_source = std::max(so.startups.full, size_ + 16);
         so.allow_irq_affinity = true;  // the user running the job is its servers' operator
         so.secret = secret_;
         if (std::find(mopt_.refuse_ranks.begin(), mopt_.refuse_ranks.end(), rank_) != mopt_.refuse_ranks.end())
@@ -376,6 +434,7 @@ bool Job::gather(const std::string& payload, int tag, Clock::time_point deadline
 }
 
 bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, const Round& round, int tag) {
+    dog_.phase("round " + std::to_string(round_index));
     std::vector<LocalPair> mine;
     for (const Pair& p : round) {
         if (p.client != rank_) continue;
@@ -385,7 +444,8 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
         lp.server = endpoint_of(server);
         try {
             lp.spec = pair_spec(base, server);
-            if (server.port == 0) lp.error = fmt::format("server rank {} did not start: {}", p.server, server.server_error);
+            if (server.port == 0)
+                lp.error = fmt::format("server rank {} did not start: {}", p.server, server.server_error);
         } catch (const std::exception& e) {
             lp.error = fmt::format("rank {} -> rank {}: {}", p.client, p.server, e.what());
         }
@@ -399,8 +459,7 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
     const SharedSecret* key = secret_ ? &*secret_ : nullptr;
     std::vector<std::thread> threads;
     for (auto& lp : mine) {
-        if (lp.error.empty())
-            threads.emplace_back([&, key] { run_pair(lp, gate, opt_, key, start_deadline); });
+        if (lp.error.empty()) threads.emplace_back([&, key] { run_pair(lp, gate, opt_, key, start_deadline); });
     }
     gate.wait_arrivals(setup_deadline);
 
@@ -408,14 +467,17 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
     double t_barrier = wall_now();
     MPI_Request req;
     MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    bool all_here = wait_request(req, after(mopt_.timeout_s + kSetupBound_s));
+    // A rank may arrive late by its set-up, or by rank 0's wait for the previous round's results.
+    double barrier_bound = kSetupBound_s + opt_.connect_timeout_ms / 1000.0 + gather_bound(base) + mopt_.timeout_s;
+    bool all_here = wait_request(req, after(barrier_bound));
     double barrier_exit = wall_now();
     if (all_here) {
         gate.release();
     } else {
-        gate.cancel(fmt::format("the round's start barrier: not every rank arrived within {:g} s (a rank died or "
-                                "stalled)",
-                                mopt_.timeout_s + kSetupBound_s));
+        gate.cancel(
+            fmt::format("the round's start barrier: not every rank arrived within {:.0f} s (a rank died or "
+                        "stalled)",
+                        barrier_bound));
     }
     for (auto& t : threads) t.join();  // each bounded by run_test's own deadlines
 
@@ -432,7 +494,7 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
         abort_job(rank_, "the start barrier of round " + std::to_string(round_index) + " failed");
     }
     // Every live rank gets here within its pairs' bounds after the barrier.
-    auto gather_deadline = after((base.duration_s + kPairGrace_s) + mopt_.timeout_s);
+    auto gather_deadline = after(gather_bound(base));
     std::vector<nlohmann::json> got;
     bool complete = gather(payload.dump(), tag, gather_deadline, got);
     if (rank_ == 0) {
@@ -442,9 +504,10 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
             std::string who;
             for (int r = 1; r < size_; ++r)
                 if (got[static_cast<size_t>(r)].is_null()) who += (who.empty() ? "" : ", ") + std::to_string(r);
-            report_.errors.push_back(fmt::format("round {}: rank(s) {} sent no result within {:.0f} s of the start "
-                                                 "(died or stalled): their pairs are named above",
-                                                 round_index, who, base.duration_s + kPairGrace_s + mopt_.timeout_s));
+            report_.errors.push_back(
+                fmt::format("round {}: rank(s) {} sent no result within {:.0f} s of the start "
+                            "(died or stalled): their pairs are named above",
+                            round_index, who, gather_bound(base)));
         }
     }
     if (!complete && rank_ != 0) abort_job(rank_, "rank 0 took no result from it in time (rank 0 died or stalled)");
@@ -504,7 +567,7 @@ void Job::add_round_to_report(const TestSpec& base, int round_index, const Round
     }
     Spread in = spread_of(enters), out = spread_of(exits), d = spread_of(done);
     s.barrier_spread_us = (out.max - out.min) * 1e6;
-    s.barrier_ms = (out.max - in.max) * 1e3;  // from the last rank's arrival to the last exit
+    s.barrier_ms = (out.max - in.max) * 1e3;     // from the last rank's arrival to the last exit
     s.gather_ms = (all_received - d.max) * 1e3;  // from the last rank's results being ready to rank 0 holding all
     report_.rounds.push_back(s);
 }
@@ -520,9 +583,10 @@ void Job::write_report() {
     report_.clock_note =
         hosts.size() == 1
             ? "one host: every start time is read from the same CLOCK_REALTIME, so the skew is exact"
-            : fmt::format("{} hosts: start times come from each host's own CLOCK_REALTIME, so the skew includes the "
-                          "hosts' clock offsets (NTP keeps them within about a millisecond, PTP within microseconds)",
-                          hosts.size());
+            : fmt::format(
+                  "{} hosts: start times come from each host's own CLOCK_REALTIME, so the skew includes the "
+                  "hosts' clock offsets (NTP keeps them within about a millisecond, PTP within microseconds)",
+                  hosts.size());
     write_pairs_report(opt_.output, std::cout, report_);
 }
 
@@ -558,19 +622,18 @@ int Job::run() {
     if (rank_ == 0) write_report();
     if (!complete) abort_job(rank_, "a rank is missing (named in the report)");
 
+    dog_.phase("the final barrier");
     // The servers serve until every client is done.
     MPI_Request req;
     MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    if (!wait_request(req, after(mopt_.timeout_s))) abort_job(rank_, "the final barrier did not complete");
+    // Rank 0 may still be waiting for the last round's results (then it reports and ends the job).
+    if (!wait_request(req, after(gather_bound(specs.back()) + mopt_.timeout_s)))
+        abort_job(rank_, "the final barrier did not complete");
     if (server_) {
         boost::asio::post(server_->io(), [this] { server_->stop(); });
         server_thread_.join();
     }
-    int failed = any_failed_ ? 1 : 0, any = 0;
-    MPI_Request r2;
-    MPI_Iallreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &r2);
-    if (!wait_request(r2, after(mopt_.timeout_s))) abort_job(rank_, "the final reduction did not complete");
-    return any;
+    return any_failed_ ? 1 : 0;  // rank 0's word; the launcher passes on a non-zero status
 }
 
 // Options zcperf-mpi adds to zcperf's (which it takes as they are), and the zcperf options it refuses.
@@ -597,8 +660,9 @@ CliProgram mpi_program(MpiOptions& m, std::string& pattern, std::string& rank_cp
                        "network interface whose IPv4 address every rank's server listens on and is reached at (e.g. "
                        "ib0); default: all addresses, ranks of one host meeting on loopback");
         app.add_option("--mpi-timeout", m.timeout_s,
-                       "seconds a rank waits at a barrier, or rank 0 for results, beyond the test's own bounds "
-                       "before it names the missing ranks and ends the job")
+                       "seconds a rank waits at a barrier, or rank 0 for a round's results, beyond -l before it "
+                       "names the missing ranks and ends the job; under 35 a stalled pair's client rank is named "
+                       "missing rather than the pair failed with its reason")
             ->check(CLI::Range(1.0, 86400.0))
             ->capture_default_str();
         app.add_option("--fault-refuse-rank", m.refuse_ranks,
@@ -631,7 +695,8 @@ CliProgram mpi_program(MpiOptions& m, std::string& pattern, std::string& rank_cp
 int run_job(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
     int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    // Only the main thread calls MPI, but for the watchdog's MPI_Abort.
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -663,13 +728,21 @@ int run_job(int argc, char** argv) {
         MPI_Finalize();
         return rc;
     }
+    // Every round is bounded (set-up, barrier, test, result grace, gather), so the job is too.
+    double per_round = kSetupBound_s + opt.connect_timeout_ms / 1000.0 + 2 * (opt.params.duration_s + kPairGrace_s) +
+                       4 * mopt.timeout_s;
+    size_t rounds = schedule(mopt.pattern, size, mopt.one_at_a_time).size() * expand_tests(opt).size();
+    Watchdog dog(rank, per_round * static_cast<double>(rounds) + 2 * mopt.timeout_s + 60);
+    double mopt_timeout = mopt.timeout_s;
     int status = 1;
     try {
-        Job job(rank, size, std::move(opt), std::move(mopt));
+        Job job(rank, size, std::move(opt), std::move(mopt), dog);
         status = job.run();
     } catch (const std::exception& e) {
         abort_job(rank, e.what());
     }
+    // With a dead rank (mpirun --enable-recovery) MPI_Finalize can wait for it forever.
+    dog.phase("MPI_Finalize (a rank died?)", std::min(mopt_timeout, 30.0));
     MPI_Finalize();
     return status;
 }

@@ -26,7 +26,8 @@ std::vector<std::vector<int>> parse_rank_cpus(const std::string& text) {
     while (true) {
         size_t c = text.find(',', start);
         std::string part = text.substr(start, c == std::string::npos ? std::string::npos : c - start);
-        if (part.empty()) throw std::invalid_argument("--rank-cpus: an empty CPU list (e.g. 0+1,2+3: one per local rank)");
+        if (part.empty())
+            throw std::invalid_argument("--rank-cpus: an empty CPU list (e.g. 0+1,2+3: one per local rank)");
         out.push_back(parse_cpu_list(part, '+'));
         if (c == std::string::npos) break;
         start = c + 1;

@@ -87,9 +87,9 @@ void write_human(std::ostream& out, const PairsReport& r) {
     out << "\naggregate per round (sum over the pairs that ran at once; min/median/max per pair):\n";
     for (const auto& s : r.rounds) {
         out << fmt::format(
-            "round {}: {} pairs ({} failed), {} {} {} B: {:.3f} Gb/s in all, per pair {:.3f}/{:.3f}/{:.3f}",
-            s.round, s.pairs, s.failed, test_name(s.test), transport_name(s.transport), s.message_size, s.gbps.sum,
-            s.gbps.min, s.gbps.median, s.gbps.max);
+            "round {}: {} pairs ({} failed), {} {} {} B: {:.3f} Gb/s in all, per pair {:.3f}/{:.3f}/{:.3f}", s.round,
+            s.pairs, s.failed, test_name(s.test), transport_name(s.transport), s.message_size, s.gbps.sum, s.gbps.min,
+            s.gbps.median, s.gbps.max);
         if (s.rate.sum > 0) {
             out << fmt::format("; {:.0f} {}/s in all, per pair {:.0f}/{:.0f}/{:.0f}", s.rate.sum,
                                s.test == TestKind::rr ? "transactions" : "messages", s.rate.min, s.rate.median,

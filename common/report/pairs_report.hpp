@@ -31,9 +31,9 @@ struct RoundSummary {
     Transport transport = Transport::tcp;
     uint64_t message_size = 0;
     int pairs = 0, failed = 0;
-    Spread gbps;        // each pair's throughput over its own interval; sum = the aggregate
-    Spread rate;        // rr: transactions/s, msgrate: messages/s; streams: empty
-    Spread latency_us;  // rr: each pair's mean one-way latency (RTT/2)
+    Spread gbps;                   // each pair's throughput over its own interval; sum = the aggregate
+    Spread rate;                   // rr: transactions/s, msgrate: messages/s; streams: empty
+    Spread latency_us;             // rr: each pair's mean one-way latency (RTT/2)
     double start_skew_us = 0;      // the latest pair's start after the earliest
     double barrier_spread_us = 0;  // the last rank's exit from the start barrier after the first
     // All pairs running at once: the earliest interval end minus the latest start; the aggregate is a

@@ -27,7 +27,9 @@ void expect_matrix(int n, bool one) {
             EXPECT_TRUE(busy.insert(p.server).second) << "n=" << n << " rank " << p.server << " twice in a round";
             EXPECT_TRUE(seen.insert({p.client, p.server}).second) << "n=" << n << " pair twice";
         }
-        if (one) EXPECT_EQ(r.size(), 1u);
+        if (one) {
+            EXPECT_EQ(r.size(), 1u);
+        }
     }
     EXPECT_EQ(seen.size(), static_cast<size_t>(n * (n - 1))) << "n=" << n;
 }
@@ -101,7 +103,7 @@ TEST(MpiPlacement, CudaLocalMapsLocalRanksToGpus) {
         EXPECT_EQ(resolve_local_rank(two, lr, 4).device, (lr / 2) % 4);
         EXPECT_FALSE(resolve_local_rank(two, lr, 4).per_local_rank());
     }
-    EXPECT_EQ(resolve_local_rank(two, 1, 1).device, 0);  // two tasks, one GPU
+    EXPECT_EQ(resolve_local_rank(two, 1, 1).device, 0);                              // two tasks, one GPU
     EXPECT_EQ(resolve_local_rank(buffer_spec_from_name("cuda:3"), 5, 4).device, 3);  // a named device stays
     EXPECT_THROW(resolve_local_rank(each, 0, 0), std::invalid_argument);
     EXPECT_THROW(buffer_spec_from_name("cuda:local:0"), std::invalid_argument);
@@ -137,7 +139,7 @@ TEST(MpiReport, RoundAggregateIsTheSumOfItsPairs) {
     EXPECT_DOUBLE_EQ(s.gbps.median, 6);
     EXPECT_DOUBLE_EQ(s.gbps.max, 10);
     EXPECT_NEAR(s.start_skew_us, 1000, 1e-3);
-    EXPECT_NEAR(s.overlap_s, 101.5 - 100.001, 1e-9);  // the first end (100.0005 + 1.5) minus the last start
+    EXPECT_NEAR(s.overlap_s, 101.5005 - 100.001, 1e-9);  // the first end (100.0005 + 1.5) minus the last start
     EXPECT_DOUBLE_EQ(s.longest_interval_s, 2.0);
     EXPECT_DOUBLE_EQ(spread_of({1, 2, 3, 4}).median, 2.5);
 }
