@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """The N x N maps of a zcperf-mpi matrix run (issue #17): throughput of every ordered pair (row: the
 client rank, column: the server rank), and for rr the one-way latency too; one PNG per test, transport
 and message size, and the same matrices as text.
@@ -6,8 +6,8 @@ and message size, and the same matrices as text.
     mpirun -np 8 zcperf-mpi --pattern matrix -t stream,rr -l 2 -o json > matrix.json
     scripts/mpi_heatmap.py matrix.json --out matrix        # matrix-stream-tcp-1M-gbps.png, ...
 
-A pair that failed is blank in the map and named below it. matplotlib (python3-matplotlib) is needed
-for the PNGs only; --text prints the matrices without it."""
+A pair that failed is blank in the map and named below it. Debian's python3-matplotlib (for
+/usr/bin/python3) is needed for the PNGs only; --text prints the matrices without it."""
 import argparse
 import json
 import math
@@ -39,15 +39,18 @@ def matrices(doc):
         res = p.get("result")
         key = (res["test"], res["transport"], int(res["message_size"])) if res else (
             rd.get("test", "?"), rd.get("transport", "?"), int(rd.get("message_size", 0)))
-        m = out.setdefault(key, {"n": n, "gbps": {}, "latency_us": {}, "failed": []})
+        m = out.setdefault(key, {"n": n, "gbps": {}, "rate": {}, "latency_us": {}, "failed": []})
         cs = (int(p["client_rank"]), int(p["server_rank"]))
         if res is None:
             m["failed"].append(f"{cs[0]} -> {cs[1]}: {p.get('error', '')}")
             continue
         m["gbps"][cs] = float(res["throughput_gbps"])
-        rr = res.get("rr")
-        if rr and "latency_us" in rr:
+        rr, msgrate = res.get("rr"), res.get("msgrate")
+        if rr:
+            m["rate"][cs] = float(rr["transactions_per_s"])
             m["latency_us"][cs] = float(rr["latency_us"]["mean"])
+        if msgrate:
+            m["rate"][cs] = float(msgrate["messages_per_s"])
     return out
 
 
@@ -90,6 +93,13 @@ def main():
     ap.add_argument("--out", default="matrix", help="prefix of the PNG files (default: matrix)")
     ap.add_argument("--text", action="store_true", help="print the matrices only, no PNG")
     a = ap.parse_args()
+    if not a.text:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("mpi_heatmap: no matplotlib for this python (apt-get install python3-matplotlib; run "
+                  "/usr/bin/python3), or use --text", file=sys.stderr)
+            return 2
     try:
         doc = load(a.report)
     except zclib.Bad as e:
@@ -101,9 +111,12 @@ def main():
     written = []
     for (test, transport, size), m in sorted(matrices(doc).items()):
         label = f"{test} {transport} {zclib.size_label(size)}"
-        maps = [("gbps", "Gb/s", ".3f")]
-        if m["latency_us"]:
-            maps.append(("latency_us", "one-way latency, us (RTT/2)", ".2f"))
+        if test == "rr":
+            maps = [("latency_us", "one-way latency, us (mean RTT/2)", ".2f"), ("rate", "transactions/s", ".0f")]
+        elif test == "msgrate":
+            maps = [("rate", "messages/s", ".0f")]
+        else:
+            maps = [("gbps", "Gb/s", ".3f")]
         for field, unit, spec in maps:
             cells = m[field]
             print(text_table(m["n"], cells, f"{label}: {unit}", spec))

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -295,6 +296,8 @@ public:
     ~SlurmCluster() {
         e2e::run({"bash", std::string(ZCPERF_SOURCE_DIR) + "/scripts/slurm_local.sh", "stop", dir_},
                  std::chrono::seconds(30));
+        std::error_code ignored;
+        std::filesystem::remove_all(dir_, ignored);
     }
     bool started() const { return started_; }
     const std::string& why() const { return why_; }
