@@ -30,19 +30,21 @@ constexpr const char* kMpiBin = "";
 constexpr const char* kMpirun = "";
 #endif
 
-#define SKIP_WITHOUT_MPI()                                                                                    \
-    do {                                                                                                      \
-        if (!*kMpiBin) GTEST_SKIP() << "zcperf-mpi is not in this build (no MPI at configure time: install " \
-                                       "libopenmpi-dev openmpi-bin, or run scripts/bootstrap.sh)";           \
-        if (!*kMpirun) GTEST_SKIP() << "no mpirun found at configure time (openmpi-bin)";                    \
+#define SKIP_WITHOUT_MPI()                                                                        \
+    do {                                                                                          \
+        if (!*kMpiBin)                                                                            \
+            GTEST_SKIP() << "zcperf-mpi is not in this build (no MPI at configure time: install " \
+                            "libopenmpi-dev openmpi-bin, or run scripts/bootstrap.sh)";           \
+        if (!*kMpirun) GTEST_SKIP() << "no mpirun found at configure time (openmpi-bin)";         \
     } while (0)
 
 // A tag in every rank's environment, so the test finds its own ranks in /proc and no one else's.
 std::string test_tag() { return "zcperf-mpi-test-" + std::to_string(getpid()); }
 
 std::vector<std::string> mpirun(int np, std::vector<std::string> args, std::vector<std::string> launcher = {}) {
-    std::vector<std::string> argv{kMpirun,     "--allow-run-as-root", "--oversubscribe", "--timeout", "90", "-np",
-                                  std::to_string(np), "-x", "ZCPERF_TEST_TAG=" + test_tag()};
+    std::vector<std::string> argv{
+        kMpirun, "--allow-run-as-root",          "--oversubscribe", "--timeout", "90", "-np", std::to_string(np),
+        "-x",    "ZCPERF_TEST_TAG=" + test_tag()};
     argv.insert(argv.end(), launcher.begin(), launcher.end());
     argv.push_back(kMpiBin);
     argv.insert(argv.end(), args.begin(), args.end());
@@ -60,7 +62,9 @@ json report_of(const Outcome& o) {
     }
 }
 
-std::string context(const Outcome& o) { return "exit " + std::to_string(o.exit_code) + "\nstdout:\n" + o.out + "\nstderr:\n" + o.err; }
+std::string context(const Outcome& o) {
+    return "exit " + std::to_string(o.exit_code) + "\nstdout:\n" + o.out + "\nstderr:\n" + o.err;
+}
 
 const json* find_pair(const json& r, int round, int client, int server) {
     for (const auto& p : r.at("pairs"))
@@ -136,9 +140,9 @@ INSTANTIATE_TEST_SUITE_P(Ranks, MpiPairs, ::testing::Values(2, 4, 8));
 TEST(MpiPatterns, IncastAndFanoutForEveryTestKind) {
     SKIP_WITHOUT_MPI();
     for (const char* pattern : {"incast", "fanout"}) {
-        Outcome o = e2e::run(mpirun(4, {"--pattern", pattern, "-t", "stream,maerts,rr,msgrate", "-l", "0.3", "-o",
-                                        "json"}),
-                             std::chrono::seconds(120));
+        Outcome o =
+            e2e::run(mpirun(4, {"--pattern", pattern, "-t", "stream,maerts,rr,msgrate", "-l", "0.3", "-o", "json"}),
+                     std::chrono::seconds(120));
         ASSERT_EQ(o.exit_code, 0) << pattern << ": " << context(o);
         json r = report_of(o);
         ASSERT_FALSE(r.is_null()) << context(o);
@@ -164,8 +168,8 @@ TEST(MpiPatterns, IncastAndFanoutForEveryTestKind) {
 // matrix: every ordered pair once, no rank in two pairs of one round; CSV has a row per pair.
 TEST(MpiPatterns, MatrixCoversEveryOrderedPair) {
     SKIP_WITHOUT_MPI();
-    Outcome o = e2e::run(mpirun(4, {"--pattern", "matrix", "-t", "rr", "-l", "0.2", "-o", "json"}),
-                         std::chrono::seconds(150));
+    Outcome o =
+        e2e::run(mpirun(4, {"--pattern", "matrix", "-t", "rr", "-l", "0.2", "-o", "json"}), std::chrono::seconds(150));
     ASSERT_EQ(o.exit_code, 0) << context(o);
     json r = report_of(o);
     ASSERT_FALSE(r.is_null()) << context(o);
