@@ -86,12 +86,13 @@ void write_human(std::ostream& out, const PairsReport& r) {
     }
     out << "\naggregate per round (sum over the pairs that ran at once; min/median/max per pair):\n";
     for (const auto& s : r.rounds) {
-        out << fmt::format(
-            "round {}: {} pairs ({} failed), {} {} {} B: {:.3f} Gb/s in all, per pair {:.3f}/{:.3f}/{:.3f}", s.round,
-            s.pairs, s.failed, test_name(s.test), transport_name(s.transport), s.message_size, s.gbps.sum, s.gbps.min,
-            s.gbps.median, s.gbps.max);
-        if (s.rate.sum > 0) {
-            out << fmt::format("; {:.0f} {}/s in all, per pair {:.0f}/{:.0f}/{:.0f}", s.rate.sum,
+        out << fmt::format("round {}: {} pairs ({} failed), {} {} {} B", s.round, s.pairs, s.failed, test_name(s.test),
+                           transport_name(s.transport), s.message_size);
+        if (!is_message_test(s.test)) {  // rr and msgrate: their rate, not Gb/s of tiny messages
+            out << fmt::format(": {:.3f} Gb/s in all, per pair {:.3f}/{:.3f}/{:.3f}", s.gbps.sum, s.gbps.min,
+                               s.gbps.median, s.gbps.max);
+        } else {
+            out << fmt::format(": {:.0f} {}/s in all, per pair {:.0f}/{:.0f}/{:.0f}", s.rate.sum,
                                s.test == TestKind::rr ? "transactions" : "messages", s.rate.min, s.rate.median,
                                s.rate.max);
         }
