@@ -72,7 +72,7 @@ munged --force --socket="$dir/munge/munge.sock" --key-file="$dir/munge/munge.key
 # More CPUs than the machine has (config_overrides), so small hosts can run -n 4 and more.
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=zcperf
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 AuthType=auth/munge
 AuthInfo=socket=$dir/munge/munge.sock
 CredType=cred/munge
@@ -97,7 +97,7 @@ SelectTypeParameters=CR_CPU
 SlurmdParameters=config_overrides
 MpiDefault=none
 ReturnToService=2
-NodeName=$host CPUs=64 State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=64 State=UNKNOWN
 PartitionName=zcperf Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 CONF
 
