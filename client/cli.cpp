@@ -196,10 +196,10 @@ std::pair<double, double> parse_pair(const std::string& text, const char* what) 
     throw std::invalid_argument(std::string(what) + " takes two numbers separated by a comma, got '" + text + "'");
 }
 
-int parse_client_options(int argc, char** argv, ClientOptions& o) {
+int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgram& program) {
     for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
-    CLI::App app{kDescription};
-    app.footer(kExamples);
+    CLI::App app{program.description.empty() ? kDescription : program.description, program.name};
+    app.footer(program.examples.empty() ? kExamples : program.examples);
     std::string tests = "stream", transports = "tcp", rx = "copy", memnode, irqcpus, sizes = "1M", cpus, bytes, lsock,
                 rsock, rcvlowat, iters, conf, align;
     std::string buffer, gpu_path;
@@ -333,7 +333,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
     app.add_flag("--topology", o.topology,
                  "print where CPUs, NICs and RDMA devices sit (NUMA node, PCI, IRQs) "
                  "here and on each -H server, then exit");
-    app.set_version_flag("-V,--version", version_text("zcperf"));
+    if (program.add_options) program.add_options(app);
+    app.set_version_flag("-V,--version", version_text(program.name.c_str()));
     try {
         app.parse(argc, argv);
         o.tests.clear();
@@ -399,6 +400,13 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
         check_interval(o);
         if (!buffer.empty()) parse_buffer_option(buffer, o.local.buffer, o.remote.buffer);
         if (!gpu_path.empty()) parse_gpu_path_option(gpu_path, o.local.gpu_path, o.remote.gpu_path);
+        for (const BufferSpec* b : {&o.local.buffer, &o.remote.buffer}) {
+            if (b->per_local_rank() && !program.per_rank) {
+                throw std::invalid_argument("--buffer " + buffer_spec_name(*b) +
+                                            " chooses the GPU by MPI local rank: it is zcperf-mpi's; here give "
+                                            "a device, e.g. cuda:0");
+            }
+        }
         check_tests(o);
         if (!iters.empty() || !conf.empty()) {
             o.goal = ConfidenceGoal{10, 3, 99, 5};
@@ -420,11 +428,13 @@ int parse_client_options(int argc, char** argv, ClientOptions& o) {
                 throw std::invalid_argument("-I LEVEL,WIDTH needs 50 <= LEVEL < 100 and WIDTH > 0 (percent)");
             }
         }
+        if (program.check) program.check(o);
     } catch (const CLI::ParseError& e) {
         int rc = app.exit(e);
         return rc == 0 ? 0 : 2;
     } catch (const std::invalid_argument& e) {
-        std::cerr << "zcperf: " << e.what() << "\nRun 'zcperf --help' for the options and examples.\n";
+        std::cerr << program.name << ": " << e.what() << "\nRun '" << program.name
+                  << " --help' for the options and examples.\n";
         return 2;
     }
     return -1;

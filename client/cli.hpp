@@ -1,11 +1,16 @@
 #pragma once
 // zcperf's command line: netperf-familiar options, turned into the list of tests to run.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "measure/confidence.hpp"
 #include "protocol/test_spec.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace zc {
 
@@ -38,9 +43,21 @@ uint64_t default_message_size(TestKind t);
 // "--rdma-dev mlx5_0" (local) or "mlx5_0,mlx5_1" (local, remote); an empty side keeps the route's.
 void parse_rdma_dev_option(const std::string& text, std::string& local, std::string& remote);
 
+// Another program built on zcperf's options (zcperf-mpi): its own name, description and examples, the
+// options it adds (to the same CLI::App, so every zcperf option stays defined once, here) and its checks
+// of the parsed result (throw std::invalid_argument with what to do).
+struct CliProgram {
+    std::string name = "zcperf";
+    std::string description;  // empty: zcperf's
+    std::string examples;
+    std::function<void(CLI::App&)> add_options;
+    std::function<void(const ClientOptions&)> check;
+    bool per_rank = false;  // --buffer cuda:local[:K] (GPU by MPI local rank) is accepted
+};
+
 // Parses argv. Returns the exit code to leave with when parsing ends the program (--help: 0,
 // a bad option: 2, after printing what is wrong and what to do), or -1 to go on.
-int parse_client_options(int argc, char** argv, ClientOptions& out);
+int parse_client_options(int argc, char** argv, ClientOptions& out, const CliProgram& program = {});
 
 // One TestSpec per (transport, test, message size), in the order they run.
 std::vector<TestSpec> expand_tests(const ClientOptions& o);

@@ -29,7 +29,7 @@ zc::TestResult run_with_iterations(zc::ControlClient& control, const zc::TestSpe
     std::vector<zc::TestResult> runs;
     auto on_interval = [&](const zc::IntervalRow& row) { writer.interval(spec, row); };
     do {
-        runs.push_back(zc::run_test(control, spec, on_interval, static_cast<int>(runs.size()) + 1));
+        runs.push_back(zc::run_test(control, spec, {on_interval, static_cast<int>(runs.size()) + 1, {}}));
     } while (!zc::enough_iterations(goal, zc::tracked_series(runs)));
     return zc::merge_iterations(runs, goal);
 }

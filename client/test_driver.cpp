@@ -232,7 +232,7 @@ std::string interval_support_problem(const TestParams& params, const Welcome& we
            "only; run the same zcperf release on both hosts for both sides";
 }
 
-TestResult run_test(ControlClient& control, const TestSpec& spec, const IntervalSink& on_interval, int iteration) {
+TestResult run_test(ControlClient& control, const TestSpec& spec, const RunHooks& hooks) {
     auto t0 = Clock::now();
     control.send(Setup{server_half(spec)});
     Ready ready = control.expect<Ready>(kReplyTimeout);
@@ -245,11 +245,12 @@ TestResult run_test(ControlClient& control, const TestSpec& spec, const Interval
     // The rows carry the counting side's figures: the receiver's, or rr's client (it times the transactions).
     bool local_counts = spec.test == TestKind::rr || cfg.role == Role::recv;
     std::string no_remote_intervals = interval_support_problem(spec, control.welcome());
-    IntervalFeed feed{IntervalPairer(spec.test, local_counts, no_remote_intervals.empty(), spec.interval_s, iteration),
-                      on_interval,
-                      {},
-                      {},
-                      {}};
+    IntervalFeed feed{
+        IntervalPairer(spec.test, local_counts, no_remote_intervals.empty(), spec.interval_s, hooks.iteration),
+        hooks.on_interval,
+        {},
+        {},
+        {}};
     if (spec.interval_s > 0) cfg.on_interval = [&feed](const SideInterval& s) { feed.add_local(s); };
 
     SideResult local, remote;
@@ -265,6 +266,7 @@ TestResult run_test(ControlClient& control, const TestSpec& spec, const Interval
         SideRunner runner(std::move(cfg), std::move(conns));
         try {
             runner.wait_ready();
+            if (hooks.before_start) hooks.before_start();
         } catch (const std::exception& e) {
             stop_and_explain(control, e);
         }

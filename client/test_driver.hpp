@@ -21,9 +21,16 @@ struct InterruptedError : std::runtime_error {
 // Called with each interval row as soon as both sides' halves of it are in (--interval).
 using IntervalSink = std::function<void(const IntervalRow&)>;
 
-// `iteration`: which repetition of the test this is (1-based), for the interval rows.
-TestResult run_test(ControlClient& control, const TestSpec& spec, const IntervalSink& on_interval = {},
-                    int iteration = 1);
+// What a caller adds to one run of a test.
+struct RunHooks {
+    IntervalSink on_interval;  // each interval row (--interval)
+    int iteration = 1;         // which repetition of the test this is (1-based), for the interval rows
+    // Runs once both sides are ready, just before the test starts (zcperf-mpi waits there for every pair
+    // of the round); when it throws, the server is told to stop and the error is rethrown.
+    std::function<void()> before_start;
+};
+
+TestResult run_test(ControlClient& control, const TestSpec& spec, const RunHooks& hooks = {});
 
 // --interval against a server that does not send interval samples: what to tell the user ("" if none).
 std::string interval_support_problem(const TestParams& params, const Welcome& welcome);

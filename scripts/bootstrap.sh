@@ -11,11 +11,14 @@ mode="${1:-run}"
 
 # Build and test dependencies, all from Debian's own packages.
 # rdma-core's libibverbs-dev/librdmacm-dev: the RDMA transports (rsocket*, rdma-*) are in the default build.
-# libhwloc-dev: the NUMA/PCI topology; clang: the fuzz target; clang-format: CI's format check
-# (scripts/check_format.sh); matplotlib: plots of the sweep scripts (Debian's /usr/bin/python3).
+# libhwloc-dev: the NUMA/PCI topology; libopenmpi-dev/openmpi-bin: zcperf-mpi and its tests (mpirun);
+# munge, slurmctld, slurmd, slurm-client: the one-node Slurm of scripts/slurm_local.sh, which the srun
+# test starts (label mpi); clang: the fuzz target; clang-format: CI's format check (scripts/check_format.sh);
+# matplotlib: plots of the sweep scripts (Debian's /usr/bin/python3).
 packages=(cmake ninja-build g++ pkg-config libboost-dev libboost-system-dev nlohmann-json3-dev libcli11-dev
           libfmt-dev libnuma-dev libhwloc-dev liburing-dev libssl-dev libibverbs-dev librdmacm-dev libgtest-dev
-          iproute2 clang libclang-rt-dev clang-format python3-matplotlib)
+          iproute2 clang libclang-rt-dev clang-format python3-matplotlib libopenmpi-dev openmpi-bin munge
+          slurmctld slurmd slurm-client)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else

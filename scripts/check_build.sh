@@ -11,8 +11,8 @@ build=${1:-${ZCPERF_BUILD_DIR:-$here/build}}
 # Every transport of the card, in the registry's order (zcperf --version's "transports:" line).
 transports="tcp tcp-sendfile tcp-msgzc tcp-uringzc rsocket rsocket-iomap rdma-write rdma-send rdma-read"
 # Every test label (ctest -L): gpu and rdma tests are registered everywhere and skip with the reason
-# where there is no GPU or RDMA device; fuzz needs clang with libFuzzer, which bootstrap.sh installs.
-labels="e2e-flood e2e-irq e2e-loopback e2e-netns e2e-scripts e2e-zerocopy fuzz gpu lab rdma unit"
+# where there is no GPU or RDMA device (mpi where zcperf-mpi or Slurm is missing); fuzz needs clang with libFuzzer, which bootstrap.sh installs.
+labels="e2e-flood e2e-irq e2e-loopback e2e-netns e2e-scripts e2e-zerocopy fuzz gpu lab mpi rdma unit"
 
 fail=0
 for prog in zcperf zcserver; do

@@ -17,7 +17,7 @@ Server::Server(ServerOptions options)
     : options_(std::move(options)),
       host_(probe_host()),
       acceptor_(io_),
-      signals_(io_, SIGINT, SIGTERM),
+      signals_(io_),
       retry_timer_(io_),
       burst_timer_(io_),
       admission_(options_.startups, options_.max_sessions,
@@ -43,6 +43,9 @@ Server::Server(ServerOptions options)
     acceptor_.listen(asio::socket_base::max_listen_connections, ec);
     if (ec) throw std::runtime_error("listen: " + ec.message());
     port_ = acceptor_.local_endpoint().port();
+    if (!options_.handle_signals) return;
+    signals_.add(SIGINT);
+    signals_.add(SIGTERM);
     signals_.async_wait([this](const boost::system::error_code& ec, int) {
         if (!ec) stop();
     });

@@ -28,14 +28,15 @@ struct ServerOptions {
     uint64_t max_buffer_bytes = 2ull << 30;  // data buffers one session may make this server allocate
     std::optional<SharedSecret> secret;      // set: clients must prove the shared key
     bool verbose = true;
+    bool handle_signals = true;  // SIGINT/SIGTERM stop it; off where it runs inside another program (zcperf-mpi)
 };
 
 class Server {
 public:
     explicit Server(ServerOptions options);  // binds; throws std::runtime_error with what to do
     uint16_t port() const { return port_; }
-    void run();  // until stop() or SIGINT/SIGTERM
-    void stop();
+    void run();   // until stop() or SIGINT/SIGTERM
+    void stop();  // on the server's own thread; from another: boost::asio::post(io(), [&] { stop(); })
 
     // Used by sessions.
     boost::asio::io_context& io() { return io_; }

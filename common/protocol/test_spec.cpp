@@ -67,6 +67,8 @@ ServerSpec server_spec_from_json(const nlohmann::json& j) {
     decode_fields(j, static_cast<TestParams&>(s), kTestParamFields);
     check_params(s);
     decode_fields(j, s.side, kSideFields);
+    if (s.side.buffer.per_local_rank())
+        throw ProtocolError("field 'buffer' = " + buffer_spec_name(s.side.buffer) + ": the client must name the GPU");
     s.rdma = rdma_options_from_json(j);
     decode_fields(j, s.side, kSideRdmaFields);
     return s;

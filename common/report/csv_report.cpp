@@ -1,6 +1,8 @@
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "measure/service_demand.hpp"
+#include "report/pairs_report.hpp"
 #include "report/report_writer.hpp"
 #include "system/cpu_list.hpp"
 
@@ -150,20 +152,62 @@ const Column<TestResult> kMessageColumns[] = {
 };
 #undef ZC_MSG
 
+// zcperf-mpi: who ran the pair, ahead of the result's columns (empty after a failed pair's error).
+const Column<PairRecord> kPairColumns[] = {
+    {"round", [](const PairRecord& p) { return std::to_string(p.round); }},
+    {"client_rank", [](const PairRecord& p) { return std::to_string(p.client_rank); }},
+    {"server_rank", [](const PairRecord& p) { return std::to_string(p.server_rank); }},
+    {"client_host", [](const PairRecord& p) { return zc::quoted(p.client_host); }},
+    {"server_host", [](const PairRecord& p) { return zc::quoted(p.server_host); }},
+    {"start_offset_us", [](const PairRecord& p) { return fmt::format("{:.1f}", p.start_offset_us); }},
+    {"error", [](const PairRecord& p) { return zc::quoted(p.error); }},
+};
+
+// zcperf-mpi's aggregate of each round, as '#' lines after the pairs' rows.
+const Column<RoundSummary> kRoundColumns[] = {
+    {"round", [](const RoundSummary& s) { return std::to_string(s.round); }},
+    {"test", [](const RoundSummary& s) -> std::string { return test_name(s.test); }},
+    {"transport", [](const RoundSummary& s) -> std::string { return transport_name(s.transport); }},
+    {"message_size", [](const RoundSummary& s) { return num(s.message_size); }},
+    {"pairs", [](const RoundSummary& s) { return std::to_string(s.pairs); }},
+    {"failed", [](const RoundSummary& s) { return std::to_string(s.failed); }},
+    {"sum_gbps", [](const RoundSummary& s) { return fmt::format("{:.4f}", s.gbps.sum); }},
+    {"min_gbps", [](const RoundSummary& s) { return fmt::format("{:.4f}", s.gbps.min); }},
+    {"median_gbps", [](const RoundSummary& s) { return fmt::format("{:.4f}", s.gbps.median); }},
+    {"max_gbps", [](const RoundSummary& s) { return fmt::format("{:.4f}", s.gbps.max); }},
+    {"sum_rate_per_s", [](const RoundSummary& s) { return fmt::format("{:.1f}", s.rate.sum); }},
+    {"min_latency_us", [](const RoundSummary& s) { return fmt::format("{:.3f}", s.latency_us.min); }},
+    {"median_latency_us", [](const RoundSummary& s) { return fmt::format("{:.3f}", s.latency_us.median); }},
+    {"max_latency_us", [](const RoundSummary& s) { return fmt::format("{:.3f}", s.latency_us.max); }},
+    {"start_skew_us", [](const RoundSummary& s) { return fmt::format("{:.1f}", s.start_skew_us); }},
+    {"barrier_spread_us", [](const RoundSummary& s) { return fmt::format("{:.1f}", s.barrier_spread_us); }},
+    {"overlap_s", [](const RoundSummary& s) { return fmt::format("{:.6f}", s.overlap_s); }},
+    {"longest_interval_s", [](const RoundSummary& s) { return fmt::format("{:.6f}", s.longest_interval_s); }},
+    {"barrier_ms", [](const RoundSummary& s) { return fmt::format("{:.3f}", s.barrier_ms); }},
+    {"gather_ms", [](const RoundSummary& s) { return fmt::format("{:.3f}", s.gather_ms); }},
+};
+
+std::string result_header() {
+    return header_of(kTestColumns) + "," + header_of(kSideColumns, "local_") + "," +
+           header_of(kSideColumns, "remote_") + ",warnings," + header_of(kMessageColumns);
+}
+
+std::string result_row(const TestResult& r) {
+    std::string warnings;
+    for (const auto& w : r.warnings) warnings += (warnings.empty() ? "" : " | ") + w;
+    return values_of(kTestColumns, r) + "," + values_of(kSideColumns, r.local) + "," +
+           values_of(kSideColumns, r.remote) + "," + zc::quoted(warnings) + "," + values_of(kMessageColumns, r);
+}
+
 class CsvReport : public ReportWriter {
 public:
     explicit CsvReport(std::ostream& out) : out_(out) {}
     void begin(const ReportHeader&) override {
-        out_ << header_of(kTestColumns) << "," << header_of(kSideColumns, "local_") << ","
-             << header_of(kSideColumns, "remote_") << ",warnings," << header_of(kMessageColumns) << "\n";
+        out_ << result_header() << "\n";
         out_.flush();
     }
     void add(const TestResult& r) override {
-        std::string warnings;
-        for (const auto& w : r.warnings) warnings += (warnings.empty() ? "" : " | ") + w;
-        out_ << values_of(kTestColumns, r) << "," << values_of(kSideColumns, r.local) << ","
-             << values_of(kSideColumns, r.remote) << "," << quoted(warnings) << "," << values_of(kMessageColumns, r)
-             << "\n";
+        out_ << result_row(r) << "\n";
         out_.flush();
     }
     void error(const std::string& what) override { errors_.push_back(what); }
@@ -264,5 +308,16 @@ std::unique_ptr<ReportWriter> make_csv_intervals_report(std::ostream& out) {
 }
 
 std::unique_ptr<ReportWriter> make_csv_report(std::ostream& out) { return std::make_unique<CsvReport>(out); }
+
+void write_pairs_csv(std::ostream& out, const PairsReport& r) {
+    const std::string header = result_header();
+    const std::string empty_result(static_cast<size_t>(std::count(header.begin(), header.end(), ',')), ',');
+    out << header_of(kPairColumns) << "," << header << "\n";
+    for (const auto& p : r.pairs)
+        out << values_of(kPairColumns, p) << "," << (p.ok() ? result_row(p.result) : empty_result) << "\n";
+    out << "# aggregate," << header_of(kRoundColumns) << "\n";
+    for (const auto& s : r.rounds) out << "# aggregate," << values_of(kRoundColumns, s) << "\n";
+    for (const auto& e : r.errors) out << "# error: " << e << "\n";
+}
 
 }  // namespace zc

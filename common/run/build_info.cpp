@@ -14,6 +14,11 @@ std::string version_text(const char* program) {
     std::string text = std::string(program) + " " ZCPERF_VERSION "\ntransports: " + built;
     if (!missing.empty()) text += "\nnot built: " + missing + " (configured without rdma-core)";
     text += cuda::built() ? "\ngpu buffers: CUDA (--buffer pinned|cuda)" : "\ngpu buffers: not built (no CUDA toolkit)";
+#ifdef ZCPERF_MPI_BUILT
+    text += "\nzcperf-mpi: built (many pairs at once under mpirun or srun)";
+#else
+    text += "\nzcperf-mpi: not built (no MPI at configure time: apt-get install libopenmpi-dev)";
+#endif
     return text;
 }
 

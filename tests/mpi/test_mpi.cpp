@@ -1,0 +1,339 @@
+// zcperf-mpi end to end: real launchers (Open MPI's mpirun, Slurm's srun) and real ranks on this host.
+// Each test checks what the report says against what must hold: every pair of the pattern present,
+// the bytes the receiver counted equal to the bytes the sender sent, the round's aggregate the sum of
+// its pairs, failed pairs named, and the job over within its bound.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "process.hpp"
+
+namespace zc::mpi_test {
+namespace {
+
+using e2e::Outcome;
+using e2e::Process;
+using nlohmann::json;
+
+#ifdef ZCPERF_MPI_BIN
+constexpr const char* kMpiBin = ZCPERF_MPI_BIN;
+constexpr const char* kMpirun = ZCPERF_MPIRUN;
+#else
+constexpr const char* kMpiBin = "";
+constexpr const char* kMpirun = "";
+#endif
+
+#define SKIP_WITHOUT_MPI()                                                                        \
+    do {                                                                                          \
+        if (!*kMpiBin)                                                                            \
+            GTEST_SKIP() << "zcperf-mpi is not in this build (no MPI at configure time: install " \
+                            "libopenmpi-dev openmpi-bin, or run scripts/bootstrap.sh)";           \
+        if (!*kMpirun) GTEST_SKIP() << "no mpirun found at configure time (openmpi-bin)";         \
+    } while (0)
+
+// A tag in every rank's environment, so the test finds its own ranks in /proc and no one else's.
+std::string test_tag() { return "zcperf-mpi-test-" + std::to_string(getpid()); }
+
+std::vector<std::string> mpirun(int np, std::vector<std::string> args, std::vector<std::string> launcher = {}) {
+    std::vector<std::string> argv{
+        kMpirun, "--allow-run-as-root",          "--oversubscribe", "--timeout", "90", "-np", std::to_string(np),
+        "-x",    "ZCPERF_TEST_TAG=" + test_tag()};
+    argv.insert(argv.end(), launcher.begin(), launcher.end());
+    argv.push_back(kMpiBin);
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+}
+
+// The JSON report in rank 0's standard output (the launcher may add lines of its own).
+json report_of(const Outcome& o) {
+    size_t a = o.out.find('{'), b = o.out.rfind('}');
+    if (a == std::string::npos || b == std::string::npos) return nullptr;
+    try {
+        return json::parse(o.out.substr(a, b - a + 1));
+    } catch (const std::exception&) {
+        return nullptr;
+    }
+}
+
+std::string context(const Outcome& o) {
+    return "exit " + std::to_string(o.exit_code) + "\nstdout:\n" + o.out + "\nstderr:\n" + o.err;
+}
+
+const json* find_pair(const json& r, int round, int client, int server) {
+    for (const auto& p : r.at("pairs"))
+        if (p.at("round") == round && p.at("client_rank") == client && p.at("server_rank") == server) return &p;
+    return nullptr;
+}
+
+// A pair that ran: the receiver's count equals the sender's, and it moved something.
+void expect_pair_ran(const json& p) {
+    ASSERT_TRUE(p.contains("result")) << p.dump();
+    const json& r = p.at("result");
+    uint64_t local = r.at("local").at("bytes"), remote = r.at("remote").at("bytes");
+    EXPECT_EQ(local, remote) << "bytes sent != bytes received: " << p.dump();
+    EXPECT_GT(r.at("bytes").get<uint64_t>(), 0u);
+    EXPECT_EQ(r.at("bytes").get<uint64_t>(), local);
+    EXPECT_GT(r.at("throughput_gbps").get<double>(), 0);
+}
+
+// Every round's aggregate is the sum (and min/max) of its pairs' figures.
+void expect_aggregates(const json& r) {
+    for (const auto& s : r.at("rounds")) {
+        int round = s.at("round");
+        double sum = 0, mn = 1e300, mx = 0;
+        int pairs = 0, failed = 0;
+        for (const auto& p : r.at("pairs")) {
+            if (p.at("round") != round) continue;
+            ++pairs;
+            if (!p.contains("result")) {
+                ++failed;
+                continue;
+            }
+            double g = p.at("result").at("throughput_gbps");
+            sum += g;
+            mn = std::min(mn, g);
+            mx = std::max(mx, g);
+        }
+        EXPECT_EQ(s.at("pairs").get<int>(), pairs);
+        EXPECT_EQ(s.at("failed").get<int>(), failed);
+        if (pairs == failed) continue;
+        EXPECT_NEAR(s.at("throughput_gbps").at("sum").get<double>(), sum, 1e-9 * std::max(1.0, sum));
+        EXPECT_DOUBLE_EQ(s.at("throughput_gbps").at("min").get<double>(), mn);
+        EXPECT_DOUBLE_EQ(s.at("throughput_gbps").at("max").get<double>(), mx);
+        EXPECT_GE(s.at("start_skew_us").get<double>(), 0);
+        EXPECT_GT(s.at("overlap_s").get<double>(), 0) << "the pairs of round " << round << " never ran at once";
+    }
+}
+
+class MpiPairs : public ::testing::TestWithParam<int> {};
+
+TEST_P(MpiPairs, EveryPairRanAtOnceAndAddsUp) {
+    SKIP_WITHOUT_MPI();
+    int np = GetParam();
+    Outcome o = e2e::run(mpirun(np, {"-l", "0.5", "-o", "json"}), std::chrono::seconds(120));
+    ASSERT_EQ(o.exit_code, 0) << context(o);
+    json r = report_of(o);
+    ASSERT_FALSE(r.is_null()) << context(o);
+    EXPECT_EQ(r.at("run").at("ranks"), np);
+    EXPECT_EQ(r.at("run").at("pattern"), "pairs");
+    ASSERT_EQ(r.at("pairs").size(), static_cast<size_t>(np / 2));
+    for (int i = 0; i < np / 2; ++i) {
+        const json* p = find_pair(r, 0, i, i + np / 2);
+        ASSERT_NE(p, nullptr) << "pair " << i << " -> " << i + np / 2 << " missing: " << r.dump();
+        expect_pair_ran(*p);
+    }
+    ASSERT_EQ(r.at("rounds").size(), 1u);
+    expect_aggregates(r);
+    EXPECT_TRUE(r.at("errors").empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, MpiPairs, ::testing::Values(2, 4, 8));
+
+// incast and fanout with every test kind; each round is one test kind, all pairs at once.
+TEST(MpiPatterns, IncastAndFanoutForEveryTestKind) {
+    SKIP_WITHOUT_MPI();
+    for (const char* pattern : {"incast", "fanout"}) {
+        Outcome o =
+            e2e::run(mpirun(4, {"--pattern", pattern, "-t", "stream,maerts,rr,msgrate", "-l", "0.3", "-o", "json"}),
+                     std::chrono::seconds(120));
+        ASSERT_EQ(o.exit_code, 0) << pattern << ": " << context(o);
+        json r = report_of(o);
+        ASSERT_FALSE(r.is_null()) << context(o);
+        ASSERT_EQ(r.at("rounds").size(), 4u);
+        std::vector<std::string> kinds{"stream", "maerts", "rr", "msgrate"};
+        for (int round = 0; round < 4; ++round) {
+            EXPECT_EQ(r.at("rounds")[static_cast<size_t>(round)].at("test"), kinds[static_cast<size_t>(round)]);
+            for (int other = 1; other < 4; ++other) {
+                bool in = std::string(pattern) == "incast";
+                const json* p = find_pair(r, round, in ? other : 0, in ? 0 : other);
+                ASSERT_NE(p, nullptr) << pattern << " round " << round << " rank " << other;
+                expect_pair_ran(*p);
+            }
+        }
+        // rr: transactions counted by both sides and a latency; msgrate: a message rate.
+        EXPECT_GT(r.at("rounds")[2].at("transactions_per_s").at("sum").get<double>(), 0);
+        EXPECT_GT(r.at("rounds")[2].at("latency_us").at("median").get<double>(), 0);
+        EXPECT_GT(r.at("rounds")[3].at("messages_per_s").at("sum").get<double>(), 0);
+        expect_aggregates(r);
+    }
+}
+
+// matrix: every ordered pair once, no rank in two pairs of one round; CSV has a row per pair.
+TEST(MpiPatterns, MatrixCoversEveryOrderedPair) {
+    SKIP_WITHOUT_MPI();
+    Outcome o =
+        e2e::run(mpirun(4, {"--pattern", "matrix", "-t", "rr", "-l", "0.2", "-o", "json"}), std::chrono::seconds(150));
+    ASSERT_EQ(o.exit_code, 0) << context(o);
+    json r = report_of(o);
+    ASSERT_FALSE(r.is_null()) << context(o);
+    std::set<std::pair<int, int>> seen;
+    std::map<int, std::set<int>> busy;
+    for (const auto& p : r.at("pairs")) {
+        expect_pair_ran(p);
+        int round = p.at("round"), c = p.at("client_rank"), s = p.at("server_rank");
+        EXPECT_TRUE(seen.insert({c, s}).second);
+        EXPECT_TRUE(busy[round].insert(c).second && busy[round].insert(s).second) << "rank twice in round " << round;
+    }
+    EXPECT_EQ(seen.size(), 12u);
+    EXPECT_EQ(r.at("rounds").size(), 6u);
+    expect_aggregates(r);
+
+    Outcome csv = e2e::run(mpirun(2, {"--pattern", "matrix", "-l", "0.2", "-o", "csv"}), std::chrono::seconds(60));
+    ASSERT_EQ(csv.exit_code, 0) << context(csv);
+    EXPECT_NE(csv.out.find("round,client_rank,server_rank,client_host,server_host,start_offset_us,error,transport"),
+              std::string::npos)
+        << csv.out;
+    EXPECT_NE(csv.out.find("\n0,0,1,"), std::string::npos) << csv.out;
+    EXPECT_NE(csv.out.find("\n1,1,0,"), std::string::npos) << csv.out;
+    EXPECT_NE(csv.out.find("# aggregate,round,"), std::string::npos) << csv.out;
+}
+
+// A server rank that refuses (zcserver's own check, made strict on rank 3): its pair is named with the
+// server's reason, the other pair's result is kept, and the job says it failed.
+TEST(MpiFaults, RefusingServerRankIsNamedOthersKept) {
+    SKIP_WITHOUT_MPI();
+    Outcome o = e2e::run(mpirun(4, {"-l", "0.5", "-o", "json", "--fault-refuse-rank", "3"}), std::chrono::seconds(90));
+    EXPECT_EQ(o.exit_code, 1) << context(o);
+    json r = report_of(o);
+    ASSERT_FALSE(r.is_null()) << context(o);
+    const json* bad = find_pair(r, 0, 1, 3);
+    ASSERT_NE(bad, nullptr);
+    ASSERT_TRUE(bad->contains("error")) << bad->dump();
+    std::string why = bad->at("error");
+    EXPECT_NE(why.find("server rank 3 refused"), std::string::npos) << why;
+    EXPECT_NE(why.find("max-duration"), std::string::npos) << "the server's own reason is kept: " << why;
+    const json* good = find_pair(r, 0, 0, 2);
+    ASSERT_NE(good, nullptr);
+    expect_pair_ran(*good);
+    EXPECT_EQ(r.at("rounds")[0].at("failed"), 1);
+}
+
+// The pids of this test's ranks, by rank (OMPI_COMM_WORLD_RANK in their environment).
+std::map<int, pid_t> find_ranks() {
+    std::map<int, pid_t> out;
+    DIR* d = opendir("/proc");
+    if (!d) return out;
+    while (dirent* e = readdir(d)) {
+        pid_t pid = static_cast<pid_t>(atoi(e->d_name));
+        if (pid <= 0) continue;
+        std::ifstream env("/proc/" + std::string(e->d_name) + "/environ");
+        std::string all((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
+        if (all.find("ZCPERF_TEST_TAG=" + test_tag()) == std::string::npos) continue;
+        size_t at = all.find("OMPI_COMM_WORLD_RANK=");
+        if (at == std::string::npos) continue;
+        out[atoi(all.c_str() + at + 21)] = pid;
+    }
+    closedir(d);
+    return out;
+}
+
+// kill -9 of one rank in the middle of its test (mpirun --enable-recovery keeps the others running):
+// the job ends within its bound, the dead rank's pair is named, the other pair's result is kept.
+class MpiDeadRank : public ::testing::TestWithParam<int> {};
+
+TEST_P(MpiDeadRank, JobEndsNamingItOthersKept) {
+    SKIP_WITHOUT_MPI();
+    int victim = GetParam();  // 3: a server rank; 1: a client rank
+    Process job(mpirun(4, {"-l", "4", "-o", "json", "--mpi-timeout", "5"}, {"--enable-recovery"}));
+    // Both pairs start about 1 s in (set-up on a loaded host); kill the victim while they run.
+    std::map<int, pid_t> ranks;
+    for (int i = 0; i < 100 && ranks.size() < 4; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        ranks = find_ranks();
+    }
+    ASSERT_EQ(ranks.size(), 4u) << job.stderr_so_far();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    ASSERT_EQ(::kill(ranks[victim], SIGKILL), 0);
+    Outcome o = job.wait(std::chrono::seconds(90));
+    EXPECT_FALSE(o.timed_out) << context(o);
+    EXPECT_LT(o.seconds, 75) << "the job must end within its bound: " << context(o);
+    json r = report_of(o);
+    ASSERT_FALSE(r.is_null()) << context(o);
+    const json* bad = find_pair(r, 0, 1, 3);
+    ASSERT_NE(bad, nullptr) << r.dump();
+    ASSERT_TRUE(bad->contains("error")) << bad->dump();
+    std::string why = bad->at("error");
+    if (victim == 1) {
+        EXPECT_NE(why.find("client rank 1 sent no result"), std::string::npos) << why;
+        bool named = false;
+        for (const auto& e : r.at("errors")) named |= e.get<std::string>().find("rank(s) 1 ") != std::string::npos;
+        EXPECT_TRUE(named) << r.at("errors").dump();
+    } else {
+        EXPECT_NE(why.find("rank 1 -> rank 3"), std::string::npos) << why;
+    }
+    const json* good = find_pair(r, 0, 0, 2);
+    ASSERT_NE(good, nullptr);
+    expect_pair_ran(*good);
+}
+
+INSTANTIATE_TEST_SUITE_P(Victim, MpiDeadRank, ::testing::Values(3, 1));
+
+TEST(MpiUsage, BadOptionsAreSaidOnceWithWhatToDo) {
+    SKIP_WITHOUT_MPI();
+    Outcome o = e2e::run(mpirun(2, {"-H", "somehost"}), std::chrono::seconds(60));
+    EXPECT_EQ(o.exit_code, 2) << context(o);
+    size_t first = o.err.find("zcperf-mpi: -H");
+    ASSERT_NE(first, std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("zcperf-mpi: -H", first + 1), std::string::npos) << "said by every rank: " << o.err;
+    Outcome odd = e2e::run(mpirun(3, {"--pattern", "pairs"}), std::chrono::seconds(60));
+    EXPECT_EQ(odd.exit_code, 2) << context(odd);
+    EXPECT_NE(odd.err.find("even number of ranks"), std::string::npos) << odd.err;
+}
+
+// Slurm: a one-node cluster started for this test (scripts/slurm_local.sh) and srun --mpi=pmix.
+class SlurmCluster {
+public:
+    SlurmCluster() : dir_("/tmp/zcperf-slurm-test-" + std::to_string(getpid())) {
+        Outcome o = e2e::run({"bash", std::string(ZCPERF_SOURCE_DIR) + "/scripts/slurm_local.sh", "start", dir_},
+                             std::chrono::seconds(60));
+        started_ = o.exit_code == 0;
+        why_ = o.err;
+        if (o.exit_code != 0 && o.exit_code != 77) why_ = "slurm_local.sh start failed (" + context(o) + ")";
+    }
+    ~SlurmCluster() {
+        e2e::run({"bash", std::string(ZCPERF_SOURCE_DIR) + "/scripts/slurm_local.sh", "stop", dir_},
+                 std::chrono::seconds(30));
+        std::error_code ignored;
+        std::filesystem::remove_all(dir_, ignored);
+    }
+    bool started() const { return started_; }
+    const std::string& why() const { return why_; }
+    std::string conf() const { return dir_ + "/slurm.conf"; }
+
+private:
+    std::string dir_;
+    bool started_ = false;
+    std::string why_;
+};
+
+TEST(Slurm, SrunPmixFourTasks) {
+    SKIP_WITHOUT_MPI();
+    SlurmCluster cluster;
+    if (!cluster.started()) GTEST_SKIP() << cluster.why();
+    Outcome o = e2e::run({"env", "SLURM_CONF=" + cluster.conf(), "srun", "--mpi=pmix", "-n", "4", "--time=2",
+                          "--kill-on-bad-exit=0", kMpiBin, "-l", "0.5", "-o", "json", "--rank-cpus", "0,1"},
+                         std::chrono::seconds(120));
+    ASSERT_EQ(o.exit_code, 0) << context(o);
+    json r = report_of(o);
+    ASSERT_FALSE(r.is_null()) << context(o);
+    EXPECT_EQ(r.at("run").at("ranks"), 4);
+    for (int i = 0; i < 2; ++i) {
+        const json* p = find_pair(r, 0, i, i + 2);
+        ASSERT_NE(p, nullptr) << r.dump();
+        expect_pair_ran(*p);
+        // --rank-cpus by SLURM_LOCALID: local ranks 0 and 2 on CPU 0, 1 and 3 on CPU 1.
+        EXPECT_EQ(p->at("result").at("local").at("cpus"), json::array({i})) << p->dump();
+        EXPECT_EQ(p->at("result").at("remote").at("cpus"), json::array({i})) << p->dump();
+    }
+    expect_aggregates(r);
+}
+
+}  // namespace
+}  // namespace zc::mpi_test
