@@ -2,6 +2,7 @@
 // CPU accounting over one measured interval, from the kernel's own counters:
 // /proc/stat per CPU (everything that ran, softirq on any core included: netperf's method),
 // and /proc/[pid]/stat of every other process (the load that is not ours).
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <vector>
@@ -13,7 +14,8 @@ namespace zc {
 
 struct CpuShare {  // percent of the CPUs in question over the interval
     double user = 0, nice = 0, system = 0, irq = 0, softirq = 0, iowait = 0, steal = 0, idle = 0;
-    double busy() const { return user + nice + system + irq + softirq; }
+    // The parts are rounded separately, so a fully busy CPU could sum to 100.00000001: capped at 100.
+    double busy() const { return std::min(100.0, user + nice + system + irq + softirq); }
 };
 
 struct PerCpuUsage {

@@ -221,6 +221,24 @@ TEST(CpuShares, ShareOfOneDelta) {
     EXPECT_DOUBLE_EQ(s.busy(), 60);
 }
 
+// A fully busy CPU whose ticks split into parts that each round: the parts' sum may land an ulp over
+// 100 (seen as 100.00000001 under load), the busy share never does.
+TEST(CpuShares, FullyBusyIsNeverOverOneHundredPercent) {
+    bool over = false;
+    for (uint64_t user = 1; user < 300; ++user) {
+        CpuTicks d;
+        d.user = user;
+        d.system = 3 * user + 1;
+        d.softirq = 7;
+        d.irq = 11;
+        CpuShare s = share_of(d);
+        over = over || s.user + s.nice + s.system + s.irq + s.softirq > 100.0;
+        EXPECT_LE(s.busy(), 100.0) << user;
+        EXPECT_NEAR(s.busy(), 100.0, 1e-9) << user;
+    }
+    EXPECT_TRUE(over) << "no split rounded over 100: the cap went untested";
+}
+
 TEST(CpuShares, TwoCpuUsage) {
     CpuUsage u = usage_between(fixture("proc_stat_2cpu_before.txt"), fixture("proc_stat_2cpu_after.txt"), 2.0);
     EXPECT_EQ(u.ncpus, 2);
