@@ -11,7 +11,8 @@ build=${1:-${ZCPERF_BUILD_DIR:-$here/build}}
 # Every transport of the card, in the registry's order (zcperf --version's "transports:" line).
 transports="tcp tcp-sendfile tcp-msgzc tcp-uringzc rsocket rsocket-iomap rdma-write rdma-send rdma-read"
 # Every test label (ctest -L): gpu and rdma tests are registered everywhere and skip with the reason
-# where there is no GPU or RDMA device (mpi where zcperf-mpi or Slurm is missing); fuzz needs clang with libFuzzer, which bootstrap.sh installs.
+# where there is no GPU or RDMA device (mpi where zcperf-mpi or Slurm is missing, so zcperf-mpi is
+# checked below); fuzz needs clang with libFuzzer, which bootstrap.sh installs.
 labels="e2e-flood e2e-irq e2e-loopback e2e-netns e2e-scripts e2e-zerocopy fuzz gpu lab mpi rdma unit"
 
 fail=0
@@ -24,6 +25,12 @@ for prog in zcperf zcserver; do
         fail=1
     fi
 done
+# zcperf-mpi is built when Open MPI is found (bootstrap.sh installs libopenmpi-dev): its tests skip
+# without it, so a build that lost it would pass them.
+if ! "$build/zcperf" --version | grep -q '^zcperf-mpi: built' || [ ! -x "$build/zcperf-mpi" ]; then
+    echo "check_build: zcperf-mpi was not built: $("$build/zcperf" --version | grep '^zcperf-mpi' || true)" >&2
+    fail=1
+fi
 got=$(ctest --test-dir "$build" --print-labels | sed -n 's/^ *\([a-z0-9-]\+\)$/\1/p' | sort | tr '\n' ' ')
 if [ "${got% }" != "$labels" ]; then
     echo "check_build: test labels '${got% }', expected '$labels'" >&2
@@ -33,4 +40,4 @@ if [ "$fail" -ne 0 ]; then
     echo "check_build: the build is incomplete (see above); configure output: cmake -S . -B $build" >&2
     exit 1
 fi
-echo "check_build: complete: transports $transports; test labels $labels"
+echo "check_build: complete: transports $transports; zcperf-mpi; test labels $labels"
