@@ -54,17 +54,18 @@ SERVER_IP=127.0.0.1
 ZCPERF_HOST=()
 [[ -n $LAB_SERVER ]] && ZCPERF_HOST=(-H "$LAB_SERVER")
 
-# server_start OUT CMD...: a peer's server, here or in B, output to OUT; prints the pid to give
-# server_wait / server_stop (B:PID for one in B, whose exit status lands in OUT.rc).
+# server_start OUT CMD...: a peer's server, here or in B, output to OUT and its exit status to OUT.rc;
+# prints the pid to give server_wait / server_stop (B:PID for one in B). Callers take the pid through
+# $(...), a subshell, so the server is not their child and `wait` could not give its status: OUT.rc does.
 server_start() {
     local out=$1
     shift
+    rm -f "$out.rc"
     if [[ -z $LAB_SERVER ]]; then
-        "$@" >"$out" 2>&1 &
+        ("$@" >"$out" 2>&1; echo $? >"$out.rc") </dev/null >/dev/null 2>&1 &
         echo $!
         return
     fi
-    rm -f "$out.rc"
     local q
     q=$(printf '%q ' "$@")
     local o rc
@@ -73,10 +74,9 @@ server_start() {
     echo "B:$("$ZCPERF_LAB_PEER" -- "($q >$o 2>&1; echo \$? >$rc) </dev/null >/dev/null 2>&1 & echo \$!")"
 }
 server_alive() {   # pid out
-    if [[ $1 == B:* ]]; then [[ ! -e $2.rc ]]; else kill -0 "$1" 2>/dev/null; fi
+    [[ ! -e $2.rc ]]
 }
-server_wait() {   # pid out: its exit status (a server in B gets LIMIT seconds, then is stopped)
-    [[ $1 == B:* ]] || { local rc=0; wait "$1" || rc=$?; return "$rc"; }
+server_wait() {   # pid out: its exit status (it gets LIMIT seconds, then is stopped)
     local end=$((SECONDS + LIMIT))
     while [[ ! -e $2.rc ]] && ((SECONDS < end)); do sleep 0.2; done
     [[ -e $2.rc ]] || { server_stop "$1"; return 124; }
