@@ -7,21 +7,8 @@
 namespace zc {
 
 StreamCounters TcpCopySender::run(const StopRule& stop) {
-    StreamCounters c;
-    while (size_t len = stop.next_length(c.bytes, buf_.size())) {
-        ssize_t n = ::send(fd_, buf_.data(), len, MSG_NOSIGNAL);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            c.error = errno;
-            c.failed_call = "send";
-            break;
-        }
-        c.bytes += static_cast<uint64_t>(n);
-        ++c.ops;
-        stop.publish(c);
-    }
-    ::shutdown(fd_, SHUT_WR);
-    return c;
+    return send_until_stop(fd_, buf_.size(), "send", stop,
+                           [&](size_t len) { return ::send(fd_, buf_.data(), len, MSG_NOSIGNAL); });
 }
 
 StreamCounters recv_until_end(int fd, std::byte* buf, size_t len, int flags, const char* call, const StopRule& stop) {

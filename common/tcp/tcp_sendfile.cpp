@@ -1,5 +1,7 @@
 #include "tcp/tcp_sendfile.hpp"
 
+#include "tcp/tcp_copy.hpp"  // send_until_stop
+
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -27,22 +29,10 @@ TcpSendfileSender::TcpSendfileSender(int fd, size_t message_size) : fd_(fd), siz
 }
 
 StreamCounters TcpSendfileSender::run(const StopRule& stop) {
-    StreamCounters c;
-    while (size_t len = stop.next_length(c.bytes, size_)) {
-        off_t offset = 0;
-        ssize_t n = ::sendfile(fd_, file_.get(), &offset, len);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            c.error = errno;
-            c.failed_call = "sendfile";
-            break;
-        }
-        c.bytes += static_cast<uint64_t>(n);
-        ++c.ops;
-        stop.publish(c);
-    }
-    ::shutdown(fd_, SHUT_WR);
-    return c;
+    return send_until_stop(fd_, size_, "sendfile", stop, [&](size_t len) {
+        off_t offset = 0;  // every call sends the file's first len bytes again: it stays in the page cache
+        return ::sendfile(fd_, file_.get(), &offset, len);
+    });
 }
 
 }  // namespace zc
