@@ -46,6 +46,7 @@ usage() {
 Usage: $0 [options] -- COMMAND [ARGS...]
        $0 --up [options]      boot the lab and leave it up for the next commands
        $0 --down              stop the lab that is up
+       $0 --status            is one up?
 Boots guests A and B (2 vCPUs on 2 NUMA nodes each, virtio-net link, rxe0 on it, zcserver in B) and
 runs COMMAND through bash in A, e.g.
   $0 -- 'zcperf -H \$ZCPERF_LAB_SERVER -t tcp-msgzc --irq-cpus 1,1 --mem-node 1,1'
@@ -56,6 +57,7 @@ Options:
   --up          boot and stay up in the background for --timeout S (default 3600 then); print how to
                 use and stop it. Its shares (the current directory, --rw) and --mem/--port are fixed then
   --down        stop the lab that is up for this --build (bounded; removes its directory unless --keep)
+  --status      say whether a lab is up for this --build, and where (exit status 0: up, 3: not)
   --timeout S   stop both guests after S seconds, boots included (default $TIMEOUT); with a lab up:
                 the limit of COMMAND alone (124 when it runs out, the lab stays up)
   --mem MB      memory of each guest, split over its 2 nodes (default $MEM)
@@ -243,6 +245,19 @@ lab_down() {   # [DIR]
     echo "lab: down" >&2
 }
 
+lab_status() {
+    local dir
+    dir=$(up_dir)
+    clean_stale "$dir"
+    if [[ -d $dir ]]; then
+        echo "lab: up for $BUILD in $dir (supervisor pid $(<"$dir/pid"), since $(date -r "$dir/pid" +%T)," \
+            "shares $(paste -sd' ' "$dir/shares"))"
+        exit 0
+    fi
+    echo "lab: no lab is up for $BUILD (it would be $dir)"
+    exit 3
+}
+
 # -- COMMAND in the lab that is up: a request in A's directory (as lab-peer's in B's), its output
 # followed as it is written, its status returned. One COMMAND at a time (a lock), each bounded.
 run_in_lab() {   # DIR COMMAND...
@@ -326,6 +341,7 @@ main() {
             --keep)    KEEP=1; shift ;;
             --up)      MODE=up; shift ;;
             --down)    MODE=down; shift ;;
+            --status)  MODE=status; shift ;;
             --serve)   MODE=serve; serve_dir=${2:?}; shift 2 ;;   # internal: the lab --up left running
             -h|--help) usage; exit 0 ;;
             --)        shift; break ;;
@@ -342,6 +358,7 @@ main() {
     BUILD=$(cd "$BUILD" && pwd)
     case $MODE in
         down) lab_down; exit 0 ;;
+        status) lab_status ;;
         run) clean_stale "$(up_dir)"; [[ -d $(up_dir) ]] && run_in_lab "$(up_dir)" "$@" ;;
     esac
     [[ -x $BUILD/zcperf && -x $BUILD/zcserver ]] ||
