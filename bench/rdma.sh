@@ -60,7 +60,7 @@ RDMA device with a RoCE v2 IPv4 GID (or the guest's rxe0). Prints medians and zc
   --cq-mode M     how both tools take completions (default $CQ_MODE): auto = each tool's default, which
                   match (the active side busy-polls, rdma-write's receiver / ib_write_bw's server sleep,
                   rdma-send's receiver / ib_send_bw's server poll); event = both sleep on the completion
-                  channel (zcperf --cq-mode event, perftest -e); poll = zcperf --cq-mode poll on both
+                  channel (zcperf --cq-mode event, perftest -e; ib_write_* have no -e, they poll); poll = zcperf --cq-mode poll on both
                   sides, perftest as in auto (ib_write_bw's server has no CQ to poll)
 A zcperf built without a transport gets a note in the table, not a failure.
 EOT
@@ -86,7 +86,7 @@ done
 case $CQ_MODE in
     auto) ;;
     poll) ZC_EXTRA=(--cq-mode poll) ;;
-    event) ZC_EXTRA=(--cq-mode event) PT_BW_EXTRA=(-e) PT_LAT_EXTRA=(-e) ;;
+    event) ZC_EXTRA=(--cq-mode event) ;;   # perftest's -e: see perftest_pair
     *) die "--cq-mode wants auto, poll or event" ;;
 esac
 bench_args "${args[@]}"
@@ -202,6 +202,8 @@ perftest_pair() {   # tool bytes count raw
             *_lat) a+=("${PT_LAT_EXTRA[@]}") ;;
             *) a+=("${PT_BW_EXTRA[@]}") ;;
         esac
+        # perftest has no events for WRITE ("Events feature not available on WRITE verb"): ib_write_* poll
+        [[ $CQ_MODE == event && $tool == ib_send_* ]] && a+=(-e)
         # lib.sh's cleanup stops the server on the way out
         IPERF_PID=$(server_start "$4.server" taskset -c "$SERVER_CPU" timeout "$LIMIT" "$tool" "${a[@]}" -x "$PEER_GID")
         wait_listen "$PORT" "$IPERF_PID" || fail "$tool server" "$4.server"
