@@ -60,8 +60,8 @@ RDMA device with a RoCE v2 IPv4 GID (or the guest's rxe0). Prints medians and zc
   --cq-mode M     how both tools take completions (default $CQ_MODE): auto = each tool's default, which
                   match (the active side busy-polls, rdma-write's receiver / ib_write_bw's server sleep,
                   rdma-send's receiver / ib_send_bw's server poll); event = both sleep on the completion
-                  channel (zcperf --cq-mode event, perftest -e; ib_write_* have no -e, they poll); poll = zcperf --cq-mode poll on both
-                  sides, perftest as in auto (ib_write_bw's server has no CQ to poll)
+                  channel (zcperf --cq-mode event, perftest -e; ib_write_* have no -e, they poll);
+                  poll = zcperf --cq-mode poll on both sides, perftest as in auto (ib_write_bw's server has no CQ to poll)
 A zcperf built without a transport gets a note in the table, not a failure.
 EOT
 }
@@ -159,7 +159,8 @@ run_zcperf() {   # size bytes raw transport | msgrate-TRANSPORT | rr-TRANSPORT
                    extra=(--qps "$MSG_QPS" --postlist "$MSG_POSTLIST" --inline "$MSG_INLINE") ;;
         rr-*) test=rr transport=${4#rr-} extra=(--inline "$MSG_INLINE") ;;
     esac
-    timeout "$LIMIT" "$ZCPERF" -H "$ZC_ADDR" -t "$test" -T "$transport" -m "$2" -l "$DURATION" "${extra[@]}" "${ZC_EXTRA[@]}" \
+    timeout "$LIMIT" "$ZCPERF" -H "$ZC_ADDR" -t "$test" -T "$transport" -m "$2" -l "$DURATION" \
+        "${extra[@]}" "${ZC_EXTRA[@]}" \
         --cpu "$CLIENT_CPU,$SERVER_CPU" -o json >"$3" 2>"$3.err" || rc=$?
     ((rc == 0)) && return 0
     # A zcperf without this transport (not built with RDMA, or older than it) is a note.

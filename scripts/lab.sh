@@ -209,7 +209,8 @@ lab_up() {
         exit 125
     fi
     cat <<EOT
-lab: up in $((SECONDS - started)) s ($dir), for $TIMEOUT s at most; A serves COMMANDs, B zcserver on $(cut -d' ' -f2 "$dir/ctl/a-ready")
+lab: up in $((SECONDS - started)) s ($dir), for $TIMEOUT s at most;
+  A serves COMMANDs, B's zcserver is $(cut -d' ' -f2 "$dir/ctl/a-ready")
   $0 -- 'zcperf -H \$ZCPERF_LAB_SERVER -T tcp -l 5'    runs in A, no boot (same --build)
   $0 --down                                           stops it
 Shared read-write: $(paste -sd' ' "$dir/shares"); logs: $dir/lab.log (A), b.log (B)
@@ -233,7 +234,8 @@ lab_down() {   # [DIR]
     if lab_alive "$dir"; then
         pid=$(<"$dir/pid")
         touch "$dir/ctl/stop"
-        for ((i = 0; i < 600; i++)); do lab_alive "$dir" || break; sleep 0.1; done   # 60 s: a running COMMAND ends first
+        # 60 s: a running COMMAND ends first
+        for ((i = 0; i < 600; i++)); do lab_alive "$dir" || break; sleep 0.1; done
         if lab_alive "$dir"; then
             echo "lab: the lab did not stop within 60 s; stopping its guests" >&2
             kill "$pid" 2>/dev/null || true
@@ -272,8 +274,8 @@ run_in_lab() {   # DIR COMMAND...
     done
     local mem port
     read -r mem port <<<"$(sed 's/[A-Z]*=//g' "$dir/config")"
-    [[ $GIVEN != *" mem "* || $MEM == "$mem" ]] || die "the lab that is up has --mem $mem: scripts/lab.sh --down first"
-    [[ $GIVEN != *" port "* || $PORT == "$port" ]] || die "the lab that is up has --port $port: scripts/lab.sh --down first"
+    [[ $GIVEN != *" mem "* || $MEM == "$mem" ]] || die "the lab that is up has --mem $mem: lab.sh --down first"
+    [[ $GIVEN != *" port "* || $PORT == "$port" ]] || die "the lab that is up has --port $port: lab.sh --down first"
     exec 8>"$dir/run.lock"
     flock -w "$TIMEOUT" 8 || die "another COMMAND held the lab for $TIMEOUT s (--timeout)"
     id=$(date +%s%N).$$

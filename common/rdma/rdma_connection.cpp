@@ -192,7 +192,8 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
     require_wanted_device(want_device_, info_.device);
     fill_device_info(first, info_);
     if (cq_auto_stream_)
-        opt_.cq_mode = effective_cq_mode(CqMode::auto_, is_passive(transport_, role_), software_provider(info_.provider));
+        opt_.cq_mode =
+            effective_cq_mode(CqMode::auto_, is_passive(transport_, role_), software_provider(info_.provider));
     info_.cq_mode = cq_mode_name(opt_.cq_mode);
     ibv_port_attr pa{};
     uint64_t max_msg = 1ull << 30;

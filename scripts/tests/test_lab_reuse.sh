@@ -60,7 +60,8 @@ grep -q "scripts/lab.sh --down" "$tmp/up.out" || fail "--up did not say how to s
 start=$SECONDS
 rc=0
 "$lab" --build "$build" --timeout 120 -- \
-    'hostname; echo to-stderr >&2; echo "$ZCPERF_LAB_SERVER"; echo mark >/tmp/lab-reuse-mark; "$ZCPERF_LAB_PEER" -- pgrep -x zcserver; exit 7' \
+    'hostname; echo to-stderr >&2; echo "$ZCPERF_LAB_SERVER"; echo mark >/tmp/lab-reuse-mark;
+     "$ZCPERF_LAB_PEER" -- pgrep -x zcserver; exit 7' \
     >"$tmp/1.out" 2>"$tmp/1.err" || rc=$?
 ((rc == 7)) || fail "the first COMMAND's status was $rc, not 7: $(cat "$tmp/1.out" "$tmp/1.err")"
 [[ $(sed -n 1p "$tmp/1.out") == lab-a ]] || fail "the first COMMAND did not run in A: $(cat "$tmp/1.out")"
@@ -74,11 +75,13 @@ echo "test_lab_reuse: first COMMAND in $((SECONDS - start)) s (no boot)"
 # 2: the same guests (A's mark, B's zcserver), and a real test across the link.
 rc=0
 "$lab" --build "$build" --timeout 120 -- \
-    'cat /tmp/lab-reuse-mark; "$ZCPERF_LAB_PEER" -- pgrep -x zcserver; zcperf -H $ZCPERF_LAB_SERVER -T tcp -l 2 -o json' \
+    'cat /tmp/lab-reuse-mark; "$ZCPERF_LAB_PEER" -- pgrep -x zcserver;
+     zcperf -H $ZCPERF_LAB_SERVER -T tcp -l 2 -o json' \
     >"$tmp/2.out" 2>"$tmp/2.err" || rc=$?
 ((rc == 0)) || fail "the second COMMAND failed ($rc): $(cat "$tmp/2.err")"
 [[ $(sed -n 1p "$tmp/2.out") == mark ]] || fail "the second COMMAND ran in another A (no mark)"
-[[ $(sed -n 2p "$tmp/2.out") == "$zc" ]] || fail "B's zcserver changed between COMMANDs ($zc, then $(sed -n 2p "$tmp/2.out"))"
+zc2=$(sed -n 2p "$tmp/2.out")
+[[ $zc2 == "$zc" ]] || fail "B's zcserver changed between COMMANDs ($zc, then $zc2)"
 grep -q '"throughput_gbps"' "$tmp/2.out" || fail "zcperf gave no result: $(tail -n 5 "$tmp/2.err")"
 
 # A COMMAND past its --timeout: 124, and the lab stays up.
