@@ -26,14 +26,14 @@ EOT
 
 bench_args "$@"
 bench_report_only peers
-bench_lab 2 "$@"   # --lab: zcperf and iperf3 in guest A, their servers in guest B
+bench_lab 3 "$@"   # --lab: zcperf (twice) and iperf3 in guest A, their servers in guest B
 if [[ -n $LAB_SERVER ]]; then
     bench_setup iperf3
     log "in the lab: servers in guest B ($SERVER_IP), across the virtio-net link; qperf is not run here"
-    log "$ROUNDS rounds x ${SIZES} x (zcperf iperf3), ${DURATION}s each," \
+    log "$ROUNDS rounds x ${SIZES} x (zcperf, zcperf --rcvlowat=1, iperf3), ${DURATION}s each," \
         "client CPU $CLIENT_CPU (A), server CPU $SERVER_CPU (B)"
     log "raw samples: $CSV"
-    bench_rounds zcperf iperf3
+    bench_rounds zcperf "zcperf:tcp --rcvlowat=1" iperf3
     echo "zcperf vs iperf3 across the two-guest lab's link (TCG): $ROUNDS rounds, ${DURATION}s," \
         "client CPU $CLIENT_CPU in A, server CPU $SERVER_CPU in B ($(date -Is))"
     bench_report peers

@@ -28,6 +28,10 @@ MESSAGES=
 MSG_QPS=1
 MSG_POSTLIST=1
 MSG_INLINE=0
+CQ_MODE=auto
+PT_BW_EXTRA=()    # perftest's extra options: the bandwidth tools', the latency tools'
+PT_LAT_EXTRA=()
+ZC_EXTRA=()       # zcperf's, for every test
 
 usage() {
     cat <<EOT
@@ -53,6 +57,11 @@ RDMA device with a RoCE v2 IPv4 GID (or the guest's rxe0). Prints medians and zc
   --qps N         msgrate: QPs (zcperf --qps N on one thread, perftest -q N; default 1)
   --postlist N    msgrate: work requests per post (zcperf --postlist, perftest -l; default 1)
   --inline N      bytes sent inline (zcperf --inline, perftest -I; default 0, also for the latency tools)
+  --cq-mode M     how both tools take completions (default $CQ_MODE): auto = each tool's default, which
+                  match (the active side busy-polls, rdma-write's receiver / ib_write_bw's server sleep,
+                  rdma-send's receiver / ib_send_bw's server poll); event = both sleep on the completion
+                  channel (zcperf --cq-mode event, perftest -e; ib_write_* have no -e, they poll);
+                  poll = zcperf --cq-mode poll on both sides, perftest as in auto (ib_write_bw's server has no CQ to poll)
 A zcperf built without a transport gets a note in the table, not a failure.
 EOT
 }
@@ -69,10 +78,17 @@ while (($#)); do
         --qps) MSG_QPS=${2:?}; shift 2 ;;
         --postlist) MSG_POSTLIST=${2:?}; shift 2 ;;
         --inline) MSG_INLINE=${2:?}; shift 2 ;;
+        --cq-mode) CQ_MODE=${2:?}; shift 2 ;;
         *) args+=("$1"); shift ;;
     esac
 done
 [[ -n $MESSAGES ]] && SIZES=2,4K
+case $CQ_MODE in
+    auto) ;;
+    poll) ZC_EXTRA=(--cq-mode poll) ;;
+    event) ZC_EXTRA=(--cq-mode event) ;;   # perftest's -e: see perftest_pair
+    *) die "--cq-mode wants auto, poll or event" ;;
+esac
 bench_args "${args[@]}"
 bench_report_only "$([[ -n $MESSAGES ]] && echo rdma_messages || echo rdma)"
 
@@ -102,8 +118,8 @@ if [[ -n $MESSAGES ]]; then
     PAIRS=(zcperf:msgrate-rdma-send ib_send_bw zcperf:rr-rdma-send ib_send_lat zcperf:rr-rdma-write ib_write_lat)
     # The peers get exactly the zcperf options of their pair (and both of them the same inline size:
     # the latency tools' own default is 236 B inline).
-    PT_BW_EXTRA=(-q "$MSG_QPS" -l "$MSG_POSTLIST" -I "$MSG_INLINE")
-    PT_LAT_EXTRA=(-I "$MSG_INLINE")
+    PT_BW_EXTRA+=(-q "$MSG_QPS" -l "$MSG_POSTLIST" -I "$MSG_INLINE")
+    PT_LAT_EXTRA+=(-I "$MSG_INLINE")
 fi
 if [[ -n ${ONLY:-} ]]; then
     for ((i = 0; i < ${#PAIRS[@]}; i += 2)); do
@@ -143,7 +159,8 @@ run_zcperf() {   # size bytes raw transport | msgrate-TRANSPORT | rr-TRANSPORT
                    extra=(--qps "$MSG_QPS" --postlist "$MSG_POSTLIST" --inline "$MSG_INLINE") ;;
         rr-*) test=rr transport=${4#rr-} extra=(--inline "$MSG_INLINE") ;;
     esac
-    timeout "$LIMIT" "$ZCPERF" -H "$ZC_ADDR" -t "$test" -T "$transport" -m "$2" -l "$DURATION" "${extra[@]}" \
+    timeout "$LIMIT" "$ZCPERF" -H "$ZC_ADDR" -t "$test" -T "$transport" -m "$2" -l "$DURATION" \
+        "${extra[@]}" "${ZC_EXTRA[@]}" \
         --cpu "$CLIENT_CPU,$SERVER_CPU" -o json >"$3" 2>"$3.err" || rc=$?
     ((rc == 0)) && return 0
     # A zcperf without this transport (not built with RDMA, or older than it) is a note.
@@ -186,6 +203,8 @@ perftest_pair() {   # tool bytes count raw
             *_lat) a+=("${PT_LAT_EXTRA[@]}") ;;
             *) a+=("${PT_BW_EXTRA[@]}") ;;
         esac
+        # perftest has no events for WRITE ("Events feature not available on WRITE verb"): ib_write_* poll
+        [[ $CQ_MODE == event && $tool == ib_send_* ]] && a+=(-e)
         # lib.sh's cleanup stops the server on the way out
         IPERF_PID=$(server_start "$4.server" taskset -c "$SERVER_CPU" timeout "$LIMIT" "$tool" "${a[@]}" -x "$PEER_GID")
         wait_listen "$PORT" "$IPERF_PID" || fail "$tool server" "$4.server"
@@ -208,8 +227,6 @@ run_perftest() {   # tool size bytes raw
 }
 run_ib_write_bw() { run_perftest ib_write_bw "$@"; }
 run_ib_send_bw() { run_perftest ib_send_bw "$@"; }
-PT_BW_EXTRA=()
-PT_LAT_EXTRA=()
 
 # The latency tools: -n iterations, each one round trip; sized from a 200-iteration calibration
 # (its mean one-way time) to last about DURATION seconds.
@@ -252,11 +269,11 @@ run_rstream() {   # size bytes raw
     rstream_pair "$2" $(((COUNT + 1) / 2)) "$3"
 }
 
-log "$ROUNDS rounds x $SIZES x (${CASES[*]}), ${DURATION}s each, on $RDMA_DEV ($RDMA_IP, GID index $RDMA_GID)${LAB_SERVER:+ to guest B ($PEER_IP) across the lab link}${RDMA_VM:+ in the Soft-RoCE guest}${MESSAGES:+; qps $MSG_QPS, postlist $MSG_POSTLIST, inline $MSG_INLINE}"
+log "$ROUNDS rounds x $SIZES x (${CASES[*]}), ${DURATION}s each, on $RDMA_DEV ($RDMA_IP, GID index $RDMA_GID)${LAB_SERVER:+ to guest B ($PEER_IP) across the lab link}${RDMA_VM:+ in the Soft-RoCE guest}${MESSAGES:+; qps $MSG_QPS, postlist $MSG_POSTLIST, inline $MSG_INLINE}; CQ mode $CQ_MODE"
 log "raw samples: $CSV"
 bench_rounds "${CASES[@]}"
 
-echo "zcperf vs perftest and rstream on $RDMA_DEV${LAB_SERVER:+ from guest A to guest B across the lab virtio-net link}${RDMA_VM:+ (Soft-RoCE in a TCG guest)}: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU, server CPU $SERVER_CPU ($(date -Is))"
+echo "zcperf vs perftest and rstream on $RDMA_DEV${LAB_SERVER:+ from guest A to guest B across the lab virtio-net link}${RDMA_VM:+ (Soft-RoCE in a TCG guest)}: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU, server CPU $SERVER_CPU, CQ mode $CQ_MODE ($(date -Is))"
 if [[ -n $MESSAGES ]]; then
     echo "message tests: msgrate with $MSG_QPS QP(s) on one thread, postlist $MSG_POSTLIST, inline $MSG_INLINE B (rr: inline $MSG_INLINE B)"
     bench_report rdma_messages

@@ -15,6 +15,12 @@
 # Both guests are built by scripts/rdma_vm.sh (its --link, --numa, --ip options); see docs/lab.md.
 # Exit status: COMMAND's; 124 if --timeout ran out; 125 if the lab itself failed (the log's path is
 # printed). Every wait is bounded.
+#
+#   scripts/lab.sh --up [options]     boot the lab and leave it up (in the background, for --timeout s)
+#   scripts/lab.sh -- COMMAND         then runs COMMAND in that lab's A (no boot), as above
+#   scripts/lab.sh --down             stop it
+# A lab left up is found by its build directory (one per build); guest A then serves the host's
+# requests through the shared directory, as B serves lab-peer's (scripts/lab/guest.sh).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -31,16 +37,29 @@ BUILD=${ZCPERF_BUILD_DIR:-$REPO/build}
 VERBOSE=
 KEEP=
 RW_ARGS=()
+RW_DIRS=()
+MODE=run     # run (reuse a lab that is up, else boot one for COMMAND), up, down, serve (the lab left up)
+GIVEN=" "    # the options given, checked against a lab that is up
 
 usage() {
     cat <<EOT
 Usage: $0 [options] -- COMMAND [ARGS...]
+       $0 --up [options]      boot the lab and leave it up for the next commands
+       $0 --down              stop the lab that is up
+       $0 --status            is one up?
 Boots guests A and B (2 vCPUs on 2 NUMA nodes each, virtio-net link, rxe0 on it, zcserver in B) and
 runs COMMAND through bash in A, e.g.
   $0 -- 'zcperf -H \$ZCPERF_LAB_SERVER -t tcp-msgzc --irq-cpus 1,1 --mem-node 1,1'
   $0 -- ctest --test-dir build -L lab          (what scripts/test_lab.sh does)
+With a lab up (--up, for this --build) COMMAND runs in it at once, without a boot: its output and
+exit status come back the same way, and state in the guests (files in /tmp, IRQ settings) carries over.
 Options:
-  --timeout S   stop both guests after S seconds, boots included (default $TIMEOUT)
+  --up          boot and stay up in the background for --timeout S (default 3600 then); print how to
+                use and stop it. Its shares (the current directory, --rw) and --mem/--port are fixed then
+  --down        stop the lab that is up for this --build (bounded; removes its directory unless --keep)
+  --status      say whether a lab is up for this --build, and where (exit status 0: up, 3: not)
+  --timeout S   stop both guests after S seconds, boots included (default $TIMEOUT); with a lab up:
+                the limit of COMMAND alone (124 when it runs out, the lab stays up)
   --mem MB      memory of each guest, split over its 2 nodes (default $MEM)
   --port P      zcserver's control port in B (default $PORT)
   --build DIR   the build whose zcperf/zcserver go on PATH (default \$ZCPERF_BUILD_DIR or $BUILD)
@@ -54,37 +73,38 @@ EOT
 
 die() { echo "lab: $*" >&2; exit 125; }
 
-main() {
-    while (($#)); do
-        case $1 in
-            --timeout) TIMEOUT=${2:?--timeout needs seconds}; shift 2 ;;
-            --mem)     MEM=${2:?--mem needs MB}; shift 2 ;;
-            --port)    PORT=${2:?--port needs a port}; shift 2 ;;
-            --build)   BUILD=${2:?--build needs a directory}; shift 2 ;;
-            --rw)      RW_ARGS+=(--rw "${2:?--rw needs a directory}"); shift 2 ;;
-            -v|--verbose) VERBOSE=1; shift ;;
-            --keep)    KEEP=1; shift ;;
-            -h|--help) usage; exit 0 ;;
-            --)        shift; break ;;
-            *)         echo "lab: unknown option $1" >&2; usage >&2; exit 125 ;;
-        esac
-    done
-    (($#)) || { usage >&2; exit 125; }
-    [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout wants whole seconds"
-    [[ $MEM =~ ^[1-9][0-9]*$ ]] && ((MEM % 2 == 0)) || die "--mem wants an even number of MB"
-    [[ $PORT =~ ^[1-9][0-9]*$ ]] && ((PORT < 65536)) || die "--port wants a port number"
-    [[ -d $BUILD ]] || die "no build directory $BUILD: run scripts/bootstrap.sh build first"
-    BUILD=$(cd "$BUILD" && pwd)
-    [[ -x $BUILD/zcperf && -x $BUILD/zcserver ]] ||
-        die "no zcperf/zcserver in $BUILD: run scripts/bootstrap.sh build first"
-    [[ $(id -u) -eq 0 ]] || command -v sudo >/dev/null || die "the lab needs root (QEMU's packages, the guests' set-up)"
+# The lab left up for a build: one directory per build directory, found again by its name.
+up_dir() { echo "$CACHE/labs/up.$(printf %s "$BUILD" | sha256sum | cut -c1-12)"; }
 
-    # Ready the cache first (packages, kernel, initramfs), so the boot below is the boot only.
-    "$HERE/rdma_vm.sh" --setup-only >/dev/null 2>&1 ||
-        { "$HERE/rdma_vm.sh" --setup-only; die "the guest builder (scripts/rdma_vm.sh --setup-only) failed"; }
+# A lab left up is alive while its supervisor (lab.sh --serve, pid in DIR/pid) runs; anything else
+# there is stale: its QEMUs (found by the lab's own socket path in their arguments) are stopped and
+# the directory removed, so it is never reused.
+lab_alive() {   # DIR
+    local pid
+    pid=$(cat "$1/pid" 2>/dev/null) || return 1
+    [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && grep -qa -- "--serve" "/proc/$pid/cmdline" 2>/dev/null
+}
+lab_qemus() { pgrep -f -- "addr.path=$1/link.sock" || true; }   # DIR: its guests' QEMUs, if any are left
+remove_lab() {   # DIR: stops what is left of it and removes it, bounded
+    local dir=$1 p i
+    for p in $(lab_qemus "$dir"); do kill "$p" 2>/dev/null || true; done
+    for ((i = 0; i < 100; i++)); do [[ -z $(lab_qemus "$dir") ]] && break; sleep 0.1; done
+    for p in $(lab_qemus "$dir"); do kill -9 "$p" 2>/dev/null || true; done
+    if [[ -n $KEEP ]]; then echo "lab: lab directory kept: $dir" >&2; else rm -rf "$dir"; fi
+}
+clean_stale() {   # DIR
+    [[ -d $1 ]] || return 0
+    lab_alive "$1" && return 0
+    echo "lab: the lab left up in $1 is gone (its guests stopped$( [[ -s $1/lab.log ]] &&
+        echo ": $(tail -n 1 "$1/lab.log")")); removing it" >&2
+    remove_lab "$1"
+}
 
-    mkdir -p "$CACHE/labs"
-    LAB=$(mktemp -d "$CACHE/labs/lab.XXXXXX")
+# Boots B, then A running guest.sh ROLE (client -- COMMAND, or agent), in LAB; returns A's status
+# once B is stopped too. Every wait is bounded; the guests are stopped on any exit.
+run_guests() {   # ROLE [-- COMMAND...]
+    local role=$1
+    shift
     mkdir -p "$LAB/ctl"
     SOCK=$LAB/link.sock   # the link: a unix stream socket between the two QEMUs (no host networking)
 
@@ -126,8 +146,7 @@ main() {
         die "guest B's QEMU did not open the link socket within 30 s; B's log: $LAB/b.log"
     fi
 
-    guest lab-a 198.18.1.1/24 52:54:00:12:34:01 connect \
-        "$HERE/lab/guest.sh" client "$LAB/ctl" "$BUILD" "$PORT" -- "$@" &
+    guest lab-a 198.18.1.1/24 52:54:00:12:34:01 connect "$HERE/lab/guest.sh" "$role" "$LAB/ctl" "$BUILD" "$PORT" "$@" &
     A_PID=$!
     rc=0
     wait "$A_PID" || rc=$?
@@ -154,6 +173,210 @@ main() {
         fi
         echo "lab: logs kept in $LAB (b.log: guest B; ctl/zcserver.log: B's zcserver)" >&2
     fi
+    return "$rc"
+}
+
+# --up: a supervisor (this script, --serve) runs the lab in the background, detached from the
+# terminal; we wait, bounded, until A serves requests or the supervisor has ended.
+lab_up() {
+    local dir i
+    dir=$(up_dir)
+    clean_stale "$dir"
+    if [[ -d $dir ]]; then
+        echo "lab: a lab is already up for $BUILD ($dir); scripts/lab.sh --down stops it" >&2
+        return 0
+    fi
+    mkdir -p "$CACHE/labs"
+    mkdir "$dir" || die "cannot create $dir"
+    mkdir -p "$dir/ctl"
+    printf '%s\n' "$PWD" "${RW_DIRS[@]}" >"$dir/shares"
+    echo "MEM=$MEM PORT=$PORT" >"$dir/config"
+    local opts=(--timeout "$TIMEOUT" --mem "$MEM" --port "$PORT" --build "$BUILD" "${RW_ARGS[@]}")
+    [[ -n $VERBOSE ]] && opts+=(-v)
+    setsid "$HERE/lab.sh" "${opts[@]}" --serve "$dir" </dev/null >"$dir/lab.log" 2>&1 &
+    local spawned=$! boot=$((TIMEOUT < 400 ? TIMEOUT : 400)) started=$SECONDS
+    for ((i = 0; i < boot * 10; i++)); do
+        [[ -e $dir/ctl/a-ready ]] && break
+        kill -0 "$spawned" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [[ ! -e $dir/ctl/a-ready ]]; then
+        echo "lab: the lab did not come up within $boot s; its log ($dir/lab.log) ends:" >&2
+        tail -n 15 "$dir/lab.log" >&2
+        kill "$spawned" 2>/dev/null || true   # rdma_vm.sh stops its QEMU on TERM
+        wait "$spawned" 2>/dev/null || true
+        KEEP=1 lab_down "$dir" >/dev/null 2>&1
+        exit 125
+    fi
+    cat <<EOT
+lab: up in $((SECONDS - started)) s ($dir), for $TIMEOUT s at most;
+  A serves COMMANDs, B's zcserver is $(cut -d' ' -f2 "$dir/ctl/a-ready")
+  $0 -- 'zcperf -H \$ZCPERF_LAB_SERVER -T tcp -l 5'    runs in A, no boot (same --build)
+  $0 --down                                           stops it
+Shared read-write: $(paste -sd' ' "$dir/shares"); logs: $dir/lab.log (A), b.log (B)
+EOT
+}
+
+# --serve DIR: the lab left up. A runs guest.sh's agent; ends with --down (DIR/ctl/stop) or --timeout.
+lab_serve() {
+    LAB=$1
+    local rc=0
+    echo $$ >"$LAB/pid"   # before any guest: what lab_alive and --down look for
+    run_guests agent || rc=$?   # A's console output goes to our log, lab.log
+    echo "lab: down after $(cat "$LAB/seconds" 2>/dev/null || echo ?) s (A's status $rc)"
+    exit "$rc"
+}
+
+# --down: asks the guests to stop, bounded; the supervisor is then stopped by force if need be.
+lab_down() {   # [DIR]
+    local dir=${1:-$(up_dir)} pid i
+    if [[ ! -d $dir ]]; then echo "lab: no lab is up for $BUILD" >&2; return 0; fi
+    if lab_alive "$dir"; then
+        pid=$(<"$dir/pid")
+        touch "$dir/ctl/stop"
+        # 60 s: a running COMMAND ends first
+        for ((i = 0; i < 600; i++)); do lab_alive "$dir" || break; sleep 0.1; done
+        if lab_alive "$dir"; then
+            echo "lab: the lab did not stop within 60 s; stopping its guests" >&2
+            kill "$pid" 2>/dev/null || true
+            for ((i = 0; i < 300; i++)); do lab_alive "$dir" || break; sleep 0.1; done
+            kill -9 "$pid" 2>/dev/null || true
+        fi
+    fi
+    remove_lab "$dir"
+    echo "lab: down" >&2
+}
+
+lab_status() {
+    local dir
+    dir=$(up_dir)
+    clean_stale "$dir"
+    if [[ -d $dir ]]; then
+        echo "lab: up for $BUILD in $dir (supervisor pid $(<"$dir/pid"), since $(date -r "$dir/pid" +%T)," \
+            "shares $(paste -sd' ' "$dir/shares"))"
+        exit 0
+    fi
+    echo "lab: no lab is up for $BUILD (it would be $dir)"
+    exit 3
+}
+
+# -- COMMAND in the lab that is up: a request in A's directory (as lab-peer's in B's), its output
+# followed as it is written, its status returned. One COMMAND at a time (a lock), each bounded.
+run_in_lab() {   # DIR COMMAND...
+    local dir=$1 ctl=$1/ctl s d ok id
+    shift
+    # The guests see the host through the shares fixed at --up: COMMAND's directory and --rw must be in one.
+    for d in "$PWD" "${RW_DIRS[@]}"; do
+        ok=
+        while read -r s; do [[ $d == "$s" || $d == "$s"/* ]] && ok=1; done <"$dir/shares"
+        [[ -n $ok ]] || die "the lab that is up shares $(paste -sd' ' "$dir/shares") read-write, not $d:" \
+            "run from there, or scripts/lab.sh --down and --up again from here (--rw DIR)"
+    done
+    local mem port
+    read -r mem port <<<"$(sed 's/[A-Z]*=//g' "$dir/config")"
+    [[ $GIVEN != *" mem "* || $MEM == "$mem" ]] || die "the lab that is up has --mem $mem: lab.sh --down first"
+    [[ $GIVEN != *" port "* || $PORT == "$port" ]] || die "the lab that is up has --port $port: lab.sh --down first"
+    exec 8>"$dir/run.lock"
+    flock -w "$TIMEOUT" 8 || die "another COMMAND held the lab for $TIMEOUT s (--timeout)"
+    id=$(date +%s%N).$$
+    {
+        echo "# timeout $TIMEOUT"
+        echo "# from lab.sh: the caller's environment (but PATH: A's has the build first), then the command"
+        local kv name
+        while IFS= read -r -d '' kv; do
+            name=${kv%%=*}
+            [[ $name =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || continue
+            case $name in PATH|PWD|OLDPWD|SHLVL|_|BASH_FUNC_*|RDMA_VM*|ZCPERF_LAB*) continue ;; esac
+            printf 'export %s=%q\n' "$name" "${kv#*=}"
+        done < <(env -0)
+        printf 'cd %q || exit 125\n' "$PWD"
+        printf '%s\n' "$*"
+    } >"$ctl/a-req/.$id.tmp"
+    mv "$ctl/a-req/.$id.tmp" "$ctl/a-req/$id.sh"
+    # A looks every second when idle: 30 s unanswered means A is hung (or too loaded to be of use).
+    local res=$ctl/a-res/$id waiter limit=$((TIMEOUT + 30)) started=$SECONDS
+    (
+        while [[ ! -e $res.rc ]] && lab_alive "$dir"; do
+            if [[ -e $ctl/a-req/$id.sh ]] && ((SECONDS - started > 30)) ||
+                ((SECONDS - started > limit)); then break; fi
+            sleep 0.2
+        done
+    ) &
+    waiter=$!
+    touch "$res.out" "$res.err"   # A truncates and writes them; tail follows by name
+    tail -q -n +1 -s 0.2 -F --pid="$waiter" "$res.out" 2>/dev/null &
+    local t1=$!
+    tail -q -n +1 -s 0.2 -F --pid="$waiter" "$res.err" >&2 2>/dev/null &
+    local t2=$!
+    trap 'kill $waiter $t1 $t2 2>/dev/null; exit 130' INT
+    trap 'kill $waiter $t1 $t2 2>/dev/null; exit 143' TERM
+    wait "$waiter" || true
+    wait "$t1" "$t2" || true
+    if [[ -s $res.rc ]]; then
+        local rc
+        rc=$(<"$res.rc")
+        rm -f "$res".*
+        exit "$rc"
+    fi
+    if ! lab_alive "$dir"; then
+        die "the lab ended while COMMAND ran (its --timeout, or --down?); its log: $dir/lab.log"
+    elif [[ -e $ctl/a-req/$id.sh ]]; then
+        rm -f "$ctl/a-req/$id.sh"
+        die "guest A did not take COMMAND within 30 s: the lab is hung; its logs: $dir/lab.log, $dir/b.log;" \
+            "scripts/lab.sh --down stops it"
+    fi
+    die "guest A did not finish COMMAND within $limit s (--timeout $TIMEOUT + 30): the lab is hung;" \
+        "its logs: $dir/lab.log; scripts/lab.sh --down stops it"
+}
+
+main() {
+    local serve_dir=
+    while (($#)); do
+        case $1 in
+            --timeout) TIMEOUT=${2:?--timeout needs seconds}; GIVEN+="timeout "; shift 2 ;;
+            --mem)     MEM=${2:?--mem needs MB}; GIVEN+="mem "; shift 2 ;;
+            --port)    PORT=${2:?--port needs a port}; GIVEN+="port "; shift 2 ;;
+            --build)   BUILD=${2:?--build needs a directory}; shift 2 ;;
+            --rw)      RW_ARGS+=(--rw "${2:?--rw needs a directory}")
+                       RW_DIRS+=("$(cd "$2" && pwd)") || exit 125; shift 2 ;;
+            -v|--verbose) VERBOSE=1; shift ;;
+            --keep)    KEEP=1; shift ;;
+            --up)      MODE=up; shift ;;
+            --down)    MODE=down; shift ;;
+            --status)  MODE=status; shift ;;
+            --serve)   MODE=serve; serve_dir=${2:?}; shift 2 ;;   # internal: the lab --up left running
+            -h|--help) usage; exit 0 ;;
+            --)        shift; break ;;
+            *)         echo "lab: unknown option $1" >&2; usage >&2; exit 125 ;;
+        esac
+    done
+    if [[ $MODE == run ]]; then (($#)) || { usage >&2; exit 125; }
+    else (($# == 0)) || die "--up and --down take no COMMAND: scripts/lab.sh --up, then scripts/lab.sh -- COMMAND"; fi
+    [[ $MODE == up && $GIVEN != *" timeout "* ]] && TIMEOUT=3600
+    [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout wants whole seconds"
+    [[ $MEM =~ ^[1-9][0-9]*$ ]] && ((MEM % 2 == 0)) || die "--mem wants an even number of MB"
+    [[ $PORT =~ ^[1-9][0-9]*$ ]] && ((PORT < 65536)) || die "--port wants a port number"
+    [[ -d $BUILD ]] || die "no build directory $BUILD: run scripts/bootstrap.sh build first"
+    BUILD=$(cd "$BUILD" && pwd)
+    case $MODE in
+        down) lab_down; exit 0 ;;
+        status) lab_status ;;
+        run) clean_stale "$(up_dir)"; [[ -d $(up_dir) ]] && run_in_lab "$(up_dir)" "$@" ;;
+    esac
+    [[ -x $BUILD/zcperf && -x $BUILD/zcserver ]] ||
+        die "no zcperf/zcserver in $BUILD: run scripts/bootstrap.sh build first"
+    [[ $(id -u) -eq 0 ]] || command -v sudo >/dev/null || die "the lab needs root (QEMU's packages, the guests' set-up)"
+    [[ $MODE == serve ]] && lab_serve "$serve_dir"
+
+    # Ready the cache first (packages, kernel, initramfs), so the boot below is the boot only.
+    "$HERE/rdma_vm.sh" --setup-only >/dev/null 2>&1 ||
+        { "$HERE/rdma_vm.sh" --setup-only; die "the guest builder (scripts/rdma_vm.sh --setup-only) failed"; }
+    [[ $MODE == up ]] && { lab_up; exit 0; }
+
+    mkdir -p "$CACHE/labs"
+    LAB=$(mktemp -d "$CACHE/labs/lab.XXXXXX")
+    rc=0
+    run_guests client -- "$@" || rc=$?
     if [[ -n $KEEP ]]; then echo "lab: lab directory: $LAB" >&2; else rm -rf "$LAB"; fi
     exit "$rc"
 }

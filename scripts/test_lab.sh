@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The lab tests for real: `ctest -L lab` in guest A of the two-guest lab (scripts/lab.sh), against
-# zcserver in guest B across the virtio-net link. CI runs this after the RDMA tests; on a plain host
+# zcserver in guest B across the virtio-net link; then a lab left up (--up, COMMANDs, --down). CI runs this after the RDMA tests; on a plain host
 # these tests skip with the reason.
 #   scripts/test_lab.sh [extra ctest arguments, e.g. -R Irq or -V]
 # LAB_TEST_TIMEOUT: seconds for the whole lab, boots included (default 900, so a hung test cannot
@@ -27,6 +27,13 @@ args=
 if grep -q "(Skipped)" "$log"; then
     echo "test_lab: these lab tests skipped inside the lab:" >&2
     grep "(Skipped)" "$log" >&2
+    ((rc)) || rc=1
+fi
+# The lab left up (lab.sh --up, two COMMANDs, --down), unless a lab is up for this build already
+# (the run above then used it, and stopping it here would surprise its owner).
+if "$here/scripts/lab.sh" --build "$build" --status >/dev/null 2>&1; then
+    echo "test_lab: a lab is up for $build: the --up/--down round trip (test_lab_reuse.sh --boot) not run" >&2
+elif ! "$here/scripts/tests/test_lab_reuse.sh" --boot "$build" 2>&1 | tee -a "$log"; then
     ((rc)) || rc=1
 fi
 echo "test_lab: $((SECONDS - start)) s, lab boots included (status $rc)" >&2

@@ -27,9 +27,9 @@ CqMode cq_mode_from_name(const std::string& name) {
                                 "event (sleep on the completion channel: CPU only when work completes) or auto");
 }
 
-CqMode effective_cq_mode(CqMode asked, bool passive_side) {
+CqMode effective_cq_mode(CqMode asked, bool passive_side, bool software_device_stream) {
     if (asked != CqMode::auto_) return asked;
-    return passive_side ? CqMode::event : CqMode::poll;
+    return passive_side || software_device_stream ? CqMode::event : CqMode::poll;
 }
 
 void check_rdma_options(const RdmaOptions& o) {

@@ -37,8 +37,14 @@ const char* cq_mode_name(CqMode m);
 // What a side runs. auto: the passive side of a one-sided transfer (rdma-write's receiver,
 // rdma-read's source) sleeps on events: it only hands back credits or waits for the end, and a
 // busy-polling core there would both hide the one-sided CPU saving and, where the NIC is software
-// (Soft-RoCE), take the CPU that moves the data; every other side polls, as perftest's do.
-CqMode effective_cq_mode(CqMode asked, bool passive_side);
+// (Soft-RoCE), take the CPU that moves the data; every other side polls, as perftest's do, except
+// a stream (stream, maerts) over a software device (rxe, siw), where it sleeps too: there the
+// transfer itself runs in the kernel on the host's CPUs, and a polling thread takes them from it
+// (two-guest lab, rdma-write 64K: polling sender 0.13 Gb/s at 58-78 us/KB of its own CPU, sleeping
+// 0.20 Gb/s at 2.2; docs/lab.md). rr and msgrate keep polling: there each completion's latency is the figure.
+CqMode effective_cq_mode(CqMode asked, bool passive_side, bool software_device_stream = false);
+// A provider (provider_name()) that is software (rxe, siw): its transfers run on the host's CPUs, in the kernel.
+inline bool software_provider(const std::string& provider) { return provider == "rxe" || provider == "siw"; }
 CqMode cq_mode_from_name(const std::string& name);  // throws std::invalid_argument
 
 // Throws std::invalid_argument naming the bad option (tx-depth 0, postlist over tx-depth, ...).

@@ -163,6 +163,8 @@ RdmaConnection::RdmaConnection(const ServerSpec& half, Role role, std::shared_pt
     : transport_(half.transport),
       role_(role),
       opt_(with_cq_mode(half.rdma, effective_cq_mode(half.rdma.cq_mode, is_passive(half.transport, role)))),
+      cq_auto_stream_(half.rdma.cq_mode == CqMode::auto_ &&
+                      (half.test == TestKind::stream || half.test == TestKind::maerts)),
       message_size_(half.message_size),
       slots_(qp_slots(half)),
       want_device_(half.side.rdma_dev),
@@ -189,6 +191,9 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
     info_.device = ibv_get_device_name(ctx->device);
     require_wanted_device(want_device_, info_.device);
     fill_device_info(first, info_);
+    if (cq_auto_stream_)
+        opt_.cq_mode =
+            effective_cq_mode(CqMode::auto_, is_passive(transport_, role_), software_provider(info_.provider));
     info_.cq_mode = cq_mode_name(opt_.cq_mode);
     ibv_port_attr pa{};
     uint64_t max_msg = 1ull << 30;

@@ -90,6 +90,7 @@ private:
     Transport transport_;
     Role role_;
     RdmaOptions opt_;
+    bool cq_auto_stream_;  // --cq-mode auto on a stream test: the device's kind may still change the mode
     uint64_t message_size_;
     uint32_t slots_;
     std::string want_device_;

@@ -2,8 +2,10 @@
 # guest.sh: what each guest of scripts/lab.sh runs (as rdma_vm.sh's COMMAND), in the caller's directory.
 #
 #   guest.sh server CTL BUILD PORT             B: zcserver --allow-irq-affinity on its link address,
-#                                              then serve lab-peer requests until CTL/stop appears
+#                                              then serve lab-peer requests (CTL/req) until CTL/stop appears
 #   guest.sh client CTL BUILD PORT -- COMMAND  A: wait until B is serving, then bash -c "COMMAND"
+#   guest.sh agent CTL BUILD PORT              A of a lab left up (lab.sh --up): wait until B is serving,
+#                                              then serve the host's requests (CTL/a-req) until CTL/stop
 #
 # CTL is a directory both guests (and the host) share read-write over 9p; nothing of the lab's own
 # chatter goes over the link, so its interface counters and IRQ counts are the tests' alone.
@@ -23,6 +25,31 @@ mkfifo "$nap_fifo" && exec 7<>"$nap_fifo"
 rm -f "$nap_fifo"
 nap() { read -r -t "$1" -u 7 || true; }
 
+# Serves requests from DIR (lab-peer's for B, the host's for A), one at a time, until CTL/stop:
+# DIR/ID.sh (first line "# timeout S") is moved to RES/ID.sh and run by bash there, its output going to
+# RES/ID.out and RES/ID.err as it comes (the requester follows them), then RES/ID.rc.
+# The agent runs at nice -10, above the tests' processes: busy-polling RDMA threads on both vCPUs
+# delayed a request (a kill -9 for a test) by 18-90 s at the default priority. Requests run at the
+# default one. Each look is a 9p round trip, which costs the emulated CPUs: every 0.1 s for 5 s after a
+# request (tests ask in bursts), every second when idle (zcperf's "other processes" then stays near 1 %).
+serve_requests() {   # DIR RES
+    local dir=$1 res=$2 req id limit busy_until=0
+    mkdir -p "$dir" "$res"
+    renice -n -10 $$ >/dev/null
+    while [[ ! -e $ctl/stop ]]; do
+        for req in "$dir"/*.sh; do
+            [[ -e $req ]] || continue
+            busy_until=$((SECONDS + 5))
+            id=${req##*/} id=${id%.sh}
+            mv "$req" "$res/$id.sh" || continue
+            read -r _ _ limit <"$res/$id.sh"
+            timeout -k 5 "${limit:-60}" nice -n 10 bash "$res/$id.sh" >"$res/$id.out" 2>"$res/$id.err" </dev/null 7>&-
+            echo $? >"$res/$id.rc.tmp" && mv "$res/$id.rc.tmp" "$res/$id.rc"
+        done
+        if ((SECONDS < busy_until)); then nap 0.1; else nap 1; fi
+    done
+}
+
 server() {
     zcserver --bind "$RDMA_VM_IP" --port "$port" --allow-irq-affinity >"$ctl/zcserver.log" 2>&1 &
     local zc=$! i
@@ -39,33 +66,14 @@ server() {
         return 1
     fi
     echo "$RDMA_VM_IP:$port $RDMA_VM_GID_INDEX" >"$ctl/server.tmp" && mv "$ctl/server.tmp" "$ctl/server"
-    # Above the tests' processes: busy-polling RDMA threads on both vCPUs delayed a request (a kill -9
-    # for a test) by 18-90 s at the default priority. Requests still run at the default one.
-    renice -n -10 $$ >/dev/null
-    # lab-peer's requests, one at a time: REQ.sh (first line "# timeout S") -> REQ.out, REQ.err, REQ.rc.
-    # Each look is a 9p round trip, which costs B's emulated CPUs: every 0.1 s for 5 s after a request
-    # (tests ask in bursts), every second when idle (zcperf's "other processes" then stays near 1 %).
-    local req id limit busy_until=0
-    while [[ ! -e $ctl/stop ]]; do
-        for req in "$ctl"/req/*.sh; do
-            [[ -e $req ]] || continue
-            busy_until=$((SECONDS + 5))
-            id=${req##*/} id=${id%.sh}
-            mv "$req" "$ctl/res/$id.sh" || continue
-            read -r _ _ limit <"$ctl/res/$id.sh"
-            timeout -k 5 "${limit:-60}" nice -n 10 bash "$ctl/res/$id.sh" >"$ctl/res/$id.out" 2>"$ctl/res/$id.err" \
-                </dev/null
-            echo $? >"$ctl/res/$id.rc.tmp" && mv "$ctl/res/$id.rc.tmp" "$ctl/res/$id.rc"
-        done
-        if ((SECONDS < busy_until)); then nap 0.1; else nap 1; fi
-    done
+    serve_requests "$ctl/req" "$ctl/res"
     kill "$zc" 2>/dev/null
     wait "$zc" 2>/dev/null
     return 0
 }
 
-client() {
-    [[ ${1:-} == -- ]] && shift
+# Waits until B is serving, then sets what COMMAND finds in A (ZCPERF_LAB_SERVER, ...).
+await_server() {
     local i
     for ((i = 0; i < 1200; i++)); do   # 120 s: B boots alongside A, but may be slower
         [[ -e $ctl/server || -e $ctl/server.failed ]] && break
@@ -81,8 +89,20 @@ client() {
     read -r server gid <"$ctl/server"
     export ZCPERF_LAB_SERVER=$server ZCPERF_LAB_PEER_GID_INDEX=$gid ZCPERF_LAB_CTL=$ctl
     export ZCPERF_LAB_PEER="$here/peer.sh"
+}
+
+client() {
+    [[ ${1:-} == -- ]] && shift
+    await_server || return
     exec 7>&-
     bash -c "$*"
+}
+
+# A left up: the host (lab.sh -- COMMAND) is the requester; "ready" tells it A is serving.
+agent() {
+    await_server || return
+    echo "$(hostname) $ZCPERF_LAB_SERVER" >"$ctl/a-ready.tmp" && mv "$ctl/a-ready.tmp" "$ctl/a-ready"
+    serve_requests "$ctl/a-req" "$ctl/a-res"
 }
 
 main() {
@@ -90,7 +110,8 @@ main() {
     case $role in
         server) server; rc=$? ;;
         client) client "$@"; rc=$? ;;
-        *) echo "guest.sh: role must be server or client" >&2; rc=125 ;;
+        agent) agent; rc=$? ;;
+        *) echo "guest.sh: role must be server, client or agent" >&2; rc=125 ;;
     esac
     exit "$rc"
 }

@@ -96,13 +96,19 @@ TEST(RdmaOptions, CliParsesAndChecks) {
     EXPECT_EQ(parse({"--rdma-dev", "a,b,c"}, bad), 2);
 }
 
-TEST(RdmaOptions, AutoCqModeSleepsOnlyOnThePassiveSide) {
+TEST(RdmaOptions, AutoCqModeSleepsOnThePassiveSideAndOverSoftwareDevices) {
     REQUIRE_RDMA_BUILT();
     ClientOptions o;
     ASSERT_EQ(parse({"-T", "rdma-write"}, o), -1);
     EXPECT_EQ(o.params.rdma.cq_mode, CqMode::auto_);
     EXPECT_EQ(effective_cq_mode(CqMode::auto_, true), CqMode::event);
     EXPECT_EQ(effective_cq_mode(CqMode::auto_, false), CqMode::poll);
+    // A stream over a software device (rxe, siw) sleeps on both sides: polling takes the kernel's CPU.
+    EXPECT_EQ(effective_cq_mode(CqMode::auto_, false, true), CqMode::event);
+    EXPECT_EQ(effective_cq_mode(CqMode::poll, false, true), CqMode::poll);
+    EXPECT_TRUE(software_provider("rxe"));
+    EXPECT_TRUE(software_provider("siw"));
+    EXPECT_FALSE(software_provider("mlx5"));
     for (bool passive : {true, false}) {
         EXPECT_EQ(effective_cq_mode(CqMode::poll, passive), CqMode::poll);
         EXPECT_EQ(effective_cq_mode(CqMode::event, passive), CqMode::event);
