@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The lab tests for real: `ctest -L lab` in guest A of the two-guest lab (scripts/lab.sh), against
-# zcserver in guest B across the virtio-net link; then a lab left up (--up, COMMANDs, --down). CI runs this after the RDMA tests; on a plain host
-# these tests skip with the reason.
+# zcserver in guest B across the virtio-net link; then a lab left up (--up, COMMANDs, --down). CI runs
+# this after the RDMA tests; on a plain host these tests skip with the reason.
 #   scripts/test_lab.sh [extra ctest arguments, e.g. -R Irq or -V]
 # LAB_TEST_TIMEOUT: seconds for the whole lab, boots included (default 900, so a hung test cannot
 # hold CI; ctest's own per-test TIMEOUTs normally stop one much sooner).
