@@ -224,7 +224,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
                    "RDMA verbs: how completions are taken: poll (busy-poll the CQ: lowest latency, a core of user "
                    "time), event (sleep on the completion channel: CPU only when work completes), or auto: the "
                    "passive side of a one-sided transfer (rdma-write's receiver, rdma-read's source) sleeps, as "
-                   "perftest's does, every other side polls; the report says which ran on each side")
+                   "perftest's does, every other side polls (rr: both); the report says which ran on each side")
         ->capture_default_str();
     app.add_option("--tx-depth", o.params.rdma.tx_depth,
                    "RDMA: messages in flight per queue pair (send-queue depth and receive window; a ring slot each, "

@@ -37,7 +37,8 @@ const char* cq_mode_name(CqMode m);
 // What a side runs. auto: the passive side of a one-sided transfer (rdma-write's receiver,
 // rdma-read's source) sleeps on events: it only hands back credits or waits for the end, and a
 // busy-polling core there would both hide the one-sided CPU saving and, where the NIC is software
-// (Soft-RoCE), take the CPU that moves the data; every other side polls, as perftest's do.
+// (Soft-RoCE), take the CPU that moves the data; every other side polls, as perftest's do (rr's
+// both sides: each writes, and both must see arrivals the same way; the caller decides who is passive).
 CqMode effective_cq_mode(CqMode asked, bool passive_side);
 CqMode cq_mode_from_name(const std::string& name);  // throws std::invalid_argument
 

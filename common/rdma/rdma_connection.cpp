@@ -135,7 +135,12 @@ RdmaOptions with_cq_mode(RdmaOptions o, CqMode m) {
     return o;
 }
 // One-sided transfers: this side's memory is written or read by the peer's NIC; it only waits.
-bool is_passive(Transport t, Role role) {
+// rr has no passive side: both write, and both must see arrivals the same way (RdmaRr picks plain
+// writes and last-byte polling or writes with immediate from the CQ mode), so auto polls on both;
+// the responder (Role::recv) on event alone waited for immediates the polling initiator never sent.
+bool is_passive(const ServerSpec& half, Role role) {
+    if (half.test == TestKind::rr) return false;
+    const Transport t = half.transport;
     return (t == Transport::rdma_write && role == Role::recv) || (t == Transport::rdma_read && role == Role::send);
 }
 }  // namespace
@@ -162,7 +167,7 @@ void require_rdma_device() {
 RdmaConnection::RdmaConnection(const ServerSpec& half, Role role, std::shared_ptr<DeviceGroup> group)
     : transport_(half.transport),
       role_(role),
-      opt_(with_cq_mode(half.rdma, effective_cq_mode(half.rdma.cq_mode, is_passive(half.transport, role)))),
+      opt_(with_cq_mode(half.rdma, effective_cq_mode(half.rdma.cq_mode, is_passive(half, role)))),
       message_size_(half.message_size),
       slots_(qp_slots(half)),
       want_device_(half.side.rdma_dev),

@@ -375,15 +375,13 @@ TEST(Rdma, IntervalsAddUpOnEveryTransport) {
         const char* transport;
         const char* test;
         const char* count;
-        const char* cq_mode;  // "": the default (event)
+        const char* cq_mode;  // "": the default (auto)
     };
-    // rdma-write rr runs with --cq-mode poll: in event mode a timed run stalls, intervals or not (see
-    // Rdma.DISABLED_RdmaWriteRrTimedInEventMode); rdma-send rr covers event mode.
     for (const IvCase& c :
          {IvCase{"rsocket", "stream", "bytes", ""}, IvCase{"rsocket-iomap", "maerts", "bytes", ""},
           IvCase{"rdma-write", "stream", "bytes", ""}, IvCase{"rdma-send", "maerts", "bytes", ""},
-          IvCase{"rdma-read", "stream", "bytes", ""}, IvCase{"rdma-write", "rr", "transactions", "poll"},
-          IvCase{"rdma-send", "rr", "transactions", ""}, IvCase{"rdma-send", "msgrate", "messages", ""}}) {
+          IvCase{"rdma-read", "stream", "bytes", ""}, IvCase{"rdma-write", "rr", "transactions", ""},
+          IvCase{"rdma-send", "rr", "transactions", "event"}, IvCase{"rdma-send", "msgrate", "messages", ""}}) {
         SCOPED_TRACE(std::string(c.transport) + " " + c.test + " " + c.cq_mode);
         RdmaServer server;
         std::vector<std::string> args{"-H", server.address(), "-T", c.transport, "-t", c.test, "-l", "2", "-D", "0.5"};
@@ -413,17 +411,31 @@ TEST(Rdma, IntervalsAddUpOnEveryTransport) {
     }
 }
 
-// Known failure, kept visible (ctest lists it as disabled), found by the interval test in the guest:
-// rdma-write rr in the default event CQ mode stalls in a timed run (-l 2), with or without --interval,
-// with --inline 0 too: both sides wait (the responder for a request, the initiator for its answer)
-// until the 10 s stall limit names it; --cq-mode poll and rdma-send rr run. Run it with
-// --gtest_also_run_disabled_tests once the event-mode last-byte wait is fixed.
-TEST(Rdma, DISABLED_RdmaWriteRrTimedInEventMode) {
+// A timed rdma-write rr in every CQ mode, the default (auto) first: rr has no passive side, so both
+// sides must run the same mode and see arrivals the same way (found by the interval test: with auto,
+// the responder once slept for writes with immediate while the polling initiator wrote plain ones,
+// and both waited until the 10 s stall limit). Both sides count the same transactions.
+TEST(Rdma, RdmaWriteRrTimedInEveryCqMode) {
     REQUIRE_RDMA();
-    RdmaServer server;
-    json j = run_json({"-H", server.address(), "-T", "rdma-write", "-t", "rr", "-l", "2", "--cq-mode", "event"});
-    ASSERT_EQ(j["results"].size(), 1u) << j.dump();
-    EXPECT_GT(j["results"][0]["rr"]["transactions"].get<uint64_t>(), 0u);
+    for (const char* mode : {"", "event", "poll"}) {
+        SCOPED_TRACE(std::string("--cq-mode ") + (*mode ? mode : "(default)"));
+        RdmaServer server;
+        std::vector<std::string> args{"-H", server.address(), "-T", "rdma-write", "-t", "rr", "-l", "2"};
+        if (*mode) args.insert(args.end(), {"--cq-mode", mode});
+        json j = run_json(args);
+        if (j["results"].size() != 1u) {
+            ADD_FAILURE() << "no result: " << j.dump();
+            continue;
+        }
+        const json& r = j["results"][0];
+        EXPECT_GT(r["rr"]["transactions"].get<uint64_t>(), 0u);
+        EXPECT_EQ(r["rr"]["transactions"], r["local"]["messages"]["messages"]);
+        EXPECT_EQ(r["local"]["messages"]["messages"], r["remote"]["messages"]["messages"]);
+        const json &l = r["local"]["rdma"], &rm = r["remote"]["rdma"];
+        EXPECT_EQ(l["cq_mode"], *mode ? mode : "poll") << "auto polls on both sides of an rr";
+        EXPECT_EQ(l["cq_mode"], rm["cq_mode"]);
+        EXPECT_EQ(l["rr_wait"], rm["rr_wait"]);
+    }
 }
 
 TEST(Rdma, EachSideRecordsItsProviderAndDoorbellEnvironment) {
