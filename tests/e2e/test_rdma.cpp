@@ -16,6 +16,17 @@
 #include "process.hpp"
 #include "protocol/test_spec.hpp"
 #include "paths/rdma_setup.hpp"
+#if ZCPERF_WITH_RDMA
+#include <arpa/inet.h>
+#include <poll.h>
+#include <rdma/rsocket.h>
+
+#include <future>
+#include <iostream>
+
+#include "core/data_connection.hpp"
+#include "rdma/rsocket_paths.hpp"
+#endif
 
 using namespace zc::e2e;
 using nlohmann::json;
@@ -584,6 +595,62 @@ TEST(Rdma, MessageTestsRefusedWithWhatToUse) {
         EXPECT_NE(o.err.find(says), std::string::npos) << o.err;
     }
 }
+
+#if ZCPERF_WITH_RDMA
+// The cause of the lab's rsocket hang (Lab.RsocketPeerKilledEitherWay), reproduced in one process: in
+// librdmacm 44.0 an rpoll whose timeout runs out leaks its count of polling threads, and after the next
+// wakeup every rpoll spins until an rsocket is ready, its own timeout never honoured. zcperf's wait
+// must stay bounded in that state; what librdmacm's own rpoll did is printed (data rescues it if not).
+TEST(Rdma, RsocketWaitStaysBoundedAfterAnRpollTimeout) {
+    REQUIRE_RDMA();
+    zc::RsocketFd lis(::rsocket(AF_INET, SOCK_STREAM, 0));
+    ASSERT_TRUE(lis);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    ASSERT_EQ(inet_pton(AF_INET, rdma_ip().c_str(), &a.sin_addr), 1) << "an IPv4 RDMA address: " << rdma_ip();
+    ASSERT_EQ(::rbind(lis.get(), reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+    ASSERT_EQ(::rlisten(lis.get(), 1), 0);
+    socklen_t len = sizeof(a);
+    ASSERT_EQ(::rgetsockname(lis.get(), reinterpret_cast<sockaddr*>(&a), &len), 0);
+    zc::RsocketFd cli(::rsocket(AF_INET, SOCK_STREAM, 0));
+    auto connected = std::async(std::launch::async,
+                                [&] { return ::rconnect(cli.get(), reinterpret_cast<sockaddr*>(&a), sizeof(a)); });
+    zc::RsocketFd srv(::raccept(lis.get(), nullptr, nullptr));
+    ASSERT_TRUE(srv);
+    ASSERT_EQ(connected.get(), 0);
+    char byte = 'x';
+    pollfd p{cli.get(), POLLIN, 0};
+    // 1. A timeout that runs out (44.0: the count leaks). 2. A wakeup by data (44.0: polling suspended).
+    EXPECT_EQ(::rpoll(&p, 1, 50), 0);
+    auto later = std::async(std::launch::async, [&] {
+        std::this_thread::sleep_for(300ms);
+        return ::rsend(srv.get(), &byte, 1, 0);
+    });
+    EXPECT_EQ(::rpoll(&p, 1, 10000), 1);
+    ASSERT_EQ(later.get(), 1);
+    ASSERT_EQ(::rrecv(cli.get(), &byte, 1, 0), 1);
+    // 3. librdmacm's own 200 ms timeout, nothing to read: bounded or not, a byte sent after 5 s ends it.
+    auto t0 = std::chrono::steady_clock::now();
+    auto rescue = std::async(std::launch::async, [&] {
+        std::this_thread::sleep_for(5s);
+        return ::rsend(srv.get(), &byte, 1, 0);
+    });
+    int rc = ::rpoll(&p, 1, 200);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::cout << "librdmacm's rpoll with a 200 ms timeout returned " << rc << " after " << s << " s"
+              << (s > 2 ? " (its timeout was not honoured)" : "") << "\n";
+    ASSERT_EQ(rescue.get(), 1);
+    ASSERT_EQ(::rrecv(cli.get(), &byte, 1, 0), 1);
+    // 4. zcperf's wait, in whatever state that left: 200 ms, give or take an emulated CPU's delays.
+    t0 = std::chrono::steady_clock::now();
+    auto waited = std::async(std::launch::async, [&] { return zc::rsocket_wait_ready(cli.get(), POLLIN, 200); });
+    bool bounded = waited.wait_for(5s) == std::future_status::ready;
+    if (!bounded) ::rsend(srv.get(), &byte, 1, 0);  // ends the spin, so the test can end
+    EXPECT_TRUE(bounded) << "rsocket_wait_ready(200 ms) still waiting after 5 s";
+    EXPECT_FALSE(waited.get()) << "nothing was sent, yet the wait said ready";
+    EXPECT_GE(std::chrono::steady_clock::now() - t0, 190ms);
+}
+#endif
 
 // rdma_cm to a port nothing listens on: a clear error, not a hang.
 TEST(Rdma, ClosedPortIsAClearError) {
