@@ -597,10 +597,11 @@ TEST(Rdma, MessageTestsRefusedWithWhatToUse) {
 }
 
 #if ZCPERF_WITH_RDMA
-// The cause of the lab's rsocket hang (Lab.RsocketPeerKilledEitherWay), reproduced in one process: in
-// librdmacm 44.0 an rpoll whose timeout runs out leaks its count of polling threads, and after the next
-// wakeup every rpoll spins until an rsocket is ready, its own timeout never honoured. zcperf's wait
-// must stay bounded in that state; what librdmacm's own rpoll did is printed (data rescues it if not).
+// The cause of the lab's rsocket hang (Lab.RsocketPeerKilledEitherWay), in one process: in librdmacm
+// 44.0 an rpoll whose timeout runs out leaks its count of polling threads, and after the next wakeup
+// every rpoll spins until an rsocket is ready, its own timeout never honoured. zcperf's wait must not
+// leak: after one of its waits ran out and one was woken, the next still ends in time. Then the same
+// steps with rpoll's own timeout, whose outcome is printed (it depends on the librdmacm installed).
 TEST(Rdma, RsocketWaitStaysBoundedAfterAnRpollTimeout) {
     REQUIRE_RDMA();
     zc::RsocketFd lis(::rsocket(AF_INET, SOCK_STREAM, 0));
@@ -619,36 +620,44 @@ TEST(Rdma, RsocketWaitStaysBoundedAfterAnRpollTimeout) {
     ASSERT_TRUE(srv);
     ASSERT_EQ(connected.get(), 0);
     char byte = 'x';
-    pollfd p{cli.get(), POLLIN, 0};
-    // 1. A timeout that runs out (44.0: the count leaks). 2. A wakeup by data (44.0: polling suspended).
-    EXPECT_EQ(::rpoll(&p, 1, 50), 0);
-    auto later = std::async(std::launch::async, [&] {
-        std::this_thread::sleep_for(300ms);
-        return ::rsend(srv.get(), &byte, 1, 0);
-    });
-    EXPECT_EQ(::rpoll(&p, 1, 10000), 1);
+    auto send_after = [&](std::chrono::milliseconds d) {
+        return std::async(std::launch::async, [&, d] {
+            std::this_thread::sleep_for(d);
+            return ::rsend(srv.get(), &byte, 1, 0);
+        });
+    };
+    using Clock = std::chrono::steady_clock;
+    // 1. zcperf's wait runs out (where librdmacm 44.0's own timeout would leak its count).
+    auto t0 = Clock::now();
+    EXPECT_FALSE(zc::rsocket_wait_ready(cli.get(), POLLIN, 200));
+    EXPECT_GE(Clock::now() - t0, 190ms);
+    // 2. A wakeup by data (after a leak, 44.0 suspends polling for good here).
+    auto later = send_after(300ms);
+    EXPECT_TRUE(zc::rsocket_wait_ready(cli.get(), POLLIN, 10000));
     ASSERT_EQ(later.get(), 1);
     ASSERT_EQ(::rrecv(cli.get(), &byte, 1, 0), 1);
-    // 3. librdmacm's own 200 ms timeout, nothing to read: bounded or not, a byte sent after 5 s ends it.
-    auto t0 = std::chrono::steady_clock::now();
-    auto rescue = std::async(std::launch::async, [&] {
-        std::this_thread::sleep_for(5s);
-        return ::rsend(srv.get(), &byte, 1, 0);
-    });
-    int rc = ::rpoll(&p, 1, 200);
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::cout << "librdmacm's rpoll with a 200 ms timeout returned " << rc << " after " << s << " s"
-              << (s > 2 ? " (its timeout was not honoured)" : "") << "\n";
-    ASSERT_EQ(rescue.get(), 1);
-    ASSERT_EQ(::rrecv(cli.get(), &byte, 1, 0), 1);
-    // 4. zcperf's wait, in whatever state that left: 200 ms, give or take an emulated CPU's delays.
-    t0 = std::chrono::steady_clock::now();
+    // 3. Nothing to read: the wait still ends in time (after a leak it would spin until data came).
+    t0 = Clock::now();
     auto waited = std::async(std::launch::async, [&] { return zc::rsocket_wait_ready(cli.get(), POLLIN, 200); });
     bool bounded = waited.wait_for(5s) == std::future_status::ready;
     if (!bounded) ::rsend(srv.get(), &byte, 1, 0);  // ends the spin, so the test can end
     EXPECT_TRUE(bounded) << "rsocket_wait_ready(200 ms) still waiting after 5 s";
     EXPECT_FALSE(waited.get()) << "nothing was sent, yet the wait said ready";
-    EXPECT_GE(std::chrono::steady_clock::now() - t0, 190ms);
+    EXPECT_GE(Clock::now() - t0, 190ms);
+    // 4. The same steps with rpoll's own timeout, printed (a byte sent after 5 s ends a wait that never would).
+    pollfd p{cli.get(), POLLIN, 0};
+    EXPECT_EQ(::rpoll(&p, 1, 50), 0);
+    later = send_after(300ms);
+    EXPECT_EQ(::rpoll(&p, 1, 10000), 1);
+    ASSERT_EQ(later.get(), 1);
+    ASSERT_EQ(::rrecv(cli.get(), &byte, 1, 0), 1);
+    t0 = Clock::now();
+    auto rescue = send_after(5s);
+    int rc = ::rpoll(&p, 1, 200);
+    double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::cout << "librdmacm's own rpoll with a 200 ms timeout, after one had run out: returned " << rc << " after " << s
+              << " s" << (s > 2 ? " (its timeout was not honoured)" : "") << "\n";
+    ASSERT_EQ(rescue.get(), 1);
 }
 #endif
 
