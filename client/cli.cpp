@@ -225,8 +225,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
                    "time), event (sleep on the completion channel: CPU only when work completes), or auto: the "
                    "passive side of a one-sided transfer (rdma-write's receiver, rdma-read's source) sleeps, as "
                    "perftest's does, and so does every side of a stream over a software device (rxe, siw: polling "
-                   "takes the CPU the kernel moves the data with); every other side polls; the report says which "
-                   "ran on each side")
+                   "takes the CPU the kernel moves the data with); every other side polls (rr: both); the report "
+                   "says which ran on each side")
         ->capture_default_str();
     app.add_option("--tx-depth", o.params.rdma.tx_depth,
                    "RDMA: messages in flight per queue pair (send-queue depth and receive window; a ring slot each, "

@@ -41,7 +41,9 @@ const char* cq_mode_name(CqMode m);
 // a stream (stream, maerts) over a software device (rxe, siw), where it sleeps too: there the
 // transfer itself runs in the kernel on the host's CPUs, and a polling thread takes them from it
 // (two-guest lab, rdma-write 64K: polling sender 0.13 Gb/s at 58-78 us/KB of its own CPU, sleeping
-// 0.20 Gb/s at 2.2; docs/lab.md). rr and msgrate keep polling: there each completion's latency is the figure.
+// 0.20 Gb/s at 2.2; docs/lab.md). rr and msgrate keep polling: there each completion's latency is the
+// figure (rr's both sides: each writes, and both must see arrivals the same way; the caller decides
+// who is passive).
 CqMode effective_cq_mode(CqMode asked, bool passive_side, bool software_device_stream = false);
 // A provider (provider_name()) that is software (rxe, siw): its transfers run on the host's CPUs, in the kernel.
 inline bool software_provider(const std::string& provider) { return provider == "rxe" || provider == "siw"; }

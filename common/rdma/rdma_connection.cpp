@@ -135,7 +135,12 @@ RdmaOptions with_cq_mode(RdmaOptions o, CqMode m) {
     return o;
 }
 // One-sided transfers: this side's memory is written or read by the peer's NIC; it only waits.
-bool is_passive(Transport t, Role role) {
+// rr has no passive side: both write, and both must see arrivals the same way (RdmaRr picks plain
+// writes and last-byte polling or writes with immediate from the CQ mode), so auto polls on both;
+// the responder (Role::recv) on event alone waited for immediates the polling initiator never sent.
+bool is_passive(const ServerSpec& half, Role role) {
+    if (half.test == TestKind::rr) return false;
+    const Transport t = half.transport;
     return (t == Transport::rdma_write && role == Role::recv) || (t == Transport::rdma_read && role == Role::send);
 }
 }  // namespace
@@ -162,7 +167,7 @@ void require_rdma_device() {
 RdmaConnection::RdmaConnection(const ServerSpec& half, Role role, std::shared_ptr<DeviceGroup> group)
     : transport_(half.transport),
       role_(role),
-      opt_(with_cq_mode(half.rdma, effective_cq_mode(half.rdma.cq_mode, is_passive(half.transport, role)))),
+      opt_(with_cq_mode(half.rdma, effective_cq_mode(half.rdma.cq_mode, is_passive(half, role)))),
       cq_auto_stream_(half.rdma.cq_mode == CqMode::auto_ &&
                       (half.test == TestKind::stream || half.test == TestKind::maerts)),
       message_size_(half.message_size),
@@ -191,9 +196,9 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
     info_.device = ibv_get_device_name(ctx->device);
     require_wanted_device(want_device_, info_.device);
     fill_device_info(first, info_);
-    if (cq_auto_stream_)
+    if (cq_auto_stream_)  // auto made a passive side's mode event, and only its: the device may add the stream's
         opt_.cq_mode =
-            effective_cq_mode(CqMode::auto_, is_passive(transport_, role_), software_provider(info_.provider));
+            effective_cq_mode(CqMode::auto_, opt_.cq_mode == CqMode::event, software_provider(info_.provider));
     info_.cq_mode = cq_mode_name(opt_.cq_mode);
     ibv_port_attr pa{};
     uint64_t max_msg = 1ull << 30;

@@ -6,12 +6,14 @@
 #include <poll.h>
 #include <rdma/rsocket.h>
 #include <sys/mman.h>
+#include <sys/timerfd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
 
+#include "core/unique_fd.hpp"
 #include "protocol/messages.hpp"
 #include "rdma/rdma_connection.hpp"
 #include "rdma/sockaddr_text.hpp"
@@ -20,8 +22,8 @@
 
 namespace zc {
 
-ssize_t RsocketIo::send(int fd, const void* p, size_t n) { return ::rsend(fd, p, n, 0); }
-ssize_t RsocketIo::recv(int fd, void* p, size_t n) { return ::rrecv(fd, p, n, 0); }
+ssize_t RsocketIo::send(int fd, const void* p, size_t n) { return rsend_bounded(fd, p, n); }
+ssize_t RsocketIo::recv(int fd, void* p, size_t n) { return rrecv_bounded(fd, p, n); }
 void RsocketIo::shutdown(int fd, int how) { ::rshutdown(fd, how); }
 std::byte RsocketIo::pattern(uint64_t offset) { return static_cast<std::byte>(rdma_wire::pattern_byte(offset)); }
 bool RsocketIo::check(const std::byte* p, size_t n, uint64_t at, size_t message_size) {
@@ -33,18 +35,31 @@ template class StagedStreamReceiver<RsocketIo, cuda::CudaStageCopy>;
 template class StagedStreamSender<RsocketIo, HostStageCopy>;
 template class StagedStreamReceiver<RsocketIo, HostStageCopy>;
 
+// rpoll is never given a timeout: in librdmacm before v63 (Debian 12 ships 44.0; fixed in the 44.12
+// and 45.11 stable releases) an rpoll whose timeout runs out returns without undoing its count of
+// polling threads, and from the next wakeup on every rpoll in the process spins without ever timing
+// out until an rsocket is ready: a dead peer's never is, so the loop never saw its abort flag (and
+// zcserver's accept leaked one per 100 ms wait). A timerfd in the same call bounds the wait instead:
+// rpoll returns it as ready through its balanced path.
+bool rsocket_wait_ready(int fd, short events, int ms) {
+    static thread_local UniqueFd timer(::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC));
+    pollfd p[2] = {{fd, events, 0}, {timer.get(), POLLIN, 0}};
+    if (!timer) {  // no timerfd (out of descriptors): sleep, then look without waiting in rpoll
+        ::poll(nullptr, 0, std::min(ms, 10));
+        return ::rpoll(p, 1, 0) > 0;
+    }
+    itimerspec when{};
+    when.it_value.tv_sec = ms / 1000;
+    when.it_value.tv_nsec = static_cast<long>(ms % 1000) * 1000000 + 1;  // + 1: 0 would disarm it
+    ::timerfd_settime(timer.get(), 0, &when, nullptr);                   // re-arming also clears an expiry not read
+    return ::rpoll(p, 2, -1) > 0 && p[0].revents != 0;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 std::string err(const std::string& what) { return what + ": " + std::strerror(errno); }
-
-// Waits until fd is ready for `events`, up to `ms`; false on timeout.
-bool wait_ready(int fd, short events, int ms) {
-    pollfd p{fd, events, 0};
-    int rc = ::rpoll(&p, 1, ms);
-    return rc > 0;
-}
 
 // Reads exactly len bytes within `ms` (set-up only).
 bool read_exact(int fd, void* out, size_t len, int ms) {
@@ -54,7 +69,7 @@ bool read_exact(int fd, void* out, size_t len, int ms) {
     while (have < len) {
         int left =
             static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
-        if (left <= 0 || !wait_ready(fd, POLLIN, left)) return false;
+        if (left <= 0 || !rsocket_wait_ready(fd, POLLIN, left)) return false;
         ssize_t n = ::rrecv(fd, p + have, len - have, MSG_DONTWAIT);
         if (n == 0) return false;
         if (n < 0 && errno != EAGAIN && errno != EINTR) return false;
@@ -75,7 +90,7 @@ bool wait_unless_aborted(int fd, short events, const StopRule* stop) {
         errno = ECANCELED;
         return false;
     }
-    wait_ready(fd, events, kAbortCheckMs);
+    rsocket_wait_ready(fd, events, kAbortCheckMs);
     return true;
 }
 
@@ -125,7 +140,31 @@ void configure(int fd, const ServerSpec& half, Role) {
 
 uint32_t iomap_slots(size_t msg, uint32_t tx_depth) { return rdma_wire::slots_per_qp(tx_depth, 1, msg); }
 
+constexpr int kStallMs = 10000;  // as TCP's receive timeout and the verbs loops' stall limit
+
+// One non-blocking call, retried after a bounded wait until it moves something or kStallMs pass.
+template <typename Call>
+ssize_t bounded(int fd, short events, Call call) {
+    const auto deadline = Clock::now() + std::chrono::milliseconds(kStallMs);
+    while (true) {
+        ssize_t n = call();
+        if (n >= 0 || (errno != EAGAIN && errno != EINTR)) return n;
+        if (Clock::now() > deadline) {
+            errno = EAGAIN;
+            return -1;
+        }
+        rsocket_wait_ready(fd, events, kAbortCheckMs);
+    }
+}
+
 }  // namespace
+
+ssize_t rsend_bounded(int fd, const void* p, size_t n) {
+    return bounded(fd, POLLOUT, [&] { return ::rsend(fd, p, n, MSG_DONTWAIT); });
+}
+ssize_t rrecv_bounded(int fd, void* p, size_t n) {
+    return bounded(fd, POLLIN, [&] { return ::rrecv(fd, p, n, MSG_DONTWAIT); });
+}
 
 // ---- rsocket: rsend / rrecv ----
 
@@ -367,7 +406,7 @@ std::vector<DataConnection> RsocketListener::accept(int wanted, uint64_t token, 
             throw std::runtime_error("only " + std::to_string(out.size()) + " of " + std::to_string(wanted) +
                                      " rsocket data connections arrived in time");
         }
-        if (!wait_ready(fd_.get(), POLLIN, std::min(left, 100))) continue;
+        if (!rsocket_wait_ready(fd_.get(), POLLIN, std::min(left, 100))) continue;
         RsocketFd s(::raccept(fd_.get(), nullptr, nullptr));
         if (!s) continue;
         int fl = ::rfcntl(s.get(), F_GETFL, 0);

@@ -29,6 +29,16 @@
 
 namespace zc {
 
+// Waits until rsocket (or plain) fd is ready for `events`, up to `ms`; false on timeout. Always bounded,
+// whatever librdmacm's rpoll does with a timeout of its own (rsocket_paths.cpp says why).
+bool rsocket_wait_ready(int fd, short events, int ms);
+
+// rsend/rrecv for the loops that take no abort flag (rr, the staged streams): they never wait inside
+// librdmacm without end (a dead peer's data or credits never come); like TCP's receive timeout, a call
+// that cannot move for 10 s fails with EAGAIN ("is the peer stalled?").
+ssize_t rsend_bounded(int fd, const void* p, size_t n);
+ssize_t rrecv_bounded(int fd, void* p, size_t n);
+
 // rsockets' calls for the staged stream loops.
 struct RsocketIo {
     static constexpr const char* kSend = "rsend";
@@ -104,8 +114,8 @@ private:
 // rr over rsockets (-T rsocket -t rr): the TCP rr loops (socket_rr.hpp) with rsend/rrecv. TCP_NODELAY
 // is set when the rsocket is made (configure()); rsockets keep no segment counts (0 is reported).
 struct RsocketCalls {
-    static ssize_t send(int fd, const void* b, size_t n) { return ::rsend(fd, b, n, 0); }
-    static ssize_t recv(int fd, void* b, size_t n) { return ::rrecv(fd, b, n, 0); }
+    static ssize_t send(int fd, const void* b, size_t n) { return rsend_bounded(fd, b, n); }
+    static ssize_t recv(int fd, void* b, size_t n) { return rrecv_bounded(fd, b, n); }
     static void shutdown_write(int fd) { ::rshutdown(fd, SHUT_WR); }
     static void no_delay(int) {}
     static uint64_t segments(int, bool) { return 0; }

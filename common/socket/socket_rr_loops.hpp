@@ -99,7 +99,8 @@ StreamCounters TcpRrInitiatorOn<Memory, Api>::run(const StopRule& stop) {
     }
     c.segments = Api::segments(fd_, true) - segs0;
     c.staging = mem_.staging();
-    Api::shutdown_write(fd_);
+    // The end, after a clean run only: towards a dead peer rshutdown waits out the queue pair's retries.
+    if (!c.error && !stop.abort->load(std::memory_order_relaxed)) Api::shutdown_write(fd_);
     return c;
 }
 
