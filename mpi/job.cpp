@@ -11,8 +11,10 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fmt/format.h>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -209,8 +211,21 @@ private:
     std::string why_;
 };
 
+// The signals a launcher ends a job with: Open MPI's mpirun sends SIGTERM to every rank as soon as one
+// rank dies (then SIGKILL odls_base_sigkill_timeout, 1 s, later), Slurm after KillWait (30 s). Blocked
+// in every thread (before MPI_Init, so its threads inherit the mask) and taken by the Watchdog's thread.
+sigset_t launcher_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    return set;
+}
+
 // The last resort: a rank still running past the whole job's bound (something outside the bounded
-// waits hung: a launcher, MPI_Finalize) says where it was and ends the job with MPI_Abort.
+// waits hung: a launcher, MPI_Finalize) says where it was and ends the job with MPI_Abort. It also
+// takes the launcher's SIGTERM: the rank says where it was (its pairs of the round) before it goes,
+// and rank 0 writes what it has (on_signal).
 class Watchdog {
 public:
     Watchdog(int rank, double seconds) : rank_(rank), deadline_(after(seconds)), thread_([this] { watch(); }) {}
@@ -219,7 +234,6 @@ public:
             std::lock_guard lock(m_);
             done_ = true;
         }
-        cv_.notify_all();
         thread_.join();
     }
     void phase(const std::string& what) {
@@ -230,25 +244,45 @@ public:
         std::lock_guard lock(m_);
         phase_ = what;
         deadline_ = after(seconds);
-        cv_.notify_all();
+    }
+    // Called on the launcher's signal, before the rank exits; an empty function removes it.
+    void on_signal(std::function<void(const std::string& why)> hook) {
+        std::lock_guard lock(hook_m_);
+        hook_ = std::move(hook);
     }
 
 private:
     void watch() {
-        std::unique_lock lock(m_);
-        while (!done_ && Clock::now() < deadline_) cv_.wait_until(lock, deadline_);
-        if (done_) return;
-        std::cerr << "zcperf-mpi: rank " << rank_ << ": watchdog: still in '" << phase_
-                  << "' past the job's bound; ending the job (MPI_Abort)" << std::endl;
-        MPI_Abort(MPI_COMM_WORLD, 3);  // MPI_THREAD_MULTIPLE was asked for this call
-        _exit(3);
+        const sigset_t set = launcher_signals();
+        const timespec tick{0, 200'000'000};
+        while (true) {
+            int sig = sigtimedwait(&set, nullptr, &tick);
+            std::unique_lock lock(m_);
+            if (done_) return;
+            if (sig > 0) {
+                std::string why = fmt::format("the launcher sent {} while this rank was in {}", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+                                              phase_);
+                lock.unlock();
+                std::cerr << "zcperf-mpi: rank " << rank_ << ": " << why << "; exiting" << std::endl;
+                {
+                    std::lock_guard hook_lock(hook_m_);
+                    if (hook_) hook_(why);
+                }
+                _exit(128 + sig);
+            }
+            if (Clock::now() < deadline_) continue;
+            std::cerr << "zcperf-mpi: rank " << rank_ << ": watchdog: still in " << phase_
+                      << " past the job's bound; ending the job (MPI_Abort)" << std::endl;
+            MPI_Abort(MPI_COMM_WORLD, 3);  // MPI_THREAD_MULTIPLE was asked for this call
+            _exit(3);
+        }
     }
     int rank_;
     Clock::time_point deadline_;
-    std::mutex m_;
-    std::condition_variable cv_;
+    std::mutex m_, hook_m_;
     bool done_ = false;
     std::string phase_ = "start-up";
+    std::function<void(const std::string&)> hook_;
     std::thread thread_;
 };
 
@@ -292,6 +326,11 @@ void run_pair(LocalPair& lp, StartGate& gate, const ClientOptions& opt, const Sh
         lp.error = fmt::format("rank {} -> rank {} ({}:{}): {}", lp.pair.client, lp.pair.server, lp.server.host,
                                lp.server.port, e.what());
     }
+    // Said now, on stderr: when a rank died, the launcher may end this rank before rank 0's report.
+    if (!lp.error.empty())
+        std::cerr << fmt::format("zcperf-mpi: rank {}: pair {} -> {} failed: {}", lp.pair.client, lp.pair.client,
+                                 lp.pair.server, lp.error)
+                  << std::endl;
     if (!arrived) gate.fail();
 }
 
@@ -312,6 +351,7 @@ class Job {
 public:
     Job(int rank, int size, ClientOptions opt, MpiOptions mopt, Watchdog& dog)
         : rank_(rank), size_(size), opt_(std::move(opt)), mopt_(std::move(mopt)), dog_(dog) {}
+    ~Job() { dog_.on_signal({}); }
     int run();
 
 private:
@@ -328,7 +368,10 @@ private:
     // one names the stalled pair's client rank as missing instead, sooner.
     double gather_bound(const TestSpec& base) const { return base.duration_s + kGatherMargin_s + mopt_.timeout_s; }
     Endpoint endpoint_of(const RankInfo& server) const;
-    void write_report();
+    // Rank 0's report, streamed: the head after the rendezvous, each round as it is gathered, the tail
+    // (errors; JSON: the whole document) at the end, or on the launcher's signal with what it has.
+    void write_head();
+    void write_tail(const std::string& ended_by);
 
     int rank_, size_;
     ClientOptions opt_;
@@ -339,7 +382,9 @@ private:
     std::vector<RankInfo> ranks_;
     std::unique_ptr<Server> server_;
     std::thread server_thread_;
+    std::mutex report_m_;  // the report and stdout: the main thread's rounds, the Watchdog's signal
     PairsReport report_;
+    bool tail_written_ = false;
     std::vector<Round> rounds_;
     bool any_failed_ = false;
 };
@@ -436,7 +481,12 @@ bool Job::gather(const std::string& payload, int tag, Clock::time_point deadline
 }
 
 bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, const Round& round, int tag) {
-    dog_.phase("round " + std::to_string(round_index));
+    std::string roles;
+    for (const Pair& p : round)
+        if (p.client == rank_ || p.server == rank_)
+            roles += fmt::format("{}{} -> {} ({})", roles.empty() ? "" : ", ", p.client, p.server,
+                                 p.client == rank_ ? "its client" : "its server");
+    dog_.phase(fmt::format("round {} ({}), pairs {}", round_index, test_name(base.test), roles.empty() ? "none" : roles));
     std::vector<LocalPair> mine;
     for (const Pair& p : round) {
         if (p.client != rank_) continue;
@@ -501,6 +551,7 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
     bool complete = gather(payload.dump(), tag, gather_deadline, got);
     if (rank_ == 0) {
         (void)spec_index;
+        std::lock_guard lock(report_m_);
         add_round_to_report(base, round_index, round, got, wall_now());
         if (!complete) {
             std::string who;
@@ -511,6 +562,7 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
                             "(died or stalled): their pairs are named above",
                             round_index, who, gather_bound(base)));
         }
+        write_pairs_round(opt_.output, std::cout, report_, round_index);
     }
     if (!complete && rank_ != 0) abort_job(rank_, "rank 0 took no result from it in time (rank 0 died or stalled)");
     return complete;
@@ -574,7 +626,7 @@ void Job::add_round_to_report(const TestSpec& base, int round_index, const Round
     report_.rounds.push_back(s);
 }
 
-void Job::write_report() {
+void Job::write_head() {
     report_.header.software = "zcperf-mpi " ZCPERF_VERSION;
     report_.header.command_line = opt_.command_line;
     report_.header.local_host = me_.host;
@@ -589,7 +641,22 @@ void Job::write_report() {
                   "{} hosts: start times come from each host's own CLOCK_REALTIME, so the skew includes the "
                   "hosts' clock offsets (NTP keeps them within about a millisecond, PTP within microseconds)",
                   hosts.size());
-    write_pairs_report(opt_.output, std::cout, report_);
+    std::lock_guard lock(report_m_);
+    write_pairs_head(opt_.output, std::cout, report_);
+}
+
+void Job::write_tail(const std::string& ended_by) {
+    std::lock_guard lock(report_m_);
+    if (tail_written_) return;
+    if (!ended_by.empty()) {
+        report_.errors.push_back(fmt::format(
+            "rank 0: {}: the job was ended from outside (a rank died, or the launcher's time limit); the rounds "
+            "above are complete, the round in progress has no result (the launcher names the rank that ended "
+            "first)",
+            ended_by));
+    }
+    write_pairs_tail(opt_.output, std::cout, report_);
+    tail_written_ = true;
 }
 
 int Job::run() {
@@ -611,6 +678,10 @@ int Job::run() {
     start_server();
     rendezvous();
     rounds_ = schedule(mopt_.pattern, size_, mopt_.one_at_a_time);
+    if (rank_ == 0) {
+        write_head();
+        dog_.on_signal([this](const std::string& why) { write_tail(why); });
+    }
 
     bool complete = true;
     int round_index = 0, tag = 0;
@@ -621,7 +692,7 @@ int Job::run() {
             if (!complete) break;
         }
     }
-    if (rank_ == 0) write_report();
+    if (rank_ == 0) write_tail("");
     if (!complete) abort_job(rank_, "a rank is missing (named in the report)");
 
     dog_.phase("the final barrier");
@@ -696,6 +767,8 @@ CliProgram mpi_program(MpiOptions& m, std::string& pattern, std::string& rank_cp
 
 int run_job(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
+    const sigset_t ended = launcher_signals();
+    pthread_sigmask(SIG_BLOCK, &ended, nullptr);  // the Watchdog takes them (MPI's threads inherit the mask)
     int provided = 0;
     // Only the main thread calls MPI, but for the watchdog's MPI_Abort.
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
