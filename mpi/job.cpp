@@ -14,6 +14,7 @@
 #include <cstring>
 #include <ctime>
 #include <fmt/format.h>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <mutex>
@@ -43,6 +44,10 @@ using Seconds = std::chrono::duration<double>;
 constexpr double kSetupBound_s = 30;
 // run_test's own bound on a stalled pair (test_driver.cpp's kResultGrace) plus a margin.
 constexpr double kPairGrace_s = 40;
+// What --report-file says of itself until the job's end is written.
+constexpr const char* kUnfinished =
+    "the job had not ended when this file was written: the rounds in it are complete, any later ones are missing "
+    "(if the job was killed, the launcher's message names the rank that ended first)";
 // Pairs of one round end a little apart (set-up, teardown): rank 0 waits this much beyond -l and --mpi-timeout.
 constexpr double kGatherMargin_s = 5;
 
@@ -77,6 +82,7 @@ struct MpiOptions {
     std::vector<std::vector<int>> rank_cpus;
     std::string iface;
     double timeout_s = 60;
+    std::string report_file;        // rank 0 rewrites it after every round: complete whenever the job ends
     std::vector<int> refuse_ranks;  // fault injection for the tests: these ranks' servers refuse every test
 };
 
@@ -260,8 +266,8 @@ private:
             std::unique_lock lock(m_);
             if (done_) return;
             if (sig > 0) {
-                std::string why = fmt::format("the launcher sent {} while this rank was in {}", sig == SIGTERM ? "SIGTERM" : "SIGINT",
-                                              phase_);
+                std::string why = fmt::format("the launcher sent {} while this rank was in {}",
+                                              sig == SIGTERM ? "SIGTERM" : "SIGINT", phase_);
                 lock.unlock();
                 std::cerr << "zcperf-mpi: rank " << rank_ << ": " << why << "; exiting" << std::endl;
                 {
@@ -372,6 +378,10 @@ private:
     // (errors; JSON: the whole document) at the end, or on the launcher's signal with what it has.
     void write_head();
     void write_tail(const std::string& ended_by);
+    // --report-file: the whole report so far, replaced atomically (rename), so the file is a complete
+    // report up to the last finished round even when the job is killed (a pipe through the launcher
+    // loses what it had not forwarded). Under report_m_.
+    bool save_report_file();
 
     int rank_, size_;
     ClientOptions opt_;
@@ -486,7 +496,8 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
         if (p.client == rank_ || p.server == rank_)
             roles += fmt::format("{}{} -> {} ({})", roles.empty() ? "" : ", ", p.client, p.server,
                                  p.client == rank_ ? "its client" : "its server");
-    dog_.phase(fmt::format("round {} ({}), pairs {}", round_index, test_name(base.test), roles.empty() ? "none" : roles));
+    dog_.phase(
+        fmt::format("round {} ({}), pairs {}", round_index, test_name(base.test), roles.empty() ? "none" : roles));
     std::vector<LocalPair> mine;
     for (const Pair& p : round) {
         if (p.client != rank_) continue;
@@ -563,6 +574,7 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
                             round_index, who, gather_bound(base)));
         }
         write_pairs_round(opt_.output, std::cout, report_, round_index);
+        save_report_file();
     }
     if (!complete && rank_ != 0) abort_job(rank_, "rank 0 took no result from it in time (rank 0 died or stalled)");
     return complete;
@@ -642,7 +654,29 @@ void Job::write_head() {
                   "hosts' clock offsets (NTP keeps them within about a millisecond, PTP within microseconds)",
                   hosts.size());
     std::lock_guard lock(report_m_);
+    if (!save_report_file())
+        abort_job(rank_, fmt::format("--report-file {}: cannot write it ({}): give a path in a writable directory",
+                                     mopt_.report_file, std::strerror(errno)));
     write_pairs_head(opt_.output, std::cout, report_);
+}
+
+bool Job::save_report_file() {
+    if (mopt_.report_file.empty()) return true;
+    const std::string tmp = mopt_.report_file + ".tmp";
+    // Until the tail, the file says that it is a report of a job still running: if the job is killed,
+    // that is what it was (the launcher's SIGTERM may come too late for rank 0 to say more: under load
+    // its 1 s before SIGKILL was not always enough to rewrite the file).
+    if (!tail_written_) report_.errors.push_back(kUnfinished);
+    bool ok = false;
+    {
+        std::ofstream f(tmp, std::ios::trunc);
+        if (f) {
+            write_pairs_report(opt_.output, f, report_);
+            ok = static_cast<bool>(f.flush());
+        }
+    }
+    if (!tail_written_) report_.errors.pop_back();
+    return ok && std::rename(tmp.c_str(), mopt_.report_file.c_str()) == 0;
 }
 
 void Job::write_tail(const std::string& ended_by) {
@@ -655,8 +689,12 @@ void Job::write_tail(const std::string& ended_by) {
             "first)",
             ended_by));
     }
-    write_pairs_tail(opt_.output, std::cout, report_);
     tail_written_ = true;
+    // The file first: once the launcher stops reading the ranks' output, writing to it can block until SIGKILL.
+    if (!save_report_file())
+        std::cerr << "zcperf-mpi: rank 0: --report-file " << mopt_.report_file << ": " << std::strerror(errno)
+                  << std::endl;
+    write_pairs_tail(opt_.output, std::cout, report_);
 }
 
 int Job::run() {
@@ -699,8 +737,11 @@ int Job::run() {
     // The servers serve until every client is done.
     MPI_Request req;
     MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    // Rank 0 may still be waiting for the last round's results (then it reports and ends the job).
-    if (!wait_request(req, after(gather_bound(specs.back()) + mopt_.timeout_s)))
+    // Rank 0 may still be waiting for the last round's results (then it reports and ends the job): for its
+    // own pairs (-l and their grace), then for the others' (gather_bound). A shorter wait here let a rank
+    // with no pair of its own end the job before rank 0 had named a stalled pair.
+    const TestSpec& last = specs.back();
+    if (!wait_request(req, after(last.duration_s + kPairGrace_s + gather_bound(last) + mopt_.timeout_s)))
         abort_job(rank_, "the final barrier did not complete");
     if (server_) {
         boost::asio::post(server_->io(), [this] { server_->stop(); });
@@ -738,6 +779,10 @@ CliProgram mpi_program(MpiOptions& m, std::string& pattern, std::string& rank_cp
                        "missing rather than the pair failed with its reason")
             ->check(CLI::Range(1.0, 86400.0))
             ->capture_default_str();
+        app.add_option("--report-file", m.report_file,
+                       "rank 0 also writes the report (in -o's format) to FILE, replaced after every round, so it "
+                       "is complete up to the last finished round however the job ends (mpirun ends the whole job "
+                       "when one rank dies, and may drop the end of what the ranks printed)");
         app.add_option("--fault-refuse-rank", m.refuse_ranks,
                        "testing: these ranks' servers refuse every test (zcserver's own --max-duration check)")
             ->group("");

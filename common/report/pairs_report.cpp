@@ -92,12 +92,11 @@ void write_human_summary(std::ostream& out, const RoundSummary& s) {
     out << fmt::format("round {}: {} pairs ({} failed), {} {} {} B", s.round, s.pairs, s.failed, test_name(s.test),
                        transport_name(s.transport), s.message_size);
     if (!is_message_test(s.test)) {  // rr and msgrate: their rate, not Gb/s of tiny messages
-        out << fmt::format(": {:.3f} Gb/s in all, per pair {:.3f}/{:.3f}/{:.3f}", s.gbps.sum, s.gbps.min,
-                           s.gbps.median, s.gbps.max);
+        out << fmt::format(": {:.3f} Gb/s in all, per pair {:.3f}/{:.3f}/{:.3f}", s.gbps.sum, s.gbps.min, s.gbps.median,
+                           s.gbps.max);
     } else {
         out << fmt::format(": {:.0f} {}/s in all, per pair {:.0f}/{:.0f}/{:.0f}", s.rate.sum,
-                           s.test == TestKind::rr ? "transactions" : "messages", s.rate.min, s.rate.median,
-                           s.rate.max);
+                           s.test == TestKind::rr ? "transactions" : "messages", s.rate.min, s.rate.median, s.rate.max);
     }
     if (s.test == TestKind::rr && s.latency_us.max > 0) {
         out << fmt::format("; latency_us per pair {:.2f}/{:.2f}/{:.2f}", s.latency_us.min, s.latency_us.median,
