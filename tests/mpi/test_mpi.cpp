@@ -298,6 +298,30 @@ std::map<int, pid_t> wait_for_ranks(size_t n) {
     return ranks;
 }
 
+// A --report-file path, removed (with rank 0's .tmp beside it) when the test ends.
+struct ReportFile {
+    std::string path = "/tmp/" + test_tag() + ".json";
+    ~ReportFile() {
+        std::error_code ignored;
+        std::filesystem::remove(path, ignored);
+        std::filesystem::remove(path + ".tmp", ignored);
+    }
+};
+
+// Rank 0's --report-file once it holds at least `rounds` rounds (it is written first right after the
+// rendezvous, so 0 means: every rank is past MPI_Init and the rendezvous). Null when not in time.
+json wait_for_report_file(const std::string& path, size_t rounds, std::chrono::seconds limit) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        std::ifstream in(path);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        json r = json::parse(text, nullptr, false);
+        if (!r.is_discarded() && r.is_object() && r.at("rounds").size() >= rounds) return r;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return nullptr;
+}
+
 // The CSV rows of `round`'s pairs, each as column name -> value (the pairs that ran have no quoted commas).
 std::vector<std::map<std::string, std::string>> csv_rows(const std::string& csv, int round) {
     auto split = [](const std::string& line) {
@@ -333,15 +357,17 @@ TEST_P(MpiDeadRankPlain, FinishedRoundsKeptFailedPairNamed) {
     const std::string format = GetParam();
     // Three rounds of 3 s; the kill falls in round 1 or 2. JSON: the report file (mpirun may drop the end of
     // what rank 0 printed on the SIGTERM: a 12 KB head of the JSON was all that came through once).
-    const std::string file = "/tmp/" + test_tag() + ".json";
+    ReportFile report_file;
+    const std::string& file = report_file.path;
     std::vector<std::string> args{"-t", "stream,rr,stream", "-l", "3", "-o", format, "--mpi-timeout", "10"};
     if (format == "json") args.insert(args.end(), {"--report-file", file});
     Process job(mpirun(4, args));
     std::map<int, pid_t> ranks = wait_for_ranks(4);
     ASSERT_EQ(ranks.size(), 4u) << job.stderr_so_far();
     if (format == "json") {
-        // Nothing is written before the end: kill well after round 0's 3 s (set-up takes about 1 s).
-        std::this_thread::sleep_for(std::chrono::seconds(7));
+        ASSERT_FALSE(wait_for_report_file(file, 1, std::chrono::seconds(60)).is_null())
+            << "round 0 was not written to --report-file as it ended: " << job.stderr_so_far();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // into round 1's test
     } else {
         bool round0 = false;
         for (int i = 0; i < 300 && !round0; ++i) {
@@ -365,7 +391,6 @@ TEST_P(MpiDeadRankPlain, FinishedRoundsKeptFailedPairNamed) {
     if (format == "json") {
         std::ifstream in(file);
         std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        std::filesystem::remove(file);
         json r = json::parse(text, nullptr, false);
         ASSERT_FALSE(r.is_discarded()) << "--report-file is a whole JSON document: " << text << context(o);
         ASSERT_GE(r.at("rounds").size(), 1u) << context(o);
@@ -418,10 +443,16 @@ INSTANTIATE_TEST_SUITE_P(Output, MpiDeadRankPlain, ::testing::Values("human", "c
 TEST(MpiFaults, StalledPairIsNamedOthersKept) {
     SKIP_WITHOUT_MPI();
     RankReaper reaper;
-    Process job(mpirun(4, {"-l", "3", "-o", "json", "--mpi-timeout", "3"}));
+    ReportFile report_file;
+    const std::string& file = report_file.path;
+    Process job(mpirun(4, {"-l", "3", "-o", "json", "--mpi-timeout", "3", "--report-file", file}));
     std::map<int, pid_t> ranks = wait_for_ranks(4);
     ASSERT_EQ(ranks.size(), 4u) << job.stderr_so_far();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2500));  // the pairs start about 1 s in
+    // Past MPI_Init and the rendezvous (a rank stopped inside MPI_Init stalls the others there, unbounded:
+    // that is Open MPI's, before zcperf-mpi has a say), then into the test: the pairs start about 1 s in.
+    ASSERT_FALSE(wait_for_report_file(file, 0, std::chrono::seconds(60)).is_null())
+        << "no rendezvous: " << job.stderr_so_far();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2000));
     auto stopped_at = std::chrono::steady_clock::now();
     ASSERT_EQ(::kill(ranks[3], SIGSTOP), 0);
     Outcome o = job.wait(std::chrono::seconds(90));
@@ -434,11 +465,12 @@ TEST(MpiFaults, StalledPairIsNamedOthersKept) {
     const json* bad = find_pair(r, 0, 1, 3);
     ASSERT_NE(bad, nullptr) << r.dump();
     ASSERT_TRUE(bad->contains("error")) << bad->dump();
-    EXPECT_NE(bad->at("error").get<std::string>().find("client rank 1 sent no result"), std::string::npos)
-        << bad->dump();
-    bool named = false;
-    for (const auto& e : r.at("errors")) named |= e.get<std::string>().find("rank(s) 1 ") != std::string::npos;
-    EXPECT_TRUE(named) << r.at("errors").dump();
+    // Stopped during the test: rank 1 is stuck in it and named by rank 0; stopped during the set-up (a slow
+    // host): rank 1's set-up fails on the silent server and rank 1 names it.
+    std::string why = bad->at("error");
+    EXPECT_TRUE(why.find("client rank 1 sent no result") != std::string::npos ||
+                why.find("rank 1 -> rank 3") != std::string::npos)
+        << why;
     const json* good = find_pair(r, 0, 0, 2);
     ASSERT_NE(good, nullptr);
     expect_pair_ran(*good);
@@ -566,6 +598,9 @@ TEST(MpiLab, PairsAcrossBothGuests) {
         // Each side's own word: the host its test side ran on.
         EXPECT_EQ(p->at("result").at("local").at("host"), p->at("client_host")) << p->dump();
         EXPECT_EQ(p->at("result").at("remote").at("host"), p->at("server_host")) << p->dump();
+        // And the interface each side's data connection used: the link's NIC on both.
+        EXPECT_EQ(p->at("result").at("local").at("placement").at("interface"), nic) << p->dump();
+        EXPECT_EQ(p->at("result").at("remote").at("placement").at("interface"), nic) << p->dump();
     }
     expect_aggregates(r);
     EXPECT_TRUE(r.at("errors").empty()) << r.at("errors").dump();
