@@ -70,8 +70,11 @@ Examples:
                                                   local rank 0 on CPUs 0-1, local rank 1 on 2-3
   srun -N 1 -n 2 --mpi=pmix zcperf-mpi --buffer cuda:local:2,cuda:local:2 -t rr
                                                   two tasks on one GPU (cuda:local: one GPU per task)
-Open MPI ends the whole job when one rank dies; with 'mpirun --enable-recovery' the other ranks carry on,
-and zcperf-mpi names the dead rank's pairs and reports the others within --mpi-timeout.
+When a rank dies, plain mpirun ends every rank (SIGTERM, then SIGKILL 1 s later): rank 0 has printed each
+round as it ended (human, CSV) and --report-file FILE holds every finished round (any -o), the dead rank's
+partner names the pair on stderr. With 'mpirun --enable-recovery' (or OMPI_MCA_orte_enable_recovery=1)
+the others carry on, and zcperf-mpi names the dead rank's pairs and reports the others within --mpi-timeout.
+Across hosts without ssh (the two-guest lab): mpirun --mca plm_rsh_agent scripts/lab/mpi_agent.sh (docs/lab.md).
 As root, Open MPI wants --allow-run-as-root; more ranks than cores need --oversubscribe.
 Exit status: 0 every pair ran, 1 a pair or a rank failed (named in the report), 2 bad usage.
 )";
@@ -114,14 +117,25 @@ std::string ipv4_address(const std::string& iface) {
     return found;
 }
 
+// Rank 0's word to the others that it has ended the job (a rank missing, the report written): under
+// mpirun --enable-recovery its MPI_Abort does not end them, and they would wait out their barrier.
+constexpr int kEndTag = 32000;  // MPI guarantees tags up to 32767; the rounds' tags stay far below
+
 // Polls a non-blocking MPI operation until it completes or `deadline`: no rank ever sits in MPI
 // without a bound. False on the deadline (the request is left pending: the job is ended then).
-bool wait_request(MPI_Request& req, Clock::time_point deadline) {
+// watch_end: a rank other than 0 also leaves (exit status 1) when rank 0 says the job is over.
+bool wait_request(MPI_Request& req, Clock::time_point deadline, bool watch_end = false) {
     int done = 0;
     auto pause = std::chrono::microseconds(50);
     while (true) {
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         if (done) return true;
+        int ended = 0;
+        if (watch_end) MPI_Iprobe(0, kEndTag, MPI_COMM_WORLD, &ended, MPI_STATUS_IGNORE);
+        if (ended) {
+            std::cerr << "zcperf-mpi: rank 0 ended the job (a rank is missing: its report names it)" << std::endl;
+            _exit(1);
+        }
         if (Clock::now() > deadline) return false;
         std::this_thread::sleep_for(pause);
         pause = std::min(pause * 2, std::chrono::microseconds(500));
@@ -532,7 +546,7 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
     MPI_Ibarrier(MPI_COMM_WORLD, &req);
     // A rank may arrive late by its set-up, or by rank 0's wait for the previous round's results.
     double barrier_bound = kSetupBound_s + opt_.connect_timeout_ms / 1000.0 + gather_bound(base) + mopt_.timeout_s;
-    bool all_here = wait_request(req, after(barrier_bound));
+    bool all_here = wait_request(req, after(barrier_bound), true);
     double barrier_exit = wall_now();
     if (all_here) {
         gate.release();
@@ -731,7 +745,16 @@ int Job::run() {
         }
     }
     if (rank_ == 0) write_tail("");
-    if (!complete) abort_job(rank_, "a rank is missing (named in the report)");
+    if (!complete) {
+        if (rank_ == 0) {  // the live ranks wait at a barrier: tell them, briefly, then end the job
+            std::vector<MPI_Request> notes(static_cast<size_t>(size_ - 1));
+            for (int r = 1; r < size_; ++r)
+                MPI_Isend(nullptr, 0, MPI_CHAR, r, kEndTag, MPI_COMM_WORLD, &notes[static_cast<size_t>(r - 1)]);
+            auto until = after(1);
+            for (auto& n : notes) wait_request(n, until);
+        }
+        abort_job(rank_, "a rank is missing (named in the report)");
+    }
 
     dog_.phase("the final barrier");
     // The servers serve until every client is done.
@@ -741,7 +764,7 @@ int Job::run() {
     // own pairs (-l and their grace), then for the others' (gather_bound). A shorter wait here let a rank
     // with no pair of its own end the job before rank 0 had named a stalled pair.
     const TestSpec& last = specs.back();
-    if (!wait_request(req, after(last.duration_s + kPairGrace_s + gather_bound(last) + mopt_.timeout_s)))
+    if (!wait_request(req, after(last.duration_s + kPairGrace_s + gather_bound(last) + mopt_.timeout_s), true))
         abort_job(rank_, "the final barrier did not complete");
     if (server_) {
         boost::asio::post(server_->io(), [this] { server_->stop(); });

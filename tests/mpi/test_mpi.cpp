@@ -427,11 +427,11 @@ TEST_P(MpiDeadRankPlain, FinishedRoundsKeptFailedPairNamed) {
             EXPECT_GT(std::stod(row["bytes"]), 0) << o.out;
         }
         EXPECT_NE(o.out.find("# aggregate,0,stream,tcp,"), std::string::npos) << o.out;
-        EXPECT_NE(o.out.find("# error: rank 0: the launcher sent SIGTERM"), std::string::npos) << o.out;
     } else {
         EXPECT_NE(o.out.find("round 0: 2 pairs (0 failed), stream"), std::string::npos) << o.out;
-        EXPECT_NE(o.out.find("error: rank 0: the launcher sent SIGTERM"), std::string::npos) << o.out;
     }
+    // What rank 0 prints on the SIGTERM ("error: rank 0: the launcher sent SIGTERM ...") is not asserted: it
+    // came through in some runs and not in others (mpirun stops forwarding output as it ends the job).
 }
 
 INSTANTIATE_TEST_SUITE_P(Output, MpiDeadRankPlain, ::testing::Values("human", "csv", "json"));
