@@ -322,12 +322,19 @@ json wait_for_report_file(const std::string& path, size_t rounds, std::chrono::s
     return nullptr;
 }
 
-// The CSV rows of `round`'s pairs, each as column name -> value (the pairs that ran have no quoted commas).
+// The CSV rows of `round`'s pairs, each as column name -> value (quoted cells kept with their quotes).
 std::vector<std::map<std::string, std::string>> csv_rows(const std::string& csv, int round) {
     auto split = [](const std::string& line) {
-        std::vector<std::string> cells;
-        std::stringstream in(line);
-        for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
+        std::vector<std::string> cells(1);
+        bool quoted = false;
+        for (char c : line) {
+            if (c == '"') quoted = !quoted;
+            if (c == ',' && !quoted) {
+                cells.emplace_back();
+            } else {
+                cells.back() += c;
+            }
+        }
         return cells;
     };
     std::istringstream in(csv);
