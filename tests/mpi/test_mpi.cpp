@@ -236,47 +236,6 @@ std::map<int, pid_t> find_ranks() {
     return out;
 }
 
-// kill -9 of one rank in the middle of its test (mpirun --enable-recovery keeps the others running):
-// the job ends within its bound, the dead rank's pair is named, the other pair's result is kept.
-class MpiDeadRank : public ::testing::TestWithParam<int> {};
-
-TEST_P(MpiDeadRank, JobEndsNamingItOthersKept) {
-    SKIP_WITHOUT_MPI();
-    int victim = GetParam();  // 3: a server rank; 1: a client rank
-    Process job(mpirun(4, {"-l", "4", "-o", "json", "--mpi-timeout", "5"}, {"--enable-recovery"}));
-    // Both pairs start about 1 s in (set-up on a loaded host); kill the victim while they run.
-    std::map<int, pid_t> ranks;
-    for (int i = 0; i < 100 && ranks.size() < 4; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        ranks = find_ranks();
-    }
-    ASSERT_EQ(ranks.size(), 4u) << job.stderr_so_far();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
-    ASSERT_EQ(::kill(ranks[victim], SIGKILL), 0);
-    Outcome o = job.wait(std::chrono::seconds(90));
-    EXPECT_FALSE(o.timed_out) << context(o);
-    EXPECT_LT(o.seconds, 75) << "the job must end within its bound: " << context(o);
-    json r = report_of(o);
-    ASSERT_FALSE(r.is_null()) << context(o);
-    const json* bad = find_pair(r, 0, 1, 3);
-    ASSERT_NE(bad, nullptr) << r.dump();
-    ASSERT_TRUE(bad->contains("error")) << bad->dump();
-    std::string why = bad->at("error");
-    if (victim == 1) {
-        EXPECT_NE(why.find("client rank 1 sent no result"), std::string::npos) << why;
-        bool named = false;
-        for (const auto& e : r.at("errors")) named |= e.get<std::string>().find("rank(s) 1 ") != std::string::npos;
-        EXPECT_TRUE(named) << r.at("errors").dump();
-    } else {
-        EXPECT_NE(why.find("rank 1 -> rank 3"), std::string::npos) << why;
-    }
-    const json* good = find_pair(r, 0, 0, 2);
-    ASSERT_NE(good, nullptr);
-    expect_pair_ran(*good);
-}
-
-INSTANTIATE_TEST_SUITE_P(Victim, MpiDeadRank, ::testing::Values(3, 1));
-
 // Ranks that the test stops or kills are never left behind: SIGCONT then SIGKILL for each on the way out
 // (the launcher normally has ended them already; then the pid is gone and this does nothing).
 class RankReaper {
@@ -321,6 +280,48 @@ json wait_for_report_file(const std::string& path, size_t rounds, std::chrono::s
     }
     return nullptr;
 }
+
+// kill -9 of one rank in the middle of its test (mpirun --enable-recovery keeps the others running):
+// the job ends within its bound, the dead rank's pair is named, the other pair's result is kept.
+class MpiDeadRank : public ::testing::TestWithParam<int> {};
+
+TEST_P(MpiDeadRank, JobEndsNamingItOthersKept) {
+    SKIP_WITHOUT_MPI();
+    int victim = GetParam();  // 3: a server rank; 1: a client rank
+    ReportFile report_file;
+    Process job(mpirun(4, {"-l", "4", "-o", "json", "--mpi-timeout", "5", "--report-file", report_file.path},
+                       {"--enable-recovery"}));
+    std::map<int, pid_t> ranks = wait_for_ranks(4);
+    ASSERT_EQ(ranks.size(), 4u) << job.stderr_so_far();
+    // Past the rendezvous (a fixed wait from the ranks' start fell before the round's barrier once, in a full
+    // ctest on the loaded host), then into the test: both pairs start about 1 s later.
+    ASSERT_FALSE(wait_for_report_file(report_file.path, 0, std::chrono::seconds(60)).is_null())
+        << "no rendezvous: " << job.stderr_so_far();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    ASSERT_EQ(::kill(ranks[victim], SIGKILL), 0);
+    Outcome o = job.wait(std::chrono::seconds(90));
+    EXPECT_FALSE(o.timed_out) << context(o);
+    EXPECT_LT(o.seconds, 75) << "the job must end within its bound: " << context(o);
+    json r = report_of(o);
+    ASSERT_FALSE(r.is_null()) << context(o);
+    const json* bad = find_pair(r, 0, 1, 3);
+    ASSERT_NE(bad, nullptr) << r.dump();
+    ASSERT_TRUE(bad->contains("error")) << bad->dump();
+    std::string why = bad->at("error");
+    if (victim == 1) {
+        EXPECT_NE(why.find("client rank 1 sent no result"), std::string::npos) << why;
+        bool named = false;
+        for (const auto& e : r.at("errors")) named |= e.get<std::string>().find("rank(s) 1 ") != std::string::npos;
+        EXPECT_TRUE(named) << r.at("errors").dump();
+    } else {
+        EXPECT_NE(why.find("rank 1 -> rank 3"), std::string::npos) << why;
+    }
+    const json* good = find_pair(r, 0, 0, 2);
+    ASSERT_NE(good, nullptr);
+    expect_pair_ran(*good);
+}
+
+INSTANTIATE_TEST_SUITE_P(Victim, MpiDeadRank, ::testing::Values(3, 1));
 
 // The CSV rows of `round`'s pairs, each as column name -> value (quoted cells kept with their quotes).
 std::vector<std::map<std::string, std::string>> csv_rows(const std::string& csv, int round) {
