@@ -11,8 +11,11 @@
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fmt/format.h>
+#include <fstream>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <set>
@@ -41,6 +44,10 @@ using Seconds = std::chrono::duration<double>;
 constexpr double kSetupBound_s = 30;
 // run_test's own bound on a stalled pair (test_driver.cpp's kResultGrace) plus a margin.
 constexpr double kPairGrace_s = 40;
+// What --report-file says of itself until the job's end is written.
+constexpr const char* kUnfinished =
+    "the job had not ended when this file was written: the rounds in it are complete, any later ones are missing "
+    "(if the job was killed, the launcher's message names the rank that ended first)";
 // Pairs of one round end a little apart (set-up, teardown): rank 0 waits this much beyond -l and --mpi-timeout.
 constexpr double kGatherMargin_s = 5;
 
@@ -63,8 +70,11 @@ Examples:
                                                   local rank 0 on CPUs 0-1, local rank 1 on 2-3
   srun -N 1 -n 2 --mpi=pmix zcperf-mpi --buffer cuda:local:2,cuda:local:2 -t rr
                                                   two tasks on one GPU (cuda:local: one GPU per task)
-Open MPI ends the whole job when one rank dies; with 'mpirun --enable-recovery' the other ranks carry on,
-and zcperf-mpi names the dead rank's pairs and reports the others within --mpi-timeout.
+When a rank dies, plain mpirun ends every rank (SIGTERM, then SIGKILL 1 s later): rank 0 has printed each
+round as it ended (human, CSV) and --report-file FILE holds every finished round (any -o), the dead rank's
+partner names the pair on stderr. With 'mpirun --enable-recovery' (or OMPI_MCA_orte_enable_recovery=1)
+the others carry on, and zcperf-mpi names the dead rank's pairs and reports the others within --mpi-timeout.
+Across hosts without ssh (the two-guest lab): mpirun --mca plm_rsh_agent scripts/lab/mpi_agent.sh (docs/lab.md).
 As root, Open MPI wants --allow-run-as-root; more ranks than cores need --oversubscribe.
 Exit status: 0 every pair ran, 1 a pair or a rank failed (named in the report), 2 bad usage.
 )";
@@ -75,6 +85,7 @@ struct MpiOptions {
     std::vector<std::vector<int>> rank_cpus;
     std::string iface;
     double timeout_s = 60;
+    std::string report_file;        // rank 0 rewrites it after every round: complete whenever the job ends
     std::vector<int> refuse_ranks;  // fault injection for the tests: these ranks' servers refuse every test
 };
 
@@ -106,14 +117,25 @@ std::string ipv4_address(const std::string& iface) {
     return found;
 }
 
+// Rank 0's word to the others that it has ended the job (a rank missing, the report written): under
+// mpirun --enable-recovery its MPI_Abort does not end them, and they would wait out their barrier.
+constexpr int kEndTag = 32000;  // MPI guarantees tags up to 32767; the rounds' tags stay far below
+
 // Polls a non-blocking MPI operation until it completes or `deadline`: no rank ever sits in MPI
 // without a bound. False on the deadline (the request is left pending: the job is ended then).
-bool wait_request(MPI_Request& req, Clock::time_point deadline) {
+// watch_end: a rank other than 0 also leaves (exit status 1) when rank 0 says the job is over.
+bool wait_request(MPI_Request& req, Clock::time_point deadline, bool watch_end = false) {
     int done = 0;
     auto pause = std::chrono::microseconds(50);
     while (true) {
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         if (done) return true;
+        int ended = 0;
+        if (watch_end) MPI_Iprobe(0, kEndTag, MPI_COMM_WORLD, &ended, MPI_STATUS_IGNORE);
+        if (ended) {
+            std::cerr << "zcperf-mpi: rank 0 ended the job (a rank is missing: its report names it)" << std::endl;
+            _exit(1);
+        }
         if (Clock::now() > deadline) return false;
         std::this_thread::sleep_for(pause);
         pause = std::min(pause * 2, std::chrono::microseconds(500));
@@ -209,8 +231,21 @@ private:
     std::string why_;
 };
 
+// The signals a launcher ends a job with: Open MPI's mpirun sends SIGTERM to every rank as soon as one
+// rank dies (then SIGKILL odls_base_sigkill_timeout, 1 s, later), Slurm after KillWait (30 s). Blocked
+// in every thread (before MPI_Init, so its threads inherit the mask) and taken by the Watchdog's thread.
+sigset_t launcher_signals() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    return set;
+}
+
 // The last resort: a rank still running past the whole job's bound (something outside the bounded
-// waits hung: a launcher, MPI_Finalize) says where it was and ends the job with MPI_Abort.
+// waits hung: a launcher, MPI_Finalize) says where it was and ends the job with MPI_Abort. It also
+// takes the launcher's SIGTERM: the rank says where it was (its pairs of the round) before it goes,
+// and rank 0 writes what it has (on_signal).
 class Watchdog {
 public:
     Watchdog(int rank, double seconds) : rank_(rank), deadline_(after(seconds)), thread_([this] { watch(); }) {}
@@ -219,7 +254,6 @@ public:
             std::lock_guard lock(m_);
             done_ = true;
         }
-        cv_.notify_all();
         thread_.join();
     }
     void phase(const std::string& what) {
@@ -230,25 +264,45 @@ public:
         std::lock_guard lock(m_);
         phase_ = what;
         deadline_ = after(seconds);
-        cv_.notify_all();
+    }
+    // Called on the launcher's signal, before the rank exits; an empty function removes it.
+    void on_signal(std::function<void(const std::string& why)> hook) {
+        std::lock_guard lock(hook_m_);
+        hook_ = std::move(hook);
     }
 
 private:
     void watch() {
-        std::unique_lock lock(m_);
-        while (!done_ && Clock::now() < deadline_) cv_.wait_until(lock, deadline_);
-        if (done_) return;
-        std::cerr << "zcperf-mpi: rank " << rank_ << ": watchdog: still in '" << phase_
-                  << "' past the job's bound; ending the job (MPI_Abort)" << std::endl;
-        MPI_Abort(MPI_COMM_WORLD, 3);  // MPI_THREAD_MULTIPLE was asked for this call
-        _exit(3);
+        const sigset_t set = launcher_signals();
+        const timespec tick{0, 200'000'000};
+        while (true) {
+            int sig = sigtimedwait(&set, nullptr, &tick);
+            std::unique_lock lock(m_);
+            if (done_) return;
+            if (sig > 0) {
+                std::string why = fmt::format("the launcher sent {} while this rank was in {}",
+                                              sig == SIGTERM ? "SIGTERM" : "SIGINT", phase_);
+                lock.unlock();
+                std::cerr << "zcperf-mpi: rank " << rank_ << ": " << why << "; exiting" << std::endl;
+                {
+                    std::lock_guard hook_lock(hook_m_);
+                    if (hook_) hook_(why);
+                }
+                _exit(128 + sig);
+            }
+            if (Clock::now() < deadline_) continue;
+            std::cerr << "zcperf-mpi: rank " << rank_ << ": watchdog: still in " << phase_
+                      << " past the job's bound; ending the job (MPI_Abort)" << std::endl;
+            MPI_Abort(MPI_COMM_WORLD, 3);  // MPI_THREAD_MULTIPLE was asked for this call
+            _exit(3);
+        }
     }
     int rank_;
     Clock::time_point deadline_;
-    std::mutex m_;
-    std::condition_variable cv_;
+    std::mutex m_, hook_m_;
     bool done_ = false;
     std::string phase_ = "start-up";
+    std::function<void(const std::string&)> hook_;
     std::thread thread_;
 };
 
@@ -292,6 +346,11 @@ void run_pair(LocalPair& lp, StartGate& gate, const ClientOptions& opt, const Sh
         lp.error = fmt::format("rank {} -> rank {} ({}:{}): {}", lp.pair.client, lp.pair.server, lp.server.host,
                                lp.server.port, e.what());
     }
+    // Said now, on stderr: when a rank died, the launcher may end this rank before rank 0's report.
+    if (!lp.error.empty())
+        std::cerr << fmt::format("zcperf-mpi: rank {}: pair {} -> {} failed: {}", lp.pair.client, lp.pair.client,
+                                 lp.pair.server, lp.error)
+                  << std::endl;
     if (!arrived) gate.fail();
 }
 
@@ -312,6 +371,7 @@ class Job {
 public:
     Job(int rank, int size, ClientOptions opt, MpiOptions mopt, Watchdog& dog)
         : rank_(rank), size_(size), opt_(std::move(opt)), mopt_(std::move(mopt)), dog_(dog) {}
+    ~Job() { dog_.on_signal({}); }
     int run();
 
 private:
@@ -328,7 +388,14 @@ private:
     // one names the stalled pair's client rank as missing instead, sooner.
     double gather_bound(const TestSpec& base) const { return base.duration_s + kGatherMargin_s + mopt_.timeout_s; }
     Endpoint endpoint_of(const RankInfo& server) const;
-    void write_report();
+    // Rank 0's report, streamed: the head after the rendezvous, each round as it is gathered, the tail
+    // (errors; JSON: the whole document) at the end, or on the launcher's signal with what it has.
+    void write_head();
+    void write_tail(const std::string& ended_by);
+    // --report-file: the whole report so far, replaced atomically (rename), so the file is a complete
+    // report up to the last finished round even when the job is killed (a pipe through the launcher
+    // loses what it had not forwarded). Under report_m_.
+    bool save_report_file();
 
     int rank_, size_;
     ClientOptions opt_;
@@ -339,7 +406,9 @@ private:
     std::vector<RankInfo> ranks_;
     std::unique_ptr<Server> server_;
     std::thread server_thread_;
+    std::mutex report_m_;  // the report and stdout: the main thread's rounds, the Watchdog's signal
     PairsReport report_;
+    bool tail_written_ = false;
     std::vector<Round> rounds_;
     bool any_failed_ = false;
 };
@@ -436,7 +505,13 @@ bool Job::gather(const std::string& payload, int tag, Clock::time_point deadline
 }
 
 bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, const Round& round, int tag) {
-    dog_.phase("round " + std::to_string(round_index));
+    std::string roles;
+    for (const Pair& p : round)
+        if (p.client == rank_ || p.server == rank_)
+            roles += fmt::format("{}{} -> {} ({})", roles.empty() ? "" : ", ", p.client, p.server,
+                                 p.client == rank_ ? "its client" : "its server");
+    dog_.phase(
+        fmt::format("round {} ({}), pairs {}", round_index, test_name(base.test), roles.empty() ? "none" : roles));
     std::vector<LocalPair> mine;
     for (const Pair& p : round) {
         if (p.client != rank_) continue;
@@ -471,7 +546,7 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
     MPI_Ibarrier(MPI_COMM_WORLD, &req);
     // A rank may arrive late by its set-up, or by rank 0's wait for the previous round's results.
     double barrier_bound = kSetupBound_s + opt_.connect_timeout_ms / 1000.0 + gather_bound(base) + mopt_.timeout_s;
-    bool all_here = wait_request(req, after(barrier_bound));
+    bool all_here = wait_request(req, after(barrier_bound), true);
     double barrier_exit = wall_now();
     if (all_here) {
         gate.release();
@@ -501,6 +576,7 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
     bool complete = gather(payload.dump(), tag, gather_deadline, got);
     if (rank_ == 0) {
         (void)spec_index;
+        std::lock_guard lock(report_m_);
         add_round_to_report(base, round_index, round, got, wall_now());
         if (!complete) {
             std::string who;
@@ -511,6 +587,8 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
                             "(died or stalled): their pairs are named above",
                             round_index, who, gather_bound(base)));
         }
+        write_pairs_round(opt_.output, std::cout, report_, round_index);
+        save_report_file();
     }
     if (!complete && rank_ != 0) abort_job(rank_, "rank 0 took no result from it in time (rank 0 died or stalled)");
     return complete;
@@ -574,7 +652,7 @@ void Job::add_round_to_report(const TestSpec& base, int round_index, const Round
     report_.rounds.push_back(s);
 }
 
-void Job::write_report() {
+void Job::write_head() {
     report_.header.software = "zcperf-mpi " ZCPERF_VERSION;
     report_.header.command_line = opt_.command_line;
     report_.header.local_host = me_.host;
@@ -589,7 +667,48 @@ void Job::write_report() {
                   "{} hosts: start times come from each host's own CLOCK_REALTIME, so the skew includes the "
                   "hosts' clock offsets (NTP keeps them within about a millisecond, PTP within microseconds)",
                   hosts.size());
-    write_pairs_report(opt_.output, std::cout, report_);
+    std::lock_guard lock(report_m_);
+    if (!save_report_file())
+        abort_job(rank_, fmt::format("--report-file {}: cannot write it ({}): give a path in a writable directory",
+                                     mopt_.report_file, std::strerror(errno)));
+    write_pairs_head(opt_.output, std::cout, report_);
+}
+
+bool Job::save_report_file() {
+    if (mopt_.report_file.empty()) return true;
+    const std::string tmp = mopt_.report_file + ".tmp";
+    // Until the tail, the file says that it is a report of a job still running: if the job is killed,
+    // that is what it was (the launcher's SIGTERM may come too late for rank 0 to say more: under load
+    // its 1 s before SIGKILL was not always enough to rewrite the file).
+    if (!tail_written_) report_.errors.push_back(kUnfinished);
+    bool ok = false;
+    {
+        std::ofstream f(tmp, std::ios::trunc);
+        if (f) {
+            write_pairs_report(opt_.output, f, report_);
+            ok = static_cast<bool>(f.flush());
+        }
+    }
+    if (!tail_written_) report_.errors.pop_back();
+    return ok && std::rename(tmp.c_str(), mopt_.report_file.c_str()) == 0;
+}
+
+void Job::write_tail(const std::string& ended_by) {
+    std::lock_guard lock(report_m_);
+    if (tail_written_) return;
+    if (!ended_by.empty()) {
+        report_.errors.push_back(fmt::format(
+            "rank 0: {}: the job was ended from outside (a rank died, or the launcher's time limit); the rounds "
+            "above are complete, the round in progress has no result (the launcher names the rank that ended "
+            "first)",
+            ended_by));
+    }
+    tail_written_ = true;
+    // The file first: once the launcher stops reading the ranks' output, writing to it can block until SIGKILL.
+    if (!save_report_file())
+        std::cerr << "zcperf-mpi: rank 0: --report-file " << mopt_.report_file << ": " << std::strerror(errno)
+                  << std::endl;
+    write_pairs_tail(opt_.output, std::cout, report_);
 }
 
 int Job::run() {
@@ -611,6 +730,10 @@ int Job::run() {
     start_server();
     rendezvous();
     rounds_ = schedule(mopt_.pattern, size_, mopt_.one_at_a_time);
+    if (rank_ == 0) {
+        write_head();
+        dog_.on_signal([this](const std::string& why) { write_tail(why); });
+    }
 
     bool complete = true;
     int round_index = 0, tag = 0;
@@ -621,15 +744,27 @@ int Job::run() {
             if (!complete) break;
         }
     }
-    if (rank_ == 0) write_report();
-    if (!complete) abort_job(rank_, "a rank is missing (named in the report)");
+    if (rank_ == 0) write_tail("");
+    if (!complete) {
+        if (rank_ == 0) {  // the live ranks wait at a barrier: tell them, briefly, then end the job
+            std::vector<MPI_Request> notes(static_cast<size_t>(size_ - 1));
+            for (int r = 1; r < size_; ++r)
+                MPI_Isend(nullptr, 0, MPI_CHAR, r, kEndTag, MPI_COMM_WORLD, &notes[static_cast<size_t>(r - 1)]);
+            auto until = after(1);
+            for (auto& n : notes) wait_request(n, until);
+        }
+        abort_job(rank_, "a rank is missing (named in the report)");
+    }
 
     dog_.phase("the final barrier");
     // The servers serve until every client is done.
     MPI_Request req;
     MPI_Ibarrier(MPI_COMM_WORLD, &req);
-    // Rank 0 may still be waiting for the last round's results (then it reports and ends the job).
-    if (!wait_request(req, after(gather_bound(specs.back()) + mopt_.timeout_s)))
+    // Rank 0 may still be waiting for the last round's results (then it reports and ends the job): for its
+    // own pairs (-l and their grace), then for the others' (gather_bound). A shorter wait here let a rank
+    // with no pair of its own end the job before rank 0 had named a stalled pair.
+    const TestSpec& last = specs.back();
+    if (!wait_request(req, after(last.duration_s + kPairGrace_s + gather_bound(last) + mopt_.timeout_s), true))
         abort_job(rank_, "the final barrier did not complete");
     if (server_) {
         boost::asio::post(server_->io(), [this] { server_->stop(); });
@@ -667,6 +802,10 @@ CliProgram mpi_program(MpiOptions& m, std::string& pattern, std::string& rank_cp
                        "missing rather than the pair failed with its reason")
             ->check(CLI::Range(1.0, 86400.0))
             ->capture_default_str();
+        app.add_option("--report-file", m.report_file,
+                       "rank 0 also writes the report (in -o's format) to FILE, replaced after every round, so it "
+                       "is complete up to the last finished round however the job ends (mpirun ends the whole job "
+                       "when one rank dies, and may drop the end of what the ranks printed)");
         app.add_option("--fault-refuse-rank", m.refuse_ranks,
                        "testing: these ranks' servers refuse every test (zcserver's own --max-duration check)")
             ->group("");
@@ -696,6 +835,8 @@ CliProgram mpi_program(MpiOptions& m, std::string& pattern, std::string& rank_cp
 
 int run_job(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
+    const sigset_t ended = launcher_signals();
+    pthread_sigmask(SIG_BLOCK, &ended, nullptr);  // the Watchdog takes them (MPI's threads inherit the mask)
     int provided = 0;
     // Only the main thread calls MPI, but for the watchdog's MPI_Abort.
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);

@@ -163,7 +163,7 @@ const Column<PairRecord> kPairColumns[] = {
     {"error", [](const PairRecord& p) { return zc::quoted(p.error); }},
 };
 
-// zcperf-mpi's aggregate of each round, as '#' lines after the pairs' rows.
+// zcperf-mpi's aggregate of each round, as a '#' line after the round's pairs.
 const Column<RoundSummary> kRoundColumns[] = {
     {"round", [](const RoundSummary& s) { return std::to_string(s.round); }},
     {"test", [](const RoundSummary& s) -> std::string { return test_name(s.test); }},
@@ -309,15 +309,19 @@ std::unique_ptr<ReportWriter> make_csv_intervals_report(std::ostream& out) {
 
 std::unique_ptr<ReportWriter> make_csv_report(std::ostream& out) { return std::make_unique<CsvReport>(out); }
 
-void write_pairs_csv(std::ostream& out, const PairsReport& r) {
+void write_pairs_csv_head(std::ostream& out) {
+    out << header_of(kPairColumns) << "," << result_header() << "\n";
+    out << "# aggregate," << header_of(kRoundColumns) << "\n";
+}
+
+void write_pairs_csv_round(std::ostream& out, const PairsReport& r, int round) {
     const std::string header = result_header();
     const std::string empty_result(static_cast<size_t>(std::count(header.begin(), header.end(), ',')), ',');
-    out << header_of(kPairColumns) << "," << header << "\n";
     for (const auto& p : r.pairs)
-        out << values_of(kPairColumns, p) << "," << (p.ok() ? result_row(p.result) : empty_result) << "\n";
-    out << "# aggregate," << header_of(kRoundColumns) << "\n";
-    for (const auto& s : r.rounds) out << "# aggregate," << values_of(kRoundColumns, s) << "\n";
-    for (const auto& e : r.errors) out << "# error: " << e << "\n";
+        if (p.round == round)
+            out << values_of(kPairColumns, p) << "," << (p.ok() ? result_row(p.result) : empty_result) << "\n";
+    for (const auto& s : r.rounds)
+        if (s.round == round) out << "# aggregate," << values_of(kRoundColumns, s) << "\n";
 }
 
 }  // namespace zc

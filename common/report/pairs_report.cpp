@@ -61,52 +61,51 @@ nlohmann::json to_json(const Spread& s) {
 
 std::string rank_at(int rank, const std::string& host) { return fmt::format("{}@{}", rank, host); }
 
-void write_human(std::ostream& out, const PairsReport& r) {
+void write_human_head(std::ostream& out, const PairsReport& r) {
     out << r.header.software << ": pattern " << r.pattern << ", " << r.ranks << " ranks\n";
     out << "command: " << r.header.command_line << "\n";
-    out << "start times: " << r.clock_note << "\n\n";
+    out << "start times: " << r.clock_note << "\n";
+    out << "each round: its pairs, then their aggregate (sum over the pairs that ran at once; min/median/max per "
+           "pair)\n\n";
     out << fmt::format("{:>5} {:>16} {:>16} {:>7} {:>12} {:>8} {:>10} {:>12} {:>10} {:>7} {:>7} {:>9}\n", "round",
                        "client", "server", "test", "transport", "size", "Gb/s", "msg|tran/s", "latency_us", "l.CPU%",
                        "r.CPU%", "start_us");
-    for (const auto& p : r.pairs) {
-        const TestResult& t = p.result;
-        if (!p.ok()) {
-            out << fmt::format("{:>5} {:>16} {:>16} FAILED: {}\n", p.round, rank_at(p.client_rank, p.client_host),
-                               rank_at(p.server_rank, p.server_host), p.error);
-            continue;
-        }
-        bool msg = is_message_test(t.test);
-        out << fmt::format(
-            "{:>5} {:>16} {:>16} {:>7} {:>12} {:>8} {:>10.3f} {:>12} {:>10} {:>7.1f} {:>7.1f} {:>9.1f}\n", p.round,
-            rank_at(p.client_rank, p.client_host), rank_at(p.server_rank, p.server_host), test_name(t.test),
-            transport_name(t.transport), t.message_size, t.throughput_gbps,
-            msg ? fmt::format("{:.0f}", t.messages.messages_per_s) : "-",
-            t.test == TestKind::rr ? fmt::format("{:.2f}", t.messages.rtt.mean_us / 2) : "-", t.local.cpu_util_pct(),
-            t.remote.cpu_util_pct(), p.start_offset_us);
+}
+
+void write_human_pair(std::ostream& out, const PairRecord& p) {
+    const TestResult& t = p.result;
+    if (!p.ok()) {
+        out << fmt::format("{:>5} {:>16} {:>16} FAILED: {}\n", p.round, rank_at(p.client_rank, p.client_host),
+                           rank_at(p.server_rank, p.server_host), p.error);
+        return;
     }
-    out << "\naggregate per round (sum over the pairs that ran at once; min/median/max per pair):\n";
-    for (const auto& s : r.rounds) {
-        out << fmt::format("round {}: {} pairs ({} failed), {} {} {} B", s.round, s.pairs, s.failed, test_name(s.test),
-                           transport_name(s.transport), s.message_size);
-        if (!is_message_test(s.test)) {  // rr and msgrate: their rate, not Gb/s of tiny messages
-            out << fmt::format(": {:.3f} Gb/s in all, per pair {:.3f}/{:.3f}/{:.3f}", s.gbps.sum, s.gbps.min,
-                               s.gbps.median, s.gbps.max);
-        } else {
-            out << fmt::format(": {:.0f} {}/s in all, per pair {:.0f}/{:.0f}/{:.0f}", s.rate.sum,
-                               s.test == TestKind::rr ? "transactions" : "messages", s.rate.min, s.rate.median,
-                               s.rate.max);
-        }
-        if (s.test == TestKind::rr && s.latency_us.max > 0) {
-            out << fmt::format("; latency_us per pair {:.2f}/{:.2f}/{:.2f}", s.latency_us.min, s.latency_us.median,
-                               s.latency_us.max);
-        }
-        out << fmt::format(
-            "\n  start skew {:.1f} us (barrier exits spread {:.1f} us); all pairs ran at once for {:.3f} s of the "
-            "longest {:.3f} s interval; MPI barrier {:.3f} ms, gather {:.3f} ms\n",
-            s.start_skew_us, s.barrier_spread_us, s.overlap_s, s.longest_interval_s, s.barrier_ms, s.gather_ms);
+    bool msg = is_message_test(t.test);
+    out << fmt::format("{:>5} {:>16} {:>16} {:>7} {:>12} {:>8} {:>10.3f} {:>12} {:>10} {:>7.1f} {:>7.1f} {:>9.1f}\n",
+                       p.round, rank_at(p.client_rank, p.client_host), rank_at(p.server_rank, p.server_host),
+                       test_name(t.test), transport_name(t.transport), t.message_size, t.throughput_gbps,
+                       msg ? fmt::format("{:.0f}", t.messages.messages_per_s) : "-",
+                       t.test == TestKind::rr ? fmt::format("{:.2f}", t.messages.rtt.mean_us / 2) : "-",
+                       t.local.cpu_util_pct(), t.remote.cpu_util_pct(), p.start_offset_us);
+}
+
+void write_human_summary(std::ostream& out, const RoundSummary& s) {
+    out << fmt::format("round {}: {} pairs ({} failed), {} {} {} B", s.round, s.pairs, s.failed, test_name(s.test),
+                       transport_name(s.transport), s.message_size);
+    if (!is_message_test(s.test)) {  // rr and msgrate: their rate, not Gb/s of tiny messages
+        out << fmt::format(": {:.3f} Gb/s in all, per pair {:.3f}/{:.3f}/{:.3f}", s.gbps.sum, s.gbps.min, s.gbps.median,
+                           s.gbps.max);
+    } else {
+        out << fmt::format(": {:.0f} {}/s in all, per pair {:.0f}/{:.0f}/{:.0f}", s.rate.sum,
+                           s.test == TestKind::rr ? "transactions" : "messages", s.rate.min, s.rate.median, s.rate.max);
     }
-    for (const auto& e : r.errors) out << "error: " << e << "\n";
-    out.flush();
+    if (s.test == TestKind::rr && s.latency_us.max > 0) {
+        out << fmt::format("; latency_us per pair {:.2f}/{:.2f}/{:.2f}", s.latency_us.min, s.latency_us.median,
+                           s.latency_us.max);
+    }
+    out << fmt::format(
+        "\n  start skew {:.1f} us (barrier exits spread {:.1f} us); all pairs ran at once for {:.3f} s of the "
+        "longest {:.3f} s interval; MPI barrier {:.3f} ms, gather {:.3f} ms\n\n",
+        s.start_skew_us, s.barrier_spread_us, s.overlap_s, s.longest_interval_s, s.barrier_ms, s.gather_ms);
 }
 
 }  // namespace
@@ -157,15 +156,40 @@ nlohmann::json to_json(const PairsReport& r) {
     return {{"run", run}, {"pairs", pairs}, {"rounds", rounds}, {"errors", r.errors}};
 }
 
-void write_pairs_report(const std::string& format, std::ostream& out, const PairsReport& r) {
-    if (format == "json") {
-        out << to_json(r).dump(2) << "\n";
-    } else if (format == "csv") {
-        write_pairs_csv(out, r);
-    } else {
-        write_human(out, r);
+void write_pairs_head(const std::string& format, std::ostream& out, const PairsReport& r) {
+    if (format == "csv") {
+        write_pairs_csv_head(out);
+    } else if (format != "json") {
+        write_human_head(out, r);
     }
     out.flush();
+}
+
+void write_pairs_round(const std::string& format, std::ostream& out, const PairsReport& r, int round) {
+    if (format == "csv") {
+        write_pairs_csv_round(out, r, round);
+    } else if (format != "json") {
+        for (const auto& p : r.pairs)
+            if (p.round == round) write_human_pair(out, p);
+        for (const auto& s : r.rounds)
+            if (s.round == round) write_human_summary(out, s);
+    }
+    out.flush();
+}
+
+void write_pairs_tail(const std::string& format, std::ostream& out, const PairsReport& r) {
+    if (format == "json") {
+        out << to_json(r).dump(2) << "\n";
+    } else {
+        for (const auto& e : r.errors) out << (format == "csv" ? "# error: " : "error: ") << e << "\n";
+    }
+    out.flush();
+}
+
+void write_pairs_report(const std::string& format, std::ostream& out, const PairsReport& r) {
+    write_pairs_head(format, out, r);
+    for (const auto& s : r.rounds) write_pairs_round(format, out, r, s.round);
+    write_pairs_tail(format, out, r);
 }
 
 }  // namespace zc

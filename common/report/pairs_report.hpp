@@ -64,7 +64,16 @@ nlohmann::json to_json(const PairRecord& p);
 nlohmann::json to_json(const RoundSummary& s);
 nlohmann::json to_json(const PairsReport& r);
 // "human", "csv" (csv_report.cpp: one row a pair, zcperf's columns after the pair's), "json".
+// The report is written in three parts so that zcperf-mpi can stream it: whatever a launcher's kill
+// cuts off, the rounds already written are complete. Human and CSV: the head (title, columns), then
+// each round's pairs and aggregate as the round ends, then the errors. JSON is one document: the tail
+// writes all of it.
+void write_pairs_head(const std::string& format, std::ostream& out, const PairsReport& r);
+void write_pairs_round(const std::string& format, std::ostream& out, const PairsReport& r, int round);
+void write_pairs_tail(const std::string& format, std::ostream& out, const PairsReport& r);
+// All three at once.
 void write_pairs_report(const std::string& format, std::ostream& out, const PairsReport& r);
-void write_pairs_csv(std::ostream& out, const PairsReport& r);
+void write_pairs_csv_head(std::ostream& out);
+void write_pairs_csv_round(std::ostream& out, const PairsReport& r, int round);
 
 }  // namespace zc

@@ -144,6 +144,8 @@ TEST(MpiReport, RoundAggregateIsTheSumOfItsPairs) {
     EXPECT_DOUBLE_EQ(spread_of({1, 2, 3, 4}).median, 2.5);
 }
 
+// The CSV is streamed a round at a time (so a launcher's kill keeps the rounds already written): the
+// head has both column lines, then each round's pairs and its aggregate.
 TEST(MpiReport, CsvHasEveryPairAndTheAggregate) {
     PairsReport r;
     r.pairs = {ok_pair(0, 0, 1, 5, 1, 1)};
@@ -152,13 +154,13 @@ TEST(MpiReport, CsvHasEveryPairAndTheAggregate) {
     r.pairs.push_back(failed);
     r.rounds.push_back(summarize_round(0, r.pairs));
     std::ostringstream out;
-    write_pairs_csv(out, r);
+    write_pairs_report("csv", out, r);
     std::istringstream in(out.str());
     std::string header, row1, row2, agg_header, agg;
     std::getline(in, header);
+    std::getline(in, agg_header);
     std::getline(in, row1);
     std::getline(in, row2);
-    std::getline(in, agg_header);
     std::getline(in, agg);
     auto commas = [](const std::string& s) { return std::count(s.begin(), s.end(), ','); };
     EXPECT_EQ(header.rfind("round,client_rank,server_rank,client_host,server_host,start_offset_us,error,", 0), 0u);
@@ -166,7 +168,33 @@ TEST(MpiReport, CsvHasEveryPairAndTheAggregate) {
     EXPECT_EQ(commas(row2), commas(header));  // a failed pair keeps the columns
     EXPECT_NE(row2.find("client rank 2 sent no result"), std::string::npos);
     EXPECT_EQ(agg_header.rfind("# aggregate,round,", 0), 0u);
+    EXPECT_EQ(agg.rfind("# aggregate,0,", 0), 0u);
     EXPECT_EQ(commas(agg), commas(agg_header));
+}
+
+// The human report written a round at a time is the same as written at once, and the tail has the errors.
+TEST(MpiReport, StreamedHumanReportEqualsTheWholeOne) {
+    PairsReport r;
+    r.pairs = {ok_pair(0, 0, 1, 5, 1, 1), ok_pair(1, 1, 0, 7, 3, 1)};
+    r.rounds = {summarize_round(0, r.pairs), summarize_round(1, r.pairs)};
+    r.errors = {"the launcher ended the job"};
+    std::ostringstream whole, streamed;
+    write_pairs_report("human", whole, r);
+    write_pairs_head("human", streamed, r);
+    write_pairs_round("human", streamed, r, 0);
+    write_pairs_round("human", streamed, r, 1);
+    write_pairs_tail("human", streamed, r);
+    EXPECT_EQ(whole.str(), streamed.str());
+    std::string text = whole.str();
+    size_t pair1 = text.find("\n    1 "), agg0 = text.find("round 0:"), agg1 = text.find("round 1:");
+    ASSERT_NE(agg0, std::string::npos) << text;
+    EXPECT_LT(agg0, pair1) << "round 0's aggregate comes before round 1's pairs: " << text;
+    EXPECT_LT(pair1, agg1) << text;
+    EXPECT_NE(text.find("error: the launcher ended the job"), std::string::npos) << text;
+    std::ostringstream json_head;
+    write_pairs_head("json", json_head, r);
+    write_pairs_round("json", json_head, r, 0);
+    EXPECT_EQ(json_head.str(), "") << "JSON is one document, written whole by the tail";
 }
 
 }  // namespace
