@@ -129,12 +129,15 @@ std::string case_name(const testing::TestParamInfo<Case>& i) {
     return n;
 }
 
-// --cq-mode auto: the passive side of a one-sided transfer sleeps, every other side polls.
+// --cq-mode auto: the passive side of a one-sided transfer sleeps, and so does every side of a stream
+// over a software device (rxe, siw: the guest's); every other side polls.
 std::string cq_mode_run(const Case& c, const json& side) {
     if (c.cq != "auto") return c.cq;
     bool recv = side["role"] == "recv";
     bool passive = (c.transport == "rdma-write" && recv) || (c.transport == "rdma-read" && !recv);
-    return passive ? "event" : "poll";
+    const std::string provider = side["rdma"].value("provider", "");
+    bool software_stream = (c.test == "stream" || c.test == "maerts") && (provider == "rxe" || provider == "siw");
+    return passive || software_stream ? "event" : "poll";
 }
 
 // zcperf's arguments for a case.
