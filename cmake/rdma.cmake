@@ -2,11 +2,7 @@
 # ZCPERF_WITH_RDMA=ON (default): they are part of every build and their absence stops the configure
 # step (scripts/bootstrap.sh installs them); OFF leaves them out on purpose, AUTO builds them when found.
 # Without them the transports are still listed, as "not in this build", and their tests skip.
-set(ZCPERF_WITH_RDMA ON CACHE STRING "RDMA transports: ON (required), OFF, or AUTO (when found)")
-set_property(CACHE ZCPERF_WITH_RDMA PROPERTY STRINGS ON OFF AUTO)
-if(NOT ZCPERF_WITH_RDMA MATCHES "^(ON|OFF|AUTO)$")
-  message(FATAL_ERROR "zcperf: ZCPERF_WITH_RDMA must be ON, OFF or AUTO, not '${ZCPERF_WITH_RDMA}'")
-endif()
+zcperf_feature_switch(ZCPERF_WITH_RDMA ON "RDMA transports")
 set(ZCPERF_RDMA_FOUND OFF)
 if(NOT ZCPERF_WITH_RDMA STREQUAL "OFF")
   find_library(IBVERBS_LIBRARY ibverbs)
@@ -18,16 +14,7 @@ if(NOT ZCPERF_WITH_RDMA STREQUAL "OFF")
     set(ZCPERF_RDMA_FOUND ON)
   endif()
 endif()
-if(ZCPERF_RDMA_FOUND)
-  message(STATUS "zcperf: RDMA transports built: rsocket, rsocket-iomap, rdma-write, rdma-send, rdma-read "
-                 "(${IBVERBS_LIBRARY}, ${RDMACM_LIBRARY})")
-elseif(ZCPERF_WITH_RDMA STREQUAL "ON")
-  message(FATAL_ERROR "zcperf: the RDMA transports need rdma-core's libibverbs and librdmacm, not found "
-                      "(on Debian: apt-get install libibverbs-dev librdmacm-dev, or run scripts/bootstrap.sh; "
-                      "to build without them on purpose: -DZCPERF_WITH_RDMA=OFF)")
-elseif(ZCPERF_WITH_RDMA STREQUAL "OFF")
-  message(STATUS "zcperf: RDMA transports not built (ZCPERF_WITH_RDMA=OFF)")
-else()
-  message(STATUS "zcperf: RDMA transports not built: libibverbs/librdmacm not found "
-                 "(on Debian: apt-get install libibverbs-dev librdmacm-dev)")
-endif()
+zcperf_feature_report(ZCPERF_WITH_RDMA ${ZCPERF_RDMA_FOUND}
+  "RDMA transports built: rsocket, rsocket-iomap, rdma-write, rdma-send, rdma-read \
+(${IBVERBS_LIBRARY}, ${RDMACM_LIBRARY})"
+  "the RDMA transports" "rdma-core's libibverbs and librdmacm" "libibverbs-dev librdmacm-dev")
