@@ -213,11 +213,9 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
                    "one message each way per transaction) or msgrate (message rate); several: stream,maerts")
         ->capture_default_str();
     app.add_option("-T,--transport", transports,
-                   "data path(s) of the sender, comma-separated; the first is the baseline others are compared with:\n"
-                   "tcp (send/recv), tcp-sendfile, tcp-msgzc (MSG_ZEROCOPY), tcp-uringzc (io_uring SEND_ZC);\n"
-                   "RDMA (needs rdma-core and an RDMA device; -H must be an address on it): rsocket (rsend/rrecv),\n"
-                   "rsocket-iomap (riowrite into the receiver's riomap'ed ring), rdma-write, rdma-send, rdma-read\n"
-                   "(verbs over rdma_cm; the receiver verifies pattern samples of every message it counts)")
+                   "data path(s) of the sender, comma-separated; the first is the baseline others are compared with "
+                   "(the rsocket and rdma-* ones need an RDMA device, and -H an address on it):" +
+                       transport_help())
         ->capture_default_str();
     std::string cq_mode = "auto", rdma_dev;
     app.add_option("--cq-mode", cq_mode,
