@@ -79,7 +79,7 @@ TEST(RrGpu, GpuToGpuTransactionsLandTheRequestInTheRespondersGpuMemory) {
     Pair p;
     LatencyHistogram rtt, unused;
     StreamLoop init, resp;
-    // Through make_exchange_path, as the side runner builds it: --buffer cuda picks the GPU loops.
+    // Through make_tcp_exchange, as the tcp operations table builds it: --buffer cuda picks the GPU loops.
     make_tcp_exchange(init, rr_half(m, {MemoryKind::cuda, 0}), Role::send, p.a.get(), rtt);
     make_tcp_exchange(resp, rr_half(m, {MemoryKind::cuda, 0}), Role::recv, p.b.get(), unused);
     ASSERT_TRUE(init.holds<TcpRrGpuInitiator>());
