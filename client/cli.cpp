@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "cuda/device.hpp"
+#include "explain/side_explainer.hpp"
 #include "run/build_info.hpp"
 #include "protocol/interval.hpp"
 #include "system/affinity.hpp"
@@ -323,6 +324,22 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
         ->excludes(out_opt);
     app.add_option("--csv-intervals", o.csv_intervals,
                    "FILE: also write one CSV row per interval there as the test runs (needs --interval)");
+    // --explain (issue 25): where each side's CPU went, by kernel category.
+    bool explain = false;
+    app.add_flag("--explain", explain,
+                 "sample every CPU of each side over the measured interval (perf_event_open, cpu-clock) and report "
+                 "where the CPU went: data copy, checksum, TCP/IP, netdev, skb, memory, zero-copy bookkeeping, "
+                 "locks, scheduling, syscall entry, RDMA, user time, in us/KB (rr: per transaction, msgrate: per "
+                 "message), with the top kernel functions and the per-CPU split; with several -T or --rx, the "
+                 "deltas against the first. Needs root, CAP_PERFMON or kernel.perf_event_paranoid=-1 on each "
+                 "side (a side without says so; the test still runs)");
+    app.add_option("--explain-hz", o.params.explain_hz, "samples per second per CPU for --explain (implies it)")
+        ->check(CLI::Range(1, kMaxExplainHz))
+        ->default_str(std::to_string(kDefaultExplainHz));
+    app.add_option("--explain-stacks", o.explain_stacks,
+                   "FILE: write each side's sampled call stacks there, folded (\"side;func;...;leaf count\", "
+                   "the test's label first when the run has several tests), for flamegraph.pl, inferno or "
+                   "speedscope (implies --explain)");
     app.add_option("-i,--iterations", iters, "MAX,MIN repetitions of each test (netperf's -i; up to 30)");
     app.add_option("-I,--confidence", conf,
                    "LEVEL,WIDTH: repeat until the LEVEL% confidence interval is narrower than WIDTH% (netperf's -I; "
@@ -399,6 +416,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
             }
         }
         if (json_stream) o.output = "json-stream";
+        if ((explain || !o.explain_stacks.empty()) && o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;
+        o.params.explain_stacks = !o.explain_stacks.empty();
         check_interval(o);
         if (!buffer.empty()) parse_buffer_option(buffer, o.local.buffer, o.remote.buffer);
         if (!gpu_path.empty()) parse_gpu_path_option(gpu_path, o.local.gpu_path, o.remote.gpu_path);
