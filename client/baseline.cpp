@@ -26,11 +26,12 @@ void compare_with_baseline(TestResult& r, const std::vector<TestResult>& earlier
     bool other_transport = r.transport != baseline;
     if (!other_transport && r.rx == baseline_rx) return;
     for (const auto& b : earlier) {
-        bool match = other_transport ? b.transport == baseline && b.rx == r.rx
-                                     : b.transport == baseline && b.rx == baseline_rx;
+        bool match =
+            other_transport ? b.transport == baseline && b.rx == r.rx : b.transport == baseline && b.rx == baseline_rx;
         if (!match || b.test != r.test || b.message_size != r.message_size || b.streams != r.streams) continue;
-        r.baseline.transport = other_transport ? transport_name(baseline)
-                                               : std::string(transport_name(baseline)) + "/" + rx_mode_name(baseline_rx);
+        r.baseline.transport = other_transport
+                                   ? transport_name(baseline)
+                                   : std::string(transport_name(baseline)) + "/" + rx_mode_name(baseline_rx);
         r.baseline.throughput = ratio(r.throughput_gbps, b.throughput_gbps);
         r.baseline.local_service_demand = ratio(r.local.service_demand_us_per_kb(), b.local.service_demand_us_per_kb());
         r.baseline.remote_service_demand =

@@ -72,6 +72,8 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "pvclock_clocksource_read", C::inherit},
         {R::prefix, "__put_user_", C::inherit},
         {R::prefix, "__get_user_", C::inherit},
+        {R::prefix, "__list_del_entry_valid", C::inherit},
+        {R::prefix, "__list_add_valid", C::inherit},
 
         // Data copy (user <-> kernel, skb <-> skb), hardened-usercopy checks included (paid per copy).
         {R::exact, "memcpy", C::copy},
@@ -406,6 +408,45 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "find_vma", C::memory},
         {R::prefix, "mas_", C::memory},
         {R::prefix, "mt_find", C::memory},
+        {R::prefix, "pte_", C::memory},
+        {R::prefix, "__pte", C::memory},
+        {R::prefix, "set_pte", C::memory},
+        {R::prefix, "pmd_", C::memory},
+        {R::prefix, "handle_pte_fault", C::memory},
+        {R::prefix, "do_wp_page", C::memory},
+        {R::prefix, "wp_page", C::memory},
+        {R::prefix, "copy_page_range", C::memory},
+        {R::prefix, "copy_pte", C::memory},
+        {R::prefix, "vm_normal_page", C::memory},
+        {R::prefix, "page_vma_mapped", C::memory},
+        {R::prefix, "folio_add", C::memory},
+        {R::prefix, "lruvec", C::memory},
+        {R::prefix, "__lruvec", C::memory},
+        {R::prefix, "count_memcg", C::memory},
+        {R::prefix, "memcg1_", C::memory},
+        {R::prefix, "uncharge_", C::memory},
+        {R::prefix, "free_pages_and_swap", C::memory},
+        {R::prefix, "damon_", C::memory},
+        {R::prefix, "filemap_", C::memory},
+        {R::prefix, "next_uptodate", C::memory},
+        {R::prefix, "do_fault", C::memory},
+        {R::prefix, "__do_fault", C::memory},
+        {R::prefix, "do_read_fault", C::memory},
+        {R::prefix, "do_cow_fault", C::memory},
+        {R::prefix, "vmf_", C::memory},
+        {R::prefix, "vma_", C::memory},
+        {R::prefix, "get_vma_policy", C::memory},
+        {R::prefix, "do_mmap", C::memory},
+        {R::prefix, "__mmap", C::memory},
+        {R::prefix, "mmap_region", C::memory},
+        {R::prefix, "unmap_", C::memory},
+        {R::prefix, "mod_node_page", C::memory},
+        {R::prefix, "__mod_node_page", C::memory},
+        {R::prefix, "__mod_zone_page", C::memory},
+        {R::prefix, "page_remove_rmap", C::memory},
+        {R::prefix, "__folio_mod_stat", C::memory},
+        {R::prefix, "rmap_", C::memory},
+        {R::prefix, "anon_vma", C::memory},
 
         // GRO and GSO before TCP/IP and UDP/IP: they are netdev work however they are named.
         {R::contains, "_gro_", C::netdev},
@@ -514,7 +555,8 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "receive_buf", C::netdev},
         {R::prefix, "receive_mergeable", C::netdev},
         {R::prefix, "try_fill_recv", C::netdev},
-        {R::prefix, "skb_recv_done", C::netdev},
+        {R::exact, "skb_recv_done", C::netdev},  // virtio-net callbacks, not skb management
+        {R::exact, "skb_xmit_done", C::netdev},
         {R::prefix, "vring_interrupt", C::netdev},
         {R::prefix, "mlx5e_", C::netdev},
         {R::prefix, "mlx5_", C::netdev},
@@ -590,7 +632,9 @@ const std::array<CategoryName, kCategoryCount>& category_names() {
 }
 
 const char* category_key(Category c) {
-    return c < Category::count_ ? category_names()[static_cast<size_t>(c)].key : c == Category::idle ? "idle" : "inherit";
+    return c < Category::count_  ? category_names()[static_cast<size_t>(c)].key
+           : c == Category::idle ? "idle"
+                                 : "inherit";
 }
 const char* category_label(Category c) {
     return c < Category::count_ ? category_names()[static_cast<size_t>(c)].label : category_key(c);
@@ -618,9 +662,10 @@ Category attribute_chain(const std::vector<std::string_view>& leaf_first) {
 
 bool is_interrupt_entry(std::string_view name) {
     name = base_name(name);
-    static constexpr std::string_view kEntries[] = {
-        "handle_softirqs", "__do_softirq", "do_softirq", "irq_exit_rcu", "__irq_exit_rcu", "irq_exit",
-        "common_interrupt", "asm_common_interrupt", "__common_interrupt", "handle_irq_event", "run_ksoftirqd"};
+    static constexpr std::string_view kEntries[] = {"handle_softirqs",  "__do_softirq",         "do_softirq",
+                                                    "irq_exit_rcu",     "__irq_exit_rcu",       "irq_exit",
+                                                    "common_interrupt", "asm_common_interrupt", "__common_interrupt",
+                                                    "handle_irq_event", "run_ksoftirqd"};
     for (std::string_view e : kEntries)
         if (name == e) return true;
     return name.substr(0, 7) == "sysvec_" || name.substr(0, 11) == "asm_sysvec_";

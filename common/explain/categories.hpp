@@ -13,23 +13,23 @@ namespace zc {
 // cost belongs to whoever called it, or an IRQ-enable point where a software-clock sample that was held
 // back while interrupts were off lands).
 enum class Category : uint8_t {
-    copy,         // data copy: user <-> kernel, skb <-> skb
-    checksum,     // software checksums
-    tcp,          // TCP/IP: tcp_*, ip_*, inet_*, the socket layer's TCP side
-    udp,          // UDP/IP
-    netdev,       // driver, NAPI, GRO/GSO, qdisc, DMA mapping, loopback's xmit
-    skb,          // skb allocation, cloning, freeing
-    memory,       // page/slab alloc and free, page pinning, IOMMU, page faults
-    zerocopy,     // zero-copy bookkeeping: completion notifications, error queue, io_uring notifications
-    lock,         // spin locks, mutexes, RCU
-    sched,        // scheduling, wake-ups, waiting
-    syscall,      // system call entry and exit, fd lookup
-    rdma,         // RDMA provider (rxe, siw, mlx5_ib) and the verbs core
-    user,         // user-space time of the process that samples (zcperf or zcserver)
+    copy,           // data copy: user <-> kernel, skb <-> skb
+    checksum,       // software checksums
+    tcp,            // TCP/IP: tcp_*, ip_*, inet_*, the socket layer's TCP side
+    udp,            // UDP/IP
+    netdev,         // driver, NAPI, GRO/GSO, qdisc, DMA mapping, loopback's xmit
+    skb,            // skb allocation, cloning, freeing
+    memory,         // page/slab alloc and free, page pinning, IOMMU, page faults
+    zerocopy,       // zero-copy bookkeeping: completion notifications, error queue, io_uring notifications
+    lock,           // spin locks, mutexes, RCU
+    sched,          // scheduling, wake-ups, waiting
+    syscall,        // system call entry and exit, fd lookup
+    rdma,           // RDMA provider (rxe, siw, mlx5_ib) and the verbs core
+    user,           // user-space time of the process that samples (zcperf or zcserver)
     other_process,  // user-space time of every other process
-    other,        // kernel functions no rule names
-    unknown,      // addresses with no symbol
-    count_,       // number of reported categories
+    other,          // kernel functions no rule names
+    unknown,        // addresses with no symbol
+    count_,         // number of reported categories
     idle = count_,
     inherit,
 };

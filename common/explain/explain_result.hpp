@@ -11,7 +11,7 @@
 
 namespace zc {
 
-inline constexpr size_t kMaxStacks = 2000;    // folded stacks kept per side (the heaviest)
+inline constexpr size_t kMaxStacks = 2000;   // folded stacks kept per side (the heaviest)
 inline constexpr size_t kTopFunctions = 12;  // leaf functions listed per side
 
 struct ExplainFunction {
@@ -32,13 +32,13 @@ struct ExplainSide {
     std::string problem;  // why this side did not explain ("" when it ran), said as is to the user
     std::string event;    // "cpu-clock"
     int hz = 0;
-    double period_s = 0;     // CPU time each sample stands for
-    uint64_t samples = 0;    // every sample of the interval, idle included
+    double period_s = 0;   // CPU time each sample stands for
+    uint64_t samples = 0;  // every sample of the interval, idle included
     uint64_t busy_samples = 0;
-    uint64_t lost = 0;       // samples the kernel dropped (ring buffer full)
-    uint64_t throttled = 0;  // times the kernel throttled the event
-    double busy_s = 0;       // sampled busy CPU time over the sampled CPUs: the categories add up to it
-    double stat_busy_s = 0;  // /proc/stat's busy CPU time over the same CPUs and interval
+    uint64_t lost = 0;         // samples the kernel dropped (ring buffer full)
+    uint64_t throttled = 0;    // times the kernel throttled the event
+    double busy_s = 0;         // sampled busy CPU time over the sampled CPUs: the categories add up to it
+    double stat_busy_s = 0;    // /proc/stat's busy CPU time over the same CPUs and interval
     double sampler_cpu_s = 0;  // the sampler thread's own CPU time (included in "own user time" and kernel)
     std::vector<int> cpus;     // the CPUs sampled
     std::array<double, kCategoryCount> category_s{};

@@ -16,9 +16,9 @@ namespace zc {
 
 namespace {
 
-constexpr size_t kDataPages = 32;  // 128 KiB per CPU: ~0.4 s of 999 Hz samples with 40-frame chains
-constexpr int kPollMs = 50;        // the drain thread's longest sleep: a ring fills in far longer
-constexpr uint16_t kMaxStack = 64; // frames per chain: enough for the deepest network stacks
+constexpr size_t kDataPages = 32;   // 128 KiB per CPU: ~0.4 s of 999 Hz samples with 40-frame chains
+constexpr int kPollMs = 50;         // the drain thread's longest sleep: a ring fills in far longer
+constexpr uint16_t kMaxStack = 64;  // frames per chain: enough for the deepest network stacks
 
 std::string read_paranoid() {
     std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
@@ -56,7 +56,8 @@ size_t SampleKeyHash::operator()(const SampleKey& k) const {
     return static_cast<size_t>(h);
 }
 
-Sampler::Sampler(const std::vector<int>& cpus, int hz, std::vector<pid_t> own) : cpus_(cpus), hz_(hz), own_(std::move(own)) {
+Sampler::Sampler(const std::vector<int>& cpus, int hz, std::vector<pid_t> own)
+    : cpus_(cpus), hz_(hz), own_(std::move(own)) {
     period_ns_ = hz > 0 ? 1000000000ull / static_cast<uint64_t>(hz) : 1000000;
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     for (int cpu : cpus_) {
@@ -84,7 +85,8 @@ Sampler::Sampler(const std::vector<int>& cpus, int hz, std::vector<pid_t> own) :
         void* m = mmap(nullptr, r.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (m == MAP_FAILED) {
             problem_ = "--explain: cannot map the perf ring buffer of CPU " + std::to_string(cpu) + ": " +
-                       strerror(errno) + " (kernel.perf_event_mlock_kb too small for a non-root user?); the test ran "
+                       strerror(errno) +
+                       " (kernel.perf_event_mlock_kb too small for a non-root user?); the test ran "
                        "without explain";
             for (auto& x : rings_) munmap(x.base, x.bytes);
             rings_.clear();

@@ -17,8 +17,7 @@ std::vector<int> online_cpus() {
     std::getline(in, text);
     try {
         if (!text.empty()) return parse_cpu_list(text);
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     std::vector<int> all;
     for (long i = 0; i < sysconf(_SC_NPROCESSORS_ONLN); ++i) all.push_back(static_cast<int>(i));
     return all;

@@ -43,8 +43,7 @@ std::string frame_name(const KernelSymbol* s) {
 
 }  // namespace
 
-ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& symbols, double period_s,
-                              bool stacks) {
+ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& symbols, double period_s, bool stacks) {
     ExplainSide out;
     out.ran = true;
     out.event = "cpu-clock";
@@ -106,9 +105,8 @@ ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& s
     for (auto& [i, f] : by_leaf) all.push_back(std::move(f));
     for (auto* f : {&own_user, &other_user, &unknown})
         if (f->cpu_s > 0) all.push_back(*f);
-    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
-        return a.cpu_s != b.cpu_s ? a.cpu_s > b.cpu_s : a.name < b.name;
-    });
+    std::sort(all.begin(), all.end(),
+              [](const auto& a, const auto& b) { return a.cpu_s != b.cpu_s ? a.cpu_s > b.cpu_s : a.name < b.name; });
     if (all.size() > kTopFunctions) all.resize(kTopFunctions);
     out.top = std::move(all);
     for (auto& [cpu, c] : per_cpu) out.per_cpu.push_back(c);

@@ -52,8 +52,8 @@ nlohmann::json to_json(const ExplainSide& e) {
     if (!e.ran) return {{"ran", false}, {"problem", e.problem}};
     nlohmann::json top = nlohmann::json::array();
     for (const auto& f : e.top)
-        top.push_back({{"function", f.name}, {"module", f.module}, {"category", category_key(f.category)},
-                       {"cpu_s", f.cpu_s}});
+        top.push_back(
+            {{"function", f.name}, {"module", f.module}, {"category", category_key(f.category)}, {"cpu_s", f.cpu_s}});
     nlohmann::json per = nlohmann::json::array();
     for (const auto& c : e.per_cpu)
         per.push_back({{"cpu", c.cpu}, {"busy_s", c.busy_s}, {"category_s", categories_json(c.category_s)}});

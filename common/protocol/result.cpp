@@ -202,7 +202,7 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         for (const auto& w : array_field(j, "warnings", 64)) s.warnings.push_back(value_as<std::string>(w, "warnings"));
         if (j.contains("messages")) s.messages = message_side_from_json(j.at("messages"));  // absent from older servers
         if (j.contains("rdma")) s.rdma = rdma_info_from_json(j.at("rdma"));
-        if (j.contains("memory")) s.memory = memory_report_from_json(j.at("memory"));  // optional: older peers
+        if (j.contains("memory")) s.memory = memory_report_from_json(j.at("memory"));    // optional: older peers
         if (j.contains("explain")) s.explain = explain_side_from_json(j.at("explain"));  // --explain only
         return s;
     } catch (const nlohmann::json::exception& e) {

@@ -80,8 +80,8 @@ TEST(Explain, SampledBusyAgreesWithProcStatAndUnknownIsSmall) {
 TEST(Explain, RxTruncCutsTheReceiversDataCopy) {
     // The receiver runs on CPU 1; on loopback the sender's CPU 0 carries the receive softirq, so the
     // receiver's own copy (recvmsg into its buffer) is CPU 1's: MSG_TRUNC must take most of it away.
-    json j = report({zcperf_bin(), "-l", "3", "-m", "64K", "--cpu", "0,1", "--rx", "copy,trunc", "--explain", "-o",
-                     "json"});
+    json j =
+        report({zcperf_bin(), "-l", "3", "-m", "64K", "--cpu", "0,1", "--rx", "copy,trunc", "--explain", "-o", "json"});
     ASSERT_EQ(j["results"].size(), 2u);
     if (auto why = refusal(j["results"][0]["remote"]); !why.empty()) GTEST_SKIP() << why;
     auto copy_per_kb_on_cpu1 = [](const json& r) {
@@ -144,8 +144,8 @@ TEST(Explain, WithoutPermissionTheTestStillRunsAndSaysWhatToChange) {
     if (getuid() != 0) GTEST_SKIP() << "needs root to run a child as nobody";
     if (paranoid < 0) GTEST_SKIP() << "kernel.perf_event_paranoid = -1 lets everyone sample";
     if (access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "no setpriv (util-linux)";
-    auto o = run({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", zcperf_bin(),
-                  "-l", "0.5", "-m", "64K", "--explain", "-o", "json"},
+    auto o = run({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+                  zcperf_bin(), "-l", "0.5", "-m", "64K", "--explain", "-o", "json"},
                  std::chrono::seconds(60));
     ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
     json j = json::parse(o.out);

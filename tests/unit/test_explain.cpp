@@ -213,7 +213,7 @@ TEST(ExplainKallsyms, LooksUpFunctionsAndModules) {
     EXPECT_EQ(v->name, "virtnet_poll");
     EXPECT_EQ(v->module, "virtio_net");
     EXPECT_EQ(k.find(0xffffffffc0b00410)->module, "rdma_rxe");
-    EXPECT_EQ(k.find(0xffffffff80000000), nullptr);                                 // below the kernel
+    EXPECT_EQ(k.find(0xffffffff80000000), nullptr);                                         // below the kernel
     EXPECT_EQ(k.find(0xffffffffc0b00400 + KernelSymbols::kMaxFunctionBytes + 1), nullptr);  // past the end
     // _stext and _text share an address: one symbol is kept
     EXPECT_EQ(k.find(0xffffffff81000010)->address, 0xffffffff81000000u);
@@ -234,14 +234,14 @@ TEST(ExplainSummary, CategoriesAddUpAndIdleIsLeftOut) {
     };
     const uint64_t copy = 0xffffffff81200010, tcp = 0xffffffff81100010, sys = 0xffffffff81001050;
     const uint64_t idle = 0xffffffff81400010, virtnet = 0xffffffffc0a01300, softirq_less = 0xffffffff81300010;
-    add(0, 0, {copy, tcp, sys}, 60);                     // the sender copying
-    add(0, 0, {tcp, sys}, 20);                           // TCP
-    add(1, SampleKey::idle_task, {idle}, 100);           // idle: left out
-    add(1, SampleKey::idle_task, {virtnet, idle}, 5);    // idle task, no interrupt frame: idle
-    add(1, 0, {virtnet}, 10);                            // NAPI in a task
-    add(1, SampleKey::user | SampleKey::own, {}, 4);     // zcperf's user time
-    add(1, SampleKey::user, {}, 1);                      // someone else's
-    add(0, 0, {0xffffffff80000000}, 2);                  // no symbol: unknown
+    add(0, 0, {copy, tcp, sys}, 60);                   // the sender copying
+    add(0, 0, {tcp, sys}, 20);                         // TCP
+    add(1, SampleKey::idle_task, {idle}, 100);         // idle: left out
+    add(1, SampleKey::idle_task, {virtnet, idle}, 5);  // idle task, no interrupt frame: idle
+    add(1, 0, {virtnet}, 10);                          // NAPI in a task
+    add(1, SampleKey::user | SampleKey::own, {}, 4);   // zcperf's user time
+    add(1, SampleKey::user, {}, 1);                    // someone else's
+    add(0, 0, {0xffffffff80000000}, 2);                // no symbol: unknown
     add(0, 0, {softirq_less}, 3);
     ExplainSide e = summarize_samples(t, k, 0.001, true);
     EXPECT_TRUE(e.ran);
