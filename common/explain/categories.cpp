@@ -447,6 +447,8 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "__folio_mod_stat", C::memory},
         {R::prefix, "rmap_", C::memory},
         {R::prefix, "anon_vma", C::memory},
+        {R::prefix, "get_mem_cgroup", C::memory},
+        {R::prefix, "find_lock_entries", C::memory},
 
         // GRO and GSO before TCP/IP and UDP/IP: they are netdev work however they are named.
         {R::contains, "_gro_", C::netdev},

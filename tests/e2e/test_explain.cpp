@@ -8,7 +8,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <map>
 #include <sstream>
+
+#include "explain/categories.hpp"
 
 #include "process.hpp"
 
@@ -158,5 +161,93 @@ TEST(Explain, WithoutPermissionTheTestStillRunsAndSaysWhatToChange) {
         EXPECT_NE(why.find("perf_event_paranoid"), std::string::npos) << why;
         EXPECT_NE(why.find("CAP_PERFMON"), std::string::npos) << why;
         EXPECT_NE(why.find("the test ran without explain"), std::string::npos) << why;
+    }
+}
+
+namespace {
+// Category shares (of busy samples) of a `perf script -F pid,ip,sym` dump, attributed with zcperf's own
+// table, idle rules and walk-up: what perf saw, in zcperf's terms. User time is one bucket ("user").
+std::map<std::string, double> perf_shares(const std::string& script) {
+    std::map<std::string, double> count;
+    double busy = 0;
+    std::istringstream in(script);
+    std::string line;
+    auto flush = [&](int pid, std::vector<std::pair<uint64_t, std::string>>& frames) {
+        if (pid < 0 || frames.empty()) return;
+        std::string cat;
+        if (frames[0].first < (1ull << 63)) {
+            cat = "user";
+        } else {
+            std::vector<std::string_view> names;
+            bool interrupted = false;
+            for (const auto& [ip, name] : frames) {
+                if (ip < (1ull << 63)) break;
+                names.push_back(name);
+                interrupted = interrupted || zc::is_interrupt_entry(name);
+            }
+            zc::Category c = names[0] == "[unknown]" ? zc::Category::unknown : zc::attribute_chain(names);
+            if ((pid == 0 && !interrupted) || c == zc::Category::idle) return;
+            cat = zc::category_key(c);
+        }
+        count[cat] += 1;
+        busy += 1;
+    };
+    int pid = -1;
+    std::vector<std::pair<uint64_t, std::string>> frames;
+    while (std::getline(in, line)) {
+        if (line.empty()) {
+            flush(pid, frames);
+            pid = -1;
+            frames.clear();
+            continue;
+        }
+        std::istringstream l(line);
+        if (pid < 0) {
+            l >> pid;
+            continue;
+        }
+        std::string ip, sym;
+        l >> ip >> sym;
+        frames.emplace_back(std::stoull(ip, nullptr, 16), sym);
+    }
+    flush(pid, frames);
+    for (auto& [k, v] : count) v = busy > 0 ? 100.0 * v / busy : 0;
+    return count;
+}
+}  // namespace
+
+TEST(Explain, CategorySharesAgreeWithPerfRecord) {
+    if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/perf (Debian's linux-perf)";
+    char data[] = "/tmp/zcperf_perf_XXXXXX";
+    int fd = mkstemp(data);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    // perf samples the same CPUs, the same way, over zcperf's whole run (its set-up included).
+    auto o = run({"/usr/bin/perf", "record", "-q", "-a", "-g", "-e", "cpu-clock", "-F", "999", "-o", data, "--",
+                  zcperf_bin(), "-l", "4", "-m", "64K", "--cpu", "0,1", "--explain", "-o", "json"},
+                 std::chrono::seconds(90));
+    if (o.exit_code != 0 && o.out.empty()) {
+        unlink(data);
+        GTEST_SKIP() << "perf record failed here: " << o.err;
+    }
+    json j = json::parse(o.out.substr(o.out.find('{')));
+    const json& e = j["results"][0]["local"]["explain"];
+    if (!e["ran"].get<bool>()) {
+        unlink(data);
+        GTEST_SKIP() << e["problem"];
+    }
+    auto script = run({"/usr/bin/perf", "script", "-i", data, "-F", "pid,ip,sym"}, std::chrono::seconds(90));
+    unlink(data);
+    ASSERT_EQ(script.exit_code, 0) << script.err;
+    auto theirs = perf_shares(script.out);
+    double busy = e["sampled_busy_cpu_s"];
+    std::map<std::string, double> ours;
+    for (const auto& [k, v] : e["category_s"].items()) {
+        std::string key = k == "other_process" ? "user" : k;
+        ours[key] += 100.0 * v.get<double>() / busy;
+    }
+    for (const auto& [k, v] : ours) {
+        double p = theirs.count(k) ? theirs[k] : 0.0;
+        EXPECT_NEAR(v, p, 5.0) << k << ": zcperf " << v << "%, perf " << p << "%";
     }
 }
