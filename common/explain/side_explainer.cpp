@@ -26,25 +26,27 @@ std::vector<int> online_cpus() {
 
 SideExplainer::SideExplainer(int hz, bool stacks, const std::set<int>& own, const std::string& kallsyms_path)
     : stacks_(stacks) {
-    try {
-        symbols_ = KernelSymbols(kallsyms_path);
-    } catch (const std::exception& e) {
-        problem_ = std::string("--explain: ") + e.what() + "; the test ran without explain";
-        return;
-    }
-    if (symbols_.hidden()) {
-        problem_ = "--explain: " + kallsyms_path +
-                   " shows every address as 0 (kernel.kptr_restrict): run as root or 'sysctl kernel.kptr_restrict=0'; "
-                   "the test ran without explain";
-        return;
-    }
+    // The events first: without the right to sample, that is what the user must change (an unprivileged
+    // reader also sees kallsyms' addresses as 0, which would otherwise be said first).
     std::vector<pid_t> pids(own.begin(), own.end());
     if (std::find(pids.begin(), pids.end(), getpid()) == pids.end()) pids.push_back(getpid());
     sampler_ = std::make_unique<Sampler>(online_cpus(), hz, pids);
     if (!sampler_->ok()) {
         problem_ = sampler_->problem();
         sampler_.reset();
+        return;
     }
+    try {
+        symbols_ = KernelSymbols(kallsyms_path);
+    } catch (const std::exception& e) {
+        problem_ = std::string("--explain: ") + e.what() + "; the test ran without explain";
+    }
+    if (problem_.empty() && symbols_.hidden()) {
+        problem_ = "--explain: " + kallsyms_path +
+                   " shows every address as 0 (kernel.kptr_restrict): run as root or 'sysctl kernel.kptr_restrict=0'; "
+                   "the test ran without explain";
+    }
+    if (!problem_.empty()) sampler_.reset();
 }
 
 void SideExplainer::start() {

@@ -223,9 +223,10 @@ TEST(Explain, CategorySharesAgreeWithPerfRecord) {
     ASSERT_GE(fd, 0);
     close(fd);
     // perf samples the same CPUs, the same way, over zcperf's whole run (its set-up included).
-    auto o = run({"/usr/bin/perf", "record", "-q", "-a", "-g", "-e", "cpu-clock", "-F", "999", "-o", data, "--",
-                  zcperf_bin(), "-l", "4", "-m", "64K", "--cpu", "0,1", "--explain", "-o", "json"},
-                 std::chrono::seconds(90));
+    auto o =
+        run({"/usr/bin/perf", "record", "-q", "-a", "-g",  "-e",    "cpu-clock", "-F",        "999", "-o",  data, "--",
+             zcperf_bin(),    "-l",     "4",  "-m", "64K", "--cpu", "0,1",       "--explain", "-o",  "json"},
+            std::chrono::seconds(90));
     if (o.exit_code != 0 && o.out.empty()) {
         unlink(data);
         GTEST_SKIP() << "perf record failed here: " << o.err;
