@@ -81,8 +81,12 @@ def plot_explain(rows, png, title):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    cats = list(dict.fromkeys(k[len("local_explain_"):] for r in rows for k in r
-                              if k.startswith("local_explain_") and not k.startswith("local_explain_delta_")))
+    # zcperf's report order, other processes' user time on top (on a shared host it can dwarf the rest)
+    order = ["copy", "checksum", "tcp", "udp", "netdev", "skb", "memory", "zerocopy", "lock", "sched", "syscall",
+             "rdma", "user", "other", "unknown", "other_process"]
+    found = {k[len("local_explain_"):] for r in rows for k in r
+             if k.startswith("local_explain_") and not k.startswith("local_explain_delta_")}
+    cats = [c for c in order if c in found] + sorted(found - set(order))
     labels = [f"{r['path']}\n{zclib.size_label(r['message_size'])}" for r in rows]
     fig, axes = plt.subplots(1, 2, figsize=(max(10, 1.4 * len(rows) * 2), 6))
     colors = plt.get_cmap("tab20").colors
