@@ -4,6 +4,7 @@
 
 #include "explain/categories.hpp"
 #include "explain/kallsyms.hpp"
+#include "explain/side_explainer.hpp"
 #include "explain/sampler.hpp"
 #include "protocol/explain_json.hpp"
 
@@ -323,4 +324,32 @@ TEST(ExplainJson, RoundTripAndOlderPeer) {
     EXPECT_FALSE(r2.ran);
     EXPECT_EQ(r2.problem, refused.problem);
     EXPECT_THROW(explain_side_from_json(nlohmann::json{{"ran", true}}), std::exception);
+}
+
+#include "parse_cli.hpp"
+
+TEST(ExplainCli, OptionsSetTheRateAndStacks) {
+    ClientOptions o;
+    ASSERT_EQ(test::parse({"-l", "1"}, o), -1);
+    EXPECT_EQ(o.params.explain_hz, 0);  // off unless asked
+    ClientOptions e;
+    ASSERT_EQ(test::parse({"--explain"}, e), -1);
+    EXPECT_EQ(e.params.explain_hz, kDefaultExplainHz);
+    EXPECT_FALSE(e.params.explain_stacks);
+    ClientOptions h;
+    ASSERT_EQ(test::parse({"--explain-hz", "4999"}, h), -1);  // implies --explain
+    EXPECT_EQ(h.params.explain_hz, 4999);
+    ClientOptions s;
+    ASSERT_EQ(test::parse({"--explain-stacks", "/tmp/x.folded"}, s), -1);
+    EXPECT_EQ(s.params.explain_hz, kDefaultExplainHz);
+    EXPECT_TRUE(s.params.explain_stacks);
+    EXPECT_EQ(s.explain_stacks, "/tmp/x.folded");
+    EXPECT_EQ(test::parse({"--explain-hz", "0"}), 2);
+    EXPECT_EQ(test::parse({"--explain-hz", "100000"}), 2);
+    // the server's half carries the rate; an older server's silence means off
+    ServerSpec half = server_half(TestSpec{h.params, {}, {}});
+    EXPECT_EQ(server_spec_from_json(to_json(half)).explain_hz, 4999);
+    auto j = to_json(half);
+    j.erase("explain_hz");
+    EXPECT_EQ(server_spec_from_json(j).explain_hz, 0);
 }
