@@ -381,8 +381,8 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                    if (o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;
                }),
         value_in("--explain-hz", o.params.explain_hz, Bounds<int>{1, kMaxExplainHz},
-                 "samples per second per CPU (implies --explain, whose rate is " + std::to_string(kDefaultExplainHz) +
-                     "; 0 here: off)"),
+                 "samples per second per CPU, 1-" + std::to_string(kMaxExplainHz) +
+                     " (implies --explain; --explain alone: " + std::to_string(kDefaultExplainHz) + ")"),
         value("--explain-stacks", o.explain_stacks,
               "FILE: write each side's sampled call stacks there, folded (\"side;func;...;leaf count\", the test's "
               "label first when the run has several tests), for flamegraph.pl, inferno or speedscope (implies "
