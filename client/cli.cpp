@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cuda/device.hpp"
+#include "explain/side_explainer.hpp"
 #include "run/build_info.hpp"
 #include "protocol/interval.hpp"
 #include "options/option_rows.hpp"
@@ -366,6 +367,25 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
         value("--csv-intervals", o.csv_intervals,
               "FILE: also write one CSV row per interval there as the test runs (needs --interval)")
             .value_kind("FILE"),
+        // --explain (issue 25): where each side's CPU went, by kernel category.
+        action("--explain",
+               "sample every CPU of each side over the measured interval (perf_event_open, cpu-clock) and report "
+               "where the CPU went: data copy, checksum, TCP/IP, netdev, skb, memory, zero-copy bookkeeping, locks, "
+               "scheduling, syscall entry, RDMA, user time, in us/KB (rr: per transaction, msgrate: per message), "
+               "with the top kernel functions and the per-CPU split; with several -T or --rx, the deltas against "
+               "the first. Needs root, CAP_PERFMON or kernel.perf_event_paranoid=-1 on each side (a side without "
+               "says so; the test still runs)",
+               [&o] {
+                   if (o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;
+               }),
+        value_in("--explain-hz", o.params.explain_hz, Bounds<int>{1, kMaxExplainHz},
+                 "samples per second per CPU, 1-" + std::to_string(kMaxExplainHz) +
+                     " (implies --explain; --explain alone: " + std::to_string(kDefaultExplainHz) + ")"),
+        value("--explain-stacks", o.explain_stacks,
+              "FILE: write each side's sampled call stacks there, folded (\"side;func;...;leaf count\", the test's "
+              "label first when the run has several tests), for flamegraph.pl, inferno or speedscope (implies "
+              "--explain)")
+            .value_kind("FILE"),
         text("-i,--iterations", "MAX,MIN repetitions of each test (netperf's -i; up to 30)",
              [&o, iterations_given](const std::string& t) {
                  auto [mx, mn] = parse_pair(t, "-i");
@@ -420,6 +440,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
         if (o.params.batch != 1 && std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end())
             throw std::invalid_argument("--batch is for -t msgrate (messages per send call)");
         check_interval(o);
+        if (!o.explain_stacks.empty() && o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;
+        o.params.explain_stacks = !o.explain_stacks.empty();
         check_tests(o);
         check_goal(o.goal);
         if (program.check) program.check(o);

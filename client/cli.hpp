@@ -25,6 +25,7 @@ struct ClientOptions {
     SideSpec local, remote;
     std::string output = "human";  // or csv, json, json-stream (--json-stream)
     std::string csv_intervals;     // --csv-intervals FILE
+    std::string explain_stacks;    // --explain-stacks FILE
     ConfidenceGoal goal;
     int connect_timeout_ms = 5000;
     bool topology = false;

@@ -1,5 +1,7 @@
 #include "iterations.hpp"
 
+#include "explain/explain_result.hpp"
+
 #include <algorithm>
 
 namespace zc {
@@ -34,6 +36,7 @@ SideResult merge_side(const std::vector<const SideResult*>& sides) {
     m.messages = {};
     for (const auto* s : sides) {
         m.messages.merge(s->messages);
+        if (s != sides.front()) merge_explain(m.explain, s->explain);
         double w = total_s > 0 ? s->cpu.elapsed_s / total_s : 0;
         m.bytes += s->bytes;
         m.ops += s->ops;

@@ -16,6 +16,7 @@
 #include "gpu_checks.hpp"
 #include "baseline.hpp"
 #include "iterations.hpp"
+#include "report/explain_report.hpp"
 #include "report/report_writer.hpp"
 #include "test_driver.hpp"
 #include "topology_report.hpp"
@@ -84,6 +85,15 @@ int main(int argc, char** argv) {
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
 
+    std::ofstream stacks;  // --explain-stacks
+    if (!opt.explain_stacks.empty()) {
+        stacks.open(opt.explain_stacks);
+        if (!stacks) {
+            std::cerr << "zcperf: cannot write --explain-stacks " << opt.explain_stacks << ": " << std::strerror(errno)
+                      << "\n";
+            return 2;
+        }
+    }
     std::ofstream csv_intervals;
     std::unique_ptr<zc::ReportWriter> writer = zc::make_report_writer(opt.output, std::cout);
     if (!opt.csv_intervals.empty()) {
@@ -141,8 +151,10 @@ int main(int argc, char** argv) {
             std::vector<zc::TestResult> done;
             for (const auto& spec : specs) {
                 zc::TestResult r = run_with_iterations(*control, spec, opt.goal, *writer);
-                zc::compare_with_baseline(r, done, opt.transports.front());
+                zc::compare_with_baseline(r, done, opt.transports.front(), opt.rx_modes.front());
                 writer->add(r);
+                if (stacks.is_open())
+                    zc::write_folded_stacks(stacks, r, specs.size() > 1 ? zc::explain_test_label(r) : std::string());
                 done.push_back(std::move(r));
             }
         }

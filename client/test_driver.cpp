@@ -285,6 +285,10 @@ TestResult run_test(ControlClient& control, const TestSpec& spec, const RunHooks
     r.interval_s = spec.interval_s;
     r.intervals = std::move(feed.rows);
     if (!no_remote_intervals.empty()) r.warnings.push_back(no_remote_intervals);
+    if (spec.explain_hz > 0 && !control.welcome().has_feature(kFeatureExplain) && !r.remote.explain.ran)
+        r.remote.explain.problem = "the server (" + control.welcome().software +
+                                   ") predates --explain: it sampled nothing; run the same zcperf release on both "
+                                   "hosts to explain its side";
     return r;
 }
 

@@ -5,8 +5,11 @@ one line per path, with the ratio to the first (baseline) path.
 
   scripts/compare_paths.py -T tcp,tcp-sendfile,tcp-msgzc,tcp-uringzc -m 4K..4M --cpu 0,1 -l 5
   scripts/compare_paths.py --from run.json          # plot a report made earlier (zcperf -o json)
+  scripts/compare_paths.py -T tcp,tcp-msgzc -m 64K,1M --explain --cpu 0,1 -l 5   # ... and why
 
-Writes OUT.json (the zcperf report), OUT.csv (one row per path and size) and OUT.png.
+Writes OUT.json (the zcperf report), OUT.csv (one row per path and size) and OUT.png. With --explain
+(zcperf's: each side's CPU by kernel category), the CSV gains each side's category µs/KB, the deltas
+against the baseline path are printed, and OUT-explain.png has a stacked bar per path and size, per side.
 Needs Debian's python3-matplotlib (it uses /usr/bin/python3 on purpose).
 """
 import argparse
@@ -51,7 +54,59 @@ def rows_of(report):
             "throughput_ratio": base.get("throughput_ratio", 1.0 if not base else ""),
             "local_sd_ratio": base.get("local_service_demand_ratio", 1.0 if not base else ""),
         })
+        for side in ("local", "remote"):
+            e = r[side].get("explain") or {}
+            for cat, v in (e.get("per_unit") or {}).items():
+                rows[-1][f"{side}_explain_{cat}"] = v
+            for cat, v in (e.get("delta_vs_baseline_per_unit") or {}).items():
+                rows[-1][f"{side}_explain_delta_{cat}"] = v
     return rows
+
+
+def explained(rows):
+    return any(k.startswith("local_explain_") for r in rows for k in r)
+
+
+def delta_text(r, side):
+    """'data copy −0.140, zero-copy bookkeeping +0.030' from a row's deltas against the baseline."""
+    parts = [(k[len(side) + len("_explain_delta_"):], v) for k, v in r.items()
+             if k.startswith(f"{side}_explain_delta_") and abs(v) >= 0.0005]
+    parts.sort(key=lambda kv: -abs(kv[1]))
+    return ", ".join(f"{k} {'−' if v < 0 else '+'}{abs(v):.3f}" for k, v in parts)
+
+
+def plot_explain(rows, png, title):
+    """A stacked bar per path and size, per side: each category's µs per unit, as zcperf --explain has it."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    # zcperf's report order, other processes' user time on top (on a shared host it can dwarf the rest)
+    order = ["copy", "checksum", "tcp", "udp", "netdev", "skb", "memory", "zerocopy", "lock", "sched", "syscall",
+             "rdma", "user", "other", "unknown", "other_process"]
+    found = {k[len("local_explain_"):] for r in rows for k in r
+             if k.startswith("local_explain_") and not k.startswith("local_explain_delta_")}
+    cats = [c for c in order if c in found] + sorted(found - set(order))
+    labels = [f"{r['path']}\n{zclib.size_label(r['message_size'])}" for r in rows]
+    fig, axes = plt.subplots(1, 2, figsize=(max(10, 1.4 * len(rows) * 2), 6))
+    colors = plt.get_cmap("tab20").colors
+    for ax, side in zip(axes, ("local", "remote")):
+        bottom = [0.0] * len(rows)
+        for i, c in enumerate(cats):
+            vals = [r.get(f"{side}_explain_{c}", 0.0) or 0.0 for r in rows]
+            if not any(vals):
+                continue
+            ax.bar(range(len(rows)), vals, bottom=bottom, label=c, color=colors[i % len(colors)])
+            bottom = [b + v for b, v in zip(bottom, vals)]
+        ax.set_xticks(range(len(rows)))
+        ax.set_xticklabels(labels, fontsize=8)
+        ax.set_ylabel("CPU per unit, µs (stream: per KB; rr: per transaction)")
+        ax.set_title(f"{side} side: where the CPU went", fontsize=10)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
 
 
 def plot(rows, png, title):
@@ -98,10 +153,11 @@ def main():
         with open(args.out + ".json", "w") as f:
             json.dump(report, f, indent=1)
     rows = rows_of(report)
+    fields = list(dict.fromkeys(k for r in rows for k in r))
     if not rows:
         sys.exit("compare_paths: the report has no results: " + "; ".join(report.get("errors", [])))
     with open(args.out + ".csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
         w.writerows(rows)
     run = report.get("run", {})
@@ -110,7 +166,15 @@ def main():
         print(f"{r['path']:<22} {zclib.size_label(r['message_size']):>6} {r['throughput_gbps']:8.2f} Gb/s  "
               f"SD {r['local_sd_us_per_kb']:.3f}/{r['remote_sd_us_per_kb']:.3f} µs/KB  "
               f"vs baseline {r['throughput_ratio'] if r['throughput_ratio'] == '' else round(r['throughput_ratio'], 2)}x")
-    print(f"wrote {args.out}.json {args.out}.csv {args.out}.png", file=sys.stderr)
+    written = f"{args.out}.json {args.out}.csv {args.out}.png"
+    if explained(rows):
+        plot_explain(rows, args.out + "-explain.png", f"{run.get('command_line', '')}")
+        written += f" {args.out}-explain.png"
+        for r in rows:
+            for side in ("local", "remote"):
+                if text := delta_text(r, side):
+                    print(f"{r['path']:<22} {zclib.size_label(r['message_size']):>6} {side:<6} vs baseline: {text}")
+    print(f"wrote {written}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -47,6 +47,10 @@ COLUMNS = KEY_COLUMNS[:1] + ["test", "rx"] + KEY_COLUMNS[1:] + [
     "local_buffer_pages_by_node", "remote_buffer_pages_by_node", "local_cpu_nodes",
     "zc_copied_pct", "interface", "irq_note", "warnings", "error", "finished_at", "command",
 ]
+# With --explain among zcperf's options: each side's CPU per KB by kernel category (zcperf's keys).
+EXPLAIN_CATEGORIES = ["copy", "checksum", "tcp", "udp", "netdev", "skb", "memory", "zerocopy", "lock", "sched",
+                      "syscall", "rdma", "user", "other_process", "other", "unknown"]
+COLUMNS += [f"{side}_explain_{c}" for side in ("local", "remote") for c in EXPLAIN_CATEGORIES]
 
 DEFAULT_SIZES = "64K..4M"
 
@@ -165,6 +169,11 @@ def rows_of_report(combo, report, error, command):
             "finished_at": now,
             "command": command,
         })
+        for side, data in (("local", loc), ("remote", rem)):
+            per_unit = (data.get("explain") or {}).get("per_unit") or {}
+            for c in EXPLAIN_CATEGORIES:
+                if c in per_unit:
+                    row[f"{side}_explain_{c}"] = per_unit[c]
         rows.append(row)
     if not rows:  # nothing measured: one row that says why
         row = dict(combo)

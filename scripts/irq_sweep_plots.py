@@ -273,6 +273,44 @@ def plot_heatmap(csv_path, png, rows, good, failed, data):
     plt.close(fig)
 
 
+def plot_explain(csv_path, png, good):
+    """--explain's categories per point: a stacked bar (µs/KB by kernel category) per mapping and size, per side,
+    averaged over the point's rows, so what moves with the IRQ core shows as a band that grows or shrinks."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cats = sorted({k[len("local_explain_"):] for r in good for k in r if k.startswith("local_explain_")})
+    points = {}
+    for r in good:
+        key = (r["transport"], cpu_sort(r["client_cpu"]), cpu_sort(r["irq_cpu"]), int(r["message_size"]))
+        points.setdefault(key, []).append(r)
+    keys = sorted(points)
+    labels = [f"{t}\nc{c[1]} irq{i[1]}\n{zclib.size_label(m)}" for t, c, i, m in keys]
+    fig, axes = plt.subplots(2, 1, figsize=(max(8, 0.9 * len(keys)), 9))
+    colors = plt.get_cmap("tab20").colors
+    for ax, side in zip(axes, ("local", "remote")):
+        bottom = [0.0] * len(keys)
+        for n, c in enumerate(cats):
+            vals = []
+            for k in keys:
+                xs = [fnum(r.get(f"{side}_explain_{c}")) for r in points[k]]
+                xs = [x for x in xs if x is not None]
+                vals.append(sum(xs) / len(xs) if xs else 0.0)
+            if not any(vals):
+                continue
+            ax.bar(range(len(keys)), vals, bottom=bottom, label=c, color=colors[n % len(colors)])
+            bottom = [b + v for b, v in zip(bottom, vals)]
+        ax.set_xticks(range(len(keys)))
+        ax.set_xticklabels(labels, fontsize=7)
+        ax.set_ylabel(f"{side} CPU, µs/KB")
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0].legend(fontsize=7, ncol=4)
+    fig.suptitle(f"{csv_path}: where the CPU went, by kernel category (zcperf --explain)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+
+
 def plot_all(prefix, rows, prog):
     """PREFIX_vs_size.png and PREFIX_heatmap.png from the sweep's finished rows (of PREFIX.csv)."""
     csv_path = prefix + ".csv"
@@ -289,5 +327,8 @@ def plot_all(prefix, rows, prog):
     outs = [prefix + "_vs_size.png", prefix + "_heatmap.png"]
     plot_vs_size(csv_path, outs[0], rows, good, failed, data)
     plot_heatmap(csv_path, outs[1], rows, good, failed, data)
+    if any(fnum(r.get("local_explain_copy")) is not None for r in good):
+        outs.append(prefix + "_explain.png")
+        plot_explain(csv_path, outs[-1], good)
     print(f"{prog}: wrote {' '.join(outs)}", file=sys.stderr)
     return 0

@@ -137,7 +137,7 @@ void Session::handle(const Message& m) {
         w.software = "zcserver " ZCPERF_VERSION;
         w.has_host = true;
         w.host = server_.host();
-        w.features = {kFeatureIntervals};
+        w.features = server_features();
         send(w);
         state_ = State::idle;
         return read_next(server_.options().idle_timeout);
@@ -220,7 +220,7 @@ void Session::welcome(const Hello& hello) {
     }
     w.has_host = true;
     w.host = server_.host();
-    w.features = {kFeatureIntervals};
+    w.features = server_features();
     send(w);
     state_ = State::idle;
     read_next(server_.options().idle_timeout);

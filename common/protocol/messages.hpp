@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "protocol/interval.hpp"
 #include "protocol/result.hpp"
@@ -42,6 +43,10 @@ inline constexpr int kProtocolVersion = 1;
 // What a server can do beyond version 1's messages, listed in its welcome (an older server lists
 // nothing): "intervals" = it sends interval messages during a test with interval_s > 0.
 inline constexpr const char* kFeatureIntervals = "intervals";
+// "explain" = it samples its CPUs over the measured interval when the setup's explain_hz > 0 (--explain).
+inline constexpr const char* kFeatureExplain = "explain";
+// What this release's zcserver lists.
+inline std::vector<std::string> server_features() { return {kFeatureIntervals, kFeatureExplain}; }
 
 struct Hello {
     int version = kProtocolVersion;

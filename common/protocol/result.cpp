@@ -1,6 +1,7 @@
 #include "protocol/result.hpp"
 
 #include "measure/service_demand.hpp"
+#include "protocol/explain_json.hpp"
 #include "protocol/json_fields.hpp"
 
 namespace zc {
@@ -162,6 +163,7 @@ nlohmann::json to_json(const SideResult& s) {
                         {"messages", to_json(s.messages)},
                         {"memory", to_json(s.memory)}};
     if (!s.rdma.empty()) j["rdma"] = to_json(s.rdma);
+    if (s.explain.ran || !s.explain.problem.empty()) j["explain"] = to_json(s.explain);
     return j;
 }
 
@@ -200,7 +202,8 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         for (const auto& w : array_field(j, "warnings", 64)) s.warnings.push_back(value_as<std::string>(w, "warnings"));
         if (j.contains("messages")) s.messages = message_side_from_json(j.at("messages"));  // absent from older servers
         if (j.contains("rdma")) s.rdma = rdma_info_from_json(j.at("rdma"));
-        if (j.contains("memory")) s.memory = memory_report_from_json(j.at("memory"));  // optional: older peers
+        if (j.contains("memory")) s.memory = memory_report_from_json(j.at("memory"));    // optional: older peers
+        if (j.contains("explain")) s.explain = explain_side_from_json(j.at("explain"));  // --explain only
         return s;
     } catch (const nlohmann::json::exception& e) {
         throw ProtocolError(std::string("malformed result: ") + e.what());
@@ -226,6 +229,36 @@ nlohmann::json side_summary(const SideResult& s) {
                                          static_cast<double>(s.zerocopy.rx_mapped_bytes + s.zerocopy.rx_copied_bytes);
     }
     return j;
+}
+}  // namespace
+
+const char* explain_unit(TestKind t) {
+    return t == TestKind::rr ? "us/tran" : t == TestKind::msgrate ? "us/msg" : "us/KB";
+}
+
+double explain_units(const TestResult& r, const SideResult& s) {
+    if (is_message_test(r.test)) return static_cast<double>(r.messages.messages);
+    return static_cast<double>(s.bytes) / 1024.0;
+}
+
+namespace {
+// The JSON report's explain object gains each category per unit, and the deltas against the baseline.
+void add_explain_per_unit(nlohmann::json& side, const TestResult& r, const SideResult& s,
+                          const std::vector<std::pair<Category, double>>& delta) {
+    if (!s.explain.ran) return;
+    double units = explain_units(r, s);
+    nlohmann::json per = nlohmann::json::object();
+    for (size_t i = 0; i < kCategoryCount; ++i)
+        per[category_names()[i].key] = explain_per_unit(s.explain.category_s[i], units);
+    auto& e = side["explain"];
+    e["unit"] = explain_unit(r.test);
+    e["per_unit"] = per;
+    e["sampled_per_unit"] = explain_per_unit(s.explain.busy_s, units);
+    if (!delta.empty()) {
+        nlohmann::json d = nlohmann::json::object();
+        for (const auto& [c, v] : delta) d[category_key(c)] = v;
+        e["delta_vs_baseline_per_unit"] = d;
+    }
 }
 }  // namespace
 
@@ -257,6 +290,8 @@ nlohmann::json to_json(const TestResult& r) {
         {"remote", side_summary(r.remote)},
         {"warnings", r.warnings}};
     if (is_message_test(r.test)) j[test_name(r.test)] = to_json(r.messages, r.test, r.message_size);
+    add_explain_per_unit(j["local"], r, r.local, r.baseline.local_explain_delta);
+    add_explain_per_unit(j["remote"], r, r.remote, r.baseline.remote_explain_delta);
     if (r.interval_s > 0) {
         j["interval_s"] = r.interval_s;
         j["intervals"] = nlohmann::json::array();

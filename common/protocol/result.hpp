@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "measure/cpu_meter.hpp"
+#include "explain/explain_result.hpp"
 #include "protocol/interval.hpp"
 #include "protocol/message_stats.hpp"
 #include "protocol/rdma_info.hpp"
@@ -64,6 +65,7 @@ struct SideResult {
     MessageSide messages;  // rr, msgrate: messages (transactions) this side counted
     RdmaInfo rdma;         // RDMA paths: device, port, GID, MTU, link layer, CQ mode, registration cost
     MemoryReport memory;   // buffer memory kind; GPU staging's cost
+    ExplainSide explain;   // --explain: where the sampled CPU time went (ran = false: not asked, or why not)
 
     double process_cpu_s() const { return process_user_s + process_sys_s; }
     double cpu_util_pct() const { return cpu.all.busy(); }
@@ -91,6 +93,9 @@ struct BaselineRatio {
     double throughput = 0;  // this / baseline
     double local_service_demand = 0;
     double remote_service_demand = 0;
+    // --explain on both runs: this run's category CPU per unit (us/KB, us per transaction or message)
+    // minus the baseline's, per side; empty where either run has no explanation.
+    std::vector<std::pair<Category, double>> local_explain_delta, remote_explain_delta;
 };
 
 struct TestResult {
@@ -111,6 +116,13 @@ struct TestResult {
     double interval_s = 0;               // --interval (0: none)
     std::vector<IntervalRow> intervals;  // partition the measured interval (each repetition's, in turn)
 };
+
+// --explain's unit, as service demand's: KB moved (stream, maerts), transactions (rr), messages
+// (msgrate); explain_units is how many of them the side moved (its own bytes; the agreed message count).
+const char* explain_unit(TestKind t);  // "us/KB", "us/tran", "us/msg"
+double explain_units(const TestResult& r, const SideResult& s);
+// A category's CPU time per unit, in us.
+inline double explain_per_unit(double cpu_s, double units) { return units > 0 ? cpu_s * 1e6 / units : 0; }
 
 nlohmann::json to_json(const CpuUsage& u);
 CpuUsage cpu_usage_from_json(const nlohmann::json& j);

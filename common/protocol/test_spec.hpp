@@ -53,6 +53,8 @@ struct TestParams {
     RdmaOptions rdma;                       // rsocket / verbs transports only
     uint64_t rcv_lowat = kDefaultRcvLowat;  // stream over TCP: the receiver's SO_RCVLOWAT (1 = the kernel's)
     double interval_s = 0;                  // --interval: both sides sample every this many seconds; 0 = off
+    int explain_hz = 0;                     // --explain: each side samples its CPUs this often; 0 = off
+    bool explain_stacks = false;            // --explain-stacks: each side sends its folded stacks back
 };
 
 // The whole test: the shared parameters plus both sides' placement.

@@ -3,6 +3,7 @@
 
 #include "measure/service_demand.hpp"
 #include "report/pairs_report.hpp"
+#include "report/explain_report.hpp"
 #include "report/report_writer.hpp"
 #include "system/cpu_list.hpp"
 
@@ -189,14 +190,16 @@ const Column<RoundSummary> kRoundColumns[] = {
 
 std::string result_header() {
     return header_of(kTestColumns) + "," + header_of(kSideColumns, "local_") + "," +
-           header_of(kSideColumns, "remote_") + ",warnings," + header_of(kMessageColumns);
+           header_of(kSideColumns, "remote_") + ",warnings," + header_of(kMessageColumns) + "," +
+           explain_csv_header("local_") + "," + explain_csv_header("remote_");  // --explain: empty cells without
 }
 
 std::string result_row(const TestResult& r) {
     std::string warnings;
     for (const auto& w : r.warnings) warnings += (warnings.empty() ? "" : " | ") + w;
     return values_of(kTestColumns, r) + "," + values_of(kSideColumns, r.local) + "," +
-           values_of(kSideColumns, r.remote) + "," + zc::quoted(warnings) + "," + values_of(kMessageColumns, r);
+           values_of(kSideColumns, r.remote) + "," + zc::quoted(warnings) + "," + values_of(kMessageColumns, r) + "," +
+           explain_csv_cells(r, r.local) + "," + explain_csv_cells(r, r.remote);
 }
 
 class CsvReport : public ReportWriter {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "measure/service_demand.hpp"
+#include "report/explain_report.hpp"
 #include "report/report_writer.hpp"
 #include "system/cpu_list.hpp"
 #include "core/units.hpp"
@@ -125,10 +126,17 @@ public:
             if (!s->rdma.empty()) out_ << "           rdma: " << describe(s->rdma) << "\n";
             if (auto m = memory_line(*s); !m.empty()) out_ << "           memory: " << m << "\n";
         }
+        for (const auto* s : {&r.local, &r.remote})
+            for (const auto& line : explain_lines(r, *s, s == &r.local ? "local" : "remote")) out_ << line << "\n";
         if (!r.baseline.transport.empty()) {
             out_ << fmt::format("    vs {}: throughput {:.2f}x, local SD {:.2f}x, remote SD {:.2f}x\n",
                                 r.baseline.transport, r.baseline.throughput, r.baseline.local_service_demand,
                                 r.baseline.remote_service_demand);
+            for (const auto& [side, d] : {std::pair{"local", &r.baseline.local_explain_delta},
+                                          std::pair{"remote", &r.baseline.remote_explain_delta}}) {
+                if (auto text = explain_delta_text(r, *d); !text.empty())
+                    out_ << "    vs " << r.baseline.transport << ", " << side << " explain: " << text << "\n";
+            }
         }
         if (r.iterations.iterations > 1 || r.iterations.level_pct > 0) {
             out_ << fmt::format("    {} iterations; {} {}% confidence interval width {:.1f}% (goal {:.1f}%){}\n",

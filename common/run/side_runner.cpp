@@ -111,6 +111,8 @@ SideRunner::SideRunner(SideConfig config, std::vector<DataConnection> fds)
     }
     place_interrupts();  // may throw (not permitted): before any thread exists
     place_gpu(placement_, cfg_.half.side.buffer);
+    if (cfg_.half.explain_hz > 0)
+        explainer_ = std::make_unique<SideExplainer>(cfg_.half.explain_hz, cfg_.half.explain_stacks, cfg_.exclude_pids);
     for (size_t i = 0; i < streams_.size(); ++i) {
         streams_[i].thread = std::thread([this, i] { run_stream(streams_[i], static_cast<int>(i)); });
     }
@@ -267,6 +269,7 @@ void SideRunner::start(const std::function<void()>& started) {
     wait_ready();
     if (!irqs_.empty()) irq_counts_before_ = read_proc_interrupts();
     meter_.start();
+    if (explainer_) explainer_->start();
     started_ns_ = monotonic_ns();
     stop_base_.deadline_ns = started_ns_ + static_cast<int64_t>(cfg_.half.duration_s * 1e9);
     started_ = true;
@@ -297,6 +300,7 @@ SideResult SideRunner::finish() {
     joined_ = true;
     SideResult r;
     r.cpu = meter_.stop();
+    if (explainer_) explainer_->stop();  // the same edge as the last /proc/stat reading
     if (cfg_.half.interval_s > 0 && !abort_.load()) {
         // The last interval: from the last edge to the end, counted from the loops' final totals, so
         // the intervals add up to this result exactly. A sliver after the last edge in which nothing
@@ -347,6 +351,7 @@ SideResult SideRunner::finish() {
     r.memory = memory_report(cfg_.half.side, cfg_.half.message_size, total.staging, r.rdma);
     if (!streams_.empty()) read_back_settings(cfg_.half, cfg_.role, streams_[0].conn, r);
     note_placement_mismatches(r);
+    if (explainer_) r.explain = explainer_->finish(r.cpu);
     if (abort_.load()) throw std::runtime_error("the test was stopped before it finished");
     if (!first_error.empty()) throw std::runtime_error(first_error);
     if (r.elapsed_s < 5.0) {

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "explain/side_explainer.hpp"
 #include "measure/cpu_meter.hpp"
 #include "measure/latency_histogram.hpp"
 #include "protocol/interval.hpp"
@@ -97,6 +98,7 @@ private:
     StopRule stop_base_;
     int64_t started_ns_ = 0;  // CLOCK_MONOTONIC at the start barrier: the measured interval's zero
     CpuMeter meter_;
+    std::unique_ptr<SideExplainer> explainer_;  // --explain: sampling over exactly the meter's interval
     Placement placement_;
     std::vector<int> irqs_;
     std::map<int, InterruptLine> irq_counts_before_;

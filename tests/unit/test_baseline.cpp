@@ -1,6 +1,8 @@
 // "Is zero-copy cheaper than copying?": each result against the same test on the run's first transport.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "baseline.hpp"
 
 using namespace zc;
@@ -89,4 +91,30 @@ TEST(Baseline, ZeroBaselineFiguresGiveZeroRatiosNotInfinity) {
     EXPECT_EQ(r.baseline.throughput, 0.0);
     EXPECT_EQ(r.baseline.local_service_demand, 0.0);
     EXPECT_EQ(r.baseline.remote_service_demand, 0.0);
+}
+
+TEST(Baseline, AnotherReceiveModeIsComparedWithTheFirstMode) {
+    TestResult copy = result(Transport::tcp, RxMode::copy, TestKind::stream, 1 << 20, 20, 2, 2);
+    TestResult trunc = result(Transport::tcp, RxMode::trunc, TestKind::stream, 1 << 20, 30, 1, 1);
+    compare_with_baseline(trunc, {copy}, Transport::tcp, RxMode::copy);
+    EXPECT_EQ(trunc.baseline.transport, "tcp/copy");
+    EXPECT_DOUBLE_EQ(trunc.baseline.throughput, 1.5);
+    EXPECT_DOUBLE_EQ(trunc.baseline.remote_service_demand, 0.5);
+}
+
+TEST(Baseline, ExplainDeltasPerKbWhenBothExplained) {
+    TestResult b = result(Transport::tcp, RxMode::copy, TestKind::stream, 1 << 20, 20, 2, 2);
+    TestResult r = result(Transport::tcp_msgzc, RxMode::copy, TestKind::stream, 1 << 20, 20, 2, 2);
+    compare_with_baseline(r, {b}, Transport::tcp);
+    EXPECT_TRUE(r.baseline.local_explain_delta.empty());  // neither explained: no deltas, not zeros
+    for (TestResult* x : {&b, &r}) x->local.explain.ran = x->remote.explain.ran = true;
+    b.local.explain.category_s[static_cast<size_t>(Category::copy)] = 1.048576;  // 1 us/KB over 1 GiB
+    r.local.explain.category_s[static_cast<size_t>(Category::copy)] = 0.524288;  // 0.5 us/KB
+    r.local.explain.category_s[static_cast<size_t>(Category::zerocopy)] = 0.104858;
+    compare_with_baseline(r, {b}, Transport::tcp);
+    ASSERT_EQ(r.baseline.local_explain_delta.size(), kCategoryCount);
+    std::map<Category, double> d(r.baseline.local_explain_delta.begin(), r.baseline.local_explain_delta.end());
+    EXPECT_NEAR(d[Category::copy], -0.5, 1e-6);
+    EXPECT_NEAR(d[Category::zerocopy], 0.1, 1e-6);
+    EXPECT_NEAR(d[Category::tcp], 0.0, 1e-12);
 }

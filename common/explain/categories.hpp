@@ -1,0 +1,68 @@
+#pragma once
+// Where CPU time went, by kind of work: the categories and the rules that put a kernel function in one.
+// The rules are data, kept in one table (categories.cpp); each is testable on its own (tests/unit).
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zc {
+
+// In report order. idle is not work and never reported; inherit means "ask the caller" (a helper whose
+// cost belongs to whoever called it, or an IRQ-enable point where a software-clock sample that was held
+// back while interrupts were off lands).
+enum class Category : uint8_t {
+    copy,           // data copy: user <-> kernel, skb <-> skb
+    checksum,       // software checksums
+    tcp,            // TCP/IP: tcp_*, ip_*, inet_*, the socket layer's TCP side
+    udp,            // UDP/IP
+    netdev,         // driver, NAPI, GRO/GSO, qdisc, DMA mapping, loopback's xmit
+    skb,            // skb allocation, cloning, freeing
+    memory,         // page/slab alloc and free, page pinning, IOMMU, page faults
+    zerocopy,       // zero-copy bookkeeping: completion notifications, error queue, io_uring notifications
+    lock,           // spin locks, mutexes, RCU
+    sched,          // scheduling, wake-ups, waiting
+    syscall,        // system call entry and exit, fd lookup
+    rdma,           // RDMA provider (rxe, siw, mlx5_ib) and the verbs core
+    user,           // user-space time of the process that samples (zcperf or zcserver)
+    other_process,  // user-space time of every other process
+    other,          // kernel functions no rule names
+    unknown,        // addresses with no symbol
+    count_,         // number of reported categories
+    idle = count_,
+    inherit,
+};
+
+inline constexpr size_t kCategoryCount = static_cast<size_t>(Category::count_);
+
+struct CategoryName {
+    const char* key;    // JSON and CSV: "copy", "tcp" ...
+    const char* label;  // human report: "data copy", "TCP/IP" ...
+};
+const std::array<CategoryName, kCategoryCount>& category_names();
+const char* category_key(Category c);
+const char* category_label(Category c);
+
+// The category of one function by name alone (Category::inherit and Category::idle included): the rule
+// table's first match, exact names before prefixes and substrings; other when nothing matches.
+Category category_of_function(std::string_view name);
+
+// The category of a call chain, leaf first: the leaf's, walking up to the first caller that is not
+// `inherit`. A chain of inherit frames only is `other`.
+Category attribute_chain(const std::vector<std::string_view>& leaf_first);
+
+// Frames that say the interrupted code ran in interrupt or softirq context: a sample of the idle task
+// (pid 0) with one of these in its chain is real work (/proc/stat counts it as irq or softirq time).
+bool is_interrupt_entry(std::string_view name);
+
+// The rules, for tests and --explain's documentation: kind ("exact", "prefix", "contains"), pattern,
+// category.
+struct CategoryRule {
+    enum Kind : uint8_t { exact, prefix, contains } kind;
+    std::string_view pattern;
+    Category category;
+};
+const std::vector<CategoryRule>& category_rules();
+
+}  // namespace zc

@@ -1,0 +1,57 @@
+#pragma once
+// What --explain found on one side: where the sampled CPU time of the measured interval went, by
+// category, by function and by CPU. Plain data; protocol/explain_json.cpp puts it on the wire.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "explain/categories.hpp"
+
+namespace zc {
+
+inline constexpr size_t kMaxStacks = 2000;   // folded stacks kept per side (the heaviest)
+inline constexpr size_t kTopFunctions = 12;  // leaf functions listed per side
+
+struct ExplainFunction {
+    std::string name;    // the leaf function: "tcp_sendmsg_locked", "[user]" for user space
+    std::string module;  // "virtio_net"; "" for the kernel image
+    Category category = Category::other;
+    double cpu_s = 0;  // samples with this leaf x the sample period
+};
+
+struct ExplainCpu {
+    int cpu = 0;
+    double busy_s = 0;
+    std::array<double, kCategoryCount> category_s{};
+};
+
+struct ExplainSide {
+    bool ran = false;
+    std::string problem;  // why this side did not explain ("" when it ran), said as is to the user
+    std::string event;    // "cpu-clock"
+    int hz = 0;
+    double period_s = 0;   // CPU time each sample stands for
+    uint64_t samples = 0;  // every sample of the interval, idle included
+    uint64_t busy_samples = 0;
+    uint64_t lost = 0;         // samples the kernel dropped (ring buffer full)
+    uint64_t throttled = 0;    // times the kernel throttled the event
+    double busy_s = 0;         // sampled busy CPU time over the sampled CPUs: the categories add up to it
+    double stat_busy_s = 0;    // /proc/stat's busy CPU time over the same CPUs and interval
+    double sampler_cpu_s = 0;  // the sampler thread's own CPU time (included in "own user time" and kernel)
+    std::vector<int> cpus;     // the CPUs sampled
+    std::array<double, kCategoryCount> category_s{};
+    std::vector<ExplainFunction> top;  // the heaviest leaf functions, heaviest first
+    std::vector<ExplainCpu> per_cpu;   // CPUs with any busy sample
+    // --explain-stacks: folded stacks, root first ("entry_SYSCALL_64;...;tcp_sendmsg_locked", samples).
+    std::vector<std::pair<std::string, uint64_t>> stacks;
+    uint64_t stacks_left_out = 0;  // samples in stacks beyond the kept ones (the lightest)
+
+    double category(Category c) const { return category_s[static_cast<size_t>(c)]; }
+};
+
+// Repetitions of one test (-i): counts and times add; a repetition without explain leaves none.
+void merge_explain(ExplainSide& into, const ExplainSide& add);
+
+}  // namespace zc

@@ -1,0 +1,91 @@
+#pragma once
+// --explain's sampler: one perf_event_open per CPU (the software cpu-clock event: it exists without a
+// PMU, in VMs and containers, and each sample stands for a fixed slice of CPU time, the unit of service
+// demand), every process on that CPU (pid -1) so that softirq work on another core is caught, with the
+// kernel call chain. One thread drains the mmap'd rings; the data loops are untouched. Enabled and
+// disabled at the measured interval's edges, where the /proc/stat snapshots are taken.
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/unique_fd.hpp"
+#include "explain/explain_result.hpp"
+#include "explain/kallsyms.hpp"
+
+namespace zc {
+
+// One distinct sample: where (CPU), whose (user or kernel, this process or not, the idle task), and the
+// kernel call chain, leaf first.
+struct SampleKey {
+    enum Flags : uint8_t { user = 1, own = 2, idle_task = 4, sampler = 8 };
+    uint32_t cpu = 0;
+    uint8_t flags = 0;
+    std::vector<uint64_t> ips;
+    bool operator==(const SampleKey&) const = default;
+};
+struct SampleKeyHash {
+    size_t operator()(const SampleKey& k) const;
+};
+using SampleCounts = std::unordered_map<SampleKey, uint64_t, SampleKeyHash>;
+
+struct SampleTotals {
+    SampleCounts counts;
+    uint64_t lost = 0, throttled = 0;
+    double sampler_cpu_s = 0;
+};
+
+// Turns the counted samples into a side's explanation: categories, top functions, per CPU, stacks.
+// `period_s`: CPU time per sample. `stacks`: keep folded stacks (at most kMaxStacks distinct ones).
+ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& symbols, double period_s, bool stacks);
+
+class Sampler {
+public:
+    // Opens the events, disabled. On failure problem() says why, in the user's words, and what to
+    // change; the test runs on without explain.
+    // `own`: the test's processes (this one, a peer on the same host): their user time is "own".
+    Sampler(const std::vector<int>& cpus, int hz, std::vector<pid_t> own);
+    Sampler(const Sampler&) = delete;
+    Sampler& operator=(const Sampler&) = delete;
+    ~Sampler();
+
+    const std::string& problem() const { return problem_; }
+    bool ok() const { return problem_.empty(); }
+    void enable();   // the interval starts: the drain thread runs, the events count
+    void disable();  // the interval ends: the events stop, the rings are drained, the thread ends
+    const SampleTotals& totals() const { return totals_; }
+    const std::vector<int>& cpus() const { return cpus_; }
+    int hz() const { return hz_; }
+    double period_s() const { return static_cast<double>(period_ns_) * 1e-9; }
+
+private:
+    struct Ring {
+        UniqueFd fd;
+        void* base = nullptr;
+        size_t bytes = 0;  // the mapping: one metadata page and the data pages
+        int cpu = -1;
+    };
+    void drain_loop();
+    void drain(Ring& r);
+    void on_record(const char* rec, size_t size);
+
+    std::vector<int> cpus_;
+    int hz_ = 0;
+    uint64_t period_ns_ = 0;
+    std::vector<Ring> rings_;
+    std::string problem_;
+    SampleTotals totals_;
+    SampleKey scratch_;
+    std::vector<char> wrap_;  // a record that wraps around the ring's end, made whole
+    std::vector<pid_t> own_;
+    std::atomic<pid_t> sampler_tid_{0};
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+    bool enabled_ = false;
+};
+
+}  // namespace zc

@@ -1,0 +1,36 @@
+#pragma once
+// --explain for one side of a test: the sampler over every online CPU, the kernel's symbols, and the
+// summary at the end, checked against /proc/stat. Never fails the test: what went wrong is the
+// result's `problem`.
+#include <memory>
+#include <set>
+#include <string>
+
+#include "explain/explain_result.hpp"
+#include "explain/kallsyms.hpp"
+#include "explain/sampler.hpp"
+#include "measure/cpu_meter.hpp"
+
+namespace zc {
+
+inline constexpr int kDefaultExplainHz = 999;  // bench/explain.sh: its cost is within the run-to-run noise
+inline constexpr int kMaxExplainHz = 20000;
+
+class SideExplainer {
+public:
+    // Opens the events and reads /proc/kallsyms (set-up, before the measured interval).
+    // `own`: the test's processes (this one, a same-host peer).
+    SideExplainer(int hz, bool stacks, const std::set<int>& own, const std::string& kallsyms_path = "/proc/kallsyms");
+    void start();  // at the interval's first /proc/stat snapshot
+    void stop();   // at its last
+    // The side's explanation; `stat`: /proc/stat over the same interval.
+    ExplainSide finish(const CpuUsage& stat);
+
+private:
+    bool stacks_;
+    std::string problem_;
+    KernelSymbols symbols_;
+    std::unique_ptr<Sampler> sampler_;
+};
+
+}  // namespace zc

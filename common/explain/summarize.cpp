@@ -1,0 +1,171 @@
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "explain/sampler.hpp"
+
+namespace zc {
+
+namespace {
+
+// What one distinct kernel chain comes to: its frames' names, leaf first, and its category.
+struct Resolved {
+    std::vector<const KernelSymbol*> frames;  // nullptr: no symbol
+    Category category = Category::other;
+    bool idle = false;
+};
+
+Resolved resolve(const SampleKey& k, const KernelSymbols& symbols) {
+    Resolved r;
+    for (uint64_t ip : k.ips) r.frames.push_back(symbols.find(ip));
+    if (r.frames.empty() || r.frames.front() == nullptr) {
+        r.category = Category::unknown;
+        return r;
+    }
+    std::vector<std::string_view> names;
+    bool interrupted = false;
+    for (const KernelSymbol* s : r.frames) {
+        if (s == nullptr) break;  // a chain is walked up only through frames we can name
+        names.push_back(s->name);
+        interrupted = interrupted || is_interrupt_entry(s->name);
+    }
+    r.category = attribute_chain(names);
+    // The idle task's own time is idle (so /proc/stat counts it) unless it was interrupted for work;
+    // an idle function's time is idle whoever runs it (a polling idle loop).
+    r.idle = ((k.flags & SampleKey::idle_task) && !interrupted) || r.category == Category::idle;
+    return r;
+}
+
+std::string frame_name(const KernelSymbol* s) {
+    if (s == nullptr) return "[unknown]";
+    return s->module.empty() ? s->name : s->name + " [" + s->module + "]";
+}
+
+}  // namespace
+
+ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& symbols, double period_s, bool stacks) {
+    ExplainSide out;
+    out.ran = true;
+    out.event = "cpu-clock";
+    out.period_s = period_s;
+    out.hz = period_s > 0 ? static_cast<int>(1.0 / period_s + 0.5) : 0;
+    out.lost = totals.lost;
+    out.throttled = totals.throttled;
+    out.sampler_cpu_s = totals.sampler_cpu_s;
+    std::map<int, ExplainCpu> per_cpu;
+    std::unordered_map<size_t, ExplainFunction> by_leaf;  // kernel leaves by symbol index
+    ExplainFunction own_user{"[zcperf user]", "", Category::user, 0};
+    ExplainFunction other_user{"[other processes' user time]", "", Category::other_process, 0};
+    ExplainFunction unknown{"[unknown kernel address]", "", Category::unknown, 0};
+    std::unordered_map<std::string, uint64_t> folded;
+    for (const auto& [key, n] : totals.counts) {
+        out.samples += n;
+        double t = static_cast<double>(n) * period_s;
+        Category cat;
+        ExplainFunction* leaf = nullptr;
+        std::string stack;
+        if (key.flags & SampleKey::user) {
+            bool own = key.flags & SampleKey::own;
+            cat = own ? Category::user : Category::other_process;
+            leaf = own ? &own_user : &other_user;
+            if (stacks) stack = own ? "[zcperf user]" : "[other process user]";
+        } else {
+            Resolved r = resolve(key, symbols);
+            if (r.idle) continue;
+            cat = r.category;
+            if (r.frames.front() == nullptr) {
+                leaf = &unknown;
+            } else {
+                size_t i = symbols.index_of(r.frames.front());
+                auto [it, fresh] = by_leaf.try_emplace(i);
+                if (fresh) {
+                    it->second.name = r.frames.front()->name;
+                    it->second.module = r.frames.front()->module;
+                    // The leaf's own rule: "inherit" for a leaf whose samples went to its callers'.
+                    it->second.category = category_of_function(it->second.name);
+                }
+                leaf = &it->second;
+            }
+            if (stacks) {
+                for (auto f = r.frames.rbegin(); f != r.frames.rend(); ++f)
+                    stack += (stack.empty() ? "" : ";") + frame_name(*f);
+            }
+        }
+        out.busy_samples += n;
+        out.busy_s += t;
+        out.category_s[static_cast<size_t>(cat)] += t;
+        ExplainCpu& c = per_cpu[static_cast<int>(key.cpu)];
+        c.cpu = static_cast<int>(key.cpu);
+        c.busy_s += t;
+        c.category_s[static_cast<size_t>(cat)] += t;
+        leaf->cpu_s += t;
+        if (stacks) folded[stack] += n;
+    }
+    std::vector<ExplainFunction> all;
+    for (auto& [i, f] : by_leaf) all.push_back(std::move(f));
+    for (auto* f : {&own_user, &other_user, &unknown})
+        if (f->cpu_s > 0) all.push_back(*f);
+    std::sort(all.begin(), all.end(),
+              [](const auto& a, const auto& b) { return a.cpu_s != b.cpu_s ? a.cpu_s > b.cpu_s : a.name < b.name; });
+    if (all.size() > kTopFunctions) all.resize(kTopFunctions);
+    out.top = std::move(all);
+    for (auto& [cpu, c] : per_cpu) out.per_cpu.push_back(c);
+    if (stacks) {
+        out.stacks.assign(folded.begin(), folded.end());
+        std::sort(out.stacks.begin(), out.stacks.end(), [](const auto& a, const auto& b) {
+            return a.second != b.second ? a.second > b.second : a.first < b.first;
+        });
+        for (size_t i = kMaxStacks; i < out.stacks.size(); ++i) out.stacks_left_out += out.stacks[i].second;
+        if (out.stacks.size() > kMaxStacks) out.stacks.resize(kMaxStacks);
+    }
+    return out;
+}
+
+}  // namespace zc
+
+namespace zc {
+
+void merge_explain(ExplainSide& into, const ExplainSide& add) {
+    if (!add.ran) {
+        if (into.problem.empty()) into.problem = add.problem;
+        into.ran = false;  // a figure over some repetitions only would not add up to their SD
+        return;
+    }
+    if (!into.ran) return;
+    into.samples += add.samples;
+    into.busy_samples += add.busy_samples;
+    into.lost += add.lost;
+    into.throttled += add.throttled;
+    into.busy_s += add.busy_s;
+    into.stat_busy_s += add.stat_busy_s;
+    into.sampler_cpu_s += add.sampler_cpu_s;
+    for (size_t i = 0; i < kCategoryCount; ++i) into.category_s[i] += add.category_s[i];
+    for (const auto& c : add.per_cpu) {
+        auto it = std::find_if(into.per_cpu.begin(), into.per_cpu.end(), [&](const auto& x) { return x.cpu == c.cpu; });
+        if (it == into.per_cpu.end()) {
+            into.per_cpu.push_back(c);
+            continue;
+        }
+        it->busy_s += c.busy_s;
+        for (size_t i = 0; i < kCategoryCount; ++i) it->category_s[i] += c.category_s[i];
+    }
+    std::sort(into.per_cpu.begin(), into.per_cpu.end(), [](const auto& a, const auto& b) { return a.cpu < b.cpu; });
+    for (const auto& f : add.top) {
+        auto it = std::find_if(into.top.begin(), into.top.end(), [&](const auto& x) { return x.name == f.name; });
+        if (it == into.top.end())
+            into.top.push_back(f);
+        else
+            it->cpu_s += f.cpu_s;
+    }
+    std::sort(into.top.begin(), into.top.end(), [](const auto& a, const auto& b) { return a.cpu_s > b.cpu_s; });
+    if (into.top.size() > kTopFunctions) into.top.resize(kTopFunctions);
+    std::map<std::string, uint64_t> stacks(into.stacks.begin(), into.stacks.end());
+    for (const auto& [s, n] : add.stacks) stacks[s] += n;
+    into.stacks.assign(stacks.begin(), stacks.end());
+    std::sort(into.stacks.begin(), into.stacks.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (size_t i = kMaxStacks; i < into.stacks.size(); ++i) into.stacks_left_out += into.stacks[i].second;
+    if (into.stacks.size() > kMaxStacks) into.stacks.resize(kMaxStacks);
+    into.stacks_left_out += add.stacks_left_out;
+}
+
+}  // namespace zc

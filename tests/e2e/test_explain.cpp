@@ -1,0 +1,254 @@
+// --explain end to end over loopback: real zcperf and zcserver processes sampling this host's CPUs.
+// Skipped (with the reason) where this user may not sample the whole system.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <map>
+#include <sstream>
+
+#include "explain/categories.hpp"
+
+#include "process.hpp"
+
+using namespace zc::e2e;
+using nlohmann::json;
+
+namespace {
+
+json report(const std::vector<std::string>& argv) {
+    auto o = run(argv, std::chrono::seconds(90));
+    EXPECT_EQ(o.exit_code, 0) << o.err << o.out;
+    json j = json::parse(o.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << o.out;
+    return j;
+}
+
+// The sides' explain objects, or a skip reason when this host does not let us sample.
+std::string refusal(const json& side) {
+    if (!side.contains("explain")) return "no explain object";
+    const json& e = side["explain"];
+    return e["ran"].get<bool>() ? "" : e["problem"].get<std::string>();
+}
+
+double sum_categories(const json& cats) {
+    double s = 0;
+    for (const auto& [k, v] : cats.items()) s += v.get<double>();
+    return s;
+}
+
+}  // namespace
+
+TEST(Explain, SampledBusyAgreesWithProcStatAndUnknownIsSmall) {
+    json j = report({zcperf_bin(), "-l", "3", "-m", "64K", "--cpu", "0,1", "--explain", "-o", "json"});
+    ASSERT_EQ(j["results"].size(), 1u);
+    const json& r = j["results"][0];
+    if (auto why = refusal(r["local"]); !why.empty()) GTEST_SKIP() << why;
+    for (const char* side : {"local", "remote"}) {
+        SCOPED_TRACE(side);
+        const json& e = r[side]["explain"];
+        ASSERT_TRUE(e["ran"].get<bool>()) << e;
+        EXPECT_EQ(e["event"], "cpu-clock");
+        EXPECT_EQ(e["hz"], 999);
+        double sampled = e["sampled_busy_cpu_s"], stat = e["proc_stat_busy_cpu_s"];
+        ASSERT_GT(stat, 0.5);  // a 3 s stream keeps at least one CPU busy
+        // Two ways of measuring the same busy time over the same CPUs and interval.
+        EXPECT_LT(std::abs(sampled - stat) / stat, 0.10) << "sampled " << sampled << " /proc/stat " << stat;
+        EXPECT_EQ(e["lost_samples"], 0);
+        // The categories add up to the sampled busy time, and per unit to the sampled service demand.
+        EXPECT_NEAR(sum_categories(e["category_s"]), sampled, 1e-6);
+        EXPECT_EQ(e["unit"], "us/KB");
+        EXPECT_NEAR(sum_categories(e["per_unit"]), e["sampled_per_unit"].get<double>(), 1e-6);
+        double sd = r[side]["service_demand_us_per_kb"];
+        EXPECT_NEAR(e["sampled_per_unit"].get<double>(), sd, 0.10 * sd);
+        EXPECT_LT(e["category_s"]["unknown"].get<double>(), 0.05 * sampled);
+        // A loopback TCP stream copies, runs TCP/IP and enters the kernel: each must show.
+        for (const char* c : {"copy", "tcp", "syscall"}) EXPECT_GT(e["category_s"][c].get<double>(), 0.0) << c;
+        EXPECT_FALSE(e["top_functions"].empty());
+        EXPECT_GE(e["per_cpu"].size(), 1u);
+        EXPECT_LT(e["sampler_cpu_s"].get<double>(), 0.02 * sampled + 0.05);  // the sampler's own cost
+    }
+    // The human report says the same in a block under the result.
+    auto o = run({zcperf_bin(), "-l", "1", "-m", "64K", "--explain"}, std::chrono::seconds(60));
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    EXPECT_NE(o.out.find("explain local: cpu-clock 999 Hz"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("us/KB"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("data copy"), std::string::npos) << o.out;
+}
+
+TEST(Explain, RxTruncCutsTheReceiversDataCopy) {
+    // The receiver runs on CPU 1; on loopback the sender's CPU 0 carries the receive softirq, so the
+    // receiver's own copy (recvmsg into its buffer) is CPU 1's: MSG_TRUNC must take most of it away.
+    json j =
+        report({zcperf_bin(), "-l", "3", "-m", "64K", "--cpu", "0,1", "--rx", "copy,trunc", "--explain", "-o", "json"});
+    ASSERT_EQ(j["results"].size(), 2u);
+    if (auto why = refusal(j["results"][0]["remote"]); !why.empty()) GTEST_SKIP() << why;
+    auto copy_per_kb_on_cpu1 = [](const json& r) {
+        const json& e = r["remote"]["explain"];
+        double kb = r["remote"]["bytes"].get<double>() / 1024;
+        for (const auto& c : e["per_cpu"])
+            if (c["cpu"] == 1) return c["category_s"]["copy"].get<double>() * 1e6 / kb;
+        return 0.0;
+    };
+    EXPECT_EQ(j["results"][0]["rx"], "copy");
+    EXPECT_EQ(j["results"][1]["rx"], "trunc");
+    double copy = copy_per_kb_on_cpu1(j["results"][0]), trunc = copy_per_kb_on_cpu1(j["results"][1]);
+    EXPECT_GT(copy, 0.0);
+    EXPECT_LE(trunc, 0.2 * copy) << "receiver data copy us/KB: copy " << copy << ", trunc " << trunc;
+    // The second result is compared with the first, category by category.
+    const json& d = j["results"][1]["remote"]["explain"]["delta_vs_baseline_per_unit"];
+    ASSERT_TRUE(d.is_object()) << j["results"][1]["remote"]["explain"];
+    EXPECT_LT(d["copy"].get<double>(), 0.0);
+}
+
+TEST(Explain, StacksFileIsFoldedForFlameGraphs) {
+    char path[] = "/tmp/zcperf_stacks_XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    json j = report({zcperf_bin(), "-l", "1", "-m", "1M", "--explain-stacks", path, "-o", "json"});
+    if (auto why = refusal(j["results"][0]["local"]); !why.empty()) {
+        unlink(path);
+        GTEST_SKIP() << why;
+    }
+    std::ifstream in(path);
+    std::string line;
+    std::regex folded(R"(^(local|remote);[^ ].* [0-9]+$)");
+    uint64_t local = 0, lines = 0;
+    while (std::getline(in, line)) {
+        ++lines;
+        ASSERT_TRUE(std::regex_match(line, folded)) << line;
+        if (line.rfind("local;", 0) == 0) local += std::stoull(line.substr(line.rfind(' ') + 1));
+    }
+    unlink(path);
+    EXPECT_GT(lines, 10u);
+    // Every busy sample is in one stack (none left out in a 1 s run).
+    const json& e = j["results"][0]["local"]["explain"];
+    EXPECT_EQ(local, e["busy_samples"].get<uint64_t>());
+}
+
+TEST(Explain, ZeroCopyPathShowsItsDeltas) {
+    auto o = run({zcperf_bin(), "-l", "1", "-m", "64K", "-T", "tcp,tcp-msgzc", "--explain"}, std::chrono::seconds(60));
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    if (o.out.find("explain local: --explain:") != std::string::npos) GTEST_SKIP() << "explain refused here";
+    EXPECT_NE(o.out.find("vs tcp, local explain: "), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("zero-copy bookkeeping +"), std::string::npos) << o.out;
+}
+
+TEST(Explain, WithoutPermissionTheTestStillRunsAndSaysWhatToChange) {
+    // As an unprivileged user (nobody) with perf_event_paranoid above -1, system-wide sampling is refused.
+    std::ifstream p("/proc/sys/kernel/perf_event_paranoid");
+    int paranoid = 2;
+    p >> paranoid;
+    if (getuid() != 0) GTEST_SKIP() << "needs root to run a child as nobody";
+    if (paranoid < 0) GTEST_SKIP() << "kernel.perf_event_paranoid = -1 lets everyone sample";
+    if (access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "no setpriv (util-linux)";
+    auto o = run({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+                  zcperf_bin(), "-l", "0.5", "-m", "64K", "--explain", "-o", "json"},
+                 std::chrono::seconds(60));
+    ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
+    json j = json::parse(o.out);
+    const json& r = j["results"][0];
+    EXPECT_GT(r["bytes"].get<uint64_t>(), 0u);
+    for (const char* side : {"local", "remote"}) {
+        const json& e = r[side]["explain"];
+        EXPECT_FALSE(e["ran"].get<bool>());
+        std::string why = e["problem"];
+        EXPECT_NE(why.find("perf_event_paranoid"), std::string::npos) << why;
+        EXPECT_NE(why.find("CAP_PERFMON"), std::string::npos) << why;
+        EXPECT_NE(why.find("the test ran without explain"), std::string::npos) << why;
+    }
+}
+
+namespace {
+// Category shares (of busy samples) of a `perf script -F pid,ip,sym` dump, attributed with zcperf's own
+// table, idle rules and walk-up: what perf saw, in zcperf's terms. User time is one bucket ("user").
+std::map<std::string, double> perf_shares(const std::string& script) {
+    std::map<std::string, double> count;
+    double busy = 0;
+    std::istringstream in(script);
+    std::string line;
+    auto flush = [&](int pid, std::vector<std::pair<uint64_t, std::string>>& frames) {
+        if (pid < 0 || frames.empty()) return;
+        std::string cat;
+        if (frames[0].first < (1ull << 63)) {
+            cat = "user";
+        } else {
+            std::vector<std::string_view> names;
+            bool interrupted = false;
+            for (const auto& [ip, name] : frames) {
+                if (ip < (1ull << 63)) break;
+                names.push_back(name);
+                interrupted = interrupted || zc::is_interrupt_entry(name);
+            }
+            zc::Category c = names[0] == "[unknown]" ? zc::Category::unknown : zc::attribute_chain(names);
+            if ((pid == 0 && !interrupted) || c == zc::Category::idle) return;
+            cat = zc::category_key(c);
+        }
+        count[cat] += 1;
+        busy += 1;
+    };
+    int pid = -1;
+    std::vector<std::pair<uint64_t, std::string>> frames;
+    while (std::getline(in, line)) {
+        if (line.empty()) {
+            flush(pid, frames);
+            pid = -1;
+            frames.clear();
+            continue;
+        }
+        std::istringstream l(line);
+        if (pid < 0) {
+            l >> pid;
+            continue;
+        }
+        std::string ip, sym;
+        l >> ip >> sym;
+        frames.emplace_back(std::stoull(ip, nullptr, 16), sym);
+    }
+    flush(pid, frames);
+    for (auto& [k, v] : count) v = busy > 0 ? 100.0 * v / busy : 0;
+    return count;
+}
+}  // namespace
+
+TEST(Explain, CategorySharesAgreeWithPerfRecord) {
+    if (access("/usr/bin/perf", X_OK) != 0) GTEST_SKIP() << "no /usr/bin/perf (Debian's linux-perf)";
+    char data[] = "/tmp/zcperf_perf_XXXXXX";
+    int fd = mkstemp(data);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    // perf samples the same CPUs, the same way, over zcperf's whole run (its set-up included).
+    auto o =
+        run({"/usr/bin/perf", "record", "-q", "-a", "-g",  "-e",    "cpu-clock", "-F",        "999", "-o",  data, "--",
+             zcperf_bin(),    "-l",     "4",  "-m", "64K", "--cpu", "0,1",       "--explain", "-o",  "json"},
+            std::chrono::seconds(90));
+    if (o.exit_code != 0 && o.out.empty()) {
+        unlink(data);
+        GTEST_SKIP() << "perf record failed here: " << o.err;
+    }
+    json j = json::parse(o.out.substr(o.out.find('{')));
+    const json& e = j["results"][0]["local"]["explain"];
+    if (!e["ran"].get<bool>()) {
+        unlink(data);
+        GTEST_SKIP() << e["problem"];
+    }
+    auto script = run({"/usr/bin/perf", "script", "-i", data, "-F", "pid,ip,sym"}, std::chrono::seconds(90));
+    unlink(data);
+    ASSERT_EQ(script.exit_code, 0) << script.err;
+    auto theirs = perf_shares(script.out);
+    double busy = e["sampled_busy_cpu_s"];
+    std::map<std::string, double> ours;
+    for (const auto& [k, v] : e["category_s"].items()) {
+        std::string key = k == "other_process" ? "user" : k;
+        ours[key] += 100.0 * v.get<double>() / busy;
+    }
+    for (const auto& [k, v] : ours) {
+        double p = theirs.count(k) ? theirs[k] : 0.0;
+        EXPECT_NEAR(v, p, 5.0) << k << ": zcperf " << v << "%, perf " << p << "%";
+    }
+}

@@ -1,0 +1,355 @@
+// --explain's pure logic: the category table on real kernel symbol names (5.10, 6.1, 6.18; virtio-net,
+// mlx5, rxe), /proc/kallsyms parsing and lookup on fixtures, and the summary of counted samples.
+#include <gtest/gtest.h>
+
+#include "explain/categories.hpp"
+#include "explain/kallsyms.hpp"
+#include "explain/side_explainer.hpp"
+#include "explain/sampler.hpp"
+#include "protocol/explain_json.hpp"
+
+using namespace zc;
+
+namespace {
+const std::string kFixtures = ZCPERF_FIXTURES;
+
+struct Case {
+    const char* symbol;
+    Category category;
+};
+}  // namespace
+
+TEST(ExplainCategories, RealSymbolNames) {
+    const Case cases[] = {
+        // data copy: 5.10's and 6.x's user copies, iov_iter, skb copies
+        {"copy_user_enhanced_fast_string", Category::copy},
+        {"copy_user_generic_unrolled", Category::copy},
+        {"rep_movs_alternative", Category::copy},
+        {"_copy_to_iter", Category::copy},
+        {"_copy_from_iter", Category::copy},
+        {"copy_page_to_iter", Category::copy},
+        {"skb_copy_datagram_iter", Category::copy},
+        {"__skb_datagram_iter", Category::copy},
+        {"memcpy_orig", Category::copy},
+        {"memcpy", Category::copy},
+        {"__check_object_size", Category::copy},
+        {"csum_partial_copy_generic", Category::copy},
+        // checksum
+        {"csum_partial", Category::checksum},
+        {"do_csum", Category::checksum},
+        {"__skb_checksum", Category::checksum},
+        {"csum_ipv6_magic", Category::checksum},
+        // TCP/IP, UDP/IP
+        {"tcp_sendmsg_locked", Category::tcp},
+        {"tcp_sendmsg", Category::tcp},
+        {"tcp_v4_rcv", Category::tcp},
+        {"tcp_ack", Category::tcp},
+        {"__tcp_transmit_skb", Category::tcp},
+        {"tcp_recvmsg_locked", Category::tcp},
+        {"ip_finish_output2", Category::tcp},
+        {"__ip_queue_xmit", Category::tcp},
+        {"ip_rcv_core", Category::tcp},
+        {"inet_recvmsg", Category::tcp},
+        {"nf_hook_slow", Category::tcp},
+        {"tcp_rcv_established.isra.0", Category::tcp},
+        {"udp_sendmsg", Category::udp},
+        {"__udp4_lib_rcv", Category::udp},
+        {"udpv6_sendmsg", Category::udp},
+        // netdev: device queue, NAPI, GRO/GSO, drivers, DMA mapping
+        {"__dev_queue_xmit", Category::netdev},
+        {"dev_hard_start_xmit", Category::netdev},
+        {"net_rx_action", Category::netdev},
+        {"__napi_poll", Category::netdev},
+        {"__netif_receive_skb_core", Category::netdev},
+        {"virtnet_poll", Category::netdev},
+        {"virtqueue_add_outbuf", Category::netdev},
+        {"start_xmit", Category::netdev},
+        {"mlx5e_napi_poll", Category::netdev},
+        {"mlx5e_xmit", Category::netdev},
+        {"loopback_xmit", Category::netdev},
+        {"tcp_gro_receive", Category::netdev},
+        {"inet_gro_receive", Category::netdev},
+        {"dev_gro_receive", Category::netdev},
+        {"tcp_gso_segment", Category::netdev},
+        {"skb_segment", Category::netdev},
+        {"dma_map_page_attrs", Category::netdev},
+        {"pfifo_fast_dequeue", Category::netdev},
+        {"sch_direct_xmit", Category::netdev},
+        // skb
+        {"skb_release_data", Category::skb},
+        {"__alloc_skb", Category::skb},
+        {"kfree_skb_reason", Category::skb},
+        {"consume_skb", Category::skb},
+        {"skb_clone", Category::skb},
+        {"tcp_stream_alloc_skb", Category::skb},
+        {"napi_consume_skb", Category::skb},
+        // memory: pages, slab, pinning, IOMMU, accounting
+        {"__alloc_pages", Category::memory},
+        {"get_page_from_freelist", Category::memory},
+        {"free_unref_page", Category::memory},
+        {"kmem_cache_alloc_node", Category::memory},
+        {"__kmalloc_node_track_caller", Category::memory},
+        {"kfree", Category::memory},
+        {"pin_user_pages_fast", Category::memory},
+        {"unpin_user_pages", Category::memory},
+        {"iov_iter_get_pages2", Category::memory},
+        {"iommu_dma_map_page", Category::memory},
+        {"__sk_mem_raise_allocated", Category::memory},
+        {"mem_cgroup_charge_skmem", Category::memory},
+        {"folio_put", Category::memory},
+        {"page_frag_alloc_align", Category::memory},
+        // zero-copy bookkeeping
+        {"__zerocopy_sg_from_iter", Category::zerocopy},
+        {"sock_zerocopy_callback", Category::zerocopy},
+        {"msg_zerocopy_complete", Category::zerocopy},
+        {"msg_zerocopy_callback", Category::zerocopy},
+        {"skb_zerocopy_iter_stream", Category::zerocopy},
+        {"tcp_zerocopy_receive", Category::zerocopy},
+        {"mm_account_pinned_pages", Category::zerocopy},
+        {"sock_dequeue_err_skb", Category::zerocopy},
+        {"ip_recv_error", Category::zerocopy},
+        {"io_notif_complete_tw_ext", Category::zerocopy},
+        {"io_send_zc", Category::zerocopy},
+        // locks
+        {"_raw_spin_lock", Category::lock},
+        {"_raw_spin_lock_bh", Category::lock},
+        {"native_queued_spin_lock_slowpath", Category::lock},
+        {"__pv_queued_spin_lock_slowpath", Category::lock},
+        {"lock_sock_nested", Category::lock},
+        {"release_sock", Category::lock},
+        {"mutex_lock", Category::lock},
+        // scheduling and wake-ups
+        {"try_to_wake_up", Category::sched},
+        {"__schedule", Category::sched},
+        {"schedule", Category::sched},
+        {"__wake_up_common", Category::sched},
+        {"sock_def_readable", Category::sched},
+        {"enqueue_task_fair", Category::sched},
+        {"finish_task_switch.isra.0", Category::sched},
+        {"sk_wait_data", Category::sched},
+        {"update_curr", Category::sched},
+        // syscall and interrupt entry
+        {"entry_SYSCALL_64", Category::syscall},
+        {"entry_SYSCALL_64_after_hwframe", Category::syscall},
+        {"do_syscall_64", Category::syscall},
+        {"syscall_exit_to_user_mode", Category::syscall},
+        {"__x64_sys_sendto", Category::syscall},
+        {"__sys_recvfrom", Category::syscall},
+        {"sock_sendmsg", Category::syscall},
+        {"__fget_light", Category::syscall},
+        {"handle_softirqs", Category::syscall},
+        {"__do_softirq", Category::syscall},
+        {"asm_sysvec_apic_timer_interrupt", Category::syscall},
+        // RDMA: rxe, siw, mlx5_ib, the verbs core (before the driver's mlx5_ prefix)
+        {"rxe_requester", Category::rdma},
+        {"rxe_responder", Category::rdma},
+        {"rxe_completer", Category::rdma},
+        {"siw_qp_sq_process", Category::rdma},
+        {"mlx5_ib_post_send", Category::rdma},
+        {"ib_uverbs_write", Category::rdma},
+        // idle: never work
+        {"default_idle", Category::idle},
+        {"pv_native_safe_halt", Category::idle},
+        {"intel_idle", Category::idle},
+        {"acpi_idle_do_entry", Category::idle},
+        {"poll_idle", Category::idle},
+        {"cpuidle_enter_state", Category::idle},
+        {"mwait_idle_with_hints.constprop.0", Category::idle},
+        {"do_idle", Category::idle},
+        // the caller's: thunks, IRQ-enable points, generic helpers
+        {"__x86_return_thunk", Category::inherit},
+        {"srso_return_thunk", Category::inherit},
+        {"_raw_spin_unlock_irqrestore", Category::inherit},
+        {"__local_bh_enable_ip", Category::inherit},
+        {"memset_orig", Category::inherit},
+        // no rule
+        {"some_function_nobody_named", Category::other},
+    };
+    for (const auto& c : cases) {
+        EXPECT_EQ(category_key(category_of_function(c.symbol)), std::string(category_key(c.category))) << c.symbol;
+    }
+}
+
+TEST(ExplainCategories, GenericLeavesTakeTheirCallersCategory) {
+    // A sample held back while interrupts were off lands at the unlock that enables them: the work is the caller's.
+    EXPECT_EQ(attribute_chain({"_raw_spin_unlock_irqrestore", "try_to_wake_up", "__wake_up_common"}), Category::sched);
+    EXPECT_EQ(attribute_chain({"memset_orig", "__alloc_skb", "tcp_stream_alloc_skb"}), Category::skb);
+    EXPECT_EQ(attribute_chain({"__x86_return_thunk", "__local_bh_enable_ip", "tcp_sendmsg"}), Category::tcp);
+    EXPECT_EQ(attribute_chain({"rep_movs_alternative", "_copy_from_iter", "tcp_sendmsg_locked"}), Category::copy);
+    EXPECT_EQ(attribute_chain({"__x86_return_thunk"}), Category::other);
+    EXPECT_EQ(attribute_chain({}), Category::other);
+}
+
+TEST(ExplainCategories, InterruptEntriesAreKnown) {
+    EXPECT_TRUE(is_interrupt_entry("handle_softirqs"));
+    EXPECT_TRUE(is_interrupt_entry("__do_softirq"));
+    EXPECT_TRUE(is_interrupt_entry("sysvec_call_function_single"));
+    EXPECT_TRUE(is_interrupt_entry("asm_common_interrupt"));
+    EXPECT_FALSE(is_interrupt_entry("default_idle"));
+    EXPECT_FALSE(is_interrupt_entry("tcp_v4_rcv"));
+}
+
+TEST(ExplainCategories, EveryRuleIsReachable) {
+    // A rule hidden by one above it (same kind of match, earlier, broader) would be dead data: each
+    // rule's own pattern must come out in its category (patterns of "contains" rules are names too).
+    for (const auto& r : category_rules()) {
+        std::string name(r.pattern);
+        if (r.kind == CategoryRule::prefix && name.back() == '_') name += "x";
+        EXPECT_EQ(category_key(category_of_function(name)), std::string(category_key(r.category)))
+            << "rule '" << r.pattern << "' is shadowed";
+    }
+}
+
+TEST(ExplainKallsyms, LooksUpFunctionsAndModules) {
+    KernelSymbols k(kFixtures + "/kallsyms/kallsyms_6.1_virtio.txt");
+    EXPECT_FALSE(k.hidden());
+    ASSERT_NE(k.find(0xffffffff81100010), nullptr);
+    EXPECT_EQ(k.find(0xffffffff81100010)->name, "tcp_sendmsg_locked");
+    EXPECT_EQ(k.find(0xffffffff81100800)->name, "tcp_sendmsg");  // the first byte is the function's
+    EXPECT_EQ(k.find(0xffffffff811007ff)->name, "tcp_sendmsg_locked");
+    EXPECT_EQ(k.find(0xffffffff81300600)->name, "__dev_queue_xmit");  // data symbols are not functions
+    EXPECT_EQ(k.find(0xffffffff81400210)->name, "memcpy");            // weak functions are
+    const KernelSymbol* v = k.find(0xffffffffc0a01300);
+    ASSERT_NE(v, nullptr);
+    EXPECT_EQ(v->name, "virtnet_poll");
+    EXPECT_EQ(v->module, "virtio_net");
+    EXPECT_EQ(k.find(0xffffffffc0b00410)->module, "rdma_rxe");
+    EXPECT_EQ(k.find(0xffffffff80000000), nullptr);                                         // below the kernel
+    EXPECT_EQ(k.find(0xffffffffc0b00400 + KernelSymbols::kMaxFunctionBytes + 1), nullptr);  // past the end
+    // _stext and _text share an address: one symbol is kept
+    EXPECT_EQ(k.find(0xffffffff81000010)->address, 0xffffffff81000000u);
+}
+
+TEST(ExplainKallsyms, HiddenAddressesAndMissingFile) {
+    KernelSymbols k(kFixtures + "/kallsyms/kallsyms_hidden.txt");
+    EXPECT_TRUE(k.hidden());
+    EXPECT_TRUE(k.empty());
+    EXPECT_THROW(KernelSymbols(kFixtures + "/kallsyms/absent.txt"), std::runtime_error);
+}
+
+TEST(ExplainSummary, CategoriesAddUpAndIdleIsLeftOut) {
+    KernelSymbols k(kFixtures + "/kallsyms/kallsyms_6.1_virtio.txt");
+    SampleTotals t;
+    auto add = [&](uint32_t cpu, uint8_t flags, std::vector<uint64_t> ips, uint64_t n) {
+        t.counts[SampleKey{cpu, flags, std::move(ips)}] += n;
+    };
+    const uint64_t copy = 0xffffffff81200010, tcp = 0xffffffff81100010, sys = 0xffffffff81001050;
+    const uint64_t idle = 0xffffffff81400010, virtnet = 0xffffffffc0a01300, softirq_less = 0xffffffff81300010;
+    add(0, 0, {copy, tcp, sys}, 60);                   // the sender copying
+    add(0, 0, {tcp, sys}, 20);                         // TCP
+    add(1, SampleKey::idle_task, {idle}, 100);         // idle: left out
+    add(1, SampleKey::idle_task, {virtnet, idle}, 5);  // idle task, no interrupt frame: idle
+    add(1, 0, {virtnet}, 10);                          // NAPI in a task
+    add(1, SampleKey::user | SampleKey::own, {}, 4);   // zcperf's user time
+    add(1, SampleKey::user, {}, 1);                    // someone else's
+    add(0, 0, {0xffffffff80000000}, 2);                // no symbol: unknown
+    add(0, 0, {softirq_less}, 3);
+    ExplainSide e = summarize_samples(t, k, 0.001, true);
+    EXPECT_TRUE(e.ran);
+    EXPECT_EQ(e.samples, 205u);
+    EXPECT_EQ(e.busy_samples, 100u);
+    EXPECT_NEAR(e.busy_s, 0.100, 1e-9);
+    double sum = 0;
+    for (double v : e.category_s) sum += v;
+    EXPECT_NEAR(sum, e.busy_s, 1e-9);
+    EXPECT_NEAR(e.category(Category::copy), 0.060, 1e-9);
+    EXPECT_NEAR(e.category(Category::tcp), 0.020, 1e-9);
+    EXPECT_NEAR(e.category(Category::netdev), 0.013, 1e-9);
+    EXPECT_NEAR(e.category(Category::user), 0.004, 1e-9);
+    EXPECT_NEAR(e.category(Category::other_process), 0.001, 1e-9);
+    EXPECT_NEAR(e.category(Category::unknown), 0.002, 1e-9);
+    ASSERT_EQ(e.per_cpu.size(), 2u);
+    EXPECT_NEAR(e.per_cpu[0].busy_s, 0.085, 1e-9);
+    EXPECT_NEAR(e.per_cpu[1].busy_s, 0.015, 1e-9);
+    ASSERT_FALSE(e.top.empty());
+    EXPECT_EQ(e.top[0].name, "copy_user_enhanced_fast_string");
+    EXPECT_EQ(e.top[0].category, Category::copy);
+    // folded stacks, root first, module named
+    bool found = false;
+    for (const auto& [s, n] : e.stacks) {
+        if (s == "entry_SYSCALL_64_after_hwframe;tcp_sendmsg_locked;copy_user_enhanced_fast_string") {
+            EXPECT_EQ(n, 60u);
+            found = true;
+        }
+        EXPECT_EQ(s.find("default_idle"), std::string::npos) << "idle in the stacks: " << s;
+    }
+    EXPECT_TRUE(found);
+    bool module = false;
+    for (const auto& [s, n] : e.stacks) module = module || s == "virtnet_poll [virtio_net]";
+    EXPECT_TRUE(module);
+}
+
+TEST(ExplainSummary, IdleTaskInterruptedForSoftirqIsWork) {
+    KernelSymbols k(kFixtures + "/kallsyms/kallsyms_6.1_virtio.txt");
+    // /proc/stat counts softirq work done on an idle CPU as softirq time: so must we.
+    SampleTotals t;
+    t.counts[SampleKey{0, SampleKey::idle_task, {0xffffffff81400010}}] = 10;  // default_idle
+    t.counts[SampleKey{0, SampleKey::idle_task, {0xffffffff81003410, 0xffffffff81003010, 0xffffffff81400010}}] = 3;
+    ExplainSide e = summarize_samples(t, k, 0.001, false);
+    EXPECT_EQ(e.samples, 13u);
+    EXPECT_EQ(e.busy_samples, 3u);
+    EXPECT_NEAR(e.category(Category::netdev), 0.003, 1e-9);
+    EXPECT_TRUE(e.stacks.empty());  // not asked
+}
+
+TEST(ExplainJson, RoundTripAndOlderPeer) {
+    ExplainSide e;
+    e.ran = true;
+    e.event = "cpu-clock";
+    e.hz = 999;
+    e.period_s = 1.0 / 999;
+    e.samples = 10;
+    e.busy_samples = 8;
+    e.busy_s = 0.008;
+    e.stat_busy_s = 0.0081;
+    e.cpus = {0, 1};
+    e.category_s[static_cast<size_t>(Category::copy)] = 0.005;
+    e.top.push_back({"rep_movs_alternative", "", Category::copy, 0.005});
+    e.per_cpu.push_back({0, 0.008, e.category_s});
+    e.stacks = {{"a;b", 8}};
+    ExplainSide back = explain_side_from_json(to_json(e));
+    EXPECT_TRUE(back.ran);
+    EXPECT_EQ(back.hz, 999);
+    EXPECT_DOUBLE_EQ(back.category(Category::copy), 0.005);
+    ASSERT_EQ(back.top.size(), 1u);
+    EXPECT_EQ(back.top[0].name, "rep_movs_alternative");
+    EXPECT_EQ(back.stacks, e.stacks);
+    // a newer peer's unknown category is ignored, not misfiled
+    auto j = to_json(e);
+    j["category_s"]["quantum"] = 1.0;
+    EXPECT_DOUBLE_EQ(explain_side_from_json(j).busy_s, 0.008);
+    ExplainSide refused;
+    refused.problem = "--explain: refused";
+    ExplainSide r2 = explain_side_from_json(to_json(refused));
+    EXPECT_FALSE(r2.ran);
+    EXPECT_EQ(r2.problem, refused.problem);
+    EXPECT_THROW(explain_side_from_json(nlohmann::json{{"ran", true}}), std::exception);
+}
+
+#include "parse_cli.hpp"
+
+TEST(ExplainCli, OptionsSetTheRateAndStacks) {
+    ClientOptions o;
+    ASSERT_EQ(test::parse({"-l", "1"}, o), -1);
+    EXPECT_EQ(o.params.explain_hz, 0);  // off unless asked
+    ClientOptions e;
+    ASSERT_EQ(test::parse({"--explain"}, e), -1);
+    EXPECT_EQ(e.params.explain_hz, kDefaultExplainHz);
+    EXPECT_FALSE(e.params.explain_stacks);
+    ClientOptions h;
+    ASSERT_EQ(test::parse({"--explain-hz", "4999"}, h), -1);  // implies --explain
+    EXPECT_EQ(h.params.explain_hz, 4999);
+    ClientOptions s;
+    ASSERT_EQ(test::parse({"--explain-stacks", "/tmp/x.folded"}, s), -1);
+    EXPECT_EQ(s.params.explain_hz, kDefaultExplainHz);
+    EXPECT_TRUE(s.params.explain_stacks);
+    EXPECT_EQ(s.explain_stacks, "/tmp/x.folded");
+    EXPECT_EQ(test::parse({"--explain-hz", "0"}), 2);
+    EXPECT_EQ(test::parse({"--explain-hz", "100000"}), 2);
+    // the server's half carries the rate; an older server's silence means off
+    ServerSpec half = server_half(TestSpec{h.params, {}, {}});
+    EXPECT_EQ(server_spec_from_json(to_json(half)).explain_hz, 4999);
+    auto j = to_json(half);
+    j.erase("explain_hz");
+    EXPECT_EQ(server_spec_from_json(j).explain_hz, 0);
+}
