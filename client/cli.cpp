@@ -294,6 +294,15 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
     app.add_option("--irq-cpus", irqcpus,
                    "move the data device's IRQs to these CPUs for each test: LOCAL[,REMOTE], "
                    "same forms as --cpu; put back afterwards (needs root; the server needs --allow-irq-affinity)");
+    // Issue 26: tests that share a host.
+    app.add_option("--irq-wait", o.params.irq_wait_s,
+                   "when another test on either host holds the IRQs --irq-cpus would move, wait up to SECS for "
+                   "it to end instead of being refused at once (default 0: refused, naming that test)")
+        ->check(CLI::Range(0.0, kMaxWaitS));
+    app.add_option("--server-wait", o.params.server_wait_s,
+                   "when the server runs --exclusive and another client's test is running, wait up to SECS "
+                   "for it to end instead of being refused at once (default 0); the report says how long it waited")
+        ->check(CLI::Range(0.0, kMaxWaitS));
     app.add_option("--buffer", buffer,
                    "memory of the data buffers: LOCAL[,REMOTE], each host (pageable), pinned (cudaHostAlloc) or "
                    "cuda[:N] (GPU memory: staged through pinned bounce buffers over tcp and rsocket; direct or staged "

@@ -27,7 +27,9 @@ const auto kTestParamFields = std::make_tuple(
     number("uring_fixed", &TestParams::uring_fixed, false, true),
     number("batch", &TestParams::batch, 1, kMaxBatch, 1),                 // absent (an older client): one per call
     number("rcv_lowat", &TestParams::rcv_lowat, 1, kMaxSocketBuffer, 1),  // absent: the kernel's default
-    number("interval_s", &TestParams::interval_s, 0, kMaxDurationS, 0));  // absent: no intervals
+    number("interval_s", &TestParams::interval_s, 0, kMaxDurationS, 0),   // absent: no intervals
+    number("irq_wait_s", &TestParams::irq_wait_s, 0, kMaxWaitS, 0),       // absent: refused at once
+    number("server_wait_s", &TestParams::server_wait_s, 0, kMaxWaitS, 0));
 
 const auto kSideFields = std::make_tuple(
     cpu_list("cpus", &SideSpec::cpus), number("socket_buffer", &SideSpec::socket_buffer, 0, kMaxSocketBuffer),

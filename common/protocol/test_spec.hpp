@@ -52,7 +52,12 @@ struct TestParams {
     RdmaOptions rdma;                       // rsocket / verbs transports only
     uint64_t rcv_lowat = kDefaultRcvLowat;  // stream over TCP: the receiver's SO_RCVLOWAT (1 = the kernel's)
     double interval_s = 0;                  // --interval: both sides sample every this many seconds; 0 = off
+    // Another test on the same host (issue 26): how long this one may wait for the IRQs that test holds
+    // (--irq-wait), and for an --exclusive zcserver to end that test (--server-wait); 0 = refused at once.
+    double irq_wait_s = 0;
+    double server_wait_s = 0;
 };
+inline constexpr double kMaxWaitS = 3600;
 
 // The whole test: the shared parameters plus both sides' placement.
 struct TestSpec : TestParams {
