@@ -243,14 +243,21 @@ TestResult run_test(ControlClient& control, const TestSpec& spec, const RunHooks
     if (control.same_host()) exclude.insert(control.welcome().host.pid);
     char name[256] = {};
     gethostname(name, sizeof(name) - 1);
-    SideConfig cfg{side_half(spec, spec.local), client_role(spec.test), exclude, name, {}};
-    cfg.peer = control.server().host + ":" + std::to_string(control.server().port);
-    cfg.token = ready.token;
+    std::vector<std::string> notes;
     if (ready.waited_s > 0)
-        cfg.notes.push_back(
+        notes.push_back(
             fmt::format("the server runs one test at a time (--exclusive): this one waited {:.1f} s "
                         "for another client's test to end (--server-wait)",
                         ready.waited_s));
+    SideConfig cfg{side_half(spec, spec.local),
+                   client_role(spec.test),
+                   exclude,
+                   name,
+                   {},
+                   "",
+                   control.server().host + ":" + std::to_string(control.server().port),
+                   ready.token,
+                   std::move(notes)};
     // The rows carry the counting side's figures: the receiver's, or rr's client (it times the transactions).
     bool local_counts = spec.test == TestKind::rr || cfg.role == Role::recv;
     std::string no_remote_intervals = interval_support_problem(spec, control.welcome());

@@ -191,7 +191,7 @@ void Session::prepare_test(const ServerSpec& spec, std::chrono::steady_clock::ti
     using namespace std::chrono;
     auto now = steady_clock::now();
     double waited = duration<double>(now - asked).count();
-    std::string what = transport_name(spec.transport) + " " + test_name(spec.test);
+    std::string what = std::string(transport_name(spec.transport)) + " " + test_name(spec.test);
     if (server_.options().exclusive && !server_.take_exclusive(id_, peer_, what)) {
         const auto& other = server_.exclusive_test();
         if (now >= wait_until) {

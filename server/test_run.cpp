@@ -53,13 +53,17 @@ void TestRun::coordinate() {
             listener_->accept(token_, std::chrono::steady_clock::now() + kAcceptWindow, stopped_);
         listener_.reset();
 
-        SideConfig cfg{spec_, server_role(spec_.test), exclude_pids_, host_, {}};
         // zcserver, or the server inside zcperf (the embedded one) or zcperf-mpi.
-        cfg.program = std::string(program_invocation_short_name) == "zcserver"
-                          ? "zcserver"
-                          : std::string(program_invocation_short_name) + " (its server)";
-        cfg.peer = peer_;
-        cfg.token = token_;
+        std::string me = program_invocation_short_name;
+        SideConfig cfg{spec_,
+                       server_role(spec_.test),
+                       exclude_pids_,
+                       host_,
+                       {},
+                       me == "zcserver" ? me : me + " (its server)",
+                       peer_,
+                       token_,
+                       {}};
         if (spec_.interval_s > 0) {  // each interval goes to the client as it ends (the session sends in order)
             cfg.on_interval = [this](const SideInterval& s) {
                 if (!silent_.load()) notify_(IntervalMsg{s});

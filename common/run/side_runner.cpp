@@ -158,7 +158,7 @@ IntervalReading SideRunner::read_totals() const {
 
 void SideRunner::register_on_host() {
     HostTestEntry me{cfg_.program,   ::getpid(),
-                     cfg_.peer,      transport_name(cfg_.half.transport) + " " + test_name(cfg_.half.test),
+                     cfg_.peer,      std::string(transport_name(cfg_.half.transport)) + " " + test_name(cfg_.half.test),
                      cfg_.token,     cfg_.half.side.cpus,
                      wall_clock_s(), 0};
     started_wall_s_ = me.start_s;

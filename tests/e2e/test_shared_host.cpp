@@ -58,7 +58,7 @@ const json* shared_entry(const json& side, const std::string& program) {
 }  // namespace
 
 TEST(SharedHost, TwoClientsOfOneServerAreToldOfEachOther) {
-    OwnRunDir run;
+    OwnRunDir own_dir;
     LocalServer server;
     // The long test, with live intervals; the short one starts while it measures.
     Process longer({zcperf_bin(), "-H", server.address(), "-l", "4", "-D", "0.5", "-o", "json"});
@@ -99,7 +99,7 @@ TEST(SharedHost, TwoClientsOfOneServerAreToldOfEachOther) {
 }
 
 TEST(SharedHost, TwoEmbeddedServerRunsPinnedToOneCpuAreWarnedNamingIt) {
-    OwnRunDir run;
+    OwnRunDir own_dir;
     Process longer({zcperf_bin(), "-l", "3", "--cpu", "0,1", "-o", "json"});
     std::this_thread::sleep_for(1000ms);
     Outcome shorter = run({zcperf_bin(), "-l", "1", "--cpu", "0,1", "-o", "csv"}, 30s);
@@ -128,7 +128,7 @@ TEST(SharedHost, TwoEmbeddedServerRunsPinnedToOneCpuAreWarnedNamingIt) {
 }
 
 TEST(SharedHost, ATestAloneSharesNothing) {
-    OwnRunDir run;
+    OwnRunDir own_dir;
     Outcome o = run({zcperf_bin(), "-n", "8M", "-o", "json"}, 30s);
     ASSERT_EQ(o.exit_code, 0) << o.err;
     json r = result_of(o.out);
@@ -140,7 +140,7 @@ TEST(SharedHost, ATestAloneSharesNothing) {
 }
 
 TEST(SharedHost, ExclusiveServerRefusesOrMakesTheSecondClientWait) {
-    OwnRunDir run;
+    OwnRunDir own_dir;
     LocalServer server({"--exclusive"});
     Process longer({zcperf_bin(), "-H", server.address(), "-l", "3", "-o", "json"});
     std::this_thread::sleep_for(1000ms);
