@@ -232,11 +232,11 @@ void IrqAffinityGuard::acquire(int irq, const IrqClaim& claim, const std::string
         if (now >= deadline) {
             std::string holder = describe_irq_holder(parse_key_values(read_small_file(lock_path(dir_, irq))), now);
             std::string original = trimmed(read_small_file(original_path(dir_, irq)));
+            char waited[64] = "";
+            if (claim.wait_s > 0) std::snprintf(waited, sizeof waited, "; waited %.1f s (--irq-wait)", now - began);
             throw std::runtime_error(
                 "IRQ " + std::to_string(irq) + " is held by another test on this host: " + holder +
-                (original.empty() ? "" : "; it was on CPUs " + original + " before that test") +
-                (claim.wait_s > 0 ? "; waited " + std::to_string(static_cast<int>(claim.wait_s)) + " s (--irq-wait)"
-                                  : "") +
+                (original.empty() ? "" : "; it was on CPUs " + original + " before that test") + waited +
                 ". Wait for it with --irq-wait SECS, or run without --irq-cpus to leave the IRQs where they are");
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
