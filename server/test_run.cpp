@@ -60,7 +60,7 @@ void TestRun::coordinate() {
                        exclude_pids_,
                        host_,
                        {},
-                       me == "zcserver" ? me : me + " (its server)",
+                       me == "zcserver" ? me : me + " (embedded server)",
                        peer_,
                        token_,
                        {}};

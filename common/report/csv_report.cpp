@@ -130,13 +130,12 @@ const Column<SideResult> kSideColumns[] = {
          for (const auto& t : s.shared_with) most = std::max(most, t.overlap_s);
          return fmt::format("{:.3f}", most);
      }},
-    {"shared_with",  // "PROGRAM PID PEER TEST OVERLAP_S CPUS" of each, separated by ';'
+    {"shared_with",  // PROGRAM|PID|PEER|TEST|OVERLAP_S|CPUS of each, separated by ';'
      [](const SideResult& s) {
          std::string text;
          for (const auto& t : s.shared_with)
-             text += fmt::format("{}{} {} {} {} {:.3f} {}", text.empty() ? "" : ";", t.program, t.pid,
-                                 t.peer.empty() ? "-" : t.peer, t.test, t.overlap_s,
-                                 t.cpus.empty() ? "-" : format_cpu_list(t.cpus));
+             text += fmt::format("{}{}|{}|{}|{}|{:.3f}|{}", text.empty() ? "" : ";", t.program, t.pid, t.peer, t.test,
+                                 t.overlap_s, format_cpu_list(t.cpus));
          return zc::quoted(text);
      }},
 };
