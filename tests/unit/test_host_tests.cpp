@@ -108,6 +108,7 @@ TEST(HostTests, TwoTestsPinnedToOneCpuAreWarnedNamingIt) {
 TEST(HostTests, SharedWithTravelsInTheResult) {
     SideResult s;
     s.host = "h";
+    s.cpu.ncpus = 2;
     s.shared_with.push_back({"zcserver", 7, "10.0.0.3:5000", "tcp-msgzc stream", 1.5, {2}, true});
     SideResult back = side_result_from_json(to_json(s));
     ASSERT_EQ(back.shared_with.size(), 1u);
