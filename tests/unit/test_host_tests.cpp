@@ -6,11 +6,16 @@
 
 #include <filesystem>
 
+#include "parse_cli.hpp"
+#include "protocol/frame.hpp"
+#include "protocol/messages.hpp"
 #include "protocol/result.hpp"
+#include "protocol/test_spec.hpp"
 #include "run/host_tests.hpp"
 
 namespace fs = std::filesystem;
 using namespace zc;
+using zc::test::parse;
 
 namespace {
 
@@ -121,4 +126,29 @@ TEST(HostTests, SharedWithTravelsInTheResult) {
     nlohmann::json old = to_json(s);
     old.erase("shared_with");  // an older server
     EXPECT_TRUE(side_result_from_json(old).shared_with.empty());
+}
+
+TEST(HostTests, WaitOptionsParseAndTravelWithTheirBounds) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"--irq-wait", "30", "--server-wait", "2.5"}, o), -1);
+    EXPECT_DOUBLE_EQ(o.params.irq_wait_s, 30);
+    EXPECT_DOUBLE_EQ(o.params.server_wait_s, 2.5);
+    EXPECT_EQ(parse({"--irq-wait", "-1"}), 2);
+    EXPECT_EQ(parse({"--server-wait", "4000"}), 2) << "over an hour";
+    ServerSpec s;
+    s.irq_wait_s = 30;
+    s.server_wait_s = 2.5;
+    nlohmann::json j = to_json(s);
+    EXPECT_DOUBLE_EQ(server_spec_from_json(j).irq_wait_s, 30);
+    EXPECT_DOUBLE_EQ(server_spec_from_json(j).server_wait_s, 2.5);
+    j.erase("irq_wait_s");  // an older client: refused at once
+    j.erase("server_wait_s");
+    EXPECT_EQ(server_spec_from_json(j).irq_wait_s, 0.0);
+    EXPECT_EQ(server_spec_from_json(j).server_wait_s, 0.0);
+    j["irq_wait_s"] = 1e6;
+    EXPECT_THROW(server_spec_from_json(j), ProtocolError);
+    // The ready carries the wait.
+    Ready r{4000, 7, 1.5};
+    auto back = std::get<Ready>(decode_body(encode_message(r).substr(kFrameHeaderSize)));
+    EXPECT_DOUBLE_EQ(back.waited_s, 1.5);
 }
