@@ -212,8 +212,9 @@ TEST(Lab, ConcurrentClientsNeverMoveEachOthersIrqs) {
     Affinities lb = local_affinities(), rb = remote_affinities();
     ASSERT_FALSE(all_on(lb, "0")) << "A's IRQs already on CPU 0: the move would not show";
     RemoteServer rs(12903);
+    // Long enough that the checks below (each a command in a busy guest) see it hold the IRQs.
     Process first(
-        {zcperf_bin(), "-H", rs.address(), "-T", "tcp", "-m", "64K", "-l", "8", "--irq-cpus", "0,0", "-o", "json"});
+        {zcperf_bin(), "-H", rs.address(), "-T", "tcp", "-m", "64K", "-l", "40", "--irq-cpus", "0,0", "-o", "json"});
     ASSERT_TRUE(wait_until([] { return all_on(local_affinities(), "0"); }, 60s)) << first.stderr_so_far();
     ASSERT_TRUE(wait_until([] { return all_on(remote_affinities(), "0"); }, 60s, 500ms)) << first.stderr_so_far();
     Outcome refused = run({zcperf_bin(), "-H", rs.address(), "-l", "2", "--irq-cpus", "1,1"}, 60s);
@@ -223,8 +224,8 @@ TEST(Lab, ConcurrentClientsNeverMoveEachOthersIrqs) {
     EXPECT_TRUE(all_on(local_affinities(), "0")) << "the refused test moved A's IRQs";
     EXPECT_TRUE(all_on(remote_affinities(), "0")) << "the refused test moved B's IRQs";
     Outcome waited = run({zcperf_bin(), "-H", rs.address(), "-T", "tcp", "-m", "64K", "-l", "2", "--irq-cpus", "1,1",
-                          "--irq-wait", "60", "-o", "json"},
-                         120s);
+                          "--irq-wait", "120", "-o", "json"},
+                         180s);
     Outcome o = first.wait(60s);
     ASSERT_EQ(o.exit_code, 0) << o.err;
     ASSERT_EQ(waited.exit_code, 0) << waited.err;
