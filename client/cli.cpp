@@ -318,6 +318,15 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                  parse_cpu_option(t, o.local.irq_cpus, o.remote.irq_cpus);
                  check_cpus_exist(o.local.irq_cpus);
              }),
+        // Issue 26: tests that share a host.
+        value_in("--irq-wait", o.params.irq_wait_s, wire_range(&TestParams::irq_wait_s),
+                 "when another test on either host holds the IRQs --irq-cpus would move, wait up to SECS for it to "
+                 "end instead of being refused at once (default 0: refused, naming that test)")
+            .value_kind("SECS"),
+        value_in("--server-wait", o.params.server_wait_s, wire_range(&TestParams::server_wait_s),
+                 "when the server runs --exclusive and another client's test is running, wait up to SECS for it to "
+                 "end instead of being refused at once (default 0); the report says how long it waited")
+            .value_kind("SECS"),
         text("--buffer",
              "memory of the data buffers: LOCAL[,REMOTE], each host (pageable), pinned (cudaHostAlloc) or cuda[:N] "
              "(GPU memory: staged through pinned bounce buffers over tcp and rsocket; direct or staged over "

@@ -235,13 +235,29 @@ std::string interval_support_problem(const TestParams& params, const Welcome& we
 TestResult run_test(ControlClient& control, const TestSpec& spec, const RunHooks& hooks) {
     auto t0 = Clock::now();
     control.send(Setup{server_half(spec)});
-    Ready ready = control.expect<Ready>(kReplyTimeout);
+    // An --exclusive server answers once the test it runs has ended (within --server-wait).
+    Ready ready = control.expect<Ready>(kReplyTimeout +
+                                        std::chrono::milliseconds(static_cast<int64_t>(spec.server_wait_s * 1000)));
 
     std::set<int> exclude{getpid()};
     if (control.same_host()) exclude.insert(control.welcome().host.pid);
     char name[256] = {};
     gethostname(name, sizeof(name) - 1);
-    SideConfig cfg{side_half(spec, spec.local), client_role(spec.test), exclude, name, {}};
+    std::vector<std::string> notes;
+    if (ready.waited_s > 0)
+        notes.push_back(
+            fmt::format("the server runs one test at a time (--exclusive): this one waited {:.1f} s "
+                        "for another client's test to end (--server-wait)",
+                        ready.waited_s));
+    SideConfig cfg{side_half(spec, spec.local),
+                   client_role(spec.test),
+                   exclude,
+                   name,
+                   {},
+                   "",
+                   control.server().host + ":" + std::to_string(control.server().port),
+                   ready.token,
+                   std::move(notes)};
     // The rows carry the counting side's figures: the receiver's, or rr's client (it times the transactions).
     bool local_counts = spec.test == TestKind::rr || cfg.role == Role::recv;
     std::string no_remote_intervals = interval_support_problem(spec, control.welcome());
@@ -266,12 +282,15 @@ TestResult run_test(ControlClient& control, const TestSpec& spec, const RunHooks
         SideRunner runner(std::move(cfg), std::move(conns));
         try {
             runner.wait_ready();
+            runner.move_irqs();  // before the server's side takes its host's (see move_irqs)
             if (hooks.before_start) hooks.before_start();
         } catch (const std::exception& e) {
             stop_and_explain(control, e);
         }
         control.send(Start{});
-        control.expect<Started>(kReplyTimeout);
+        // The server's side may wait for IRQs another test of its host holds (--irq-wait).
+        control.expect<Started>(kReplyTimeout +
+                                std::chrono::milliseconds(static_cast<int64_t>(spec.irq_wait_s * 1000)));
         runner.start();
         setup_ms = ms_since(t0);
         remote = await_remote(control, runner, spec, feed);

@@ -8,6 +8,7 @@
 
 #include "run/build_info.hpp"
 #include "server.hpp"
+#include "system/irq.hpp"
 #include "core/units.hpp"
 #include "options/option_rows.hpp"
 #include "protocol/test_spec.hpp"
@@ -83,6 +84,10 @@ int main(int argc, char** argv) {
         flag("--allow-irq-affinity", opt.allow_irq_affinity,
              "let clients move this host's network IRQs for a test (zcperf --irq-cpus); they are put back after "
              "every test, also when a client or zcserver dies"),
+        flag("--exclusive", opt.exclusive,
+             "run one test at a time, for clean whole-host CPU figures on a shared server: a client that sets up a "
+             "test while another client's runs is refused and told whose test it is, or, if it asked to wait "
+             "(zcperf --server-wait SECS), waits up to that long and its report says so"),
         value_in("--max-streams", opt.max_streams, zc::Bounds<int>{1, zc::kMaxStreams},
                  "most streams one test may ask for"),
         size_in("--max-buffer-memory", opt.max_buffer_bytes, 0, UINT64_MAX,
@@ -103,6 +108,11 @@ int main(int argc, char** argv) {
         raise_descriptor_limit(opt);
         if (!key_file.empty()) opt.secret = zc::SharedSecret::from_file(key_file);
 
+        if (opt.allow_irq_affinity) {
+            // The guardian step: IRQs a killed test (and its guardian) left moved are put back first.
+            for (int irq : zc::restore_abandoned_irqs())
+                std::cerr << "zcserver: IRQ " << irq << " was left moved by a test that was killed; put back\n";
+        }
         zc::Server server(opt);
         server.run();
     } catch (const std::exception& e) {

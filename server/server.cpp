@@ -201,4 +201,14 @@ void Server::burst_tick() {
     });
 }
 
+bool Server::take_exclusive(uint64_t session, const std::string& peer, const std::string& test) {
+    if (exclusive_.session != 0 && exclusive_.session != session) return false;
+    exclusive_ = {session, peer, test, std::chrono::steady_clock::now()};
+    return true;
+}
+
+void Server::release_exclusive(uint64_t session) {
+    if (exclusive_.session == session) exclusive_ = {};
+}
+
 }  // namespace zc

@@ -24,6 +24,7 @@ struct ServerOptions {
     std::chrono::seconds idle_timeout{300};
     double max_duration_s = 3600;
     bool allow_irq_affinity = false;  // clients may move this host's IRQs only when the operator says so
+    bool exclusive = false;           // one test at a time (--exclusive)
     int max_streams = 64;
     uint64_t max_buffer_bytes = 2ull << 30;  // data buffers one session may make this server allocate
     std::optional<SharedSecret> secret;      // set: clients must prove the shared key
@@ -45,6 +46,16 @@ public:
     void log(const std::string& line) const;
     Admission& admission() { return admission_; }
     uint64_t next_session_id() { return next_session_id_++; }
+    // --exclusive: the test that runs now, if any. Taking it succeeds when none runs; the session keeps
+    // it from its setup to its test's end. Only on the server's own thread.
+    struct RunningTest {
+        uint64_t session = 0;  // 0: none
+        std::string peer, test;
+        std::chrono::steady_clock::time_point since;
+    };
+    bool take_exclusive(uint64_t session, const std::string& peer, const std::string& test);
+    void release_exclusive(uint64_t session);
+    const RunningTest& exclusive_test() const { return exclusive_; }
     // A connection refused or dropped before it became a session: logged once per burst, the first
     // one in full and the rest summed up when the burst ends (or every minute while it lasts).
     void note_refusal(const std::string& kind, const std::string& first_line);
@@ -73,6 +84,7 @@ private:
     Admission admission_;
     Burst burst_;
     uint64_t next_session_id_ = 1;
+    RunningTest exclusive_;
 };
 
 }  // namespace zc

@@ -169,28 +169,9 @@ void Session::handle(const Message& m) {
                         server_.host().hostname + "; its nodes are " + format_cpu_list(nodes));
         }
         if (std::string over = check_limits(spec); !over.empty()) return fail(over);
-        std::set<int> exclude{server_.host().pid};
-        if (peer_same_host_ && peer_pid_ > 0) exclude.insert(peer_pid_);
-        std::weak_ptr<Session> weak = shared_from_this();
-        auto& io = server_.io();
-        try {
-            boost::system::error_code ec;
-            std::string local = socket_.local_endpoint(ec).address().to_string();
-            if (local.rfind("::ffff:", 0) == 0) local = local.substr(7);
-            run_ = std::make_unique<TestRun>(spec, local, exclude, server_.host().hostname, [weak, &io](Message ev) {
-                asio::post(io, [weak, ev = std::move(ev)]() mutable {
-                    if (auto s = weak.lock()) s->on_test_event(std::move(ev));
-                });
-            });
-        } catch (const std::exception& e) {
-            return fail(std::string("cannot prepare the test: ") + e.what());
-        }
-        server_.log("session " + std::to_string(id_) + ": " + transport_name(spec.transport) + " " +
-                    test_name(spec.test) + " " + std::to_string(spec.message_size) + " B x " +
-                    std::to_string(spec.streams) + " on data port " + std::to_string(run_->data_port()));
-        send(Ready{run_->data_port(), run_->token()});
-        state_ = State::ready;
-        return read_next(std::chrono::seconds(0));  // the test's own timeouts bound this phase
+        auto now = std::chrono::steady_clock::now();
+        return prepare_test(spec, now,
+                            now + std::chrono::milliseconds(static_cast<int64_t>(spec.server_wait_s * 1000)));
     }
     if (std::holds_alternative<Start>(m)) {
         if (state_ != State::ready) return fail("start without a prepared test");
@@ -203,6 +184,58 @@ void Session::handle(const Message& m) {
         return read_next(run_ ? std::chrono::seconds(0) : server_.options().idle_timeout);
     }
     fail(std::string("unexpected ") + message_name(m) + " message from the client");
+}
+
+void Session::prepare_test(const ServerSpec& spec, std::chrono::steady_clock::time_point asked,
+                           std::chrono::steady_clock::time_point wait_until) {
+    using namespace std::chrono;
+    auto now = steady_clock::now();
+    double waited = duration<double>(now - asked).count();
+    std::string what = std::string(transport_name(spec.transport)) + " " + test_name(spec.test);
+    if (server_.options().exclusive && !server_.take_exclusive(id_, peer_, what)) {
+        const auto& other = server_.exclusive_test();
+        if (now >= wait_until) {
+            return fail(fmt::format(
+                "this zcserver runs one test at a time (--exclusive), and {}'s {} test has been running for {:.1f} s; "
+                "{}",
+                other.peer, other.test, duration<double>(now - other.since).count(),
+                spec.server_wait_s > 0
+                    ? fmt::format("waited {:.1f} s for it (--server-wait); wait longer or try later", waited)
+                    : std::string("wait for it with zcperf --server-wait SECS, or try later")));
+        }
+        // Looked at again every 50 ms until the other test ends or the client's bound is reached; no read is
+        // pending meanwhile (the client waits for its ready), so nothing else can arrive.
+        auto self = shared_from_this();
+        timer_.expires_after(std::min<steady_clock::duration>(milliseconds(50), wait_until - now));
+        timer_.async_wait([this, self, spec, asked, wait_until](const boost::system::error_code& ec) {
+            if (!ec && state_ != State::closing) prepare_test(spec, asked, wait_until);
+        });
+        return;
+    }
+    if (waited >= 0.05)
+        server_.log(fmt::format("session {}: waited {:.1f} s for the test before it (--exclusive)", id_, waited));
+    std::set<int> exclude{server_.host().pid};
+    if (peer_same_host_ && peer_pid_ > 0) exclude.insert(peer_pid_);
+    std::weak_ptr<Session> weak = shared_from_this();
+    auto& io = server_.io();
+    try {
+        boost::system::error_code ec;
+        std::string local = socket_.local_endpoint(ec).address().to_string();
+        if (local.rfind("::ffff:", 0) == 0) local = local.substr(7);
+        run_ = std::make_unique<TestRun>(spec, local, exclude, server_.host().hostname, peer_, [weak, &io](Message ev) {
+            asio::post(io, [weak, ev = std::move(ev)]() mutable {
+                if (auto s = weak.lock()) s->on_test_event(std::move(ev));
+            });
+        });
+    } catch (const std::exception& e) {
+        return fail(std::string("cannot prepare the test: ") + e.what());
+    }
+    server_.log("session " + std::to_string(id_) + ": " + transport_name(spec.transport) + " " + test_name(spec.test) +
+                " " + std::to_string(spec.message_size) + " B x " + std::to_string(spec.streams) + " on data port " +
+                std::to_string(run_->data_port()));
+    send(Ready{run_->data_port(), run_->token(), waited >= 0.05 ? waited : 0});
+    state_ = State::ready;
+    return read_next(std::chrono::seconds(0));  // the test's own timeouts bound this phase
 }
 
 void Session::welcome(const Hello& hello) {
@@ -267,6 +300,7 @@ void Session::on_test_event(Message m) {
 }
 
 void Session::end_test() {
+    server_.release_exclusive(id_);
     if (!run_) return;
     // Joining the test's threads can take a moment (a blocked send being woken): keep the control
     // loop free for every other session.

@@ -1,5 +1,6 @@
 #include "test_run.hpp"
 
+#include <cerrno>
 #include <chrono>
 #include <random>
 
@@ -15,10 +16,11 @@ constexpr auto kStartWindow = std::chrono::seconds(30);
 }  // namespace
 
 TestRun::TestRun(ServerSpec spec, const std::string& bind_address, std::set<int> exclude_pids, std::string host,
-                 Notify notify)
+                 std::string peer, Notify notify)
     : spec_(std::move(spec)),
       exclude_pids_(std::move(exclude_pids)),
       host_(std::move(host)),
+      peer_(std::move(peer)),
       notify_(std::move(notify)) {
     listener_ = std::make_unique<DataListener>(spec_, server_role(spec_.test), bind_address);
     port_ = listener_->port();
@@ -51,7 +53,17 @@ void TestRun::coordinate() {
             listener_->accept(token_, std::chrono::steady_clock::now() + kAcceptWindow, stopped_);
         listener_.reset();
 
-        SideConfig cfg{spec_, server_role(spec_.test), exclude_pids_, host_, {}};
+        // zcserver, or the server inside zcperf (the embedded one) or zcperf-mpi.
+        std::string me = program_invocation_short_name;
+        SideConfig cfg{spec_,
+                       server_role(spec_.test),
+                       exclude_pids_,
+                       host_,
+                       {},
+                       me == "zcserver" ? me : me + " (embedded server)",
+                       peer_,
+                       token_,
+                       {}};
         if (spec_.interval_s > 0) {  // each interval goes to the client as it ends (the session sends in order)
             cfg.on_interval = [this](const SideInterval& s) {
                 if (!silent_.load()) notify_(IntervalMsg{s});
@@ -61,15 +73,20 @@ void TestRun::coordinate() {
         runner.wait_ready();
         {
             std::unique_lock lock(mu_);
-            if (!cv_.wait_for(lock, kStartWindow, [&] { return start_requested_ || stopped_.load(); })) {
-                throw std::runtime_error("the client did not start the test within 30 s");
+            // The client's side may have waited for IRQs another test of its host held (--irq-wait).
+            auto window = kStartWindow + std::chrono::milliseconds(static_cast<int64_t>(spec_.irq_wait_s * 1000));
+            if (!cv_.wait_for(lock, window, [&] { return start_requested_ || stopped_.load(); })) {
+                throw std::runtime_error(
+                    "the client did not start the test within " +
+                    std::to_string(std::chrono::duration_cast<std::chrono::seconds>(window).count()) + " s");
             }
             if (stopped_.load()) throw std::runtime_error(kStoppedBeforeStart);
             runner_ = &runner;
         }
-        runner.start([this] { notify_(Started{}); });
         SideResult side;
         try {
+            runner.move_irqs();  // the client's side holds its host's by now (see move_irqs)
+            runner.start([this] { notify_(Started{}); });
             side = runner.finish();
         } catch (...) {
             std::lock_guard lock(mu_);

@@ -20,8 +20,9 @@ public:
 
     // Opens the data listener on `bind_address` (the address the client reached us on).
     // Throws std::runtime_error if it cannot.
+    // `peer`: the client, as the other tests of this host see this one.
     TestRun(ServerSpec spec, const std::string& bind_address, std::set<int> exclude_pids, std::string host,
-            Notify notify);
+            std::string peer, Notify notify);
     TestRun(const TestRun&) = delete;
     TestRun& operator=(const TestRun&) = delete;
     ~TestRun();  // stops the test if it still runs and joins every thread
@@ -37,6 +38,7 @@ private:
     ServerSpec spec_;
     std::set<int> exclude_pids_;
     std::string host_;
+    std::string peer_;
     Notify notify_;
     std::unique_ptr<DataListener> listener_;  // until the streams are in
     uint16_t port_ = 0;

@@ -23,7 +23,8 @@ const auto kSideIntervalFields = std::make_tuple(
     number("busy_cpu_s", &SideInterval::busy_cpu_s, 0, 1e9),
     number("process_cpu_s", &SideInterval::process_cpu_s, 0, 1e9),
     number("rtt_samples", &SideInterval::rtt_samples, 0, kMaxCount),
-    number("rtt_p50_us", &SideInterval::rtt_p50_us, 0, 1e12), number("rtt_p99_us", &SideInterval::rtt_p99_us, 0, 1e12));
+    number("rtt_p50_us", &SideInterval::rtt_p50_us, 0, 1e12), number("rtt_p99_us", &SideInterval::rtt_p99_us, 0, 1e12),
+    number("shared_tests", &SideInterval::shared_tests, 0, 4096, 0));  // absent (an older peer): not known
 
 }  // namespace
 

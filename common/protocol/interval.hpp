@@ -30,6 +30,9 @@ struct SideInterval {
     double process_cpu_s = 0;       // this side's data threads (their CPU clocks)
     uint64_t rtt_samples = 0;       // rr, the client: round trips that ended in the interval
     double rtt_p50_us = 0, rtt_p99_us = 0;
+    // Other tests of this side's host that ran during the interval: its whole-host CPU figures are
+    // then shared (they count those tests' work too).
+    uint32_t shared_tests = 0;
 
     double duration_s() const { return end_s - start_s; }
     double service_demand_us_per_kb() const;

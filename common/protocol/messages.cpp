@@ -117,48 +117,49 @@ const char* message_name(const Message& m) {
 }
 
 std::string encode_body(const Message& m) {
-    nlohmann::json j = std::visit(Overloaded{
-                                      [](const Hello& h) -> nlohmann::json {
-                                          return {{"version", h.version},
-                                                  {"software", h.software},
-                                                  {"boot_id", h.boot_id},
-                                                  {"pid", h.pid},
-                                                  {"nonce", h.nonce}};
-                                      },
-                                      [](const Welcome& w) -> nlohmann::json {
-                                          nlohmann::json j = {{"version", w.version},
-                                                              {"software", w.software},
-                                                              {"auth_challenge", w.auth_challenge},
-                                                              {"auth_proof", w.auth_proof}};
-                                          if (w.has_host) {
-                                              j["host"] = to_json(w.host);
-                                              j["features"] = w.features;
-                                          }
-                                          return j;
-                                      },
-                                      [](const Auth& a) -> nlohmann::json {
-                                          return {{"proof", a.proof}};
-                                      },
-                                      [](const Setup& s) -> nlohmann::json {
-                                          return {{"spec", to_json(s.spec)}};
-                                      },
-                                      [](const Ready& r) -> nlohmann::json {
-                                          return {{"data_port", r.data_port}, {"token", r.token}};
-                                      },
-                                      [](const Start&) -> nlohmann::json { return nlohmann::json::object(); },
-                                      [](const Started&) -> nlohmann::json { return nlohmann::json::object(); },
-                                      [](const Stop&) -> nlohmann::json { return nlohmann::json::object(); },
-                                      [](const ResultMsg& r) -> nlohmann::json {
-                                          return {{"side", to_json(r.side)}};
-                                      },
-                                      [](const ErrorMsg& e) -> nlohmann::json {
-                                          return {{"reason", e.reason}};
-                                      },
-                                      [](const IntervalMsg& i) -> nlohmann::json {
-                                          return {{"sample", to_json(i.sample)}};
-                                      },
-                                  },
-                                  m);
+    nlohmann::json j =
+        std::visit(Overloaded{
+                       [](const Hello& h) -> nlohmann::json {
+                           return {{"version", h.version},
+                                   {"software", h.software},
+                                   {"boot_id", h.boot_id},
+                                   {"pid", h.pid},
+                                   {"nonce", h.nonce}};
+                       },
+                       [](const Welcome& w) -> nlohmann::json {
+                           nlohmann::json j = {{"version", w.version},
+                                               {"software", w.software},
+                                               {"auth_challenge", w.auth_challenge},
+                                               {"auth_proof", w.auth_proof}};
+                           if (w.has_host) {
+                               j["host"] = to_json(w.host);
+                               j["features"] = w.features;
+                           }
+                           return j;
+                       },
+                       [](const Auth& a) -> nlohmann::json {
+                           return {{"proof", a.proof}};
+                       },
+                       [](const Setup& s) -> nlohmann::json {
+                           return {{"spec", to_json(s.spec)}};
+                       },
+                       [](const Ready& r) -> nlohmann::json {
+                           return {{"data_port", r.data_port}, {"token", r.token}, {"waited_s", r.waited_s}};
+                       },
+                       [](const Start&) -> nlohmann::json { return nlohmann::json::object(); },
+                       [](const Started&) -> nlohmann::json { return nlohmann::json::object(); },
+                       [](const Stop&) -> nlohmann::json { return nlohmann::json::object(); },
+                       [](const ResultMsg& r) -> nlohmann::json {
+                           return {{"side", to_json(r.side)}};
+                       },
+                       [](const ErrorMsg& e) -> nlohmann::json {
+                           return {{"reason", e.reason}};
+                       },
+                       [](const IntervalMsg& i) -> nlohmann::json {
+                           return {{"sample", to_json(i.sample)}};
+                       },
+                   },
+                   m);
     j["type"] = message_name(m);
     // A reason may quote what a peer sent; never let bad UTF-8 there make encoding throw.
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -204,6 +205,7 @@ Message decode_body(std::string_view body) {
             Ready r;
             r.data_port = static_cast<uint16_t>(field_in<int>(j, "data_port", 1, 65535));
             r.token = field<uint64_t>(j, "token");
+            r.waited_s = j.contains("waited_s") ? field_in<double>(j, "waited_s", 0, kMaxWaitS) : 0;  // older servers
             return r;
         }
         if (type == "start") return Start{};

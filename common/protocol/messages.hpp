@@ -75,6 +75,7 @@ struct Setup {
 struct Ready {
     uint16_t data_port = 0;
     uint64_t token = 0;
+    double waited_s = 0;  // an --exclusive server: how long this test waited for another client's to end
 };
 struct Start {};
 struct Started {};

@@ -135,6 +135,8 @@ CpuUsage cpu_usage_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json to_json(const SideResult& s) {
+    nlohmann::json shared = nlohmann::json::array();
+    for (const auto& t : s.shared_with) shared.push_back(to_json(t));
     nlohmann::json j = {{"host", s.host},
                         {"role", role_name(s.role)},
                         {"bytes", s.bytes},
@@ -160,6 +162,7 @@ nlohmann::json to_json(const SideResult& s) {
                         {"longest_call_s", s.longest_call_s},
                         {"longest_call_end_s", s.longest_call_end_s},
                         {"warnings", s.warnings},
+                        {"shared_with", shared},
                         {"messages", to_json(s.messages)},
                         {"memory", to_json(s.memory)}};
     if (!s.rdma.empty()) j["rdma"] = to_json(s.rdma);
@@ -200,6 +203,9 @@ SideResult side_result_from_json(const nlohmann::json& j) {
             s.longest_call_end_s = field_in<double>(j, "longest_call_end_s", 0, 1e7);
         }
         for (const auto& w : array_field(j, "warnings", 64)) s.warnings.push_back(value_as<std::string>(w, "warnings"));
+        if (j.contains("shared_with"))  // absent from older servers
+            for (const auto& t : array_field(j, "shared_with", 64))
+                s.shared_with.push_back(shared_host_test_from_json(t));
         if (j.contains("messages")) s.messages = message_side_from_json(j.at("messages"));  // absent from older servers
         if (j.contains("rdma")) s.rdma = rdma_info_from_json(j.at("rdma"));
         if (j.contains("memory")) s.memory = memory_report_from_json(j.at("memory"));    // optional: older peers
@@ -220,6 +226,7 @@ nlohmann::json side_summary(const SideResult& s) {
     j["test_cpus_busy_s"] = s.test_cpus_busy_s();
     j["test_cpus_service_demand_us_per_kb"] = service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes);
     j["other_processes_cpu_pct_of_one_cpu"] = s.others_cpu_pct_of_one_cpu();
+    j["whole_host_cpu_shared"] = s.host_shared();
     if (s.zerocopy.sent_bytes > 0) {
         j["zerocopy"]["copied_pct"] =
             100.0 * static_cast<double>(s.zerocopy.copied_bytes) / static_cast<double>(s.zerocopy.sent_bytes);

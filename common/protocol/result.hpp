@@ -13,6 +13,7 @@
 #include "protocol/message_stats.hpp"
 #include "protocol/rdma_info.hpp"
 #include "protocol/gpu_report.hpp"
+#include "protocol/shared_host.hpp"
 #include "protocol/test_spec.hpp"
 #include "core/stream_counters.hpp"
 
@@ -62,6 +63,9 @@ struct SideResult {
     double longest_call_s = 0;
     double longest_call_end_s = 0;
     std::vector<std::string> warnings;
+    // Other tests on this side's host during its measured interval: when any, the whole-host CPU figures
+    // (CPU%, SD, per CPU) count their work too, and the reports mark them shared.
+    std::vector<SharedHostTest> shared_with;
     MessageSide messages;  // rr, msgrate: messages (transactions) this side counted
     RdmaInfo rdma;         // RDMA paths: device, port, GID, MTU, link layer, CQ mode, registration cost
     MemoryReport memory;   // buffer memory kind; GPU staging's cost
@@ -74,6 +78,7 @@ struct SideResult {
     double process_service_demand_us_per_kb() const;
     double test_cpus_busy_s() const;  // busy CPU-seconds on the data threads' CPUs
     double others_cpu_pct_of_one_cpu() const;
+    bool host_shared() const { return !shared_with.empty(); }
 };
 
 struct IterationStats {

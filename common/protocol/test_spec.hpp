@@ -55,7 +55,12 @@ struct TestParams {
     double interval_s = 0;                  // --interval: both sides sample every this many seconds; 0 = off
     int explain_hz = 0;                     // --explain: each side samples its CPUs this often; 0 = off
     bool explain_stacks = false;            // --explain-stacks: each side sends its folded stacks back
+    // Another test on the same host (issue 26): how long this one may wait for the IRQs that test holds
+    // (--irq-wait), and for an --exclusive zcserver to end that test (--server-wait); 0 = refused at once.
+    double irq_wait_s = 0;
+    double server_wait_s = 0;
 };
+inline constexpr double kMaxWaitS = 3600;
 
 // The whole test: the shared parameters plus both sides' placement.
 struct TestSpec : TestParams {

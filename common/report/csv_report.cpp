@@ -122,6 +122,23 @@ const Column<SideResult> kSideColumns[] = {
      }},
     {"contexts_opened",
      [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.contexts_opened); }},
+    // Other tests on this side's host during its interval (issue 26): 1 = the whole-host CPU cells count them too.
+    {"cpu_shared", [](const SideResult& s) -> std::string { return s.host_shared() ? "1" : "0"; }},
+    {"shared_tests", [](const SideResult& s) { return std::to_string(s.shared_with.size()); }},
+    {"shared_overlap_s",
+     [](const SideResult& s) {
+         double most = 0;
+         for (const auto& t : s.shared_with) most = std::max(most, t.overlap_s);
+         return fmt::format("{:.3f}", most);
+     }},
+    {"shared_with",  // PROGRAM|PID|PEER|TEST|OVERLAP_S|CPUS of each, separated by ';'
+     [](const SideResult& s) {
+         std::string text;
+         for (const auto& t : s.shared_with)
+             text += fmt::format("{}{}|{}|{}|{}|{:.3f}|{}", text.empty() ? "" : ";", t.program, t.pid, t.peer, t.test,
+                                 t.overlap_s, format_cpu_list(t.cpus));
+         return zc::quoted(text);
+     }},
 };
 
 // rr and msgrate (empty for stream tests); for rr a message is a transaction, and only rr has the
@@ -280,6 +297,10 @@ const Column<std::optional<SideInterval>> kSideIntervalColumns[] = {
          return side_cell(s, [](const SideInterval& v) {
              return v.rtt_samples ? fmt::format("{:.3f}", v.rtt_p99_us) : std::string();
          });
+     }},
+    {"shared_tests",  // other tests on that side's host during the interval: its CPU cells count them too
+     [](const std::optional<SideInterval>& s) {
+         return side_cell(s, [](const SideInterval& v) { return std::to_string(v.shared_tests); });
      }},
 };
 

@@ -30,6 +30,17 @@ std::string busiest_cpus(const SideResult& s) {
     return out.empty() ? "all idle" : out;
 }
 
+// A side whose host ran other tests during its interval (issue 26).
+std::string shared_line(const SideResult& s) {
+    std::string who;
+    for (const auto& t : s.shared_with) who += (who.empty() ? "" : "; ") + describe(t);
+    size_t n = s.shared_with.size();
+    return fmt::format(
+        "CPU%, SD and per CPU above count {} other test{} on this host too: {}; proc SD is this "
+        "test's own",
+        n, n == 1 ? "" : "s", who);
+}
+
 std::string placement_line(const SideResult& s) {
     const Placement& p = s.placement;
     std::string out = p.interface.empty() ? "device ?" : p.interface;
@@ -125,6 +136,7 @@ public:
             out_ << "           placement: " << placement_line(*s) << "\n";
             if (!s->rdma.empty()) out_ << "           rdma: " << describe(s->rdma) << "\n";
             if (auto m = memory_line(*s); !m.empty()) out_ << "           memory: " << m << "\n";
+            if (s->host_shared()) out_ << "           SHARED host: " << shared_line(*s) << "\n";
         }
         for (const auto* s : {&r.local, &r.remote})
             for (const auto& line : explain_lines(r, *s, s == &r.local ? "local" : "remote")) out_ << line << "\n";
@@ -177,9 +189,15 @@ public:
             return fmt::format("{} {:>5.1f}% {:>8.3f}{}", name, s->cpu_util_pct, sd,
                                own_span ? fmt::format(" (over its {:.2f}-{:.2f} s)", s->start_s, s->end_s) : "");
         };
-        out_ << fmt::format("  [{:7.2f}-{:7.2f} s] {} | {} | {}{}\n", row.start_s, row.end_s, rate,
+        // Other tests on a side's host during the interval: that side's CPU % and SD count their work too.
+        std::string shared;
+        for (const auto& [name, s] : {std::pair{"local", &row.local}, std::pair{"remote", &row.remote}})
+            if (*s && (*s)->shared_tests > 0)
+                shared += fmt::format("{}{} host shared with {} other test{}", shared.empty() ? "  SHARED: " : "; ",
+                                      name, (*s)->shared_tests, (*s)->shared_tests == 1 ? "" : "s");
+        out_ << fmt::format("  [{:7.2f}-{:7.2f} s] {} | {} | {}{}{}\n", row.start_s, row.end_s, rate,
                             side("local", row.local), side("remote", row.remote),
-                            row.stall ? "  STALL: nothing moved in this interval" : "");
+                            row.stall ? "  STALL: nothing moved in this interval" : "", shared);
         out_.flush();
     }
 

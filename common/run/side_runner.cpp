@@ -8,7 +8,9 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <fmt/format.h>
 #include <cstring>
 #include <set>
 #include <memory>
@@ -104,12 +106,13 @@ SideRunner::SideRunner(SideConfig config, std::vector<DataConnection> fds)
       running_(static_cast<int>(fds.size())),
       meter_(cfg_.exclude_pids) {
     stop_base_.abort = &abort_;
+    if (cfg_.program.empty()) cfg_.program = program_invocation_short_name;
     for (size_t i = 0; i < fds.size(); ++i) {
         Stream& s = streams_[i];
         s.conn = std::move(fds[i]);
         s.cpu = cfg_.half.side.cpus.empty() ? -1 : cfg_.half.side.cpus[i % cfg_.half.side.cpus.size()];
     }
-    place_interrupts();  // may throw (not permitted): before any thread exists
+    place_interrupts();  // finds the IRQs; move_irqs() moves them
     place_gpu(placement_, cfg_.half.side.buffer);
     if (cfg_.half.explain_hz > 0)
         explainer_ = std::make_unique<SideExplainer>(cfg_.half.explain_hz, cfg_.half.explain_stacks, cfg_.exclude_pids);
@@ -155,8 +158,27 @@ IntervalReading SideRunner::read_totals() const {
     return r;
 }
 
+void SideRunner::register_on_host() {
+    HostTestEntry me{cfg_.program,   ::getpid(),
+                     cfg_.peer,      std::string(transport_name(cfg_.half.transport)) + " " + test_name(cfg_.half.test),
+                     cfg_.token,     cfg_.half.side.cpus,
+                     wall_clock_s(), 0};
+    started_wall_s_ = me.start_s;
+    try {
+        host_record_ = std::make_unique<HostTestRecord>(std::move(me));
+    } catch (const std::exception& e) {
+        host_record_problem_ = e.what();
+    }
+}
+
 void SideRunner::emit(const IntervalReading& now, int64_t edge) {
     SideInterval s = interval_between(last_reading_, now, static_cast<uint32_t>(last_edge_), sysconf(_SC_CLK_TCK));
+    if (host_record_) {
+        s.shared_tests =
+            static_cast<uint32_t>(tests_overlapping(host_record_->dir(), cfg_.token, started_wall_s_ + s.start_s,
+                                                    started_wall_s_ + s.end_s, wall_clock_s())
+                                      .size());
+    }
     last_reading_ = now;
     last_edge_ = edge;
     ++intervals_sent_;
@@ -211,10 +233,21 @@ void SideRunner::place_interrupts() {
                                   : placement_.interface +
                                         " is a virtual device (loopback, veth): it has no IRQs of its own" +
                                         (cfg_.half.side.irq_cpus.empty() ? "" : ", so --irq-cpus changed nothing");
-        return;
     }
-    if (!cfg_.half.side.irq_cpus.empty())
-        irq_guard_ = std::make_unique<IrqAffinityGuard>(irqs_, cfg_.half.side.irq_cpus);
+}
+
+void SideRunner::move_irqs() {
+    if (irqs_moved_) return;
+    irqs_moved_ = true;
+    if (!irqs_.empty() && !cfg_.half.side.irq_cpus.empty()) {
+        IrqClaim claim{cfg_.program, cfg_.peer, cfg_.half.irq_wait_s, ""};
+        irq_guard_ = std::make_unique<IrqAffinityGuard>(irqs_, cfg_.half.side.irq_cpus, claim);
+        if (irq_guard_->waited_s() >= 0.1)
+            cfg_.notes.push_back(
+                fmt::format("waited {:.1f} s for another test on this host to let go of the IRQs "
+                            "(--irq-wait)",
+                            irq_guard_->waited_s()));
+    }
 }
 
 void SideRunner::run_stream(Stream& s, int index) {
@@ -267,7 +300,9 @@ void SideRunner::wait_ready() {
 
 void SideRunner::start(const std::function<void()>& started) {
     wait_ready();
+    move_irqs();
     if (!irqs_.empty()) irq_counts_before_ = read_proc_interrupts();
+    register_on_host();
     meter_.start();
     if (explainer_) explainer_->start();
     started_ns_ = monotonic_ns();
@@ -352,6 +387,8 @@ SideResult SideRunner::finish() {
     if (!streams_.empty()) read_back_settings(cfg_.half, cfg_.role, streams_[0].conn, r);
     note_placement_mismatches(r);
     if (explainer_) r.explain = explainer_->finish(r.cpu);
+    r.warnings.insert(r.warnings.end(), cfg_.notes.begin(), cfg_.notes.end());
+    note_shared_host(r);
     if (abort_.load()) throw std::runtime_error("the test was stopped before it finished");
     if (!first_error.empty()) throw std::runtime_error(first_error);
     if (r.elapsed_s < 5.0) {
@@ -361,6 +398,19 @@ SideResult SideRunner::finish() {
             std::to_string(sysconf(_SC_CLK_TCK)) + " s units), so use -l 5 or more for CPU figures you can trust");
     }
     return r;
+}
+
+void SideRunner::note_shared_host(SideResult& r) {
+    if (!host_record_) {
+        r.warnings.push_back("other tests on this host cannot be seen (" + host_record_problem_ +
+                             "): the whole-host CPU figures may count theirs");
+        return;
+    }
+    r.shared_with = host_record_->overlapping(started_wall_s_ + r.elapsed_s);
+    host_record_->end(started_wall_s_ + r.elapsed_s);
+    // The reports name them beside the figures they share (SHARED host); two tests pinned to one CPU are
+    // worse (each ran on it at most part of the time): a warning.
+    for (auto& w : shared_cpu_warnings(cfg_.half.side.cpus, r.shared_with)) r.warnings.push_back(std::move(w));
 }
 
 }  // namespace zc

@@ -19,6 +19,7 @@
 #include "explain/side_explainer.hpp"
 #include "measure/cpu_meter.hpp"
 #include "measure/latency_histogram.hpp"
+#include "run/host_tests.hpp"
 #include "protocol/interval.hpp"
 #include "protocol/result.hpp"
 #include "protocol/test_spec.hpp"
@@ -37,6 +38,12 @@ struct SideConfig {
     // --interval (half.interval_s > 0): called with each interval as it ends, from the sampler thread,
     // and with the last one from finish(); the intervals partition the measured interval.
     std::function<void(const SideInterval&)> on_interval;
+    // For the other tests of this host (issue 26): who runs this side ("" = this program's name), its
+    // peer, and the test's token (both sides of one test share it: they are not each other's "other").
+    std::string program;
+    std::string peer;
+    uint64_t token = 0;
+    std::vector<std::string> notes;  // said in this side's warnings (a wait it made before the test)
 };
 
 class SideRunner {
@@ -51,6 +58,12 @@ public:
 
     // Waits until every thread is ready; throws std::runtime_error if one could not get ready.
     void wait_ready();
+    // Moves the data device's IRQs to --irq-cpus (if asked), waiting up to --irq-wait for another test of
+    // this host that holds them; throws, naming that test, if it does not let go. start() does it if not
+    // done yet. The two sides of a test take their hosts' IRQs one after the other, the client's side
+    // first (the client before it asks the server to start, the server once asked): two tests between
+    // the same hosts in the same direction then never hold one host's IRQs each and wait for the other's.
+    void move_irqs();
     // Begins the measured interval: CPU snapshot, then release the threads. `started` runs next, before
     // any interval is sampled (the server's "started" goes out before its first interval).
     void start(const std::function<void()>& started = {});
@@ -82,6 +95,8 @@ private:
     void place_interrupts();
     void report_interrupts(Placement& p) const;
     void note_placement_mismatches(SideResult& r) const;
+    void register_on_host();               // at the start barrier: this side joins the host's list of tests
+    void note_shared_host(SideResult& r);  // at the end: the tests that overlapped it, and it leaves the list
     void run_stream(Stream& s, int index);
     // --interval: the sampler thread's loop, one reading of every stream's running totals, and the end.
     void sample_intervals();
@@ -103,6 +118,10 @@ private:
     std::vector<int> irqs_;
     std::map<int, InterruptLine> irq_counts_before_;
     std::unique_ptr<IrqAffinityGuard> irq_guard_;  // restores the IRQs when the test ends, however
+    bool irqs_moved_ = false;
+    std::unique_ptr<HostTestRecord> host_record_;  // this side in the host's list of tests, while it measures
+    std::string host_record_problem_;              // why there is none (the run directory cannot be used)
+    double started_wall_s_ = 0;                    // wall clock at the start barrier (compared across processes)
     bool started_ = false;
     bool joined_ = false;  // finish() saw every stream thread end
     std::thread sampler_;

@@ -9,11 +9,13 @@
 #include <cerrno>
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "system/cpu_list.hpp"
 
@@ -134,18 +136,83 @@ int write_affinity(const std::string& path, const std::string& list) {
 
 }  // namespace
 
-IrqAffinityGuard::IrqAffinityGuard(const std::vector<int>& irqs, const std::vector<int>& cpus, const std::string& proc)
-    : proc_(proc) {
+std::string describe_irq_holder(const KeyValues& holder, double now_s) {
+    auto get = [&](const char* k) {
+        auto it = holder.find(k);
+        return it == holder.end() ? std::string() : it->second;
+    };
+    std::string out = get("program").empty() ? std::string("a test") : get("program");
+    if (!get("pid").empty()) out += " pid " + get("pid");
+    if (!get("peer").empty()) out += " (peer " + get("peer") + ")";
+    if (!get("cpus").empty()) out += ", on CPUs " + get("cpus");
+    double since = 0;
+    if (auto s = get("since"); !s.empty() && std::from_chars(s.data(), s.data() + s.size(), since).ec == std::errc()) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.1f", std::max(0.0, now_s - since));
+        out += std::string(", for ") + buf + " s";
+    }
+    return out;
+}
+
+namespace {
+
+std::string lock_path(const std::string& dir, int irq) { return dir + "/" + std::to_string(irq) + ".lock"; }
+std::string original_path(const std::string& dir, int irq) { return dir + "/" + std::to_string(irq) + ".original"; }
+std::string affinity_path(const std::string& proc, int irq) {
+    return proc + "/irq/" + std::to_string(irq) + "/smp_affinity_list";
+}
+
+std::string trimmed(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+}
+
+}  // namespace
+
+std::vector<int> restore_abandoned_irqs(const std::string& proc, const std::string& run_dir) {
+    std::string dir = run_dir.empty() ? host_run_dir("irq") : run_dir;
+    std::vector<int> restored;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+        std::string name = e.path().filename().string();
+        int irq = 0;
+        auto [p, err] = std::from_chars(name.data(), name.data() + name.size(), irq);
+        if (err != std::errc() || std::string_view(p) != ".original") continue;
+        auto lock = LockedFile::try_lock(lock_path(dir, irq));
+        if (!lock) continue;  // its holder (or that holder's guardian) lives: it puts it back
+        std::string original = trimmed(read_small_file(original_path(dir, irq)));
+        if (original.empty() || write_affinity(affinity_path(proc, irq), original) == 0 ||
+            !fs::exists(proc + "/irq/" + std::to_string(irq))) {  // an IRQ that is gone has nothing to put back
+            ::unlink(original_path(dir, irq).c_str());
+            restored.push_back(irq);
+        }
+    }
+    return restored;
+}
+
+IrqAffinityGuard::IrqAffinityGuard(const std::vector<int>& irqs, const std::vector<int>& cpus, const IrqClaim& claim,
+                                   const std::string& proc)
+    : proc_(proc), dir_(claim.run_dir.empty() ? host_run_dir("irq") : claim.run_dir) {
     std::string list = format_cpu_list(cpus);
-    for (int irq : irqs) {
-        std::string was = read_irq_affinity(irq, proc_);
-        if (was.empty()) throw std::runtime_error("cannot read the affinity of IRQ " + std::to_string(irq));
-        originals_[irq] = was;
+    for (int irq : irqs)
+        if (read_irq_affinity(irq, proc_).empty())
+            throw std::runtime_error("cannot read the affinity of IRQ " + std::to_string(irq));
+    restore_abandoned_irqs(proc_, dir_);
+    // One IRQ after the other in ascending order: two tests waiting for each other's IRQs cannot both
+    // hold one and wait for the other.
+    std::vector<int> order = irqs;
+    std::sort(order.begin(), order.end());
+    order.erase(std::unique(order.begin(), order.end()), order.end());
+    double deadline = wall_clock_s() + claim.wait_s;
+    try {
+        for (int irq : order) acquire(irq, claim, list, deadline);
+    } catch (...) {
+        restore();  // nothing moved yet: only the originals this guard wrote are taken back
+        throw;
     }
     start_guardian();
-    for (int irq : irqs) {
-        std::string path = proc_ + "/irq/" + std::to_string(irq) + "/smp_affinity_list";
-        if (int err = write_affinity(path, list)) {
+    for (int irq : order) {
+        if (int err = write_affinity(affinity_path(proc_, irq), list)) {
             restore();
             stop_guardian();
             std::string why = std::strerror(err);
@@ -157,25 +224,68 @@ IrqAffinityGuard::IrqAffinityGuard(const std::vector<int>& irqs, const std::vect
     }
 }
 
+void IrqAffinityGuard::acquire(int irq, const IrqClaim& claim, const std::string& cpus, double deadline) {
+    const double began = wall_clock_s();
+    std::optional<LockedFile> lock;
+    while (!(lock = LockedFile::try_lock(lock_path(dir_, irq)))) {
+        double now = wall_clock_s();
+        if (now >= deadline) {
+            std::string holder = describe_irq_holder(parse_key_values(read_small_file(lock_path(dir_, irq))), now);
+            std::string original = trimmed(read_small_file(original_path(dir_, irq)));
+            char waited[64] = "";
+            if (claim.wait_s > 0) std::snprintf(waited, sizeof waited, "; waited %.1f s (--irq-wait)", now - began);
+            throw std::runtime_error(
+                "IRQ " + std::to_string(irq) + " is held by another test on this host: " + holder +
+                (original.empty() ? "" : "; it was on CPUs " + original + " before that test") + waited +
+                ". Wait for it with --irq-wait SECS, or run without --irq-cpus to leave the IRQs where they are");
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    waited_s_ += wall_clock_s() - began;
+    lock->write(format_key_values({{"pid", std::to_string(::getpid())},
+                                   {"program", claim.program},
+                                   {"peer", claim.peer},
+                                   {"cpus", cpus},
+                                   {"since", std::to_string(wall_clock_s())}}));
+    // The true original: the first mover's reading. A holder killed with its guardian left its
+    // N.original behind (restore_abandoned_irqs put it back, or we hold the lock now and it is the
+    // value to keep): the IRQ's current list is then a moved one and must not replace it.
+    std::string kept = trimmed(read_small_file(original_path(dir_, irq)));
+    if (kept.empty()) {
+        kept = read_irq_affinity(irq, proc_);
+        write_file_atomically(original_path(dir_, irq), kept + "\n");
+    }
+    originals_[irq] = kept;
+    locks_.push_back(std::move(*lock));
+}
+
 IrqAffinityGuard::~IrqAffinityGuard() {
     restore();
     stop_guardian();
+    locks_.clear();  // only now may another test take the IRQs: they are back
 }
 
 void IrqAffinityGuard::restore() noexcept {
-    for (int irq : changed_)
-        write_affinity(proc_ + "/irq/" + std::to_string(irq) + "/smp_affinity_list", originals_[irq]);
+    for (int irq : changed_) write_affinity(affinity_path(proc_, irq), originals_[irq]);
+    for (const auto& [irq, list] : originals_) ::unlink(original_path(dir_, irq).c_str());
     changed_.clear();
 }
 
 void IrqAffinityGuard::start_guardian() {
     // Everything the child needs is prepared before fork: after fork in a threaded process it may
-    // only make async-signal-safe calls (open, write, read, close, _exit).
+    // only make async-signal-safe calls (open, write, read, close, unlink, _exit).
     std::vector<std::pair<std::string, std::string>> jobs;
-    for (const auto& [irq, list] : originals_)
-        jobs.emplace_back(proc_ + "/irq/" + std::to_string(irq) + "/smp_affinity_list", list);
+    std::vector<std::string> originals;
+    for (const auto& [irq, list] : originals_) {
+        jobs.emplace_back(affinity_path(proc_, irq), list);
+        originals.push_back(original_path(dir_, irq));
+    }
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    // The descriptors the child keeps: its pipe and the IRQ locks (the locks stay held until it is done).
+    std::vector<unsigned> keep{static_cast<unsigned>(p[0])};
+    for (const auto& l : locks_) keep.push_back(static_cast<unsigned>(l.fd()));
+    std::sort(keep.begin(), keep.end());
     pid_t pid = fork();
     if (pid < 0) {
         ::close(p[0]);
@@ -183,20 +293,20 @@ void IrqAffinityGuard::start_guardian() {
         throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     }
     if (pid == 0) {
-        ::close(p[1]);
         ::setsid();  // its own session: signals for zcperf's process group do not reach it
         // Drop every other descriptor (data sockets must not outlive their owner here).
-        if (p[0] != 3) {
-            ::dup2(p[0], 3);
-            ::close(p[0]);
+        unsigned from = 3;
+        for (unsigned fd : keep) {
+            if (fd > from) ::syscall(SYS_close_range, from, fd - 1, 0u);
+            from = fd + 1;
         }
-        ::syscall(SYS_close_range, 4u, ~0u, 0u);
+        ::syscall(SYS_close_range, from, ~0u, 0u);
         ::signal(SIGINT, SIG_IGN);  // a Ctrl-C meant for zcperf must not kill its guardian
         ::signal(SIGTERM, SIG_IGN);
         char c = 0;
         ssize_t n;
         do {
-            n = ::read(3, &c, 1);
+            n = ::read(p[0], &c, 1);
         } while (n < 0 && errno == EINTR);
         if (n == 1 && c == 'd') _exit(0);  // the owner restored everything itself
         for (const auto& [path, list] : jobs) {
@@ -206,7 +316,8 @@ void IrqAffinityGuard::start_guardian() {
                 ::close(fd);
             }
         }
-        _exit(0);
+        for (const auto& path : originals) ::unlink(path.c_str());
+        _exit(0);  // the locks go with this process
     }
     ::close(p[0]);
     guardian_ = pid;

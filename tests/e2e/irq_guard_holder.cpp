@@ -1,5 +1,6 @@
 // Test helper: holds an IrqAffinityGuard until killed, so a test can prove that a kill -9 of the
-// process that moved IRQs still puts them back (the guardian does).
+// process that moved IRQs still puts them back (the guardian does), and that a second holder is
+// refused or waits. The host's run directory is ZCPERF_RUN_DIR's (a fixture tree needs its own).
 //   irq_guard_holder PROC_ROOT CPU IRQ [IRQ...]
 #include <unistd.h>
 
@@ -14,7 +15,7 @@ int main(int argc, char** argv) {
     std::vector<int> irqs;
     for (int i = 3; i < argc; ++i) irqs.push_back(std::stoi(argv[i]));
     try {
-        zc::IrqAffinityGuard guard(irqs, {std::stoi(argv[2])}, argv[1]);
+        zc::IrqAffinityGuard guard(irqs, {std::stoi(argv[2])}, zc::IrqClaim{"irq_guard_holder", "", 0, ""}, argv[1]);
         std::printf("held\n");
         std::fflush(stdout);
         pause();

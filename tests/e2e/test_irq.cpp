@@ -53,7 +53,7 @@ TEST(IrqAffinity, RealNicIrqsAreMovedAndPutBack) {
     for (int irq : irqs) before[irq] = zc::read_irq_affinity(irq);
     int target = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0;
     try {
-        zc::IrqAffinityGuard guard(irqs, {target});
+        zc::IrqAffinityGuard guard(irqs, {target}, zc::IrqClaim{"test_irq", "", 0, ""});
         for (int irq : irqs) EXPECT_EQ(zc::read_irq_affinity(irq), std::to_string(target)) << "IRQ " << irq;
     } catch (const std::runtime_error& e) {
         GTEST_SKIP() << "the kernel refused: " << e.what();
@@ -95,15 +95,28 @@ TEST(IrqAffinity, KillMinus9RestoresOnAFixtureTreeToo) {
         fs::create_directories(root / "irq" / std::to_string(irq));
         std::ofstream(root / "irq" / std::to_string(irq) / "smp_affinity_list") << "0-1\n";
     }
+    setenv("ZCPERF_RUN_DIR", (root / "run").c_str(), 1);  // the fixture's IRQ numbers are not this host's
     {
         Process holder({IRQ_GUARD_HOLDER, root.string(), "1", "38", "39"});
         ASSERT_TRUE(wait_until([&] { return zc::read_irq_affinity(39, root.string()) == "1"; }, 5s));
+        // A second holder of the same host is refused while the first lives, and changes nothing.
+        auto second = run({IRQ_GUARD_HOLDER, root.string(), "0", "39"}, 10s);
+        EXPECT_EQ(second.exit_code, 1);
+        EXPECT_NE(second.err.find("IRQ 39 is held by another test on this host: irq_guard_holder pid " +
+                                  std::to_string(holder.pid())),
+                  std::string::npos)
+            << second.err;
+        EXPECT_EQ(zc::read_irq_affinity(39, root.string()), "1");
         holder.signal(SIGKILL);
         holder.wait(5s);
     }
     for (int irq : {38, 39}) {
         EXPECT_TRUE(wait_until([&] { return zc::read_irq_affinity(irq, root.string()) == "0-1"; }, 5s)) << irq;
     }
+    // The guardian let the locks go only after putting the IRQs back: a new holder takes them at once and
+    // finds no stale original.
+    EXPECT_TRUE(wait_until([&] { return !fs::exists(root / "run/irq/38.original"); }, 5s));
+    unsetenv("ZCPERF_RUN_DIR");
     fs::remove_all(root);
 }
 

@@ -204,6 +204,83 @@ TEST(Lab, IrqAffinityRestoredAfterKillMinus9OnEitherSide) {
     }
 }
 
+// 1. Issue 26: two clients at once with different --irq-cpus. The second is refused while the first
+// holds the IRQs (on either host), naming it, and changes nothing; asked to wait, it runs once the first
+// is over and finds the true originals; after both, both hosts have what they had before the first.
+TEST(Lab, ConcurrentClientsNeverMoveEachOthersIrqs) {
+    REQUIRE_LAB();
+    Affinities lb = local_affinities(), rb = remote_affinities();
+    ASSERT_FALSE(all_on(lb, "0")) << "A's IRQs already on CPU 0: the move would not show";
+    RemoteServer rs(12903);
+    // Long enough that the checks below (each a command in a busy guest) see it hold the IRQs.
+    Process first(
+        {zcperf_bin(), "-H", rs.address(), "-T", "tcp", "-m", "64K", "-l", "40", "--irq-cpus", "0,0", "-o", "json"});
+    ASSERT_TRUE(wait_until([] { return all_on(local_affinities(), "0"); }, 60s)) << first.stderr_so_far();
+    ASSERT_TRUE(wait_until([] { return all_on(remote_affinities(), "0"); }, 60s, 500ms)) << first.stderr_so_far();
+    Outcome refused = run({zcperf_bin(), "-H", rs.address(), "-l", "2", "--irq-cpus", "1,1"}, 60s);
+    EXPECT_NE(refused.exit_code, 0);
+    EXPECT_NE(refused.err.find("is held by another test on this host"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("--irq-wait"), std::string::npos) << refused.err;
+    EXPECT_TRUE(all_on(local_affinities(), "0")) << "the refused test moved A's IRQs";
+    EXPECT_TRUE(all_on(remote_affinities(), "0")) << "the refused test moved B's IRQs";
+    Outcome waited = run({zcperf_bin(), "-H", rs.address(), "-T", "tcp", "-m", "64K", "-l", "2", "--irq-cpus", "1,1",
+                          "--irq-wait", "120", "-o", "json"},
+                         180s);
+    Outcome o = first.wait(60s);
+    ASSERT_EQ(o.exit_code, 0) << o.err;
+    ASSERT_EQ(waited.exit_code, 0) << waited.err;
+    json j = json::parse(waited.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << waited.out;
+    json second = j["results"][0];
+    EXPECT_TRUE(has_warning(second, "(--irq-wait)")) << second.dump();
+    for (const char* side : {"local", "remote"}) {
+        const Affinities& before = std::string(side) == "local" ? lb : rb;
+        for (const auto& i : second[side]["placement"]["irqs"]) {
+            EXPECT_EQ(i["affinity"], "1") << side << " " << i.dump();
+            EXPECT_EQ(i["affinity_before"], before.at(i["irq"].get<int>()))
+                << side << ": the second test took the first's setting for the original: " << i.dump();
+        }
+    }
+    EXPECT_EQ(local_affinities(), lb) << "A's IRQ affinities not what they were before the first test";
+    EXPECT_EQ(remote_affinities(), rb) << "B's IRQ affinities not what they were before the first test";
+}
+
+// 1. ... and a kill -9 of either holder (the first test's zcperf in A, or zcserver in B) while the
+// second waits: the IRQs go back, the second runs on the true originals, and after both all is as before.
+TEST(Lab, KillMinus9OfAHolderWhileAnotherWaits) {
+    REQUIRE_LAB();
+    Affinities lb = local_affinities(), rb = remote_affinities();
+    for (bool kill_client : {true, false}) {
+        SCOPED_TRACE(kill_client ? "kill -9 the first zcperf in A" : "kill -9 the first test's zcserver in B");
+        RemoteServer first_server(kill_client ? 12904 : 12905);
+        RemoteServer second_server(kill_client ? 12906 : 12907);
+        Process first({zcperf_bin(), "-H", first_server.address(), "-m", "64K", "-l", "60", "--irq-cpus", "0,0"});
+        ASSERT_TRUE(wait_until([] { return all_on(local_affinities(), "0"); }, 60s)) << first.stderr_so_far();
+        ASSERT_TRUE(wait_until([] { return all_on(remote_affinities(), "0"); }, 60s, 500ms));
+        Process second({zcperf_bin(), "-H", second_server.address(), "-m", "64K", "-l", "2", "--irq-cpus", "1,1",
+                        "--irq-wait", "90", "-o", "json"});
+        std::this_thread::sleep_for(2s);
+        EXPECT_TRUE(all_on(local_affinities(), "0")) << "the waiting test moved A's IRQs";
+        if (kill_client) {
+            first.signal(SIGKILL);
+        } else {
+            first_server.kill();
+        }
+        first.wait(60s);
+        Outcome o = second.wait(120s);
+        ASSERT_EQ(o.exit_code, 0) << o.err;
+        json j = json::parse(o.out, nullptr, false);
+        ASSERT_FALSE(j.is_discarded()) << o.out;
+        for (const char* side : {"local", "remote"}) {
+            const Affinities& before = std::string(side) == "local" ? lb : rb;
+            for (const auto& i : j["results"][0][side]["placement"]["irqs"])
+                EXPECT_EQ(i["affinity_before"], before.at(i["irq"].get<int>())) << side << " " << i.dump();
+        }
+        EXPECT_TRUE(wait_until([&] { return local_affinities() == lb; }, 20s)) << "A's IRQs not put back";
+        EXPECT_TRUE(wait_until([&] { return remote_affinities() == rb; }, 30s, 500ms)) << "B's IRQs not put back";
+    }
+}
+
 // 2. --mem-node puts every buffer page on the node asked for, on both sides (move_pages' word); CPUs
 // on node 0 with buffers on node 1 are warned about; the NIC's node is reported as sysfs says.
 TEST(Lab, BufferPagesOnTheRequestedNodeAndMismatchWarned) {

@@ -614,5 +614,67 @@ TEST(MpiLab, PairsAcrossBothGuests) {
     EXPECT_TRUE(r.at("errors").empty()) << r.at("errors").dump();
 }
 
+// Issue 26: two ranks per guest, each pair asking for the link NIC's IRQs on other CPUs. The two pairs
+// of a round would move the same IRQs: the second to ask is refused, naming the first; never a silent
+// change. Both guests end with the IRQs as they were.
+TEST(MpiLab, IrqCpusOfTwoRanksPerHostAreRefusedNamingTheHolder) {
+    const std::string a = env_or_empty("RDMA_VM_IP"), server = env_or_empty("ZCPERF_LAB_SERVER");
+    const std::string peer = env_or_empty("ZCPERF_LAB_PEER");
+    if (server.empty() || peer.empty() || a.empty())
+        GTEST_SKIP() << "not in the two-guest lab (ZCPERF_LAB_SERVER is not set): run scripts/test_lab.sh";
+    SKIP_WITHOUT_MPI();
+    const std::string b = server.substr(0, server.rfind(':'));
+    const std::string nic = env_or_empty("RDMA_VM_NETDEV").empty() ? "eth0" : env_or_empty("RDMA_VM_NETDEV");
+    const std::string affinities = "for i in /proc/irq/*/smp_affinity_list; do echo \"$i $(cat $i)\"; done";
+    auto local = [&] { return e2e::run({"bash", "-c", affinities}, std::chrono::seconds(30)).out; };
+    auto remote = [&] { return e2e::run({peer, "--timeout", "30", "--", affinities}, std::chrono::seconds(60)).out; };
+    const std::string lb = local(), rb = remote();
+    std::vector<std::string> argv{kMpirun,
+                                  "--allow-run-as-root",
+                                  "--oversubscribe",
+                                  "--timeout",
+                                  "300",
+                                  "--mca",
+                                  "plm_rsh_agent",
+                                  std::string(ZCPERF_SOURCE_DIR) + "/scripts/lab/mpi_agent.sh",
+                                  "--mca",
+                                  "plm_rsh_no_tree_spawn",
+                                  "1",
+                                  "--mca",
+                                  "oob_tcp_if_include",
+                                  nic,
+                                  "--mca",
+                                  "btl_tcp_if_include",
+                                  nic,
+                                  "--host",
+                                  a + ":2," + b + ":2",
+                                  "-np",
+                                  "4",
+                                  kMpiBin,
+                                  "--iface",
+                                  nic,
+                                  "-l",
+                                  "2",
+                                  "--irq-cpus",
+                                  "0,1",
+                                  "-o",
+                                  "json"};
+    Outcome o = e2e::run(argv, std::chrono::seconds(330));
+    json r = report_of(o);
+    ASSERT_FALSE(r.is_null()) << context(o);
+    EXPECT_NE(r.dump().find("is held by another test on this host: zcperf-mpi"), std::string::npos)
+        << "two pairs moved the same IRQs and nobody was told: " << r.dump();
+    EXPECT_EQ(local(), lb) << "A's IRQs not as they were";
+    EXPECT_EQ(remote(), rb) << "B's IRQs not as they were";
+}
+
+// ... and asking a pair to wait is refused before anything runs: a round's pairs start together.
+TEST(Mpi, IrqWaitIsRefusedWithTheReason) {
+    SKIP_WITHOUT_MPI();
+    Outcome o = e2e::run(mpirun(2, {"-l", "1", "--irq-wait", "5"}), std::chrono::seconds(60));
+    EXPECT_NE(o.exit_code, 0) << context(o);
+    EXPECT_NE((o.out + o.err).find("the pairs of a round start together"), std::string::npos) << context(o);
+}
+
 }  // namespace
 }  // namespace zc::mpi_test

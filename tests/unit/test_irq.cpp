@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <sstream>
 #include <fstream>
+#include <memory>
+#include <thread>
 
 #include "system/irq.hpp"
 
@@ -37,6 +39,19 @@ struct FakeProc {
     }
     ~FakeProc() { fs::remove_all(root); }
     std::string affinity(int irq) const { return read_irq_affinity(irq, root.string()); }
+    void set(int irq, const std::string& list) const {
+        std::ofstream(root / "irq" / std::to_string(irq) / "smp_affinity_list") << list << "\n";
+    }
+    // The host's irq/ directory for this tree (what ZCPERF_RUN_DIR/irq is for a real one).
+    std::string run_dir() const {
+        fs::create_directories(root / "run-irq");
+        return (root / "run-irq").string();
+    }
+    IrqClaim claim(const std::string& program = "zcperf", const std::string& peer = "10.0.0.2:12875",
+                   double wait_s = 0) const {
+        return IrqClaim{program, peer, wait_s, run_dir()};
+    }
+    std::string path() const { return root.string(); }
 };
 
 }  // namespace
@@ -84,7 +99,7 @@ TEST(DeviceIrqs, RxeUsesTheIrqsOfItsParentNetdev) {
 TEST(IrqAffinityGuard, SetsForItsLifetimeAndRestores) {
     FakeProc proc({{38, "0-1"}, {39, "0"}});
     {
-        IrqAffinityGuard g({38, 39}, {1}, proc.root.string());
+        IrqAffinityGuard g({38, 39}, {1}, proc.claim(), proc.path());
         EXPECT_EQ(proc.affinity(38), "1");
         EXPECT_EQ(proc.affinity(39), "1");
         EXPECT_EQ(g.originals().at(38), "0-1");
@@ -100,17 +115,127 @@ TEST(IrqAffinityGuard, FailureHalfWayRestoresWhatWasAlreadyChanged) {
     fs::remove(proc.root / "irq/40/smp_affinity_list");
     fs::create_symlink("/proc/sys/kernel/osrelease", proc.root / "irq/40/smp_affinity_list");
     try {
-        IrqAffinityGuard g({38, 39, 40}, {1}, proc.root.string());
+        IrqAffinityGuard g({38, 39, 40}, {1}, proc.claim(), proc.path());
         FAIL() << "expected a failure on IRQ 40";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("cannot move IRQ 40"), std::string::npos) << e.what();
     }
     EXPECT_EQ(proc.affinity(38), "0-1");
     EXPECT_EQ(proc.affinity(39), "0");
+    EXPECT_FALSE(fs::exists(proc.run_dir() + "/38.original")) << "a failed guard leaves no original behind";
 }
 
 TEST(IrqAffinityGuard, UnreadableIrqIsAClearErrorAndChangesNothing) {
     FakeProc proc({{38, "0-1"}});
-    EXPECT_THROW(IrqAffinityGuard({38, 77}, {1}, proc.root.string()), std::runtime_error);
+    EXPECT_THROW(IrqAffinityGuard({38, 77}, {1}, proc.claim(), proc.path()), std::runtime_error);
     EXPECT_EQ(proc.affinity(38), "0-1");
+}
+
+// Issue 26: two tests of one host and the same IRQs.
+
+TEST(IrqAffinityGuard, AnIrqAnotherTestHoldsIsRefusedNamingTheHolder) {
+    FakeProc proc({{38, "0-1"}, {39, "0-1"}});
+    IrqAffinityGuard first({38, 39}, {0}, proc.claim("zcperf", "10.0.0.2:12875"), proc.path());
+    try {
+        IrqAffinityGuard second({39}, {1}, proc.claim("zcserver", "10.0.0.9:4000"), proc.path());
+        FAIL() << "the second test moved an IRQ the first holds";
+    } catch (const std::runtime_error& e) {
+        std::string m = e.what();
+        EXPECT_NE(m.find("IRQ 39 is held by another test on this host: zcperf pid " + std::to_string(getpid())),
+                  std::string::npos)
+            << m;
+        EXPECT_NE(m.find("peer 10.0.0.2:12875"), std::string::npos) << m;
+        EXPECT_NE(m.find("on CPUs 0, for "), std::string::npos) << m;
+        EXPECT_NE(m.find("it was on CPUs 0-1 before that test"), std::string::npos) << m;
+        EXPECT_NE(m.find("--irq-wait SECS"), std::string::npos) << m;
+    }
+    EXPECT_EQ(proc.affinity(39), "0") << "the refused test changed nothing";
+    EXPECT_EQ(first.originals().at(39), "0-1");
+}
+
+TEST(IrqAffinityGuard, WaitsForTheHolderWithinItsBoundAndKeepsTheTrueOriginal) {
+    FakeProc proc({{38, "0-1"}});
+    auto first =
+        std::make_unique<IrqAffinityGuard>(std::vector<int>{38}, std::vector<int>{0}, proc.claim(), proc.path());
+    std::thread ender([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        first.reset();
+    });
+    {
+        IrqAffinityGuard second({38}, {1}, proc.claim("zcperf", "b", 10), proc.path());
+        EXPECT_GE(second.waited_s(), 0.25);
+        EXPECT_LT(second.waited_s(), 5.0);
+        EXPECT_EQ(proc.affinity(38), "1");
+        EXPECT_EQ(second.originals().at(38), "0-1") << "the first test's setting is no original";
+    }
+    ender.join();
+    EXPECT_EQ(proc.affinity(38), "0-1");
+}
+
+TEST(IrqAffinityGuard, TheWaitIsBounded) {
+    FakeProc proc({{38, "0-1"}});
+    IrqAffinityGuard first({38}, {0}, proc.claim(), proc.path());
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+        IrqAffinityGuard second({38}, {1}, proc.claim("zcperf", "b", 0.3), proc.path());
+        FAIL() << "waited past its bound";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("(--irq-wait)"), std::string::npos) << e.what();
+    }
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_GE(s, 0.3);
+    EXPECT_LT(s, 3.0);
+    EXPECT_EQ(proc.affinity(38), "0");
+}
+
+TEST(IrqAffinityGuard, AnOriginalLeftByAKilledHolderIsPutBackAndNeverOverwritten) {
+    // What a holder killed together with its guardian leaves: the IRQ moved, its true original on file,
+    // and no lock held.
+    FakeProc proc({{38, "0"}, {39, "0-1"}});
+    write_file_atomically(proc.run_dir() + "/38.original", "0-1\n");
+    {
+        IrqAffinityGuard g({38}, {1}, proc.claim(), proc.path());
+        EXPECT_EQ(g.originals().at(38), "0-1") << "the moved value must not become the original";
+        EXPECT_EQ(proc.affinity(38), "1");
+    }
+    EXPECT_EQ(proc.affinity(38), "0-1");
+    EXPECT_FALSE(fs::exists(proc.run_dir() + "/38.original"));
+}
+
+TEST(IrqAffinityGuard, TheGuardianStepRestoresOnlyIrqsNobodyHolds) {
+    FakeProc proc({{38, "0"}, {39, "1"}});
+    std::string dir = proc.run_dir();
+    write_file_atomically(dir + "/38.original", "0-1\n");
+    write_file_atomically(dir + "/39.original", "0-1\n");
+    auto held = LockedFile::try_lock(dir + "/39.lock");  // 39's holder lives
+    ASSERT_TRUE(held);
+    EXPECT_EQ(restore_abandoned_irqs(proc.path(), dir), std::vector<int>{38});
+    EXPECT_EQ(proc.affinity(38), "0-1");
+    EXPECT_EQ(proc.affinity(39), "1") << "a live holder's IRQ was taken from it";
+    EXPECT_TRUE(fs::exists(dir + "/39.original"));
+    held.reset();
+    EXPECT_EQ(restore_abandoned_irqs(proc.path(), dir), std::vector<int>{39});
+    EXPECT_EQ(proc.affinity(39), "0-1");
+}
+
+TEST(IrqAffinityGuard, TwoTestsOneAfterTheOtherLeaveWhatWasThereBeforeTheFirst) {
+    // The issue's lab case, in order: A moves to 0; B is refused while A runs; A ends; B moves to 1, ends.
+    FakeProc proc({{38, "0-1"}, {39, "0-1"}});
+    {
+        IrqAffinityGuard a({38, 39}, {0}, proc.claim("zcperf", "A"), proc.path());
+        EXPECT_THROW(IrqAffinityGuard({38, 39}, {1}, proc.claim("zcperf", "B"), proc.path()), std::runtime_error);
+        EXPECT_EQ(proc.affinity(38), "0");
+    }
+    {
+        IrqAffinityGuard b({38, 39}, {1}, proc.claim("zcperf", "B"), proc.path());
+        EXPECT_EQ(proc.affinity(39), "1");
+    }
+    EXPECT_EQ(proc.affinity(38), "0-1");
+    EXPECT_EQ(proc.affinity(39), "0-1");
+}
+
+TEST(IrqHolder, DescribedWithProgramPeerCpusAndHowLong) {
+    KeyValues h{{"pid", "812"}, {"program", "zcserver"}, {"peer", "10.0.0.2:40000"}, {"cpus", "1"}, {"since", "100"}};
+    EXPECT_EQ(describe_irq_holder(h, 104.3), "zcserver pid 812 (peer 10.0.0.2:40000), on CPUs 1, for 4.3 s");
+    EXPECT_EQ(describe_irq_holder({}, 0), "a test");
 }
