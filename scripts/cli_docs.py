@@ -40,8 +40,13 @@ def from_list_options(text):
     """Rows of --list-options: a JSON array of {name, short, value, values, help}, or tab-separated lines
     name<TAB>short<TAB>value kind<TAB>values (comma-separated)<TAB>help."""
     text = text.strip()
-    rows = json.loads(text) if text.startswith("[") else [
-        dict(zip(("name", "short", "value", "values", "help"), line.split("\t"))) for line in text.splitlines() if line]
+    if text.startswith("["):
+        rows = json.loads(text)
+    else:
+        lines = [line.split("\t") for line in text.splitlines() if line]
+        if not lines or any(len(f) < 4 for f in lines):
+            return None  # not rows: a program without --list-options that printed something else
+        rows = [dict(zip(("name", "short", "value", "values", "help"), f)) for f in lines]
     out = []
     for r in rows:
         names = [n for n in (r.get("short"), r.get("name")) if n]
@@ -55,10 +60,12 @@ def from_list_options(text):
 
 
 # CLI11's --help: an option line is two spaces, then its names ("-H,--host", or "-h,     --help" in later
-# CLI11), then maybe a type ("TEXT", "UINT", "TEXT:{human,csv,json}", "TEXT ...", "[default]"), then two
-# spaces or more and the help. Continuation lines of a long help are indented deeper.
+# CLI11), then, for an option that takes a value, its type in capitals ("TEXT", "UINT=12875",
+# "TEXT:{human,csv,json}=human", "INT:INT in [1 - 256]", "TEXT ..."), then the help, padded to column 30
+# (so as little as one space may separate them). Continuation lines of a long help are indented deeper.
 OPTION_LINE = re.compile(r"^  (-\S.*?)(?:\s{2,}(\S.*))?$")
-NAME = re.compile(r"^--?[A-Za-z0-9][\w-]*$")
+NAMES = re.compile(r"^(--?[A-Za-z0-9][\w-]*(?:,\s*--?[A-Za-z0-9][\w-]*)*)\s*(.*)$")
+TYPE = re.compile(r"^[A-Z][A-Z0-9_]*(?:[:=]|$)")
 
 
 def from_help(text):
@@ -70,18 +77,15 @@ def from_help(text):
                 out[-1].help += " " + line.strip()
             continue
         head, help_text = m.group(1), m.group(2) or ""
-        names, rest = [], []
-        for tok in re.split(r"[,\s]+", head.strip()):
-            if not rest and NAME.match(tok):
-                names.append(tok)
-            elif tok:
-                rest.append(tok)
-        if not names:
+        n = NAMES.match(head)
+        if not n:
             continue
+        names = re.split(r",\s*", n.group(1))
+        rest = n.group(2).split()
         kind, choices = None, []
-        if rest and not rest[0].startswith("["):
-            kind = rest[0].split(":", 1)[0]
-            s = re.search(r"\{([^}]*)\}", " ".join(rest))
+        if rest and TYPE.match(rest[0]):
+            kind = re.split(r"[:=]", rest[0], maxsplit=1)[0]
+            s = re.match(r"^[A-Z]+:\{([^}]*)\}", rest[0])
             if s:
                 choices = [c.strip() for c in s.group(1).split(",") if c.strip()]
         out.append(Option(names, kind, choices, help_text))
@@ -139,7 +143,6 @@ _zcperf_complete_list() {{
     local head=$pre last=$cur
     if [[ $cur == *,* ]]; then head=$pre${{cur%,*}},; last=${{cur##*,}}; fi
     COMPREPLY=($(compgen -P "$head" -W "$1" -- "$last"))
-    [[ ${{#COMPREPLY[@]}} -eq 1 ]] && compopt -o nospace 2>/dev/null
 }}
 
 {fn}() {{
@@ -156,6 +159,7 @@ _zcperf_complete_list() {{
 }}
 complete -F {fn} {prog}
 """
+    os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
     with open(out_path, "w") as f:
         f.write(body)
 
