@@ -33,3 +33,17 @@ print(f"report: {x['transport']} {x['test']} {x['bytes']} B, {x['throughput_gbps
       f"against {run['remote_software']} at {run['server']}")
 PY
 }
+
+# check_installed ROOT PREFIX: what an install into PREFIX (as seen from inside ROOT, "" for this system)
+# must hold, and a zcserver.service that runs that installation's zcserver.
+check_installed() {
+    local root=$1 prefix=$2 f unit=$1$2/lib/systemd/system/zcserver.service
+    for f in bin/zcperf bin/zcserver share/man/man1/zcperf.1.gz share/man/man8/zcserver.8.gz \
+             share/bash-completion/completions/zcperf share/bash-completion/completions/zcserver \
+             lib/systemd/system/zcserver.service lib/systemd/system/zcserver@.service \
+             share/doc/zcperf/README.md share/doc/zcperf/install.md; do
+        [ -s "$root$prefix/$f" ] || fail "$prefix/$f is not installed"
+    done
+    grep -q "^ExecStart=$prefix/bin/zcserver " "$unit" ||
+        fail "zcserver.service does not run $prefix/bin/zcserver: $(grep ExecStart "$unit")"
+}

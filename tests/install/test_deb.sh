@@ -78,12 +78,7 @@ trap 'kill $ZCSERVER_PID 2>/dev/null; wait $ZCSERVER_PID 2>/dev/null || true' EX
 in_root /usr/bin/zcperf -H "127.0.0.1:$ZCSERVER_PORT" -m 64K -l 0.5 -o json >"$root/tmp/run.json" ||
     fail "the installed zcperf failed: $(cat "$root/tmp/run.json")"
 check_report "$root/tmp/run.json"
-for f in /usr/share/man/man1/zcperf.1.gz /usr/share/man/man8/zcserver.8.gz \
-         /usr/share/bash-completion/completions/zcperf /lib/systemd/system/zcserver.service; do
-    [ -s "$root$f" ] || fail "$f is not in the package"
-done
-grep -q '^ExecStart=/usr/bin/zcserver ' "$root/lib/systemd/system/zcserver.service" ||
-    fail "zcserver.service: $(grep ExecStart "$root/lib/systemd/system/zcserver.service")"
+check_installed "$root" /usr
 echo "the .deb installed into a fresh Debian 12 and ran"
 INNER
 rm -rf "$work/root"

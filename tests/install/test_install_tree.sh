@@ -38,12 +38,6 @@ check_report run.json
 if python3 -c 'import matplotlib' 2>/dev/null; then [ -s cmp.png ] || fail "no cmp.png"; fi
 echo "zcperf-compare-paths: $(tail -n +2 cmp.csv | cut -d, -f1-4 | tr '\n' ' ')"
 "$prefix/bin/zcperf-plot-intervals" --help >/dev/null || fail "zcperf-plot-intervals --help"
-for f in share/man/man1/zcperf.1.gz share/man/man8/zcserver.8.gz share/bash-completion/completions/zcperf \
-         share/bash-completion/completions/zcserver lib/systemd/system/zcserver.service \
-         lib/systemd/system/zcserver@.service share/doc/zcperf/README.md share/doc/zcperf/install.md; do
-    [ -s "$prefix/$f" ] || fail "$f is not installed"
-done
-grep -q "^ExecStart=$prefix/bin/zcserver " "$prefix/lib/systemd/system/zcserver.service" ||
-    fail "zcserver.service does not run the installed zcserver: $(grep ExecStart "$prefix/lib/systemd/system/zcserver.service")"
+check_installed "" "$prefix"
 echo "the installed tree ran alone"
 INNER
