@@ -37,16 +37,17 @@ def run(binary, *args):
 
 
 def from_list_options(text):
-    """Rows of --list-options: a JSON array of {name, short, value, values, help}, or tab-separated lines
-    name<TAB>short<TAB>value kind<TAB>values (comma-separated)<TAB>help."""
+    """Rows of --list-options (common/options/option_rows.hpp): tab-separated lines of long name, short
+    name, value kind ("" for a flag), allowed values (comma-separated), default, help; or a JSON array of
+    objects with those keys. None when the text is not rows."""
     text = text.strip()
     if text.startswith("["):
         rows = json.loads(text)
     else:
         lines = [line.split("\t") for line in text.splitlines() if line]
-        if not lines or any(len(f) < 4 for f in lines):
+        if not lines or any(len(f) < 6 for f in lines):
             return None  # not rows: a program without --list-options that printed something else
-        rows = [dict(zip(("name", "short", "value", "values", "help"), f)) for f in lines]
+        rows = [dict(zip(("name", "short", "value", "values", "default", "help"), f)) for f in lines]
     out = []
     for r in rows:
         names = [n for n in (r.get("short"), r.get("name")) if n]
