@@ -3,6 +3,7 @@
 #   scripts/bootstrap.sh run    install what is missing, build, run a loopback test with a full report
 #   scripts/bootstrap.sh test   install what is missing, build, run the whole test suite (ctest)
 #   scripts/bootstrap.sh build  install what is missing and build only
+#   scripts/bootstrap.sh package   install what is missing, build, write the .debs to build/packages (CPack)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,10 +16,13 @@ mode="${1:-run}"
 # munge, slurmctld, slurmd, slurm-client: the one-node Slurm of scripts/slurm_local.sh, which the srun
 # test starts (label mpi); clang: the fuzz target; clang-format: CI's format check (scripts/check_format.sh);
 # matplotlib: plots of the sweep scripts (Debian's /usr/bin/python3).
+# help2man: the man pages, made from --help at build time; dpkg-dev (dpkg-shlibdeps) and file: the .debs'
+# library dependencies (CPack); debootstrap: the fresh Debian root the .deb is tested in; systemd:
+# systemd-analyze verify of the zcserver units (ctest -L install, docs/install.md).
 packages=(cmake ninja-build g++ pkg-config libboost-dev libboost-system-dev nlohmann-json3-dev libcli11-dev
           libfmt-dev libnuma-dev libhwloc-dev liburing-dev libssl-dev libibverbs-dev librdmacm-dev libgtest-dev
           iproute2 clang libclang-rt-dev clang-format python3-matplotlib libopenmpi-dev openmpi-bin munge
-          slurmctld slurmd slurm-client)
+          slurmctld slurmd slurm-client help2man dpkg-dev file debootstrap systemd)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
@@ -43,6 +47,13 @@ cmake --build "$build" -j"$(nproc)" "${targets[@]}"
 
 case "$mode" in
     build) ;;
+    package)
+        # zcperf_*.deb (zcperf, zcserver, man pages, completion, units), zcperf-mpi_*, zcperf-scripts_*
+        # (docs/install.md); each one's library dependencies by dpkg-shlibdeps, its version from git.
+        cd "$build"
+        cpack --config CPackConfig.cmake "${@:2}"
+        ls -l "$build"/packages/*.deb
+        ;;
     run)
         # The main job: a real loopback test (embedded server) with the full report. With two CPUs
         # or more, the client's data thread runs on CPU 0 and the server's on CPU 1.
@@ -55,7 +66,7 @@ case "$mode" in
         exec ctest --output-on-failure "${@:2}"
         ;;
     *)
-        echo "usage: $0 run|test|build [extra arguments for zcperf or ctest]" >&2
+        echo "usage: $0 run|test|build|package [extra arguments for zcperf, ctest or cpack]" >&2
         exit 2
         ;;
 esac

@@ -13,7 +13,7 @@ transports="tcp tcp-sendfile tcp-msgzc tcp-uringzc rsocket rsocket-iomap rdma-wr
 # Every test label (ctest -L): gpu and rdma tests are registered everywhere and skip with the reason
 # where there is no GPU or RDMA device (mpi where zcperf-mpi or Slurm is missing, so zcperf-mpi is
 # checked below); fuzz needs clang with libFuzzer, which bootstrap.sh installs.
-labels="e2e-flood e2e-irq e2e-loopback e2e-netns e2e-scripts e2e-zerocopy fuzz gpu lab mpi rdma unit"
+labels="e2e-flood e2e-irq e2e-loopback e2e-netns e2e-scripts e2e-zerocopy fuzz gpu install lab mpi rdma unit"
 
 fail=0
 for prog in zcperf zcserver; do
@@ -31,6 +31,11 @@ if ! "$build/zcperf" --version | grep -q '^zcperf-mpi: built' || [ ! -x "$build/
     echo "check_build: zcperf-mpi was not built: $("$build/zcperf" --version | grep '^zcperf-mpi' || true)" >&2
     fail=1
 fi
+# The man pages are made when help2man is found (bootstrap.sh installs it); without them their tests
+# (cli_docs_cover_*) are not registered, so a build that lost help2man would pass.
+for page in zcperf.1 zcserver.8 zcperf-mpi.1; do
+    [ -s "$build/man/$page.gz" ] || { echo "check_build: no man page $build/man/$page.gz (help2man missing?)" >&2; fail=1; }
+done
 got=$(ctest --test-dir "$build" --print-labels | sed -n 's/^ *\([a-z0-9-]\+\)$/\1/p' | sort | tr '\n' ' ')
 if [ "${got% }" != "$labels" ]; then
     echo "check_build: test labels '${got% }', expected '$labels'" >&2
@@ -40,4 +45,4 @@ if [ "$fail" -ne 0 ]; then
     echo "check_build: the build is incomplete (see above); configure output: cmake -S . -B $build" >&2
     exit 1
 fi
-echo "check_build: complete: transports $transports; zcperf-mpi; test labels $labels"
+echo "check_build: complete: transports $transports; zcperf-mpi; man pages; test labels $labels"

@@ -21,13 +21,12 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import zclib  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def run_zcperf(args, extra):
-    zcperf = args.zcperf or os.path.join(HERE, "..", "build", "zcperf")
-    if not os.access(zcperf, os.X_OK):
-        sys.exit(f"compare_paths: {zcperf} not found; build first (scripts/bootstrap.sh build)")
+    zcperf = args.zcperf or zclib.program("zcperf")
+    if not zcperf or not os.access(zcperf, os.X_OK):
+        sys.exit(f"compare_paths: {zclib.missing_program(args.zcperf or 'zcperf', '--zcperf')}")
     cmd = [zcperf, "-T", args.transports, "-m", args.sizes, "-o", "json"] + extra
     print("running:", " ".join(cmd), file=sys.stderr)
     done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
@@ -143,7 +142,7 @@ def main():
     ap.add_argument("-m", "--sizes", default="4K..4M")
     ap.add_argument("--from", dest="source", help="plot this saved zcperf JSON report instead of running")
     ap.add_argument("--out", default="compare", help="output prefix (default: compare)")
-    ap.add_argument("--zcperf", help="zcperf binary (default: build/zcperf)")
+    ap.add_argument("--zcperf", help="zcperf binary (default: the installed one, a checkout's build/zcperf, or PATH)")
     args, extra = ap.parse_known_args()  # anything else goes to zcperf (-H, --cpu, -l, --rx, ...)
     if args.source:
         with open(args.source) as f:

@@ -8,8 +8,9 @@
 #       -l 5 -H server:12875 --out bench/out/bzcopy
 #   scripts/copy_vs_zerocopy_sweep.sh --zc tcp-sendfile --out bench/out/sendfile     # sendfile instead
 #
-# Default output prefix: bench/out/copy_vs_<zc> (CSV + two PNGs). Stop it with Ctrl-C and run the same
-# command again to resume. Options other than --zc/--copy go to irq_sweep.py unchanged (see its --help).
+# Default output prefix: bench/out/copy_vs_<zc> in a checkout, ./copy_vs_<zc> when installed
+# (zcperf-copy-vs-zerocopy) (CSV + two PNGs). Stop it with Ctrl-C and run the same command again to resume.
+# Options other than --zc/--copy go to irq_sweep.py unchanged (see its --help).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,7 +37,8 @@ case "$zc" in
     *) echo "copy_vs_zerocopy_sweep: --zc must be tcp-sendfile, tcp-msgzc or tcp-uringzc, not '$zc'" >&2; exit 2 ;;
 esac
 if [ "$have_out" -eq 0 ]; then
-    mkdir -p "$here/../bench/out"
-    args=(--out "$here/../bench/out/copy_vs_$zc" "${args[@]}")
+    out="copy_vs_$zc"  # installed (zcperf-copy-vs-zerocopy): into the current folder
+    if [ -d "$here/../bench" ]; then mkdir -p "$here/../bench/out"; out="$here/../bench/out/$out"; fi
+    args=(--out "$out" "${args[@]}")
 fi
 exec "$here/irq_sweep.py" --transports "$copy,$zc" "${args[@]}"

@@ -32,7 +32,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import irq_sweep_plots  # noqa: E402
 import zclib  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 PROG = "irq_sweep"
 
 # The columns of PREFIX.csv, in order. KEY_COLUMNS identify a combination (what resume compares).
@@ -428,8 +427,8 @@ def main(argv):
     ap.add_argument("-l", "--duration", default="5", help="seconds per run (default 5; zcperf wants >= 5 for CPU figures)")
     ap.add_argument("-H", "--host", help="zcserver HOST:PORT (default: zcperf's embedded server on loopback)")
     ap.add_argument("--out", default="irq_sweep", help="output prefix: PREFIX.csv, PREFIX_vs_size.png, PREFIX_heatmap.png")
-    ap.add_argument("--zcperf", default=os.environ.get("ZCPERF", os.path.join(HERE, "..", "build", "zcperf")),
-                    help="zcperf binary (default: $ZCPERF or build/zcperf)")
+    ap.add_argument("--zcperf", default=os.environ.get("ZCPERF") or zclib.program("zcperf"),
+                    help="zcperf binary (default: $ZCPERF, the installed one, a checkout's build/zcperf, or PATH)")
     ap.add_argument("--run-timeout", type=float, default=0, help="seconds before one zcperf run counts as hung "
                     "(default 120 + 40 x -l)")
     ap.add_argument("--no-retry-failed", dest="retry_failed", action="store_false",
@@ -465,8 +464,8 @@ def main(argv):
     for m in args.mem_nodes:
         if m != "any" and (not m.isdigit() or int(m) not in numa_nodes()):
             ap.error(f"--mem-nodes: '{m}' is not 'any' or a NUMA node here (nodes: {numa_nodes()})")
-    if not os.access(args.zcperf, os.X_OK):
-        ap.error(f"{args.zcperf} not found; build it (scripts/bootstrap.sh build) or give --zcperf")
+    if not args.zcperf or not os.access(args.zcperf, os.X_OK):
+        ap.error(zclib.missing_program(args.zcperf or "zcperf", "--zcperf"))
     if args.dry_run:
         s = Sweep(args, extra)
         for c in s.combinations():

@@ -30,7 +30,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import zclib  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 PROG = "latency_table"
 METRICS = ["mean", "p50", "p90", "p99", "p99.9", "min", "max"]
 
@@ -168,7 +167,7 @@ def main():
     ap.add_argument("--metric", default="mean", choices=METRICS, help="which figure the table shows (default mean)")
     ap.add_argument("--one-way", action="store_true", help="show RTT/2 (OSU's and perftest's latency) instead of RTT")
     ap.add_argument("--out", default="latency", help="output prefix (default: latency)")
-    ap.add_argument("--zcperf", help="zcperf binary (default: build/zcperf)")
+    ap.add_argument("--zcperf", help="zcperf binary (default: the installed one, a checkout's build/zcperf, or PATH)")
     ap.add_argument("--no-plot", action="store_true", help="CSV and table only")
     args, extra = ap.parse_known_args()
     if extra and extra[0] == "--":
@@ -186,9 +185,9 @@ def main():
     baseline = args.baseline or labels[0]
     if baseline not in labels:
         die(f"--baseline '{baseline}' is not one of the columns {labels}")
-    zcperf = args.zcperf or os.path.join(HERE, "..", "build", "zcperf")
-    if any(kind == "run" for kind, _, _ in columns) and not os.access(zcperf, os.X_OK):
-        die(f"{zcperf} not found; build first (scripts/bootstrap.sh build) or give --zcperf")
+    zcperf = args.zcperf or zclib.program("zcperf")
+    if any(kind == "run" for kind, _, _ in columns) and not (zcperf and os.access(zcperf, os.X_OK)):
+        die(zclib.missing_program(args.zcperf or "zcperf", "--zcperf"))
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
 
     tables, commands = {}, []

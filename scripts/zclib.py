@@ -6,10 +6,29 @@ tables, and the benches' CSV of samples. Import it with
 """
 import csv
 import os
+import shutil
 
 
 class Bad(Exception):
     """A tool's output that cannot be read as the measurement it should be."""
+
+
+def program(name):
+    """Where zcperf's binary NAME is, for the scripts that run it: in $ZCPERF_BINDIR (the installed
+    zcperf-* commands set it to their own folder), else the checkout's build/NAME beside scripts/, else
+    NAME on PATH. Returns None when it is nowhere; the caller says so and names its --zcperf option."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    places = [os.environ.get("ZCPERF_BINDIR"), os.path.join(here, "..", "build")]
+    for d in places:
+        if d and os.access(os.path.join(d, name), os.X_OK):
+            return os.path.normpath(os.path.join(d, name))
+    return shutil.which(name)
+
+
+def missing_program(name, option):
+    """The error for a binary program() did not find: what to do next, in one line."""
+    return (f"{name} not found (not in $ZCPERF_BINDIR, a checkout's build/ or PATH): install zcperf, build it "
+            f"(scripts/bootstrap.sh build), or give {option} PATH")
 
 
 def parse_size(text):

@@ -216,7 +216,8 @@ IrqAffinityGuard::IrqAffinityGuard(const std::vector<int>& irqs, const std::vect
             restore();
             stop_guardian();
             std::string why = std::strerror(err);
-            if (err == EACCES || err == EPERM) why += ": run as root";
+            // The file is root's (0644) and the kernel checks only that: root, or CAP_DAC_OVERRIDE.
+            if (err == EACCES || err == EPERM) why += ": run as root or with CAP_DAC_OVERRIDE (zcserver.service)";
             if (err == EIO) why += ": the kernel manages this IRQ's affinity itself (managed IRQ)";
             throw std::runtime_error("cannot move IRQ " + std::to_string(irq) + " to CPUs " + list + " (" + why + ")");
         }

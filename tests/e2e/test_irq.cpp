@@ -120,6 +120,30 @@ TEST(IrqAffinity, KillMinus9RestoresOnAFixtureTreeToo) {
     fs::remove_all(root);
 }
 
+// `systemctl stop zcserver` (KillMode=control-group) sends SIGTERM to every process of the unit at once:
+// the owner and its guardian. The guardian must outlive that SIGTERM and put the IRQs back (issue #29).
+TEST(IrqAffinity, SigtermToTheWholeGroupAsSystemdStopsStillRestores) {
+    fs::path root = fs::temp_directory_path() / ("zc-irq-term-" + std::to_string(getpid()));
+    fs::remove_all(root);
+    fs::create_directories(root / "irq" / "40");
+    std::ofstream(root / "irq" / "40" / "smp_affinity_list") << "0-1\n";
+    {
+        Process holder({IRQ_GUARD_HOLDER, root.string(), "1", "40"});
+        ASSERT_TRUE(wait_until([&] { return zc::read_irq_affinity(40, root.string()) == "1"; }, 5s));
+        std::string children;
+        std::ifstream(fs::path("/proc") / std::to_string(holder.pid()) / "task" / std::to_string(holder.pid()) /
+                      "children") >>
+            children;
+        ASSERT_FALSE(children.empty()) << "the holder has no guardian child";
+        ASSERT_EQ(kill(std::stoi(children), SIGTERM), 0);
+        holder.signal(SIGTERM);
+        holder.wait(5s);
+    }
+    EXPECT_TRUE(wait_until([&] { return zc::read_irq_affinity(40, root.string()) == "0-1"; }, 5s))
+        << "IRQ 40 is " << zc::read_irq_affinity(40, root.string());
+    fs::remove_all(root);
+}
+
 TEST(IrqAffinity, LoopbackRunSaysItHasNoIrqsAndChangesNothing) {
     auto o = run({zcperf_bin(), "-n", "4M", "--irq-cpus", "0,0", "-o", "json"}, 30s);
     ASSERT_EQ(o.exit_code, 0) << o.err;
