@@ -17,7 +17,7 @@
 #include "baseline.hpp"
 #include "iterations.hpp"
 #include "report/report_writer.hpp"
-#include "test_driver.hpp"
+#include "run_driver.hpp"
 #include "topology_report.hpp"
 
 namespace {
