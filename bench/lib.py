@@ -20,7 +20,7 @@ QPERF_GB = 1e9                # qperf divides CPU time by bytes/1e9 (src/qperf.c
 COST_UNIT = {"ns/GB": 1e-9, "us/GB": 1e-6, "ms/GB": 1e-3, "sec/GB": 1.0}
 BW_UNIT = {"bits/sec": 1, "Kb/sec": 1e3, "Mb/sec": 1e6, "Gb/sec": 1e9, "Tb/sec": 1e12,
            "bytes/sec": 8, "KB/sec": 8e3, "MB/sec": 8e6, "GB/sec": 8e9, "TB/sec": 8e12}
-OTHER_LOAD_WARN_PCT = 5.0     # zcperf warns above this (client/test_driver.cpp)
+OTHER_LOAD_WARN_PCT = 5.0     # zcperf warns above this (client/run_driver.cpp)
 
 
 Bad = zclib.Bad

@@ -18,7 +18,7 @@
 #include "iterations.hpp"
 #include "report/explain_report.hpp"
 #include "report/report_writer.hpp"
-#include "test_driver.hpp"
+#include "run_driver.hpp"
 #include "topology_report.hpp"
 
 namespace {

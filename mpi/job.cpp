@@ -7,7 +7,6 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
@@ -22,6 +21,7 @@
 #include <sstream>
 #include <thread>
 
+#include "job_state.hpp"
 #include "cli.hpp"
 #include "control_client.hpp"
 #include "cuda/device.hpp"
@@ -30,64 +30,17 @@
 #include "placement.hpp"
 #include "report/pairs_report.hpp"
 #include "server.hpp"
-#include "test_driver.hpp"
+#include "run_driver.hpp"
 
 namespace zc::mpi {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-using Seconds = std::chrono::duration<double>;
-
 // The set-up of one pair (control connection, both sides' data connections and threads) before the
 // round's barrier; a pair not ready by then is reported failed and the others start without it.
 constexpr double kSetupBound_s = 30;
-// run_test's own bound on a stalled pair (test_driver.cpp's kResultGrace) plus a margin.
+// run_test's own bound on a stalled pair (run_driver.cpp's kResultGrace) plus a margin.
 constexpr double kPairGrace_s = 40;
-// What --report-file says of itself until the job's end is written.
-constexpr const char* kUnfinished =
-    "the job had not ended when this file was written: the rounds in it are complete, any later ones are missing "
-    "(if the job was killed, the launcher's message names the rank that ended first)";
-// Pairs of one round end a little apart (set-up, teardown): rank 0 waits this much beyond -l and --mpi-timeout.
-constexpr double kGatherMargin_s = 5;
-
-constexpr const char* kDescription =
-    "zcperf-mpi " ZCPERF_VERSION
-    ": many zcperf pairs at once, launched by mpirun or srun.\n"
-    "Every rank runs zcserver's code on its own port; the ranks meet through MPI, and the client rank of each "
-    "pair\ndrives zcperf's test (any transport, --cpu, --mem-node, --irq-cpus, --buffer) against its server rank. "
-    "The pairs\nof a round start behind one barrier; the report has every pair and each round's aggregate.\n"
-    "LOCAL in the options below is the pair's client rank, REMOTE its server rank.\n";
-
-constexpr const char* kExamples = R"(
-Examples:
-  mpirun -np 4 zcperf-mpi -l 5                    ranks 0,1 send to 2,3 at once (--pattern pairs)
-  mpirun -np 8 zcperf-mpi --pattern incast -l 5   7 ranks stream into rank 0
-  mpirun -np 4 zcperf-mpi --pattern matrix -t stream,rr -l 2 -o json > m.json
-                                                  every ordered pair, disjoint pairs at once;
-                                                  scripts/mpi_heatmap.py m.json draws the N x N map
-  srun -N 2 -n 4 --mpi=pmix zcperf-mpi --rank-cpus 0-1,2-3 -l 5
-                                                  local rank 0 on CPUs 0-1, local rank 1 on 2-3
-  srun -N 1 -n 2 --mpi=pmix zcperf-mpi --buffer cuda:local:2,cuda:local:2 -t rr
-                                                  two tasks on one GPU (cuda:local: one GPU per task)
-When a rank dies, plain mpirun ends every rank (SIGTERM, then SIGKILL 1 s later): rank 0 has printed each
-round as it ended (human, CSV) and --report-file FILE holds every finished round (any -o), the dead rank's
-partner names the pair on stderr. With 'mpirun --enable-recovery' (or OMPI_MCA_orte_enable_recovery=1)
-the others carry on, and zcperf-mpi names the dead rank's pairs and reports the others within --mpi-timeout.
-Across hosts without ssh (the two-guest lab): mpirun --mca plm_rsh_agent scripts/lab/mpi_agent.sh (docs/lab.md).
-As root, Open MPI wants --allow-run-as-root; more ranks than cores need --oversubscribe.
-Exit status: 0 every pair ran, 1 a pair or a rank failed (named in the report), 2 bad usage.
-)";
-
-struct MpiOptions {
-    Pattern pattern = Pattern::pairs;
-    bool one_at_a_time = false;
-    std::vector<std::vector<int>> rank_cpus;
-    std::string iface;
-    double timeout_s = 60;
-    std::string report_file;        // rank 0 rewrites it after every round: complete whenever the job ends
-    std::vector<int> refuse_ranks;  // fault injection for the tests: these ranks' servers refuse every test
-};
 
 double wall_now() {
     timespec ts{};
@@ -116,52 +69,6 @@ std::string ipv4_address(const std::string& iface) {
     freeifaddrs(list);
     return found;
 }
-
-// Rank 0's word to the others that it has ended the job (a rank missing, the report written): under
-// mpirun --enable-recovery its MPI_Abort does not end them, and they would wait out their barrier.
-constexpr int kEndTag = 32000;  // MPI guarantees tags up to 32767; the rounds' tags stay far below
-
-// Polls a non-blocking MPI operation until it completes or `deadline`: no rank ever sits in MPI
-// without a bound. False on the deadline (the request is left pending: the job is ended then).
-// watch_end: a rank other than 0 also leaves (exit status 1) when rank 0 says the job is over.
-bool wait_request(MPI_Request& req, Clock::time_point deadline, bool watch_end = false) {
-    int done = 0;
-    auto pause = std::chrono::microseconds(50);
-    while (true) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done) return true;
-        int ended = 0;
-        if (watch_end) MPI_Iprobe(0, kEndTag, MPI_COMM_WORLD, &ended, MPI_STATUS_IGNORE);
-        if (ended) {
-            std::cerr << "zcperf-mpi: rank 0 ended the job (a rank is missing: its report names it)" << std::endl;
-            _exit(1);
-        }
-        if (Clock::now() > deadline) return false;
-        std::this_thread::sleep_for(pause);
-        pause = std::min(pause * 2, std::chrono::microseconds(500));
-    }
-}
-
-Clock::time_point after(double seconds) {
-    return Clock::now() + std::chrono::duration_cast<Clock::duration>(Seconds(seconds));
-}
-
-[[noreturn]] void abort_job(int rank, const std::string& why) {
-    std::cerr << "zcperf-mpi: rank " << rank << ": " << why << "; ending the job (MPI_Abort)" << std::endl;
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    _exit(1);
-}
-
-// What each rank tells the others at the rendezvous.
-struct RankInfo {
-    int rank = 0;
-    std::string host, address;
-    uint16_t port = 0;  // 0: its server did not start (server_error says why)
-    int local_rank = 0;
-    int gpus = 0;
-    std::vector<int> cpus;
-    std::string server_error;
-};
 
 nlohmann::json to_json(const RankInfo& r) {
     return {{"rank", r.rank},
@@ -231,81 +138,6 @@ private:
     std::string why_;
 };
 
-// The signals a launcher ends a job with: Open MPI's mpirun sends SIGTERM to every rank as soon as one
-// rank dies (then SIGKILL odls_base_sigkill_timeout, 1 s, later), Slurm after KillWait (30 s). Blocked
-// in every thread (before MPI_Init, so its threads inherit the mask) and taken by the Watchdog's thread.
-sigset_t launcher_signals() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    return set;
-}
-
-// The last resort: a rank still running past the whole job's bound (something outside the bounded
-// waits hung: a launcher, MPI_Finalize) says where it was and ends the job with MPI_Abort. It also
-// takes the launcher's SIGTERM: the rank says where it was (its pairs of the round) before it goes,
-// and rank 0 writes what it has (on_signal).
-class Watchdog {
-public:
-    Watchdog(int rank, double seconds) : rank_(rank), deadline_(after(seconds)), thread_([this] { watch(); }) {}
-    ~Watchdog() {
-        {
-            std::lock_guard lock(m_);
-            done_ = true;
-        }
-        thread_.join();
-    }
-    void phase(const std::string& what) {
-        std::lock_guard lock(m_);
-        phase_ = what;
-    }
-    void phase(const std::string& what, double seconds) {  // with a bound of its own, from now
-        std::lock_guard lock(m_);
-        phase_ = what;
-        deadline_ = after(seconds);
-    }
-    // Called on the launcher's signal, before the rank exits; an empty function removes it.
-    void on_signal(std::function<void(const std::string& why)> hook) {
-        std::lock_guard lock(hook_m_);
-        hook_ = std::move(hook);
-    }
-
-private:
-    void watch() {
-        const sigset_t set = launcher_signals();
-        const timespec tick{0, 200'000'000};
-        while (true) {
-            int sig = sigtimedwait(&set, nullptr, &tick);
-            std::unique_lock lock(m_);
-            if (done_) return;
-            if (sig > 0) {
-                std::string why = fmt::format("the launcher sent {} while this rank was in {}",
-                                              sig == SIGTERM ? "SIGTERM" : "SIGINT", phase_);
-                lock.unlock();
-                std::cerr << "zcperf-mpi: rank " << rank_ << ": " << why << "; exiting" << std::endl;
-                {
-                    std::lock_guard hook_lock(hook_m_);
-                    if (hook_) hook_(why);
-                }
-                _exit(128 + sig);
-            }
-            if (Clock::now() < deadline_) continue;
-            std::cerr << "zcperf-mpi: rank " << rank_ << ": watchdog: still in " << phase_
-                      << " past the job's bound; ending the job (MPI_Abort)" << std::endl;
-            MPI_Abort(MPI_COMM_WORLD, 3);  // MPI_THREAD_MULTIPLE was asked for this call
-            _exit(3);
-        }
-    }
-    int rank_;
-    Clock::time_point deadline_;
-    std::mutex m_, hook_m_;
-    bool done_ = false;
-    std::string phase_ = "start-up";
-    std::function<void(const std::string&)> hook_;
-    std::thread thread_;
-};
-
 // One pair this rank drives, and what came of it.
 struct LocalPair {
     Pair pair;
@@ -367,51 +199,7 @@ nlohmann::json to_json(const LocalPair& lp) {
     return j;
 }
 
-class Job {
-public:
-    Job(int rank, int size, ClientOptions opt, MpiOptions mopt, Watchdog& dog)
-        : rank_(rank), size_(size), opt_(std::move(opt)), mopt_(std::move(mopt)), dog_(dog) {}
-    ~Job() { dog_.on_signal({}); }
-    int run();
-
-private:
-    void start_server();
-    void rendezvous();
-    // One round of one test: returns false when a rank is missing (the job must end).
-    bool run_round(const TestSpec& base, size_t spec_index, int round_index, const Round& round, int tag);
-    bool gather(const std::string& payload, int tag, Clock::time_point deadline, std::vector<nlohmann::json>& got);
-    void add_round_to_report(const TestSpec& base, int round_index, const Round& round,
-                             const std::vector<nlohmann::json>& got, double all_received);
-    TestSpec pair_spec(const TestSpec& base, const RankInfo& server) const;
-    // How long rank 0 waits for a round's results after its own. The default --mpi-timeout (60 s) covers
-    // a stalled pair's own bound (run_test's 30 s), so the pair is reported with its reason; a shorter
-    // one names the stalled pair's client rank as missing instead, sooner.
-    double gather_bound(const TestSpec& base) const { return base.duration_s + kGatherMargin_s + mopt_.timeout_s; }
-    Endpoint endpoint_of(const RankInfo& server) const;
-    // Rank 0's report, streamed: the head after the rendezvous, each round as it is gathered, the tail
-    // (errors; JSON: the whole document) at the end, or on the launcher's signal with what it has.
-    void write_head();
-    void write_tail(const std::string& ended_by);
-    // --report-file: the whole report so far, replaced atomically (rename), so the file is a complete
-    // report up to the last finished round even when the job is killed (a pipe through the launcher
-    // loses what it had not forwarded). Under report_m_.
-    bool save_report_file();
-
-    int rank_, size_;
-    ClientOptions opt_;
-    MpiOptions mopt_;
-    Watchdog& dog_;
-    std::optional<SharedSecret> secret_;
-    RankInfo me_;
-    std::vector<RankInfo> ranks_;
-    std::unique_ptr<Server> server_;
-    std::thread server_thread_;
-    std::mutex report_m_;  // the report and stdout: the main thread's rounds, the Watchdog's signal
-    PairsReport report_;
-    bool tail_written_ = false;
-    std::vector<Round> rounds_;
-    bool any_failed_ = false;
-};
+}  // namespace
 
 void Job::start_server() {
     me_.rank = rank_;
@@ -594,123 +382,6 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
     return complete;
 }
 
-void Job::add_round_to_report(const TestSpec& base, int round_index, const Round& round,
-                              const std::vector<nlohmann::json>& got, double all_received) {
-    std::vector<double> enters, exits, done;
-    for (const auto& g : got) {
-        if (g.is_null()) continue;
-        enters.push_back(g.at("barrier_enter_s").get<double>());
-        exits.push_back(g.at("barrier_exit_s").get<double>());
-        done.push_back(g.at("done_s").get<double>());
-    }
-    size_t first = report_.pairs.size();
-    for (const Pair& p : round) {
-        PairRecord rec;
-        rec.round = round_index;
-        rec.client_rank = p.client;
-        rec.server_rank = p.server;
-        rec.client_host = ranks_[static_cast<size_t>(p.client)].host;
-        rec.server_host = ranks_[static_cast<size_t>(p.server)].host;
-        const nlohmann::json& from = got[static_cast<size_t>(p.client)];
-        const nlohmann::json* pj = nullptr;
-        if (!from.is_null())
-            for (const auto& x : from.at("pairs"))
-                if (x.at("server") == p.server) pj = &x;
-        try {
-            if (!pj) {
-                throw std::runtime_error(fmt::format("client rank {} sent no result (it died or stalled)", p.client));
-            }
-            if (pj->contains("error")) throw std::runtime_error(pj->at("error").get<std::string>());
-            rec.start_wall_s = pj->at("start_wall_s");
-            rec.result = merge_sides(pair_spec(base, ranks_[static_cast<size_t>(p.server)]),
-                                     side_result_from_json(pj->at("local")), side_result_from_json(pj->at("remote")),
-                                     pj->at("same_host"));
-            rec.result.setup_ms = pj->at("setup_ms");
-        } catch (const std::exception& e) {
-            rec.error = e.what();
-            any_failed_ = true;
-        }
-        report_.pairs.push_back(std::move(rec));
-    }
-    double earliest = 0;
-    for (size_t i = first; i < report_.pairs.size(); ++i)
-        if (report_.pairs[i].ok() && (earliest == 0 || report_.pairs[i].start_wall_s < earliest))
-            earliest = report_.pairs[i].start_wall_s;
-    for (size_t i = first; i < report_.pairs.size(); ++i)
-        if (report_.pairs[i].ok()) report_.pairs[i].start_offset_us = (report_.pairs[i].start_wall_s - earliest) * 1e6;
-    std::vector<PairRecord> these(report_.pairs.begin() + static_cast<std::ptrdiff_t>(first), report_.pairs.end());
-    RoundSummary s = summarize_round(round_index, these);
-    if (s.pairs == s.failed) {  // nothing ran: still say what was asked
-        s.test = base.test;
-        s.transport = base.transport;
-        s.message_size = base.message_size;
-    }
-    Spread in = spread_of(enters), out = spread_of(exits), d = spread_of(done);
-    s.barrier_spread_us = (out.max - out.min) * 1e6;
-    s.barrier_ms = (out.max - in.max) * 1e3;     // from the last rank's arrival to the last exit
-    s.gather_ms = (all_received - d.max) * 1e3;  // from the last rank's results being ready to rank 0 holding all
-    report_.rounds.push_back(s);
-}
-
-void Job::write_head() {
-    report_.header.software = "zcperf-mpi " ZCPERF_VERSION;
-    report_.header.command_line = opt_.command_line;
-    report_.header.local_host = me_.host;
-    report_.pattern = pattern_name(mopt_.pattern);
-    report_.ranks = size_;
-    std::set<std::string> hosts;
-    for (const auto& r : ranks_) hosts.insert(r.host);
-    report_.clock_note =
-        hosts.size() == 1
-            ? "one host: every start time is read from the same CLOCK_REALTIME, so the skew is exact"
-            : fmt::format(
-                  "{} hosts: start times come from each host's own CLOCK_REALTIME, so the skew includes the "
-                  "hosts' clock offsets (NTP keeps them within about a millisecond, PTP within microseconds)",
-                  hosts.size());
-    std::lock_guard lock(report_m_);
-    if (!save_report_file())
-        abort_job(rank_, fmt::format("--report-file {}: cannot write it ({}): give a path in a writable directory",
-                                     mopt_.report_file, std::strerror(errno)));
-    write_pairs_head(opt_.output, std::cout, report_);
-}
-
-bool Job::save_report_file() {
-    if (mopt_.report_file.empty()) return true;
-    const std::string tmp = mopt_.report_file + ".tmp";
-    // Until the tail, the file says that it is a report of a job still running: if the job is killed,
-    // that is what it was (the launcher's SIGTERM may come too late for rank 0 to say more: under load
-    // its 1 s before SIGKILL was not always enough to rewrite the file).
-    if (!tail_written_) report_.errors.push_back(kUnfinished);
-    bool ok = false;
-    {
-        std::ofstream f(tmp, std::ios::trunc);
-        if (f) {
-            write_pairs_report(opt_.output, f, report_);
-            ok = static_cast<bool>(f.flush());
-        }
-    }
-    if (!tail_written_) report_.errors.pop_back();
-    return ok && std::rename(tmp.c_str(), mopt_.report_file.c_str()) == 0;
-}
-
-void Job::write_tail(const std::string& ended_by) {
-    std::lock_guard lock(report_m_);
-    if (tail_written_) return;
-    if (!ended_by.empty()) {
-        report_.errors.push_back(fmt::format(
-            "rank 0: {}: the job was ended from outside (a rank died, or the launcher's time limit); the rounds "
-            "above are complete, the round in progress has no result (the launcher names the rank that ended "
-            "first)",
-            ended_by));
-    }
-    tail_written_ = true;
-    // The file first: once the launcher stops reading the ranks' output, writing to it can block until SIGKILL.
-    if (!save_report_file())
-        std::cerr << "zcperf-mpi: rank 0: --report-file " << mopt_.report_file << ": " << std::strerror(errno)
-                  << std::endl;
-    write_pairs_tail(opt_.output, std::cout, report_);
-}
-
 int Job::run() {
     if (!opt_.auth_key_file.empty()) secret_ = SharedSecret::from_file(opt_.auth_key_file);
     try {
@@ -772,69 +443,6 @@ int Job::run() {
     }
     return any_failed_ ? 1 : 0;  // rank 0's word; the launcher passes on a non-zero status
 }
-
-// Options zcperf-mpi adds to zcperf's (which it takes as they are), one row each, and the zcperf options
-// it refuses.
-CliProgram mpi_program(MpiOptions& m) {
-    CliProgram p;
-    p.name = "zcperf-mpi";
-    p.description = kDescription;
-    p.examples = kExamples;
-    p.per_rank = true;
-    p.rows = {
-        text("--pattern",
-             "which ranks test which: pairs (rank i with i+N/2, all at once), incast (every rank to rank 0 at "
-             "once), fanout (rank 0 to every rank at once), matrix (every ordered pair, in rounds of disjoint pairs)",
-             [&m](const std::string& t) { m.pattern = pattern_from_name(t); })
-            .choose(enum_names(Pattern::matrix, pattern_name))
-            .shows(pattern_name(m.pattern)),
-        flag("--one-pair-at-a-time", m.one_at_a_time,
-             "matrix: one pair per round (N(N-1) rounds, as mpiGraph's serial mode), so no pair shares the network "
-             "or the host with another"),
-        text("--rank-cpus",
-             "CPUs of each local rank's data threads (as client and as server), by the launcher's local rank "
-             "(OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID): 0+1,2+3 = local rank 0 on CPUs 0-1, 1 on 2-3, then "
-             "round again; replaces --cpu",
-             [&m](const std::string& t) { m.rank_cpus = parse_rank_cpus(t); }),
-        value("--iface", m.iface,
-              "network interface whose IPv4 address every rank's server listens on and is reached at (e.g. ib0); "
-              "default: all addresses, ranks of one host meeting on loopback"),
-        value_in("--mpi-timeout", m.timeout_s, Bounds<double>{1, 86400},
-                 "seconds a rank waits at a barrier, or rank 0 for a round's results, beyond -l before it names the "
-                 "missing ranks and ends the job; under 35 a stalled pair's client rank is named missing rather "
-                 "than the pair failed with its reason"),
-        value("--report-file", m.report_file,
-              "rank 0 also writes the report (in -o's format) to FILE, replaced after every round, so it is "
-              "complete up to the last finished round however the job ends (mpirun ends the whole job when one "
-              "rank dies, and may drop the end of what the ranks printed)")
-            .value_kind("FILE"),
-        value("--fault-refuse-rank", m.refuse_ranks,
-              "testing: these ranks' servers refuse every test (zcserver's own --max-duration check)")
-            .hide(),
-    };
-    p.check = [&m](const ClientOptions& o) {
-        if (!o.servers.empty())
-            throw std::invalid_argument("-H: zcperf-mpi's servers are its own ranks; choose them with --pattern");
-        if (o.topology || o.gpu_copy_bandwidth)
-            throw std::invalid_argument("--topology and --gpu-copy-bandwidth are zcperf's: run them with zcperf");
-        if (o.params.total_bytes)
-            throw std::invalid_argument("-n: zcperf-mpi's pairs run for a time (-l), so every round ends in bounds");
-        if (o.goal.max_iterations > 1)
-            throw std::invalid_argument("-i/-I: zcperf-mpi runs each round once; repeat the job for more samples");
-        if (o.params.irq_wait_s > 0 || o.params.server_wait_s > 0)  // issue 26
-            throw std::invalid_argument(
-                "--irq-wait/--server-wait: the pairs of a round start together, so a pair cannot wait for another "
-                "pair's IRQs; one that finds them held is refused, naming the holder. Give the pairs of one host "
-                "NICs of their own, or run one pair per host with --irq-cpus");
-        if (m.one_at_a_time && m.pattern != Pattern::matrix)
-            throw std::invalid_argument("--one-pair-at-a-time is for --pattern matrix");
-        if (!m.rank_cpus.empty() && (!o.local.cpus.empty() || !o.remote.cpus.empty()))
-            throw std::invalid_argument("--rank-cpus replaces --cpu: give one of them");
-    };
-    return p;
-}
-
-}  // namespace
 
 int run_job(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);

@@ -4,7 +4,7 @@
 
 #include "server.hpp"
 #include "system/cpu_list.hpp"
-#include "test_run.hpp"
+#include "served_test.hpp"
 #include "paths/test_rules.hpp"
 
 #include <fmt/format.h>

@@ -10,7 +10,7 @@
 #include "protocol/interval.hpp"
 #include "protocol/messages.hpp"
 #include "report/report_writer.hpp"
-#include "test_driver.hpp"
+#include "run_driver.hpp"
 
 using namespace zc;
 using zc::test::parse;

@@ -7,7 +7,7 @@
 #include "iterations.hpp"
 #include "protocol/result.hpp"
 #include "core/stream_counters.hpp"
-#include "test_driver.hpp"
+#include "run_driver.hpp"
 
 using namespace zc;
 

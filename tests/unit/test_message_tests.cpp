@@ -9,7 +9,7 @@
 #include "cli.hpp"
 #include "iterations.hpp"
 #include "protocol/json_fields.hpp"
-#include "test_driver.hpp"
+#include "run_driver.hpp"
 #include "../half_spec.hpp"
 #include "paths/tcp_ops.hpp"
 #include "tcp/tcp_msgrate.hpp"

@@ -1,4 +1,4 @@
-#include "test_run.hpp"
+#include "served_test.hpp"
 
 #include <cerrno>
 #include <chrono>

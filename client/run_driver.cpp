@@ -1,4 +1,4 @@
-#include "test_driver.hpp"
+#include "run_driver.hpp"
 
 #include <poll.h>
 #include <unistd.h>
