@@ -1,6 +1,7 @@
 #include "cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <fmt/format.h>
 #include <algorithm>
 #include <iostream>
@@ -8,6 +9,7 @@
 #include "cuda/device.hpp"
 #include "run/build_info.hpp"
 #include "protocol/interval.hpp"
+#include "options/option_rows.hpp"
 #include "system/affinity.hpp"
 #include "system/cpu_list.hpp"
 #include "system/numa.hpp"
@@ -84,18 +86,6 @@ report says how many went inline and in how many ibv_post_send calls. -i/-I judg
 and msgrate on messages/s (and service demand per message), not on Gb/s.
 Exit status: 0 ok, 1 a test failed (the reason is printed), 2 bad usage, 130 interrupted.
 )";
-
-std::vector<std::string> split_commas(const std::string& s) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (true) {
-        size_t c = s.find(',', start);
-        out.push_back(s.substr(start, c == std::string::npos ? std::string::npos : c - start));
-        if (c == std::string::npos) break;
-        start = c + 1;
-    }
-    return out;
-}
 
 void check_cpus_exist(const std::vector<int>& cpus) {
     auto allowed = allowed_cpus();
@@ -196,259 +186,253 @@ std::pair<double, double> parse_pair(const std::string& text, const char* what) 
     throw std::invalid_argument(std::string(what) + " takes two numbers separated by a comma, got '" + text + "'");
 }
 
+namespace {
+
+// "a,b" through from_name into the list (each item checked by from_name, in the user's words).
+template <class E, class From>
+std::function<void(const std::string&)> name_list(std::vector<E>& out, From from_name) {
+    return [&out, from_name](const std::string& text) {
+        out.clear();
+        for (const auto& item : split_commas(text)) out.push_back(from_name(item));
+    };
+}
+
+void check_goal(const ConfidenceGoal& g) {
+    if (g.max_iterations < 1 || g.max_iterations > 30 || g.min_iterations < 1 || g.min_iterations > g.max_iterations) {
+        throw std::invalid_argument("-i MAX,MIN needs 1 <= MIN <= MAX <= 30");
+    }
+    if (g.level_pct < 50 || g.level_pct >= 100 || g.width_pct <= 0)
+        throw std::invalid_argument("-I LEVEL,WIDTH needs 50 <= LEVEL < 100 and WIDTH > 0 (percent)");
+}
+
+// zcperf's options, one row each (common/options/option_rows.hpp), in --help's order. A number the
+// server also receives takes its range from the wire table (wire_range), so both refuse the same values.
+OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
+    auto iterations_given = std::make_shared<bool>(false);
+    return {
+        value("-H,--host", o.servers,
+              "zcserver to test against, HOST[:PORT]; repeat for several (default: an embedded server on loopback)"),
+        value("-p,--port", o.port, "control port for -H hosts given without one"),
+        text("-t,--test",
+             "stream (client sends), maerts (server sends), rr (request/response latency: one message each way per "
+             "transaction) or msgrate (message rate); several: stream,maerts",
+             name_list(o.tests, test_from_name))
+            .choose(enum_names(TestKind::msgrate, test_name))
+            .shows("stream"),
+        text("-T,--transport",
+             "data path(s) of the sender, comma-separated; the first is the baseline others are compared with:\n"
+             "tcp (send/recv), tcp-sendfile, tcp-msgzc (MSG_ZEROCOPY), tcp-uringzc (io_uring SEND_ZC);\n"
+             "RDMA (needs rdma-core and an RDMA device; -H must be an address on it): rsocket (rsend/rrecv),\n"
+             "rsocket-iomap (riowrite into the receiver's riomap'ed ring), rdma-write, rdma-send, rdma-read\n"
+             "(verbs over rdma_cm; the receiver verifies pattern samples of every message it counts)",
+             name_list(o.transports, [](const std::string& n) { return transport_from_name(n); }))
+            .choose(available_transports())
+            .shows("tcp"),
+        text("--cq-mode",
+             "RDMA verbs: how completions are taken: poll (busy-poll the CQ: lowest latency, a core of user time), "
+             "event (sleep on the completion channel: CPU only when work completes), or auto: the passive side of "
+             "a one-sided transfer (rdma-write's receiver, rdma-read's source) sleeps, as perftest's does, and so "
+             "does every side of a stream over a software device (rxe, siw: polling takes the CPU the kernel moves "
+             "the data with); every other side polls (rr: both); the report says which ran on each side",
+             [&o](const std::string& t) { o.params.rdma.cq_mode = cq_mode_from_name(t); })
+            .choose(enum_names(CqMode::event, cq_mode_name))
+            .shows("auto"),
+        value_in("--tx-depth", o.params.rdma.tx_depth, wire_range(&RdmaOptions::tx_depth),
+                 "RDMA: messages in flight per queue pair (send-queue depth and receive window; a ring slot each, at "
+                 "most 64 MiB of slots per stream; msgrate keeps at least 512 receives posted)"),
+        value_in("--postlist", o.params.rdma.postlist, wire_range(&RdmaOptions::postlist),
+                 "RDMA verbs: work requests chained per ibv_post_send (fewer doorbells; msgrate's batching, as "
+                 "--batch is TCP's; e.g. -t msgrate --postlist 8)"),
+        value_in("--inline", o.params.rdma.inline_size, wire_range(&RdmaOptions::inline_size),
+                 "RDMA: send messages up to this many bytes inline in the work request (no DMA read of the buffer; "
+                 "small messages only; 0 = never)"),
+        value_in("--qps", o.params.rdma.qps, wire_range(&RdmaOptions::qps),
+                 "RDMA verbs: queue pairs per stream, served round-robin by the stream's thread"),
+        value_in("--qps-per-context", o.params.rdma.qps_per_context, wire_range(&RdmaOptions::qps_per_context),
+                 "RDMA verbs: K streams (threads) share one device context and PD that zcperf opens itself "
+                 "(ibv_open_device per K streams, QPs moved by hand with rdma_cm's attributes); 0 = all streams on "
+                 "rdma_cm's one context, a PD each. E.g. -t msgrate -P 4 --qps-per-context 2: 2 contexts"),
+        flag("--thread-domains", o.params.rdma.thread_domains,
+             "RDMA verbs: each stream's thread gets a thread domain (ibv_alloc_td) and a parent domain over its PD, "
+             "and makes its CQ and QPs there, so the provider may give it a doorbell register of its own and skip "
+             "its locks (mlx5); with --qps-per-context K too. A provider without them (Soft-RoCE) is an error naming "
+             "the call it refused; the report's rdma line says it was in force"),
+        text("--rdma-dev",
+             "RDMA: LOCAL[,REMOTE] device the data must use (e.g. mlx5_0); by default the one the route to the peer "
+             "goes through; a mismatch is an error, never a silent change",
+             [&o](const std::string& t) { parse_rdma_dev_option(t, o.local.rdma_dev, o.remote.rdma_dev); }),
+        text("--rx",
+             "how the receiver takes the data, comma-separated for several: copy (recv), zerocopy "
+             "(TCP_ZEROCOPY_RECEIVE), splice (into a pipe, discarded), trunc (MSG_TRUNC, discarded)",
+             name_list(o.rx_modes, [](const std::string& n) { return rx_mode_from_name(n); }))
+            .choose(enum_names(RxMode::trunc, rx_mode_name))
+            .shows("copy"),
+        flag("--uring-fixed", o.params.uring_fixed, "tcp-uringzc: register the send buffers with io_uring"),
+        text("-m,--message-size",
+             "bytes per send/recv call (rr, msgrate: per message, 1 B..1G): 64K, a list 64K,1M, or a doubling range "
+             "64K..4M; each size is one result (default: 1M; rr 1; msgrate 2)",
+             [&o](const std::string& t) {
+                 auto range = wire_range(&TestParams::message_size);
+                 o.message_sizes = parse_size_list(t);
+                 o.sizes_given = true;
+                 for (uint64_t s : o.message_sizes) {
+                     if (s < range.lo || s > range.hi)
+                         throw std::invalid_argument(fmt::format("message size {} must be {} B..{}", s,
+                                                                 format_size(range.lo), format_size(range.hi)));
+                 }
+             }),
+        // The verbs message-rate knobs (--postlist, --qps-per-context, --inline) are --batch's kin: they
+        // travel in the spec like batch and are checked by spec_problem() (paths/test_rules.hpp).
+        value_in("--batch", o.params.batch, wire_range(&TestParams::batch),
+                 "msgrate: messages per send call (TCP: sendmmsg), 1..1024"),
+        value_in("-l,--duration", o.params.duration_s, wire_range(&TestParams::duration_s).from(0.01),
+                 "seconds of data transfer per test (>= 5 for trustworthy CPU figures)"),
+        size_in("-n,--bytes", o.params.total_bytes, 1, wire_range(&TestParams::total_bytes).hi,
+                "move exactly this many bytes instead (e.g. 10G), split over the streams")
+            .excluding("-l"),
+        value_in("-P,--streams", o.params.streams, wire_range(&TestParams::streams),
+                 "parallel streams, one thread per stream on each side"),
+        size_in("--rcvlowat", o.params.rcv_lowat, wire_range(&TestParams::rcv_lowat).lo,
+                wire_range(&TestParams::rcv_lowat).hi,
+                "stream tests over TCP: the receiver sleeps until this many bytes are queued (SO_RCVLOWAT), so the "
+                "sending CPU pays fewer wake-ups; 1 = the kernel's default, a wake-up per segment (default 256K; "
+                "capped by the kernel at half the receive buffer; the report shows what ran)",
+                "--rcvlowat must be 1..1G bytes (1 = the kernel's default)"),
+        size_in("-s,--local-sockbuf", o.local.socket_buffer, 0, wire_range(&SideSpec::socket_buffer).hi,
+                "local SO_SNDBUF/SO_RCVBUF (e.g. 4M; default: kernel autotuning)", "socket buffers are limited to 1G"),
+        size_in("-S,--remote-sockbuf", o.remote.socket_buffer, 0, wire_range(&SideSpec::socket_buffer).hi,
+                "remote SO_SNDBUF/SO_RCVBUF", "socket buffers are limited to 1G"),
+        text("--cpu",
+             "pin data threads: LOCAL[,REMOTE], each a CPU, a range 0-3 or a list 0+2 (round-robin over streams)",
+             [&o](const std::string& t) {
+                 parse_cpu_option(t, o.local.cpus, o.remote.cpus);
+                 check_cpus_exist(o.local.cpus);
+             }),
+        text("--mem-node",
+             "NUMA node of the data buffers: LOCAL[,REMOTE] (libnuma); where the pages really are is read back and "
+             "reported",
+             [&o](const std::string& t) { parse_mem_node_option(t, o.local.mem_node, o.remote.mem_node); }),
+        text("--irq-cpus",
+             "move the data device's IRQs to these CPUs for each test: LOCAL[,REMOTE], same forms as --cpu; put "
+             "back afterwards (needs root; the server needs --allow-irq-affinity)",
+             [&o](const std::string& t) {
+                 parse_cpu_option(t, o.local.irq_cpus, o.remote.irq_cpus);
+                 check_cpus_exist(o.local.irq_cpus);
+             }),
+        // Issue 26: tests that share a host.
+        value_in("--irq-wait", o.params.irq_wait_s, wire_range(&TestParams::irq_wait_s),
+                 "when another test on either host holds the IRQs --irq-cpus would move, wait up to SECS for it to "
+                 "end instead of being refused at once (default 0: refused, naming that test)"),
+        value_in("--server-wait", o.params.server_wait_s, wire_range(&TestParams::server_wait_s),
+                 "when the server runs --exclusive and another client's test is running, wait up to SECS for it to "
+                 "end instead of being refused at once (default 0); the report says how long it waited"),
+        text("--buffer",
+             "memory of the data buffers: LOCAL[,REMOTE], each host (pageable), pinned (cudaHostAlloc) or cuda[:N] "
+             "(GPU memory: staged through pinned bounce buffers over tcp and rsocket; direct or staged over "
+             "rdma-write/-send/-read, see --gpu-path); one value sets the local side only, like --cpu: "
+             "cuda:0,cuda:0 for GPU to GPU. stream, maerts and rr (tcp); msgrate uses host memory",
+             [&o, per_rank = program.per_rank](const std::string& t) {
+                 parse_buffer_option(t, o.local.buffer, o.remote.buffer);
+                 for (const BufferSpec* b : {&o.local.buffer, &o.remote.buffer}) {
+                     if (b->per_local_rank() && !per_rank) {
+                         throw std::invalid_argument("--buffer " + buffer_spec_name(*b) +
+                                                     " chooses the GPU by MPI local rank: it is zcperf-mpi's; here "
+                                                     "give a device, e.g. cuda:0");
+                     }
+                 }
+             }),
+        text("--gpu-path",
+             "how GPU memory meets the network: staged (pinned bounce buffers, any transport), direct (the NIC DMAs "
+             "GPU memory: GPUDirect RDMA, ibv_reg_dmabuf_mr on rdma-write/-send/-read; an error where refused, and "
+             "on tcp/rsocket), auto (default: direct where registration succeeds, else staged; the report's memory "
+             "line says which ran and why); MODE or LOCAL,REMOTE",
+             [&o](const std::string& t) { parse_gpu_path_option(t, o.local.gpu_path, o.remote.gpu_path); })
+            .choose(enum_names(GpuPath::direct, gpu_path_name)),
+        flag("--gpu-copy-bandwidth", o.gpu_copy_bandwidth,
+             "measure cudaMemcpy's pinned and pageable host<->GPU bandwidth on each local GPU (the staged path's "
+             "ceiling), then exit"),
+        text("--align", "buffer alignment in bytes, a power of two",
+             [&o](const std::string& t) {
+                 auto range = wire_range(&TestParams::alignment);
+                 uint64_t a = parse_size(t);
+                 if (a < range.lo || a > range.hi || (a & (a - 1)))
+                     throw std::invalid_argument("--align must be a power of two up to " + format_size(range.hi));
+                 o.params.alignment = a;
+             })
+            .shows("4096"),
+        value("-o,--output", o.output, "report format: human, csv or json").choose({"human", "csv", "json"}),
+        value("-D,--interval", o.params.interval_s,
+              "SECS: both sides sample their counters and CPU every SECS seconds as the test runs (0.01 up to the "
+              "test's -l; netperf's demo mode): the human report prints a line per interval (Gb/s, each side's CPU% "
+              "and service demand; rr: transactions/s and the interval's p50/p99 RTT; msgrate: messages/s; STALL "
+              "where nothing moved), JSON gains \"intervals\" (they add up to the result's bytes exactly); default: "
+              "off"),
+        action("--json-stream",
+               "print one JSON object per line as things happen (start, each interval, each result, end), flushed "
+               "at once: for live dashboards and log pipelines (instead of -o)",
+               [&o] { o.output = "json-stream"; })
+            .excluding("-o"),
+        value("--csv-intervals", o.csv_intervals,
+              "FILE: also write one CSV row per interval there as the test runs (needs --interval)")
+            .value_kind("FILE"),
+        text("-i,--iterations", "MAX,MIN repetitions of each test (netperf's -i; up to 30)",
+             [&o, iterations_given](const std::string& t) {
+                 auto [mx, mn] = parse_pair(t, "-i");
+                 o.goal.max_iterations = static_cast<int>(mx);
+                 o.goal.min_iterations = mn < 0 ? std::min(3, o.goal.max_iterations) : static_cast<int>(mn);
+                 *iterations_given = true;
+             }),
+        text("-I,--confidence",
+             "LEVEL,WIDTH: repeat until the LEVEL% confidence interval is narrower than WIDTH% (netperf's -I; "
+             "default 99,5 with -i)",
+             [&o, iterations_given](const std::string& t) {
+                 auto [level, width] = parse_pair(t, "-I");
+                 if (!*iterations_given) o.goal.max_iterations = 10, o.goal.min_iterations = 3;  // netperf's
+                 o.goal.level_pct = level;
+                 if (width != -1) o.goal.width_pct = width;  // given: checked by check_goal
+             }),
+        value_in("--connect-timeout", o.connect_timeout_ms, Bounds<int>{100, 600000}, "milliseconds to reach a server"),
+        value("--auth-key-file", o.auth_key_file,
+              "shared key for a zcserver started with --auth-key-file (same file contents on both hosts)")
+            .value_kind("FILE"),
+        flag("--topology", o.topology,
+             "print where CPUs, NICs and RDMA devices sit (NUMA node, PCI, IRQs) here and on each -H server, then "
+             "exit"),
+    };
+}
+
+}  // namespace
+
+void parse_mem_node_option(const std::string& text, int& local, int& remote) {
+    std::vector<int> l, r;
+    parse_cpu_option(text, l, r);
+    if (l.size() > 1 || r.size() > 1) throw std::invalid_argument("--mem-node takes one node per side: LOCAL[,REMOTE]");
+    local = l.empty() ? -1 : l[0];
+    remote = r.empty() ? -1 : r[0];
+    auto nodes = numa_node_list();
+    if (local >= 0 && std::find(nodes.begin(), nodes.end(), local) == nodes.end()) {
+        throw std::invalid_argument("NUMA node " + std::to_string(local) + " does not exist here; the nodes are " +
+                                    format_cpu_list(nodes));
+    }
+}
+
 int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgram& program) {
     for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
     CLI::App app{program.description.empty() ? kDescription : program.description, program.name};
     app.footer(program.examples.empty() ? kExamples : program.examples);
-    std::string tests = "stream", transports = "tcp", rx = "copy", memnode, irqcpus, sizes = "1M", cpus, bytes, lsock,
-                rsock, rcvlowat, iters, conf, align;
-    std::string buffer, gpu_path;
-    bool json_stream = false;
-    app.add_option(
-        "-H,--host", o.servers,
-        "zcserver to test against, HOST[:PORT]; repeat for several (default: an embedded server on loopback)");
-    app.add_option("-p,--port", o.port, "control port for -H hosts given without one")->capture_default_str();
-    app.add_option("-t,--test", tests,
-                   "stream (client sends), maerts (server sends), rr (request/response latency: "
-                   "one message each way per transaction) or msgrate (message rate); several: stream,maerts")
-        ->capture_default_str();
-    app.add_option("-T,--transport", transports,
-                   "data path(s) of the sender, comma-separated; the first is the baseline others are compared with:\n"
-                   "tcp (send/recv), tcp-sendfile, tcp-msgzc (MSG_ZEROCOPY), tcp-uringzc (io_uring SEND_ZC);\n"
-                   "RDMA (needs rdma-core and an RDMA device; -H must be an address on it): rsocket (rsend/rrecv),\n"
-                   "rsocket-iomap (riowrite into the receiver's riomap'ed ring), rdma-write, rdma-send, rdma-read\n"
-                   "(verbs over rdma_cm; the receiver verifies pattern samples of every message it counts)")
-        ->capture_default_str();
-    std::string cq_mode = "auto", rdma_dev;
-    app.add_option("--cq-mode", cq_mode,
-                   "RDMA verbs: how completions are taken: poll (busy-poll the CQ: lowest latency, a core of user "
-                   "time), event (sleep on the completion channel: CPU only when work completes), or auto: the "
-                   "passive side of a one-sided transfer (rdma-write's receiver, rdma-read's source) sleeps, as "
-                   "perftest's does, and so does every side of a stream over a software device (rxe, siw: polling "
-                   "takes the CPU the kernel moves the data with); every other side polls (rr: both); the report "
-                   "says which ran on each side")
-        ->capture_default_str();
-    app.add_option("--tx-depth", o.params.rdma.tx_depth,
-                   "RDMA: messages in flight per queue pair (send-queue depth and receive window; a ring slot each, "
-                   "at most 64 MiB of slots per stream; msgrate keeps at least 512 receives posted)")
-        ->capture_default_str();
-    app.add_option("--postlist", o.params.rdma.postlist,
-                   "RDMA verbs: work requests chained per ibv_post_send (fewer doorbells; msgrate's batching, as "
-                   "--batch is TCP's; e.g. -t msgrate --postlist 8)")
-        ->capture_default_str();
-    app.add_option("--inline", o.params.rdma.inline_size,
-                   "RDMA: send messages up to this many bytes inline in the work request (no DMA read of the "
-                   "buffer; small messages only; 0 = never)")
-        ->capture_default_str();
-    app.add_option("--qps", o.params.rdma.qps,
-                   "RDMA verbs: queue pairs per stream, served round-robin by the stream's thread")
-        ->capture_default_str();
-    app.add_option("--qps-per-context", o.params.rdma.qps_per_context,
-                   "RDMA verbs: K streams (threads) share one device context and PD that zcperf opens itself "
-                   "(ibv_open_device per K streams, QPs moved by hand with rdma_cm's attributes); 0 = all streams on "
-                   "rdma_cm's one context, a PD each. E.g. -t msgrate -P 4 --qps-per-context 2: 2 contexts")
-        ->capture_default_str();
-    app.add_flag("--thread-domains", o.params.rdma.thread_domains,
-                 "RDMA verbs: each stream's thread gets a thread domain (ibv_alloc_td) and a parent domain over its "
-                 "PD, and makes its CQ and QPs there, so the provider may give it a doorbell register of its own "
-                 "and skip its locks (mlx5); with --qps-per-context K too. A provider without them (Soft-RoCE) is "
-                 "an error naming the call it refused; the report's rdma line says it was in force");
-    app.add_option("--rdma-dev", rdma_dev,
-                   "RDMA: LOCAL[,REMOTE] device the data must use (e.g. mlx5_0); by default the one the route to the "
-                   "peer goes through; a mismatch is an error, never a silent change");
-    app.add_option("--rx", rx,
-                   "how the receiver takes the data, comma-separated for several: copy (recv), zerocopy "
-                   "(TCP_ZEROCOPY_RECEIVE), splice (into a pipe, discarded), trunc (MSG_TRUNC, discarded)")
-        ->capture_default_str();
-    app.add_flag("--uring-fixed", o.params.uring_fixed, "tcp-uringzc: register the send buffers with io_uring");
-    auto* mopt =
-        app.add_option("-m,--message-size", sizes,
-                       "bytes per send/recv call (rr, msgrate: per message, 1 B..1G): 64K, a list 64K,1M, or a "
-                       "doubling range 64K..4M; each size is one result (default: 1M; rr 1; msgrate 2)");
-    app.add_option("--batch", o.params.batch, "msgrate: messages per send call (TCP: sendmmsg), 1..1024")
-        ->check(CLI::Range(1u, kMaxBatch))
-        ->capture_default_str();
-    // The verbs message-rate knobs (--postlist, --qps-per-context, --inline) belong beside --batch:
-    // they travel in the spec like batch and are checked by spec_problem() (paths/test_rules.hpp).
-    auto* dur = app.add_option("-l,--duration", o.params.duration_s,
-                               "seconds of data transfer per test (>= 5 for trustworthy CPU figures)")
-                    ->check(CLI::Range(0.01, 86400.0))
-                    ->capture_default_str();
-    app.add_option("-n,--bytes", bytes, "move exactly this many bytes instead (e.g. 10G), split over the streams")
-        ->excludes(dur);
-    app.add_option("-P,--streams", o.params.streams, "parallel streams, one thread per stream on each side")
-        ->check(CLI::Range(1, kMaxStreams))
-        ->capture_default_str();
-    app.add_option("--rcvlowat", rcvlowat,
-                   "stream tests over TCP: the receiver sleeps until this many bytes are queued (SO_RCVLOWAT), "
-                   "so the sending CPU pays fewer wake-ups; 1 = the kernel's default, a wake-up per segment "
-                   "(default 256K; capped by the kernel at half the receive buffer; the report shows what ran)");
-    app.add_option("-s,--local-sockbuf", lsock, "local SO_SNDBUF/SO_RCVBUF (e.g. 4M; default: kernel autotuning)");
-    app.add_option("-S,--remote-sockbuf", rsock, "remote SO_SNDBUF/SO_RCVBUF");
-    app.add_option(
-        "--cpu", cpus,
-        "pin data threads: LOCAL[,REMOTE], each a CPU, a range 0-3 or a list 0+2 (round-robin over streams)");
-    app.add_option("--mem-node", memnode,
-                   "NUMA node of the data buffers: LOCAL[,REMOTE] (libnuma); where the pages "
-                   "really are is read back and reported");
-    app.add_option("--irq-cpus", irqcpus,
-                   "move the data device's IRQs to these CPUs for each test: LOCAL[,REMOTE], "
-                   "same forms as --cpu; put back afterwards (needs root; the server needs --allow-irq-affinity)");
-    // Issue 26: tests that share a host.
-    app.add_option("--irq-wait", o.params.irq_wait_s,
-                   "when another test on either host holds the IRQs --irq-cpus would move, wait up to SECS for "
-                   "it to end instead of being refused at once (default 0: refused, naming that test)")
-        ->check(CLI::Range(0.0, kMaxWaitS));
-    app.add_option("--server-wait", o.params.server_wait_s,
-                   "when the server runs --exclusive and another client's test is running, wait up to SECS "
-                   "for it to end instead of being refused at once (default 0); the report says how long it waited")
-        ->check(CLI::Range(0.0, kMaxWaitS));
-    app.add_option("--buffer", buffer,
-                   "memory of the data buffers: LOCAL[,REMOTE], each host (pageable), pinned (cudaHostAlloc) or "
-                   "cuda[:N] (GPU memory: staged through pinned bounce buffers over tcp and rsocket; direct or staged "
-                   "over rdma-write/-send/-read, see --gpu-path); one value sets the local side only, like --cpu: "
-                   "cuda:0,cuda:0 for GPU to GPU. stream, maerts and rr (tcp); msgrate uses host memory");
-    app.add_option("--gpu-path", gpu_path,
-                   "how GPU memory meets the network: staged (pinned bounce buffers, any transport), direct (the NIC "
-                   "DMAs GPU memory: GPUDirect RDMA, ibv_reg_dmabuf_mr on rdma-write/-send/-read; an error where "
-                   "refused, and on tcp/rsocket), auto (default: direct where registration succeeds, else staged; "
-                   "the report's memory line says which ran and why); MODE or LOCAL,REMOTE");
-    app.add_flag("--gpu-copy-bandwidth", o.gpu_copy_bandwidth,
-                 "measure cudaMemcpy's pinned and pageable host<->GPU bandwidth on each local GPU (the staged "
-                 "path's ceiling), then exit");
-    app.add_option("--align", align, "buffer alignment in bytes, a power of two")->default_str("4096");
-    auto* out_opt = app.add_option("-o,--output", o.output, "report format: human, csv or json")
-                        ->check(CLI::IsMember({"human", "csv", "json"}))
-                        ->capture_default_str();
-    app.add_option("-D,--interval", o.params.interval_s,
-                   "SECS: both sides sample their counters and CPU every SECS seconds as the test runs (0.01 up to "
-                   "the test's -l; netperf's demo mode): the human report prints a line per interval (Gb/s, each "
-                   "side's CPU% and service demand; rr: transactions/s and the interval's p50/p99 RTT; msgrate: "
-                   "messages/s; STALL where nothing moved), JSON gains \"intervals\" (they add up to the result's "
-                   "bytes exactly); default: off");
-    app.add_flag("--json-stream", json_stream,
-                 "print one JSON object per line as things happen (start, each interval, each result, end), "
-                 "flushed at once: for live dashboards and log pipelines (instead of -o)")
-        ->excludes(out_opt);
-    app.add_option("--csv-intervals", o.csv_intervals,
-                   "FILE: also write one CSV row per interval there as the test runs (needs --interval)");
-    app.add_option("-i,--iterations", iters, "MAX,MIN repetitions of each test (netperf's -i; up to 30)");
-    app.add_option("-I,--confidence", conf,
-                   "LEVEL,WIDTH: repeat until the LEVEL% confidence interval is narrower than WIDTH% (netperf's -I; "
-                   "default 99,5 with -i)");
-    app.add_option("--connect-timeout", o.connect_timeout_ms, "milliseconds to reach a server")
-        ->check(CLI::Range(100, 600000))
-        ->capture_default_str();
-    app.add_option("--auth-key-file", o.auth_key_file,
-                   "shared key for a zcserver started with --auth-key-file (same file contents on both hosts)");
-    app.add_flag("--topology", o.topology,
-                 "print where CPUs, NICs and RDMA devices sit (NUMA node, PCI, IRQs) "
-                 "here and on each -H server, then exit");
-    if (program.add_options) program.add_options(app);
     app.set_version_flag("-V,--version", version_text(program.name.c_str()));
-    try {
-        app.parse(argc, argv);
-        o.tests.clear();
-        for (const auto& t : split_commas(tests)) o.tests.push_back(test_from_name(t));
-        o.transports.clear();
-        for (const auto& t : split_commas(transports)) o.transports.push_back(transport_from_name(t));
-        o.params.rdma.cq_mode = cq_mode_from_name(cq_mode);
+    OptionRows rows = client_rows(o, program);
+    rows.insert(rows.end(), program.rows.begin(), program.rows.end());
+    return parse_rows(app, rows, argc, argv, [&] {
+        // Rules over several options (each option's own range is its row's).
         check_rdma_options(o.params.rdma);
-        if (!rdma_dev.empty()) parse_rdma_dev_option(rdma_dev, o.local.rdma_dev, o.remote.rdma_dev);
-        o.rx_modes.clear();
-        for (const auto& m : split_commas(rx)) o.rx_modes.push_back(rx_mode_from_name(m));
-        o.sizes_given = mopt->count() > 0;
-        o.message_sizes = parse_size_list(sizes);
-        for (uint64_t s : o.message_sizes) {
-            if (s == 0 || s > kMaxMessageSize)
-                throw std::invalid_argument("message size " + std::to_string(s) + " must be 1 B..1G");
-        }
-        if (!bytes.empty()) {
-            o.params.total_bytes = parse_size(bytes);
-            if (o.params.total_bytes == 0) throw std::invalid_argument("-n must be more than 0 bytes");
-        }
-        if (o.params.batch != 1 && std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end()) {
+        if (o.params.batch != 1 && std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end())
             throw std::invalid_argument("--batch is for -t msgrate (messages per send call)");
-        }
-        if (!rcvlowat.empty()) {
-            o.params.rcv_lowat = parse_size(rcvlowat);
-            if (o.params.rcv_lowat < 1 || o.params.rcv_lowat > kMaxSocketBuffer) {
-                throw std::invalid_argument("--rcvlowat must be 1..1G bytes (1 = the kernel's default)");
-            }
-        }
-        if (!lsock.empty()) o.local.socket_buffer = parse_size(lsock);
-        if (!rsock.empty()) o.remote.socket_buffer = parse_size(rsock);
-        if (o.local.socket_buffer > kMaxSocketBuffer || o.remote.socket_buffer > kMaxSocketBuffer) {
-            throw std::invalid_argument("socket buffers are limited to 1G");
-        }
-        if (!cpus.empty()) parse_cpu_option(cpus, o.local.cpus, o.remote.cpus);
-        check_cpus_exist(o.local.cpus);
-        if (!irqcpus.empty()) {
-            parse_cpu_option(irqcpus, o.local.irq_cpus, o.remote.irq_cpus);
-            check_cpus_exist(o.local.irq_cpus);
-        }
-        if (!memnode.empty()) {
-            std::vector<int> l, r;
-            parse_cpu_option(memnode, l, r);
-            if (l.size() > 1 || r.size() > 1)
-                throw std::invalid_argument("--mem-node takes one node per side: LOCAL[,REMOTE]");
-            o.local.mem_node = l.empty() ? -1 : l[0];
-            o.remote.mem_node = r.empty() ? -1 : r[0];
-            auto nodes = numa_node_list();
-            if (o.local.mem_node >= 0 && std::find(nodes.begin(), nodes.end(), o.local.mem_node) == nodes.end()) {
-                throw std::invalid_argument("NUMA node " + std::to_string(o.local.mem_node) +
-                                            " does not exist here; the nodes are " + format_cpu_list(nodes));
-            }
-        }
-        if (!align.empty()) {
-            o.params.alignment = parse_size(align);
-            if (o.params.alignment == 0 || (o.params.alignment & (o.params.alignment - 1)) ||
-                o.params.alignment > kMaxAlignment) {
-                throw std::invalid_argument("--align must be a power of two up to 2M");
-            }
-        }
-        if (json_stream) o.output = "json-stream";
         check_interval(o);
-        if (!buffer.empty()) parse_buffer_option(buffer, o.local.buffer, o.remote.buffer);
-        if (!gpu_path.empty()) parse_gpu_path_option(gpu_path, o.local.gpu_path, o.remote.gpu_path);
-        for (const BufferSpec* b : {&o.local.buffer, &o.remote.buffer}) {
-            if (b->per_local_rank() && !program.per_rank) {
-                throw std::invalid_argument("--buffer " + buffer_spec_name(*b) +
-                                            " chooses the GPU by MPI local rank: it is zcperf-mpi's; here give "
-                                            "a device, e.g. cuda:0");
-            }
-        }
         check_tests(o);
-        if (!iters.empty() || !conf.empty()) {
-            o.goal = ConfidenceGoal{10, 3, 99, 5};
-            if (!iters.empty()) {
-                auto [mx, mn] = parse_pair(iters, "-i");
-                o.goal.max_iterations = static_cast<int>(mx);
-                o.goal.min_iterations = mn < 0 ? std::min(3, o.goal.max_iterations) : static_cast<int>(mn);
-            }
-            if (!conf.empty()) {
-                auto [lvl, width] = parse_pair(conf, "-I");
-                o.goal.level_pct = lvl;
-                if (width != -1) o.goal.width_pct = width;  // given: checked below
-            }
-            if (o.goal.max_iterations < 1 || o.goal.max_iterations > 30 || o.goal.min_iterations < 1 ||
-                o.goal.min_iterations > o.goal.max_iterations) {
-                throw std::invalid_argument("-i MAX,MIN needs 1 <= MIN <= MAX <= 30");
-            }
-            if (o.goal.level_pct < 50 || o.goal.level_pct >= 100 || o.goal.width_pct <= 0) {
-                throw std::invalid_argument("-I LEVEL,WIDTH needs 50 <= LEVEL < 100 and WIDTH > 0 (percent)");
-            }
-        }
+        check_goal(o.goal);
         if (program.check) program.check(o);
-    } catch (const CLI::ParseError& e) {
-        int rc = app.exit(e);
-        return rc == 0 ? 0 : 2;
-    } catch (const std::invalid_argument& e) {
-        std::cerr << program.name << ": " << e.what() << "\nRun '" << program.name
-                  << " --help' for the options and examples.\n";
-        return 2;
-    }
-    return -1;
+    });
 }
 
 uint64_t default_message_size(TestKind t) {

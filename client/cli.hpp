@@ -8,9 +8,7 @@
 #include "measure/confidence.hpp"
 #include "protocol/test_spec.hpp"
 
-namespace CLI {
-class App;
-}
+#include "options/option_rows.hpp"
 
 namespace zc {
 
@@ -44,19 +42,20 @@ uint64_t default_message_size(TestKind t);
 void parse_rdma_dev_option(const std::string& text, std::string& local, std::string& remote);
 
 // Another program built on zcperf's options (zcperf-mpi): its own name, description and examples, the
-// options it adds (to the same CLI::App, so every zcperf option stays defined once, here) and its checks
+// option rows it adds after zcperf's (so every zcperf option stays defined once, here) and its checks
 // of the parsed result (throw std::invalid_argument with what to do).
 struct CliProgram {
     std::string name = "zcperf";
     std::string description;  // empty: zcperf's
     std::string examples;
-    std::function<void(CLI::App&)> add_options;
+    OptionRows rows;
     std::function<void(const ClientOptions&)> check;
     bool per_rank = false;  // --buffer cuda:local[:K] (GPU by MPI local rank) is accepted
 };
 
-// Parses argv. Returns the exit code to leave with when parsing ends the program (--help: 0,
-// a bad option: 2, after printing what is wrong and what to do), or -1 to go on.
+// Parses argv against zcperf's option rows (client/cli.cpp) and the program's. Returns the exit code to
+// leave with when parsing ends the program (--help, --version, --list-options: 0; a bad option: 2, after
+// printing what is wrong and what to do), or -1 to go on.
 int parse_client_options(int argc, char** argv, ClientOptions& out, const CliProgram& program = {});
 
 // One TestSpec per (transport, test, message size), in the order they run.
@@ -64,6 +63,9 @@ std::vector<TestSpec> expand_tests(const ClientOptions& o);
 
 // "0,1" -> local {0}, remote {1}; "0+2,1+3" -> lists; "0-3" -> local only; ",1" -> remote only.
 void parse_cpu_option(const std::string& text, std::vector<int>& local, std::vector<int>& remote);
+
+// "0,1" -> local node 0 (which must exist here), remote 1; ",1" -> remote only; one node per side.
+void parse_mem_node_option(const std::string& text, int& local, int& remote);
 
 // "cuda:0,host" -> local cuda:0, remote host; "pinned" -> local only (like --cpu).
 void parse_buffer_option(const std::string& text, BufferSpec& local, BufferSpec& remote);

@@ -773,44 +773,46 @@ int Job::run() {
     return any_failed_ ? 1 : 0;  // rank 0's word; the launcher passes on a non-zero status
 }
 
-// Options zcperf-mpi adds to zcperf's (which it takes as they are), and the zcperf options it refuses.
-CliProgram mpi_program(MpiOptions& m, std::string& pattern, std::string& rank_cpus) {
+// Options zcperf-mpi adds to zcperf's (which it takes as they are), one row each, and the zcperf options
+// it refuses.
+CliProgram mpi_program(MpiOptions& m) {
     CliProgram p;
     p.name = "zcperf-mpi";
     p.description = kDescription;
     p.examples = kExamples;
     p.per_rank = true;
-    p.add_options = [&](CLI::App& app) {
-        app.add_option("--pattern", pattern,
-                       "which ranks test which: pairs (rank i with i+N/2, all at once), incast (every rank to rank "
-                       "0 at once), fanout (rank 0 to every rank at once), matrix (every ordered pair, in rounds of "
-                       "disjoint pairs)")
-            ->capture_default_str();
-        app.add_flag("--one-pair-at-a-time", m.one_at_a_time,
-                     "matrix: one pair per round (N(N-1) rounds, as mpiGraph's serial mode), so no pair shares the "
-                     "network or the host with another");
-        app.add_option("--rank-cpus", rank_cpus,
-                       "CPUs of each local rank's data threads (as client and as server), by the launcher's local "
-                       "rank (OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID): 0+1,2+3 = local rank 0 on CPUs 0-1, 1 on "
-                       "2-3, then round again; replaces --cpu");
-        app.add_option("--iface", m.iface,
-                       "network interface whose IPv4 address every rank's server listens on and is reached at (e.g. "
-                       "ib0); default: all addresses, ranks of one host meeting on loopback");
-        app.add_option("--mpi-timeout", m.timeout_s,
-                       "seconds a rank waits at a barrier, or rank 0 for a round's results, beyond -l before it "
-                       "names the missing ranks and ends the job; under 35 a stalled pair's client rank is named "
-                       "missing rather than the pair failed with its reason")
-            ->check(CLI::Range(1.0, 86400.0))
-            ->capture_default_str();
-        app.add_option("--report-file", m.report_file,
-                       "rank 0 also writes the report (in -o's format) to FILE, replaced after every round, so it "
-                       "is complete up to the last finished round however the job ends (mpirun ends the whole job "
-                       "when one rank dies, and may drop the end of what the ranks printed)");
-        app.add_option("--fault-refuse-rank", m.refuse_ranks,
-                       "testing: these ranks' servers refuse every test (zcserver's own --max-duration check)")
-            ->group("");
+    p.rows = {
+        text("--pattern",
+             "which ranks test which: pairs (rank i with i+N/2, all at once), incast (every rank to rank 0 at "
+             "once), fanout (rank 0 to every rank at once), matrix (every ordered pair, in rounds of disjoint pairs)",
+             [&m](const std::string& t) { m.pattern = pattern_from_name(t); })
+            .choose(enum_names(Pattern::matrix, pattern_name))
+            .shows(pattern_name(m.pattern)),
+        flag("--one-pair-at-a-time", m.one_at_a_time,
+             "matrix: one pair per round (N(N-1) rounds, as mpiGraph's serial mode), so no pair shares the network "
+             "or the host with another"),
+        text("--rank-cpus",
+             "CPUs of each local rank's data threads (as client and as server), by the launcher's local rank "
+             "(OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID): 0+1,2+3 = local rank 0 on CPUs 0-1, 1 on 2-3, then "
+             "round again; replaces --cpu",
+             [&m](const std::string& t) { m.rank_cpus = parse_rank_cpus(t); }),
+        value("--iface", m.iface,
+              "network interface whose IPv4 address every rank's server listens on and is reached at (e.g. ib0); "
+              "default: all addresses, ranks of one host meeting on loopback"),
+        value_in("--mpi-timeout", m.timeout_s, Bounds<double>{1, 86400},
+                 "seconds a rank waits at a barrier, or rank 0 for a round's results, beyond -l before it names the "
+                 "missing ranks and ends the job; under 35 a stalled pair's client rank is named missing rather "
+                 "than the pair failed with its reason"),
+        value("--report-file", m.report_file,
+              "rank 0 also writes the report (in -o's format) to FILE, replaced after every round, so it is "
+              "complete up to the last finished round however the job ends (mpirun ends the whole job when one "
+              "rank dies, and may drop the end of what the ranks printed)")
+            .value_kind("FILE"),
+        value("--fault-refuse-rank", m.refuse_ranks,
+              "testing: these ranks' servers refuse every test (zcserver's own --max-duration check)")
+            .hide(),
     };
-    p.check = [&](const ClientOptions& o) {
+    p.check = [&m](const ClientOptions& o) {
         if (!o.servers.empty())
             throw std::invalid_argument("-H: zcperf-mpi's servers are its own ranks; choose them with --pattern");
         if (o.topology || o.gpu_copy_bandwidth)
@@ -824,14 +826,10 @@ CliProgram mpi_program(MpiOptions& m, std::string& pattern, std::string& rank_cp
                 "--irq-wait/--server-wait: the pairs of a round start together, so a pair cannot wait for another "
                 "pair's IRQs; one that finds them held is refused, naming the holder. Give the pairs of one host "
                 "NICs of their own, or run one pair per host with --irq-cpus");
-        m.pattern = pattern_from_name(pattern);
         if (m.one_at_a_time && m.pattern != Pattern::matrix)
             throw std::invalid_argument("--one-pair-at-a-time is for --pattern matrix");
-        if (!rank_cpus.empty()) {
-            if (!o.local.cpus.empty() || !o.remote.cpus.empty())
-                throw std::invalid_argument("--rank-cpus replaces --cpu: give one of them");
-            m.rank_cpus = parse_rank_cpus(rank_cpus);
-        }
+        if (!m.rank_cpus.empty() && (!o.local.cpus.empty() || !o.remote.cpus.empty()))
+            throw std::invalid_argument("--rank-cpus replaces --cpu: give one of them");
     };
     return p;
 }
@@ -851,8 +849,7 @@ int run_job(int argc, char** argv) {
 
     ClientOptions opt;
     MpiOptions mopt;
-    std::string pattern = "pairs", rank_cpus;
-    CliProgram program = mpi_program(mopt, pattern, rank_cpus);
+    CliProgram program = mpi_program(mopt);
     // Every rank parses the same command line; rank 0 alone says what is wrong (or prints --help).
     std::streambuf* out = std::cout.rdbuf();
     std::streambuf* err = std::cerr.rdbuf();

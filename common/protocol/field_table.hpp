@@ -5,12 +5,14 @@
 // built with number(), named(), cpu_list() and text(); encode_fields/decode_fields walk it.
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <vector>
 
 #include "protocol/json_fields.hpp"
+#include "protocol/wire_range.hpp"
 
 namespace zc {
 
@@ -131,7 +133,23 @@ void get(const nlohmann::json& j, S& s, const TextField<S>& f) {
     s.*f.member = std::move(v);
 }
 
+template <class S, class T, class F>
+void find_range(const F&, T S::*, std::optional<WireRange<T>>&) {}
+template <class S, class T>
+void find_range(const NumberField<S, T>& f, T S::*member, std::optional<WireRange<T>>& out) {
+    if (f.member == member) out = WireRange<T>{f.lo, f.hi};
+}
+
 }  // namespace field_table_detail
+
+// The range of the table's number field for `member` (throws std::logic_error when the table has none).
+template <class S, class T, class Table>
+WireRange<T> range_of(const Table& table, T S::*member) {
+    std::optional<WireRange<T>> out;
+    std::apply([&](const auto&... f) { (field_table_detail::find_range(f, member, out), ...); }, table);
+    if (!out) throw std::logic_error("no number field for this member in the wire table");
+    return *out;
+}
 
 template <class S, class Table>
 void encode_fields(nlohmann::json& j, const S& s, const Table& table) {

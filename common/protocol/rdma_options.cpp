@@ -1,5 +1,7 @@
 #include "protocol/rdma_options.hpp"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 
 #include "protocol/field_table.hpp"
@@ -32,21 +34,6 @@ CqMode effective_cq_mode(CqMode asked, bool passive_side, bool software_device_s
     return passive_side || software_device_stream ? CqMode::event : CqMode::poll;
 }
 
-void check_rdma_options(const RdmaOptions& o) {
-    if (o.tx_depth < 2 || o.tx_depth > kMaxTxDepth)
-        throw std::invalid_argument("--tx-depth must be 2.." + std::to_string(kMaxTxDepth));
-    if (o.postlist < 1 || o.postlist > kMaxPostlist || o.postlist > o.tx_depth)
-        throw std::invalid_argument("--postlist must be 1.." + std::to_string(kMaxPostlist) +
-                                    " and at most --tx-depth");
-    if (o.inline_size > kMaxInline)
-        throw std::invalid_argument("--inline must be 0.." + std::to_string(kMaxInline) + " bytes");
-    if (o.qps < 1 || o.qps > kMaxQpsPerStream)
-        throw std::invalid_argument("--qps must be 1.." + std::to_string(kMaxQpsPerStream));
-    if (o.qps_per_context > kMaxQpsPerContext)
-        throw std::invalid_argument("--qps-per-context must be 0.." + std::to_string(kMaxQpsPerContext) +
-                                    " (0: every stream on rdma_cm's shared device context)");
-}
-
 namespace {
 constexpr RdmaOptions kDefaults{};
 // The wire fields, one line each (field_table.hpp); each absent field (an older client) keeps its default.
@@ -59,6 +46,24 @@ const auto kRdmaFields = std::make_tuple(
     number("qps_per_context", &RdmaOptions::qps_per_context, 0, kMaxQpsPerContext, kDefaults.qps_per_context),
     number("thread_domains", &RdmaOptions::thread_domains, false, true, kDefaults.thread_domains));
 }  // namespace
+
+WireRange<uint32_t> wire_range(uint32_t RdmaOptions::*m) { return range_of(kRdmaFields, m); }
+
+void check_rdma_options(const RdmaOptions& o) {
+    auto in_range = [&](uint32_t RdmaOptions::*m, const char* option, const char* more) {
+        auto r = wire_range(m);
+        if (o.*m < r.lo || o.*m > r.hi)
+            throw std::invalid_argument(fmt::format("{} must be {}..{}{}", option, r.lo, r.hi, more));
+    };
+    in_range(&RdmaOptions::tx_depth, "--tx-depth", "");
+    in_range(&RdmaOptions::postlist, "--postlist", " and at most --tx-depth");
+    in_range(&RdmaOptions::inline_size, "--inline", " bytes");
+    in_range(&RdmaOptions::qps, "--qps", "");
+    in_range(&RdmaOptions::qps_per_context, "--qps-per-context",
+             " (0: every stream on rdma_cm's shared device context)");
+    if (o.postlist > o.tx_depth)
+        throw std::invalid_argument("--postlist must be at most --tx-depth (" + std::to_string(o.tx_depth) + ")");
+}
 
 void add_rdma_options(nlohmann::json& j, const RdmaOptions& o) { encode_fields(j, o, kRdmaFields); }
 

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "protocol/wire_range.hpp"
+
 namespace zc {
 
 // Busy-poll the CQ (user time) or sleep on its completion channel; auto: see effective_cq_mode.
@@ -51,6 +53,9 @@ CqMode cq_mode_from_name(const std::string& name);  // throws std::invalid_argum
 
 // Throws std::invalid_argument naming the bad option (tx-depth 0, postlist over tx-depth, ...).
 void check_rdma_options(const RdmaOptions& o);
+
+// The range kRdmaFields accepts for a number (--tx-depth, --postlist...), for zcperf's option rows.
+WireRange<uint32_t> wire_range(uint32_t RdmaOptions::*m);
 
 void add_rdma_options(nlohmann::json& j, const RdmaOptions& o);
 // Absent fields keep their defaults (an older client); present ones are range-checked (ProtocolError).

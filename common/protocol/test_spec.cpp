@@ -64,6 +64,13 @@ nlohmann::json to_json(const ServerSpec& s) {
     return j;
 }
 
+WireRange<uint64_t> wire_range(uint64_t TestParams::*m) { return range_of(kTestParamFields, m); }
+WireRange<uint32_t> wire_range(uint32_t TestParams::*m) { return range_of(kTestParamFields, m); }
+WireRange<int> wire_range(int TestParams::*m) { return range_of(kTestParamFields, m); }
+WireRange<double> wire_range(double TestParams::*m) { return range_of(kTestParamFields, m); }
+WireRange<uint64_t> wire_range(uint64_t SideSpec::*m) { return range_of(kSideFields, m); }
+WireRange<int> wire_range(int SideSpec::*m) { return range_of(kSideFields, m); }
+
 ServerSpec server_spec_from_json(const nlohmann::json& j) {
     ServerSpec s;
     decode_fields(j, static_cast<TestParams&>(s), kTestParamFields);

@@ -7,6 +7,7 @@
 
 #include "core/test_kind.hpp"
 #include "protocol/rdma_options.hpp"
+#include "protocol/wire_range.hpp"
 #include "core/buffer_spec.hpp"
 #include "core/gpu_path.hpp"
 #include "core/transport_registry.hpp"
@@ -80,5 +81,14 @@ uint64_t stream_share(uint64_t total, int streams, int i);
 nlohmann::json to_json(const ServerSpec& s);
 // Decodes and range-checks; throws ProtocolError naming the bad field.
 ServerSpec server_spec_from_json(const nlohmann::json& j);
+
+// The range a number field's line in the wire table accepts (kTestParamFields, kSideFields), for
+// zcperf's option rows (client/cli.cpp): the command line refuses what the server would.
+WireRange<uint64_t> wire_range(uint64_t TestParams::*m);
+WireRange<uint32_t> wire_range(uint32_t TestParams::*m);
+WireRange<int> wire_range(int TestParams::*m);
+WireRange<double> wire_range(double TestParams::*m);
+WireRange<uint64_t> wire_range(uint64_t SideSpec::*m);
+WireRange<int> wire_range(int SideSpec::*m);
 
 }  // namespace zc

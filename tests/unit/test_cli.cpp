@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -494,4 +496,78 @@ TEST(StreamShare, RemainderGoesToTheFirstStreams) {
     for (int i = 0; i < 8; ++i) sum += stream_share(total, 8, i);
     EXPECT_EQ(sum, total);
     EXPECT_EQ(stream_share(2, 4, 3), 0u);
+}
+
+// ---------------------------------------------------------------- option rows
+
+// --list-options: a line per option (long, short, value kind, choices, default, help), tab-separated, for
+// the man page and shell completion; hidden options stay out, --help and --version are in.
+TEST(CliRows, ListOptionsGivesEveryOptionOnce) {
+    std::vector<std::string> store{"zcperf", "--list-options"};
+    std::vector<char*> argv;
+    for (auto& s : store) argv.push_back(s.data());
+    ClientOptions o;
+    ::testing::internal::CaptureStdout();
+    int rc = parse_client_options(2, argv.data(), o);
+    std::string out = ::testing::internal::GetCapturedStdout();
+    EXPECT_EQ(rc, 0);
+    std::map<std::string, std::vector<std::string>> by_name;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+        std::vector<std::string> f;
+        std::istringstream cols(line);
+        for (std::string c; std::getline(cols, c, '\t');) f.push_back(c);
+        if (line.back() == '\t') f.emplace_back();
+        ASSERT_EQ(f.size(), 6u) << line;
+        EXPECT_TRUE(by_name.emplace(f[0], f).second) << "listed twice: " << f[0];
+    }
+    EXPECT_EQ(by_name["--streams"][1], "-P");
+    EXPECT_EQ(by_name["--streams"][4], "1");
+    EXPECT_EQ(by_name["--rx"][3], "copy,zerocopy,splice,trunc");
+    EXPECT_EQ(by_name["--test"][3], "stream,maerts,rr,msgrate");
+    EXPECT_EQ(by_name["--output"][3], "human,csv,json");
+    EXPECT_EQ(by_name["--uring-fixed"][2], "");  // a flag takes no value
+    EXPECT_EQ(by_name["--auth-key-file"][2], "FILE");
+    EXPECT_NE(by_name["--transport"][3].find("tcp-msgzc"), std::string::npos);
+    EXPECT_EQ(by_name.count("--help"), 1u);
+    EXPECT_EQ(by_name.count("--version"), 1u);
+    EXPECT_EQ(by_name.count("--list-options"), 0u);  // hidden
+    EXPECT_GE(by_name.size(), 40u);
+    // Every listed choice is accepted as it is written.
+    for (const char* opt : {"--test", "--rx", "--cq-mode", "--gpu-path", "--output"}) {
+        for (const auto& choice : zc::split_commas(by_name[opt][3])) {
+            std::vector<std::string> args{opt, choice};
+            if (std::string(opt) == "--test" && choice == "msgrate") args.insert(args.end(), {"-m", "2"});
+            EXPECT_NE(parse(args), 2) << opt << " " << choice;
+        }
+    }
+}
+
+// A number the server also receives is refused by zcperf exactly where the wire table refuses it.
+TEST(CliRows, RangesAreTheWireTables) {
+    auto p = wire_range(&TestParams::streams);
+    EXPECT_EQ(parse({"-P", std::to_string(p.hi)}), -1);
+    EXPECT_EQ(parse({"-P", std::to_string(p.hi + 1)}), 2);
+    EXPECT_EQ(parse({"-P", std::to_string(p.lo - 1)}), 2);
+    auto b = wire_range(&TestParams::batch);
+    EXPECT_EQ(parse({"-t", "msgrate", "--batch", std::to_string(b.hi)}), -1);
+    EXPECT_EQ(parse({"-t", "msgrate", "--batch", std::to_string(b.hi + 1)}), 2);
+    auto t = wire_range(&RdmaOptions::tx_depth);
+    EXPECT_EQ(parse({"--tx-depth", std::to_string(t.lo - 1)}), 2);
+    EXPECT_EQ(parse({"--tx-depth", std::to_string(t.hi + 1)}), 2);
+    auto m = wire_range(&TestParams::message_size);
+    EXPECT_EQ(parse({"-m", std::to_string(m.hi)}), -1);
+    EXPECT_EQ(parse({"-m", std::to_string(m.hi + 1)}), 2);
+    auto r = wire_range(&TestParams::rcv_lowat);
+    EXPECT_EQ(parse({"--rcvlowat", std::to_string(r.hi + 1)}), 2);
+    auto a = wire_range(&TestParams::alignment);
+    EXPECT_EQ(parse({"--align", std::to_string(a.hi)}), -1);
+    EXPECT_EQ(parse({"--align", std::to_string(a.hi * 2)}), 2);
+}
+
+TEST(CliRows, JsonStreamIsAnOutputAndExcludesDashO) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"--json-stream"}, o), -1);
+    EXPECT_EQ(o.output, "json-stream");
+    EXPECT_EQ(parse({"--json-stream", "-o", "csv"}), 2);
 }
