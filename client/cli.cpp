@@ -12,6 +12,7 @@
 #include "system/cpu_list.hpp"
 #include "system/numa.hpp"
 #include "paths/test_rules.hpp"
+#include "core/pacer.hpp"
 #include "core/units.hpp"
 
 namespace zc {
@@ -47,6 +48,12 @@ Examples:
                                          runs several such and prints the ratio to a baseline)
   zcperf -t msgrate -P 2 --cpu 0+1,0+1   2-byte message rate, 2 threads each with its own connection
   zcperf -t msgrate --batch 16           16 messages per sendmmsg() call
+  zcperf -T udp -b 1G -l 5               1472-byte UDP datagrams paced at 1 Gbit/s: loss, reordering,
+                                         duplicates and jitter from the sequence numbers, beside the
+                                         kernel's drop counts (SO_RXQ_OVFL, /proc/net/snmp)
+  zcperf -T udp,udp-gso,udp-msgzc --gso-size 1472 --rx gro
+                                         one datagram per call vs GSO (44 segments per call) vs GSO with
+                                         MSG_ZEROCOPY, received with UDP_GRO's coalesced buffers
   zcperf -H 10.0.0.2 -T rdma-write,rdma-send,rsocket -m 64K,1M -l 5
                                          RDMA paths (rdma-core): the address must be on the RDMA NIC
                                          (rdma_cm refuses loopback, so no embedded server)
@@ -202,7 +209,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
     app.footer(program.examples.empty() ? kExamples : program.examples);
     std::string tests = "stream", transports = "tcp", rx = "copy", memnode, irqcpus, sizes = "1M", cpus, bytes, lsock,
                 rsock, rcvlowat, iters, conf, align;
-    std::string buffer, gpu_path;
+    std::string buffer, gpu_path, bitrate;
     bool json_stream = false;
     app.add_option(
         "-H,--host", o.servers,
@@ -217,7 +224,9 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
                    "tcp (send/recv), tcp-sendfile, tcp-msgzc (MSG_ZEROCOPY), tcp-uringzc (io_uring SEND_ZC);\n"
                    "RDMA (needs rdma-core and an RDMA device; -H must be an address on it): rsocket (rsend/rrecv),\n"
                    "rsocket-iomap (riowrite into the receiver's riomap'ed ring), rdma-write, rdma-send, rdma-read\n"
-                   "(verbs over rdma_cm; the receiver verifies pattern samples of every message it counts)")
+                   "(verbs over rdma_cm; the receiver verifies pattern samples of every message it counts);\n"
+                   "UDP: udp (a datagram per send(), --batch N: sendmmsg), udp-gso (UDP_SEGMENT, --gso-size),\n"
+                   "udp-msgzc (GSO with MSG_ZEROCOPY); loss, reordering and jitter counted by the receiver")
         ->capture_default_str();
     std::string cq_mode = "auto", rdma_dev;
     app.add_option("--cq-mode", cq_mode,
@@ -258,16 +267,27 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
                    "peer goes through; a mismatch is an error, never a silent change");
     app.add_option("--rx", rx,
                    "how the receiver takes the data, comma-separated for several: copy (recv), zerocopy "
-                   "(TCP_ZEROCOPY_RECEIVE), splice (into a pipe, discarded), trunc (MSG_TRUNC, discarded)")
+                   "(TCP_ZEROCOPY_RECEIVE), splice (into a pipe, discarded), trunc (MSG_TRUNC, discarded); UDP: copy "
+                   "(a datagram per recvmsg), mmsg (recvmmsg, 64 per call), gro (UDP_GRO: coalesced datagrams)")
         ->capture_default_str();
     app.add_flag("--uring-fixed", o.params.uring_fixed, "tcp-uringzc: register the send buffers with io_uring");
     auto* mopt =
         app.add_option("-m,--message-size", sizes,
                        "bytes per send/recv call (rr, msgrate: per message, 1 B..1G): 64K, a list 64K,1M, or a "
                        "doubling range 64K..4M; each size is one result (default: 1M; rr 1; msgrate 2)");
-    app.add_option("--batch", o.params.batch, "msgrate: messages per send call (TCP: sendmmsg), 1..1024")
+    app.add_option("--batch", o.params.batch,
+                   "msgrate, and udp's stream: messages (datagrams) per send call (sendmmsg), 1..1024")
         ->check(CLI::Range(1u, kMaxBatch))
         ->capture_default_str();
+    app.add_option("-b,--bitrate", bitrate,
+                   "the sender's rate in bits/s (iperf3's -b): 100M, 2.5G, 1k at least; the kernel paces where the "
+                   "egress qdisc is fq (SO_MAX_PACING_RATE), else the sender's own clock; the report gives the rate "
+                   "achieved and how. UDP without -b sends as fast as it can. stream, maerts, msgrate");
+    app.add_option("--gso-size", o.params.gso_size,
+                   "udp-gso, udp-msgzc: bytes per datagram the kernel (or the NIC) cuts each -m call into "
+                   "(UDP_SEGMENT; at most the path MTU's payload, and -m at most 64 of them; default: the path MTU's "
+                   "payload, 1472 on Ethernet)")
+        ->check(CLI::Range(16u, 65507u));
     // The verbs message-rate knobs (--postlist, --qps-per-context, --inline) belong beside --batch:
     // they travel in the spec like batch and are checked by spec_problem() (paths/test_rules.hpp).
     auto* dur = app.add_option("-l,--duration", o.params.duration_s,
@@ -358,9 +378,12 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
             o.params.total_bytes = parse_size(bytes);
             if (o.params.total_bytes == 0) throw std::invalid_argument("-n must be more than 0 bytes");
         }
-        if (o.params.batch != 1 && std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end()) {
-            throw std::invalid_argument("--batch is for -t msgrate (messages per send call)");
+        const bool any_udp = std::any_of(o.transports.begin(), o.transports.end(), is_udp);
+        if (o.params.batch != 1 && !any_udp &&
+            std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end()) {
+            throw std::invalid_argument("--batch is for -t msgrate (messages per send call), and udp's stream");
         }
+        if (!bitrate.empty()) o.params.bitrate = parse_bitrate(bitrate);
         if (!rcvlowat.empty()) {
             o.params.rcv_lowat = parse_size(rcvlowat);
             if (o.params.rcv_lowat < 1 || o.params.rcv_lowat > kMaxSocketBuffer) {
@@ -442,7 +465,13 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
     return -1;
 }
 
-uint64_t default_message_size(TestKind t) {
+uint64_t default_message_size(TestKind t, Transport tr) {
+    // UDP: a datagram that fits an Ethernet frame (iperf3's default is about as much); GSO's default
+    // call is 44 of them (64768 B, under UDP's 65507); msgrate: the 16-byte sequence header alone.
+    if (is_udp(tr) && t != TestKind::rr) {
+        if (t == TestKind::msgrate) return 16;
+        return tr == Transport::udp ? 1472 : 44 * 1472;
+    }
     switch (t) {
         case TestKind::rr:
             return 1;
@@ -459,14 +488,14 @@ std::vector<TestSpec> expand_tests(const ClientOptions& o) {
         for (RxMode rx : o.rx_modes) {
             for (TestKind t : o.tests) {
                 std::vector<uint64_t> sizes =
-                    o.sizes_given ? o.message_sizes : std::vector<uint64_t>{default_message_size(t)};
+                    o.sizes_given ? o.message_sizes : std::vector<uint64_t>{default_message_size(t, tr)};
                 for (uint64_t size : sizes) {
                     TestSpec s{o.params, o.local, o.remote};
                     s.transport = tr;
                     s.rx = rx;
                     s.test = t;
                     s.message_size = size;
-                    if (t != TestKind::msgrate) s.batch = 1;
+                    if (t != TestKind::msgrate && tr != Transport::udp) s.batch = 1;
                     out.push_back(s);
                 }
             }

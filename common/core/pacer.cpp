@@ -57,7 +57,7 @@ uint64_t parse_bitrate(const std::string& text) {
     else if (!rest.empty())
         throw std::invalid_argument("-b/--bitrate '" + text + "': unknown unit '" + rest + "'; " + forms);
     double bits = v * scale;
-    if (!std::isfinite(bits) || bits > 1e15)
+    if (!std::isfinite(bits) || bits > static_cast<double>(kMaxBitrate))
         throw std::invalid_argument("-b/--bitrate '" + text + "' is above 1000 Tbit/s");
     if (bits < static_cast<double>(kMinBitrate))
         throw std::invalid_argument("-b/--bitrate '" + text + "' is below the lowest rate, 1 kbit/s (1k)");

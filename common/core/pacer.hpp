@@ -25,6 +25,7 @@ struct PacingCounts {
 
 // The lowest rate -b takes: below 1 kbit/s a 64 KiB call would wait more than eight minutes.
 inline constexpr uint64_t kMinBitrate = 1000;
+inline constexpr uint64_t kMaxBitrate = 1000000000000000ull;  // 1000 Tbit/s
 
 class Pacer {
 public:

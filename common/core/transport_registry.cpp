@@ -1,5 +1,6 @@
 #include "core/transport_registry.hpp"
 
+#include <iterator>
 #include <stdexcept>
 
 namespace zc {
@@ -21,6 +22,7 @@ constexpr unsigned kAnyMemory = kHost | bit(MemoryKind::pinned) | kGpuLike;
 constexpr auto kTcp = TransportKind::tcp;
 constexpr auto kRsocket = TransportKind::rsocket;
 constexpr auto kVerbs = TransportKind::verbs;
+constexpr auto kUdp = TransportKind::udp;
 }  // namespace
 
 const std::vector<TransportInfo>& transport_table() {
@@ -59,6 +61,22 @@ const std::vector<TransportInfo>& transport_table() {
          "an RDMA READ is one-sided, the side whose memory is read never sees a message, so there is nobody to "
          "answer or count (ib_read_lat times one read's round trip). Use -T rdma-send or -T rdma-write",
          kAnyMemory, true, SendBuffer::message, kRdmaBuilt},
+        {Transport::udp, "udp",
+         "UDP: one datagram per send() (--batch N: sendmmsg); loss, reordering, duplicates and jitter counted by the "
+         "receiver from each datagram's sequence number",
+         kUdp, kAllTests, nullptr, kHost, false, SendBuffer::message},
+        {Transport::udp_gso, "udp-gso",
+         "UDP GSO (UDP_SEGMENT): one send() carries up to 64 datagrams of --gso-size, cut by the kernel or the NIC",
+         kUdp, kStreams,
+         "GSO cuts one large buffer into many datagrams per call, a bulk sender's trade. Use -T udp (with --batch N "
+         "for sendmmsg)",
+         kHost, false, SendBuffer::message},
+        {Transport::udp_msgzc, "udp-msgzc",
+         "UDP GSO with MSG_ZEROCOPY: the kernel sends from our pages; completions and its copies counted", kUdp,
+         kStreams,
+         "MSG_ZEROCOPY pays off on large GSO buffers; a message test's small datagrams would only add completions. "
+         "Use -T udp",
+         kHost, false, SendBuffer::zc_ring},
     };
     return table;
 }
@@ -98,17 +116,18 @@ const TransportInfo& transport_info(Transport t) {
 const char* transport_name(Transport t) { return transport_info(t).name; }
 
 namespace {
-constexpr const char* kRxNames[] = {"copy", "zerocopy", "splice", "trunc"};
+constexpr const char* kRxNames[] = {"copy", "zerocopy", "splice", "trunc", "mmsg", "gro"};
 }
 
 const char* rx_mode_name(RxMode m) { return kRxNames[static_cast<int>(m)]; }
 
 RxMode rx_mode_from_name(std::string_view name) {
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < static_cast<int>(std::size(kRxNames)); ++i)
         if (name == kRxNames[i]) return static_cast<RxMode>(i);
     throw std::invalid_argument("unknown receive mode '" + std::string(name) +
                                 "'; use copy (recv), zerocopy (TCP_ZEROCOPY_RECEIVE), splice (to a pipe, "
-                                "discarded) or trunc (MSG_TRUNC, discarded)");
+                                "discarded) or trunc (MSG_TRUNC, discarded); UDP: copy, mmsg (recvmmsg) or gro "
+                                "(UDP_GRO)");
 }
 
 }  // namespace zc

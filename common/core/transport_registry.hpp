@@ -21,12 +21,16 @@ enum class Transport {
     rsocket_iomap,
     rdma_write,
     rdma_send,
-    rdma_read
+    rdma_read,
+    // UDP (common/udp/): datagrams with sequence numbers, loss counted by the receiver.
+    udp,
+    udp_gso,
+    udp_msgzc
 };
 
 // How a transport connects and moves data. The RDMA kinds choose their receiver themselves (--rx does
 // not apply) and connect through rsockets or rdma_cm instead of a TCP data connection.
-enum class TransportKind { tcp, rsocket, verbs };
+enum class TransportKind { tcp, rsocket, verbs, udp };
 
 // What one stream's sender allocates (buffer_bytes, test_rules.hpp): one message, a ring of messages awaiting
 // zero-copy completions, or a memfd the kernel sends from.
@@ -36,8 +40,9 @@ enum class SendBuffer { message, zc_ring, file };
 constexpr unsigned bit(TestKind t) { return 1u << static_cast<unsigned>(t); }
 constexpr unsigned bit(MemoryKind m) { return 1u << static_cast<unsigned>(m); }
 
-// How the receiving side of a TCP stream takes the data.
-enum class RxMode { copy, zerocopy, splice, trunc };
+// How the receiving side of a stream takes the data: TCP's copy, zerocopy, splice, trunc; UDP's
+// copy (one datagram per recvmsg), mmsg (recvmmsg) and gro (UDP_GRO's coalesced datagrams).
+enum class RxMode { copy, zerocopy, splice, trunc, mmsg, gro };
 
 struct TransportInfo {
     Transport id;
@@ -55,7 +60,10 @@ struct TransportInfo {
 
 const std::vector<TransportInfo>& transport_table();
 const TransportInfo& transport_info(Transport t);
-inline bool is_rdma(Transport t) { return transport_info(t).kind != TransportKind::tcp; }
+inline bool is_rdma(Transport t) {
+    return transport_info(t).kind == TransportKind::rsocket || transport_info(t).kind == TransportKind::verbs;
+}
+inline bool is_udp(Transport t) { return transport_info(t).kind == TransportKind::udp; }
 inline bool is_verbs(Transport t) { return transport_info(t).kind == TransportKind::verbs; }
 std::vector<std::string> available_transports();  // those built in
 bool transport_built(Transport t);                // false: known, but this build lacks what it needs

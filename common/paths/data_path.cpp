@@ -43,6 +43,11 @@ void make_send_path(SendPath& path, const ServerSpec& h, int fd) {
         case Transport::tcp_uringzc:
             path.emplace<TcpUringZcSender>(fd, m, align, h.uring_fixed);
             return;
+        case Transport::udp:
+        case Transport::udp_gso:
+        case Transport::udp_msgzc:
+            path.emplace<UdpSender>(fd, udp_send_options(h));
+            return;
         default:
             break;  // RDMA: make_rdma_send_path
     }
@@ -52,6 +57,10 @@ void make_send_path(SendPath& path, const ServerSpec& h, int fd) {
 void make_recv_path(RecvPath& path, const ServerSpec& h, int fd) {
     require_runnable(h, Role::recv);
     if (is_rdma(h.transport)) throw std::logic_error("make_recv_path: an RDMA path needs its data connection");
+    if (is_udp(h.transport)) {
+        path.emplace<UdpReceiver>(fd, udp_recv_options(h));
+        return;
+    }
     const size_t m = h.message_size, align = h.alignment;
     const BufferSpec& b = h.side.buffer;
     set_receive_low_water(fd, h.rcv_lowat);
@@ -73,6 +82,9 @@ void make_recv_path(RecvPath& path, const ServerSpec& h, int fd) {
         case RxMode::trunc:
             path.emplace<TcpTruncReceiver>(fd, m);
             return;
+        case RxMode::mmsg:
+        case RxMode::gro:
+            break;  // UDP's (spec_problem refused them over TCP)
     }
     throw std::logic_error("make_recv_path: unhandled mode");
 }

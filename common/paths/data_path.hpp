@@ -16,6 +16,8 @@
 #include "tcp/tcp_uring_zc.hpp"
 #include "core/transport_registry.hpp"
 #include "core/data_connection.hpp"
+#include "udp/udp_receiver.hpp"
+#include "udp/udp_sender.hpp"
 #if ZCPERF_WITH_RDMA
 #include "rdma/rsocket_paths.hpp"
 #include "rdma/verbs_paths.hpp"
@@ -31,9 +33,9 @@
 namespace zc {
 
 using SendPath = std::variant<std::monostate, TcpCopySender, TcpSendfileSender, TcpMsgZerocopySender, TcpUringZcSender,
-                              TcpStagedSender, TcpSimStagedSender ZC_RDMA_SEND_PATHS>;
+                              TcpStagedSender, TcpSimStagedSender, UdpSender ZC_RDMA_SEND_PATHS>;
 using RecvPath = std::variant<std::monostate, TcpCopyReceiver, TcpZerocopyReceiver, TcpSpliceReceiver, TcpTruncReceiver,
-                              TcpStagedReceiver, TcpSimStagedReceiver ZC_RDMA_RECV_PATHS>;
+                              TcpStagedReceiver, TcpSimStagedReceiver, UdpReceiver ZC_RDMA_RECV_PATHS>;
 
 // The stream tests' paths for this half's transport (and, receiving over TCP, its --rx mode), in the
 // half's --buffer memory. Construct in place (some paths own kernel objects that cannot move). Throw
@@ -41,7 +43,10 @@ using RecvPath = std::variant<std::monostate, TcpCopyReceiver, TcpZerocopyReceiv
 // cannot run (spec_problem). stream_path.hpp's make_stream_path is the one entry; these are its parts.
 void make_send_path(SendPath& path, const ServerSpec& half, DataConnection& conn);
 void make_recv_path(RecvPath& path, const ServerSpec& half, DataConnection& conn);
-// TCP only: the loop on a socket the caller keeps owning (tests).
+// UDP's loop options from the half (udp_ops.cpp).
+UdpSendOptions udp_send_options(const ServerSpec& half);
+UdpRecvOptions udp_recv_options(const ServerSpec& half);
+// TCP and UDP: the loop on a socket the caller keeps owning (tests).
 void make_send_path(SendPath& path, const ServerSpec& half, int fd);
 void make_recv_path(RecvPath& path, const ServerSpec& half, int fd);
 

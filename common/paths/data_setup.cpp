@@ -11,6 +11,7 @@
 #include "protocol/messages.hpp"
 #include "paths/rdma_setup.hpp"
 #include "tcp/tcp_socket.hpp"
+#include "udp/udp_setup.hpp"
 
 #if ZCPERF_WITH_RDMA
 #include <rdma/rsocket.h>
@@ -75,6 +76,9 @@ DataListener::DataListener(const ServerSpec& half, Role role, const std::string&
     if (is_rdma(half.transport)) {
         rdma_ = std::make_unique<RdmaDataListener>(half, role, bind_address);
         port_ = rdma_->port();
+    } else if (is_udp(half.transport)) {
+        udp_ = std::make_unique<UdpListener>(bind_address, half.side.socket_buffer);
+        port_ = udp_->port();
     } else {
         auto [fd, port] = listen_tcp(bind_address, 0, half.streams, half.side.socket_buffer);
         tcp_ = std::move(fd);
@@ -87,6 +91,18 @@ DataListener::~DataListener() = default;
 std::vector<DataConnection> DataListener::accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
                                                  const std::atomic<bool>& stopped) {
     if (rdma_) return rdma_->accept(token, deadline, stopped);
+    if (udp_) {
+        std::vector<UniqueFd> socks = udp_->accept(streams_, token, deadline, stopped);
+        if (stopped.load()) throw std::runtime_error(kStoppedBeforeStart);
+        if (static_cast<int>(socks.size()) < streams_) {
+            throw std::runtime_error("only " + std::to_string(socks.size()) + " of " + std::to_string(streams_) +
+                                     " UDP data streams said hello within 10 s (a firewall dropping UDP?)");
+        }
+        std::vector<DataConnection> out;
+        for (auto& fd : socks) out.emplace_back(std::move(fd));
+        udp_.reset();
+        return out;
+    }
     std::vector<UniqueFd> tcp = accept_tcp(tcp_.get(), streams_, token, deadline, stopped);
     if (stopped.load()) throw std::runtime_error(kStoppedBeforeStart);
     if (static_cast<int>(tcp.size()) < streams_) {
@@ -106,6 +122,11 @@ std::vector<DataConnection> connect_data_streams(const ServerSpec& half, Role ro
                                                  const std::string& address, uint16_t port, uint64_t token) {
     if (is_rdma(half.transport)) return connect_rdma_streams(half, role, address, port, token, kRdmaConnectTimeout);
     std::vector<DataConnection> out;
+    if (is_udp(half.transport)) {
+        for (auto& fd : connect_udp_streams(host, port, half.streams, token, kConnectTimeout, half.side.socket_buffer))
+            out.emplace_back(std::in_place_type<UniqueFd>, std::move(fd));
+        return out;
+    }
     for (int i = 0; i < half.streams; ++i) {
         UniqueFd fd = connect_tcp(Endpoint{host, port}, kConnectTimeout, half.side.socket_buffer);
         write_all(fd.get(), std::string_view(reinterpret_cast<const char*>(&token), sizeof(token)), kConnectTimeout);

@@ -16,6 +16,7 @@
 namespace zc {
 
 class RdmaDataListener;
+class UdpListener;
 
 class DataListener {
 public:
@@ -34,6 +35,7 @@ private:
     int streams_;
     UniqueFd tcp_;
     std::unique_ptr<RdmaDataListener> rdma_;  // rsocket / rdma_cm transports instead of tcp_
+    std::unique_ptr<UdpListener> udp_;        // UDP transports: a socket per client stream (udp/udp_setup.hpp)
     uint16_t port_ = 0;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "paths/data_path.hpp"
 #include "paths/test_rules.hpp"
 
 namespace zc {
@@ -22,6 +23,17 @@ void make_exchange_path(ExchangePath& path, const ServerSpec& half, Role role, i
     size_t size = half.message_size;
     size_t align = half.alignment;
     const BufferSpec& where = half.side.buffer;
+    if (is_udp(half.transport)) {
+        if (half.test == TestKind::rr && role == Role::send)
+            path.emplace<UdpRrInitiator>(fd, size, align, rtt);
+        else if (half.test == TestKind::rr)
+            path.emplace<UdpRrResponder>(fd, size, align);
+        else if (role == Role::send)
+            path.emplace<UdpSender>(fd, udp_send_options(half));
+        else
+            path.emplace<UdpReceiver>(fd, udp_recv_options(half));
+        return;
+    }
     if (half.test == TestKind::rr) {
         if (where.on_gpu()) {  // TCP only stages GPU memory (spec_problem refused --gpu-path direct)
             if (role == Role::send)

@@ -12,6 +12,9 @@
 #include "tcp/tcp_msgrate.hpp"
 #include "socket/socket_rr.hpp"
 #include "core/data_connection.hpp"
+#include "udp/udp_receiver.hpp"
+#include "udp/udp_rr.hpp"
+#include "udp/udp_sender.hpp"
 #if ZCPERF_WITH_RDMA
 #include "rdma/rsocket_paths.hpp"
 #include "rdma/verbs_paths.hpp"
@@ -23,7 +26,8 @@
 namespace zc {
 
 using ExchangePath = std::variant<std::monostate, TcpRrInitiator, TcpRrResponder, TcpRrGpuInitiator, TcpRrGpuResponder,
-                                  TcpMsgRateSender, TcpMsgRateReceiver ZC_RDMA_EXCHANGE_PATHS>;
+                                  TcpMsgRateSender, TcpMsgRateReceiver, UdpRrInitiator, UdpRrResponder, UdpSender,
+                                  UdpReceiver ZC_RDMA_EXCHANGE_PATHS>;
 
 // Builds the loop for this side of a message test on its data connection, in the side's --buffer
 // memory (rr over TCP: host, pinned or GPU; otherwise host only); `rtt` receives the initiator's

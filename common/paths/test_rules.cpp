@@ -8,6 +8,7 @@
 #include "tcp/send_ring.hpp"
 #include "socket/staged_stream.hpp"
 #include "tcp/tcp_msgrate.hpp"
+#include "paths/udp_rules.hpp"
 
 namespace zc {
 
@@ -22,8 +23,8 @@ std::string message_test_problem(const ServerSpec& h, const TransportInfo& t) {
         return name + " runs over the tcp transport (send/recv) or rsocket, rdma-send, rdma-write; " + t.name +
                " is a bulk sender path for stream and maerts";
     }
-    if (h.batch != 1 && t.id != Transport::tcp) {
-        return "--batch is TCP's sendmmsg(); over " + std::string(t.name) +
+    if (h.batch != 1 && t.id != Transport::tcp && t.id != Transport::udp) {
+        return "--batch is sendmmsg() (tcp, udp); over " + std::string(t.name) +
                (verbs ? " chain work requests with --postlist N instead" : " there is no batched send");
     }
     if (verbs && h.test == TestKind::rr && h.rdma.qps != 1) {
@@ -34,7 +35,7 @@ std::string message_test_problem(const ServerSpec& h, const TransportInfo& t) {
         return "--postlist chains the work requests of many messages; rr has one message per transaction (use "
                "-t msgrate for --postlist)";
     }
-    if (h.rx != RxMode::copy) {
+    if (h.rx != RxMode::copy && !(t.kind == TransportKind::udp && h.test == TestKind::msgrate)) {
         return name + " receives with recv (--rx copy); --rx " + rx_mode_name(h.rx) + " is for stream and maerts";
     }
     if (h.total_bytes > 0) return name + " runs for a time (-l SECONDS); -n BYTES is for stream and maerts";
@@ -96,6 +97,8 @@ std::string spec_problem(const ServerSpec& half, Role role) {
     if (is_message_test(half.test)) {
         if (std::string why = message_test_problem(half, t); !why.empty()) return why;
     }
+    if (t.kind == TransportKind::udp) return udp_spec_problem(half, role);
+    if (std::string why = udp_options_problem(half); !why.empty()) return why;
     return memory_problem(half, role, t);
 }
 
@@ -126,6 +129,7 @@ bool path_can_dma_gpu(Transport t) { return transport_info(t).gpu_direct; }
 
 uint64_t buffer_bytes(const ServerSpec& h, Role role) {
     const TransportInfo& t = transport_info(h.transport);
+    if (t.kind == TransportKind::udp) return udp_buffer_bytes(h, role);
     const uint64_t m = h.message_size;
     const bool sending = role == Role::send;
     const BufferSpec& b = h.side.buffer;
@@ -161,6 +165,9 @@ uint64_t buffer_bytes(const ServerSpec& h, Role role) {
             return std::min<uint64_t>(std::max<uint64_t>(m, 65536), 1 << 20);  // the pipe
         case RxMode::trunc:
             return 0;
+        case RxMode::mmsg:
+        case RxMode::gro:
+            break;  // UDP's (above)
     }
     return m;
 }

@@ -162,6 +162,7 @@ nlohmann::json to_json(const SideResult& s) {
                         {"messages", to_json(s.messages)},
                         {"memory", to_json(s.memory)}};
     if (!s.rdma.empty()) j["rdma"] = to_json(s.rdma);
+    if (!s.udp.empty()) j["udp"] = to_json(s.udp);
     return j;
 }
 
@@ -200,6 +201,7 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         for (const auto& w : array_field(j, "warnings", 64)) s.warnings.push_back(value_as<std::string>(w, "warnings"));
         if (j.contains("messages")) s.messages = message_side_from_json(j.at("messages"));  // absent from older servers
         if (j.contains("rdma")) s.rdma = rdma_info_from_json(j.at("rdma"));
+        if (j.contains("udp")) s.udp = udp_info_from_json(j.at("udp"));
         if (j.contains("memory")) s.memory = memory_report_from_json(j.at("memory"));  // optional: older peers
         return s;
     } catch (const nlohmann::json::exception& e) {

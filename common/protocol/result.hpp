@@ -11,6 +11,7 @@
 #include "protocol/interval.hpp"
 #include "protocol/message_stats.hpp"
 #include "protocol/rdma_info.hpp"
+#include "protocol/udp_info.hpp"
 #include "protocol/gpu_report.hpp"
 #include "protocol/test_spec.hpp"
 #include "core/stream_counters.hpp"
@@ -64,6 +65,7 @@ struct SideResult {
     MessageSide messages;  // rr, msgrate: messages (transactions) this side counted
     RdmaInfo rdma;         // RDMA paths: device, port, GID, MTU, link layer, CQ mode, registration cost
     MemoryReport memory;   // buffer memory kind; GPU staging's cost
+    UdpInfo udp;           // UDP paths: loss, jitter, the kernel's drops, GSO/GRO; any -b sender: its pacing
 
     double process_cpu_s() const { return process_user_s + process_sys_s; }
     double cpu_util_pct() const { return cpu.all.busy(); }

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "core/pacer.hpp"
 #include "protocol/field_table.hpp"
 
 namespace zc {
@@ -27,7 +28,9 @@ const auto kTestParamFields = std::make_tuple(
     number("uring_fixed", &TestParams::uring_fixed, false, true),
     number("batch", &TestParams::batch, 1, kMaxBatch, 1),                 // absent (an older client): one per call
     number("rcv_lowat", &TestParams::rcv_lowat, 1, kMaxSocketBuffer, 1),  // absent: the kernel's default
-    number("interval_s", &TestParams::interval_s, 0, kMaxDurationS, 0));  // absent: no intervals
+    number("interval_s", &TestParams::interval_s, 0, kMaxDurationS, 0),  // absent: no intervals
+    number("bitrate", &TestParams::bitrate, 0, kMaxBitrate, 0),          // absent: unpaced
+    number("gso_size", &TestParams::gso_size, 0, 65507, 0));            // absent: the path MTU's payload
 
 const auto kSideFields = std::make_tuple(
     cpu_list("cpus", &SideSpec::cpus), number("socket_buffer", &SideSpec::socket_buffer, 0, kMaxSocketBuffer),
@@ -45,6 +48,8 @@ void check_params(const TestParams& p) {
                             nlohmann::json(kMaxDurationS).dump() + "] (0 only with total_bytes)");
     }
     if ((p.alignment & (p.alignment - 1)) != 0) throw ProtocolError("field 'alignment' must be a power of two");
+    if (p.bitrate != 0 && p.bitrate < kMinBitrate)
+        throw ProtocolError("field 'bitrate' must be 0 (unpaced) or at least 1000 bits/s");
     if (p.interval_s != 0 && (p.interval_s < 0.01 || (!p.total_bytes && p.interval_s > p.duration_s)))
         throw ProtocolError("field 'interval_s' must be 0 (off) or from 0.01 s to the test's duration");
 }

@@ -52,6 +52,8 @@ struct TestParams {
     RdmaOptions rdma;                       // rsocket / verbs transports only
     uint64_t rcv_lowat = kDefaultRcvLowat;  // stream over TCP: the receiver's SO_RCVLOWAT (1 = the kernel's)
     double interval_s = 0;                  // --interval: both sides sample every this many seconds; 0 = off
+    uint64_t bitrate = 0;                   // -b: the sender's rate in bits/s; 0 = as fast as it can
+    uint32_t gso_size = 0;                  // udp-gso, udp-msgzc: datagram size; 0 = the path MTU's payload
 };
 
 // The whole test: the shared parameters plus both sides' placement.

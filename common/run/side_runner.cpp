@@ -22,6 +22,7 @@
 #include "system/topology.hpp"
 #include "paths/data_setup.hpp"
 #include "paths/stream_path.hpp"
+#include "paths/udp_rules.hpp"
 #include "system/cpu_list.hpp"
 #include "tcp/tcp_socket.hpp"
 
@@ -322,6 +323,8 @@ SideResult SideRunner::finish() {
         total.ops += s.counters.ops;
         total.zerocopy.add(s.counters.zerocopy);
         total.staging.add(s.counters.staging);
+        total.udp.add(s.counters.udp);
+        total.pacing.add(s.counters.pacing);
         r.stream_bytes.push_back(s.counters.bytes);
         r.cpus.push_back(s.ran_on);
         for (const auto& [node, pages] : s.buffer_nodes) r.placement.buffer_pages_by_node[node] += pages;
@@ -346,6 +349,9 @@ SideResult SideRunner::finish() {
     r.ops = total.ops;
     r.zerocopy = total.zerocopy;
     r.memory = memory_report(cfg_.half.side, cfg_.half.message_size, total.staging, r.rdma);
+    if (is_udp(cfg_.half.transport) || cfg_.half.bitrate) {
+        r.udp = udp_info(cfg_.half, cfg_.role, total, placement_.interface);
+    }
     if (!streams_.empty() && tcp_fd(streams_[0].conn) >= 0) {
         auto [snd, rcv] = socket_buffers(tcp_fd(streams_[0].conn));
         r.socket_send_buffer = snd;

@@ -84,6 +84,7 @@ bool UdpReceiver::take(const std::byte* data, size_t len, size_t segment, int64_
 
 StreamCounters UdpReceiver::run(const StopRule& stop) {
     StreamCounters c;
+    const UdpSnmp snmp0 = read_udp_snmp();  // the kernel's word, beside ours (outside the hot loop)
     const unsigned n = static_cast<unsigned>(msgs_.size());
     const int64_t start = monotonic_ns();
     int64_t last = 0;  // last arrival
@@ -122,6 +123,8 @@ StreamCounters UdpReceiver::run(const StopRule& stop) {
             if (last != 0 && now > end && now - last > kSilenceNs) break;  // silent, no end marker: report it missing
             continue;
         }
+        // shutdown() (the side aborts: interrupt()) makes every read return 0 bytes at once.
+        if (got == 1 && msgs_[0].msg_len == 0 && stop.abort && stop.abort->load(std::memory_order_relaxed)) break;
         const int64_t now = monotonic_ns();
         last = now;
         for (int i = 0; i < got; ++i) {
@@ -151,6 +154,13 @@ StreamCounters UdpReceiver::run(const StopRule& stop) {
     }
     acct_.fill(c.udp);
     c.udp.kernel_drops = drops_;
+    const UdpSnmp snmp1 = read_udp_snmp();
+    if (snmp0.valid && snmp1.valid) {
+        c.udp.snmp_valid = true;
+        c.udp.snmp_in_errors = snmp1.in_errors - snmp0.in_errors;
+        c.udp.snmp_rcvbuf_errors = snmp1.rcvbuf_errors - snmp0.rcvbuf_errors;
+        c.udp.snmp_sndbuf_errors = snmp1.sndbuf_errors - snmp0.sndbuf_errors;
+    }
     if (o_.count_messages) c.messages = c.udp.datagrams;
     return c;
 }

@@ -72,6 +72,7 @@ StreamCounters UdpRrInitiator::run(const StopRule& stop) {
                 c.failed_call = "recv";
                 break;
             }
+            if (r == 0 && stop.abort->load(std::memory_order_relaxed)) break;  // shutdown() by an abort
             if (numbered && (static_cast<size_t>(r) < kUdpSeqHeader || read_seq(b).seq != seq))
                 continue;  // a late answer to a request already counted lost
             rtt_.record(static_cast<uint64_t>(monotonic_ns() - t0));
@@ -121,6 +122,7 @@ StreamCounters UdpRrResponder::run(const StopRule& stop) {
             if (last != 0 && now > end && now - last > kSilenceNs) break;  // the initiator went silent
             continue;
         }
+        if (r == 0 && stop.abort->load(std::memory_order_relaxed)) break;  // shutdown() by an abort
         last = monotonic_ns();
         // Control is 16 bytes with a reserved number; no request is (a request under 16 bytes has no header).
         if (static_cast<size_t>(r) == kUdpSeqHeader && read_seq(b).seq >= kUdpFirstControl) {

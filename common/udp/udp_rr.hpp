@@ -15,8 +15,6 @@
 
 namespace zc {
 
-inline constexpr int kUdpRrWaitMs = 500;
-
 class UdpRrInitiator {
 public:
     UdpRrInitiator(int fd, size_t message_size, size_t alignment, LatencyHistogram& rtt);

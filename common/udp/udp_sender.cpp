@@ -110,6 +110,7 @@ bool UdpSender::send_call(std::byte* data, size_t len, int flags, StreamCounters
 StreamCounters UdpSender::run(const StopRule& stop) {
     StreamCounters c;
     c.pacing.method = method_;
+    c.udp.gso_size = gso_size_;
     const size_t m = o_.bytes_per_call;
     const bool own_clock = method_ == PacingMethod::sender_clock;
     pacer_.start(monotonic_ns());
