@@ -29,13 +29,13 @@ int64_t Pacer::wait(uint64_t sent) const {
     int64_t now = monotonic_ns();
     if (now >= due) return 0;
     timespec ts{static_cast<time_t>(due / 1000000000), static_cast<long>(due % 1000000000)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
-    }
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {}
     return due - now;
 }
 
 uint64_t parse_bitrate(const std::string& text) {
-    const std::string forms = "give bits per second as a number with an optional k, M, G or T (powers of 1000): 100M, 2.5G";
+    const std::string forms =
+        "give bits per second as a number with an optional k, M, G or T (powers of 1000): 100M, 2.5G";
     if (text.empty()) throw std::invalid_argument("-b/--bitrate: empty; " + forms);
     size_t used = 0;
     double v = 0;

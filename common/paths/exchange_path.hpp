@@ -25,9 +25,9 @@
 
 namespace zc {
 
-using ExchangePath = std::variant<std::monostate, TcpRrInitiator, TcpRrResponder, TcpRrGpuInitiator, TcpRrGpuResponder,
-                                  TcpMsgRateSender, TcpMsgRateReceiver, UdpRrInitiator, UdpRrResponder, UdpSender,
-                                  UdpReceiver ZC_RDMA_EXCHANGE_PATHS>;
+using ExchangePath =
+    std::variant<std::monostate, TcpRrInitiator, TcpRrResponder, TcpRrGpuInitiator, TcpRrGpuResponder, TcpMsgRateSender,
+                 TcpMsgRateReceiver, UdpRrInitiator, UdpRrResponder, UdpSender, UdpReceiver ZC_RDMA_EXCHANGE_PATHS>;
 
 // Builds the loop for this side of a message test on its data connection, in the side's --buffer
 // memory (rr over TCP: host, pinned or GPU; otherwise host only); `rtt` receives the initiator's

@@ -41,7 +41,8 @@ std::string udp_spec_problem(const ServerSpec& h, Role) {
     }
     if (h.side.buffer.kind != MemoryKind::host)
         return std::string(name) + " uses host memory; --buffer " + buffer_spec_name(h.side.buffer) + " is not offered";
-    if (!h.side.rdma_dev.empty()) return std::string(name) + " is a kernel socket: --rdma-dev is for the RDMA transports";
+    if (!h.side.rdma_dev.empty())
+        return std::string(name) + " is a kernel socket: --rdma-dev is for the RDMA transports";
     const RdmaOptions d;
     const RdmaOptions& r = h.rdma;
     if (r.cq_mode != d.cq_mode || r.tx_depth != d.tx_depth || r.postlist != d.postlist ||
@@ -54,7 +55,8 @@ std::string udp_spec_problem(const ServerSpec& h, Role) {
     const bool gso = gso_transport(h.transport);
     if (h.gso_size && !gso) return "--gso-size is for -T udp-gso and udp-msgzc; -T udp sends one datagram per -m";
     if (h.test == TestKind::rr) {
-        if (h.bitrate) return "-b paces a sender (stream, maerts, msgrate); rr has one message in flight per transaction";
+        if (h.bitrate)
+            return "-b paces a sender (stream, maerts, msgrate); rr has one message in flight per transaction";
         return udp_size_problem(h.message_size, 0, 0, false);
     }
     if (gso && h.batch != 1)

@@ -28,9 +28,9 @@ const auto kTestParamFields = std::make_tuple(
     number("uring_fixed", &TestParams::uring_fixed, false, true),
     number("batch", &TestParams::batch, 1, kMaxBatch, 1),                 // absent (an older client): one per call
     number("rcv_lowat", &TestParams::rcv_lowat, 1, kMaxSocketBuffer, 1),  // absent: the kernel's default
-    number("interval_s", &TestParams::interval_s, 0, kMaxDurationS, 0),  // absent: no intervals
-    number("bitrate", &TestParams::bitrate, 0, kMaxBitrate, 0),          // absent: unpaced
-    number("gso_size", &TestParams::gso_size, 0, 65507, 0));            // absent: the path MTU's payload
+    number("interval_s", &TestParams::interval_s, 0, kMaxDurationS, 0),   // absent: no intervals
+    number("bitrate", &TestParams::bitrate, 0, kMaxBitrate, 0),           // absent: unpaced
+    number("gso_size", &TestParams::gso_size, 0, 65507, 0));              // absent: the path MTU's payload
 
 const auto kSideFields = std::make_tuple(
     cpu_list("cpus", &SideSpec::cpus), number("socket_buffer", &SideSpec::socket_buffer, 0, kMaxSocketBuffer),

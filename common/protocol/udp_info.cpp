@@ -18,8 +18,8 @@ std::string udp_count_problem(const UdpInfo& tx, uint64_t tx_bytes, const UdpInf
                std::to_string(tx_bytes) + " (datagrams from another sender on the port?)";
     }
     if (r.end_marker && r.sender_datagrams != s.datagrams) {
-        return "the sender's end marker said " + std::to_string(r.sender_datagrams) + " datagrams but the sender counted " +
-               std::to_string(s.datagrams);
+        return "the sender's end marker said " + std::to_string(r.sender_datagrams) +
+               " datagrams but the sender counted " + std::to_string(s.datagrams);
     }
     if (r.end_marker && r.datagrams + r.lost != s.datagrams) {
         return "the receiver counted " + std::to_string(r.datagrams) + " datagrams received and " +
@@ -42,14 +42,16 @@ std::vector<std::string> udp_notes(const UdpInfo& tx, double tx_rate_bps, const 
                           : "");
         out.push_back(line);
     } else if (is_udp && tx.counts.datagrams) {
-        out.push_back("UDP without -b: the sender sends as fast as it can, so the receiver's share of it (the loss) "
-                      "is part of the figure; give -b RATE for a paced test");
+        out.push_back(
+            "UDP without -b: the sender sends as fast as it can, so the receiver's share of it (the loss) "
+            "is part of the figure; give -b RATE for a paced test");
     }
     if (rx.empty()) return out;
     const UdpCounts& r = rx.counts;
     if (!r.end_marker && tx.counts.datagrams) {
-        out.push_back("udp: the sender's end marker never reached the receiver: datagrams lost after the last one "
-                      "received are not counted as lost");
+        out.push_back(
+            "udp: the sender's end marker never reached the receiver: datagrams lost after the last one "
+            "received are not counted as lost");
     }
     if (r.kernel_drops != r.lost || (r.snmp_valid && r.snmp_rcvbuf_errors + r.snmp_in_errors > 0 && r.lost == 0)) {
         std::snprintf(line, sizeof(line),
@@ -58,8 +60,8 @@ std::vector<std::string> udp_notes(const UdpInfo& tx, double tx_rate_bps, const 
                       static_cast<unsigned long long>(r.lost), static_cast<unsigned long long>(r.kernel_drops),
                       static_cast<unsigned long long>(r.snmp_rcvbuf_errors),
                       static_cast<unsigned long long>(r.snmp_in_errors),
-                      r.kernel_drops > r.lost ? ": the socket's count includes the end marker's repeats it dropped "
-                                                "while full, and other UDP sockets' drops count in the host's"
+                      r.kernel_drops > r.lost   ? ": the socket's count includes the end marker's repeats it dropped "
+                                                  "while full, and other UDP sockets' drops count in the host's"
                       : r.kernel_drops < r.lost ? ": the rest were lost before the socket (qdisc, NIC, the network)"
                                                 : ": other UDP sockets on the host dropped datagrams");
         out.push_back(line);

@@ -139,7 +139,9 @@ const Column<SideResult> kSideColumns[] = {
     // -b (any transport): the rate asked and how it was kept
     {"bitrate", [](const SideResult& s) { return s.udp.bitrate ? num(s.udp.bitrate) : std::string(); }},
     {"pacing",
-     [](const SideResult& s) { return s.udp.bitrate ? quoted(pacing_method_name(s.udp.pacing.method)) : std::string(); }},
+     [](const SideResult& s) {
+         return s.udp.bitrate ? quoted(pacing_method_name(s.udp.pacing.method)) : std::string();
+     }},
 };
 
 // rr and msgrate (empty for stream tests); for rr a message is a transaction, and only rr has the

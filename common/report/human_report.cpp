@@ -87,10 +87,10 @@ std::string udp_line(const SideResult& s) {
     std::string out;
     if (u.datagram_path && !u.rx_mode.empty()) {
         uint64_t sent = c.end_marker ? c.sender_datagrams : c.datagrams + c.lost;
-        out = fmt::format("received {} of {} datagrams, lost {} ({:.3f}%), reordered {}, duplicates {}, jitter {:.3f} ms; "
-                          "--rx {}",
-                          c.datagrams, sent, c.lost, u.loss_pct(), c.reordered, c.duplicates, c.jitter_s * 1e3,
-                          u.rx_mode);
+        out = fmt::format(
+            "received {} of {} datagrams, lost {} ({:.3f}%), reordered {}, duplicates {}, jitter {:.3f} ms; "
+            "--rx {}",
+            c.datagrams, sent, c.lost, u.loss_pct(), c.reordered, c.duplicates, c.jitter_s * 1e3, u.rx_mode);
         if (c.gro_buffers) out += fmt::format(", GRO: {} coalesced buffers", c.gro_buffers);
         out += fmt::format("; kernel: the sockets dropped {}", c.kernel_drops);
         if (c.snmp_valid)

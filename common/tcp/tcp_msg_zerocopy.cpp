@@ -9,7 +9,6 @@
 
 #include "socket/zerocopy_completions.hpp"
 
-
 namespace zc {
 
 TcpMsgZerocopySender::TcpMsgZerocopySender(int fd, size_t message_size, size_t alignment)

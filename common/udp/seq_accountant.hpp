@@ -19,7 +19,8 @@ public:
     // One data datagram: its number, the sender's stamp and the arrival time (ns).
     void datagram(uint64_t seq, int64_t send_ns, int64_t arrival_ns) {
         if (seq >= next_) {
-            if (seq - next_ >= kWindow) seen_.fill(0);  // a jump past the window: nothing in it was seen
+            if (seq - next_ >= kWindow)
+                seen_.fill(0);  // a jump past the window: nothing in it was seen
             else
                 for (uint64_t s = next_; s < seq; ++s) clear(s);
             gaps_ += seq - next_;

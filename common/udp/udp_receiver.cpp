@@ -20,10 +20,10 @@
 namespace zc {
 
 namespace {
-constexpr int kTickMs = 100;                  // the socket's receive timeout: how often the loop looks up
-constexpr int64_t kNoDataNs = 5000000000;     // nothing at all by this long past the test's end: an error
-constexpr int64_t kSilenceNs = 2000000000;    // past the end, silent this long without an end marker: done
-constexpr size_t kControlBytes = 64;          // per slot: SO_RXQ_OVFL's u32 and UDP_GRO's int
+constexpr int kTickMs = 100;                // the socket's receive timeout: how often the loop looks up
+constexpr int64_t kNoDataNs = 5000000000;   // nothing at all by this long past the test's end: an error
+constexpr int64_t kSilenceNs = 2000000000;  // past the end, silent this long without an end marker: done
+constexpr size_t kControlBytes = 64;        // per slot: SO_RXQ_OVFL's u32 and UDP_GRO's int
 }  // namespace
 
 UdpReceiver::UdpReceiver(int fd, const UdpRecvOptions& o)
@@ -47,7 +47,8 @@ UdpReceiver::UdpReceiver(int fd, const UdpRecvOptions& o)
 }
 
 void UdpReceiver::read_control(const msghdr& m, size_t& segment) {
-    for (const cmsghdr* cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(const_cast<msghdr*>(&m), const_cast<cmsghdr*>(cm))) {
+    for (const cmsghdr* cm = CMSG_FIRSTHDR(&m); cm;
+         cm = CMSG_NXTHDR(const_cast<msghdr*>(&m), const_cast<cmsghdr*>(cm))) {
         if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_RXQ_OVFL) {
             uint32_t d;
             std::memcpy(&d, CMSG_DATA(cm), sizeof(d));
@@ -89,7 +90,7 @@ StreamCounters UdpReceiver::run(const StopRule& stop) {
     const int64_t start = monotonic_ns();
     int64_t last = 0;  // last arrival
     bool more = true;
-    int flags = 0;     // MSG_DONTWAIT once the end marker came: drain what is queued, then stop
+    int flags = 0;  // MSG_DONTWAIT once the end marker came: drain what is queued, then stop
     while (more || flags) {
         for (unsigned i = 0; i < n; ++i) {
             msgs_[i].msg_hdr.msg_control = control_.data() + i * kControlBytes;
@@ -116,8 +117,9 @@ StreamCounters UdpReceiver::run(const StopRule& stop) {
             int64_t end = std::max(stop.deadline_ns, start);
             if (last == 0 && now > end + kNoDataNs) {
                 c.error = ETIMEDOUT;
-                c.failed_call = "no UDP datagram arrived by 5 s past the test's end (a firewall dropping UDP? the "
-                                "sender failed?)";
+                c.failed_call =
+                    "no UDP datagram arrived by 5 s past the test's end (a firewall dropping UDP? the "
+                    "sender failed?)";
                 break;
             }
             if (last != 0 && now > end && now - last > kSilenceNs) break;  // silent, no end marker: report it missing

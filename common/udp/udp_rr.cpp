@@ -63,8 +63,7 @@ StreamCounters UdpRrInitiator::run(const StopRule& stop) {
             if (r < 0 && errno == EAGAIN) {  // the wait ran out: the request or its answer was lost
                 ++c.udp.rr_timeouts;
                 if (!numbered)
-                    while (::recv(fd_, b, buf_.size(), MSG_DONTWAIT) >= 0) {
-                    }
+                    while (::recv(fd_, b, buf_.size(), MSG_DONTWAIT) >= 0) {}
                 break;
             }
             if (r < 0) {

@@ -25,8 +25,9 @@ std::string data_interface(int fd) {
     socklen_t len = sizeof(ss);
     if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return {};
     char text[INET6_ADDRSTRLEN] = {};
-    const void* a = ss.ss_family == AF_INET6 ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr)
-                                             : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&ss)->sin_addr);
+    const void* a = ss.ss_family == AF_INET6
+                        ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr)
+                        : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&ss)->sin_addr);
     if (!inet_ntop(ss.ss_family, a, text, sizeof(text))) return {};
     return interface_of_address(text);
 }
@@ -37,8 +38,7 @@ size_t buffer_bytes(const UdpSendOptions& o) {
 }
 }  // namespace
 
-UdpSender::UdpSender(int fd, const UdpSendOptions& o)
-    : fd_(fd), o_(o), buf_(buffer_bytes(o), o.alignment) {
+UdpSender::UdpSender(int fd, const UdpSendOptions& o) : fd_(fd), o_(o), buf_(buffer_bytes(o), o.alignment) {
     if (o_.gso) {
         size_t mtu = path_mtu_payload(fd_);
         gso_size_ = o_.gso_size ? o_.gso_size : mtu;
@@ -65,7 +65,8 @@ UdpSender::UdpSender(int fd, const UdpSendOptions& o)
     }
     if (o_.bitrate) {
         pacer_ = Pacer(o_.bitrate);
-        method_ = kernel_paces(fd_, o_.bitrate, data_interface(fd_)) ? PacingMethod::kernel_fq : PacingMethod::sender_clock;
+        method_ =
+            kernel_paces(fd_, o_.bitrate, data_interface(fd_)) ? PacingMethod::kernel_fq : PacingMethod::sender_clock;
     }
 }
 

@@ -28,9 +28,9 @@ struct UdpSendOptions {
     size_t bytes_per_call = 1472;  // -m: one datagram (udp), or the buffer one GSO call carries
     size_t gso_size = 0;           // udp-gso, udp-msgzc: segment size; 0 = the path MTU's payload
     bool gso = false;
-    bool zerocopy = false;                 // udp-msgzc
-    unsigned batch = 1;                    // udp: datagrams per sendmmsg
-    uint64_t bitrate = 0;                  // -b, bits per second; 0 = as fast as it can
+    bool zerocopy = false;  // udp-msgzc
+    unsigned batch = 1;     // udp: datagrams per sendmmsg
+    uint64_t bitrate = 0;   // -b, bits per second; 0 = as fast as it can
     size_t alignment = 4096;
     bool count_messages = false;  // msgrate: messages = datagrams
 };

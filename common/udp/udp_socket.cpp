@@ -97,10 +97,14 @@ UdpSnmp parse_udp_snmp(const std::string& text) {
     std::string name;
     uint64_t value = 0;
     while (h >> name && v >> value) {
-        if (name == "InDatagrams") s.in_datagrams = value;
-        else if (name == "InErrors") s.in_errors = value;
-        else if (name == "RcvbufErrors") s.rcvbuf_errors = value;
-        else if (name == "SndbufErrors") s.sndbuf_errors = value;
+        if (name == "InDatagrams")
+            s.in_datagrams = value;
+        else if (name == "InErrors")
+            s.in_errors = value;
+        else if (name == "RcvbufErrors")
+            s.rcvbuf_errors = value;
+        else if (name == "SndbufErrors")
+            s.sndbuf_errors = value;
     }
     s.valid = true;
     return s;

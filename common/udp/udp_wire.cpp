@@ -26,8 +26,8 @@ std::string udp_size_problem(size_t bytes, size_t gso, size_t mtu_payload, bool 
     if (segs > kMaxGsoSegments) {
         return "-m " + n + " in segments of --gso-size " + std::to_string(gso) + " makes " + std::to_string(segs) +
                " segments per call, over the kernel's limit of " + std::to_string(kMaxGsoSegments) +
-               " (UDP_MAX_SEGMENTS): give a larger --gso-size or at most " +
-               std::to_string(kMaxGsoSegments * gso) + " bytes per call";
+               " (UDP_MAX_SEGMENTS): give a larger --gso-size or at most " + std::to_string(kMaxGsoSegments * gso) +
+               " bytes per call";
     }
     return {};
 }

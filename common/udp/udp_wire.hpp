@@ -20,9 +20,9 @@ inline constexpr unsigned kMaxGsoSegments = 64;   // the kernel's UDP_MAX_SEGMEN
 inline constexpr size_t kUdpIpv4Headers = 28;     // IP + UDP, taken off the path MTU for a segment's payload
 inline constexpr size_t kUdpIpv6Headers = 48;
 
-inline constexpr uint64_t kUdpHello = ~0ull - 2;    // a stream's first datagram, answered by the server
-inline constexpr uint64_t kUdpEndAck = ~0ull - 1;   // the receiver saw the end marker
-inline constexpr uint64_t kUdpEnd = ~0ull;          // the sender is done; time field = datagrams sent
+inline constexpr uint64_t kUdpHello = ~0ull - 2;   // a stream's first datagram, answered by the server
+inline constexpr uint64_t kUdpEndAck = ~0ull - 1;  // the receiver saw the end marker
+inline constexpr uint64_t kUdpEnd = ~0ull;         // the sender is done; time field = datagrams sent
 inline constexpr uint64_t kUdpFirstControl = kUdpHello;
 
 struct SeqHeader {

@@ -68,8 +68,9 @@ TEST(UdpE2e, PacedStreamIsExactInEveryReceiveMode) {
 
 TEST(UdpE2e, GsoMaertsWithGroAndSeveralStreams) {
     LocalServer server;
-    auto o = zcperf({"-H", server.address(), "-t", "maerts", "-T", "udp-gso", "--gso-size", "1400", "-m", "56000",
-                     "-P", "2", "--rx", "gro", "-b", "100M", "-l", "1", "-s", "4M", "-o", "json"});
+    auto o = zcperf(
+        {"-H", server.address(), "-t",  "maerts", "-T",   "udp-gso", "--gso-size", "1400", "-m", "56000", "-P",
+         "2",  "--rx",           "gro", "-b",     "100M", "-l",      "1",          "-s",   "4M", "-o",    "json"});
     json j = report(o);
     const json& r = j["results"][0];
     expect_exact(r);
@@ -96,8 +97,8 @@ TEST(UdpE2e, MsgZerocopyReportsTheCopiedShare) {
 }
 
 TEST(UdpE2e, MsgrateAndRrCountMessages) {
-    auto o = zcperf({"-T", "udp", "-t", "msgrate", "-m", "64", "--batch", "8", "-b", "10M", "-l", "1", "-S", "4M", "-o",
-                     "json"});
+    auto o = zcperf(
+        {"-T", "udp", "-t", "msgrate", "-m", "64", "--batch", "8", "-b", "10M", "-l", "1", "-S", "4M", "-o", "json"});
     json j = report(o);
     const json& m = j["results"][0]["msgrate"];
     uint64_t n = m["messages"];

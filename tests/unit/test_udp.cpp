@@ -110,7 +110,8 @@ TEST(Pacer, BitrateParsingAndItsLimits) {
     EXPECT_EQ(parse_bitrate("2.5G"), 2500000000u);
     EXPECT_EQ(parse_bitrate("1k"), 1000u);
     EXPECT_EQ(parse_bitrate("64000"), 64000u);
-    for (const char* bad : {"", "fast", "10X", "1e30", "-5M"}) EXPECT_THROW(parse_bitrate(bad), std::invalid_argument) << bad;
+    for (const char* bad : {"", "fast", "10X", "1e30", "-5M"})
+        EXPECT_THROW(parse_bitrate(bad), std::invalid_argument) << bad;
     try {
         parse_bitrate("999");
         FAIL();
@@ -125,7 +126,7 @@ TEST(UdpLimits, SizesNameTheirLimit) {
     EXPECT_EQ(udp_size_problem(65507, 0, 0, true), "");
     EXPECT_TRUE(has(udp_size_problem(65508, 0, 0, true), "65507")) << udp_size_problem(65508, 0, 0, true);
     EXPECT_TRUE(has(udp_size_problem(8, 0, 0, true), "16-byte sequence header"));
-    EXPECT_EQ(udp_size_problem(1, 0, 0, false), "");  // rr: any size
+    EXPECT_EQ(udp_size_problem(1, 0, 0, false), "");           // rr: any size
     EXPECT_EQ(udp_size_problem(64768, 1472, 1472, true), "");  // 44 segments
     EXPECT_TRUE(has(udp_size_problem(65000, 1500, 1472, true), "over the path's largest segment payload, 1472"));
     std::string many = udp_size_problem(65000, 1000, 1472, true);  // 65 segments
@@ -159,7 +160,8 @@ struct UdpPair {
         UdpListener l("127.0.0.1", rcvbuf);
         std::atomic<bool> stopped{false};
         std::vector<UniqueFd> server;
-        std::thread t([&] { server = l.accept(1, 42, std::chrono::steady_clock::now() + std::chrono::seconds(5), stopped); });
+        std::thread t(
+            [&] { server = l.accept(1, 42, std::chrono::steady_clock::now() + std::chrono::seconds(5), stopped); });
         auto client = connect_udp_streams("127.0.0.1", l.port(), 1, 42, std::chrono::seconds(5), 0);
         t.join();
         if (server.size() != 1) throw std::runtime_error("no UDP stream accepted");
@@ -194,7 +196,8 @@ TEST(UdpLoops, WrongTokenIsNotAccepted) {
     UdpListener l("127.0.0.1", 0);
     std::atomic<bool> stopped{false};
     std::vector<UniqueFd> server;
-    std::thread t([&] { server = l.accept(1, 42, std::chrono::steady_clock::now() + std::chrono::milliseconds(500), stopped); });
+    std::thread t(
+        [&] { server = l.accept(1, 42, std::chrono::steady_clock::now() + std::chrono::milliseconds(500), stopped); });
     try {
         connect_udp_streams("127.0.0.1", l.port(), 1, 7, std::chrono::milliseconds(300), 0);
         FAIL() << "a wrong token was answered";
