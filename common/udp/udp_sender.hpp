@@ -6,9 +6,9 @@
 //   udp-msgzc  the same with MSG_ZEROCOPY: the kernel pins the pages; a ring slot is written again only
 //              after its completion came back (socket/zerocopy_completions.hpp), the copied share counted
 // Every datagram (each GSO segment) opens with its sequence header (udp_wire.hpp), written at each
-// segment boundary before the call. With -b the sender keeps the rate: the kernel's fq pacing where
-// the egress qdisc is fq, else its own clock (core/pacer.hpp). At the end it sends its end marker,
-// carrying how many datagrams it sent, until the receiver answers (a bounded wait).
+// segment boundary before the call. With -b the sender keeps the rate by its own clock (core/pacer.hpp),
+// and where the egress qdisc is fq the kernel paces the packets too (SO_MAX_PACING_RATE). At the end it sends its end
+// marker, carrying how many datagrams it sent, until the receiver answers (a bounded wait).
 #include <sys/socket.h>
 
 #include <cstddef>
