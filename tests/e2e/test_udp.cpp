@@ -177,3 +177,15 @@ TEST(UdpE2e, BadInputNamesTheLimit) {
         EXPECT_NE(o.err.find(c.says), std::string::npos) << what << ": " << o.err;
     }
 }
+
+TEST(UdpE2e, IntervalsAddUpToTheReceiversBytes) {
+    auto o = zcperf({"-T", "udp", "-b", "20M", "-l", "1", "-D", "0.25", "-S", "4M", "-o", "json"});
+    json j = report(o);
+    const json& r = j["results"][0];
+    expect_exact(r);
+    const json& rows = r["intervals"];
+    ASSERT_GE(rows.size(), 3u) << rows.dump();
+    uint64_t sum = 0;
+    for (const auto& row : rows) sum += row["bytes"].get<uint64_t>();
+    EXPECT_EQ(sum, r["bytes"].get<uint64_t>());
+}
