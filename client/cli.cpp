@@ -203,6 +203,33 @@ std::pair<double, double> parse_pair(const std::string& text, const char* what) 
     throw std::invalid_argument(std::string(what) + " takes two numbers separated by a comma, got '" + text + "'");
 }
 
+// --batch (sendmmsg), -b (pacing) and --gso-size (UDP GSO): how a sender hands its data over.
+void add_rate_options(CLI::App& app, ClientOptions& o, std::string& bitrate) {
+    app.add_option("--batch", o.params.batch,
+                   "msgrate, and udp's stream: messages (datagrams) per send call (sendmmsg), 1..1024")
+        ->check(CLI::Range(1u, kMaxBatch))
+        ->capture_default_str();
+    app.add_option("-b,--bitrate", bitrate,
+                   "the sender's rate in bits/s (iperf3's -b): 100M, 2.5G, 1k at least; the kernel paces where the "
+                   "egress qdisc is fq (SO_MAX_PACING_RATE), else the sender's own clock; the report gives the rate "
+                   "achieved and how. UDP without -b sends as fast as it can. stream, maerts, msgrate");
+    app.add_option("--gso-size", o.params.gso_size,
+                   "udp-gso, udp-msgzc: bytes per datagram the kernel (or the NIC) cuts each -m call into "
+                   "(UDP_SEGMENT; at most the path MTU's payload, and -m at most 64 of them; default: the path MTU's "
+                   "payload, 1472 on Ethernet)")
+        ->check(CLI::Range(16u, 65507u));
+}
+
+void check_rate_options(ClientOptions& o, const std::string& bitrate) {
+    const bool datagrams =
+        std::any_of(o.transports.begin(), o.transports.end(), [](Transport t) { return transport_info(t).datagrams; });
+    if (o.params.batch != 1 && !datagrams &&
+        std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end()) {
+        throw std::invalid_argument("--batch is for -t msgrate (messages per send call), and udp's stream");
+    }
+    if (!bitrate.empty()) o.params.bitrate = parse_bitrate(bitrate);
+}
+
 int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgram& program) {
     for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
     CLI::App app{program.description.empty() ? kDescription : program.description, program.name};
@@ -220,13 +247,9 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
                    "one message each way per transaction) or msgrate (message rate); several: stream,maerts")
         ->capture_default_str();
     app.add_option("-T,--transport", transports,
-                   "data path(s) of the sender, comma-separated; the first is the baseline others are compared with:\n"
-                   "tcp (send/recv), tcp-sendfile, tcp-msgzc (MSG_ZEROCOPY), tcp-uringzc (io_uring SEND_ZC);\n"
-                   "RDMA (needs rdma-core and an RDMA device; -H must be an address on it): rsocket (rsend/rrecv),\n"
-                   "rsocket-iomap (riowrite into the receiver's riomap'ed ring), rdma-write, rdma-send, rdma-read\n"
-                   "(verbs over rdma_cm; the receiver verifies pattern samples of every message it counts);\n"
-                   "UDP: udp (a datagram per send(), --batch N: sendmmsg), udp-gso (UDP_SEGMENT, --gso-size),\n"
-                   "udp-msgzc (GSO with MSG_ZEROCOPY); loss, reordering and jitter counted by the receiver")
+                   "data path(s) of the sender, comma-separated; the first is the baseline others are compared with "
+                   "(the rsocket and rdma-* ones need an RDMA device, and -H an address on it):" +
+                       transport_help())
         ->capture_default_str();
     std::string cq_mode = "auto", rdma_dev;
     app.add_option("--cq-mode", cq_mode,
@@ -275,19 +298,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
         app.add_option("-m,--message-size", sizes,
                        "bytes per send/recv call (rr, msgrate: per message, 1 B..1G): 64K, a list 64K,1M, or a "
                        "doubling range 64K..4M; each size is one result (default: 1M; rr 1; msgrate 2)");
-    app.add_option("--batch", o.params.batch,
-                   "msgrate, and udp's stream: messages (datagrams) per send call (sendmmsg), 1..1024")
-        ->check(CLI::Range(1u, kMaxBatch))
-        ->capture_default_str();
-    app.add_option("-b,--bitrate", bitrate,
-                   "the sender's rate in bits/s (iperf3's -b): 100M, 2.5G, 1k at least; the kernel paces where the "
-                   "egress qdisc is fq (SO_MAX_PACING_RATE), else the sender's own clock; the report gives the rate "
-                   "achieved and how. UDP without -b sends as fast as it can. stream, maerts, msgrate");
-    app.add_option("--gso-size", o.params.gso_size,
-                   "udp-gso, udp-msgzc: bytes per datagram the kernel (or the NIC) cuts each -m call into "
-                   "(UDP_SEGMENT; at most the path MTU's payload, and -m at most 64 of them; default: the path MTU's "
-                   "payload, 1472 on Ethernet)")
-        ->check(CLI::Range(16u, 65507u));
+    add_rate_options(app, o, bitrate);
     // The verbs message-rate knobs (--postlist, --qps-per-context, --inline) belong beside --batch:
     // they travel in the spec like batch and are checked by spec_problem() (paths/test_rules.hpp).
     auto* dur = app.add_option("-l,--duration", o.params.duration_s,
@@ -378,12 +389,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
             o.params.total_bytes = parse_size(bytes);
             if (o.params.total_bytes == 0) throw std::invalid_argument("-n must be more than 0 bytes");
         }
-        const bool any_udp = std::any_of(o.transports.begin(), o.transports.end(), is_udp);
-        if (o.params.batch != 1 && !any_udp &&
-            std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end()) {
-            throw std::invalid_argument("--batch is for -t msgrate (messages per send call), and udp's stream");
-        }
-        if (!bitrate.empty()) o.params.bitrate = parse_bitrate(bitrate);
+        check_rate_options(o, bitrate);
         if (!rcvlowat.empty()) {
             o.params.rcv_lowat = parse_size(rcvlowat);
             if (o.params.rcv_lowat < 1 || o.params.rcv_lowat > kMaxSocketBuffer) {
@@ -466,12 +472,9 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
 }
 
 uint64_t default_message_size(TestKind t, Transport tr) {
-    // UDP: a datagram that fits an Ethernet frame (iperf3's default is about as much); GSO's default
-    // call is 44 of them (64768 B, under UDP's 65507); msgrate: the 16-byte sequence header alone.
-    if (is_udp(tr) && t != TestKind::rr) {
-        if (t == TestKind::msgrate) return 16;
-        return tr == Transport::udp ? 1472 : 44 * 1472;
-    }
+    const TransportInfo& row = transport_info(tr);  // UDP's rows carry their own (a datagram's size)
+    if (t == TestKind::msgrate && row.msgrate_size) return row.msgrate_size;
+    if ((t == TestKind::stream || t == TestKind::maerts) && row.stream_size) return row.stream_size;
     switch (t) {
         case TestKind::rr:
             return 1;
@@ -495,7 +498,7 @@ std::vector<TestSpec> expand_tests(const ClientOptions& o) {
                     s.rx = rx;
                     s.test = t;
                     s.message_size = size;
-                    if (t != TestKind::msgrate && tr != Transport::udp) s.batch = 1;
+                    if (t != TestKind::msgrate && !transport_info(tr).datagrams) s.batch = 1;
                     out.push_back(s);
                 }
             }

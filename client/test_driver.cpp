@@ -154,7 +154,7 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
     r.streams = spec.streams;
     const SideResult& rx = local.role == Role::recv ? local : remote;
     const SideResult& tx = local.role == Role::recv ? remote : local;
-    const bool udp = is_udp(spec.transport);
+    const bool udp = transport_info(spec.transport).datagrams;
     if (udp && spec.test != TestKind::rr) {  // datagrams may be lost: the two sides' counts must add up instead
         if (std::string why = udp_count_problem(tx.udp, tx.bytes, rx.udp, rx.bytes); !why.empty())
             throw std::runtime_error("UDP count mismatch: " + why + ". No figures are reported for this test.");
@@ -186,7 +186,10 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
     }
     note_overrun(spec, local, remote, r.warnings);
     if (!tx.udp.empty()) {
-        double rate = tx.elapsed_s > 0 ? static_cast<double>(tx.bytes) * 8 / tx.elapsed_s : 0;
+        // A timed paced sender sends what is due before the end of -l: its rate is its bytes over -l (its
+        // measured interval also holds the end marker's exchange); with -n, over its interval.
+        double span = spec.total_bytes == 0 ? spec.duration_s : tx.elapsed_s;
+        double rate = span > 0 ? static_cast<double>(tx.bytes) * 8 / span : 0;
         for (auto& n : udp_notes(tx.udp, rate, spec.test == TestKind::rr ? UdpInfo{} : rx.udp, udp))
             r.warnings.push_back(std::move(n));
     }
@@ -227,7 +230,7 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
     }
     if (is_message_test(spec.test)) {
         // Messages per post for verbs (--postlist), per send call for TCP (--batch).
-        uint32_t batch = is_verbs(spec.transport) ? spec.rdma.postlist : spec.batch;
+        uint32_t batch = transport_info(spec.transport).queue_pairs ? spec.rdma.postlist : spec.batch;
         r.messages = message_result(spec.test, batch, local, remote, r.elapsed_s);
         r.warnings.insert(r.warnings.end(), r.messages.notes.begin(), r.messages.notes.end());
     }

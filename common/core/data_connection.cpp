@@ -2,8 +2,6 @@
 
 #include <sys/socket.h>
 
-// RsocketFd::reset and RdmaConnectionDeleter are the RDMA layer's (rdma/data_connection.cpp, or
-// rdma/no_rdma.cpp in a build without rdma-core); local_address_of is paths/data_setup.cpp's.
 namespace zc {
 
 int tcp_fd(const DataConnection& c) {

@@ -10,18 +10,21 @@
 
 namespace zc {
 
-// An rsocket descriptor (librdmacm's rsocket(3)): closed with rclose, not close.
+// An rsocket descriptor (librdmacm's rsocket(3)): closed with rclose, not close. The rdma layer makes
+// them and hands in how to close one (rdma/data_connection.cpp), so this layer links without librdmacm.
 class RsocketFd {
 public:
+    using Close = void (*)(int fd, bool abandoned);
     RsocketFd() = default;
-    explicit RsocketFd(int fd) : fd_(fd) {}
+    RsocketFd(int fd, Close close) : fd_(fd), close_(close) {}
     RsocketFd(const RsocketFd&) = delete;
     RsocketFd& operator=(const RsocketFd&) = delete;
-    RsocketFd(RsocketFd&& o) noexcept : fd_(o.fd_), abandoned_(o.abandoned_) { o.fd_ = -1; }
+    RsocketFd(RsocketFd&& o) noexcept : fd_(o.fd_), close_(o.close_), abandoned_(o.abandoned_) { o.fd_ = -1; }
     RsocketFd& operator=(RsocketFd&& o) noexcept {
         if (this != &o) {
             reset();
             fd_ = o.fd_;
+            close_ = o.close_;
             abandoned_ = o.abandoned_;
             o.fd_ = -1;
         }
@@ -30,7 +33,11 @@ public:
     ~RsocketFd() { reset(); }
     int get() const { return fd_; }
     explicit operator bool() const { return fd_ >= 0; }
-    void reset();  // rclose (nothing to do in a build without rdma-core)
+    void reset() {
+        if (fd_ >= 0 && close_) close_(fd_, abandoned_);
+        fd_ = -1;
+        abandoned_ = false;
+    }
     // The peer may be gone: rclose sends a disconnect and waits for its completion, which a dead
     // peer never gives, so the close then runs on a detached thread (librdmacm gives up when the
     // queue pair's retries run out; a process that exits first loses nothing).
@@ -38,12 +45,18 @@ public:
 
 private:
     int fd_ = -1;
+    Close close_ = nullptr;
     bool abandoned_ = false;
 };
 
-class RdmaConnection;  // common/rdma/rdma_connection.hpp
+// An RDMA connection (rdma/rdma_connection.hpp) is deleted by the function the rdma layer made it
+// with (make_rdma_connection), so this layer needs neither its type nor its code.
+class RdmaConnection;
 struct RdmaConnectionDeleter {
-    void operator()(RdmaConnection* c) const;
+    void (*destroy)(RdmaConnection*) = nullptr;
+    void operator()(RdmaConnection* c) const {
+        if (c && destroy) destroy(c);
+    }
 };
 using RdmaConnectionPtr = std::unique_ptr<RdmaConnection, RdmaConnectionDeleter>;
 

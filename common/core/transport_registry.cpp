@@ -11,72 +11,157 @@ constexpr bool kRdmaBuilt = true;
 #else
 constexpr bool kRdmaBuilt = false;
 #endif
-}  // namespace
+constexpr const char* kRdmaCore =
+    "it was built without rdma-core (libibverbs, librdmacm); on Debian: apt-get install libibverbs-dev "
+    "librdmacm-dev, then reconfigure and rebuild";
 
-namespace {
 constexpr unsigned kStreams = bit(TestKind::stream) | bit(TestKind::maerts);
 constexpr unsigned kAllTests = kStreams | bit(TestKind::rr) | bit(TestKind::msgrate);
 constexpr unsigned kHost = bit(MemoryKind::host);
 constexpr unsigned kGpuLike = bit(MemoryKind::cuda) | bit(MemoryKind::sim_gpu);
 constexpr unsigned kAnyMemory = kHost | bit(MemoryKind::pinned) | kGpuLike;
-constexpr auto kTcp = TransportKind::tcp;
-constexpr auto kRsocket = TransportKind::rsocket;
-constexpr auto kVerbs = TransportKind::verbs;
-constexpr auto kUdp = TransportKind::udp;
 }  // namespace
 
 const std::vector<TransportInfo>& transport_table() {
     // tcp (send/recv) takes every memory kind (GPU memory staged through pinned slots); rsocket stages
     // GPU memory; the zero-copy TCP senders and rsocket-iomap hand over their own host pages; the
     // verbs transports register any memory (GPU memory directly where the NIC takes its dmabuf).
+    // A TCP sender meets any TCP receiver (--rx), so the TCP rows differ in their sender only.
     static const std::vector<TransportInfo> table = {
-        {Transport::tcp, "tcp", "TCP with copies: send() and recv() through the socket buffers", kTcp, kAllTests,
-         nullptr, kAnyMemory, false, SendBuffer::message},
-        {Transport::tcp_sendfile, "tcp-sendfile",
-         "TCP, sender uses sendfile() from a memfd (netperf TCP_SENDFILE, iperf3 -Z)", kTcp, kStreams, nullptr, kHost,
-         false, SendBuffer::file},
-        {Transport::tcp_msgzc, "tcp-msgzc",
-         "TCP, sender uses send(MSG_ZEROCOPY); completions and kernel copies counted", kTcp, kStreams, nullptr, kHost,
-         false, SendBuffer::zc_ring},
-        {Transport::tcp_uringzc, "tcp-uringzc", "TCP, sender uses io_uring SEND_ZC with usage reports", kTcp, kStreams,
-         nullptr, kHost, false, SendBuffer::zc_ring},
-        {Transport::rsocket, "rsocket", "rsockets rsend/rrecv: the socket API over RDMA, copies through its buffers",
-         kRsocket, kStreams | bit(TestKind::rr),
-         "rsockets copy each rsend into their own buffer and send in chunks of up to 64 KiB, so small messages are "
-         "coalesced and their rate is a stream's. Use -T tcp, rdma-send or rdma-write",
-         kHost | kGpuLike, false, SendBuffer::message, kRdmaBuilt},
-        {Transport::rsocket_iomap, "rsocket-iomap", "rsockets riowrite into the receiver's riomap'ed buffer", kRsocket,
-         kStreams,
-         "riowrite lands data in a ring the receiver mapped, and each message then needs a notice (rsend) to say it "
-         "is there, so every message is two transfers, a bulk path's trade. Use -T rsocket (rsend/rrecv) or -T "
-         "rdma-write (one-sided writes, nothing else)",
-         kHost, false, SendBuffer::message, kRdmaBuilt},
-        {Transport::rdma_write, "rdma-write",
-         "verbs RDMA WRITE into the receiver's registered ring, progress by immediate data", kVerbs, kAllTests, nullptr,
-         kAnyMemory, true, SendBuffer::message, kRdmaBuilt},
-        {Transport::rdma_send, "rdma-send", "verbs SEND into the receiver's posted receives, credit flow control",
-         kVerbs, kAllTests, nullptr, kAnyMemory, true, SendBuffer::message, kRdmaBuilt},
-        {Transport::rdma_read, "rdma-read", "verbs RDMA READ: the receiver pulls from the sender's registered buffer",
-         kVerbs, kStreams,
-         "an RDMA READ is one-sided, the side whose memory is read never sees a message, so there is nobody to "
-         "answer or count (ib_read_lat times one read's round trip). Use -T rdma-send or -T rdma-write",
-         kAnyMemory, true, SendBuffer::message, kRdmaBuilt},
-        {Transport::udp, "udp",
-         "UDP: one datagram per send() (--batch N: sendmmsg); loss, reordering, duplicates and jitter counted by the "
-         "receiver from each datagram's sequence number",
-         kUdp, kAllTests, nullptr, kHost, false, SendBuffer::message},
-        {Transport::udp_gso, "udp-gso",
-         "UDP GSO (UDP_SEGMENT): one send() carries up to 64 datagrams of --gso-size, cut by the kernel or the NIC",
-         kUdp, kStreams,
-         "GSO cuts one large buffer into many datagrams per call, a bulk sender's trade. Use -T udp (with --batch N "
-         "for sendmmsg)",
-         kHost, false, SendBuffer::message},
-        {Transport::udp_msgzc, "udp-msgzc",
-         "UDP GSO with MSG_ZEROCOPY: the kernel sends from our pages; completions and its copies counted", kUdp,
-         kStreams,
-         "MSG_ZEROCOPY pays off on large GSO buffers; a message test's small datagrams would only add completions. "
-         "Use -T udp",
-         kHost, false, SendBuffer::zc_ring},
+        {.id = Transport::tcp,
+         .name = "tcp",
+         .summary = "TCP with copies: send() and recv() through the socket buffers",
+         .kind = TransportKind::tcp,
+         .tests = kAllTests,
+         .buffers = kAnyMemory,
+         .message_buffers = kAnyMemory,
+         .rx_modes = true,
+         .send_batch = true},
+        {.id = Transport::tcp_sendfile,
+         .name = "tcp-sendfile",
+         .summary = "TCP, sender uses sendfile() from a memfd (netperf TCP_SENDFILE, iperf3 -Z)",
+         .kind = TransportKind::tcp,
+         .tests = kStreams,
+         .buffers = kHost,
+         .send_buffer = SendBuffer::file,
+         .rx_modes = true},
+        {.id = Transport::tcp_msgzc,
+         .name = "tcp-msgzc",
+         .summary = "TCP, sender uses send(MSG_ZEROCOPY); completions and kernel copies counted",
+         .kind = TransportKind::tcp,
+         .tests = kStreams,
+         .buffers = kHost,
+         .send_buffer = SendBuffer::zc_ring,
+         .rx_modes = true},
+        {.id = Transport::tcp_uringzc,
+         .name = "tcp-uringzc",
+         .summary = "TCP, sender uses io_uring SEND_ZC with usage reports",
+         .kind = TransportKind::tcp,
+         .tests = kStreams,
+         .buffers = kHost,
+         .send_buffer = SendBuffer::zc_ring,
+         .rx_modes = true},
+        {.id = Transport::rsocket,
+         .name = "rsocket",
+         .summary = "rsockets rsend/rrecv: the socket API over RDMA, copies through its buffers",
+         .kind = TransportKind::rsocket,
+         .tests = kStreams | bit(TestKind::rr),
+         .no_message_tests =
+             "rsockets copy each rsend into their own buffer and send in chunks of up to 64 KiB, so small messages "
+             "are coalesced and their rate is a stream's. Use -T tcp, rdma-send or rdma-write",
+         .buffers = kHost | kGpuLike,
+         .message_buffers = kHost,
+         .rdma_options = true,
+         .needs = kRdmaCore,
+         .built = kRdmaBuilt},
+        {.id = Transport::rsocket_iomap,
+         .name = "rsocket-iomap",
+         .summary = "rsockets riowrite into the receiver's riomap'ed buffer",
+         .kind = TransportKind::rsocket,
+         .tests = kStreams,
+         .no_message_tests =
+             "riowrite lands data in a ring the receiver mapped, and each message then needs a notice (rsend) to say "
+             "it is there, so every message is two transfers, a bulk path's trade. Use -T rsocket (rsend/rrecv) or "
+             "-T rdma-write (one-sided writes, nothing else)",
+         .buffers = kHost,
+         .rdma_options = true,
+         .needs = kRdmaCore,
+         .built = kRdmaBuilt},
+        {.id = Transport::rdma_write,
+         .name = "rdma-write",
+         .summary = "verbs RDMA WRITE into the receiver's registered ring, progress by immediate data",
+         .kind = TransportKind::verbs,
+         .tests = kAllTests,
+         .buffers = kAnyMemory,
+         .message_buffers = kHost,
+         .gpu_direct = true,
+         .queue_pairs = true,
+         .rdma_options = true,
+         .needs = kRdmaCore,
+         .built = kRdmaBuilt},
+        {.id = Transport::rdma_send,
+         .name = "rdma-send",
+         .summary = "verbs SEND into the receiver's posted receives, credit flow control",
+         .kind = TransportKind::verbs,
+         .tests = kAllTests,
+         .buffers = kAnyMemory,
+         .message_buffers = kHost,
+         .gpu_direct = true,
+         .queue_pairs = true,
+         .rdma_options = true,
+         .needs = kRdmaCore,
+         .built = kRdmaBuilt},
+        {.id = Transport::rdma_read,
+         .name = "rdma-read",
+         .summary = "verbs RDMA READ: the receiver pulls from the sender's registered buffer",
+         .kind = TransportKind::verbs,
+         .tests = kStreams,
+         .no_message_tests =
+             "an RDMA READ is one-sided, the side whose memory is read never sees a message, so there is nobody to "
+             "answer or count (ib_read_lat times one read's round trip). Use -T rdma-send or -T rdma-write",
+         .buffers = kAnyMemory,
+         .gpu_direct = true,
+         .queue_pairs = true,
+         .rdma_options = true,
+         .needs = kRdmaCore,
+         .built = kRdmaBuilt},
+        // UDP: host memory, --rx copy/mmsg/gro (udp_rules.cpp), every datagram numbered.
+        {.id = Transport::udp,
+         .name = "udp",
+         .summary = "UDP: one datagram per send() (--batch N: sendmmsg); loss, reordering, duplicates and jitter "
+                    "counted by the receiver from each datagram's sequence number",
+         .kind = TransportKind::udp,
+         .tests = kAllTests,
+         .buffers = kHost,
+         .message_buffers = kHost,
+         .send_batch = true,
+         .datagrams = true,
+         .stream_size = 1472,  // a datagram that fits an Ethernet frame
+         .msgrate_size = 16},  // the sequence header alone
+        {.id = Transport::udp_gso,
+         .name = "udp-gso",
+         .summary = "UDP GSO (UDP_SEGMENT): one send() carries up to 64 datagrams of --gso-size, cut by the kernel or "
+                    "the NIC",
+         .kind = TransportKind::udp,
+         .tests = kStreams,
+         .no_message_tests = "GSO cuts one large buffer into many datagrams per call, a bulk sender's trade. Use -T "
+                             "udp (with --batch N for sendmmsg)",
+         .buffers = kHost,
+         .datagrams = true,
+         .gso = true,
+         .stream_size = 44 * 1472},  // 44 Ethernet-sized segments per call, under UDP's 65507
+        {.id = Transport::udp_msgzc,
+         .name = "udp-msgzc",
+         .summary = "UDP GSO with MSG_ZEROCOPY: the kernel sends from our pages; completions and its copies counted",
+         .kind = TransportKind::udp,
+         .tests = kStreams,
+         .no_message_tests = "MSG_ZEROCOPY pays off on large GSO buffers; a message test's small datagrams would only "
+                             "add completions. Use -T udp",
+         .buffers = kHost,
+         .send_buffer = SendBuffer::zc_ring,  // MSG_ZEROCOPY: a slot is reused after its completion
+         .datagrams = true,
+         .gso = true,
+         .stream_size = 44 * 1472},
     };
     return table;
 }
@@ -94,12 +179,9 @@ Transport transport_from_name(std::string_view name) {
     std::string known;
     for (const auto& t : transport_table()) {
         if (name == t.name && t.built) return t.id;
-        if (name == t.name) {
+        if (name == t.name)
             throw std::invalid_argument("transport '" + std::string(name) +
-                                        "' is not in this build: it was built without rdma-core (libibverbs, "
-                                        "librdmacm); on Debian: apt-get install libibverbs-dev librdmacm-dev, "
-                                        "then reconfigure and rebuild");
-        }
+                                        "' is not in this build: " + not_built_reason(t));
         if (!t.built) continue;
         known += known.empty() ? "" : ", ";
         known += t.name;
@@ -114,6 +196,25 @@ const TransportInfo& transport_info(Transport t) {
 }
 
 const char* transport_name(Transport t) { return transport_info(t).name; }
+
+std::string not_built_reason(const TransportInfo& t) {
+    if (t.built) return "";
+    return t.needs ? t.needs : "this build lacks what it needs";
+}
+
+std::string transport_help() {
+    std::string text, missing;
+    for (const auto& t : transport_table()) {
+        if (!t.built) {
+            missing += (missing.empty() ? "" : ", ") + std::string(t.name);
+            continue;
+        }
+        std::string name = t.name;
+        text += "\n  " + name + std::string(name.size() < 15 ? 15 - name.size() : 1, ' ') + t.summary;
+    }
+    if (!missing.empty()) text += "\n  not in this build: " + missing;
+    return text;
+}
 
 namespace {
 constexpr const char* kRxNames[] = {"copy", "zerocopy", "splice", "trunc", "mmsg", "gro"};

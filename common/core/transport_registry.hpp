@@ -1,7 +1,8 @@
 #pragma once
-// Which data paths this build has, and what each can do. Adding a transport = one file plus one
-// entry here. The capabilities are data in the transport's row (UCX perftest's test-type table is the
-// model), read by one check, spec_problem() (test_rules.hpp), on both zcperf and zcserver.
+// Which data paths this build has, and what each can do: one row per transport. The capabilities are
+// data in the row (UCX perftest's test-type table is the model), read by one check, spec_problem()
+// (paths/test_rules.hpp), on both zcperf and zcserver; the row's kind finds the operations table that
+// connects it and builds its loops (paths/transport_ops.hpp). -T's help and --version list the rows.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,8 +29,9 @@ enum class Transport {
     udp_msgzc
 };
 
-// How a transport connects and moves data. The RDMA kinds choose their receiver themselves (--rx does
-// not apply) and connect through rsockets or rdma_cm instead of a TCP data connection.
+// Which operations table connects a transport and builds its loops (paths/transport_ops.cpp): the kinds
+// share nothing below the test rules, each has its own data connection (a TCP socket, an rsocket, QPs
+// connected with rdma_cm). Nothing outside that table branches on the kind: what differs is a row field.
 enum class TransportKind { tcp, rsocket, verbs, udp };
 
 // What one stream's sender allocates (buffer_bytes, test_rules.hpp): one message, a ring of messages awaiting
@@ -47,30 +49,49 @@ enum class RxMode { copy, zerocopy, splice, trunc, mmsg, gro };
 struct TransportInfo {
     Transport id;
     const char* name;
-    const char* summary;
+    const char* summary;  // -T's help line
     TransportKind kind;
     unsigned tests;  // bit(TestKind) of each test it runs
     // Why it runs no message test it lacks (after "rr over NAME is not offered: "); nullptr: a bulk sender path.
-    const char* no_message_tests;
-    unsigned buffers;  // bit(MemoryKind) of the memory its loops hand the kernel or the NIC (stream tests)
-    bool gpu_direct;   // the NIC can DMA GPU memory itself (GPUDirect RDMA: a dmabuf memory region)
-    SendBuffer send_buffer;
-    bool built = true;  // false: known, but this build lacks what it needs (rdma-core)
+    const char* no_message_tests = nullptr;
+    unsigned buffers = 0;          // bit(MemoryKind) of the memory its loops hand the kernel or the NIC (stream tests)
+    unsigned message_buffers = 0;  // bit(MemoryKind) of the memory its rr loops take
+    bool gpu_direct = false;       // the NIC can DMA GPU memory itself (GPUDirect RDMA: a dmabuf memory region)
+    SendBuffer send_buffer = SendBuffer::message;
+    bool rx_modes = false;      // its receiver is chosen by --rx (copy, zerocopy, splice, trunc)
+    bool send_batch = false;    // --batch N: msgrate hands N messages to one call (sendmmsg)
+    bool queue_pairs = false;   // its threads post work requests on QPs of ours: --qps, --postlist, --thread-domains
+    bool rdma_options = false;  // the RDMA options (--tx-depth, --cq-mode, --rdma-dev, ...) travel to the server
+    // Datagrams, each numbered (UDP): the receiver counts what was lost, so the two sides' counts add up
+    // instead of being equal; its own rules (paths/udp_rules.hpp) and report (SideResult::udp).
+    bool datagrams = false;
+    bool gso = false;             // one call carries many datagrams, cut at --gso-size (UDP_SEGMENT)
+    uint32_t stream_size = 0;     // -m for stream and maerts when not given (0: 1 MiB)
+    uint32_t msgrate_size = 0;    // -m for msgrate when not given (0: 2 B)
+    const char* needs = nullptr;  // what the build lacks when it is not built in (nullptr: always built)
+    bool built = true;            // false: known, but this build lacks what it needs
 };
 
 const std::vector<TransportInfo>& transport_table();
 const TransportInfo& transport_info(Transport t);
-inline bool is_rdma(Transport t) {
-    return transport_info(t).kind == TransportKind::rsocket || transport_info(t).kind == TransportKind::verbs;
-}
-inline bool is_udp(Transport t) { return transport_info(t).kind == TransportKind::udp; }
-inline bool is_verbs(Transport t) { return transport_info(t).kind == TransportKind::verbs; }
 std::vector<std::string> available_transports();  // those built in
 bool transport_built(Transport t);                // false: known, but this build lacks what it needs
 // Throws std::invalid_argument listing the transports built in when the name is unknown, or
 // naming what the build lacks for a known one that is not built in.
 Transport transport_from_name(std::string_view name);
 const char* transport_name(Transport t);
+// What a row lacks in this build and how to get it ("" when built).
+std::string not_built_reason(const TransportInfo& t);
+// -T's help: one line per transport, its name and summary, and what the build lacks for the others.
+std::string transport_help();
+// The names of the rows that pass `keep`, comma-separated ("tcp, rsocket, rdma-write"), for messages.
+template <class Keep>
+std::string transport_names_where(Keep keep) {
+    std::string out;
+    for (const auto& t : transport_table())
+        if (t.built && keep(t)) out += (out.empty() ? "" : ", ") + std::string(t.name);
+    return out;
+}
 
 const char* rx_mode_name(RxMode m);
 RxMode rx_mode_from_name(std::string_view name);  // throws std::invalid_argument listing the modes

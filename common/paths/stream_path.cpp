@@ -1,31 +1,32 @@
 #include "paths/stream_path.hpp"
 
+#include <stdexcept>
+
+#include "paths/test_rules.hpp"
+#include "paths/transport_ops.hpp"
+
 namespace zc {
 
 void make_stream_path(StreamPath& path, const ServerSpec& half, Role role, DataConnection& conn,
                       LatencyHistogram& rtt) {
+    if (std::string why = spec_problem(half, role); !why.empty()) throw std::runtime_error(why);
+    const TransportOps& ops = transport_ops(half.transport);
     if (is_message_test(half.test))
-        make_exchange_path(path.exchange, half, role, conn, rtt);
+        ops.make_exchange(path, half, role, conn, rtt);
     else if (role == Role::send)
-        make_send_path(path.send, half, conn);
+        ops.make_send(path, half, conn);
     else
-        make_recv_path(path.recv, half, conn);
+        ops.make_recv(path, half, conn);
 }
 
-const HostBuffer* buffer_of(const StreamPath& path) {
-    if (const HostBuffer* b = buffer_of(path.exchange)) return b;
-    if (const HostBuffer* b = buffer_of(path.send)) return b;
-    return buffer_of(path.recv);
+std::string path_name(const ServerSpec& half, Role role) { return transport_ops(half.transport).path_name(half, role); }
+
+RdmaInfo rdma_info_of(Transport t, const DataConnection& conn, const StreamPath& path) {
+    return transport_ops(t).ran_on(conn, path);
 }
 
-StreamCounters run_stream_path(StreamPath& path, const StopRule& stop) {
-    if (!std::holds_alternative<std::monostate>(path.exchange)) return run_exchange_path(path.exchange, stop);
-    if (!std::holds_alternative<std::monostate>(path.send)) return run_send_path(path.send, stop);
-    return run_recv_path(path.recv, stop);
-}
-
-RdmaInfo rdma_info_of(const DataConnection& conn, const StreamPath& path) {
-    return rdma_info_of(conn, path.send, path.recv);
+void read_back_settings(const ServerSpec& half, Role role, const DataConnection& conn, SideResult& r) {
+    transport_ops(half.transport).settings_in_force(half, role, conn, r);
 }
 
 }  // namespace zc

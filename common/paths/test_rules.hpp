@@ -27,4 +27,12 @@ bool path_can_dma_gpu(Transport t);
 // its limit): with GPU memory, the bounce slots and the GPU buffer both count.
 uint64_t buffer_bytes(const ServerSpec& half, Role role);
 
+// The parts the operations tables size their buffers with (transport_ops.hpp, buffer_bytes):
+// a verbs or riomap receiver's ring of slots, bounded to 64 MiB per stream, 2 slots at least (rdma/wire.hpp);
+uint64_t rdma_ring_bytes(uint64_t message_size);
+// the pinned bounce slots of a staged socket stream plus the GPU buffer they stage (staged_stream.hpp);
+uint64_t staged_socket_bytes(uint64_t message_size);
+// a socket message test's buffer: rr's message (and its bounce slot), msgrate's message or receive chunk.
+uint64_t message_test_bytes(const ServerSpec& half, Role role);
+
 }  // namespace zc

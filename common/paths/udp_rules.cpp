@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "paths/data_path.hpp"
 #include "tcp/send_ring.hpp"
 #include "udp/udp_receiver.hpp"
 #include "udp/udp_socket.hpp"
@@ -11,14 +10,14 @@
 namespace zc {
 
 namespace {
-bool gso_transport(Transport t) { return t == Transport::udp_gso || t == Transport::udp_msgzc; }
+bool gso_transport(Transport t) { return transport_info(t).gso; }
 }  // namespace
 
 std::string udp_options_problem(const ServerSpec& h) {
     if (h.rx == RxMode::mmsg || h.rx == RxMode::gro) {
         return std::string("--rx ") + rx_mode_name(h.rx) + " is UDP's (recvmmsg, UDP_GRO); " +
                transport_name(h.transport) + " receives with --rx copy" +
-               (transport_info(h.transport).kind == TransportKind::tcp ? ", zerocopy, splice or trunc" : "");
+               (transport_info(h.transport).rx_modes ? ", zerocopy, splice or trunc" : "");
     }
     if (h.gso_size) {
         return "--gso-size is for -T udp-gso and udp-msgzc (UDP_SEGMENT); " + std::string(transport_name(h.transport)) +
@@ -69,8 +68,9 @@ uint64_t udp_buffer_bytes(const ServerSpec& h, Role role) {
     const uint64_t m = h.message_size;
     if (role == Role::send) {
         if (h.test == TestKind::rr) return std::max<uint64_t>(m, kUdpSeqHeader);
-        if (h.transport == Transport::udp_msgzc) return m * SendRing::slots_for(m);
-        return m * (h.transport == Transport::udp ? h.batch : 1);
+        const TransportInfo& t = transport_info(h.transport);
+        if (t.send_buffer == SendBuffer::zc_ring) return m * SendRing::slots_for(m);
+        return m * (t.send_batch ? h.batch : 1);
     }
     if (h.test == TestKind::rr) return std::max<uint64_t>(m, kUdpSeqHeader);
     if (h.rx == RxMode::gro) return 65536;
@@ -84,33 +84,11 @@ UdpInfo udp_info(const ServerSpec& h, Role role, const StreamCounters& total, co
     u.counts = total.udp;
     u.bitrate = h.bitrate;
     u.pacing = total.pacing;
-    if (!is_udp(h.transport)) return u;
+    if (!transport_info(h.transport).datagrams) return u;
     u.datagram_path = true;
     if (role == Role::send && gso_transport(h.transport)) u.gso_where = gso_segmentation_where(interface);
     if (role == Role::recv && h.test != TestKind::rr) u.rx_mode = rx_mode_name(h.rx);
     return u;
-}
-
-UdpSendOptions udp_send_options(const ServerSpec& h) {
-    UdpSendOptions o;
-    o.bytes_per_call = h.message_size;
-    o.gso = h.transport == Transport::udp_gso || h.transport == Transport::udp_msgzc;
-    o.zerocopy = h.transport == Transport::udp_msgzc;
-    o.gso_size = h.gso_size;
-    o.batch = h.batch;
-    o.bitrate = h.bitrate;
-    o.alignment = h.alignment;
-    o.count_messages = h.test == TestKind::msgrate;
-    return o;
-}
-
-UdpRecvOptions udp_recv_options(const ServerSpec& h) {
-    UdpRecvOptions o;
-    o.mode = h.rx == RxMode::gro ? UdpRxMode::gro : h.rx == RxMode::mmsg ? UdpRxMode::mmsg : UdpRxMode::copy;
-    o.datagram_size = h.gso_size ? h.gso_size : h.message_size;  // GSO without a size: segments of at most -m
-    o.alignment = h.alignment;
-    o.count_messages = h.test == TestKind::msgrate;
-    return o;
 }
 
 }  // namespace zc

@@ -60,7 +60,7 @@ nlohmann::json to_json(const ServerSpec& s) {
     nlohmann::json j;
     encode_fields(j, static_cast<const TestParams&>(s), kTestParamFields);
     encode_fields(j, s.side, kSideFields);
-    if (is_rdma(s.transport)) {
+    if (transport_info(s.transport).rdma_options) {
         add_rdma_options(j, s.rdma);
         encode_fields(j, s.side, kSideRdmaFields);
     }

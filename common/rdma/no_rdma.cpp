@@ -1,15 +1,5 @@
-// The RDMA layer in a build without rdma-core (-DZCPERF_WITH_RDMA=OFF): no rsocket or RDMA
-// connection is ever made (the registry lists those transports as not in this build), so the
-// data-connection variant's RDMA members have nothing to close.
-#include "core/data_connection.hpp"
-
-namespace zc {
-
-void RsocketFd::reset() {
-    fd_ = -1;
-    abandoned_ = false;
-}
-
-void RdmaConnectionDeleter::operator()(RdmaConnection*) const {}
-
-}  // namespace zc
+// The rdma layer in a build without rdma-core (-DZCPERF_WITH_RDMA=OFF): only its headers are used
+// (the capability rules read rdma/wire.hpp); no rsocket or RDMA connection is ever made, since the
+// registry lists those transports as not in this build and paths/ has no operations table for them.
+// This file is the layer's one translation unit, so that its library exists in every build.
+namespace zc {}

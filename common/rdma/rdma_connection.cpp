@@ -422,7 +422,7 @@ RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_
     require_rdma_device();
     std::string peer = server_address + ":" + std::to_string(port);
     sockaddr_storage dst = numeric_sockaddr(server_address, port);
-    RdmaConnectionPtr conn(new RdmaConnection(half, role, std::move(group)));
+    RdmaConnectionPtr conn = make_rdma_connection(half, role, std::move(group));
     auto deadline = Clock::now() + timeout;
     for (uint32_t q = 0; q < half.rdma.qps; ++q) {
         rdma_cm_id* raw = nullptr;
@@ -540,7 +540,7 @@ std::vector<DataConnection> RdmaListener::accept(const ServerSpec& half, Role ro
             CmId owned(id);
             auto& conn = conns[req.stream];
             if (!conn) {
-                conn.reset(new RdmaConnection(half, role, per_ctx ? groups[req.stream / per_ctx] : nullptr));
+                conn = make_rdma_connection(half, role, per_ctx ? groups[req.stream / per_ctx] : nullptr);
                 conn->open_device(id);
             }
             conn->add_qp(std::move(owned));

@@ -125,6 +125,9 @@ private:
     mutable bool gone_ = false;
 };
 
+// A new connection, held as the data-connection variant holds it (deleted by this layer's code).
+RdmaConnectionPtr make_rdma_connection(const ServerSpec& half, Role role, std::shared_ptr<DeviceGroup> group);
+
 // Client: connects stream `stream` (all its QPs) to the server's rdma_cm port. Throws
 // std::runtime_error saying what to do next (no device, refused, unreachable, ...).
 RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_t port, uint64_t token, int stream,

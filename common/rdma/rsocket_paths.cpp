@@ -22,18 +22,15 @@
 
 namespace zc {
 
-ssize_t RsocketIo::send(int fd, const void* p, size_t n) { return rsend_bounded(fd, p, n); }
-ssize_t RsocketIo::recv(int fd, void* p, size_t n) { return rrecv_bounded(fd, p, n); }
-void RsocketIo::shutdown(int fd, int how) { ::rshutdown(fd, how); }
-std::byte RsocketIo::pattern(uint64_t offset) { return static_cast<std::byte>(rdma_wire::pattern_byte(offset)); }
-bool RsocketIo::check(const std::byte* p, size_t n, uint64_t at, size_t message_size) {
+std::byte Rsockets::pattern(uint64_t offset) { return static_cast<std::byte>(rdma_wire::pattern_byte(offset)); }
+bool Rsockets::check(const std::byte* p, size_t n, uint64_t at, size_t message_size) {
     return rdma_wire::check_stream_chunk(p, n, at, message_size);
 }
 
-template class StagedStreamSender<RsocketIo, cuda::CudaStageCopy>;
-template class StagedStreamReceiver<RsocketIo, cuda::CudaStageCopy>;
-template class StagedStreamSender<RsocketIo, HostStageCopy>;
-template class StagedStreamReceiver<RsocketIo, HostStageCopy>;
+template class StagedStreamSender<Rsockets, cuda::CudaStageCopy>;
+template class StagedStreamReceiver<Rsockets, cuda::CudaStageCopy>;
+template class StagedStreamSender<Rsockets, HostStageCopy>;
+template class StagedStreamReceiver<Rsockets, HostStageCopy>;
 
 // rpoll is never given a timeout: in librdmacm before v63 (Debian 12 ships 44.0; fixed in the 44.12
 // and 45.11 stable releases) an rpoll whose timeout runs out returns without undoing its count of
@@ -374,7 +371,7 @@ StreamCounters RsocketIomapReceiver::run(const StopRule& stop) {
 RsocketListener::RsocketListener(const std::string& bind_address, const ServerSpec& half, Role role) {
     require_rdma_device();
     sockaddr_storage ss = numeric_sockaddr(bind_address, 0);
-    fd_ = RsocketFd(::rsocket(ss.ss_family, SOCK_STREAM, 0));
+    fd_ = RsocketFd(::rsocket(ss.ss_family, SOCK_STREAM, 0), close_rsocket);
     if (!fd_) throw std::runtime_error(err("rsocket"));
     configure(fd_.get(), half, role);
     socklen_t len = ss.ss_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
@@ -407,7 +404,7 @@ std::vector<DataConnection> RsocketListener::accept(int wanted, uint64_t token, 
                                      " rsocket data connections arrived in time");
         }
         if (!rsocket_wait_ready(fd_.get(), POLLIN, std::min(left, 100))) continue;
-        RsocketFd s(::raccept(fd_.get(), nullptr, nullptr));
+        RsocketFd s(::raccept(fd_.get(), nullptr, nullptr), close_rsocket);
         if (!s) continue;
         int fl = ::rfcntl(s.get(), F_GETFL, 0);
         ::rfcntl(s.get(), F_SETFL, fl & ~O_NONBLOCK);
@@ -422,7 +419,7 @@ RsocketFd connect_rsocket(const std::string& server_address, uint16_t port, uint
                           Role role, std::chrono::milliseconds timeout) {
     require_rdma_device();
     sockaddr_storage ss = numeric_sockaddr(server_address, port);
-    RsocketFd fd(::rsocket(ss.ss_family, SOCK_STREAM, 0));
+    RsocketFd fd(::rsocket(ss.ss_family, SOCK_STREAM, 0), close_rsocket);
     if (!fd) throw std::runtime_error(err("rsocket"));
     configure(fd.get(), half, role);
     socklen_t len = ss.ss_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);

@@ -39,20 +39,25 @@ bool rsocket_wait_ready(int fd, short events, int ms);
 ssize_t rsend_bounded(int fd, const void* p, size_t n);
 ssize_t rrecv_bounded(int fd, void* p, size_t n);
 
-// rsockets' calls for the staged stream loops.
-struct RsocketIo {
-    static constexpr const char* kSend = "rsend";
-    static constexpr const char* kRecv = "rrecv";
-    static ssize_t send(int fd, const void* p, size_t n);
-    static ssize_t recv(int fd, void* p, size_t n);
-    static void shutdown(int fd, int how);
+// rsockets' calls (socket/socket_calls.hpp's policy) for the loops they share with TCP: rr and the
+// staged streams. TCP_NODELAY is set when the rsocket is made (configure()); rsockets keep no segment
+// counts (0 is reported) and have no MSG_WAITALL (the rr loops take what arrives until the message is whole).
+struct Rsockets {
+    static constexpr const char* send_call = "rsend";
+    static constexpr const char* recv_call = "rrecv";
+    static ssize_t send(int fd, const void* p, size_t n) { return rsend_bounded(fd, p, n); }
+    static ssize_t recv(int fd, void* p, size_t n) { return rrecv_bounded(fd, p, n); }
+    static ssize_t recv_whole(int fd, void* p, size_t n) { return rrecv_bounded(fd, p, n); }
+    static void shutdown(int fd, int how) { ::rshutdown(fd, how); }
+    static void no_delay(int) {}
+    static uint64_t segments(int, bool) { return 0; }
     static std::byte pattern(uint64_t offset);  // rdma/wire.hpp's, as the host rsocket paths send
     static bool check(const std::byte* p, size_t n, uint64_t at, size_t message_size);
 };
-using RsocketStagedSender = StagedStreamSender<RsocketIo, cuda::CudaStageCopy>;
-using RsocketStagedReceiver = StagedStreamReceiver<RsocketIo, cuda::CudaStageCopy>;
-using RsocketSimStagedSender = StagedStreamSender<RsocketIo, HostStageCopy>;
-using RsocketSimStagedReceiver = StagedStreamReceiver<RsocketIo, HostStageCopy>;
+template <class Copy>
+using RsocketStagedSender = StagedStreamSender<Rsockets, Copy>;  // --buffer cuda (CudaStageCopy), sim-gpu
+template <class Copy>
+using RsocketStagedReceiver = StagedStreamReceiver<Rsockets, Copy>;
 
 class RsocketSender {
 public:
@@ -111,21 +116,11 @@ private:
     double registration_ms_ = 0;
 };
 
-// rr over rsockets (-T rsocket -t rr): the TCP rr loops (socket_rr.hpp) with rsend/rrecv. TCP_NODELAY
-// is set when the rsocket is made (configure()); rsockets keep no segment counts (0 is reported).
-struct RsocketCalls {
-    static ssize_t send(int fd, const void* b, size_t n) { return rsend_bounded(fd, b, n); }
-    static ssize_t recv(int fd, void* b, size_t n) { return rrecv_bounded(fd, b, n); }
-    static void shutdown_write(int fd) { ::rshutdown(fd, SHUT_WR); }
-    static void no_delay(int) {}
-    static uint64_t segments(int, bool) { return 0; }
-    static constexpr const char* send_call = "rsend";
-    static constexpr const char* recv_call = "rrecv";
-};
-extern template class TcpRrInitiatorOn<HostRrMessage, RsocketCalls>;
-extern template class TcpRrResponderOn<HostRrMessage, RsocketCalls>;
-using RsocketRrInitiator = TcpRrInitiatorOn<HostRrMessage, RsocketCalls>;
-using RsocketRrResponder = TcpRrResponderOn<HostRrMessage, RsocketCalls>;
+// rr over rsockets (-T rsocket -t rr): the socket rr loops (socket_rr.hpp) on rsend/rrecv.
+extern template class RrInitiator<HostRrMessage, Rsockets>;
+extern template class RrResponder<HostRrMessage, Rsockets>;
+using RsocketRrInitiator = RrInitiator<HostRrMessage, Rsockets>;
+using RsocketRrResponder = RrResponder<HostRrMessage, Rsockets>;
 
 // Set-up. The server listens on the control connection's address, port 0, and accepts `wanted`
 // rsockets that present the token; the client connects one per stream and sends the token.
@@ -140,6 +135,9 @@ private:
     RsocketFd fd_;
     uint16_t port_ = 0;
 };
+
+// How an RsocketFd made here closes: rclose, on a detached thread when the peer may be gone (abandon()).
+void close_rsocket(int fd, bool abandoned);
 
 RsocketFd connect_rsocket(const std::string& server_address, uint16_t port, uint64_t token, const ServerSpec& half,
                           Role role, std::chrono::milliseconds timeout);

@@ -1,10 +1,10 @@
-// rr over rsockets: the TCP rr loops instantiated with rsend/rrecv (rsocket_paths.hpp).
+// rr over rsockets: the socket rr loops instantiated with rsockets' calls (rsocket_paths.hpp).
 #include "rdma/rsocket_paths.hpp"
 #include "socket/socket_rr_loops.hpp"
 
 namespace zc {
 
-template class TcpRrInitiatorOn<HostRrMessage, RsocketCalls>;
-template class TcpRrResponderOn<HostRrMessage, RsocketCalls>;
+template class RrInitiator<HostRrMessage, Rsockets>;
+template class RrResponder<HostRrMessage, Rsockets>;
 
 }  // namespace zc

@@ -16,6 +16,7 @@
 
 #include "measure/cpu_meter.hpp"
 #include "measure/proc_stat.hpp"
+#include "memory/host_buffer.hpp"
 #include "run/gpu_placement.hpp"
 #include "system/affinity.hpp"
 #include "system/numa.hpp"
@@ -24,7 +25,6 @@
 #include "paths/stream_path.hpp"
 #include "paths/udp_rules.hpp"
 #include "system/cpu_list.hpp"
-#include "tcp/tcp_socket.hpp"
 
 namespace zc {
 
@@ -196,7 +196,7 @@ void SideRunner::stop_sampler() {
 
 void SideRunner::place_interrupts() {
     placement_.mem_node = cfg_.half.side.mem_node;
-    std::string address = streams_.empty() ? std::string() : local_address_of(streams_[0].conn);
+    std::string address = streams_.empty() ? std::string() : local_address_of(cfg_.half.transport, streams_[0].conn);
     if (address.empty()) return;
     placement_.interface = interface_of_address(address);
     DeviceLocality dev = interface_locality(placement_.interface);
@@ -225,7 +225,7 @@ void SideRunner::run_stream(Stream& s, int index) {
         if (cfg_.half.side.mem_node >= 0)
             bind_thread_memory(cfg_.half.side.mem_node);  // the policy ends with the thread
         make_stream_path(path, cfg_.half, cfg_.role, s.conn, s.rtt);
-        if (const HostBuffer* buffer = buffer_of(path)) s.buffer_nodes = page_nodes(buffer->data(), buffer->size());
+        if (const HostBuffer* buffer = path.buffer()) s.buffer_nodes = page_nodes(buffer->data(), buffer->size());
     } catch (const std::exception& e) {
         s.setup_error = e.what();
     }
@@ -243,8 +243,8 @@ void SideRunner::run_stream(Stream& s, int index) {
     }
     rusage r0{}, r1{};
     getrusage(RUSAGE_THREAD, &r0);
-    s.counters = run_stream_path(path, stop);
-    s.rdma = rdma_info_of(s.conn, path);
+    s.counters = path.run(stop);
+    s.rdma = rdma_info_of(cfg_.half.transport, s.conn, path);
     s.longest_wait_ns = stop.longest_wait_ns;
     s.longest_wait_end_ns = stop.longest_wait_end_ns;
     getrusage(RUSAGE_THREAD, &r1);
@@ -313,8 +313,7 @@ SideResult SideRunner::finish() {
     r.host = cfg_.host;
     r.role = cfg_.role;
     r.elapsed_s = r.cpu.elapsed_s;
-    r.path = cfg_.role == Role::send || is_rdma(cfg_.half.transport) ? transport_name(cfg_.half.transport)
-                                                                     : std::string("rx-") + rx_mode_name(cfg_.half.rx);
+    r.path = path_name(cfg_.half, cfg_.role);
     StreamCounters total;
     std::string first_error;
     for (size_t i = 0; i < streams_.size(); ++i) {
@@ -349,16 +348,9 @@ SideResult SideRunner::finish() {
     r.ops = total.ops;
     r.zerocopy = total.zerocopy;
     r.memory = memory_report(cfg_.half.side, cfg_.half.message_size, total.staging, r.rdma);
-    if (is_udp(cfg_.half.transport) || cfg_.half.bitrate) {
+    if (transport_info(cfg_.half.transport).datagrams || cfg_.half.bitrate)
         r.udp = udp_info(cfg_.half, cfg_.role, total, placement_.interface);
-    }
-    if (!streams_.empty() && tcp_fd(streams_[0].conn) >= 0) {
-        auto [snd, rcv] = socket_buffers(tcp_fd(streams_[0].conn));
-        r.socket_send_buffer = snd;
-        r.socket_recv_buffer = rcv;
-        if (cfg_.role == Role::recv && !is_message_test(cfg_.half.test))
-            r.rcv_lowat = receive_low_water(tcp_fd(streams_[0].conn));
-    }
+    if (!streams_.empty()) read_back_settings(cfg_.half, cfg_.role, streams_[0].conn, r);
     note_placement_mismatches(r);
     if (abort_.load()) throw std::runtime_error("the test was stopped before it finished");
     if (!first_error.empty()) throw std::runtime_error(first_error);

@@ -27,9 +27,9 @@ uint64_t tcp_data_segments(int fd, bool out) {
     return out ? info.tcpi_data_segs_out : info.tcpi_data_segs_in;
 }
 
-template class TcpRrInitiatorOn<HostRrMessage>;
-template class TcpRrResponderOn<HostRrMessage>;
-template class TcpRrInitiatorOn<GpuRrMessage>;
-template class TcpRrResponderOn<GpuRrMessage>;
+template class RrInitiator<HostRrMessage>;
+template class RrResponder<HostRrMessage>;
+template class RrInitiator<GpuRrMessage>;
+template class RrResponder<GpuRrMessage>;
 
 }  // namespace zc

@@ -18,36 +18,19 @@
 #include "measure/latency_histogram.hpp"
 #include "memory/host_buffer.hpp"
 #include "socket/rr_message.hpp"
+#include "socket/socket_calls.hpp"
 #include "core/stream_counters.hpp"
 
 namespace zc {
 
-// TCP_NODELAY on: a message goes out when it is handed over, not when Nagle lets it.
-void set_no_delay(int fd);
-// Data segments the connection sent (out) or received, in MSS units (TCP_INFO; 0 if unknown).
-uint64_t tcp_data_segments(int fd, bool out);
-
-// The calls the rr loops make on their descriptor, as a policy (no virtual call): the kernel's
-// sockets here; rsockets' rsend/rrecv in rdma/rsocket_rr.cpp, so -T rsocket runs the same loops.
-struct KernelSockets {
-    static ssize_t send(int fd, const void* b, size_t n) { return ::send(fd, b, n, MSG_NOSIGNAL); }
-    // MSG_WAITALL: the kernel fills the whole message in one call however many segments it takes.
-    static ssize_t recv(int fd, void* b, size_t n) { return ::recv(fd, b, n, MSG_WAITALL); }
-    static void shutdown_write(int fd) { ::shutdown(fd, SHUT_WR); }
-    static void no_delay(int fd) { set_no_delay(fd); }
-    static uint64_t segments(int fd, bool out) { return tcp_data_segments(fd, out); }
-    static constexpr const char* send_call = "send";
-    static constexpr const char* recv_call = "recv";
-};
-
 // Memory: where the message lives (rr_message.hpp): HostRrMessage (host or pinned memory, used in
 // place) or GpuRrMessage (GPU memory staged through a pinned slot). `where` is the side's --buffer.
-template <typename Memory, typename Api = KernelSockets>
-class TcpRrInitiatorOn {
+// Calls: the socket API's policy (socket_calls.hpp): KernelSockets, or rsockets' Rsockets.
+template <typename Memory, typename Calls = KernelSockets>
+class RrInitiator {
 public:
     // Sets TCP_NODELAY and prepares `rtt` (both before the measured interval).
-    TcpRrInitiatorOn(int fd, size_t message_size, size_t alignment, LatencyHistogram& rtt,
-                     const BufferSpec& where = {});
+    RrInitiator(int fd, size_t message_size, size_t alignment, LatencyHistogram& rtt, const BufferSpec& where = {});
     // Transactions until the deadline (at least one), then shuts the write side down: the responder
     // sees the end between two requests. Counts bytes received and calls; messages = transactions.
     StreamCounters run(const StopRule& stop);
@@ -60,10 +43,10 @@ private:
     LatencyHistogram& rtt_;
 };
 
-template <typename Memory, typename Api = KernelSockets>
-class TcpRrResponderOn {
+template <typename Memory, typename Calls = KernelSockets>
+class RrResponder {
 public:
-    TcpRrResponderOn(int fd, size_t message_size, size_t alignment, const BufferSpec& where = {});
+    RrResponder(int fd, size_t message_size, size_t alignment, const BufferSpec& where = {});
     // Answers every whole request until the initiator ends the connection; messages = answers sent.
     StreamCounters run(const StopRule& stop);
     const HostBuffer& buffer() const { return mem_.buffer(); }
@@ -74,14 +57,11 @@ private:
     Memory mem_;
 };
 
-// Both are instantiated in socket_rr.cpp, for these two memories only.
-extern template class TcpRrInitiatorOn<HostRrMessage>;
-extern template class TcpRrResponderOn<HostRrMessage>;
-extern template class TcpRrInitiatorOn<GpuRrMessage>;
-extern template class TcpRrResponderOn<GpuRrMessage>;
-using TcpRrInitiator = TcpRrInitiatorOn<HostRrMessage>;
-using TcpRrResponder = TcpRrResponderOn<HostRrMessage>;
-using TcpRrGpuInitiator = TcpRrInitiatorOn<GpuRrMessage>;
-using TcpRrGpuResponder = TcpRrResponderOn<GpuRrMessage>;
+// On kernel sockets both are instantiated in socket_rr.cpp, for these two memories only (paths/tcp_ops.hpp
+// names them for TCP); rsockets' in rdma/rsocket_rr.cpp.
+extern template class RrInitiator<HostRrMessage>;
+extern template class RrResponder<HostRrMessage>;
+extern template class RrInitiator<GpuRrMessage>;
+extern template class RrResponder<GpuRrMessage>;
 
 }  // namespace zc

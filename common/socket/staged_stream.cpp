@@ -39,9 +39,9 @@ StageShape stage_shape(size_t message_size) {
     return {batch * m, slots, batch};
 }
 
-template class StagedStreamSender<TcpIo, cuda::CudaStageCopy>;
-template class StagedStreamReceiver<TcpIo, cuda::CudaStageCopy>;
-template class StagedStreamSender<TcpIo, HostStageCopy>;
-template class StagedStreamReceiver<TcpIo, HostStageCopy>;
+template class StagedStreamSender<KernelSockets, cuda::CudaStageCopy>;
+template class StagedStreamReceiver<KernelSockets, cuda::CudaStageCopy>;
+template class StagedStreamSender<KernelSockets, HostStageCopy>;
+template class StagedStreamReceiver<KernelSockets, HostStageCopy>;
 
 }  // namespace zc

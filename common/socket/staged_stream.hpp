@@ -16,15 +16,16 @@
 // A message never straddles two slots, so byte i of message j lands at offset (j % batch) * m + i of
 // the receiver's GPU buffer (a test checks the pattern there).
 //
-// The loops are templates on the socket calls (Io: TcpIo here, RsocketIo in rdma/rsocket_paths) and
-// on the copy policy (memory/stage_ring.hpp: CUDA, or memcpy for the test memory kind sim-gpu), so
-// one loop serves every staged stream and nothing is dispatched per message.
+// The loops are templates on the socket API's calls (socket_calls.hpp: KernelSockets, or Rsockets in
+// rdma/rsocket_paths.hpp) and on the copy policy (memory/stage_ring.hpp: CUDA, or memcpy for the test memory kind
+// sim-gpu), so one loop serves every staged stream and nothing is dispatched per message.
 #include <sys/socket.h>
 
 #include <cstddef>
 #include <vector>
 
 #include "cuda/stage_copy.hpp"
+#include "socket/socket_calls.hpp"
 #include "memory/stage_ring.hpp"
 #include "core/stream_counters.hpp"
 
@@ -42,18 +43,6 @@ struct StageShape {
     uint64_t host_bytes() const { return static_cast<uint64_t>(slot_bytes) * static_cast<uint64_t>(slots); }
 };
 StageShape stage_shape(size_t message_size);
-
-// The kernel's socket calls.
-struct TcpIo {
-    static constexpr const char* kSend = "send";
-    static constexpr const char* kRecv = "recv";
-    static ssize_t send(int fd, const void* p, size_t n) { return ::send(fd, p, n, MSG_NOSIGNAL); }
-    static ssize_t recv(int fd, void* p, size_t n) { return ::recv(fd, p, n, 0); }
-    static void shutdown(int fd, int how) { ::shutdown(fd, how); }
-    static std::byte pattern(uint64_t offset) { return pattern_byte(offset); }  // memory/pattern.hpp
-    // The receiver's sample check of received bytes (TCP's copy receiver checks none: nor does this).
-    static bool check(const std::byte*, size_t, uint64_t /*stream offset*/, size_t /*message size*/) { return true; }
-};
 
 // What both ends of a staged stream hold: the socket, the GPU buffer (`batch` messages: the
 // sender's holds the pattern, the receiver's is where the data lands) and the bounce ring.
@@ -77,7 +66,7 @@ protected:
     OwnedStageRing<Copy> ring_;
 };
 
-template <class Io, class Copy>
+template <class Calls, class Copy>
 class StagedStreamSender : public StagedStreamEnd<Copy> {
 public:
     StagedStreamSender(int fd, size_t message_size, size_t alignment, int device);
@@ -92,17 +81,12 @@ private:
     bool ended_ = false;
 };
 
-template <class Io, class Copy>
+template <class Calls, class Copy>
 class StagedStreamReceiver : public StagedStreamEnd<Copy> {
 public:
     StagedStreamReceiver(int fd, size_t message_size, size_t alignment, int device);  // the GPU buffer zeroed
     StreamCounters run(const StopRule& stop);
 };
-
-using TcpStagedSender = StagedStreamSender<TcpIo, cuda::CudaStageCopy>;
-using TcpStagedReceiver = StagedStreamReceiver<TcpIo, cuda::CudaStageCopy>;
-using TcpSimStagedSender = StagedStreamSender<TcpIo, HostStageCopy>;  // --buffer sim-gpu (tests)
-using TcpSimStagedReceiver = StagedStreamReceiver<TcpIo, HostStageCopy>;
 
 // A CUDA (or sim-gpu) call failed inside a loop: the stream ends with an error the side reports.
 void stage_failed(StreamCounters& c, const std::exception& e);

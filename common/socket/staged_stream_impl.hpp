@@ -8,17 +8,17 @@
 
 namespace zc {
 
-template <class Io, class Copy>
-StagedStreamSender<Io, Copy>::StagedStreamSender(int fd, size_t message_size, size_t alignment, int device)
+template <class Calls, class Copy>
+StagedStreamSender<Calls, Copy>::StagedStreamSender(int fd, size_t message_size, size_t alignment, int device)
     : StagedStreamEnd<Copy>(fd, message_size, alignment, device), staged_(static_cast<size_t>(this->ring_.slots()), 0) {
-    upload_pattern(this->ring_, Copy::data(this->gpu_), Copy::size(this->gpu_), message_size, Io::pattern);
+    upload_pattern(this->ring_, Copy::data(this->gpu_), Copy::size(this->gpu_), message_size, Calls::pattern);
     this->ring_.reset_counts();
 }
 
 // Queues the next piece of a large message, or the next batch of small ones, into slot i. A byte
 // budget is applied here, so exactly the budget is staged; the deadline is checked before each send.
-template <class Io, class Copy>
-bool StagedStreamSender<Io, Copy>::stage(int i, const StopRule& stop) {
+template <class Calls, class Copy>
+bool StagedStreamSender<Calls, Copy>::stage(int i, const StopRule& stop) {
     if (ended_) return false;
     size_t n = 0;
     const std::byte* src = Copy::data(this->gpu_);
@@ -52,8 +52,8 @@ bool StagedStreamSender<Io, Copy>::stage(int i, const StopRule& stop) {
     return true;
 }
 
-template <class Io, class Copy>
-StreamCounters StagedStreamSender<Io, Copy>::run(const StopRule& stop) {
+template <class Calls, class Copy>
+StreamCounters StagedStreamSender<Calls, Copy>::run(const StopRule& stop) {
     StreamCounters c;
     const int slots = this->ring_.slots();
     // One send() per message, as the host path makes (per piece for messages over a slot).
@@ -74,11 +74,11 @@ StreamCounters StagedStreamSender<Io, Copy>::run(const StopRule& stop) {
                     stopped = true;
                     break;
                 }
-                ssize_t n = Io::send(this->fd_, p, std::min(left, per_send));
+                ssize_t n = Calls::send(this->fd_, p, std::min(left, per_send));
                 if (n < 0) {
                     if (errno == EINTR) continue;
                     c.error = errno;
-                    c.failed_call = Io::kSend;
+                    c.failed_call = Calls::send_call;
                     break;
                 }
                 c.bytes += static_cast<uint64_t>(n);
@@ -95,19 +95,19 @@ StreamCounters StagedStreamSender<Io, Copy>::run(const StopRule& stop) {
     } catch (const std::exception& e) {
         stage_failed(c, e);
     }
-    Io::shutdown(this->fd_, SHUT_WR);
+    Calls::shutdown(this->fd_, SHUT_WR);
     c.staging = this->ring_.counts();
     return c;
 }
 
-template <class Io, class Copy>
-StagedStreamReceiver<Io, Copy>::StagedStreamReceiver(int fd, size_t message_size, size_t alignment, int device)
+template <class Calls, class Copy>
+StagedStreamReceiver<Calls, Copy>::StagedStreamReceiver(int fd, size_t message_size, size_t alignment, int device)
     : StagedStreamEnd<Copy>(fd, message_size, alignment, device) {
     Copy::zero(this->gpu_);
 }
 
-template <class Io, class Copy>
-StreamCounters StagedStreamReceiver<Io, Copy>::run(const StopRule& stop) {
+template <class Calls, class Copy>
+StreamCounters StagedStreamReceiver<Calls, Copy>::run(const StopRule& stop) {
     StreamCounters c;
     const int slots = this->ring_.slots();
     std::byte* const gpu = Copy::data(this->gpu_);
@@ -121,9 +121,10 @@ StreamCounters StagedStreamReceiver<Io, Copy>::run(const StopRule& stop) {
     try {
         this->ring_.copier().make_current();
         while (true) {
-            ssize_t n = Io::recv(this->fd_, this->ring_.slot(slot) + fill, std::min(limit - fill, per_recv));
+            ssize_t n = Calls::recv(this->fd_, this->ring_.slot(slot) + fill, std::min(limit - fill, per_recv));
             if (n > 0) {
-                if (!Io::check(this->ring_.slot(slot) + fill, static_cast<size_t>(n), c.bytes, this->message_size_)) {
+                if (!Calls::check(this->ring_.slot(slot) + fill, static_cast<size_t>(n), c.bytes,
+                                  this->message_size_)) {
                     c.error = EBADMSG;
                     c.failed_call = "pattern check (received bytes that were not sent)";
                     break;
@@ -143,7 +144,7 @@ StreamCounters StagedStreamReceiver<Io, Copy>::run(const StopRule& stop) {
                 break;
             } else if (errno != EINTR) {
                 c.error = errno;
-                c.failed_call = Io::kRecv;
+                c.failed_call = Calls::recv_call;
                 break;
             }
         }
@@ -151,7 +152,7 @@ StreamCounters StagedStreamReceiver<Io, Copy>::run(const StopRule& stop) {
         this->ring_.wait_all();  // the data is in GPU memory when the stream's result is reported
     } catch (const std::exception& e) {
         stage_failed(c, e);
-        Io::shutdown(this->fd_, SHUT_RDWR);  // the sender sees the end instead of a stall
+        Calls::shutdown(this->fd_, SHUT_RDWR);  // the sender sees the end instead of a stall
     }
     c.staging = this->ring_.counts();
     return c;

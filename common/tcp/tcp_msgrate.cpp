@@ -3,7 +3,7 @@
 #include <cerrno>
 
 #include "tcp/tcp_copy.hpp"
-#include "socket/socket_rr.hpp"
+#include "socket/socket_calls.hpp"
 
 namespace zc {
 

@@ -15,7 +15,7 @@
 #include "../transport_built.hpp"
 #include "process.hpp"
 #include "protocol/test_spec.hpp"
-#include "paths/rdma_setup.hpp"
+#include "paths/data_setup.hpp"
 #if ZCPERF_WITH_RDMA
 #include <arpa/inet.h>
 #include <poll.h>
@@ -607,7 +607,7 @@ TEST(Rdma, MessageTestsRefusedWithWhatToUse) {
 // steps with rpoll's own timeout, whose outcome is printed (it depends on the librdmacm installed).
 TEST(Rdma, RsocketWaitStaysBoundedAfterAnRpollTimeout) {
     REQUIRE_RDMA();
-    zc::RsocketFd lis(::rsocket(AF_INET, SOCK_STREAM, 0));
+    zc::RsocketFd lis(::rsocket(AF_INET, SOCK_STREAM, 0), zc::close_rsocket);
     ASSERT_TRUE(lis);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -616,10 +616,10 @@ TEST(Rdma, RsocketWaitStaysBoundedAfterAnRpollTimeout) {
     ASSERT_EQ(::rlisten(lis.get(), 1), 0);
     socklen_t len = sizeof(a);
     ASSERT_EQ(::rgetsockname(lis.get(), reinterpret_cast<sockaddr*>(&a), &len), 0);
-    zc::RsocketFd cli(::rsocket(AF_INET, SOCK_STREAM, 0));
+    zc::RsocketFd cli(::rsocket(AF_INET, SOCK_STREAM, 0), zc::close_rsocket);
     auto connected = std::async(std::launch::async,
                                 [&] { return ::rconnect(cli.get(), reinterpret_cast<sockaddr*>(&a), sizeof(a)); });
-    zc::RsocketFd srv(::raccept(lis.get(), nullptr, nullptr));
+    zc::RsocketFd srv(::raccept(lis.get(), nullptr, nullptr), zc::close_rsocket);
     ASSERT_TRUE(srv);
     ASSERT_EQ(connected.get(), 0);
     char byte = 'x';
@@ -672,14 +672,14 @@ TEST(Rdma, ClosedPortIsAClearError) {
     half.message_size = 65536;
     uint16_t closed = free_port();
     try {
-        zc::connect_rdma_streams(half, zc::Role::send, rdma_ip(), closed, 1, 5s);
+        zc::connect_data_streams(half, zc::Role::send, rdma_ip(), rdma_ip(), closed, 1);
         FAIL() << "connected to a closed port";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("rejected"), std::string::npos) << e.what();
     }
     half.transport = zc::Transport::rsocket;
     try {
-        zc::connect_rdma_streams(half, zc::Role::send, rdma_ip(), closed, 1, 5s);
+        zc::connect_data_streams(half, zc::Role::send, rdma_ip(), rdma_ip(), closed, 1);
         FAIL() << "rsocket connected to a closed port";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("rconnect"), std::string::npos) << e.what();

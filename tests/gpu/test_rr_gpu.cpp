@@ -16,7 +16,7 @@
 #include "cuda/copy.hpp"
 #include "gpu_test.hpp"
 #include "memory/pattern.hpp"
-#include "paths/exchange_path.hpp"
+#include "paths/tcp_ops.hpp"
 #include "core/unique_fd.hpp"
 
 using namespace zc;
@@ -59,14 +59,14 @@ ServerSpec rr_half(size_t m, BufferSpec where) {
 }
 
 // Runs the initiator for `ns` against the responder on its own thread; returns {initiator, responder}.
-std::pair<StreamCounters, StreamCounters> run_transactions(ExchangePath& init, ExchangePath& resp, int64_t ns) {
+std::pair<StreamCounters, StreamCounters> run_transactions(StreamLoop& init, StreamLoop& resp, int64_t ns) {
     std::atomic<bool> abort{false};
     StopRule stop;
     stop.abort = &abort;
     stop.deadline_ns = now_ns() + ns;
     StreamCounters rc;
-    std::thread rt([&] { rc = run_exchange_path(resp, StopRule{}); });
-    StreamCounters ic = run_exchange_path(init, stop);
+    std::thread rt([&] { rc = resp.run(StopRule{}); });
+    StreamCounters ic = init.run(stop);
     rt.join();
     return {ic, rc};
 }
@@ -78,15 +78,15 @@ TEST(RrGpu, GpuToGpuTransactionsLandTheRequestInTheRespondersGpuMemory) {
     const size_t m = (1u << 20) + 4096;  // not a power of two: every byte is checked
     Pair p;
     LatencyHistogram rtt, unused;
-    ExchangePath init, resp;
+    StreamLoop init, resp;
     // Through make_exchange_path, as the side runner builds it: --buffer cuda picks the GPU loops.
-    make_exchange_path(init, rr_half(m, {MemoryKind::cuda, 0}), Role::send, p.a.get(), rtt);
-    make_exchange_path(resp, rr_half(m, {MemoryKind::cuda, 0}), Role::recv, p.b.get(), unused);
-    ASSERT_TRUE(std::holds_alternative<TcpRrGpuInitiator>(init));
-    ASSERT_TRUE(std::holds_alternative<TcpRrGpuResponder>(resp));
+    make_tcp_exchange(init, rr_half(m, {MemoryKind::cuda, 0}), Role::send, p.a.get(), rtt);
+    make_tcp_exchange(resp, rr_half(m, {MemoryKind::cuda, 0}), Role::recv, p.b.get(), unused);
+    ASSERT_TRUE(init.holds<TcpRrGpuInitiator>());
+    ASSERT_TRUE(resp.holds<TcpRrGpuResponder>());
 
     // The responder's GPU memory starts zeroed, so the pattern there can only be the request.
-    const auto& gpu = std::get<TcpRrGpuResponder>(resp).memory().device_buffer();
+    const auto& gpu = resp.get_if<TcpRrGpuResponder>()->memory().device_buffer();
     std::vector<std::byte> before(m);
     cuda::copy(before.data(), gpu.data(), m);
     EXPECT_EQ(before[0], std::byte{0});
@@ -118,10 +118,10 @@ TEST(RrGpu, PinnedRrUsesPinnedHostMemoryInPlace) {
     ZC_REQUIRE_GPU();
     Pair p;
     LatencyHistogram rtt, unused;
-    ExchangePath init, resp;
-    make_exchange_path(init, rr_half(4096, {MemoryKind::pinned, 0}), Role::send, p.a.get(), rtt);
-    make_exchange_path(resp, rr_half(4096, {MemoryKind::host, 0}), Role::recv, p.b.get(), unused);
-    ASSERT_TRUE(std::holds_alternative<TcpRrInitiator>(init));  // the host loop, no staging
+    StreamLoop init, resp;
+    make_tcp_exchange(init, rr_half(4096, {MemoryKind::pinned, 0}), Role::send, p.a.get(), rtt);
+    make_tcp_exchange(resp, rr_half(4096, {MemoryKind::host, 0}), Role::recv, p.b.get(), unused);
+    ASSERT_TRUE(init.holds<TcpRrInitiator>());  // the host loop, no staging
     auto [ic, rc] = run_transactions(init, resp, 50'000'000);
     ASSERT_EQ(ic.error, 0) << ic.failed_call;
     EXPECT_GT(ic.messages, 0u);

@@ -12,7 +12,7 @@
 #include "cuda/copy.hpp"
 #include "gpu_test.hpp"
 #include "memory/pattern.hpp"
-#include "paths/data_path.hpp"
+#include "paths/tcp_ops.hpp"
 #include "../socket_pair.hpp"
 #include "core/unique_fd.hpp"
 #include "../half_spec.hpp"
@@ -44,19 +44,19 @@ TEST(StagedTcp, GpuToGpuLandsThePatternInGpuMemory) {
     const size_t m = (5u << 20) + 4096;  // messages are not a multiple of the 1 MiB slot
     const uint64_t budget = 3 * m + m / 2;
     Pair p;
-    SendPath s;
-    RecvPath r;
-    make_send_path(s, options(m, {MemoryKind::cuda, 0}), p.tx.get());
-    make_recv_path(r, options(m, {MemoryKind::cuda, 0}), p.rx.get());
-    ASSERT_TRUE(std::holds_alternative<TcpStagedSender>(s));
-    ASSERT_TRUE(std::holds_alternative<TcpStagedReceiver>(r));
+    StreamLoop s;
+    StreamLoop r;
+    make_tcp_send(s, options(m, {MemoryKind::cuda, 0}), p.tx.get());
+    make_tcp_recv(r, options(m, {MemoryKind::cuda, 0}), p.rx.get());
+    ASSERT_TRUE(s.holds<TcpStagedSender<cuda::CudaStageCopy>>());
+    ASSERT_TRUE(r.holds<TcpStagedReceiver<cuda::CudaStageCopy>>());
     std::atomic<bool> abort{false};
     StopRule stop;
     stop.abort = &abort;
     stop.byte_budget = budget;
     StreamCounters rc;
-    std::thread rt([&] { rc = run_recv_path(r, StopRule{}); });
-    StreamCounters sc = run_send_path(s, stop);
+    std::thread rt([&] { rc = r.run(StopRule{}); });
+    StreamCounters sc = s.run(stop);
     rt.join();
     ASSERT_EQ(sc.error, 0) << sc.failed_call;
     ASSERT_EQ(rc.error, 0) << rc.failed_call;
@@ -66,29 +66,29 @@ TEST(StagedTcp, GpuToGpuLandsThePatternInGpuMemory) {
     EXPECT_EQ(rc.staging.bytes, budget);
     EXPECT_GT(sc.staging.copy_ns, 0u);
     EXPECT_GT(rc.staging.copy_ns, 0u);
-    expect_pattern_on_gpu(std::get<TcpStagedReceiver>(r).device_buffer(), m);
+    expect_pattern_on_gpu(r.get_if<TcpStagedReceiver<cuda::CudaStageCopy>>()->device_buffer(), m);
 }
 
 TEST(StagedTcp, HostToGpuLandsThePatternInGpuMemory) {
     ZC_REQUIRE_GPU();
     const size_t m = 3u << 20;
     Pair p;
-    SendPath s;
-    RecvPath r;
-    make_send_path(s, options(m, {MemoryKind::host, 0}), p.tx.get());
-    make_recv_path(r, options(m, {MemoryKind::cuda, 0}), p.rx.get());
+    StreamLoop s;
+    StreamLoop r;
+    make_tcp_send(s, options(m, {MemoryKind::host, 0}), p.tx.get());
+    make_tcp_recv(r, options(m, {MemoryKind::cuda, 0}), p.rx.get());
     std::atomic<bool> abort{false};
     StopRule stop;
     stop.abort = &abort;
     stop.byte_budget = 4 * m;
     StreamCounters rc;
-    std::thread rt([&] { rc = run_recv_path(r, StopRule{}); });
-    StreamCounters sc = run_send_path(s, stop);
+    std::thread rt([&] { rc = r.run(StopRule{}); });
+    StreamCounters sc = s.run(stop);
     rt.join();
     EXPECT_EQ(rc.bytes, 4 * m);
     EXPECT_EQ(rc.staging.bytes, 4 * m);
     EXPECT_EQ(sc.staging.bytes, 0u);
-    expect_pattern_on_gpu(std::get<TcpStagedReceiver>(r).device_buffer(), m);
+    expect_pattern_on_gpu(r.get_if<TcpStagedReceiver<cuda::CudaStageCopy>>()->device_buffer(), m);
 }
 
 TEST(StagedTcp, GpuToHostSendsTheGpuDataInOrder) {
@@ -96,8 +96,8 @@ TEST(StagedTcp, GpuToHostSendsTheGpuDataInOrder) {
     const size_t m = (2u << 20) + 100;
     const uint64_t budget = 5 * m;
     Pair p;
-    SendPath s;
-    make_send_path(s, options(m, {MemoryKind::cuda, 0}), p.tx.get());
+    StreamLoop s;
+    make_tcp_send(s, options(m, {MemoryKind::cuda, 0}), p.tx.get());
     std::atomic<bool> abort{false};
     StopRule stop;
     stop.abort = &abort;
@@ -112,7 +112,7 @@ TEST(StagedTcp, GpuToHostSendsTheGpuDataInOrder) {
             got += static_cast<uint64_t>(n);
         }
     });
-    StreamCounters sc = run_send_path(s, stop);
+    StreamCounters sc = s.run(stop);
     rt.join();
     EXPECT_EQ(got, budget);
     EXPECT_EQ(bad, 0u) << "bytes on the wire that are not the GPU buffer's";
@@ -122,20 +122,20 @@ TEST(StagedTcp, GpuToHostSendsTheGpuDataInOrder) {
 TEST(StagedTcp, PinnedHostMemoryIsUsedDirectly) {
     ZC_REQUIRE_GPU();
     Pair p;
-    SendPath s;
-    make_send_path(s, options(1 << 20, {MemoryKind::pinned, 0}), p.tx.get());
-    ASSERT_TRUE(std::holds_alternative<TcpCopySender>(s));
-    EXPECT_TRUE(buffer_of(s)->pinned());
+    StreamLoop s;
+    make_tcp_send(s, options(1 << 20, {MemoryKind::pinned, 0}), p.tx.get());
+    ASSERT_TRUE(s.holds<TcpCopySender>());
+    EXPECT_TRUE(s.buffer()->pinned());
 }
 
 TEST(StagedTcp, SmallMessagesAreStagedInBatchesButSentOneByOne) {
     ZC_REQUIRE_GPU();
     const size_t m = 8;
     Pair p;
-    SendPath s;
-    RecvPath r;
-    make_send_path(s, options(m, {MemoryKind::cuda, 0}), p.tx.get());
-    make_recv_path(r, options(m, {MemoryKind::cuda, 0}), p.rx.get());
+    StreamLoop s;
+    StreamLoop r;
+    make_tcp_send(s, options(m, {MemoryKind::cuda, 0}), p.tx.get());
+    make_tcp_recv(r, options(m, {MemoryKind::cuda, 0}), p.rx.get());
     std::atomic<bool> abort{false};
     StopRule stop;
     stop.abort = &abort;
@@ -143,14 +143,14 @@ TEST(StagedTcp, SmallMessagesAreStagedInBatchesButSentOneByOne) {
     ASSERT_GT(shape.batch, 1000u);
     stop.byte_budget = 8 * (shape.batch + 1000);  // one whole batch, then 1000 messages more
     StreamCounters rc;
-    std::thread rt([&] { rc = run_recv_path(r, StopRule{}); });
-    StreamCounters sc = run_send_path(s, stop);
+    std::thread rt([&] { rc = r.run(StopRule{}); });
+    StreamCounters sc = s.run(stop);
     rt.join();
     EXPECT_EQ(rc.bytes, stop.byte_budget);
     EXPECT_EQ(sc.ops, shape.batch + 1000);  // one send() per message
     EXPECT_EQ(sc.staging.copies, 2u);       // one copy per batch
     EXPECT_EQ(rc.staging.copies, 2u);
-    const auto& gpu = std::get<TcpStagedReceiver>(r).device_buffer();
+    const auto& gpu = r.get_if<TcpStagedReceiver<cuda::CudaStageCopy>>()->device_buffer();
     EXPECT_EQ(gpu.size(), 8 * shape.batch);
     expect_pattern_on_gpu(gpu, m);
 }

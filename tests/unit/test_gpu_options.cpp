@@ -18,7 +18,7 @@
 #include "protocol/frame.hpp"
 #include "protocol/result.hpp"
 #include "protocol/test_spec.hpp"
-#include "paths/data_path.hpp"
+#include "paths/tcp_ops.hpp"
 #include "socket/staged_stream.hpp"
 #include "core/unique_fd.hpp"
 #include "../half_spec.hpp"
@@ -165,16 +165,16 @@ TEST(GpuPaths, OnlyTheCopyPathsTakeOtherMemory) {
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
     UniqueFd a(sv[0]), b(sv[1]);
     const BufferSpec gpu{MemoryKind::cuda, 0};
-    SendPath s;
-    RecvPath r;
+    StreamLoop s;
+    StreamLoop r;
     ServerSpec sendfile = zc::test::half_spec(Transport::tcp_sendfile, 4096, gpu);
-    EXPECT_NE(error_of([&] { make_send_path(s, sendfile, a.get()); }).find("-T tcp"), std::string::npos);
+    EXPECT_NE(error_of([&] { make_tcp_send(s, sendfile, a.get()); }).find("-T tcp"), std::string::npos);
     ServerSpec splice = zc::test::half_spec(Transport::tcp, 4096, gpu, RxMode::splice);
-    EXPECT_NE(error_of([&] { make_recv_path(r, splice, b.get()); }).find("--rx copy"), std::string::npos);
+    EXPECT_NE(error_of([&] { make_tcp_recv(r, splice, b.get()); }).find("--rx copy"), std::string::npos);
     ServerSpec direct = zc::test::half_spec(Transport::tcp, 4096, gpu);
     direct.side.gpu_path = GpuPath::direct;
-    EXPECT_NE(error_of([&] { make_send_path(s, direct, a.get()); }).find("cannot DMA"), std::string::npos);
-    EXPECT_NE(error_of([&] { make_recv_path(r, direct, b.get()); }).find("use --gpu-path staged"), std::string::npos);
+    EXPECT_NE(error_of([&] { make_tcp_send(s, direct, a.get()); }).find("cannot DMA"), std::string::npos);
+    EXPECT_NE(error_of([&] { make_tcp_recv(r, direct, b.get()); }).find("use --gpu-path staged"), std::string::npos);
 }
 
 TEST(GpuPaths, WithoutAGpuTheErrorSaysWhy) {

@@ -10,8 +10,9 @@
 #include "iterations.hpp"
 #include "protocol/json_fields.hpp"
 #include "test_driver.hpp"
-#include "paths/exchange_path.hpp"
 #include "../half_spec.hpp"
+#include "paths/tcp_ops.hpp"
+#include "tcp/tcp_msgrate.hpp"
 #include "paths/test_rules.hpp"
 
 using namespace zc;
@@ -189,9 +190,9 @@ TEST(MessageTests, ServerSideChecksAndBufferSizes) {
     ServerSpec gpu_msgrate = server_half(rr_spec());
     gpu_msgrate.test = TestKind::msgrate;
     gpu_msgrate.side.buffer = {MemoryKind::cuda, 0};
-    ExchangePath path;
+    StreamLoop path;
     LatencyHistogram rtt;
-    EXPECT_THROW(make_exchange_path(path, gpu_msgrate, Role::send, -1, rtt), std::runtime_error);
+    EXPECT_THROW(make_tcp_exchange(path, gpu_msgrate, Role::send, -1, rtt), std::runtime_error);
     EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 2, {}, RxMode::copy, TestKind::msgrate), Role::recv),
               TcpMsgRateReceiver::kChunk);
     // Verbs msgrate: the receiver's ring, at least 512 slots per QP (2 QPs x 512 x 4 KiB).

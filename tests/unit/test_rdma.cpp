@@ -17,8 +17,8 @@
 #include "protocol/rdma_options.hpp"
 #include "protocol/test_spec.hpp"
 #include "rdma/wire.hpp"
-#include "paths/data_path.hpp"
-#include "paths/exchange_path.hpp"
+#include "paths/stream_path.hpp"
+#include "paths/tcp_ops.hpp"
 #include "paths/test_rules.hpp"
 #include "../half_spec.hpp"
 
@@ -342,5 +342,5 @@ TEST(RdmaInfo, PlainTcpConnectionHasNone) {
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
     zc::DataConnection conn{zc::UniqueFd(sv[0])};
     zc::UniqueFd other(sv[1]);
-    EXPECT_TRUE(zc::rdma_info_of(conn, zc::SendPath{}, zc::RecvPath{}).empty());
+    EXPECT_TRUE(zc::rdma_info_of(zc::Transport::tcp, conn, zc::StreamLoop{}).empty());
 }

@@ -13,8 +13,7 @@
 #include "memory/pattern.hpp"
 #include "memory/stage_ring.hpp"
 #include "parse_cli.hpp"
-#include "paths/data_path.hpp"
-#include "paths/exchange_path.hpp"
+#include "paths/tcp_ops.hpp"
 #include "../socket_pair.hpp"
 #include "../transport_built.hpp"
 #include "core/unique_fd.hpp"
@@ -34,14 +33,14 @@ struct Moved {
     StreamCounters sent, received;
 };
 
-Moved transfer(SendPath& s, RecvPath& r, uint64_t budget) {
+Moved transfer(StreamLoop& s, StreamLoop& r, uint64_t budget) {
     std::atomic<bool> abort{false};
     StopRule stop;
     stop.abort = &abort;
     stop.byte_budget = budget;
     Moved out;
-    std::thread rt([&] { out.received = run_recv_path(r, StopRule{}); });
-    out.sent = run_send_path(s, stop);
+    std::thread rt([&] { out.received = r.run(StopRule{}); });
+    out.sent = s.run(stop);
     rt.join();
     return out;
 }
@@ -75,12 +74,12 @@ TEST(StagedStream, SimGpuToSimGpuLandsThePatternInDeviceMemory) {
     for (size_t m : {(5u << 20) + 4096u, 1000u}) {
         const uint64_t budget = 3 * m + m / 2;  // ends mid-message
         Pair p;
-        SendPath s;
-        RecvPath r;
-        make_send_path(s, sim(m), p.tx.get());
-        make_recv_path(r, sim(m), p.rx.get());
-        ASSERT_TRUE(std::holds_alternative<TcpSimStagedSender>(s));
-        ASSERT_TRUE(std::holds_alternative<TcpSimStagedReceiver>(r));
+        StreamLoop s;
+        StreamLoop r;
+        make_tcp_send(s, sim(m), p.tx.get());
+        make_tcp_recv(r, sim(m), p.rx.get());
+        ASSERT_TRUE(s.holds<TcpStagedSender<HostStageCopy>>());
+        ASSERT_TRUE(r.holds<TcpStagedReceiver<HostStageCopy>>());
         Moved run = transfer(s, r, budget);
         ASSERT_EQ(run.sent.error, 0) << run.sent.failed_call;
         ASSERT_EQ(run.received.error, 0) << run.received.failed_call;
@@ -89,7 +88,7 @@ TEST(StagedStream, SimGpuToSimGpuLandsThePatternInDeviceMemory) {
         EXPECT_EQ(run.sent.staging.bytes, budget) << m;      // a byte budget is staged exactly
         EXPECT_EQ(run.received.staging.bytes, budget) << m;  // and landed exactly
         EXPECT_GT(run.sent.staging.copies, 0u);
-        const HostBuffer& dev = std::get<TcpSimStagedReceiver>(r).device_buffer();
+        const HostBuffer& dev = r.get_if<TcpStagedReceiver<HostStageCopy>>()->device_buffer();
         size_t checked = std::min<size_t>(dev.size(), budget);
         size_t bad = 0;
         for (size_t i = 0; i < checked; ++i) bad += dev.data()[i] != pattern_byte(i % m);
@@ -100,10 +99,10 @@ TEST(StagedStream, SimGpuToSimGpuLandsThePatternInDeviceMemory) {
 TEST(StagedStream, HostSenderToSimGpuReceiver) {
     const size_t m = 65536;
     Pair p;
-    SendPath s;
-    RecvPath r;
-    make_send_path(s, zc::test::half_spec(Transport::tcp, m), p.tx.get());
-    make_recv_path(r, sim(m), p.rx.get());
+    StreamLoop s;
+    StreamLoop r;
+    make_tcp_send(s, zc::test::half_spec(Transport::tcp, m), p.tx.get());
+    make_tcp_recv(r, sim(m), p.rx.get());
     Moved run = transfer(s, r, 10 * m + 7);
     EXPECT_EQ(run.received.bytes, 10 * m + 7);
     EXPECT_EQ(run.received.staging.bytes, 10 * m + 7);

@@ -7,6 +7,7 @@
 #include "protocol/test_spec.hpp"
 #include "run/build_info.hpp"
 #include "core/transport_registry.hpp"
+#include "paths/transport_ops.hpp"
 
 using namespace zc;
 
@@ -101,4 +102,61 @@ TEST(TransportNames, VersionTextListsTheBuild) {
         EXPECT_EQ((t.built ? built : missing).count(t.name), 1u) << t.name << "\n" << v;
     EXPECT_EQ(built.size() + missing.size(), transport_table().size()) << v;
     EXPECT_NE(v.find("\ngpu buffers: "), std::string::npos) << v;
+}
+
+// -T's help is the rows': every transport this build has, with its summary, and the others named as missing.
+TEST(TransportNames, HelpListsEveryRow) {
+    std::string help = transport_help();
+    for (const auto& t : transport_table()) {
+        if (t.built) {
+            EXPECT_NE(help.find("\n  " + std::string(t.name) + " "), std::string::npos) << t.name << help;
+            EXPECT_NE(help.find(t.summary), std::string::npos) << t.name << help;
+        } else {
+            EXPECT_NE(help.find(t.name), std::string::npos) << t.name << help;
+            EXPECT_NE(help.find("not in this build"), std::string::npos) << help;
+        }
+    }
+}
+
+// Every row this build has finds its kind's operations table, and every member of it is set: the set-up
+// code calls through the table without looking. A row that is not built finds none and says what is missing.
+TEST(TransportOps, EveryBuiltRowHasACompleteTable) {
+    for (const auto& t : transport_table()) {
+        if (!t.built) {
+            try {
+                transport_ops(t.id);
+                ADD_FAILURE() << t.name << " is not built but has an operations table";
+            } catch (const std::runtime_error& e) {
+                EXPECT_NE(std::string(e.what()).find("rdma-core"), std::string::npos) << e.what();
+            }
+            continue;
+        }
+        const TransportOps& ops = transport_ops(t.id);
+        EXPECT_TRUE(ops.listen && ops.connect && ops.make_send && ops.make_recv && ops.make_exchange) << t.name;
+        EXPECT_TRUE(ops.local_address && ops.path_name && ops.ran_on && ops.settings_in_force && ops.buffer_bytes)
+            << t.name;
+    }
+    // One table per kind: rows of one kind share it, rows of two kinds do not.
+    EXPECT_EQ(&transport_ops(Transport::tcp), &transport_ops(Transport::tcp_msgzc));
+    EXPECT_EQ(&transport_ops(Transport::udp), &transport_ops(Transport::udp_msgzc));
+    EXPECT_NE(&transport_ops(Transport::udp), &transport_ops(Transport::tcp));
+    if (transport_built(Transport::rdma_write)) {
+        EXPECT_EQ(&transport_ops(Transport::rdma_write), &transport_ops(Transport::rdma_read));
+        EXPECT_NE(&transport_ops(Transport::tcp), &transport_ops(Transport::rdma_write));
+        EXPECT_NE(&transport_ops(Transport::rsocket), &transport_ops(Transport::rdma_write));
+    }
+}
+
+// What ran, read back through the table: a TCP sender is named by its transport, a TCP receiver by its
+// --rx mode; a transport choosing its own receiver is named by the transport on both sides.
+TEST(TransportOps, PathNamesFollowTheRow) {
+    ServerSpec h;
+    h.transport = Transport::tcp_msgzc;
+    h.rx = RxMode::zerocopy;
+    EXPECT_EQ(transport_ops(h.transport).path_name(h, Role::send), "tcp-msgzc");
+    EXPECT_EQ(transport_ops(h.transport).path_name(h, Role::recv), "rx-zerocopy");
+    if (transport_built(Transport::rdma_write)) {
+        h.transport = Transport::rdma_write;
+        EXPECT_EQ(transport_ops(h.transport).path_name(h, Role::recv), "rdma-write");
+    }
 }

@@ -4,7 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "paths/data_path.hpp"
+#include "paths/tcp_ops.hpp"
 #include "core/unique_fd.hpp"
 #include "paths/test_rules.hpp"
 #include "../half_spec.hpp"
@@ -16,9 +16,9 @@ TEST(ZeroCopyPaths, SoZerocopyRefusedNamesTheCause) {
     int sv[2];
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);  // AF_UNIX has no SO_ZEROCOPY
     UniqueFd a(sv[0]), b(sv[1]);
-    SendPath path;
+    StreamLoop path;
     try {
-        make_send_path(path, half_spec(Transport::tcp_msgzc, 65536), a.get());
+        make_tcp_send(path, half_spec(Transport::tcp_msgzc, 65536), a.get());
         FAIL() << "SO_ZEROCOPY on a UNIX socket was accepted";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("refused SO_ZEROCOPY"), std::string::npos) << e.what();
@@ -29,9 +29,9 @@ TEST(ZeroCopyPaths, ZerocopyReceiveOnANonTcpSocketNamesTheCause) {
     int sv[2];
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);  // cannot be mmap'd as a TCP receive window
     UniqueFd a(sv[0]), b(sv[1]);
-    RecvPath path;
+    StreamLoop path;
     try {
-        make_recv_path(path, half_spec(Transport::tcp, 65536, {}, RxMode::zerocopy), a.get());
+        make_tcp_recv(path, half_spec(Transport::tcp, 65536, {}, RxMode::zerocopy), a.get());
         FAIL() << "mmap of a UNIX socket was accepted";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("TCP_ZEROCOPY_RECEIVE"), std::string::npos) << e.what();

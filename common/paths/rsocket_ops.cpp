@@ -1,0 +1,130 @@
+// The rsocket kind's operations table: rsockets (librdmacm's socket API over RDMA) connected and
+// accepted with the token like TCP, and the rsend/rrecv, riowrite and rr loops on them. Only in a
+// build with rdma-core (transport_ops.cpp lists the table only then).
+#if ZCPERF_WITH_RDMA
+#include <rdma/rsocket.h>
+
+#include <stdexcept>
+
+#include "paths/test_rules.hpp"
+#include "paths/transport_ops.hpp"
+#include "rdma/rdma_connection.hpp"
+#include "rdma/rsocket_paths.hpp"
+#include "rdma/sockaddr_text.hpp"
+#include "socket/stream_memory.hpp"
+
+namespace zc {
+
+namespace {
+
+constexpr auto kConnectTimeout = std::chrono::seconds(10);
+
+class Listener final : public KindListener {
+public:
+    Listener(const ServerSpec& half, Role role, const std::string& bind_address)
+        : streams_(half.streams), rs_(bind_address, half, role) {}
+    uint16_t port() const override { return rs_.port(); }
+    std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
+                                       const std::atomic<bool>& stopped) override {
+        return rs_.accept(streams_, token, deadline, stopped);
+    }
+
+private:
+    int streams_;
+    RsocketListener rs_;
+};
+
+std::unique_ptr<KindListener> listen(const ServerSpec& half, Role role, const std::string& bind_address) {
+    return std::make_unique<Listener>(half, role, bind_address);
+}
+
+std::vector<DataConnection> connect(const ServerSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
+    std::vector<DataConnection> out;
+    for (int i = 0; i < half.streams; ++i)
+        out.emplace_back(connect_rsocket(peer.address, peer.port, token, half, role, kConnectTimeout));
+    return out;
+}
+
+std::string address_of(const DataConnection& c) {
+    auto* rs = std::get_if<RsocketFd>(&c);
+    if (!rs || !*rs) return {};
+    sockaddr_storage ss{};
+    socklen_t len = sizeof(ss);
+    if (::rgetsockname(rs->get(), reinterpret_cast<sockaddr*>(&ss), &len) != 0) return {};
+    return sockaddr_text(ss);
+}
+
+// rsockets pick their device inside librdmacm; --rdma-dev is checked against the one the local
+// address sits on, as for verbs.
+int rsocket_of(DataConnection& conn, const ServerSpec& h) {
+    auto* c = std::get_if<RsocketFd>(&conn);
+    if (!c || !*c) throw std::logic_error("an rsocket path needs an rsocket");
+    if (!h.side.rdma_dev.empty()) require_wanted_device(h.side.rdma_dev, device_info_for(address_of(conn)).device);
+    return c->get();
+}
+
+// rsend/rrecv copy through rsockets' own registered buffers, so GPU memory is staged through bounce
+// slots (the NIC never sees our memory); spec_problem refused what cannot be honoured.
+void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+    const int fd = rsocket_of(conn, h);
+    if (h.transport == Transport::rsocket_iomap)
+        loop.emplace<RsocketIomapSender>(fd, h.message_size, h.alignment);
+    else
+        emplace_stream_loop<RsocketSender, RsocketStagedSender>(loop, h.side.buffer, fd, h.message_size, h.alignment);
+}
+
+void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+    const int fd = rsocket_of(conn, h);
+    if (h.transport == Transport::rsocket_iomap)
+        loop.emplace<RsocketIomapReceiver>(fd, h.message_size, h.alignment, h.rdma.tx_depth);
+    else
+        emplace_stream_loop<RsocketReceiver, RsocketStagedReceiver>(loop, h.side.buffer, fd, h.message_size,
+                                                                    h.alignment);
+}
+
+// rr only (the rows offer no msgrate over rsockets).
+void make_exchange(StreamLoop& loop, const ServerSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
+    if (role == Role::send)
+        loop.emplace<RsocketRrInitiator>(rsocket_of(conn, h), h.message_size, h.alignment, rtt);
+    else
+        loop.emplace<RsocketRrResponder>(rsocket_of(conn, h), h.message_size, h.alignment);
+}
+
+std::string name_of_path(const ServerSpec& h, Role) { return transport_name(h.transport); }
+
+// What the local address's RDMA device is (rsockets keep their cm_id to themselves), and what the
+// riomap'ed ring cost to register.
+RdmaInfo ran_on(const DataConnection& conn, const StreamLoop& loop) {
+    if (!std::holds_alternative<RsocketFd>(conn)) return {};
+    RdmaInfo info = device_info_for(address_of(conn));
+    if (auto* r = loop.get_if<RsocketIomapReceiver>()) {
+        info.registration_ms = r->registration_ms();
+        info.registered_bytes = r->buffer().size();
+    }
+    if (auto* s = loop.get_if<RsocketIomapSender>()) info.credit_waits = s->credit_waits();
+    return info;
+}
+
+uint64_t bytes_per_stream(const ServerSpec& h, Role role) {
+    const uint64_t m = h.message_size;
+    if (is_message_test(h.test)) return message_test_bytes(h, role);
+    if (h.side.buffer.gpu_like()) return staged_socket_bytes(m);
+    return role == Role::send ? m : rdma_ring_bytes(m);
+}
+
+}  // namespace
+
+extern const TransportOps kRsocketOps;  // found by transport_ops() from the row's kind
+const TransportOps kRsocketOps = {.listen = listen,
+                                  .connect = connect,
+                                  .make_send = make_send,
+                                  .make_recv = make_recv,
+                                  .make_exchange = make_exchange,
+                                  .local_address = address_of,
+                                  .path_name = name_of_path,
+                                  .ran_on = ran_on,
+                                  .settings_in_force = no_settings,
+                                  .buffer_bytes = bytes_per_stream};
+
+}  // namespace zc
+#endif

@@ -1,0 +1,264 @@
+// The tcp kind's operations table: TCP data connections (listen, accept with the token, connect) and
+// the TCP loops, chosen by the transport's row (which sender), --rx (which receiver) and --buffer.
+#include "paths/tcp_ops.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <stdexcept>
+
+#include "paths/test_rules.hpp"
+#include "paths/transport_ops.hpp"
+#include "socket/stream_memory.hpp"
+#include "protocol/frame.hpp"
+#include "protocol/messages.hpp"
+#include "tcp/send_ring.hpp"
+#include "tcp/tcp_msg_zerocopy.hpp"
+#include "tcp/tcp_msgrate.hpp"
+#include "tcp/tcp_rx_discard.hpp"
+#include "tcp/tcp_rx_zerocopy.hpp"
+#include "tcp/tcp_sendfile.hpp"
+#include "tcp/tcp_socket.hpp"
+#include "tcp/tcp_uring_zc.hpp"
+
+namespace zc {
+
+namespace {
+
+constexpr auto kStallTimeout = std::chrono::seconds(10);  // a TCP data socket's longest silence
+constexpr auto kConnectTimeout = std::chrono::seconds(5);
+
+// Accepts TCP data connections until `wanted` have presented the token, before the deadline. Pending
+// connections are read side by side, so a stray one that stays silent delays nobody.
+std::vector<UniqueFd> accept_tcp(int listener, int wanted, uint64_t token,
+                                 std::chrono::steady_clock::time_point deadline, const std::atomic<bool>& stopped) {
+    struct Pending {
+        UniqueFd fd;
+        uint64_t got = 0;
+        size_t have = 0;
+    };
+    std::vector<UniqueFd> ready;
+    std::vector<Pending> pending;
+    while (static_cast<int>(ready.size()) < wanted && !stopped.load()) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) break;
+        std::vector<pollfd> fds{{listener, POLLIN, 0}};
+        for (const auto& p : pending) fds.push_back({p.fd.get(), POLLIN, 0});
+        if (::poll(fds.data(), fds.size(), static_cast<int>(std::min<int64_t>(left.count(), 100))) <= 0) continue;
+        for (size_t i = fds.size() - 1; i >= 1; --i) {
+            if (!fds[i].revents) continue;
+            Pending& p = pending[i - 1];
+            ssize_t n =
+                ::recv(p.fd.get(), reinterpret_cast<char*>(&p.got) + p.have, sizeof(p.got) - p.have, MSG_DONTWAIT);
+            bool drop = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+            if (n > 0) p.have += static_cast<size_t>(n);
+            if (p.have == sizeof(p.got)) {
+                if (p.got == token) ready.push_back(std::move(p.fd));
+                drop = true;  // ours and taken, or a stray with the wrong token
+            }
+            if (drop) pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i - 1));
+        }
+        if (fds[0].revents & POLLIN) {
+            int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+            if (fd >= 0 && pending.size() < 1024)
+                pending.push_back({UniqueFd(fd), 0, 0});
+            else if (fd >= 0)
+                ::close(fd);
+        }
+    }
+    return ready;
+}
+
+class TcpListener final : public KindListener {
+public:
+    TcpListener(const ServerSpec& half, const std::string& bind_address) : streams_(half.streams) {
+        auto [fd, port] = listen_tcp(bind_address, 0, half.streams, half.side.socket_buffer);
+        fd_ = std::move(fd);
+        port_ = port;
+    }
+    uint16_t port() const override { return port_; }
+    std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
+                                       const std::atomic<bool>& stopped) override {
+        std::vector<UniqueFd> tcp = accept_tcp(fd_.get(), streams_, token, deadline, stopped);
+        if (stopped.load()) throw std::runtime_error(kStoppedBeforeStart);
+        if (static_cast<int>(tcp.size()) < streams_) {
+            throw std::runtime_error("only " + std::to_string(tcp.size()) + " of " + std::to_string(streams_) +
+                                     " data connections arrived within 10 s (a firewall between the hosts?)");
+        }
+        std::vector<DataConnection> out;
+        for (auto& fd : tcp) {
+            set_receive_timeout(fd.get(), kStallTimeout);
+            out.emplace_back(std::move(fd));
+        }
+        fd_.reset();
+        return out;
+    }
+
+private:
+    int streams_;
+    UniqueFd fd_;
+    uint16_t port_ = 0;
+};
+
+std::unique_ptr<KindListener> listen(const ServerSpec& half, Role, const std::string& bind_address) {
+    return std::make_unique<TcpListener>(half, bind_address);
+}
+
+std::vector<DataConnection> connect(const ServerSpec& half, Role, const PeerAddress& peer, uint64_t token) {
+    std::vector<DataConnection> out;
+    for (int i = 0; i < half.streams; ++i) {
+        UniqueFd fd = connect_tcp(Endpoint{peer.host, peer.port}, kConnectTimeout, half.side.socket_buffer);
+        write_all(fd.get(), std::string_view(reinterpret_cast<const char*>(&token), sizeof(token)), kConnectTimeout);
+        set_receive_timeout(fd.get(), kStallTimeout);
+        out.emplace_back(std::in_place_type<UniqueFd>, std::move(fd));
+    }
+    return out;
+}
+
+int socket_of(DataConnection& conn) {
+    int fd = tcp_fd(conn);
+    if (fd < 0) throw std::logic_error("a tcp path needs a TCP data connection");
+    return fd;
+}
+
+void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) { make_tcp_send(loop, h, socket_of(conn)); }
+void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) { make_tcp_recv(loop, h, socket_of(conn)); }
+void make_exchange(StreamLoop& loop, const ServerSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
+    make_tcp_exchange(loop, h, role, socket_of(conn), rtt);
+}
+
+std::string address_of(const DataConnection& conn) {
+    int fd = tcp_fd(conn);
+    return fd >= 0 ? local_address(fd) : std::string();
+}
+
+// The sender is named by its transport, the receiver by its --rx mode (any TCP sender meets any receiver).
+std::string name_of_path(const ServerSpec& h, Role role) {
+    return role == Role::send ? transport_name(h.transport) : std::string("rx-") + rx_mode_name(h.rx);
+}
+
+// Plain TCP uses no RDMA device, even when one sits on its netdev (rxe on a NIC, RoCE NICs).
+RdmaInfo ran_on(const DataConnection&, const StreamLoop&) { return {}; }
+
+void settings_in_force(const ServerSpec& h, Role role, const DataConnection& conn, SideResult& r) {
+    int fd = tcp_fd(conn);
+    if (fd < 0) return;
+    auto [snd, rcv] = socket_buffers(fd);
+    r.socket_send_buffer = snd;
+    r.socket_recv_buffer = rcv;
+    if (role == Role::recv && !is_message_test(h.test)) r.rcv_lowat = receive_low_water(fd);
+}
+
+uint64_t bytes_per_stream(const ServerSpec& h, Role role) {
+    const uint64_t m = h.message_size;
+    if (is_message_test(h.test)) return message_test_bytes(h, role);
+    if (h.side.buffer.gpu_like()) return staged_socket_bytes(m);
+    if (role == Role::send) {
+        return m * (transport_info(h.transport).send_buffer == SendBuffer::zc_ring ? SendRing::slots_for(m) : 1);
+    }
+    switch (h.rx) {
+        case RxMode::copy:
+            return m;
+        case RxMode::zerocopy:
+            return m + std::min<uint64_t>(m, 1 << 20);
+        case RxMode::splice:
+            return std::min<uint64_t>(std::max<uint64_t>(m, 65536), 1 << 20);  // the pipe
+        case RxMode::trunc:
+            return 0;
+        case RxMode::mmsg:
+        case RxMode::gro:
+            break;  // UDP's (spec_problem refused them over TCP)
+    }
+    return m;
+}
+
+void require_runnable(const ServerSpec& h, Role role) {
+    if (std::string why = spec_problem(h, role); !why.empty()) throw std::runtime_error(why);
+}
+
+}  // namespace
+
+extern const TransportOps kTcpOps;  // found by transport_ops() from the row's kind
+const TransportOps kTcpOps = {.listen = listen,
+                              .connect = connect,
+                              .make_send = make_send,
+                              .make_recv = make_recv,
+                              .make_exchange = make_exchange,
+                              .local_address = address_of,
+                              .path_name = name_of_path,
+                              .ran_on = ran_on,
+                              .settings_in_force = settings_in_force,
+                              .buffer_bytes = bytes_per_stream};
+
+// GPU memory over TCP is always staged (spec_problem refused --gpu-path direct).
+void make_tcp_send(StreamLoop& loop, const ServerSpec& h, int fd) {
+    require_runnable(h, Role::send);
+    const size_t m = h.message_size, align = h.alignment;
+    switch (h.transport) {
+        case Transport::tcp_sendfile:
+            loop.emplace<TcpSendfileSender>(fd, m);
+            return;
+        case Transport::tcp_msgzc:
+            loop.emplace<TcpMsgZerocopySender>(fd, m, align);
+            return;
+        case Transport::tcp_uringzc:
+            loop.emplace<TcpUringZcSender>(fd, m, align, h.uring_fixed);
+            return;
+        default:  // tcp: send() from any memory
+            emplace_stream_loop<TcpCopySender, TcpStagedSender>(loop, h.side.buffer, fd, m, align);
+    }
+}
+
+void make_tcp_recv(StreamLoop& loop, const ServerSpec& h, int fd) {
+    require_runnable(h, Role::recv);
+    const size_t m = h.message_size, align = h.alignment;
+    set_receive_low_water(fd, h.rcv_lowat);
+    switch (h.rx) {
+        case RxMode::copy:
+            emplace_stream_loop<TcpCopyReceiver, TcpStagedReceiver>(loop, h.side.buffer, fd, m, align);
+            return;
+        case RxMode::zerocopy:
+            loop.emplace<TcpZerocopyReceiver>(fd, m);
+            return;
+        case RxMode::splice:
+            loop.emplace<TcpSpliceReceiver>(fd, m);
+            return;
+        case RxMode::trunc:
+            loop.emplace<TcpTruncReceiver>(fd, m);
+            return;
+        case RxMode::mmsg:
+        case RxMode::gro:
+            break;  // UDP's (spec_problem refused them over TCP)
+    }
+    throw std::logic_error("make_tcp_recv: unhandled mode");
+}
+
+void make_tcp_exchange(StreamLoop& loop, const ServerSpec& half, Role role, int fd, LatencyHistogram& rtt) {
+    require_runnable(half, role);
+    size_t size = half.message_size;
+    size_t align = half.alignment;
+    const BufferSpec& where = half.side.buffer;
+    if (half.test == TestKind::rr) {
+        if (where.on_gpu()) {  // TCP only stages GPU memory (spec_problem refused --gpu-path direct)
+            if (role == Role::send)
+                loop.emplace<TcpRrGpuInitiator>(fd, size, align, rtt, where);
+            else
+                loop.emplace<TcpRrGpuResponder>(fd, size, align, where);
+        } else {
+            if (role == Role::send)
+                loop.emplace<TcpRrInitiator>(fd, size, align, rtt, where);
+            else
+                loop.emplace<TcpRrResponder>(fd, size, align, where);
+        }
+    } else {
+        if (role == Role::send)
+            loop.emplace<TcpMsgRateSender>(fd, size, align, half.batch);
+        else
+            loop.emplace<TcpMsgRateReceiver>(fd, size, align);
+    }
+}
+
+}  // namespace zc

@@ -1,0 +1,30 @@
+#pragma once
+// The tcp kind's loops on a socket the caller keeps owning: what kTcpOps builds on a data connection,
+// and what the tests build on a socketpair. Each checks spec_problem(half, role) first and throws
+// std::runtime_error naming what the half cannot run or what is missing (no io_uring, SO_ZEROCOPY
+// refused, ...). The loops a test checks for are in the headers it includes (the copy and staged
+// loops, here; the zero-copy ones in their own tcp/ files).
+#include "core/stream_loop.hpp"
+#include "measure/latency_histogram.hpp"
+#include "protocol/test_spec.hpp"
+#include "socket/socket_rr.hpp"
+#include "socket/staged_stream.hpp"
+#include "tcp/tcp_copy.hpp"
+
+namespace zc {
+
+// The socket loops (socket/) on the kernel's sockets, as -T tcp runs them.
+template <class Copy>
+using TcpStagedSender = StagedStreamSender<KernelSockets, Copy>;  // --buffer cuda (CudaStageCopy), sim-gpu
+template <class Copy>
+using TcpStagedReceiver = StagedStreamReceiver<KernelSockets, Copy>;
+using TcpRrInitiator = RrInitiator<HostRrMessage, KernelSockets>;
+using TcpRrResponder = RrResponder<HostRrMessage, KernelSockets>;
+using TcpRrGpuInitiator = RrInitiator<GpuRrMessage, KernelSockets>;
+using TcpRrGpuResponder = RrResponder<GpuRrMessage, KernelSockets>;
+
+void make_tcp_send(StreamLoop& loop, const ServerSpec& half, int fd);
+void make_tcp_recv(StreamLoop& loop, const ServerSpec& half, int fd);
+void make_tcp_exchange(StreamLoop& loop, const ServerSpec& half, Role role, int fd, LatencyHistogram& rtt);
+
+}  // namespace zc

@@ -1,0 +1,76 @@
+#pragma once
+// What a transport kind does, as one table of functions (neper's neper_fn, iperf3's struct protocol):
+// listen, accept and connect its data connections, build a stream's loop for each test, and read back
+// what ran. A transport's registry row (core/transport_registry.hpp) names its kind; transport_ops()
+// finds the kind's table. Everything above this (DataListener, connect_data_streams, the path factory,
+// the side runner) calls through the table and names no transport. The functions run at set-up and
+// once per stream; the hot loop is inside the loop class they build (core/stream_loop.hpp).
+//
+// Adding a kind (docs/structure.md, "Adding a transport"): its rows, one table in its own file, and
+// one line in transport_ops.cpp.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/data_connection.hpp"
+#include "core/stream_loop.hpp"
+#include "core/transport_registry.hpp"
+#include "measure/latency_histogram.hpp"
+#include "protocol/rdma_info.hpp"
+#include "protocol/result.hpp"
+#include "protocol/test_spec.hpp"
+
+namespace zc {
+
+// The server's side of set-up: listening for one test's data connections.
+class KindListener {
+public:
+    virtual ~KindListener() = default;
+    virtual uint16_t port() const = 0;
+    // The half's streams, each having presented the token, before the deadline. Throws
+    // std::runtime_error when fewer arrive, or kStoppedBeforeStart when `stopped` is set first.
+    virtual std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
+                                               const std::atomic<bool>& stopped) = 0;
+};
+
+// Where the client connects: `host` as the user gave it (a socket may resolve a name), `address` the
+// numeric address the control connection reached (rdma_cm connects by address, never by name).
+struct PeerAddress {
+    std::string host;
+    std::string address;
+    uint16_t port = 0;
+};
+
+struct TransportOps {
+    // Server: listens on bind_address (port 0: any) for the half's streams. Throws std::runtime_error
+    // naming what is missing (an RDMA device on the address, ...).
+    std::unique_ptr<KindListener> (*listen)(const ServerSpec& half, Role role, const std::string& bind_address);
+    // Client: the half's streams, each presenting the token, every wait bounded.
+    std::vector<DataConnection> (*connect)(const ServerSpec& half, Role role, const PeerAddress& peer, uint64_t token);
+    // One stream's loop on its connection: a stream test's sender or receiver, or a message test's
+    // side (rr: `rtt` gets the initiator's round trips). spec_problem(half, role) has passed.
+    void (*make_send)(StreamLoop& loop, const ServerSpec& half, DataConnection& conn);
+    void (*make_recv)(StreamLoop& loop, const ServerSpec& half, DataConnection& conn);
+    void (*make_exchange)(StreamLoop& loop, const ServerSpec& half, Role role, DataConnection& conn,
+                          LatencyHistogram& rtt);
+    // Read back what ran: the numeric local address the data leaves from ("" when unknown), the path's
+    // name in the report, and the RDMA device and registration costs (empty where none).
+    std::string (*local_address)(const DataConnection& conn);
+    std::string (*path_name)(const ServerSpec& half, Role role);
+    RdmaInfo (*ran_on)(const DataConnection& conn, const StreamLoop& loop);
+    // The kernel's settings in force on the side's first connection (socket buffers, the receive low-water mark), into
+    // the side's result; no_settings for connections that are not kernel sockets.
+    void (*settings_in_force)(const ServerSpec& half, Role role, const DataConnection& conn, SideResult& r);
+    // The bytes of memory one stream of this side allocates (the server checks it against its limit).
+    uint64_t (*buffer_bytes)(const ServerSpec& half, Role role);
+};
+
+inline void no_settings(const ServerSpec&, Role, const DataConnection&, SideResult&) {}
+
+// The table of the transport's kind (its registry row says which).
+const TransportOps& transport_ops(Transport t);
+
+}  // namespace zc

@@ -1,0 +1,124 @@
+// The verbs kind's operations table: queue pairs connected with rdma_cm (one RdmaConnection per
+// stream, its QPs, memory region and ring) and the RDMA WRITE / SEND / READ loops on them. Only in a
+// build with rdma-core (transport_ops.cpp lists the table only then).
+#if ZCPERF_WITH_RDMA
+#include <algorithm>
+#include <stdexcept>
+
+#include "paths/test_rules.hpp"
+#include "paths/transport_ops.hpp"
+#include "rdma/rdma_connection.hpp"
+#include "rdma/verbs_paths.hpp"
+#include "rdma/wire.hpp"
+
+namespace zc {
+
+namespace {
+
+constexpr auto kConnectTimeout = std::chrono::seconds(10);
+
+class Listener final : public KindListener {
+public:
+    Listener(const ServerSpec& half, Role role, const std::string& bind_address)
+        : half_(half), role_(role), cm_(bind_address, half.streams * static_cast<int>(half.rdma.qps) + 8) {}
+    uint16_t port() const override { return cm_.port(); }
+    std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
+                                       const std::atomic<bool>& stopped) override {
+        return cm_.accept(half_, role_, token, deadline, stopped);
+    }
+
+private:
+    ServerSpec half_;
+    Role role_;
+    RdmaListener cm_;
+};
+
+std::unique_ptr<KindListener> listen(const ServerSpec& half, Role role, const std::string& bind_address) {
+    return std::make_unique<Listener>(half, role, bind_address);
+}
+
+std::vector<DataConnection> connect(const ServerSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
+    std::vector<DataConnection> out;
+    std::shared_ptr<DeviceGroup> group;  // --qps-per-context K: a new one every K streams
+    const uint32_t per_ctx = half.rdma.qps_per_context;
+    for (int i = 0; i < half.streams; ++i) {
+        if (per_ctx && i % per_ctx == 0) group = std::make_shared<DeviceGroup>();
+        out.emplace_back(connect_rdma_stream(peer.address, peer.port, token, i, half, role, kConnectTimeout, group));
+    }
+    return out;
+}
+
+RdmaConnection& verbs_of(DataConnection& conn) {
+    auto* c = std::get_if<RdmaConnectionPtr>(&conn);
+    if (!c || !*c) throw std::logic_error("a verbs path needs an RDMA connection");
+    return **c;
+}
+
+// rdma-read's sender is passive (its buffer is read); its receiver pulls.
+void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+    if (h.transport == Transport::rdma_read)
+        loop.emplace<RdmaReadSource>(verbs_of(conn));
+    else
+        loop.emplace<RdmaSender>(verbs_of(conn));
+}
+
+void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+    if (h.transport == Transport::rdma_read)
+        loop.emplace<RdmaReadSink>(verbs_of(conn));
+    else
+        loop.emplace<RdmaReceiver>(verbs_of(conn));
+}
+
+void make_exchange(StreamLoop& loop, const ServerSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
+    const bool initiator = role == Role::send;
+    if (h.test == TestKind::rr)
+        loop.emplace<RdmaRr>(verbs_of(conn), initiator, initiator ? &rtt : nullptr);
+    else if (initiator)
+        loop.emplace<RdmaMsgRateSender>(verbs_of(conn));
+    else
+        loop.emplace<RdmaMsgRateReceiver>(verbs_of(conn));
+}
+
+std::string address_of(const DataConnection& c) {
+    auto* r = std::get_if<RdmaConnectionPtr>(&c);
+    return r && *r ? (*r)->local_address() : std::string();
+}
+
+std::string name_of_path(const ServerSpec& h, Role) { return transport_name(h.transport); }
+
+RdmaInfo ran_on(const DataConnection& conn, const StreamLoop&) {
+    auto* c = std::get_if<RdmaConnectionPtr>(&conn);
+    return c && *c ? (*c)->info() : RdmaInfo{};
+}
+
+uint64_t bytes_per_stream(const ServerSpec& h, Role role) {
+    const uint64_t m = h.message_size;
+    const bool sending = role == Role::send;
+    if (h.test == TestKind::msgrate && !sending) {
+        // The receiver's ring of at least rdma_wire::kMsgrateWindow slots per QP.
+        uint32_t window = std::max(h.rdma.tx_depth, rdma_wire::kMsgrateWindow);
+        return uint64_t(h.rdma.qps) * rdma_wire::slots_per_qp(window, h.rdma.qps, m) * m;
+    }
+    if (is_message_test(h.test)) return message_test_bytes(h, role);
+    // GPU memory staged (the worst case; direct needs less): the registered host ring of bounce slots,
+    // on both sides, plus the GPU memory (the sender's message, the receiver's ring).
+    if (h.side.buffer.gpu_like()) return rdma_ring_bytes(m) + (sending ? m : rdma_ring_bytes(m));
+    return sending ? m : rdma_ring_bytes(m);
+}
+
+}  // namespace
+
+extern const TransportOps kVerbsOps;  // found by transport_ops() from the row's kind
+const TransportOps kVerbsOps = {.listen = listen,
+                                .connect = connect,
+                                .make_send = make_send,
+                                .make_recv = make_recv,
+                                .make_exchange = make_exchange,
+                                .local_address = address_of,
+                                .path_name = name_of_path,
+                                .ran_on = ran_on,
+                                .settings_in_force = no_settings,
+                                .buffer_bytes = bytes_per_stream};
+
+}  // namespace zc
+#endif
