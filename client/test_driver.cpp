@@ -186,7 +186,10 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
     }
     note_overrun(spec, local, remote, r.warnings);
     if (!tx.udp.empty()) {
-        double rate = tx.elapsed_s > 0 ? static_cast<double>(tx.bytes) * 8 / tx.elapsed_s : 0;
+        // A timed paced sender sends what is due before the end of -l: its rate is its bytes over -l (its
+        // measured interval also holds the end marker's exchange); with -n, over its interval.
+        double span = spec.total_bytes == 0 ? spec.duration_s : tx.elapsed_s;
+        double rate = span > 0 ? static_cast<double>(tx.bytes) * 8 / span : 0;
         for (auto& n : udp_notes(tx.udp, rate, spec.test == TestKind::rr ? UdpInfo{} : rx.udp, udp))
             r.warnings.push_back(std::move(n));
     }

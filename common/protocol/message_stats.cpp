@@ -119,7 +119,7 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
     m.remote_sd_us = service_demand_us_per_tran(remote.cpu.busy_cpu_s, m.messages);
     m.local_proc_sd_us = service_demand_us_per_tran(local.process_cpu_s(), m.messages);
     m.remote_proc_sd_us = service_demand_us_per_tran(remote.process_cpu_s(), m.messages);
-    m.tcp = local.rdma.empty();  // TCP sides carry no rdma block; rsockets and verbs do
+    m.tcp = local.rdma.empty() && !lossy;  // TCP sides carry no rdma block (nor a UDP path); rsockets and verbs do
     char how[320];
     if (lossy && test == TestKind::rr) {
         std::snprintf(how, sizeof(how),

@@ -109,11 +109,17 @@ std::string udp_line(const SideResult& s) {
                                : u.gso_where == "none"     ? "no device (lo hands the whole buffer up)"
                                                            : "an unknown place");
     }
-    if (u.bitrate) {
+    if (u.bitrate && s.role == Role::send) {
         out += fmt::format("{}paced at {} by the {}, waited {:.3f} s", out.empty() ? "" : "; ", bitrate_text(u.bitrate),
                            pacing_method_name(u.pacing.method), static_cast<double>(u.pacing.sleep_ns) * 1e-9);
     }
     return out;
+}
+
+// Over UDP a lost datagram is not a mismatch: the side that sees what arrived counts (rr: the initiator).
+const char* counted_by(const TestResult& r) {
+    if (!r.local.udp.datagram_path) return "both sides";
+    return r.test == TestKind::rr ? "the initiator (answers that arrived)" : "the receiver (datagrams that arrived)";
 }
 
 std::string label(const TestResult& r) {
@@ -254,9 +260,9 @@ private:
             label(r), test_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s, m.rtt.mean_us,
             m.rtt.p50_us, m.rtt.p99_us, m.rtt.mean_us / 2, m.local_sd_us, m.remote_sd_us);
         out_ << fmt::format(
-            "    {} transactions counted by both sides in {:.2f} s; RTT us min {:.2f} p90 {:.2f} p99.9 {:.2f} "
+            "    {} transactions counted by {} in {:.2f} s; RTT us min {:.2f} p90 {:.2f} p99.9 {:.2f} "
             "max {:.2f}; one-way latency = RTT/2 (OSU, perftest)\n",
-            m.messages, m.elapsed_s, m.rtt.min_us, m.rtt.p90_us, m.rtt.p999_us, m.rtt.max_us);
+            m.messages, counted_by(r), m.elapsed_s, m.rtt.min_us, m.rtt.p90_us, m.rtt.p999_us, m.rtt.max_us);
         if (m.tcp) {
             out_ << fmt::format(
                 "    client: {:.2f} send/recv calls and {:.2f} data segments per transaction; proc SD us/Tran "
@@ -284,8 +290,8 @@ private:
                             m.calls_per_message, segs, m.local_sd_us, m.remote_sd_us);
         std::string per;
         for (double v : m.stream_messages_per_s) per += fmt::format("{}{:.0f}", per.empty() ? "" : ", ", v);
-        out_ << fmt::format("    {} messages counted by both sides in {:.2f} s; per connection msgs/s: {}\n",
-                            m.messages, m.elapsed_s, per);
+        out_ << fmt::format("    {} messages counted by {} in {:.2f} s; per connection msgs/s: {}\n", m.messages,
+                            counted_by(r), m.elapsed_s, per);
         if (m.tcp) {
             out_ << fmt::format(
                 "    measured: {} B messages, {} per {} with TCP_NODELAY (a message is its own segment only "

@@ -356,7 +356,7 @@ SideResult SideRunner::finish() {
         auto [snd, rcv] = socket_buffers(tcp_fd(streams_[0].conn));
         r.socket_send_buffer = snd;
         r.socket_recv_buffer = rcv;
-        if (cfg_.role == Role::recv && !is_message_test(cfg_.half.test))
+        if (cfg_.role == Role::recv && !is_message_test(cfg_.half.test) && !is_udp(cfg_.half.transport))
             r.rcv_lowat = receive_low_water(tcp_fd(streams_[0].conn));
     }
     note_placement_mismatches(r);
