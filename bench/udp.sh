@@ -74,7 +74,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
     raw=$RAW/r$r-tp-zcperf.json
     zc "$raw" -T udp -m 1472 -S 4M
     row "$r" tp_received zcperf "$(jq_py "$raw" "r['throughput_gbps']*1000")"
-    row "$r" tp_sent zcperf "$(jq_py "$raw" "r['local']['bytes']*8/r['local']['elapsed_s']/1e6")"
+    # Sent over -l, as the peers count it (zcperf's sender interval also holds the end marker's exchange).
+    row "$r" tp_sent zcperf "$(jq_py "$raw" "r['local']['bytes']*8/$DURATION/1e6")"
     row "$r" tp_loss_pct zcperf "$(jq_py "$raw" "r['remote']['udp']['loss_pct']")"
     raw=$RAW/r$r-tp-iperf3.json
     IPERF_PID=$(server_start "$raw.server" iperf3 -s -1 -A "$SERVER_CPU" -p "$IPERF_PORT")
@@ -109,7 +110,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
         zc "$raw" -T "${tool%-batch44}" "${a[@]}" -S 4M
         row "$r" sender_MB_per_cpu_s "$tool" \
             "$(jq_py "$raw" "r['local']['bytes']/1e6/(r['local']['process_user_s']+r['local']['process_sys_s'])")"
-        row "$r" sender_Mbit_s "$tool" "$(jq_py "$raw" "r['local']['bytes']*8/r['local']['elapsed_s']/1e6")"
+        row "$r" sender_Mbit_s "$tool" "$(jq_py "$raw" "r['local']['bytes']*8/$DURATION/1e6")"
         row "$r" received_Mbit_s "$tool" "$(jq_py "$raw" "r['throughput_gbps']*1000")"
         row "$r" copied_pct "$tool" "$(jq_py "$raw" "r['local'].get('zerocopy',{}).get('copied_pct',0)")"
         log "round $r/$ROUNDS  $tool: $(tail -1 "$CSV")"
