@@ -38,10 +38,11 @@ public:
     // When the byte after `sent` bytes may leave, on the schedule begun at start().
     int64_t due_ns(uint64_t sent) const {
         if (!rate_) return start_ns_;
-        // bytes * 8e9 / rate without overflow up to 2^64 bits of schedule: split whole seconds off.
+        // bytes * 8e9 / rate without overflow: whole seconds in integers, the rest (under a second, but
+        // remainder x 1e9 passes 2^64 above 18 Gbit/s) in long double's 64-bit mantissa, exact to the ns.
         uint64_t bits = sent * 8;
         return start_ns_ + static_cast<int64_t>(bits / rate_) * 1000000000 +
-               static_cast<int64_t>((bits % rate_) * 1000000000 / rate_);
+               static_cast<int64_t>(static_cast<long double>(bits % rate_) * 1e9L / static_cast<long double>(rate_));
     }
     // Sleeps until `sent` bytes are due (returns at once when behind or unpaced). Returns the
     // nanoseconds slept, for the report (0 when the sender was the bottleneck).

@@ -208,8 +208,12 @@ TEST(UdpLoops, WrongTokenIsNotAccepted) {
     EXPECT_TRUE(server.empty());
 }
 
+// The exact-count tests give the receiver 4 MiB of socket buffer (net.core.rmem_max here): on a loaded
+// host its thread may not run for tens of milliseconds, and the default 208 KiB would overflow.
+constexpr uint64_t kRoomy = 4 << 20;
+
 TEST(UdpLoops, PacedCopyStreamIsExact) {
-    UdpPair p;
+    UdpPair p(kRoomy);
     UdpSendOptions so;
     so.bytes_per_call = 1000;
     so.bitrate = 80000000;  // 10 MB/s: far below what loopback drops at
@@ -228,11 +232,11 @@ TEST(UdpLoops, PacedCopyStreamIsExact) {
 }
 
 TEST(UdpLoops, ByteBudgetWithBatchesAndRecvmmsg) {
-    UdpPair p;
+    UdpPair p(kRoomy);
     UdpSendOptions so;
     so.bytes_per_call = 1200;
     so.batch = 8;
-    so.bitrate = 200000000;
+    so.bitrate = 50000000;
     UdpRecvOptions ro;
     ro.mode = UdpRxMode::mmsg;
     ro.datagram_size = 1200;
@@ -265,12 +269,12 @@ TEST(UdpLoops, StarvedReceiverCountsLossesAsTheKernelDoes) {
 
 TEST(UdpLoops, GsoSegmentsCarryHeadersWithAndWithoutGro) {
     for (UdpRxMode mode : {UdpRxMode::copy, UdpRxMode::gro}) {
-        UdpPair p;
+        UdpPair p(kRoomy);
         UdpSendOptions so;
         so.gso = true;
         so.gso_size = 1400;
         so.bytes_per_call = 1400 * 40 + 100;  // 41 segments, the last short
-        so.bitrate = 400000000;
+        so.bitrate = 100000000;
         UdpRecvOptions ro;
         ro.mode = mode;
         ro.datagram_size = 1400;
@@ -281,21 +285,23 @@ TEST(UdpLoops, GsoSegmentsCarryHeadersWithAndWithoutGro) {
         EXPECT_EQ(r.udp.datagrams, s.udp.datagrams);
         EXPECT_EQ(r.bytes, s.bytes);
         EXPECT_EQ(r.udp.lost, 0u);
-        if (mode == UdpRxMode::gro)
+        if (mode == UdpRxMode::gro) {
             EXPECT_GT(r.udp.gro_buffers, 0u);  // lo hands the GSO buffer up whole
-        else
-            EXPECT_EQ(r.ops, r.udp.datagrams);  // segmented for a reader without GRO: one datagram per call
+        } else {  // segmented for a reader without GRO: a datagram per call (and one or more for the end marker)
+            EXPECT_EQ(r.udp.gro_buffers, 0u);
+            EXPECT_GE(r.ops, r.udp.datagrams + 1);
+        }
     }
 }
 
 TEST(UdpLoops, MsgZerocopyCountsCompletionsAndTheCopiedShare) {
-    UdpPair p;
+    UdpPair p(kRoomy);
     UdpSendOptions so;
     so.gso = true;
     so.zerocopy = true;
     so.gso_size = 1400;
     so.bytes_per_call = 1400 * 40;
-    so.bitrate = 400000000;
+    so.bitrate = 100000000;
     UdpRecvOptions ro;
     ro.datagram_size = 1400;
     auto [s, r] = run_pair(p, so, ro, 0.3);
