@@ -15,6 +15,7 @@
 #include "system/cpu_list.hpp"
 #include "system/numa.hpp"
 #include "paths/test_rules.hpp"
+#include "core/pacer.hpp"
 #include "core/units.hpp"
 
 namespace zc {
@@ -50,6 +51,12 @@ Examples:
                                          runs several such and prints the ratio to a baseline)
   zcperf -t msgrate -P 2 --cpu 0+1,0+1   2-byte message rate, 2 threads each with its own connection
   zcperf -t msgrate --batch 16           16 messages per sendmmsg() call
+  zcperf -T udp -b 1G -l 5               1472-byte UDP datagrams paced at 1 Gbit/s: loss, reordering,
+                                         duplicates and jitter from the sequence numbers, beside the
+                                         kernel's drop counts (SO_RXQ_OVFL, /proc/net/snmp)
+  zcperf -T udp,udp-gso,udp-msgzc --gso-size 1472 --rx gro
+                                         one datagram per call vs GSO (44 segments per call) vs GSO with
+                                         MSG_ZEROCOPY, received with UDP_GRO's coalesced buffers
   zcperf -H 10.0.0.2 -T rdma-write,rdma-send,rsocket -m 64K,1M -l 5
                                          RDMA paths (rdma-core): the address must be on the RDMA NIC
                                          (rdma_cm refuses loopback, so no embedded server)
@@ -262,9 +269,10 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
              [&o](const std::string& t) { parse_rdma_dev_option(t, o.local.rdma_dev, o.remote.rdma_dev); }),
         text("--rx",
              "how the receiver takes the data, comma-separated for several: copy (recv), zerocopy "
-             "(TCP_ZEROCOPY_RECEIVE), splice (into a pipe, discarded), trunc (MSG_TRUNC, discarded)",
+             "(TCP_ZEROCOPY_RECEIVE), splice (into a pipe, discarded), trunc (MSG_TRUNC, discarded); UDP: copy "
+             "(a datagram per recvmsg), mmsg (recvmmsg, 64 per call), gro (UDP_GRO: coalesced datagrams)",
              name_list(o.rx_modes, [](const std::string& n) { return rx_mode_from_name(n); }))
-            .choose(enum_names(RxMode::trunc, rx_mode_name))
+            .choose(enum_names(RxMode::gro, rx_mode_name))
             .shows("copy"),
         flag("--uring-fixed", o.params.uring_fixed, "tcp-uringzc: register the send buffers with io_uring"),
         text("-m,--message-size",
@@ -283,7 +291,18 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
         // The verbs message-rate knobs (--postlist, --qps-per-context, --inline) are --batch's kin: they
         // travel in the spec like batch and are checked by spec_problem() (paths/test_rules.hpp).
         value_in("--batch", o.params.batch, wire_range(&TestParams::batch),
-                 "msgrate: messages per send call (TCP: sendmmsg), 1..1024"),
+                 "msgrate, and udp's stream: messages (datagrams) per send call (sendmmsg), 1..1024"),
+        // Issue 27: how a sender paces (any transport) and how UDP GSO cuts its calls.
+        text("-b,--bitrate",
+             "the sender's rate in bits/s (iperf3's -b): 100M, 2.5G, 1k at least; the kernel paces where the "
+             "egress qdisc is fq (SO_MAX_PACING_RATE), else the sender's own clock; the report gives the rate "
+             "achieved and how. UDP without -b sends as fast as it can. stream, maerts, msgrate",
+             [&o](const std::string& t) { o.params.bitrate = parse_bitrate(t); })
+            .value_kind("RATE"),
+        value_in("--gso-size", o.params.gso_size, wire_range(&TestParams::gso_size).from(16),
+                 "udp-gso, udp-msgzc: bytes per datagram the kernel (or the NIC) cuts each -m call into "
+                 "(UDP_SEGMENT; at most the path MTU's payload, and -m at most 64 of them; default: the path MTU's "
+                 "payload, 1472 on Ethernet)"),
         value_in("-l,--duration", o.params.duration_s, wire_range(&TestParams::duration_s).from(0.01),
                  "seconds of data transfer per test (>= 5 for trustworthy CPU figures)"),
         size_in("-n,--bytes", o.params.total_bytes, 1, wire_range(&TestParams::total_bytes).hi,
@@ -446,8 +465,11 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
     return parse_rows(app, rows, argc, argv, [&] {
         // Rules over several options (each option's own range is its row's).
         check_rdma_options(o.params.rdma);
-        if (o.params.batch != 1 && std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end())
-            throw std::invalid_argument("--batch is for -t msgrate (messages per send call)");
+        const bool datagrams = std::any_of(o.transports.begin(), o.transports.end(),
+                                           [](Transport t) { return transport_info(t).datagrams; });
+        if (o.params.batch != 1 && !datagrams &&
+            std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end())
+            throw std::invalid_argument("--batch is for -t msgrate (messages per send call), and udp's stream");
         check_interval(o);
         if (!o.explain_stacks.empty() && o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;
         o.params.explain_stacks = !o.explain_stacks.empty();
@@ -457,7 +479,10 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
     });
 }
 
-uint64_t default_message_size(TestKind t) {
+uint64_t default_message_size(TestKind t, Transport tr) {
+    const TransportInfo& row = transport_info(tr);  // UDP's rows carry their own (a datagram's size)
+    if (t == TestKind::msgrate && row.msgrate_size) return row.msgrate_size;
+    if ((t == TestKind::stream || t == TestKind::maerts) && row.stream_size) return row.stream_size;
     switch (t) {
         case TestKind::rr:
             return 1;
@@ -474,14 +499,14 @@ std::vector<TestSpec> expand_tests(const ClientOptions& o) {
         for (RxMode rx : o.rx_modes) {
             for (TestKind t : o.tests) {
                 std::vector<uint64_t> sizes =
-                    o.sizes_given ? o.message_sizes : std::vector<uint64_t>{default_message_size(t)};
+                    o.sizes_given ? o.message_sizes : std::vector<uint64_t>{default_message_size(t, tr)};
                 for (uint64_t size : sizes) {
                     TestSpec s{o.params, o.local, o.remote};
                     s.transport = tr;
                     s.rx = rx;
                     s.test = t;
                     s.message_size = size;
-                    if (t != TestKind::msgrate) s.batch = 1;
+                    if (t != TestKind::msgrate && !transport_info(tr).datagrams) s.batch = 1;
                     out.push_back(s);
                 }
             }

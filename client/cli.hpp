@@ -37,7 +37,7 @@ struct ClientOptions {
 
 // -m's default per test kind: 1 MiB for stream and maerts, 1 B for rr (netperf's TCP_RR), 2 B for
 // msgrate (the verbs message-rate studies' size).
-uint64_t default_message_size(TestKind t);
+uint64_t default_message_size(TestKind t, Transport tr);
 
 // "--rdma-dev mlx5_0" (local) or "mlx5_0,mlx5_1" (local, remote); an empty side keeps the route's.
 void parse_rdma_dev_option(const std::string& text, std::string& local, std::string& remote);

@@ -154,7 +154,13 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
     r.streams = spec.streams;
     const SideResult& rx = local.role == Role::recv ? local : remote;
     const SideResult& tx = local.role == Role::recv ? remote : local;
-    if (tx.bytes != rx.bytes || tx.stream_bytes != rx.stream_bytes) {
+    const bool udp = transport_info(spec.transport).datagrams;
+    if (udp && spec.test != TestKind::rr) {  // datagrams may be lost: the two sides' counts must add up instead
+        if (std::string why = udp_count_problem(tx.udp, tx.bytes, rx.udp, rx.bytes); !why.empty())
+            throw std::runtime_error("UDP count mismatch: " + why + ". No figures are reported for this test.");
+    } else if (udp) {
+        // rr over UDP: a lost request or answer is counted by the initiator (rr_timeouts), not a mismatch.
+    } else if (tx.bytes != rx.bytes || tx.stream_bytes != rx.stream_bytes) {
         throw std::runtime_error(
             fmt::format("byte count mismatch: the sender sent {} bytes but the receiver counted {}; a peer ended the "
                         "stream early or the data connection lost data. No figures are reported for this test.",
@@ -179,6 +185,14 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
         }
     }
     note_overrun(spec, local, remote, r.warnings);
+    if (!tx.udp.empty()) {
+        // A timed paced sender sends what is due before the end of -l: its rate is its bytes over -l (its
+        // measured interval also holds the end marker's exchange); with -n, over its interval.
+        double span = spec.total_bytes == 0 ? spec.duration_s : tx.elapsed_s;
+        double rate = span > 0 ? static_cast<double>(tx.bytes) * 8 / span : 0;
+        for (auto& n : udp_notes(tx.udp, rate, spec.test == TestKind::rr ? UdpInfo{} : rx.udp, udp))
+            r.warnings.push_back(std::move(n));
+    }
     if (tx.zerocopy.sent_bytes > 0) {
         double pct =
             100.0 * static_cast<double>(tx.zerocopy.copied_bytes) / static_cast<double>(tx.zerocopy.sent_bytes);

@@ -4,6 +4,7 @@ reads a saved JSON report) and draws throughput and both sides' service demand a
 one line per path, with the ratio to the first (baseline) path.
 
   scripts/compare_paths.py -T tcp,tcp-sendfile,tcp-msgzc,tcp-uringzc -m 4K..4M --cpu 0,1 -l 5
+  scripts/compare_paths.py -T udp,udp-gso,udp-msgzc --gso-size 1472 -m 16K,63K -b 2G --rx gro
   scripts/compare_paths.py --from run.json          # plot a report made earlier (zcperf -o json)
   scripts/compare_paths.py -T tcp,tcp-msgzc -m 64K,1M --explain --cpu 0,1 -l 5   # ... and why
 
@@ -35,6 +36,21 @@ def run_zcperf(args, extra):
     return json.loads(done.stdout)
 
 
+def udp_columns(r):
+    """UDP paths: the receiver's loss and jitter, datagrams per sender call, GRO's coalesced buffers."""
+    sides = [r["local"], r["remote"]]
+    rx = next((s["udp"] for s in sides if s.get("udp", {}).get("rx_mode")), {})
+    tx_side = next((s for s in sides if s.get("role") == "send"), {})
+    tx = tx_side.get("udp", {})
+    calls = tx_side.get("ops", 0)
+    return {
+        "udp_loss_pct": rx.get("loss_pct", ""),
+        "udp_jitter_ms": rx.get("jitter_ms", ""),
+        "udp_datagrams_per_call": tx["datagrams"] / calls if tx.get("datagrams") and calls else "",
+        "udp_gro_buffers": rx.get("gro_buffers", ""),
+    }
+
+
 def rows_of(report):
     rows = []
     for r in report["results"]:
@@ -52,6 +68,7 @@ def rows_of(report):
             "zc_copied_pct": r["local"]["zerocopy"].get("copied_pct", ""),
             "throughput_ratio": base.get("throughput_ratio", 1.0 if not base else ""),
             "local_sd_ratio": base.get("local_service_demand_ratio", 1.0 if not base else ""),
+            **udp_columns(r),
         })
         for side in ("local", "remote"):
             e = r[side].get("explain") or {}

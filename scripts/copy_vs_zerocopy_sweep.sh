@@ -7,6 +7,7 @@
 #   scripts/copy_vs_zerocopy_sweep.sh --client-cpus 0,1 --server-cpu 1 --irq-cpus 0,1 --mem-nodes any,0 \
 #       -l 5 -H server:12875 --out bench/out/bzcopy
 #   scripts/copy_vs_zerocopy_sweep.sh --zc tcp-sendfile --out bench/out/sendfile     # sendfile instead
+#   scripts/copy_vs_zerocopy_sweep.sh --copy udp --zc udp-msgzc -- --gso-size 1472 -b 2G   # UDP
 #
 # Default output prefix: bench/out/copy_vs_<zc> in a checkout, ./copy_vs_<zc> when installed
 # (zcperf-copy-vs-zerocopy) (CSV + two PNGs). Stop it with Ctrl-C and run the same command again to resume.
@@ -33,8 +34,9 @@ while [ $# -gt 0 ]; do
     esac
 done
 case "$zc" in
-    tcp-sendfile|tcp-msgzc|tcp-uringzc) ;;
-    *) echo "copy_vs_zerocopy_sweep: --zc must be tcp-sendfile, tcp-msgzc or tcp-uringzc, not '$zc'" >&2; exit 2 ;;
+    tcp-sendfile|tcp-msgzc|tcp-uringzc|udp-gso|udp-msgzc) ;;
+    *) echo "copy_vs_zerocopy_sweep: --zc must be tcp-sendfile, tcp-msgzc, tcp-uringzc, udp-gso or udp-msgzc," \
+            "not '$zc'" >&2; exit 2 ;;
 esac
 if [ "$have_out" -eq 0 ]; then
     out="copy_vs_$zc"  # installed (zcperf-copy-vs-zerocopy): into the current folder

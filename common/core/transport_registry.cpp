@@ -1,5 +1,6 @@
 #include "core/transport_registry.hpp"
 
+#include <iterator>
 #include <stdexcept>
 
 namespace zc {
@@ -124,6 +125,43 @@ const std::vector<TransportInfo>& transport_table() {
          .rdma_options = true,
          .needs = kRdmaCore,
          .built = kRdmaBuilt},
+        // UDP: host memory, --rx copy/mmsg/gro (udp_rules.cpp), every datagram numbered.
+        {.id = Transport::udp,
+         .name = "udp",
+         .summary = "UDP: one datagram per send() (--batch N: sendmmsg); loss, reordering, duplicates and jitter "
+                    "counted by the receiver from each datagram's sequence number",
+         .kind = TransportKind::udp,
+         .tests = kAllTests,
+         .buffers = kHost,
+         .message_buffers = kHost,
+         .send_batch = true,
+         .datagrams = true,
+         .stream_size = 1472,  // a datagram that fits an Ethernet frame
+         .msgrate_size = 16},  // the sequence header alone
+        {.id = Transport::udp_gso,
+         .name = "udp-gso",
+         .summary = "UDP GSO (UDP_SEGMENT): one send() carries up to 64 datagrams of --gso-size, cut by the kernel or "
+                    "the NIC",
+         .kind = TransportKind::udp,
+         .tests = kStreams,
+         .no_message_tests = "GSO cuts one large buffer into many datagrams per call, a bulk sender's trade. Use -T "
+                             "udp (with --batch N for sendmmsg)",
+         .buffers = kHost,
+         .datagrams = true,
+         .gso = true,
+         .stream_size = 44 * 1472},  // 44 Ethernet-sized segments per call, under UDP's 65507
+        {.id = Transport::udp_msgzc,
+         .name = "udp-msgzc",
+         .summary = "UDP GSO with MSG_ZEROCOPY: the kernel sends from our pages; completions and its copies counted",
+         .kind = TransportKind::udp,
+         .tests = kStreams,
+         .no_message_tests = "MSG_ZEROCOPY pays off on large GSO buffers; a message test's small datagrams would only "
+                             "add completions. Use -T udp",
+         .buffers = kHost,
+         .send_buffer = SendBuffer::zc_ring,  // MSG_ZEROCOPY: a slot is reused after its completion
+         .datagrams = true,
+         .gso = true,
+         .stream_size = 44 * 1472},
     };
     return table;
 }
@@ -179,17 +217,18 @@ std::string transport_help() {
 }
 
 namespace {
-constexpr const char* kRxNames[] = {"copy", "zerocopy", "splice", "trunc"};
+constexpr const char* kRxNames[] = {"copy", "zerocopy", "splice", "trunc", "mmsg", "gro"};
 }
 
 const char* rx_mode_name(RxMode m) { return kRxNames[static_cast<int>(m)]; }
 
 RxMode rx_mode_from_name(std::string_view name) {
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < static_cast<int>(std::size(kRxNames)); ++i)
         if (name == kRxNames[i]) return static_cast<RxMode>(i);
     throw std::invalid_argument("unknown receive mode '" + std::string(name) +
                                 "'; use copy (recv), zerocopy (TCP_ZEROCOPY_RECEIVE), splice (to a pipe, "
-                                "discarded) or trunc (MSG_TRUNC, discarded)");
+                                "discarded) or trunc (MSG_TRUNC, discarded); UDP: copy, mmsg (recvmmsg) or gro "
+                                "(UDP_GRO)");
 }
 
 }  // namespace zc

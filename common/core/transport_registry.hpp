@@ -22,13 +22,17 @@ enum class Transport {
     rsocket_iomap,
     rdma_write,
     rdma_send,
-    rdma_read
+    rdma_read,
+    // UDP (common/udp/): datagrams with sequence numbers, loss counted by the receiver.
+    udp,
+    udp_gso,
+    udp_msgzc
 };
 
 // Which operations table connects a transport and builds its loops (paths/transport_ops.cpp): the kinds
 // share nothing below the test rules, each has its own data connection (a TCP socket, an rsocket, QPs
 // connected with rdma_cm). Nothing outside that table branches on the kind: what differs is a row field.
-enum class TransportKind { tcp, rsocket, verbs };
+enum class TransportKind { tcp, rsocket, verbs, udp };
 
 // What one stream's sender allocates (buffer_bytes, test_rules.hpp): one message, a ring of messages awaiting
 // zero-copy completions, or a memfd the kernel sends from.
@@ -38,8 +42,9 @@ enum class SendBuffer { message, zc_ring, file };
 constexpr unsigned bit(TestKind t) { return 1u << static_cast<unsigned>(t); }
 constexpr unsigned bit(MemoryKind m) { return 1u << static_cast<unsigned>(m); }
 
-// How the receiving side of a TCP stream takes the data.
-enum class RxMode { copy, zerocopy, splice, trunc };
+// How the receiving side of a stream takes the data: TCP's copy, zerocopy, splice, trunc; UDP's
+// copy (one datagram per recvmsg), mmsg (recvmmsg) and gro (UDP_GRO's coalesced datagrams).
+enum class RxMode { copy, zerocopy, splice, trunc, mmsg, gro };
 
 struct TransportInfo {
     Transport id;
@@ -53,10 +58,16 @@ struct TransportInfo {
     unsigned message_buffers = 0;  // bit(MemoryKind) of the memory its rr loops take
     bool gpu_direct = false;       // the NIC can DMA GPU memory itself (GPUDirect RDMA: a dmabuf memory region)
     SendBuffer send_buffer = SendBuffer::message;
-    bool rx_modes = false;        // its receiver is chosen by --rx (copy, zerocopy, splice, trunc)
-    bool send_batch = false;      // --batch N: msgrate hands N messages to one call (sendmmsg)
-    bool queue_pairs = false;     // its threads post work requests on QPs of ours: --qps, --postlist, --thread-domains
-    bool rdma_options = false;    // the RDMA options (--tx-depth, --cq-mode, --rdma-dev, ...) travel to the server
+    bool rx_modes = false;      // its receiver is chosen by --rx (copy, zerocopy, splice, trunc)
+    bool send_batch = false;    // --batch N: msgrate hands N messages to one call (sendmmsg)
+    bool queue_pairs = false;   // its threads post work requests on QPs of ours: --qps, --postlist, --thread-domains
+    bool rdma_options = false;  // the RDMA options (--tx-depth, --cq-mode, --rdma-dev, ...) travel to the server
+    // Datagrams, each numbered (UDP): the receiver counts what was lost, so the two sides' counts add up
+    // instead of being equal; its own rules (paths/udp_rules.hpp) and report (SideResult::udp).
+    bool datagrams = false;
+    bool gso = false;             // one call carries many datagrams, cut at --gso-size (UDP_SEGMENT)
+    uint32_t stream_size = 0;     // -m for stream and maerts when not given (0: 1 MiB)
+    uint32_t msgrate_size = 0;    // -m for msgrate when not given (0: 2 B)
     const char* needs = nullptr;  // what the build lacks when it is not built in (nullptr: always built)
     bool built = true;            // false: known, but this build lacks what it needs
 };

@@ -168,6 +168,9 @@ uint64_t bytes_per_stream(const ServerSpec& h, Role role) {
             return std::min<uint64_t>(std::max<uint64_t>(m, 65536), 1 << 20);  // the pipe
         case RxMode::trunc:
             return 0;
+        case RxMode::mmsg:
+        case RxMode::gro:
+            break;  // UDP's (spec_problem refused them over TCP)
     }
     return m;
 }
@@ -226,6 +229,9 @@ void make_tcp_recv(StreamLoop& loop, const ServerSpec& h, int fd) {
         case RxMode::trunc:
             loop.emplace<TcpTruncReceiver>(fd, m);
             return;
+        case RxMode::mmsg:
+        case RxMode::gro:
+            break;  // UDP's (spec_problem refused them over TCP)
     }
     throw std::logic_error("make_tcp_recv: unhandled mode");
 }

@@ -5,6 +5,7 @@
 
 #include "core/gpu_path.hpp"
 #include "paths/transport_ops.hpp"
+#include "paths/udp_rules.hpp"
 #include "socket/staged_stream.hpp"
 #include "tcp/tcp_msgrate.hpp"
 
@@ -34,7 +35,7 @@ std::string message_test_problem(const ServerSpec& h, const TransportInfo& t) {
         return "--postlist chains the work requests of many messages; rr has one message per transaction (use "
                "-t msgrate for --postlist)";
     }
-    if (h.rx != RxMode::copy) {
+    if (h.rx != RxMode::copy && !(t.datagrams && h.test == TestKind::msgrate)) {
         return name + " receives with recv (--rx copy); --rx " + rx_mode_name(h.rx) + " is for stream and maerts";
     }
     if (h.total_bytes > 0) return name + " runs for a time (-l SECONDS); -n BYTES is for stream and maerts";
@@ -106,6 +107,8 @@ std::string spec_problem(const ServerSpec& half, Role role) {
     if (is_message_test(half.test)) {
         if (std::string why = message_test_problem(half, t); !why.empty()) return why;
     }
+    if (t.datagrams) return udp_spec_problem(half, role);
+    if (std::string why = udp_options_problem(half); !why.empty()) return why;
     return memory_problem(half, role, t);
 }
 

@@ -8,6 +8,7 @@ namespace zc {
 extern const TransportOps kTcpOps;      // tcp_ops.cpp
 extern const TransportOps kRsocketOps;  // rsocket_ops.cpp
 extern const TransportOps kVerbsOps;    // verbs_ops.cpp
+extern const TransportOps kUdpOps;      // udp_ops.cpp
 
 namespace {
 
@@ -19,6 +20,7 @@ struct KindOps {
 // One line per kind. The RDMA kinds' tables exist only with rdma-core; their rows say "not built".
 const KindOps kKinds[] = {
     {TransportKind::tcp, &kTcpOps},
+    {TransportKind::udp, &kUdpOps},
 #if ZCPERF_WITH_RDMA
     {TransportKind::rsocket, &kRsocketOps},
     {TransportKind::verbs, &kVerbsOps},

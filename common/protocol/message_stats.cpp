@@ -87,13 +87,23 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
     const char* what = test == TestKind::rr ? "transactions" : "messages";
     const MessageSide& l = local.messages;
     const MessageSide& r = remote.messages;
-    if (l.messages != r.messages || l.stream_messages != r.stream_messages) {
+    // UDP may lose datagrams: the side that counts what arrived is the figure (rr: the initiator, its
+    // answers; msgrate: the receiver), and it may only count fewer than the other side handled.
+    const bool lossy = local.udp.datagram_path;
+    const MessageSide& counted = !lossy || test == TestKind::rr || local.role == Role::recv ? l : r;
+    const MessageSide& handled = &counted == &l ? r : l;
+    if (lossy && counted.messages > handled.messages) {
+        throw std::runtime_error(std::string(what) + " count mismatch: over UDP " + std::to_string(counted.messages) +
+                                 " arrived but the other side handled only " + std::to_string(handled.messages) +
+                                 ". No figures are reported for this test.");
+    }
+    if (!lossy && (l.messages != r.messages || l.stream_messages != r.stream_messages)) {
         throw std::runtime_error(std::string(what) + " count mismatch: zcperf counted " + std::to_string(l.messages) +
                                  " but zcserver " + std::to_string(r.messages) +
                                  "; a peer ended a connection early. No figures are reported for this test.");
     }
     MessageResult m;
-    m.messages = l.messages;
+    m.messages = lossy ? counted.messages : l.messages;
     m.batch = batch;
     m.elapsed_s = test == TestKind::rr ? local.elapsed_s : receiver_elapsed_s;
     if (m.elapsed_s > 0) {
@@ -109,9 +119,19 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
     m.remote_sd_us = service_demand_us_per_tran(remote.cpu.busy_cpu_s, m.messages);
     m.local_proc_sd_us = service_demand_us_per_tran(local.process_cpu_s(), m.messages);
     m.remote_proc_sd_us = service_demand_us_per_tran(remote.process_cpu_s(), m.messages);
-    m.tcp = local.rdma.empty();  // TCP sides carry no rdma block; rsockets and verbs do
+    m.tcp = local.rdma.empty() && !lossy;  // TCP sides carry no rdma block (nor a UDP path); rsockets and verbs do
     char how[320];
-    if (m.tcp) {
+    if (lossy && test == TestKind::rr) {
+        std::snprintf(how, sizeof(how),
+                      "one UDP datagram each way per transaction; a request unanswered within %d ms is counted lost "
+                      "and the next one sent",
+                      kUdpRrWaitMs);
+    } else if (lossy) {
+        std::snprintf(how, sizeof(how),
+                      "one UDP datagram per message, %u per %s call; the receiver counts the datagrams that arrived "
+                      "by their sequence numbers (lost ones are not counted)",
+                      batch, batch == 1 ? "send()" : "sendmmsg()");
+    } else if (m.tcp) {
         std::snprintf(how, sizeof(how),
                       "%u per %s call with TCP_NODELAY; the receiver reads in bulk and counts whole messages; segments "
                       "from the sender's TCP_INFO (MSS units)",

@@ -167,6 +167,7 @@ nlohmann::json to_json(const SideResult& s) {
                         {"memory", to_json(s.memory)}};
     if (!s.rdma.empty()) j["rdma"] = to_json(s.rdma);
     if (s.explain.ran || !s.explain.problem.empty()) j["explain"] = to_json(s.explain);
+    if (!s.udp.empty()) j["udp"] = to_json(s.udp);
     return j;
 }
 
@@ -208,6 +209,7 @@ SideResult side_result_from_json(const nlohmann::json& j) {
                 s.shared_with.push_back(shared_host_test_from_json(t));
         if (j.contains("messages")) s.messages = message_side_from_json(j.at("messages"));  // absent from older servers
         if (j.contains("rdma")) s.rdma = rdma_info_from_json(j.at("rdma"));
+        if (j.contains("udp")) s.udp = udp_info_from_json(j.at("udp"));
         if (j.contains("memory")) s.memory = memory_report_from_json(j.at("memory"));    // optional: older peers
         if (j.contains("explain")) s.explain = explain_side_from_json(j.at("explain"));  // --explain only
         return s;

@@ -12,6 +12,7 @@
 #include "protocol/interval.hpp"
 #include "protocol/message_stats.hpp"
 #include "protocol/rdma_info.hpp"
+#include "protocol/udp_info.hpp"
 #include "protocol/gpu_report.hpp"
 #include "protocol/shared_host.hpp"
 #include "protocol/test_spec.hpp"
@@ -70,6 +71,7 @@ struct SideResult {
     RdmaInfo rdma;         // RDMA paths: device, port, GID, MTU, link layer, CQ mode, registration cost
     MemoryReport memory;   // buffer memory kind; GPU staging's cost
     ExplainSide explain;   // --explain: where the sampled CPU time went (ran = false: not asked, or why not)
+    UdpInfo udp;           // UDP paths: loss, jitter, the kernel's drops, GSO/GRO; any -b sender: its pacing
 
     double process_cpu_s() const { return process_user_s + process_sys_s; }
     double cpu_util_pct() const { return cpu.all.busy(); }

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "core/pacer.hpp"
 #include "protocol/field_table.hpp"
 
 namespace zc {
@@ -30,8 +31,10 @@ const auto kTestParamFields = std::make_tuple(
     number("interval_s", &TestParams::interval_s, 0, kMaxDurationS, 0),   // absent: no intervals
     number("explain_hz", &TestParams::explain_hz, 0, 100000, 0),          // absent: no explain
     number("explain_stacks", &TestParams::explain_stacks, false, true, false),
-    number("irq_wait_s", &TestParams::irq_wait_s, 0, kMaxWaitS, 0),       // absent: refused at once
-    number("server_wait_s", &TestParams::server_wait_s, 0, kMaxWaitS, 0));
+    number("irq_wait_s", &TestParams::irq_wait_s, 0, kMaxWaitS, 0),  // absent: refused at once
+    number("server_wait_s", &TestParams::server_wait_s, 0, kMaxWaitS, 0),
+    number("bitrate", &TestParams::bitrate, 0, kMaxBitrate, 0),  // absent: unpaced
+    number("gso_size", &TestParams::gso_size, 0, 65507, 0));     // absent: the path MTU's payload
 
 const auto kSideFields = std::make_tuple(
     cpu_list("cpus", &SideSpec::cpus), number("socket_buffer", &SideSpec::socket_buffer, 0, kMaxSocketBuffer),
@@ -49,6 +52,8 @@ void check_params(const TestParams& p) {
                             nlohmann::json(kMaxDurationS).dump() + "] (0 only with total_bytes)");
     }
     if ((p.alignment & (p.alignment - 1)) != 0) throw ProtocolError("field 'alignment' must be a power of two");
+    if (p.bitrate != 0 && p.bitrate < kMinBitrate)
+        throw ProtocolError("field 'bitrate' must be 0 (unpaced) or at least 1000 bits/s");
     if (p.interval_s != 0 && (p.interval_s < 0.01 || (!p.total_bytes && p.interval_s > p.duration_s)))
         throw ProtocolError("field 'interval_s' must be 0 (off) or from 0.01 s to the test's duration");
 }

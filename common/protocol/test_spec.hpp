@@ -59,6 +59,8 @@ struct TestParams {
     // (--irq-wait), and for an --exclusive zcserver to end that test (--server-wait); 0 = refused at once.
     double irq_wait_s = 0;
     double server_wait_s = 0;
+    uint64_t bitrate = 0;   // -b: the sender's rate in bits/s; 0 = as fast as it can
+    uint32_t gso_size = 0;  // udp-gso, udp-msgzc: datagram size; 0 = the path MTU's payload
 };
 inline constexpr double kMaxWaitS = 3600;
 

@@ -63,6 +63,8 @@ const Column<TestResult> kTestColumns[] = {
 
 // Each side's columns, prefixed local_ / remote_. The RDMA cells are empty where no RDMA path ran,
 // so TCP rows do not claim a device.
+std::string udp_cell(const SideResult& s, uint64_t v) { return s.udp.datagram_path ? num(v) : std::string(); }
+
 const Column<SideResult> kSideColumns[] = {
     {"host", [](const SideResult& s) { return quoted(s.host); }},
     {"role", [](const SideResult& s) -> std::string { return role_name(s.role); }},
@@ -138,6 +140,25 @@ const Column<SideResult> kSideColumns[] = {
              text += fmt::format("{}{}|{}|{}|{}|{:.3f}|{}", text.empty() ? "" : ";", t.program, t.pid, t.peer, t.test,
                                  t.overlap_s, format_cpu_list(t.cpus));
          return zc::quoted(text);
+     }},
+    // UDP paths (empty elsewhere): datagrams sent or received, the receiver's loss, the kernel's drops.
+    {"udp_datagrams", [](const SideResult& s) { return udp_cell(s, s.udp.counts.datagrams); }},
+    {"udp_lost", [](const SideResult& s) { return udp_cell(s, s.udp.counts.lost); }},
+    {"udp_loss_pct",
+     [](const SideResult& s) { return s.udp.datagram_path ? fmt::format("{:.4f}", s.udp.loss_pct()) : ""; }},
+    {"udp_reordered", [](const SideResult& s) { return udp_cell(s, s.udp.counts.reordered); }},
+    {"udp_duplicates", [](const SideResult& s) { return udp_cell(s, s.udp.counts.duplicates); }},
+    {"udp_jitter_ms",
+     [](const SideResult& s) { return s.udp.datagram_path ? fmt::format("{:.6f}", s.udp.counts.jitter_s * 1e3) : ""; }},
+    {"udp_kernel_drops", [](const SideResult& s) { return udp_cell(s, s.udp.counts.kernel_drops); }},
+    {"udp_gso_size", [](const SideResult& s) { return udp_cell(s, s.udp.counts.gso_size); }},
+    {"udp_gro_buffers", [](const SideResult& s) { return udp_cell(s, s.udp.counts.gro_buffers); }},
+    {"udp_rr_timeouts", [](const SideResult& s) { return udp_cell(s, s.udp.counts.rr_timeouts); }},
+    // -b (any transport): the rate asked and how it was kept
+    {"bitrate", [](const SideResult& s) { return s.udp.bitrate ? num(s.udp.bitrate) : std::string(); }},
+    {"pacing",
+     [](const SideResult& s) {
+         return s.udp.bitrate ? quoted(pacing_method_name(s.udp.pacing.method)) : std::string();
      }},
 };
 

@@ -91,6 +91,49 @@ std::string memory_line(const SideResult& s) {
         s.elapsed_s > 0 ? 100.0 * copy_s / s.elapsed_s : 0.0, static_cast<double>(st.wait_ns) * 1e-9);
 }
 
+// UDP: what each side counted (datagrams, calls, GSO/GRO), the receiver's loss beside the kernel's
+// drops; any -b sender: how it was paced.
+std::string udp_line(const SideResult& s) {
+    const UdpInfo& u = s.udp;
+    const UdpCounts& c = u.counts;
+    std::string out;
+    if (u.datagram_path && !u.rx_mode.empty()) {
+        uint64_t sent = c.end_marker ? c.sender_datagrams : c.datagrams + c.lost;
+        out = fmt::format(
+            "received {} of {} datagrams, lost {} ({:.3f}%), reordered {}, duplicates {}, jitter {:.3f} ms; "
+            "--rx {}",
+            c.datagrams, sent, c.lost, u.loss_pct(), c.reordered, c.duplicates, c.jitter_s * 1e3, u.rx_mode);
+        if (c.gro_buffers) out += fmt::format(", GRO: {} coalesced buffers", c.gro_buffers);
+        out += fmt::format("; kernel: the sockets dropped {}", c.kernel_drops);
+        if (c.snmp_valid)
+            out += fmt::format(", Udp RcvbufErrors +{} InErrors +{} (host)", c.snmp_rcvbuf_errors, c.snmp_in_errors);
+        if (!c.end_marker) out += "; the end marker never came";
+    } else if (u.datagram_path && c.datagrams == 0 && s.role == Role::send) {  // rr's initiator
+        out = fmt::format("{} requests unanswered within {} ms (counted lost, not waited for)", c.rr_timeouts,
+                          kUdpRrWaitMs);
+    } else if (u.datagram_path && c.datagrams > 0) {
+        out = fmt::format("sent {} datagrams in {} calls ({:.1f} per call)", c.datagrams, s.ops,
+                          s.ops ? static_cast<double>(c.datagrams) / static_cast<double>(s.ops) : 0.0);
+        if (c.gso_size)
+            out += fmt::format(", GSO segments of {} B, cut in {}", c.gso_size,
+                               u.gso_where == "device"     ? "the device"
+                               : u.gso_where == "software" ? "software (the device lacks tx-udp-segmentation)"
+                               : u.gso_where == "none"     ? "no device (lo hands the whole buffer up)"
+                                                           : "an unknown place");
+    }
+    if (u.bitrate && s.role == Role::send) {
+        out += fmt::format("{}paced at {} by the {}, waited {:.3f} s", out.empty() ? "" : "; ", bitrate_text(u.bitrate),
+                           pacing_method_name(u.pacing.method), static_cast<double>(u.pacing.sleep_ns) * 1e-9);
+    }
+    return out;
+}
+
+// Over UDP a lost datagram is not a mismatch: the side that sees what arrived counts (rr: the initiator).
+const char* counted_by(const TestResult& r) {
+    if (!r.local.udp.datagram_path) return "both sides";
+    return r.test == TestKind::rr ? "the initiator (answers that arrived)" : "the receiver (datagrams that arrived)";
+}
+
 std::string label(const TestResult& r) {
     std::string s = transport_name(r.transport);
     if (r.rx != RxMode::copy) s += std::string("/") + rx_mode_name(r.rx);
@@ -135,6 +178,7 @@ public:
                 busiest_cpus(*s), s->process_cpu_s(), s->process_user_s, s->process_sys_s, s->cpu.others.cpu_s);
             out_ << "           placement: " << placement_line(*s) << "\n";
             if (!s->rdma.empty()) out_ << "           rdma: " << describe(s->rdma) << "\n";
+            if (!s->udp.empty()) out_ << "           udp: " << udp_line(*s) << "\n";
             if (auto m = memory_line(*s); !m.empty()) out_ << "           memory: " << m << "\n";
             if (s->host_shared()) out_ << "           SHARED host: " << shared_line(*s) << "\n";
         }
@@ -242,9 +286,9 @@ private:
             label(r), test_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s, m.rtt.mean_us,
             m.rtt.p50_us, m.rtt.p99_us, m.rtt.mean_us / 2, m.local_sd_us, m.remote_sd_us);
         out_ << fmt::format(
-            "    {} transactions counted by both sides in {:.2f} s; RTT us min {:.2f} p90 {:.2f} p99.9 {:.2f} "
+            "    {} transactions counted by {} in {:.2f} s; RTT us min {:.2f} p90 {:.2f} p99.9 {:.2f} "
             "max {:.2f}; one-way latency = RTT/2 (OSU, perftest)\n",
-            m.messages, m.elapsed_s, m.rtt.min_us, m.rtt.p90_us, m.rtt.p999_us, m.rtt.max_us);
+            m.messages, counted_by(r), m.elapsed_s, m.rtt.min_us, m.rtt.p90_us, m.rtt.p999_us, m.rtt.max_us);
         if (m.tcp) {
             out_ << fmt::format(
                 "    client: {:.2f} send/recv calls and {:.2f} data segments per transaction; proc SD us/Tran "
@@ -272,8 +316,8 @@ private:
                             m.calls_per_message, segs, m.local_sd_us, m.remote_sd_us);
         std::string per;
         for (double v : m.stream_messages_per_s) per += fmt::format("{}{:.0f}", per.empty() ? "" : ", ", v);
-        out_ << fmt::format("    {} messages counted by both sides in {:.2f} s; per connection msgs/s: {}\n",
-                            m.messages, m.elapsed_s, per);
+        out_ << fmt::format("    {} messages counted by {} in {:.2f} s; per connection msgs/s: {}\n", m.messages,
+                            counted_by(r), m.elapsed_s, per);
         if (m.tcp) {
             out_ << fmt::format(
                 "    measured: {} B messages, {} per {} with TCP_NODELAY (a message is its own segment only "

@@ -25,6 +25,7 @@
 #include "system/topology.hpp"
 #include "paths/data_setup.hpp"
 #include "paths/stream_path.hpp"
+#include "paths/udp_rules.hpp"
 #include "system/cpu_list.hpp"
 
 namespace zc {
@@ -360,6 +361,8 @@ SideResult SideRunner::finish() {
         total.ops += s.counters.ops;
         total.zerocopy.add(s.counters.zerocopy);
         total.staging.add(s.counters.staging);
+        total.udp.add(s.counters.udp);
+        total.pacing.add(s.counters.pacing);
         r.stream_bytes.push_back(s.counters.bytes);
         r.cpus.push_back(s.ran_on);
         for (const auto& [node, pages] : s.buffer_nodes) r.placement.buffer_pages_by_node[node] += pages;
@@ -384,6 +387,8 @@ SideResult SideRunner::finish() {
     r.ops = total.ops;
     r.zerocopy = total.zerocopy;
     r.memory = memory_report(cfg_.half.side, cfg_.half.message_size, total.staging, r.rdma);
+    if (transport_info(cfg_.half.transport).datagrams || cfg_.half.bitrate)
+        r.udp = udp_info(cfg_.half, cfg_.role, total, placement_.interface);
     if (!streams_.empty()) read_back_settings(cfg_.half, cfg_.role, streams_[0].conn, r);
     note_placement_mismatches(r);
     if (explainer_) r.explain = explainer_->finish(r.cpu);

@@ -1,7 +1,5 @@
 #include "tcp/tcp_msg_zerocopy.hpp"
 
-#include <linux/errqueue.h>
-#include <poll.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -9,12 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#ifndef SO_ZEROCOPY
-#define SO_ZEROCOPY 60
-#endif
-#ifndef MSG_ZEROCOPY
-#define MSG_ZEROCOPY 0x4000000
-#endif
+#include "socket/zerocopy_completions.hpp"
 
 namespace zc {
 
@@ -28,34 +21,16 @@ TcpMsgZerocopySender::TcpMsgZerocopySender(int fd, size_t message_size, size_t a
 }
 
 bool TcpMsgZerocopySender::reap(StreamCounters& c, int wait_ms) {
-    if (wait_ms > 0) {
-        pollfd p{fd_, 0, 0};  // POLLERR is always reported
-        int rc = ::poll(&p, 1, wait_ms);
-        if (rc <= 0) return false;
-    }
-    bool got = false;
-    while (true) {
-        char control[128];
-        msghdr msg{};
-        msg.msg_control = control;
-        msg.msg_controllen = sizeof(control);
-        if (::recvmsg(fd_, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) break;  // EAGAIN: queue empty
-        for (cmsghdr* cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-            auto* ee = reinterpret_cast<sock_extended_err*>(CMSG_DATA(cm));
-            if (ee->ee_origin != SO_EE_ORIGIN_ZEROCOPY || ee->ee_errno != 0) continue;
-            bool copied = ee->ee_code & SO_EE_CODE_ZEROCOPY_COPIED;
-            ++c.zerocopy.completions;
-            // One notification covers the range of send ids [ee_info, ee_data].
-            for (uint32_t id = ee->ee_info; id != ee->ee_data + 1; ++id) {
-                size_t slot = id % ring_.slots();
-                if (!ring_.busy(slot)) continue;
-                uint64_t b = ring_.release(slot);
-                if (copied) c.zerocopy.copied_bytes += b;
-            }
-            got = true;
+    unsigned got = read_zerocopy_completions(fd_, wait_ms, [&](uint32_t lo, uint32_t hi, bool copied) {
+        ++c.zerocopy.completions;
+        for (uint32_t id = lo; id != hi + 1; ++id) {  // one notification covers the ids [lo, hi]
+            size_t slot = id % ring_.slots();
+            if (!ring_.busy(slot)) continue;
+            uint64_t b = ring_.release(slot);
+            if (copied) c.zerocopy.copied_bytes += b;
         }
-    }
-    return got;
+    });
+    return got > 0;
 }
 
 StreamCounters TcpMsgZerocopySender::run(const StopRule& stop) {

@@ -37,22 +37,24 @@ TEST(TransportNames, RoundTripEveryBuiltInTransport) {
 }
 
 TEST(TransportNames, UnknownNameListsTheBuiltInOnes) {
-    for (const char* bad : {"", "udp", "TCP", "tcp ", "tcp-zc", "rdma"}) {
+    for (const char* bad : {"", "sctp", "TCP", "tcp ", "tcp-zc", "rdma", "udp-zc"}) {
         EXPECT_THROW(transport_from_name(bad), std::invalid_argument) << "'" << bad << "'";
     }
     try {
-        transport_from_name("udp");
+        transport_from_name("sctp");
         FAIL();
     } catch (const std::invalid_argument& e) {
         std::string what = e.what();
-        EXPECT_NE(what.find("'udp'"), std::string::npos) << what;
+        EXPECT_NE(what.find("'sctp'"), std::string::npos) << what;
+        EXPECT_NE(what.find("udp, udp-gso, udp-msgzc"), std::string::npos) << what;
         EXPECT_NE(what.find("tcp, tcp-sendfile, tcp-msgzc, tcp-uringzc"), std::string::npos) << what;
     }
 }
 
 TEST(RxModeNames, RoundTrip) {
-    const std::pair<RxMode, const char*> all[] = {
-        {RxMode::copy, "copy"}, {RxMode::zerocopy, "zerocopy"}, {RxMode::splice, "splice"}, {RxMode::trunc, "trunc"}};
+    const std::pair<RxMode, const char*> all[] = {{RxMode::copy, "copy"},     {RxMode::zerocopy, "zerocopy"},
+                                                  {RxMode::splice, "splice"}, {RxMode::trunc, "trunc"},
+                                                  {RxMode::mmsg, "mmsg"},     {RxMode::gro, "gro"}};
     for (const auto& [m, name] : all) {
         EXPECT_STREQ(rx_mode_name(m), name);
         EXPECT_EQ(rx_mode_from_name(name), m);
@@ -136,6 +138,8 @@ TEST(TransportOps, EveryBuiltRowHasACompleteTable) {
     }
     // One table per kind: rows of one kind share it, rows of two kinds do not.
     EXPECT_EQ(&transport_ops(Transport::tcp), &transport_ops(Transport::tcp_msgzc));
+    EXPECT_EQ(&transport_ops(Transport::udp), &transport_ops(Transport::udp_msgzc));
+    EXPECT_NE(&transport_ops(Transport::udp), &transport_ops(Transport::tcp));
     if (transport_built(Transport::rdma_write)) {
         EXPECT_EQ(&transport_ops(Transport::rdma_write), &transport_ops(Transport::rdma_read));
         EXPECT_NE(&transport_ops(Transport::tcp), &transport_ops(Transport::rdma_write));

@@ -1,0 +1,88 @@
+#include "core/pacer.hpp"
+
+#include <time.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "core/stream_counters.hpp"
+
+namespace zc {
+
+const char* pacing_method_name(PacingMethod m) {
+    switch (m) {
+        case PacingMethod::sender_clock:
+            return "sender clock";
+        case PacingMethod::kernel_fq:
+            return "kernel (fq)";
+        case PacingMethod::none:
+            break;
+    }
+    return "none";
+}
+
+int64_t Pacer::wait(uint64_t sent) const {
+    if (!rate_) return 0;
+    int64_t due = due_ns(sent);
+    int64_t now = monotonic_ns();
+    if (now >= due) return 0;
+    timespec ts{static_cast<time_t>(due / 1000000000), static_cast<long>(due % 1000000000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {}
+    return due - now;
+}
+
+uint64_t parse_bitrate(const std::string& text) {
+    const std::string forms =
+        "give bits per second as a number with an optional k, M, G or T (powers of 1000): 100M, 2.5G";
+    if (text.empty()) throw std::invalid_argument("-b/--bitrate: empty; " + forms);
+    size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        throw std::invalid_argument("-b/--bitrate '" + text + "' is not a rate; " + forms);
+    }
+    double scale = 1;
+    std::string rest = text.substr(used);
+    if (rest == "k" || rest == "K")
+        scale = 1e3;
+    else if (rest == "m" || rest == "M")
+        scale = 1e6;
+    else if (rest == "g" || rest == "G")
+        scale = 1e9;
+    else if (rest == "t" || rest == "T")
+        scale = 1e12;
+    else if (!rest.empty())
+        throw std::invalid_argument("-b/--bitrate '" + text + "': unknown unit '" + rest + "'; " + forms);
+    double bits = v * scale;
+    if (!std::isfinite(bits) || bits > static_cast<double>(kMaxBitrate))
+        throw std::invalid_argument("-b/--bitrate '" + text + "' is above 1000 Tbit/s");
+    if (bits < static_cast<double>(kMinBitrate))
+        throw std::invalid_argument("-b/--bitrate '" + text + "' is below the lowest rate, 1 kbit/s (1k)");
+    return static_cast<uint64_t>(std::llround(bits));
+}
+
+std::string bitrate_text(uint64_t b) {
+    char out[48];
+    const char* unit = "bit/s";
+    double v = static_cast<double>(b);
+    if (b >= 1000000000000ull) {
+        v /= 1e12;
+        unit = "Tbit/s";
+    } else if (b >= 1000000000ull) {
+        v /= 1e9;
+        unit = "Gbit/s";
+    } else if (b >= 1000000ull) {
+        v /= 1e6;
+        unit = "Mbit/s";
+    } else if (b >= 1000ull) {
+        v /= 1e3;
+        unit = "kbit/s";
+    }
+    snprintf(out, sizeof(out), "%.4g %s", v, unit);
+    return out;
+}
+
+}  // namespace zc

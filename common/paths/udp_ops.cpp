@@ -1,0 +1,149 @@
+// The udp kind's operations table: a connected UDP socket per stream (udp/udp_setup.hpp: the hello
+// with the token, answered from the stream's own socket), and the UDP loops on it, chosen by the
+// transport's row (copy, GSO, GSO + MSG_ZEROCOPY), --rx (copy, mmsg, gro) and the test.
+#include <stdexcept>
+
+#include "paths/test_rules.hpp"
+#include "paths/transport_ops.hpp"
+#include "paths/udp_rules.hpp"
+#include "protocol/messages.hpp"
+#include "tcp/tcp_socket.hpp"
+#include "udp/udp_receiver.hpp"
+#include "udp/udp_rr.hpp"
+#include "udp/udp_sender.hpp"
+#include "udp/udp_setup.hpp"
+
+namespace zc {
+
+namespace {
+
+constexpr auto kConnectTimeout = std::chrono::seconds(5);
+
+class Listener final : public KindListener {
+public:
+    Listener(const ServerSpec& half, const std::string& bind_address)
+        : streams_(half.streams), udp_(bind_address, half.side.socket_buffer) {}
+    uint16_t port() const override { return udp_.port(); }
+    std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
+                                       const std::atomic<bool>& stopped) override {
+        std::vector<UniqueFd> socks = udp_.accept(streams_, token, deadline, stopped);
+        if (stopped.load()) throw std::runtime_error(kStoppedBeforeStart);
+        if (static_cast<int>(socks.size()) < streams_) {
+            throw std::runtime_error("only " + std::to_string(socks.size()) + " of " + std::to_string(streams_) +
+                                     " UDP data streams said hello within 10 s (a firewall dropping UDP?)");
+        }
+        std::vector<DataConnection> out;
+        for (auto& fd : socks) out.emplace_back(std::move(fd));
+        return out;
+    }
+
+private:
+    int streams_;
+    UdpListener udp_;
+};
+
+std::unique_ptr<KindListener> listen(const ServerSpec& half, Role, const std::string& bind_address) {
+    return std::make_unique<Listener>(half, bind_address);
+}
+
+std::vector<DataConnection> connect(const ServerSpec& half, Role, const PeerAddress& peer, uint64_t token) {
+    std::vector<DataConnection> out;
+    for (auto& fd :
+         connect_udp_streams(peer.host, peer.port, half.streams, token, kConnectTimeout, half.side.socket_buffer))
+        out.emplace_back(std::in_place_type<UniqueFd>, std::move(fd));
+    return out;
+}
+
+int socket_of(DataConnection& conn) {
+    int fd = tcp_fd(conn);  // the variant's kernel-socket alternative
+    if (fd < 0) throw std::logic_error("a udp path needs its UDP socket");
+    return fd;
+}
+
+void require_runnable(const ServerSpec& h, Role role) {
+    if (std::string why = spec_problem(h, role); !why.empty()) throw std::runtime_error(why);
+}
+
+UdpSendOptions send_options(const ServerSpec& h) {
+    UdpSendOptions o;
+    o.bytes_per_call = h.message_size;
+    const TransportInfo& row = transport_info(h.transport);
+    o.gso = row.gso;
+    o.zerocopy = row.send_buffer == SendBuffer::zc_ring;  // udp-msgzc: MSG_ZEROCOPY from a ring
+    o.gso_size = h.gso_size;
+    o.batch = h.batch;
+    o.bitrate = h.bitrate;
+    o.alignment = h.alignment;
+    o.count_messages = h.test == TestKind::msgrate;
+    return o;
+}
+
+UdpRecvOptions recv_options(const ServerSpec& h) {
+    UdpRecvOptions o;
+    o.mode = h.rx == RxMode::gro ? UdpRxMode::gro : h.rx == RxMode::mmsg ? UdpRxMode::mmsg : UdpRxMode::copy;
+    o.datagram_size = h.gso_size ? h.gso_size : h.message_size;  // GSO without a size: segments of at most -m
+    o.alignment = h.alignment;
+    o.count_messages = h.test == TestKind::msgrate;
+    return o;
+}
+
+void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+    require_runnable(h, Role::send);
+    loop.emplace<UdpSender>(socket_of(conn), send_options(h));
+}
+
+void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+    require_runnable(h, Role::recv);
+    loop.emplace<UdpReceiver>(socket_of(conn), recv_options(h));
+}
+
+// rr: a datagram each way per transaction; msgrate: the stream loops counting datagrams as messages.
+void make_exchange(StreamLoop& loop, const ServerSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
+    require_runnable(h, role);
+    int fd = socket_of(conn);
+    if (h.test == TestKind::rr && role == Role::send)
+        loop.emplace<UdpRrInitiator>(fd, h.message_size, h.alignment, rtt);
+    else if (h.test == TestKind::rr)
+        loop.emplace<UdpRrResponder>(fd, h.message_size, h.alignment);
+    else if (role == Role::send)
+        loop.emplace<UdpSender>(fd, send_options(h));
+    else
+        loop.emplace<UdpReceiver>(fd, recv_options(h));
+}
+
+std::string address_of(const DataConnection& conn) {
+    int fd = tcp_fd(conn);
+    return fd >= 0 ? local_address(fd) : std::string();
+}
+
+// The sender is named by its transport, the receiver by its --rx mode.
+std::string name_of_path(const ServerSpec& h, Role role) {
+    return role == Role::send || h.test == TestKind::rr ? transport_name(h.transport)
+                                                        : std::string("rx-") + rx_mode_name(h.rx);
+}
+
+RdmaInfo ran_on(const DataConnection&, const StreamLoop&) { return {}; }
+
+void settings_in_force(const ServerSpec&, Role, const DataConnection& conn, SideResult& r) {
+    int fd = tcp_fd(conn);
+    if (fd < 0) return;
+    auto [snd, rcv] = socket_buffers(fd);
+    r.socket_send_buffer = snd;
+    r.socket_recv_buffer = rcv;
+}
+
+}  // namespace
+
+extern const TransportOps kUdpOps;  // found by transport_ops() from the row's kind
+const TransportOps kUdpOps = {.listen = listen,
+                              .connect = connect,
+                              .make_send = make_send,
+                              .make_recv = make_recv,
+                              .make_exchange = make_exchange,
+                              .local_address = address_of,
+                              .path_name = name_of_path,
+                              .ran_on = ran_on,
+                              .settings_in_force = settings_in_force,
+                              .buffer_bytes = udp_buffer_bytes};
+
+}  // namespace zc

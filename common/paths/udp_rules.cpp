@@ -1,0 +1,94 @@
+#include "paths/udp_rules.hpp"
+
+#include <algorithm>
+
+#include "tcp/send_ring.hpp"
+#include "udp/udp_receiver.hpp"
+#include "udp/udp_socket.hpp"
+#include "udp/udp_wire.hpp"
+
+namespace zc {
+
+namespace {
+bool gso_transport(Transport t) { return transport_info(t).gso; }
+}  // namespace
+
+std::string udp_options_problem(const ServerSpec& h) {
+    if (h.rx == RxMode::mmsg || h.rx == RxMode::gro) {
+        return std::string("--rx ") + rx_mode_name(h.rx) + " is UDP's (recvmmsg, UDP_GRO); " +
+               transport_name(h.transport) + " receives with --rx copy" +
+               (transport_info(h.transport).rx_modes ? ", zerocopy, splice or trunc" : "");
+    }
+    if (h.gso_size) {
+        return "--gso-size is for -T udp-gso and udp-msgzc (UDP_SEGMENT); " + std::string(transport_name(h.transport)) +
+               " has no GSO size of its own";
+    }
+    if (h.bitrate) {
+        // The pacer (core/pacer.hpp) and the kernel's side (system/pacing.hpp) are shared; the TCP and
+        // RDMA senders do not call them yet, and a -b they would ignore must not pass silently.
+        return "-b is wired for the UDP transports so far (udp, udp-gso, udp-msgzc); " +
+               std::string(transport_name(h.transport)) + " sends unpaced, so it is refused rather than ignored";
+    }
+    return "";
+}
+
+std::string udp_spec_problem(const ServerSpec& h, Role) {
+    const char* name = transport_name(h.transport);
+    if (h.rx != RxMode::copy && h.rx != RxMode::mmsg && h.rx != RxMode::gro) {
+        return std::string("UDP receives with --rx copy (recvmsg), mmsg (recvmmsg) or gro (UDP_GRO); --rx ") +
+               rx_mode_name(h.rx) + " is TCP's";
+    }
+    if (h.side.buffer.kind != MemoryKind::host)
+        return std::string(name) + " uses host memory; --buffer " + buffer_spec_name(h.side.buffer) + " is not offered";
+    if (!h.side.rdma_dev.empty())
+        return std::string(name) + " is a kernel socket: --rdma-dev is for the RDMA transports";
+    const RdmaOptions d;
+    const RdmaOptions& r = h.rdma;
+    if (r.cq_mode != d.cq_mode || r.tx_depth != d.tx_depth || r.postlist != d.postlist ||
+        r.inline_size != d.inline_size || r.qps != d.qps || r.qps_per_context != d.qps_per_context ||
+        r.thread_domains) {
+        return std::string(name) +
+               " takes no RDMA options (--cq-mode, --tx-depth, --postlist, --inline, --qps, --qps-per-context, "
+               "--thread-domains are for rsocket and the verbs transports)";
+    }
+    const bool gso = gso_transport(h.transport);
+    if (h.gso_size && !gso) return "--gso-size is for -T udp-gso and udp-msgzc; -T udp sends one datagram per -m";
+    if (h.test == TestKind::rr) {
+        if (h.bitrate)
+            return "-b paces a sender (stream, maerts, msgrate); rr has one message in flight per transaction";
+        return udp_size_problem(h.message_size, 0, 0, false);
+    }
+    if (gso && h.batch != 1)
+        return "--batch is udp's sendmmsg; " + std::string(name) + " already hands many datagrams to one call (GSO)";
+    // The path MTU is known only once the socket is connected: the sender checks --gso-size against it then.
+    return udp_size_problem(h.message_size, gso ? h.gso_size : 0, 0, true);
+}
+
+uint64_t udp_buffer_bytes(const ServerSpec& h, Role role) {
+    const uint64_t m = h.message_size;
+    if (role == Role::send) {
+        if (h.test == TestKind::rr) return std::max<uint64_t>(m, kUdpSeqHeader);
+        const TransportInfo& t = transport_info(h.transport);
+        if (t.send_buffer == SendBuffer::zc_ring) return m * SendRing::slots_for(m);
+        return m * (t.send_batch ? h.batch : 1);
+    }
+    if (h.test == TestKind::rr) return std::max<uint64_t>(m, kUdpSeqHeader);
+    if (h.rx == RxMode::gro) return 65536;
+    uint64_t slot = std::max<uint64_t>(h.gso_size ? h.gso_size : m, kUdpSeqHeader);
+    return slot * (h.rx == RxMode::mmsg ? UdpReceiver::kBatch : 1);
+}
+
+UdpInfo udp_info(const ServerSpec& h, Role role, const StreamCounters& total, const std::string& interface) {
+    UdpInfo u;
+    u.used = true;
+    u.counts = total.udp;
+    u.bitrate = h.bitrate;
+    u.pacing = total.pacing;
+    if (!transport_info(h.transport).datagrams) return u;
+    u.datagram_path = true;
+    if (role == Role::send && gso_transport(h.transport)) u.gso_where = gso_segmentation_where(interface);
+    if (role == Role::recv && h.test != TestKind::rr) u.rx_mode = rx_mode_name(h.rx);
+    return u;
+}
+
+}  // namespace zc

@@ -1,0 +1,56 @@
+#pragma once
+// The UDP receivers, one class for the three modes (--rx):
+//   copy   one recvmsg() per datagram
+//   mmsg   recvmmsg(): up to 64 datagrams per call
+//   gro    UDP_GRO: one recvmsg() returns datagrams the kernel coalesced (the cmsg gives their segment
+//          size); the sequence header is read at every segment boundary
+// Each datagram's header feeds the sequence accountant (seq_accountant.hpp); the socket's drop count
+// comes with every recvmsg (SO_RXQ_OVFL). The stream ends at the sender's end marker (answered, so the
+// sender stops repeating it). Every wait is bounded: the socket's receive timeout ticks every 100 ms;
+// a receiver that gets nothing by 5 s past the test's end stops with an error that says so; one whose
+// sender went silent without an end marker stops 2 s after the test's end and reports the marker missing.
+#include <sys/socket.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/stream_counters.hpp"
+#include "memory/host_buffer.hpp"
+#include "udp/seq_accountant.hpp"
+
+namespace zc {
+
+enum class UdpRxMode { copy, mmsg, gro };
+
+struct UdpRecvOptions {
+    UdpRxMode mode = UdpRxMode::copy;
+    size_t datagram_size = 1472;  // the largest datagram expected (-m, or the GSO segment size)
+    size_t alignment = 4096;
+    bool count_messages = false;  // msgrate: messages = datagrams
+};
+
+class UdpReceiver {
+public:
+    static constexpr unsigned kBatch = 64;  // recvmmsg: datagrams per call
+    UdpReceiver(int fd, const UdpRecvOptions& o);
+    StreamCounters run(const StopRule& stop);
+    const HostBuffer& buffer() const { return buf_; }
+
+private:
+    // One buffer as the kernel returned it: `len` bytes cut in `segment` pieces. Returns false at the end marker.
+    bool take(const std::byte* data, size_t len, size_t segment, int64_t now, StreamCounters& c);
+    void read_control(const msghdr& m, size_t& segment);
+
+    int fd_;
+    UdpRecvOptions o_;
+    size_t slot_;  // bytes per receive slot
+    HostBuffer buf_;
+    std::vector<iovec> iov_;
+    std::vector<mmsghdr> msgs_;
+    std::vector<char> control_;
+    SeqAccountant acct_;
+    uint64_t drops_ = 0;  // SO_RXQ_OVFL's count as last seen
+};
+
+}  // namespace zc

@@ -1,0 +1,157 @@
+#include "udp/udp_socket.hpp"
+
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <linux/udp.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "core/unique_fd.hpp"
+#include "socket/zerocopy_completions.hpp"
+#include "udp/udp_wire.hpp"
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+#ifndef SO_RXQ_OVFL
+#define SO_RXQ_OVFL 40
+#endif
+
+namespace zc {
+
+namespace {
+void must(int rc, const std::string& what) {
+    if (rc != 0) throw std::runtime_error("the kernel refused " + what + " (" + std::strerror(errno) + ")");
+}
+}  // namespace
+
+void set_udp_segment(int fd, size_t gso_size) {
+    int v = static_cast<int>(gso_size);
+    must(::setsockopt(fd, IPPROTO_UDP, UDP_SEGMENT, &v, sizeof(v)),
+         "UDP_SEGMENT " + std::to_string(gso_size) + ": udp-gso needs Linux 4.18 or later");
+}
+
+void set_udp_gro(int fd) {
+    int one = 1;
+    must(::setsockopt(fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)), "UDP_GRO: --rx gro needs Linux 5.0 or later");
+}
+
+void set_udp_zerocopy(int fd) {
+    int one = 1;
+    must(::setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one)),
+         "SO_ZEROCOPY: udp-msgzc (MSG_ZEROCOPY over UDP) needs Linux 5.0 or later");
+}
+
+void set_rxq_overflow(int fd) {
+    int one = 1;
+    must(::setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)), "SO_RXQ_OVFL");
+}
+
+void set_udp_receive_timeout(int fd, int ms) {
+    timeval tv{ms / 1000, (ms % 1000) * 1000};
+    must(::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)), "SO_RCVTIMEO");
+}
+
+size_t path_mtu_payload(int fd) {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof(ss);
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return 0;
+    int mtu = 0;
+    socklen_t ml = sizeof(mtu);
+    bool v6 = ss.ss_family == AF_INET6;
+    if (::getsockopt(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP, v6 ? IPV6_MTU : IP_MTU, &mtu, &ml) != 0 || mtu <= 0) return 0;
+    size_t headers = v6 ? kUdpIpv6Headers : kUdpIpv4Headers;
+    size_t payload = static_cast<size_t>(mtu) > headers ? static_cast<size_t>(mtu) - headers : 0;
+    return std::min(payload, kMaxUdpDatagram);
+}
+
+UdpSnmp parse_udp_snmp(const std::string& text) {
+    std::istringstream in(text);
+    std::string header, values, line;
+    while (std::getline(in, line)) {
+        if (line.rfind("Udp: ", 0) != 0) continue;
+        if (header.empty())
+            header = line;
+        else {
+            values = line;
+            break;
+        }
+    }
+    UdpSnmp s;
+    if (values.empty()) return s;
+    std::istringstream h(header.substr(5)), v(values.substr(5));
+    std::string name;
+    uint64_t value = 0;
+    while (h >> name && v >> value) {
+        if (name == "InDatagrams")
+            s.in_datagrams = value;
+        else if (name == "InErrors")
+            s.in_errors = value;
+        else if (name == "RcvbufErrors")
+            s.rcvbuf_errors = value;
+        else if (name == "SndbufErrors")
+            s.sndbuf_errors = value;
+    }
+    s.valid = true;
+    return s;
+}
+
+UdpSnmp read_udp_snmp(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return parse_udp_snmp(ss.str());
+}
+
+std::string gso_segmentation_where(const std::string& interface) {
+    if (interface == "lo") return "none";
+    UniqueFd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    if (!fd || interface.size() >= IFNAMSIZ) return {};
+    ifreq ifr{};
+    std::memcpy(ifr.ifr_name, interface.c_str(), interface.size());
+    // The feature names (ETH_SS_FEATURES) and their state: find "tx-udp-segmentation" by name, as ethtool -k does.
+    alignas(8) char sset_buf[sizeof(ethtool_sset_info) + sizeof(uint32_t)] = {};
+    auto* sset = reinterpret_cast<ethtool_sset_info*>(sset_buf);
+    sset->cmd = ETHTOOL_GSSET_INFO;
+    sset->sset_mask = 1ull << ETH_SS_FEATURES;
+    ifr.ifr_data = sset_buf;
+    if (::ioctl(fd.get(), SIOCETHTOOL, &ifr) != 0 || !sset->sset_mask) return {};
+    uint32_t n = sset->data[0];
+    std::vector<char> strings(sizeof(ethtool_gstrings) + n * ETH_GSTRING_LEN);
+    auto* gs = reinterpret_cast<ethtool_gstrings*>(strings.data());
+    gs->cmd = ETHTOOL_GSTRINGS;
+    gs->string_set = ETH_SS_FEATURES;
+    gs->len = n;
+    ifr.ifr_data = strings.data();
+    if (::ioctl(fd.get(), SIOCETHTOOL, &ifr) != 0) return {};
+    uint32_t blocks = (n + 31) / 32;
+    std::vector<char> feat(sizeof(ethtool_gfeatures) + blocks * sizeof(ethtool_get_features_block));
+    auto* gf = reinterpret_cast<ethtool_gfeatures*>(feat.data());
+    gf->cmd = ETHTOOL_GFEATURES;
+    gf->size = blocks;
+    ifr.ifr_data = feat.data();
+    if (::ioctl(fd.get(), SIOCETHTOOL, &ifr) != 0) return {};
+    for (uint32_t i = 0; i < n; ++i) {
+        const char* name = reinterpret_cast<const char*>(gs->data) + i * ETH_GSTRING_LEN;
+        if (std::strncmp(name, "tx-udp-segmentation", ETH_GSTRING_LEN) != 0) continue;
+        bool active = gf->features[i / 32].active & (1u << (i % 32));
+        return active ? "device" : "software";
+    }
+    return "software";
+}
+
+}  // namespace zc
