@@ -601,7 +601,7 @@ TEST_F(SetupField, WrongTypes) {
 }
 
 TEST_F(SetupField, UnknownNames) {
-    reject("transport", "udp");
+    reject("transport", "sctp");  // udp is a transport now (issue 27)
     reject("transport", "TCP");
     reject("test", "crr");
     reject("transport", "tcp-zc");
