@@ -30,7 +30,7 @@ const auto kTestParamFields = std::make_tuple(
     number("interval_s", &TestParams::interval_s, 0, kMaxDurationS, 0),   // absent: no intervals
     number("explain_hz", &TestParams::explain_hz, 0, 100000, 0),          // absent: no explain
     number("explain_stacks", &TestParams::explain_stacks, false, true, false),
-    number("irq_wait_s", &TestParams::irq_wait_s, 0, kMaxWaitS, 0),       // absent: refused at once
+    number("irq_wait_s", &TestParams::irq_wait_s, 0, kMaxWaitS, 0),  // absent: refused at once
     number("server_wait_s", &TestParams::server_wait_s, 0, kMaxWaitS, 0));
 
 const auto kSideFields = std::make_tuple(
