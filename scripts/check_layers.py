@@ -107,8 +107,22 @@ def owners(targets, root):
                 twin = os.path.splitext(rel)[0] + ".cpp"
                 libs = [t.name for t in targets.values() if t.folder == os.path.dirname(rel) and
                         t.kind.endswith("LIBRARY")]
-                files[rel] = owner.get(rel) or owner.get(twin) or (libs[0] if rel.endswith(".hpp") and libs else None)
+                files[rel] = owner.get(rel) or owner.get(twin) or users_of(rel, root, owner) or \
+                    (libs[0] if rel.endswith(".hpp") and libs else None)
     return files, layer_of
+
+
+def users_of(header, root, owner):
+    """A header-only file of a program folder belongs to the one target whose sources beside it include it
+    (mpi/job_state.hpp: zcperf-mpi's), else to none."""
+    folder, name = os.path.dirname(header), os.path.basename(header)
+    users = set()
+    for src, tname in owner.items():
+        if os.path.dirname(src) == folder and src.endswith(".cpp"):
+            with open(os.path.join(root, src)) as f:
+                if f'"{name}"' in f.read():
+                    users.add(tname)
+    return users.pop() if len(users) == 1 else None
 
 
 def resolve(include, includer, files, layer_of):
@@ -139,7 +153,8 @@ def problems(targets, root):
                 skipped.append(rel)  # a program this build does not make (zcperf-mpi without MPI)
             continue
         t = targets[tname]
-        if rel.endswith(".hpp"):
+        if rel.endswith(".hpp") and not t.kind.endswith("EXECUTABLE"):
+            # Nothing links a program, so only its own sources include its headers: they see what it links.
             sees = {tname} | passes[tname]
         else:
             sees = {tname}

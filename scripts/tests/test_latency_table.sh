@@ -62,7 +62,7 @@ grep -q "one-way latency (RTT/2), p50" "$tmp/run2.out" || fail "--one-way table 
 "$table" --zcperf "$zcperf" --combo "a=" --baseline b --out "$tmp/x" 2>"$tmp/bad1.log" && fail "unknown baseline accepted"
 grep -q "is not one of the columns" "$tmp/bad1.log" || fail "unknown baseline: no clear error"
 "$table" --zcperf "$zcperf" --combo "a=-T tcp-msgzc" --sizes 1 -l 0.2 --out "$tmp/y" 2>"$tmp/bad2.log" && fail "bad combo accepted"
-grep -q "tcp transport" "$tmp/bad2.log" || fail "zcperf's refusal not passed on"
+grep -q "rr runs over tcp" "$tmp/bad2.log" || fail "zcperf's refusal not passed on"
 rm -f "$tmp"/bad*.log
 
 echo "PASS: latency_table wrote the table, CSV and PNG, rebuilt it from the saved reports, refused bad input" >&2

@@ -157,7 +157,7 @@ TEST(MessageTestsE2e, BadCombinationsAreClearErrors) {
         std::vector<std::string> args;
         const char* says;
     } cases[] = {
-        {{"-t", "rr", "-n", "1G"}, "runs for a time"}, {{"-t", "rr", "-T", "tcp-msgzc"}, "tcp transport"},
+        {{"-t", "rr", "-n", "1G"}, "runs for a time"}, {{"-t", "rr", "-T", "tcp-msgzc"}, "rr runs over tcp"},
         {{"-t", "msgrate", "--rx", "splice"}, "--rx"}, {{"-t", "rr", "--batch", "4"}, "--batch is for -t msgrate"},
         {{"-t", "rr", "-m", "2G"}, "1 B..1G"},
     };
