@@ -413,6 +413,14 @@ void SideRunner::note_shared_host(SideResult& r) {
     }
     r.shared_with = host_record_->overlapping(started_wall_s_ + r.elapsed_s);
     host_record_->end(started_wall_s_ + r.elapsed_s);
+    constexpr size_t kMaxSharedWith = 64;  // the wire's bound on shared_with (protocol/result.cpp)
+    if (r.shared_with.size() > kMaxSharedWith) {  // a busy zcserver (fifty clients): name the longest overlaps
+        std::stable_sort(r.shared_with.begin(), r.shared_with.end(),
+                         [](const SharedHostTest& a, const SharedHostTest& b) { return a.overlap_s > b.overlap_s; });
+        r.warnings.push_back(std::to_string(r.shared_with.size()) + " other tests overlapped this one on this host; " +
+                             "the " + std::to_string(kMaxSharedWith) + " that overlapped longest are named");
+        r.shared_with.resize(kMaxSharedWith);
+    }
     // The reports name them beside the figures they share (SHARED host); two tests pinned to one CPU are
     // worse (each ran on it at most part of the time): a warning.
     for (auto& w : shared_cpu_warnings(cfg_.half.side.cpus, r.shared_with)) r.warnings.push_back(std::move(w));
