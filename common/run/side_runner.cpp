@@ -413,7 +413,7 @@ void SideRunner::note_shared_host(SideResult& r) {
     }
     r.shared_with = host_record_->overlapping(started_wall_s_ + r.elapsed_s);
     host_record_->end(started_wall_s_ + r.elapsed_s);
-    constexpr size_t kMaxSharedWith = 64;  // the wire's bound on shared_with (protocol/result.cpp)
+    constexpr size_t kMaxSharedWith = 64;         // the wire's bound on shared_with (protocol/result.cpp)
     if (r.shared_with.size() > kMaxSharedWith) {  // a busy zcserver (fifty clients): name the longest overlaps
         std::stable_sort(r.shared_with.begin(), r.shared_with.end(),
                          [](const SharedHostTest& a, const SharedHostTest& b) { return a.overlap_s > b.overlap_s; });
