@@ -294,9 +294,10 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                  "msgrate, and udp's stream: messages (datagrams) per send call (sendmmsg), 1..1024"),
         // Issue 27: how a sender paces (any transport) and how UDP GSO cuts its calls.
         text("-b,--bitrate",
-             "the sender's rate in bits/s (iperf3's -b): 100M, 2.5G, 1k at least; the kernel paces where the "
-             "egress qdisc is fq (SO_MAX_PACING_RATE), else the sender's own clock; the report gives the rate "
-             "achieved and how. UDP without -b sends as fast as it can. stream, maerts, msgrate",
+             "each stream's rate in bits/s (iperf3's -b): 100M, 2.5G, 1k at least, kept by the sender's own "
+             "clock on every transport (UDP over an fq qdisc: the kernel paces too, SO_MAX_PACING_RATE); the "
+             "report gives the rate achieved and how. UDP without -b sends as fast as it can. stream and maerts; "
+             "msgrate over UDP",
              [&o](const std::string& t) { o.params.bitrate = parse_bitrate(t); })
             .value_kind("RATE"),
         value_in("--gso-size", o.params.gso_size, wire_range(&TestParams::gso_size).from(16),

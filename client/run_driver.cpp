@@ -187,10 +187,14 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
     note_overrun(spec, local, remote, r.warnings);
     if (!tx.udp.empty()) {
         // A timed paced sender sends what is due before the end of -l: its rate is its bytes over -l (its
-        // measured interval also holds the end marker's exchange); with -n, over its interval.
+        // measured interval also holds the end marker's exchange); with -n, over its interval. Per stream.
+        // rdma-read's paced loop is the reader's: its side carries the pacing, the sender's the bytes.
         double span = spec.total_bytes == 0 ? spec.duration_s : tx.elapsed_s;
-        double rate = span > 0 ? static_cast<double>(tx.bytes) * 8 / span : 0;
-        for (auto& n : udp_notes(tx.udp, rate, spec.test == TestKind::rr ? UdpInfo{} : rx.udp, udp))
+        int streams = std::max(1, static_cast<int>(tx.stream_bytes.size()));
+        double rate = span > 0 ? static_cast<double>(tx.bytes) * 8 / span / streams : 0;
+        UdpInfo paced = tx.udp;
+        if (paced.pacing.method == PacingMethod::none) paced.pacing = rx.udp.pacing;
+        for (auto& n : udp_notes(paced, rate, streams, spec.test == TestKind::rr ? UdpInfo{} : rx.udp, udp))
             r.warnings.push_back(std::move(n));
     }
     if (tx.zerocopy.sent_bytes > 0) {

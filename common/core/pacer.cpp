@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -23,14 +24,18 @@ const char* pacing_method_name(PacingMethod m) {
     return "none";
 }
 
-int64_t Pacer::wait(uint64_t sent) const {
+int64_t Pacer::wait(uint64_t sent, const std::atomic<bool>* abort) const {
     if (!rate_) return 0;
-    int64_t due = due_ns(sent);
-    int64_t now = monotonic_ns();
-    if (now >= due) return 0;
-    timespec ts{static_cast<time_t>(due / 1000000000), static_cast<long>(due % 1000000000)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {}
-    return due - now;
+    const int64_t due = due_ns(sent);
+    const int64_t start = monotonic_ns();
+    constexpr int64_t kSlice = 100000000;  // how late an abort may be seen
+    for (int64_t now = start; now < due; now = monotonic_ns()) {
+        if (abort && abort->load(std::memory_order_relaxed)) return now - start;
+        const int64_t until = std::min(due, now + kSlice);
+        timespec ts{static_cast<time_t>(until / 1000000000), static_cast<long>(until % 1000000000)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {}
+    }
+    return std::max<int64_t>(0, std::min(due, monotonic_ns()) - start);
 }
 
 uint64_t parse_bitrate(const std::string& text) {

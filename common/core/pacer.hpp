@@ -3,6 +3,7 @@
 // the average rate is exact over any run and a late call is caught up at once (bursts of at most what
 // the caller hands over per call), as iperf3 paces. Any transport's send loop asks it before each call;
 // it holds no lock and makes no system call unless it must sleep (clock_nanosleep to an absolute time).
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -44,9 +45,10 @@ public:
         return start_ns_ + static_cast<int64_t>(bits / rate_) * 1000000000 +
                static_cast<int64_t>(static_cast<long double>(bits % rate_) * 1e9L / static_cast<long double>(rate_));
     }
-    // Sleeps until `sent` bytes are due (returns at once when behind or unpaced). Returns the
-    // nanoseconds slept, for the report (0 when the sender was the bottleneck).
-    int64_t wait(uint64_t sent) const;
+    // Sleeps until `sent` bytes are due (returns at once when behind or unpaced), in slices of at most
+    // 100 ms so that `abort` (when given) ends a long wait at a low rate. Returns the nanoseconds slept,
+    // for the report (0 when the sender was the bottleneck).
+    int64_t wait(uint64_t sent, const std::atomic<bool>* abort = nullptr) const;
 
 private:
     uint64_t rate_ = 0;

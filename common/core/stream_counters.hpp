@@ -57,6 +57,11 @@ struct StopRule {
     uint64_t byte_budget = 0;
     const std::atomic<bool>* abort = nullptr;
     LiveCounts* live = nullptr;  // --interval: where the loop publishes its counts (nullptr: nobody reads them)
+    // -b: the sender's own clock, on the schedule begun when the measured interval began. Every send loop
+    // of every transport asks next_length before each call, so pacing lives here, once; each stream's
+    // copy keeps its own bytes (iperf3's -b is per stream) and the time it waited.
+    Pacer pacer;
+    mutable uint64_t paced_sleep_ns = 0;
 
     // Timed runs keep the longest time between two next_length calls and when it ended: a send call
     // blocked by a stalled peer or link, the reason a run outlasts its -l. Each stream thread runs on
@@ -65,8 +70,17 @@ struct StopRule {
     mutable int64_t longest_wait_ns = 0;
     mutable int64_t longest_wait_end_ns = 0;
 
-    // Bytes for the next call (0 = stop now). Reads the clock: vDSO, tens of ns beside a send.
+    // Bytes for the next call (0 = stop now; paced: also when the next byte is not due before the
+    // deadline), after waiting for the pacer. Reads the clock: vDSO, tens of ns beside a send.
     size_t next_length(uint64_t sent, size_t message_size) const;
+
+    // After the loop: the pacer's waits into its counts, and how it paced where the path did not say
+    // (UDP over fq names the kernel; every other paced path is the sender's clock).
+    void add_pacing(StreamCounters& c) const {
+        if (!pacer.paced()) return;
+        c.pacing.sleep_ns += paced_sleep_ns;
+        if (c.pacing.method == PacingMethod::none) c.pacing.method = PacingMethod::sender_clock;
+    }
 
     // Every loop calls this after it counted a call's bytes or messages (receivers too: they take the
     // stop rule for it).

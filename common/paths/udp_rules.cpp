@@ -23,11 +23,12 @@ std::string udp_options_problem(const ServerSpec& h) {
         return "--gso-size is for -T udp-gso and udp-msgzc (UDP_SEGMENT); " + std::string(transport_name(h.transport)) +
                " has no GSO size of its own";
     }
-    if (h.bitrate) {
-        // The pacer (core/pacer.hpp) and the kernel's side (system/pacing.hpp) are shared; the TCP and
-        // RDMA senders do not call them yet, and a -b they would ignore must not pass silently.
-        return "-b is wired for the UDP transports so far (udp, udp-gso, udp-msgzc); " +
-               std::string(transport_name(h.transport)) + " sends unpaced, so it is refused rather than ignored";
+    // Every stream loop asks the stop rule, which paces (core/stream_counters.hpp); the TCP, rsocket and
+    // verbs message loops keep their own clocks, so a -b they would ignore is refused, not passed.
+    if (h.bitrate && h.test != TestKind::stream && h.test != TestKind::maerts) {
+        return std::string("-b paces a stream (stream, maerts); ") + transport_name(h.transport) + "'s " +
+               test_name(h.test) + " runs as fast as its " +
+               (h.test == TestKind::msgrate ? "calls go (UDP's msgrate takes -b)" : "transactions go");
     }
     return "";
 }

@@ -28,14 +28,16 @@ std::string udp_count_problem(const UdpInfo& tx, uint64_t tx_bytes, const UdpInf
     return "";
 }
 
-std::vector<std::string> udp_notes(const UdpInfo& tx, double tx_rate_bps, const UdpInfo& rx, bool is_udp) {
+std::vector<std::string> udp_notes(const UdpInfo& tx, double tx_rate_bps, int streams, const UdpInfo& rx, bool is_udp) {
     std::vector<std::string> out;
     char line[512];
     if (tx.bitrate) {
         double err = 100.0 * (tx_rate_bps - static_cast<double>(tx.bitrate)) / static_cast<double>(tx.bitrate);
         std::snprintf(line, sizeof(line),
-                      "-b %s: the sender achieved %s (%+.2f%%), paced by %s; it waited %.3f s for its schedule%s",
-                      bitrate_text(tx.bitrate).c_str(), bitrate_text(static_cast<uint64_t>(tx_rate_bps)).c_str(), err,
+                      "-b %s%s: the sender achieved %s (%+.2f%%), paced by %s; it waited %.3f s for its schedule%s",
+                      bitrate_text(tx.bitrate).c_str(),
+                      streams > 1 ? (" per stream (" + std::to_string(streams) + " streams)").c_str() : "",
+                      bitrate_text(static_cast<uint64_t>(tx_rate_bps)).c_str(), err,
                       pacing_method_name(tx.pacing.method), static_cast<double>(tx.pacing.sleep_ns) * 1e-9,
                       err < -5 && tx.pacing.method == PacingMethod::sender_clock
                           ? " (it fell behind: the rate is more than this path sends)"

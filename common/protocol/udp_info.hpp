@@ -36,7 +36,8 @@ std::string udp_count_problem(const UdpInfo& tx, uint64_t tx_bytes, const UdpInf
 // (socket drops, the host's Udp RcvbufErrors/InErrors) and any disagreement; a missing end marker;
 // the rate asked against the rate the sender achieved (`tx_rate_bps`) and how it was kept; an unpaced
 // UDP sender said so. `rx` is empty for rr.
-std::vector<std::string> udp_notes(const UdpInfo& tx, double tx_rate_bps, const UdpInfo& rx, bool is_udp);
+// `tx_rate_bps` is one stream's rate: -b is per stream, as iperf3's.
+std::vector<std::string> udp_notes(const UdpInfo& tx, double tx_rate_bps, int streams, const UdpInfo& rx, bool is_udp);
 
 nlohmann::json to_json(const UdpInfo& u);
 UdpInfo udp_info_from_json(const nlohmann::json& j);  // throws ProtocolError naming a bad field

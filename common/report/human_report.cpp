@@ -121,7 +121,7 @@ std::string udp_line(const SideResult& s) {
                                : u.gso_where == "none"     ? "no device (lo hands the whole buffer up)"
                                                            : "an unknown place");
     }
-    if (u.bitrate && s.role == Role::send) {
+    if (u.bitrate && u.pacing.method != PacingMethod::none) {  // the side whose loop paced (rdma-read: the reader)
         out += fmt::format("{}paced at {} by the {}, waited {:.3f} s", out.empty() ? "" : "; ", bitrate_text(u.bitrate),
                            pacing_method_name(u.pacing.method), static_cast<double>(u.pacing.sleep_ns) * 1e-9);
     }
@@ -178,7 +178,8 @@ public:
                 busiest_cpus(*s), s->process_cpu_s(), s->process_user_s, s->process_sys_s, s->cpu.others.cpu_s);
             out_ << "           placement: " << placement_line(*s) << "\n";
             if (!s->rdma.empty()) out_ << "           rdma: " << describe(s->rdma) << "\n";
-            if (!s->udp.empty()) out_ << "           udp: " << udp_line(*s) << "\n";
+            if (auto u = s->udp.empty() ? "" : udp_line(*s); !u.empty())  // TCP/RDMA: the -b block alone
+                out_ << (s->udp.datagram_path ? "           udp: " : "           pacing: ") << u << "\n";
             if (auto m = memory_line(*s); !m.empty()) out_ << "           memory: " << m << "\n";
             if (s->host_shared()) out_ << "           SHARED host: " << shared_line(*s) << "\n";
         }

@@ -281,6 +281,7 @@ void SideRunner::run_stream(Stream& s, int index) {
     s.counters = path.run(stop);
     s.rdma = rdma_info_of(cfg_.half.transport, s.conn, path);
     s.longest_wait_ns = stop.longest_wait_ns;
+    stop.add_pacing(s.counters);
     s.longest_wait_end_ns = stop.longest_wait_end_ns;
     getrusage(RUSAGE_THREAD, &r1);
     s.user_s = seconds(r1.ru_utime) - seconds(r0.ru_utime);
@@ -308,6 +309,10 @@ void SideRunner::start(const std::function<void()>& started) {
     if (explainer_) explainer_->start();
     started_ns_ = monotonic_ns();
     stop_base_.deadline_ns = started_ns_ + static_cast<int64_t>(cfg_.half.duration_s * 1e9);
+    if (cfg_.role == Role::send && cfg_.half.bitrate) {  // the rules let -b through only where a sender paces
+        stop_base_.pacer = Pacer(cfg_.half.bitrate);
+        stop_base_.pacer.start(started_ns_);
+    }
     started_ = true;
     if (cfg_.half.interval_s > 0) {
         // Every stream thread is alive (waiting at go_), so its CPU clock can be named now.

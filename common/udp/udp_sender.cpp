@@ -64,7 +64,6 @@ UdpSender::UdpSender(int fd, const UdpSendOptions& o) : fd_(fd), o_(o), buf_(buf
         }
     }
     if (o_.bitrate) {
-        pacer_ = Pacer(o_.bitrate);
         method_ =
             kernel_paces(fd_, o_.bitrate, data_interface(fd_)) ? PacingMethod::kernel_fq : PacingMethod::sender_clock;
     }
@@ -113,21 +112,14 @@ StreamCounters UdpSender::run(const StopRule& stop) {
     c.pacing.method = method_;
     c.udp.gso_size = gso_size_;
     const size_t m = o_.bytes_per_call;
-    // The sender's clock keeps the average rate even where fq paces: fq drops a flow's packets past its
+    // The sender's clock (the stop rule's pacer) keeps the average rate even where fq paces: fq drops a flow's packets past its
     // flow_limit (100) instead of blocking a UDP sender, so fq alone would turn a burst into losses
     // (counted as the host's Udp SndbufErrors); with both, fq only smooths what arrives at the rate.
-    const bool paced = pacer_.paced();
-    const bool timed = !stop.byte_budget && stop.deadline_ns > 0;
-    pacer_.start(monotonic_ns());
     while (true) {
         if (stop.byte_budget && c.bytes >= stop.byte_budget) break;
         size_t len = stop.next_length(c.bytes, m);
         if (!len) break;
         if (len < kUdpSeqHeader) len = kUdpSeqHeader;  // -n's last scrap still carries its header
-        if (paced) {
-            if (timed && pacer_.due_ns(c.bytes) >= stop.deadline_ns) break;  // not due before the end
-            c.pacing.sleep_ns += static_cast<uint64_t>(pacer_.wait(c.bytes));
-        }
         if (ring_) {
             size_t slot = next_zc_id_ % ring_->slots();
             while (ring_->busy(slot)) reap(c, 1000);  // the kernel still holds this slot's pages

@@ -6,7 +6,7 @@
 //   udp-msgzc  the same with MSG_ZEROCOPY: the kernel pins the pages; a ring slot is written again only
 //              after its completion came back (socket/zerocopy_completions.hpp), the copied share counted
 // Every datagram (each GSO segment) opens with its sequence header (udp_wire.hpp), written at each
-// segment boundary before the call. With -b the sender keeps the rate by its own clock (core/pacer.hpp),
+// segment boundary before the call. With -b the stop rule keeps the rate by the sender's clock (core/pacer.hpp),
 // and where the egress qdisc is fq the kernel paces the packets too (SO_MAX_PACING_RATE). At the end it sends its end
 // marker, carrying how many datagrams it sent, until the receiver answers (a bounded wait).
 #include <sys/socket.h>
@@ -59,7 +59,6 @@ private:
     uint32_t next_zc_id_ = 0;
     std::vector<iovec> iov_;  // --batch: one header per datagram of buf_
     std::vector<mmsghdr> msgs_;
-    Pacer pacer_;
     PacingMethod method_ = PacingMethod::none;
     uint64_t seq_ = 0;
 };

@@ -152,6 +152,31 @@ TEST(UdpE2e, HumanAndCsvReportsCarryTheUdpFigures) {
     }
 }
 
+// -b is iperf3's: every stream transport keeps it by the sender's clock (the stop rule every send loop
+// asks), so TCP's copy and zero-copy paths, in either direction, land on the rate asked.
+TEST(UdpE2e, TcpPathsKeepTheBitrateInEitherDirection) {
+    LocalServer server;
+    auto o = zcperf({"-H", server.address(), "-t", "stream,maerts", "-T", "tcp,tcp-msgzc", "-b", "200M", "-P", "2",
+                     "-l", "1", "-o", "json"});
+    json j = report(o);
+    ASSERT_EQ(j["results"].size(), 4u);
+    for (const json& r : j["results"]) {
+        SCOPED_TRACE(r["test"].dump() + " " + r["transport"].dump());
+        const json& tx = r["local"]["role"] == "send" ? r["local"] : r["remote"];
+        ASSERT_TRUE(tx.contains("udp")) << tx.dump();  // the pacing block (no datagram counts over TCP)
+        EXPECT_EQ(tx["udp"]["pacing"], "sender clock");
+        EXPECT_EQ(tx["udp"]["bitrate"], 200000000);
+        EXPECT_GT(tx["udp"]["paced_sleep_s"].get<double>(), 0.1) << "a paced loopback sender mostly waits";
+        // Two streams at 200 Mbit/s each, within 5 %, counted by the receiver and checked against the sender.
+        EXPECT_NEAR(r["throughput_gbps"].get<double>(), 0.400, 0.020) << r["throughput_gbps"];
+        EXPECT_EQ(r["local"]["bytes"], r["remote"]["bytes"]);
+    }
+    // The human report says how the sender kept its rate.
+    auto human = zcperf({"-H", server.address(), "-b", "100M", "-l", "0.3"});
+    EXPECT_EQ(human.exit_code, 0) << human.err;
+    EXPECT_NE(human.out.find("paced at 100 Mbit/s by the sender clock"), std::string::npos) << human.out;
+}
+
 TEST(UdpE2e, BadInputNamesTheLimit) {
     struct Case {
         std::vector<std::string> args;
@@ -168,7 +193,8 @@ TEST(UdpE2e, BadInputNamesTheLimit) {
         {{"-T", "tcp", "--rx", "gro"}, "is UDP's"},
         {{"-T", "udp", "--gso-size", "1400"}, "--gso-size is for"},
         {{"-T", "udp-gso", "-t", "rr"}, "not offered"},
-        {{"-T", "tcp", "-b", "1G"}, "refused rather than ignored"},
+        {{"-T", "tcp", "-t", "rr", "-b", "1G"}, "-b paces a stream"},
+        {{"-T", "tcp", "-t", "msgrate", "-b", "1G"}, "UDP's msgrate takes -b"},
     };
     for (const auto& c : cases) {
         auto o = zcperf(c.args, 10s);

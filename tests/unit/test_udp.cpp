@@ -184,9 +184,13 @@ std::pair<StreamCounters, StreamCounters> run_pair(UdpPair& p, const UdpSendOpti
     UdpReceiver r(p.rx.get(), ro);
     StopRule stop = timed(seconds, abort);
     stop.byte_budget = budget;
+    StopRule send_stop = stop;  // -b paces the sender's loop alone, as SideRunner sets it
+    send_stop.pacer = Pacer(so.bitrate);
+    send_stop.pacer.start(monotonic_ns());
     StreamCounters rc;
     std::thread t([&] { rc = r.run(stop); });
-    StreamCounters sc = s.run(stop);
+    StreamCounters sc = s.run(send_stop);
+    send_stop.add_pacing(sc);
     t.join();
     return {sc, rc};
 }
