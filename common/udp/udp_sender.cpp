@@ -112,9 +112,9 @@ StreamCounters UdpSender::run(const StopRule& stop) {
     c.pacing.method = method_;
     c.udp.gso_size = gso_size_;
     const size_t m = o_.bytes_per_call;
-    // The sender's clock (the stop rule's pacer) keeps the average rate even where fq paces: fq drops a flow's packets past its
-    // flow_limit (100) instead of blocking a UDP sender, so fq alone would turn a burst into losses
-    // (counted as the host's Udp SndbufErrors); with both, fq only smooths what arrives at the rate.
+    // The sender's clock (the stop rule's pacer) keeps the average rate even where fq paces: fq drops a flow's packets
+    // past its flow_limit (100) instead of blocking a UDP sender, so fq alone would turn a burst into losses (counted
+    // as the host's Udp SndbufErrors); with both, fq only smooths what arrives at the rate.
     while (true) {
         if (stop.byte_budget && c.bytes >= stop.byte_budget) break;
         size_t len = stop.next_length(c.bytes, m);
