@@ -76,8 +76,7 @@ TEST(Explain, SampledBusyAgreesWithProcStatAndUnknownIsSmall) {
 TEST(Explain, RxTruncCutsTheReceiversDataCopy) {
     // The receiver runs on CPU 1; on loopback the sender's CPU 0 carries the receive softirq, so the
     // receiver's own copy (recvmsg into its buffer) is CPU 1's: MSG_TRUNC must take most of it away.
-    json j =
-        zcperf_report({"-l", "3", "-m", "64K", "--cpu", "0,1", "--rx", "copy,trunc", "--explain"});
+    json j = zcperf_report({"-l", "3", "-m", "64K", "--cpu", "0,1", "--rx", "copy,trunc", "--explain"});
     ASSERT_EQ(j["results"].size(), 2u);
     if (auto why = refusal(j["results"][0]["remote"]); !why.empty()) GTEST_SKIP() << why;
     auto copy_per_kb_on_cpu1 = [](const json& r) {

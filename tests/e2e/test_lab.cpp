@@ -26,9 +26,9 @@ namespace {
 
 const Lab kLab;  // what scripts/lab.sh put in A's environment
 
-#define REQUIRE_LAB()                                   \
-    do {                                                \
-        if (!kLab.here()) GTEST_SKIP() << kNotInLab;    \
+#define REQUIRE_LAB()                                \
+    do {                                             \
+        if (!kLab.here()) GTEST_SKIP() << kNotInLab; \
     } while (0)
 
 const std::string kNic = kLab.nic;  // the link's virtio-net NIC in both guests (rdma_vm.sh --link)

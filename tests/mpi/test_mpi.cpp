@@ -50,9 +50,8 @@ std::string test_tag() { return "zcperf-mpi-test-" + std::to_string(getpid()); }
 // mpirun LAUNCHER... zcperf-mpi ARGS...: NP ranks, the job ended by mpirun itself after TIMEOUT_S.
 std::vector<std::string> mpirun(int np, std::vector<std::string> args, std::vector<std::string> launcher = {},
                                 int timeout_s = 90) {
-    std::vector<std::string> argv{kMpirun,      "--allow-run-as-root", "--oversubscribe", "--timeout",
-                                  std::to_string(timeout_s), "-np",  std::to_string(np),
-                                  "-x",         "ZCPERF_TEST_TAG=" + test_tag()};
+    std::vector<std::string> argv{kMpirun, "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(np)};
+    argv.insert(argv.end(), {"--timeout", std::to_string(timeout_s), "-x", "ZCPERF_TEST_TAG=" + test_tag()});
     argv.insert(argv.end(), launcher.begin(), launcher.end());
     argv.push_back(kMpiBin);
     argv.insert(argv.end(), args.begin(), args.end());
@@ -551,15 +550,15 @@ std::vector<std::string> lab_mpirun(std::vector<std::string> args) {
     args.insert(args.begin(), {"--iface", nic});
     return mpirun(4, args,
                   {"--mca", "plm_rsh_agent", std::string(ZCPERF_SOURCE_DIR) + "/scripts/lab/mpi_agent.sh", "--mca",
-                   "plm_rsh_no_tree_spawn", "1", "--mca", "oob_tcp_if_include", nic, "--mca", "btl_tcp_if_include",
-                   nic, "--host", kLab.a_ip + ":2," + kLab.server_ip() + ":2"},
+                   "plm_rsh_no_tree_spawn", "1", "--mca", "oob_tcp_if_include", nic, "--mca", "btl_tcp_if_include", nic,
+                   "--host", kLab.a_ip + ":2," + kLab.server_ip() + ":2"},
                   300);
 }
 
-#define SKIP_OUTSIDE_LAB()                                            \
-    do {                                                              \
+#define SKIP_OUTSIDE_LAB()                                                     \
+    do {                                                                       \
         if (!kLab.here() || kLab.a_ip.empty()) GTEST_SKIP() << e2e::kNotInLab; \
-        SKIP_WITHOUT_MPI();                                           \
+        SKIP_WITHOUT_MPI();                                                    \
     } while (0)
 
 TEST(MpiLab, PairsAcrossBothGuests) {

@@ -22,7 +22,8 @@ nlohmann::json ok_report(const Outcome& o) {
 }
 
 nlohmann::json first_result(const nlohmann::json& report) {
-    if (!report.is_object() || !report.contains("results") || report["results"].empty()) return nlohmann::json::object();
+    if (!report.is_object() || !report.contains("results") || report["results"].empty())
+        return nlohmann::json::object();
     return report["results"][0];
 }
 
