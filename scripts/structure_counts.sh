@@ -55,7 +55,7 @@ if ((check)); then
     }
     limit "shared files a socket transport touches" "$(count "$transport")" 4
     limit "kind branches outside the registry" "$(count "$kind")" 0
-    limit "places naming a Transport:: value outside the registry" "$(count "$named")" 17
+    limit "places naming a Transport:: value outside the registry" "$(count "$named")" 7
     limit "memory-kind if-chains in the path factories" "$(count "$memory")" 0
     limit "class names in common/socket/ starting with Tcp" "$(count "$tcp_names")" 0
     limit "lines of parse_client_options" "$parse_lines" 243

@@ -42,6 +42,13 @@ enum class SendBuffer { message, zc_ring, file };
 constexpr unsigned bit(TestKind t) { return 1u << static_cast<unsigned>(t); }
 constexpr unsigned bit(MemoryKind m) { return 1u << static_cast<unsigned>(m); }
 
+// How an RDMA row's data reaches the receiver: the one thing that tells apart the rows of the rsocket kind
+// and of the verbs kind. Their operations tables and the rdma/ loops read it from the row, never the id.
+// send: two-sided, into buffers the receiver provides (rsend; verbs SEND into posted receives);
+// write: one-sided, into the receiver's registered ring (riowrite; RDMA WRITE), arrivals announced apart;
+// read: one-sided, the receiver pulls from the sender's registered buffer (RDMA READ).
+enum class RdmaOp { none, send, write, read };
+
 // How the receiving side of a stream takes the data: TCP's copy, zerocopy, splice, trunc; UDP's
 // copy (one datagram per recvmsg), mmsg (recvmmsg) and gro (UDP_GRO's coalesced datagrams).
 enum class RxMode { copy, zerocopy, splice, trunc, mmsg, gro };
@@ -62,6 +69,7 @@ struct TransportInfo {
     bool send_batch = false;    // --batch N: msgrate hands N messages to one call (sendmmsg)
     bool queue_pairs = false;   // its threads post work requests on QPs of ours: --qps, --postlist, --thread-domains
     bool rdma_options = false;  // the RDMA options (--tx-depth, --cq-mode, --rdma-dev, ...) travel to the server
+    RdmaOp rdma_op = RdmaOp::none;  // rsocket and verbs rows: how the data reaches the receiver
     // Datagrams, each numbered (UDP): the receiver counts what was lost, so the two sides' counts add up
     // instead of being equal; its own rules (paths/udp_rules.hpp) and report (SideResult::udp).
     bool datagrams = false;

@@ -67,7 +67,7 @@ int rsocket_of(DataConnection& conn, const ServerSpec& h) {
 // slots (the NIC never sees our memory); spec_problem refused what cannot be honoured.
 void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
     const int fd = rsocket_of(conn, h);
-    if (h.transport == Transport::rsocket_iomap)
+    if (transport_info(h.transport).rdma_op == RdmaOp::write)
         loop.emplace<RsocketIomapSender>(fd, h.message_size, h.alignment);
     else
         emplace_stream_loop<RsocketSender, RsocketStagedSender>(loop, h.side.buffer, fd, h.message_size, h.alignment);
@@ -75,7 +75,7 @@ void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
 
 void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
     const int fd = rsocket_of(conn, h);
-    if (h.transport == Transport::rsocket_iomap)
+    if (transport_info(h.transport).rdma_op == RdmaOp::write)
         loop.emplace<RsocketIomapReceiver>(fd, h.message_size, h.alignment, h.rdma.tx_depth);
     else
         emplace_stream_loop<RsocketReceiver, RsocketStagedReceiver>(loop, h.side.buffer, fd, h.message_size,

@@ -56,14 +56,14 @@ RdmaConnection& verbs_of(DataConnection& conn) {
 
 // rdma-read's sender is passive (its buffer is read); its receiver pulls.
 void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
-    if (h.transport == Transport::rdma_read)
+    if (transport_info(h.transport).rdma_op == RdmaOp::read)
         loop.emplace<RdmaReadSource>(verbs_of(conn));
     else
         loop.emplace<RdmaSender>(verbs_of(conn));
 }
 
 void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
-    if (h.transport == Transport::rdma_read)
+    if (transport_info(h.transport).rdma_op == RdmaOp::read)
         loop.emplace<RdmaReadSink>(verbs_of(conn));
     else
         loop.emplace<RdmaReceiver>(verbs_of(conn));

@@ -47,13 +47,13 @@ RdmaOptions with_cq_mode(RdmaOptions o, CqMode m) {
 // the responder (Role::recv) on event alone waited for immediates the polling initiator never sent.
 bool is_passive(const ServerSpec& half, Role role) {
     if (half.test == TestKind::rr) return false;
-    const Transport t = half.transport;
-    return (t == Transport::rdma_write && role == Role::recv) || (t == Transport::rdma_read && role == Role::send);
+    const RdmaOp op = transport_info(half.transport).rdma_op;
+    return (op == RdmaOp::write && role == Role::recv) || (op == RdmaOp::read && role == Role::send);
 }
 }  // namespace
 
 RdmaConnection::RdmaConnection(const ServerSpec& half, Role role, std::shared_ptr<DeviceGroup> group)
-    : transport_(half.transport),
+    : op_(transport_info(half.transport).rdma_op),
       role_(role),
       opt_(with_cq_mode(half.rdma, effective_cq_mode(half.rdma.cq_mode, is_passive(half, role)))),
       cq_auto_stream_(half.rdma.cq_mode == CqMode::auto_ &&
@@ -155,7 +155,7 @@ void RdmaConnection::open_device(rdma_cm_id* first) {
     req.ctrl_bytes = uint64_t(opt_.qps) * 128;
     req.alignment = align_;
     req.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-    req.passive_source = transport_ == Transport::rdma_read && !needs_ring(role_);
+    req.passive_source = op_ == RdmaOp::read && !needs_ring(role_);
     req.device = info_.device;
     mem_.emplace(pd(), req);
     info_.registration_ms = mem_->registration_ms();

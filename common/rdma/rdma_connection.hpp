@@ -53,7 +53,7 @@ public:
     rdma_event_channel* channel() const { return channel_.get(); }
 
     // For the data paths.
-    Transport transport() const { return transport_; }
+    RdmaOp op() const { return op_; }  // the row's: SEND, WRITE or READ
     Role role() const { return role_; }
     const RdmaOptions& options() const { return opt_; }
     uint64_t message_size() const { return message_size_; }
@@ -87,7 +87,7 @@ public:
     std::string local_address() const;
 
 private:
-    Transport transport_;
+    RdmaOp op_;
     Role role_;
     RdmaOptions opt_;
     bool cq_auto_stream_;  // --cq-mode auto on a stream test: the device's kind may still change the mode

@@ -44,7 +44,7 @@ bool return_credits(RdmaConnection& c, size_t q, uint32_t n) {
 
 }  // namespace
 
-RdmaReceiver::RdmaReceiver(RdmaConnection& c) : c_(c), write_(c.transport() == Transport::rdma_write) {
+RdmaReceiver::RdmaReceiver(RdmaConnection& c) : c_(c), write_(c.op() == RdmaOp::write) {
     make_rx_stage(stage_, c);
     for (size_t q = 0; q < c.qp_count(); ++q) {
         bool ok = true;

@@ -43,7 +43,7 @@ const char* arrival_name(RdmaRr::Arrival a) {
 }  // namespace
 
 RdmaRr::RdmaRr(RdmaConnection& c, bool initiator, LatencyHistogram* rtt) : c_(c), initiator_(initiator), rtt_(rtt) {
-    const bool write = c.transport() == Transport::rdma_write;
+    const bool write = c.op() == RdmaOp::write;
     arrival_ = !write                                ? Arrival::receive
                : c.options().cq_mode == CqMode::poll ? Arrival::last_byte
                                                      : Arrival::write_imm;

@@ -42,7 +42,7 @@ struct QpTx {
 
 }  // namespace
 
-RdmaSender::RdmaSender(RdmaConnection& c) : c_(c), write_(c.transport() == Transport::rdma_write) {
+RdmaSender::RdmaSender(RdmaConnection& c) : c_(c), write_(c.op() == RdmaOp::write) {
     make_tx_stage(stage_, c);
     for (size_t q = 0; q < c.qp_count(); ++q) {
         for (uint32_t i = 0; i < c.peer(q).slots + 2; ++i) {

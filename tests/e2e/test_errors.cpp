@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "process.hpp"
+#include "report.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
 #include "tcp/tcp_socket.hpp"
@@ -20,10 +21,8 @@ using namespace std::chrono_literals;
 namespace {
 
 void expect_server_still_serves(const LocalServer& server) {
-    auto o = run({zcperf_bin(), "-H", server.address(), "-n", "4M", "-m", "64K", "-o", "json"});
-    EXPECT_EQ(o.exit_code, 0) << o.err;
-    auto j = nlohmann::json::parse(o.out, nullptr, false);
-    ASSERT_FALSE(j.is_discarded());
+    auto j = zcperf_report({"-H", server.address(), "-n", "4M", "-m", "64K"});
+    ASSERT_TRUE(j.is_object());
     EXPECT_EQ(j["results"][0]["bytes"].get<uint64_t>(), 4ull << 20);
 }
 

@@ -14,19 +14,12 @@
 #include "explain/categories.hpp"
 
 #include "process.hpp"
+#include "report.hpp"
 
 using namespace zc::e2e;
 using nlohmann::json;
 
 namespace {
-
-json report(const std::vector<std::string>& argv) {
-    auto o = run(argv, std::chrono::seconds(90));
-    EXPECT_EQ(o.exit_code, 0) << o.err << o.out;
-    json j = json::parse(o.out, nullptr, false);
-    EXPECT_FALSE(j.is_discarded()) << o.out;
-    return j;
-}
 
 // The sides' explain objects, or a skip reason when this host does not let us sample.
 std::string refusal(const json& side) {
@@ -44,7 +37,7 @@ double sum_categories(const json& cats) {
 }  // namespace
 
 TEST(Explain, SampledBusyAgreesWithProcStatAndUnknownIsSmall) {
-    json j = report({zcperf_bin(), "-l", "3", "-m", "64K", "--cpu", "0,1", "--explain", "-o", "json"});
+    json j = zcperf_report({"-l", "3", "-m", "64K", "--cpu", "0,1", "--explain"});
     ASSERT_EQ(j["results"].size(), 1u);
     const json& r = j["results"][0];
     if (auto why = refusal(r["local"]); !why.empty()) GTEST_SKIP() << why;
@@ -86,8 +79,7 @@ TEST(Explain, SampledBusyAgreesWithProcStatAndUnknownIsSmall) {
 TEST(Explain, RxTruncCutsTheReceiversDataCopy) {
     // The receiver runs on CPU 1; on loopback the sender's CPU 0 carries the receive softirq, so the
     // receiver's own copy (recvmsg into its buffer) is CPU 1's: MSG_TRUNC must take most of it away.
-    json j =
-        report({zcperf_bin(), "-l", "3", "-m", "64K", "--cpu", "0,1", "--rx", "copy,trunc", "--explain", "-o", "json"});
+    json j = zcperf_report({"-l", "3", "-m", "64K", "--cpu", "0,1", "--rx", "copy,trunc", "--explain"});
     ASSERT_EQ(j["results"].size(), 2u);
     if (auto why = refusal(j["results"][0]["remote"]); !why.empty()) GTEST_SKIP() << why;
     auto copy_per_kb_on_cpu1 = [](const json& r) {
@@ -113,7 +105,7 @@ TEST(Explain, StacksFileIsFoldedForFlameGraphs) {
     int fd = mkstemp(path);
     ASSERT_GE(fd, 0);
     close(fd);
-    json j = report({zcperf_bin(), "-l", "1", "-m", "1M", "--explain-stacks", path, "-o", "json"});
+    json j = zcperf_report({"-l", "1", "-m", "1M", "--explain-stacks", path});
     if (auto why = refusal(j["results"][0]["local"]); !why.empty()) {
         unlink(path);
         GTEST_SKIP() << why;
@@ -153,8 +145,8 @@ TEST(Explain, WithoutPermissionTheTestStillRunsAndSaysWhatToChange) {
     auto o = run({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
                   zcperf_bin(), "-l", "0.5", "-m", "64K", "--explain", "-o", "json"},
                  std::chrono::seconds(60));
-    ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
-    json j = json::parse(o.out);
+    json j = ok_report(o);
+    ASSERT_TRUE(j.is_object());
     const json& r = j["results"][0];
     EXPECT_GT(r["bytes"].get<uint64_t>(), 0u);
     for (const char* side : {"local", "remote"}) {
@@ -234,13 +226,14 @@ TEST(Explain, CategorySharesAgreeWithPerfRecord) {
         unlink(data);
         GTEST_SKIP() << "perf record failed here: " << o.err;
     }
-    json j = json::parse(o.out.substr(o.out.find('{')));
+    json j = report_json(o);
+    ASSERT_TRUE(j.is_object()) << context(o);
     const json& e = j["results"][0]["local"]["explain"];
     if (!e["ran"].get<bool>()) {
         unlink(data);
         GTEST_SKIP() << e["problem"];
     }
-    auto script = run({"/usr/bin/perf", "script", "-i", data, "-F", "pid,ip,sym"}, std::chrono::seconds(90));
+    auto script = run({"/usr/bin/perf", "script", "-i", data, "-F", "pid,ip,sym"});
     unlink(data);
     ASSERT_EQ(script.exit_code, 0) << script.err;
     auto theirs = perf_shares(script.out);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "process.hpp"
+#include "report.hpp"
 
 using namespace zc::e2e;
 using nlohmann::json;
@@ -53,8 +54,8 @@ Usage usage_of(pid_t pid) {
 
 bool exact_bytes(const Outcome& o) {
     if (o.timed_out || o.exit_code != 0) return false;
-    json j = json::parse(o.out, nullptr, false);
-    if (j.is_discarded() || j["results"].size() != 1) return false;
+    json j = report_json(o);
+    if (!j.is_object() || j["results"].size() != 1) return false;
     const json& r = j["results"][0];
     return r["local"]["bytes"] == kBytes && r["remote"]["bytes"] == kBytes;
 }
@@ -126,8 +127,8 @@ void flood_while_clients_run(const std::vector<std::string>& auth) {
     for (auto& t : lanes) t.join();
     Outcome f = flood.wait(std::chrono::seconds(kFloodSeconds + 10));
     ASSERT_FALSE(f.timed_out) << f.err;
-    json fj = json::parse(f.out, nullptr, false);
-    ASSERT_FALSE(fj.is_discarded()) << f.out << f.err;
+    json fj = report_json(f);
+    ASSERT_TRUE(fj.is_object()) << f.out << f.err;
     Usage after = usage_of(pid);
 
     const int total = kLanes * kRunsPerLane;

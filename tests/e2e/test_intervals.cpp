@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "process.hpp"
+#include "report.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
 #include "system/host_info.hpp"
@@ -25,13 +26,6 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 namespace {
-
-json report_of(const Outcome& o) {
-    EXPECT_EQ(o.exit_code, 0) << o.err << o.out;
-    json j = json::parse(o.out, nullptr, false);
-    EXPECT_FALSE(j.is_discarded()) << o.out;
-    return j;
-}
 
 // The rows partition the counting side's measured interval: they start at 0, each where the last ended,
 // the last where the result's interval ends, and their `count_field` adds up to `total` exactly.
@@ -66,7 +60,7 @@ TEST(Intervals, StreamAndMaertsRowsAddUpToTheResultExactly) {
     LocalServer server;
     for (const char* test : {"stream", "maerts"}) {
         SCOPED_TRACE(test);
-        json j = report_of(run(
+        json j = ok_report(run(
             {zcperf_bin(), "-H", server.address(), "-t", test, "-l", "2", "-D", "0.25", "-m", "64K", "-o", "json"}));
         const json& r = j["results"][0];
         EXPECT_DOUBLE_EQ(r["interval_s"].get<double>(), 0.25);
@@ -97,7 +91,7 @@ TEST(Intervals, EveryTcpPathAddsUp) {
                                       "-o",         "json"};
         argv.insert(argv.end(), extra.begin(), extra.end());
         SCOPED_TRACE(extra[1] + (extra.size() > 2 ? " " + extra[2] + " " + extra[3] : std::string()));
-        json j = report_of(run(argv));
+        json j = ok_report(run(argv));
         const json& r = j["results"][0];
         expect_partition(r["intervals"], "bytes", r["bytes"].get<uint64_t>(), r["elapsed_s"].get<double>());
         expect_both_sides(r["intervals"]);
@@ -106,7 +100,7 @@ TEST(Intervals, EveryTcpPathAddsUp) {
 
 TEST(Intervals, MessageTestsCountTransactionsAndMessages) {
     LocalServer server;
-    json rr = report_of(
+    json rr = ok_report(
         run({zcperf_bin(), "-H", server.address(), "-t", "rr", "-l", "1", "-D", "0.2", "-P", "2", "-o", "json"}));
     const json& r = rr["results"][0];
     expect_partition(r["intervals"], "transactions", r["rr"]["transactions"].get<uint64_t>(),
@@ -117,7 +111,7 @@ TEST(Intervals, MessageTestsCountTransactionsAndMessages) {
         EXPECT_GE(row["local"]["rtt_p99_us"].get<double>(), row["local"]["rtt_p50_us"].get<double>());
     }
     json mr =
-        report_of(run({zcperf_bin(), "-H", server.address(), "-t", "msgrate", "-l", "1", "-D", "0.2", "-o", "json"}));
+        ok_report(run({zcperf_bin(), "-H", server.address(), "-t", "msgrate", "-l", "1", "-D", "0.2", "-o", "json"}));
     const json& m = mr["results"][0];
     expect_partition(m["intervals"], "messages", m["msgrate"]["messages"].get<uint64_t>(),
                      m["remote"]["elapsed_s"].get<double>());
@@ -125,13 +119,13 @@ TEST(Intervals, MessageTestsCountTransactionsAndMessages) {
 
 TEST(Intervals, ByteTotalsStreamsAndRepetitionsStillAddUp) {
     LocalServer server;
-    json a = report_of(run(
+    json a = ok_report(run(
         {zcperf_bin(), "-H", server.address(), "-n", "300000007", "-P", "3", "-m", "64K", "-D", "0.05", "-o", "json"}));
     const json& r = a["results"][0];
     EXPECT_EQ(r["bytes"].get<uint64_t>(), 300000007u);
     expect_partition(r["intervals"], "bytes", 300000007u, r["elapsed_s"].get<double>());
     // -i 2,2: each run's rows, tagged with the run, each run's times from its own start.
-    json b = report_of(
+    json b = ok_report(
         run({zcperf_bin(), "-H", server.address(), "-l", "1", "-D", "0.5", "-m", "64K", "-i", "2,2", "-o", "json"}));
     const json& m = b["results"][0];
     uint64_t sum = 0;
@@ -206,7 +200,7 @@ TEST(Intervals, StoppedServerShowsAsStalls) {
         server.process().signal(SIGSTOP);
         std::this_thread::sleep_for(1500ms);
         server.process().signal(SIGCONT);
-        json j = report_of(client.wait(60s));
+        json j = ok_report(client.wait(60s));
         ASSERT_EQ(j["results"].size(), 1u);
         r = j["results"][0];
         if (r["setup_ms"].get<double>() < 2000) break;  // the stop fell in the measured interval
@@ -228,7 +222,7 @@ TEST(Intervals, StoppedServerShowsAsStalls) {
 TEST(Intervals, CsvIntervalsFileHasARowPerInterval) {
     LocalServer server;
     std::string path = ::testing::TempDir() + "zcperf_intervals_" + std::to_string(getpid()) + ".csv";
-    json j = report_of(run({zcperf_bin(), "-H", server.address(), "-l", "1", "-D", "0.25", "-m", "64K",
+    json j = ok_report(run({zcperf_bin(), "-H", server.address(), "-l", "1", "-D", "0.25", "-m", "64K",
                             "--csv-intervals", path, "-o", "json"}));
     std::ifstream f(path);
     std::string header, line;

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "process.hpp"
+#include "report.hpp"
 #include "system/irq.hpp"
 
 namespace fs = std::filesystem;
@@ -147,7 +148,7 @@ TEST(IrqAffinity, SigtermToTheWholeGroupAsSystemdStopsStillRestores) {
 TEST(IrqAffinity, LoopbackRunSaysItHasNoIrqsAndChangesNothing) {
     auto o = run({zcperf_bin(), "-n", "4M", "--irq-cpus", "0,0", "-o", "json"}, 30s);
     ASSERT_EQ(o.exit_code, 0) << o.err;
-    auto j = nlohmann::json::parse(o.out);
+    auto j = report_json(o);
     const auto& p = j["results"][0]["local"]["placement"];
     EXPECT_EQ(p["interface"], "lo");
     EXPECT_TRUE(p["irqs"].empty());

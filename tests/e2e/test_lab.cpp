@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -15,7 +14,9 @@
 #include <sstream>
 #include <thread>
 
+#include "lab.hpp"
 #include "process.hpp"
+#include "report.hpp"
 
 using namespace zc::e2e;
 using nlohmann::json;
@@ -23,27 +24,20 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string env(const char* name) {
-    const char* v = std::getenv(name);
-    return v ? v : "";
-}
+const Lab kLab;  // what scripts/lab.sh put in A's environment
 
-#define REQUIRE_LAB()                                                                                           \
-    do {                                                                                                        \
-        if (env("ZCPERF_LAB_SERVER").empty() || env("ZCPERF_LAB_PEER").empty())                                 \
-            GTEST_SKIP() << "not in the two-guest lab (ZCPERF_LAB_SERVER is not set): run scripts/test_lab.sh"; \
+#define REQUIRE_LAB()                                \
+    do {                                             \
+        if (!kLab.here()) GTEST_SKIP() << kNotInLab; \
     } while (0)
 
-const std::string kNic = "eth0";  // the link's virtio-net NIC in both guests (rdma_vm.sh --link)
+const std::string kNic = kLab.nic;  // the link's virtio-net NIC in both guests (rdma_vm.sh --link)
 
-std::string server() { return env("ZCPERF_LAB_SERVER"); }
-std::string server_ip() { return server().substr(0, server().rfind(':')); }
+std::string server() { return kLab.server; }
+std::string server_ip() { return kLab.server_ip(); }
 
 // A shell command in B (like ssh B CMD), bounded.
-Outcome peer(const std::string& cmd, int limit_s = 60) {
-    return run({env("ZCPERF_LAB_PEER"), "--timeout", std::to_string(limit_s), "--", cmd},
-               std::chrono::seconds(limit_s + 40));
-}
+Outcome peer(const std::string& cmd, int limit_s = 60) { return kLab.in_b(cmd, limit_s); }
 std::string peer_out(const std::string& cmd) {
     Outcome o = peer(cmd);
     EXPECT_EQ(o.exit_code, 0) << "in B: " << cmd << ": " << o.err;
@@ -90,22 +84,10 @@ bool wait_until(const std::function<bool()>& ok, std::chrono::milliseconds limit
     return ok();
 }
 
-json zcperf_json(std::vector<std::string> args, std::chrono::milliseconds limit = 180s) {
-    std::vector<std::string> argv{zcperf_bin(), "-H", server()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    argv.insert(argv.end(), {"-o", "json"});
-    Outcome o = run(argv, limit);
-    EXPECT_EQ(o.exit_code, 0) << o.err << o.out;
-    json j = json::parse(o.out, nullptr, false);
-    EXPECT_FALSE(j.is_discarded()) << o.out << o.err;
-    if (j.is_discarded() || !j.contains("results") || j["results"].empty()) return json::object();
-    return j["results"][0];
-}
-
-bool has_warning(const json& r, const std::string& text) {
-    for (const auto& w : r.value("warnings", json::array()))
-        if (w.get<std::string>().find(text) != std::string::npos) return true;
-    return false;
+// zcperf against guest B's zcserver: its one result (an empty object when there is none).
+json result_against_b(std::vector<std::string> args, std::chrono::milliseconds limit = 180s) {
+    args.insert(args.begin(), {"-H", server()});
+    return first_result(zcperf_report(args, limit));
 }
 
 // A zcserver of the test's own in B (the lab's stays untouched), killed by its pid at the end.
@@ -153,7 +135,7 @@ TEST(Lab, IrqsMovedOnBothSidesAndCountedThere) {
     Affinities lb = local_affinities(), rb = remote_affinities();
     ASSERT_FALSE(lb.empty()) << "no virtio input/output IRQs for " << kNic << " in A";
     ASSERT_FALSE(rb.empty()) << "no virtio input/output IRQs for " << kNic << " in B";
-    json r = zcperf_json({"-T", "tcp", "-m", "256K", "-l", "3", "--cpu", "0,1", "--irq-cpus", "1,0"});
+    json r = result_against_b({"-T", "tcp", "-m", "256K", "-l", "3", "--cpu", "0,1", "--irq-cpus", "1,0"});
     ASSERT_TRUE(r.contains("local")) << r.dump();
     for (const auto& [side, cpu, before] : {std::tuple{"local", 1, lb}, std::tuple{"remote", 0, rb}}) {
         SCOPED_TRACE(side);
@@ -232,8 +214,8 @@ TEST(Lab, DISABLED_ConcurrentClientsNeverMoveEachOthersIrqs) {
     Outcome o = first.wait(60s);
     ASSERT_EQ(o.exit_code, 0) << o.err;
     ASSERT_EQ(waited.exit_code, 0) << waited.err;
-    json j = json::parse(waited.out, nullptr, false);
-    ASSERT_FALSE(j.is_discarded()) << waited.out;
+    json j = ok_report(waited);
+    ASSERT_TRUE(j.is_object());
     json second = j["results"][0];
     EXPECT_TRUE(has_warning(second, "(--irq-wait)")) << second.dump();
     for (const char* side : {"local", "remote"}) {
@@ -272,8 +254,8 @@ TEST(Lab, KillMinus9OfAHolderWhileAnotherWaits) {
         first.wait(60s);
         Outcome o = second.wait(120s);
         ASSERT_EQ(o.exit_code, 0) << o.err;
-        json j = json::parse(o.out, nullptr, false);
-        ASSERT_FALSE(j.is_discarded()) << o.out;
+        json j = ok_report(o);
+        ASSERT_TRUE(j.is_object());
         for (const char* side : {"local", "remote"}) {
             const Affinities& before = std::string(side) == "local" ? lb : rb;
             for (const auto& i : j["results"][0][side]["placement"]["irqs"])
@@ -288,7 +270,7 @@ TEST(Lab, KillMinus9OfAHolderWhileAnotherWaits) {
 // on node 0 with buffers on node 1 are warned about; the NIC's node is reported as sysfs says.
 TEST(Lab, BufferPagesOnTheRequestedNodeAndMismatchWarned) {
     REQUIRE_LAB();
-    json r = zcperf_json({"-T", "tcp", "-m", "256K", "-l", "2", "--cpu", "1,1", "--mem-node", "1,1"});
+    json r = result_against_b({"-T", "tcp", "-m", "256K", "-l", "2", "--cpu", "1,1", "--mem-node", "1,1"});
     ASSERT_TRUE(r.contains("local")) << r.dump();
     // eth0's device is the virtio device; its PCI function (the parent) has the node.
     const std::string node_cmd = "cat \"$(readlink -f /sys/class/net/" + kNic + "/device)/../numa_node\"";
@@ -305,7 +287,7 @@ TEST(Lab, BufferPagesOnTheRequestedNodeAndMismatchWarned) {
     }
     EXPECT_FALSE(has_warning(r, "not on the requested NUMA node")) << r["warnings"].dump();
 
-    r = zcperf_json({"-T", "tcp", "-m", "256K", "-l", "2", "--cpu", "0,0", "--mem-node", "1,1"});
+    r = result_against_b({"-T", "tcp", "-m", "256K", "-l", "2", "--cpu", "0,0", "--mem-node", "1,1"});
     for (const char* side : {"local: ", "remote: "}) {
         EXPECT_TRUE(
             has_warning(r, std::string(side) + "buffer pages on NUMA node 1 but the data threads run on node(s) 0"))
@@ -327,7 +309,7 @@ TEST(Lab, ZeroCopySendNotAlwaysCopiedOnARealDriver) {
     REQUIRE_LAB();
     for (const char* t : {"tcp-msgzc", "tcp-uringzc"}) {
         SCOPED_TRACE(t);
-        json r = zcperf_json({"-T", t, "-m", "256K", "-l", "3"});
+        json r = result_against_b({"-T", t, "-m", "256K", "-l", "3"});
         ASSERT_TRUE(r.contains("local")) << r.dump();
         const json& z = r["local"]["zerocopy"];
         EXPECT_GT(z["sent_bytes"].get<uint64_t>(), 0u) << z.dump();
@@ -342,7 +324,7 @@ TEST(Lab, ZeroCopySendNotAlwaysCopiedOnARealDriver) {
 // 3. --rx zerocopy: the mapped share is reported, and when it is low the report says why.
 TEST(Lab, RxZeroCopyMappedShareWithTheReasonWhenLow) {
     REQUIRE_LAB();
-    json r = zcperf_json({"-T", "tcp-msgzc", "--rx", "zerocopy", "-m", "256K", "-l", "3"});
+    json r = result_against_b({"-T", "tcp-msgzc", "--rx", "zerocopy", "-m", "256K", "-l", "3"});
     ASSERT_TRUE(r.contains("remote")) << r.dump();
     const json& z = r["remote"]["zerocopy"];
     ASSERT_TRUE(z.contains("rx_mapped_pct")) << z.dump();
@@ -375,7 +357,7 @@ TEST(Lab, RdmaAcrossTwoKernels) {
         } else {
             args.insert(args.end(), {"-m", "64K", "-n", "4M"});
         }
-        json r = zcperf_json(args);
+        json r = result_against_b(args);
         ASSERT_TRUE(r.contains("local")) << r.dump();
         EXPECT_NE(r["local"]["host"], r["remote"]["host"]) << "both ends in one kernel";
         if (message) {
@@ -414,7 +396,7 @@ static void peer_killed_either_way(const char* t, uint16_t port) {
     }
     Outcome o = run({zcperf_bin(), "-H", rs.address(), "-T", t, "-m", "64K", "-n", "2M", "-o", "json"}, 120s);
     ASSERT_EQ(o.exit_code, 0) << "B's zcserver did not serve the next client: " << o.err;
-    EXPECT_EQ(json::parse(o.out)["results"][0]["bytes"], 2u << 20);
+    EXPECT_EQ(report_json(o)["results"][0]["bytes"], 2u << 20);
 }
 
 TEST(Lab, RdmaPeerKilledEitherWay) {
@@ -440,7 +422,7 @@ TEST(Lab, ReceiverBytesMatchTheInterfaceCounters) {
         bool b_receives = std::string(test) == "stream";
         auto counters = [&] { return b_receives ? peer_out(kNicStats) : local_out(kNicStats); };
         std::string before = counters();
-        json r = zcperf_json({"-T", "tcp", "-t", test, "-m", "256K", "-n", "32M"});
+        json r = result_against_b({"-T", "tcp", "-t", test, "-m", "256K", "-n", "32M"});
         std::string after = counters();
         ASSERT_TRUE(r.contains("bytes")) << r.dump();
         uint64_t bytes = r["bytes"], rx = stat_of(after, "rx_bytes") - stat_of(before, "rx_bytes");

@@ -7,19 +7,13 @@
 #include <thread>
 
 #include "process.hpp"
+#include "report.hpp"
 
 using namespace zc::e2e;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
 namespace {
-
-json parse_report(const Outcome& o) {
-    EXPECT_EQ(o.exit_code, 0) << o.err << o.out;
-    json j = json::parse(o.out, nullptr, false);
-    EXPECT_FALSE(j.is_discarded()) << o.out;
-    return j;
-}
 
 void expect_side_measured(const json& side, uint64_t bytes, const char* role) {
     EXPECT_EQ(side["bytes"].get<uint64_t>(), bytes);
@@ -39,7 +33,7 @@ void expect_side_measured(const json& side, uint64_t bytes, const char* role) {
 
 TEST(Loopback, EmbeddedServerStreamReportsBothSides) {
     auto o = run({zcperf_bin(), "-l", "1", "-m", "64K", "-o", "json"});
-    json j = parse_report(o);
+    json j = ok_report(o);
     ASSERT_EQ(j["results"].size(), 1u);
     const json& r = j["results"][0];
     EXPECT_EQ(r["transport"], "tcp");
@@ -60,7 +54,7 @@ TEST(Loopback, ExactByteCountOverSeveralStreamsAgainstDaemon) {
     LocalServer server;
     auto o =
         run({zcperf_bin(), "-H", server.address(), "-n", "100M", "-P", "3", "-m", "1M", "-o", "json", "--cpu", "0,1"});
-    json j = parse_report(o);
+    json j = ok_report(o);
     const json& r = j["results"][0];
     EXPECT_EQ(r["bytes"].get<uint64_t>(), 100ull << 20);
     EXPECT_EQ(r["local"]["stream_bytes"].size(), 3u);
@@ -74,7 +68,7 @@ TEST(Loopback, ExactByteCountOverSeveralStreamsAgainstDaemon) {
 TEST(Loopback, MaertsServerSendsAndSweepGivesOneResultPerSize) {
     LocalServer server;
     auto o = run({zcperf_bin(), "-H", server.address(), "-t", "maerts", "-m", "16K..64K", "-l", "0.5", "-o", "json"});
-    json j = parse_report(o);
+    json j = ok_report(o);
     ASSERT_EQ(j["results"].size(), 3u);
     uint64_t expected[] = {16384, 32768, 65536};
     for (size_t i = 0; i < 3; ++i) {
@@ -105,7 +99,7 @@ TEST(Loopback, CsvAndHumanReportsCarryTheSameTest) {
 
 TEST(Loopback, RepetitionsStopAtTheMaximumAndSayWhetherTheIntervalWasMet) {
     auto o = run({zcperf_bin(), "-n", "20M", "-m", "64K", "-i", "3,2", "-I", "95,50", "-o", "json"});
-    json j = parse_report(o);
+    json j = ok_report(o);
     const json& it = j["results"][0]["iterations"];
     EXPECT_GE(it["count"].get<int>(), 2);
     EXPECT_LE(it["count"].get<int>(), 3);
@@ -123,7 +117,7 @@ TEST(Loopback, ConcurrentClientsShareOneServer) {
     }
     for (auto& c : clients) {
         auto o = c->wait(60s);
-        json j = parse_report(o);
+        json j = ok_report(o);
         EXPECT_EQ(j["results"][0]["bytes"].get<uint64_t>(), 32ull << 20);
     }
 }
@@ -132,21 +126,21 @@ TEST(Loopback, ConcurrentClientsShareOneServer) {
 // side that receives; an exact odd byte count still arrives whole (FIN wakes the reader).
 TEST(Loopback, ReceiverWakeThresholdIsAppliedAndReported) {
     LocalServer server;
-    json d = parse_report(run({zcperf_bin(), "-H", server.address(), "-n", "10000001", "-m", "1M", "-o", "json"}));
+    json d = ok_report(run({zcperf_bin(), "-H", server.address(), "-n", "10000001", "-m", "1M", "-o", "json"}));
     const json& r = d["results"][0];
     EXPECT_EQ(r["bytes"].get<uint64_t>(), 10000001u);
     EXPECT_EQ(r["remote"]["rcv_lowat"].get<uint64_t>(), 256u << 10);
     EXPECT_EQ(r["local"]["rcv_lowat"].get<uint64_t>(), 0u);  // the sender has none
 
-    json m = parse_report(run({zcperf_bin(), "-H", server.address(), "-t", "maerts", "-n", "3000001", "-m", "64K",
-                               "--rcvlowat", "1", "-o", "json"}));
+    json m = ok_report(run({zcperf_bin(), "-H", server.address(), "-t", "maerts", "-n", "3000001", "-m", "64K",
+                            "--rcvlowat", "1", "-o", "json"}));
     EXPECT_EQ(m["results"][0]["bytes"].get<uint64_t>(), 3000001u);
     EXPECT_EQ(m["results"][0]["local"]["rcv_lowat"].get<uint64_t>(), 1u);
     EXPECT_EQ(m["results"][0]["remote"]["rcv_lowat"].get<uint64_t>(), 0u);
 
     // A locked 64 KiB receive buffer: the kernel caps the threshold at half of it, and says so.
-    json c = parse_report(run({zcperf_bin(), "-H", server.address(), "-n", "4M", "-m", "64K", "-S", "64K", "--rcvlowat",
-                               "1M", "-o", "json"}));
+    json c = ok_report(run({zcperf_bin(), "-H", server.address(), "-n", "4M", "-m", "64K", "-S", "64K", "--rcvlowat",
+                            "1M", "-o", "json"}));
     const json& cr = c["results"][0];
     EXPECT_EQ(cr["bytes"].get<uint64_t>(), 4u << 20);
     EXPECT_LE(cr["remote"]["rcv_lowat"].get<uint64_t>(), cr["remote"]["socket_recv_buffer"].get<uint64_t>() / 2);
@@ -174,7 +168,7 @@ TEST(Loopback, RunLongerThanAskedNamesTheStall) {
                 server.process().signal(SIGSTOP);
                 std::this_thread::sleep_for(3500ms);
                 server.process().signal(SIGCONT);
-                json j = parse_report(client.wait(60s));
+                json j = ok_report(client.wait(60s));
                 ASSERT_EQ(j["results"].size(), 1u);
                 r = j["results"][0];
                 if (r["setup_ms"].get<double>() < 2000) break;  // the stop fell in the interval
@@ -196,7 +190,7 @@ TEST(Loopback, RunLongerThanAskedNamesTheStall) {
 
 // ... and a run that took what it was asked says nothing of the kind.
 TEST(Loopback, RunThatKeptItsTimeHasNoOverrunWarning) {
-    json j = parse_report(run({zcperf_bin(), "-l", "1", "-m", "64K", "-o", "json"}));
+    json j = ok_report(run({zcperf_bin(), "-l", "1", "-m", "64K", "-o", "json"}));
     for (const auto& w : j["results"][0]["warnings"])
         EXPECT_EQ(w.get<std::string>().find("the measured interval lasted"), std::string::npos) << w;
     EXPECT_LT(j["results"][0]["local"]["longest_call_s"].get<double>(), 1.0);

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "process.hpp"
+#include "report.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
 #include "tcp/tcp_socket.hpp"
@@ -17,14 +18,6 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 namespace {
-
-json report(const Outcome& o) {
-    EXPECT_EQ(o.exit_code, 0) << o.err << o.out;
-    json j = json::parse(o.out, nullptr, false);
-    EXPECT_FALSE(j.is_discarded()) << o.out;
-    EXPECT_TRUE(j["errors"].empty()) << j["errors"];
-    return j;
-}
 
 void expect_rr_result(const json& r, uint64_t size, int streams) {
     ASSERT_TRUE(r.contains("rr")) << r.dump();
@@ -69,7 +62,7 @@ void expect_rr_result(const json& r, uint64_t size, int streams) {
 
 TEST(MessageTestsE2e, RrOneByteAndFourKiBAgainstTheEmbeddedServer) {
     auto o = run({zcperf_bin(), "-t", "rr", "-m", "1,4K", "-l", "1", "--cpu", "0,1", "-o", "json"});
-    json j = report(o);
+    json j = ok_report(o);
     ASSERT_EQ(j["results"].size(), 2u);
     expect_rr_result(j["results"][0], 1, 1);
     expect_rr_result(j["results"][1], 4096, 1);
@@ -84,7 +77,7 @@ TEST(MessageTestsE2e, RrSeveralStreamsAndLargeMessagesAgainstADaemon) {
     auto o =
         run({zcperf_bin(), "-H", server.address(), "-t", "rr", "-P", "2", "-m", "64K,64M", "-l", "0.5", "-o", "json"},
             120s);
-    json j = report(o);
+    json j = ok_report(o);
     ASSERT_EQ(j["results"].size(), 2u);
     expect_rr_result(j["results"][0], 65536, 2);
     expect_rr_result(j["results"][1], 64ull << 20, 2);
@@ -92,7 +85,7 @@ TEST(MessageTestsE2e, RrSeveralStreamsAndLargeMessagesAgainstADaemon) {
 
 TEST(MessageTestsE2e, RrRepetitionsMergeTransactions) {
     auto o = run({zcperf_bin(), "-t", "rr", "-l", "0.3", "-i", "2,2", "-o", "json"});
-    json j = report(o);
+    json j = ok_report(o);
     const json& r = j["results"][0];
     EXPECT_EQ(r["iterations"]["count"], 2);
     expect_rr_result(r, 1, 1);
@@ -102,7 +95,7 @@ TEST(MessageTestsE2e, MsgrateTwoThreadsCountEveryMessage) {
     LocalServer server;
     auto o = run({zcperf_bin(), "-H", server.address(), "-t", "msgrate", "-P", "2", "-l", "1", "--cpu", "0+1,0+1", "-o",
                   "json"});
-    json j = report(o);
+    json j = ok_report(o);
     const json& r = j["results"][0];
     ASSERT_TRUE(r.contains("msgrate")) << r.dump();
     const json& m = r["msgrate"];
@@ -129,7 +122,7 @@ TEST(MessageTestsE2e, MsgrateTwoThreadsCountEveryMessage) {
 
 TEST(MessageTestsE2e, MsgrateBatchesWithSendmmsg) {
     auto o = run({zcperf_bin(), "-t", "msgrate", "--batch", "16", "-m", "8", "-l", "0.5", "-o", "json"});
-    json j = report(o);
+    json j = ok_report(o);
     const json& m = j["results"][0]["msgrate"];
     EXPECT_EQ(m["batch"], 16);
     EXPECT_NEAR(m["sender_calls_per_message"].get<double>(), 1.0 / 16, 1e-3);
@@ -190,7 +183,7 @@ TEST(MessageTestsE2e, ServerRefusesARrSpecItCannotRunAndKeepsServing) {
     ASSERT_NE(err, nullptr) << zc::message_name(reply);
     EXPECT_NE(err->reason.find("rr runs over tcp, "), std::string::npos) << err->reason;  // the rows that run it
     auto o = run({zcperf_bin(), "-H", server.address(), "-t", "rr", "-l", "0.3", "-o", "json"});
-    report(o);
+    ok_report(o);
 }
 
 TEST(MessageTestsE2e, ServerKilledMidRrEndsTheClientWithinSeconds) {

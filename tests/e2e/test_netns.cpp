@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process.hpp"
+#include "report.hpp"
 
 using namespace zc::e2e;
 using namespace std::chrono_literals;
@@ -74,7 +75,7 @@ TEST_F(NetnsPair, StreamAndMaertsAcrossVethCountEveryByte) {
                                      test, "-n", "64M", "-m", "128K", "-P", "2", "-o", "json"}),
                      60s);
         ASSERT_EQ(o.exit_code, 0) << o.err;
-        auto j = nlohmann::json::parse(o.out);
+        auto j = report_json(o);
         const auto& r = j["results"][0];
         EXPECT_EQ(r["bytes"].get<uint64_t>(), 64ull << 20) << test;
         EXPECT_EQ(r["local"]["bytes"], r["remote"]["bytes"]);
@@ -94,7 +95,7 @@ TEST_F(NetnsPair, ZeroCopySendAcrossVethIsCopiedByTheKernelAndSaysSo) {
                                      "-n", "32M", "-m", "256K", "-o", "json"}),
                      60s);
         ASSERT_EQ(o.exit_code, 0) << t << ": " << o.err;
-        auto j = nlohmann::json::parse(o.out);
+        auto j = report_json(o);
         const auto& r = j["results"][0];
         EXPECT_EQ(r["bytes"].get<uint64_t>(), 32ull << 20) << t;
         if (std::string(t) != "tcp-sendfile") {
@@ -146,7 +147,7 @@ TEST_F(NetnsPair, RrAndMsgrateAcrossVethCountEveryTransaction) {
                                  "rr,msgrate", "-P", "2", "-l", "0.5", "-o", "json"}),
                  60s);
     ASSERT_EQ(o.exit_code, 0) << o.err;
-    auto j = nlohmann::json::parse(o.out);
+    auto j = report_json(o);
     ASSERT_EQ(j["results"].size(), 2u);
     const auto& rr = j["results"][0];
     uint64_t n = rr["rr"]["transactions"];

@@ -14,6 +14,7 @@
 
 #include "../transport_built.hpp"
 #include "process.hpp"
+#include "report.hpp"
 #include "protocol/test_spec.hpp"
 #include "paths/data_setup.hpp"
 #if ZCPERF_WITH_RDMA
@@ -38,11 +39,6 @@ bool have_rdma_device() {
     std::error_code ec;
     std::filesystem::directory_iterator it("/sys/class/infiniband", ec);
     return !ec && it != std::filesystem::directory_iterator();
-}
-
-std::string env_or(const char* name, const std::string& fallback) {
-    const char* v = std::getenv(name);
-    return v && *v ? v : fallback;
 }
 
 // The address the data must use: on the RDMA device's netdev (rdma_cm refuses loopback).
@@ -77,17 +73,6 @@ private:
     uint16_t port_;
     std::unique_ptr<Process> proc_;
 };
-
-json run_json(const std::vector<std::string>& args, std::chrono::milliseconds limit = 120s) {
-    std::vector<std::string> argv{zcperf_bin()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    argv.insert(argv.end(), {"-o", "json"});
-    Outcome o = run(argv, limit);
-    EXPECT_EQ(o.exit_code, 0) << o.err << o.out;
-    json j = json::parse(o.out, nullptr, false);
-    EXPECT_FALSE(j.is_discarded()) << o.out << o.err;
-    return j;
-}
 
 void expect_rdma_side(const json& side, const std::string& cq_mode, bool verbs) {
     ASSERT_TRUE(side.contains("rdma")) << side.dump();
@@ -155,7 +140,7 @@ std::vector<std::string> case_args(const Case& c, const std::string& server) {
 // Runs a case and checks what every case must hold: one result, the exact byte count when -n was
 // given, both sides counting the same bytes. Returns the result.
 json run_case(const Case& c, const std::string& server) {
-    json j = run_json(case_args(c, server));
+    json j = zcperf_report(case_args(c, server));
     EXPECT_EQ(j["results"].size(), 1u) << j.dump();
     json r = j["results"].size() == 1 ? j["results"][0]
                                       : json{{"bytes", 0}, {"local", json::object()}, {"remote", json::object()}};
@@ -253,27 +238,27 @@ TEST_P(RdmaMessages, BothSidesCountTheSameAndTheFiguresHold) {
     REQUIRE_RDMA();
     const MsgCase& c = GetParam();
     RdmaServer server;
-    json j = run_json({"-H",
-                       server.address(),
-                       "-T",
-                       c.transport,
-                       "-t",
-                       c.test,
-                       "-m",
-                       c.sizes,
-                       "-l",
-                       "1",
-                       "-P",
-                       std::to_string(c.streams),
-                       "--qps-per-context",
-                       std::to_string(c.per_context),
-                       "--cq-mode",
-                       c.cq,
-                       "--postlist",
-                       std::to_string(c.postlist),
-                       "--inline",
-                       std::to_string(c.inline_size)},
-                      240s);
+    json j = zcperf_report({"-H",
+                            server.address(),
+                            "-T",
+                            c.transport,
+                            "-t",
+                            c.test,
+                            "-m",
+                            c.sizes,
+                            "-l",
+                            "1",
+                            "-P",
+                            std::to_string(c.streams),
+                            "--qps-per-context",
+                            std::to_string(c.per_context),
+                            "--cq-mode",
+                            c.cq,
+                            "--postlist",
+                            std::to_string(c.postlist),
+                            "--inline",
+                            std::to_string(c.inline_size)},
+                           240s);
     size_t sizes = 1 + std::count(c.sizes.begin(), c.sizes.end(), ',');
     ASSERT_EQ(j["results"].size(), sizes) << j.dump();
     const bool verbs = c.transport != "rsocket";
@@ -400,7 +385,7 @@ TEST(Rdma, IntervalsAddUpOnEveryTransport) {
         RdmaServer server;
         std::vector<std::string> args{"-H", server.address(), "-T", c.transport, "-t", c.test, "-l", "2", "-D", "0.5"};
         if (*c.cq_mode) args.insert(args.end(), {"--cq-mode", c.cq_mode});
-        json j = run_json(args);
+        json j = zcperf_report(args);
         // EXPECT and go on: one case's failure must not hide the others'.
         if (j["results"].size() != 1u) {
             ADD_FAILURE() << "no result: " << j.dump();
@@ -436,7 +421,7 @@ TEST(Rdma, RdmaWriteRrTimedInEveryCqMode) {
         RdmaServer server;
         std::vector<std::string> args{"-H", server.address(), "-T", "rdma-write", "-t", "rr", "-l", "2"};
         if (*mode) args.insert(args.end(), {"--cq-mode", mode});
-        json j = run_json(args);
+        json j = zcperf_report(args);
         if (j["results"].size() != 1u) {
             ADD_FAILURE() << "no result: " << j.dump();
             continue;
@@ -472,8 +457,8 @@ TEST(Rdma, EachSideRecordsItsProviderAndDoorbellEnvironment) {
     as_json.insert(as_json.end(), {"-o", "json"});
     Outcome o = run(as_json, 120s);
     ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
-    json j = json::parse(o.out, nullptr, false);
-    ASSERT_FALSE(j.is_discarded()) << o.out;
+    json j = report_json(o);
+    ASSERT_TRUE(j.is_object()) << o.out;
     const json& r = j["results"][0];
     for (const char* side : {"local", "remote"}) {
         SCOPED_TRACE(side);
@@ -530,7 +515,7 @@ TEST_P(RdmaThreadDomains, RunInForceOrRefusedNamingProviderAndCall) {
                                               : std::vector<std::string>{"-m", "64K", "-n", std::to_string(exact)};
     std::vector<std::string> plain_args{"-H", server.address(), "-T", c.transport, "-t", c.test};
     plain_args.insert(plain_args.end(), what.begin(), what.end());
-    json plain = run_json(plain_args);
+    json plain = zcperf_report(plain_args);
     const std::string provider = plain["results"][0]["local"]["rdma"].value("provider", "");
     ASSERT_FALSE(provider.empty()) << plain.dump();
     const bool lacks = provider == "rxe" || provider == "siw";
@@ -543,18 +528,18 @@ TEST_P(RdmaThreadDomains, RunInForceOrRefusedNamingProviderAndCall) {
         EXPECT_EQ(o.exit_code, 1) << o.err << o.out;
         EXPECT_NE(o.err.find("--thread-domains cannot be honoured"), std::string::npos) << o.err;
         EXPECT_NE(o.err.find("provider (" + provider + ") refused ibv_alloc_td"), std::string::npos) << o.err;
-        json e = json::parse(o.out, nullptr, false);  // the JSON report: no result, the error in "errors"
-        ASSERT_FALSE(e.is_discarded()) << o.out;
+        json e = report_json(o);  // the JSON report: no result, the error in "errors"
+        ASSERT_TRUE(e.is_object()) << o.out;
         EXPECT_TRUE(e["results"].empty()) << "a result was printed: " << o.out;
         ASSERT_EQ(e["errors"].size(), 1u) << o.out;
         EXPECT_NE(e["errors"][0].get<std::string>().find("refused ibv_alloc_td"), std::string::npos) << o.out;
         // The daemon serves the next test.
-        EXPECT_EQ(run_json(plain_args)["results"].size(), 1u);
+        EXPECT_EQ(zcperf_report(plain_args)["results"].size(), 1u);
         return;
     }
     ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
-    json j = json::parse(o.out, nullptr, false);
-    ASSERT_FALSE(j.is_discarded()) << o.out;
+    json j = report_json(o);
+    ASSERT_TRUE(j.is_object()) << o.out;
     const json& r = j["results"][0];
     const json& lm = r["local"]["messages"];
     const json& rm = r["remote"]["messages"];
@@ -708,7 +693,7 @@ static void expect_client_kill_leaves_server_serving(const std::string& killed, 
         client.signal(SIGKILL);
         client.wait(5s);
     }
-    json j = run_json({"-H", server.address(), "-T", next, "-m", "64K", "-n", "2M"});
+    json j = zcperf_report({"-H", server.address(), "-T", next, "-m", "64K", "-n", "2M"});
     ASSERT_EQ(j["results"].size(), 1u) << killed << " then " << next;
     EXPECT_EQ(j["results"][0]["bytes"], 2u << 20) << killed << " then " << next;
 }
@@ -738,7 +723,8 @@ TEST(Rdma, RdmaDevIsCheckedForVerbsAndRsockets) {
     RdmaServer server;
     const std::string dev = env_or("RDMA_VM_DEV", "rxe0");
     for (const char* t : {"rdma-write", "rsocket"}) {
-        json j = run_json({"-H", server.address(), "-T", t, "-m", "64K", "-n", "1M", "--rdma-dev", dev + "," + dev});
+        json j =
+            zcperf_report({"-H", server.address(), "-T", t, "-m", "64K", "-n", "1M", "--rdma-dev", dev + "," + dev});
         ASSERT_EQ(j["results"].size(), 1u) << t;
         EXPECT_EQ(j["results"][0]["local"]["rdma"]["device"], dev) << t;
         EXPECT_EQ(j["results"][0]["remote"]["rdma"]["device"], dev) << t;
@@ -873,7 +859,7 @@ TEST(Rdma, GpuDirectRefusedIsAClearErrorNotAFallback) {
         }
     }
     // The daemon still serves.
-    json j = run_json({"-H", server.address(), "-T", "rdma-write", "-m", "64K", "-n", "1M"});
+    json j = zcperf_report({"-H", server.address(), "-T", "rdma-write", "-m", "64K", "-n", "1M"});
     EXPECT_EQ(j["results"][0]["bytes"], 1u << 20);
 }
 

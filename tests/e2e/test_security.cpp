@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process.hpp"
+#include "report.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
 #include "tcp/tcp_socket.hpp"
@@ -43,7 +44,7 @@ TEST(Security, SharedKeyIsRequiredCheckedAndAccepted) {
 
     auto right = run({zcperf_bin(), "-H", server.address(), "-n", "4M", "-o", "json", "--auth-key-file", good}, 20s);
     ASSERT_EQ(right.exit_code, 0) << right.err;
-    EXPECT_EQ(nlohmann::json::parse(right.out)["results"][0]["bytes"].get<uint64_t>(), 4ull << 20);
+    EXPECT_EQ(report_json(right)["results"][0]["bytes"].get<uint64_t>(), 4ull << 20);
     unlink(good.c_str());
     unlink(bad.c_str());
 }
@@ -120,7 +121,7 @@ TEST(Security, SilentConnectionsDoNotTakeSessionSlots) {
     for (int i = 0; i < 5; ++i) silent.push_back(zc::connect_tcp({"127.0.0.1", server.port()}, 2s));
     auto o = run({zcperf_bin(), "-H", server.address(), "-n", "1M", "-o", "json"}, 20s);
     ASSERT_EQ(o.exit_code, 0) << o.err;
-    EXPECT_EQ(nlohmann::json::parse(o.out)["results"][0]["bytes"].get<uint64_t>(), 1ull << 20);
+    EXPECT_EQ(report_json(o)["results"][0]["bytes"].get<uint64_t>(), 1ull << 20);
     auto m = zc::decode_body(zc::read_frame(silent[0].get(), zc::kMaxReplyBody, 5s));
     ASSERT_TRUE(std::holds_alternative<zc::ErrorMsg>(m));
     EXPECT_NE(std::get<zc::ErrorMsg>(m).reason.find("--handshake-timeout"), std::string::npos);
@@ -143,5 +144,5 @@ TEST(Security, BusyServerTellsTheClientAndZcperfTriesAgain) {
     ASSERT_EQ(o.exit_code, 0) << o.err;
     EXPECT_NE(o.err.find("turned us away"), std::string::npos) << o.err;
     EXPECT_GT(o.seconds, 1.0) << "zcperf got in before the silent connection's deadline";
-    EXPECT_EQ(nlohmann::json::parse(o.out)["results"][0]["bytes"].get<uint64_t>(), 1ull << 20);
+    EXPECT_EQ(report_json(o)["results"][0]["bytes"].get<uint64_t>(), 1ull << 20);
 }

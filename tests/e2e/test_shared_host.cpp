@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "process.hpp"
+#include "report.hpp"
 
 namespace fs = std::filesystem;
 using namespace zc::e2e;
@@ -35,17 +36,8 @@ struct OwnRunDir {
     }
 };
 
-json result_of(const std::string& out) {
-    json j = json::parse(out, nullptr, false);
-    if (j.is_discarded() || !j.contains("results") || j["results"].empty()) return json::object();
-    return j["results"][0];
-}
-
 bool any_warning(const json& r, const std::string& text) {
-    for (const char* side : {"local", "remote"})
-        for (const auto& w : r[side].value("warnings", json::array()))
-            if (w.get<std::string>().find(text) != std::string::npos) return true;
-    return false;
+    return has_warning(r["local"], text) || has_warning(r["remote"], text);
 }
 
 // The entry of `side`'s shared_with whose program starts with `program`.
@@ -67,7 +59,7 @@ TEST(SharedHost, TwoClientsOfOneServerAreToldOfEachOther) {
     Outcome first = longer.wait(30s);
     ASSERT_EQ(first.exit_code, 0) << first.err;
     ASSERT_EQ(shorter.exit_code, 0) << shorter.err;
-    json a = result_of(first.out), b = result_of(shorter.out);
+    json a = first_result(ok_report(first)), b = first_result(ok_report(shorter));
     ASSERT_FALSE(a.empty()) << first.out;
     ASSERT_FALSE(b.empty()) << shorter.out;
     // Each side of each test sees the other test's two sides (its client and its zcserver session),
@@ -106,7 +98,7 @@ TEST(SharedHost, TwoEmbeddedServerRunsPinnedToOneCpuAreWarnedNamingIt) {
     Outcome first = longer.wait(30s);
     ASSERT_EQ(first.exit_code, 0) << first.err;
     ASSERT_EQ(shorter.exit_code, 0) << shorter.err;
-    json a = result_of(first.out);
+    json a = first_result(ok_report(first));
     ASSERT_FALSE(a.empty()) << first.out;
     const json* other = shared_entry(a["local"], "zcperf");
     ASSERT_NE(other, nullptr) << a["local"]["shared_with"].dump();
@@ -131,7 +123,7 @@ TEST(SharedHost, ATestAloneSharesNothing) {
     OwnRunDir own_dir;
     Outcome o = run({zcperf_bin(), "-n", "8M", "-o", "json"}, 30s);
     ASSERT_EQ(o.exit_code, 0) << o.err;
-    json r = result_of(o.out);
+    json r = first_result(ok_report(o));
     for (const char* side : {"local", "remote"}) {
         EXPECT_TRUE(r[side]["shared_with"].empty()) << r[side]["shared_with"].dump();
         EXPECT_FALSE(r[side]["whole_host_cpu_shared"].get<bool>());
@@ -155,7 +147,7 @@ TEST(SharedHost, ExclusiveServerRefusesOrMakesTheSecondClientWait) {
     Outcome first = longer.wait(30s);
     ASSERT_EQ(first.exit_code, 0) << first.err;
     ASSERT_EQ(waited.exit_code, 0) << waited.err;
-    json w = result_of(waited.out), a = result_of(first.out);
+    json w = first_result(ok_report(waited)), a = first_result(ok_report(first));
     EXPECT_TRUE(any_warning(w, "this one waited")) << w.dump();
     // One at a time: neither saw the other's session, only (possibly) the other's client, which is not a
     // test of this server's. The server's own side shared the host with no other session.

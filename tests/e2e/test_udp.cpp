@@ -8,24 +8,13 @@
 #include <nlohmann/json.hpp>
 
 #include "process.hpp"
+#include "report.hpp"
 
 using namespace zc::e2e;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
 namespace {
-
-json report(const Outcome& o) {
-    EXPECT_EQ(o.exit_code, 0) << o.err << o.out;
-    json j = json::parse(o.out, nullptr, false);
-    EXPECT_FALSE(j.is_discarded()) << o.out;
-    return j;
-}
-
-Outcome zcperf(std::vector<std::string> args, std::chrono::milliseconds limit = 60s) {
-    args.insert(args.begin(), zcperf_bin());
-    return run(args, limit);
-}
 
 // The sender's count, the end marker's, and the receiver's agree, with nothing lost.
 void expect_exact(const json& r) {
@@ -49,8 +38,8 @@ void expect_exact(const json& r) {
 }  // namespace
 
 TEST(UdpE2e, PacedStreamIsExactInEveryReceiveMode) {
-    auto o = zcperf({"-T", "udp", "--rx", "copy,mmsg,gro", "-b", "20M", "-l", "1", "-S", "4M", "-o", "json"});
-    json j = report(o);
+    auto o = run_zcperf({"-T", "udp", "--rx", "copy,mmsg,gro", "-b", "20M", "-l", "1", "-S", "4M", "-o", "json"});
+    json j = ok_report(o);
     ASSERT_EQ(j["results"].size(), 3u);
     const char* modes[] = {"copy", "mmsg", "gro"};
     for (int i = 0; i < 3; ++i) {
@@ -68,10 +57,10 @@ TEST(UdpE2e, PacedStreamIsExactInEveryReceiveMode) {
 
 TEST(UdpE2e, GsoMaertsWithGroAndSeveralStreams) {
     LocalServer server;
-    auto o = zcperf(
+    auto o = run_zcperf(
         {"-H", server.address(), "-t",  "maerts", "-T",   "udp-gso", "--gso-size", "1400", "-m", "56000", "-P",
          "2",  "--rx",           "gro", "-b",     "100M", "-l",      "1",          "-s",   "4M", "-o",    "json"});
-    json j = report(o);
+    json j = ok_report(o);
     const json& r = j["results"][0];
     expect_exact(r);
     const json& tx = r["remote"];  // maerts: the server sends
@@ -85,8 +74,8 @@ TEST(UdpE2e, GsoMaertsWithGroAndSeveralStreams) {
 }
 
 TEST(UdpE2e, MsgZerocopyReportsTheCopiedShare) {
-    auto o = zcperf({"-T", "udp-msgzc", "--gso-size", "1472", "-b", "100M", "-l", "1", "-S", "4M", "-o", "json"});
-    json j = report(o);
+    auto o = run_zcperf({"-T", "udp-msgzc", "--gso-size", "1472", "-b", "100M", "-l", "1", "-S", "4M", "-o", "json"});
+    json j = ok_report(o);
     const json& r = j["results"][0];
     expect_exact(r);
     EXPECT_EQ(r["message_size"], 44 * 1472);
@@ -97,9 +86,9 @@ TEST(UdpE2e, MsgZerocopyReportsTheCopiedShare) {
 }
 
 TEST(UdpE2e, MsgrateAndRrCountMessages) {
-    auto o = zcperf(
+    auto o = run_zcperf(
         {"-T", "udp", "-t", "msgrate", "-m", "64", "--batch", "8", "-b", "10M", "-l", "1", "-S", "4M", "-o", "json"});
-    json j = report(o);
+    json j = ok_report(o);
     const json& m = j["results"][0]["msgrate"];
     uint64_t n = m["messages"];
     EXPECT_GT(n, 0u);
@@ -107,8 +96,8 @@ TEST(UdpE2e, MsgrateAndRrCountMessages) {
     EXPECT_NE(m["measured"].get<std::string>().find("sequence numbers"), std::string::npos) << m.dump();
     EXPECT_NEAR(m["sender_calls_per_message"].get<double>(), 1.0 / 8, 1e-3);
 
-    o = zcperf({"-T", "udp", "-t", "rr", "-m", "1,64", "-l", "0.5", "-o", "json"});
-    j = report(o);
+    o = run_zcperf({"-T", "udp", "-t", "rr", "-m", "1,64", "-l", "0.5", "-o", "json"});
+    j = ok_report(o);
     ASSERT_EQ(j["results"].size(), 2u);
     for (const auto& r : j["results"]) {
         uint64_t t = r["rr"]["transactions"];
@@ -120,8 +109,8 @@ TEST(UdpE2e, MsgrateAndRrCountMessages) {
 }
 
 TEST(UdpE2e, StarvedReceiverCountsItsLossesBesideTheKernel) {
-    auto o = zcperf({"-T", "udp", "-S", "4K", "-l", "1", "-o", "json"});
-    json j = report(o);
+    auto o = run_zcperf({"-T", "udp", "-S", "4K", "-l", "1", "-o", "json"});
+    json j = ok_report(o);
     const json& r = j["results"][0];
     const json& tx = r["local"]["udp"];
     const json& rx = r["remote"]["udp"];
@@ -137,13 +126,13 @@ TEST(UdpE2e, StarvedReceiverCountsItsLossesBesideTheKernel) {
 }
 
 TEST(UdpE2e, HumanAndCsvReportsCarryTheUdpFigures) {
-    auto human = zcperf({"-T", "udp-gso", "--gso-size", "1472", "-b", "50M", "-l", "0.5", "--rx", "gro"});
+    auto human = run_zcperf({"-T", "udp-gso", "--gso-size", "1472", "-b", "50M", "-l", "0.5", "--rx", "gro"});
     ASSERT_EQ(human.exit_code, 0) << human.err;
     for (const char* s : {"udp: sent", "per call", "GSO segments of 1472 B", "received", "lost 0 (0.000%)", "jitter",
                           "GRO:", "the sockets dropped 0", "paced at 50 Mbit/s by the sender clock", "achieved"}) {
         EXPECT_NE(human.out.find(s), std::string::npos) << s << " missing from:\n" << human.out;
     }
-    auto csv = zcperf({"-T", "udp", "-b", "10M", "-l", "0.3", "-o", "csv"});
+    auto csv = run_zcperf({"-T", "udp", "-b", "10M", "-l", "0.3", "-o", "csv"});
     ASSERT_EQ(csv.exit_code, 0) << csv.err;
     std::string header = csv.out.substr(0, csv.out.find('\n'));
     for (const char* c : {",remote_udp_lost,", ",remote_udp_loss_pct,", ",remote_udp_jitter_ms,",
@@ -197,7 +186,7 @@ TEST(UdpE2e, BadInputNamesTheLimit) {
         {{"-T", "tcp", "-t", "msgrate", "-b", "1G"}, "UDP's msgrate takes -b"},
     };
     for (const auto& c : cases) {
-        auto o = zcperf(c.args, 10s);
+        auto o = run_zcperf(c.args, 10s);
         std::string what = c.args[0] + " " + c.args[1] + " " + c.args[2] + " " + c.args[3];
         EXPECT_EQ(o.exit_code, 2) << what << "\n" << o.err << o.out;
         EXPECT_NE(o.err.find(c.says), std::string::npos) << what << ": " << o.err;
@@ -205,8 +194,8 @@ TEST(UdpE2e, BadInputNamesTheLimit) {
 }
 
 TEST(UdpE2e, IntervalsAddUpToTheReceiversBytes) {
-    auto o = zcperf({"-T", "udp", "-b", "20M", "-l", "1", "-D", "0.25", "-S", "4M", "-o", "json"});
-    json j = report(o);
+    auto o = run_zcperf({"-T", "udp", "-b", "20M", "-l", "1", "-D", "0.25", "-S", "4M", "-o", "json"});
+    json j = ok_report(o);
     const json& r = j["results"][0];
     expect_exact(r);
     const json& rows = r["intervals"];

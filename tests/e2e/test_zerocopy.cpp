@@ -7,36 +7,17 @@
 #include <nlohmann/json.hpp>
 
 #include "process.hpp"
+#include "report.hpp"
 
 using namespace zc::e2e;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-namespace {
-
-json run_json(std::vector<std::string> args) {
-    args.insert(args.begin(), zcperf_bin());
-    args.insert(args.end(), {"-o", "json"});
-    auto o = run(args, 60s);
-    EXPECT_EQ(o.exit_code, 0) << o.err << o.out;
-    json j = json::parse(o.out, nullptr, false);
-    EXPECT_FALSE(j.is_discarded()) << o.out;
-    return j;
-}
-
-bool any_warning_has(const json& r, const std::string& text) {
-    for (const auto& w : r["warnings"])
-        if (w.get<std::string>().find(text) != std::string::npos) return true;
-    return false;
-}
-
-}  // namespace
-
 TEST(ZeroCopy, EverySenderAndReceiverPathMovesExactlyTheBytes) {
     LocalServer server;
     for (std::string t : {"tcp", "tcp-sendfile", "tcp-msgzc", "tcp-uringzc"}) {
         for (std::string rx : {"copy", "zerocopy", "splice", "trunc"}) {
-            json j = run_json({"-H", server.address(), "-T", t, "--rx", rx, "-n", "24M", "-m", "128K"});
+            json j = zcperf_report({"-H", server.address(), "-T", t, "--rx", rx, "-n", "24M", "-m", "128K"});
             ASSERT_EQ(j["results"].size(), 1u) << t << "/" << rx << ": " << j["errors"];
             const json& r = j["results"][0];
             EXPECT_EQ(r["bytes"].get<uint64_t>(), 24ull << 20) << t << "/" << rx;
@@ -50,19 +31,19 @@ TEST(ZeroCopy, EverySenderAndReceiverPathMovesExactlyTheBytes) {
 
 TEST(ZeroCopy, KernelReportsEveryZeroCopySendCopiedOnLoopback) {
     for (std::string t : {"tcp-msgzc", "tcp-uringzc"}) {
-        json j = run_json({"-T", t, "-n", "64M", "-m", "1M"});
+        json j = zcperf_report({"-T", t, "-n", "64M", "-m", "1M"});
         const json& r = j["results"][0];
         const json& z = r["local"]["zerocopy"];
         EXPECT_EQ(z["sent_bytes"].get<uint64_t>(), 64ull << 20) << t;
         EXPECT_EQ(z["copied_bytes"].get<uint64_t>(), 64ull << 20) << t;
         EXPECT_DOUBLE_EQ(z["copied_pct"].get<double>(), 100.0) << t;
         EXPECT_GT(z["completions"].get<uint64_t>(), 0u) << t;
-        EXPECT_TRUE(any_warning_has(r, "on loopback and veth it always copies")) << r["warnings"];
+        EXPECT_TRUE(has_warning(r, "on loopback and veth it always copies")) << r["warnings"];
     }
 }
 
 TEST(ZeroCopy, ServerSideZeroCopySendInMaerts) {
-    json j = run_json({"-T", "tcp-msgzc", "-t", "maerts", "-n", "32M", "-m", "256K"});
+    json j = zcperf_report({"-T", "tcp-msgzc", "-t", "maerts", "-n", "32M", "-m", "256K"});
     const json& r = j["results"][0];
     EXPECT_EQ(r["remote"]["path"], "tcp-msgzc");
     EXPECT_EQ(r["remote"]["zerocopy"]["sent_bytes"].get<uint64_t>(), 32ull << 20);
@@ -72,20 +53,20 @@ TEST(ZeroCopy, ServerSideZeroCopySendInMaerts) {
 TEST(ZeroCopy, ReceiveMapsPagesOnlyFromAZeroCopySender) {
     // With MSG_ZEROCOPY on the sender, loopback hands whole pages through and most map (93.8 % at
     // the default MTU, as measured here); with a copying sender nothing maps and the report says so.
-    json zc = run_json({"-T", "tcp-msgzc", "--rx", "zerocopy", "-n", "64M", "-m", "1M"});
+    json zc = zcperf_report({"-T", "tcp-msgzc", "--rx", "zerocopy", "-n", "64M", "-m", "1M"});
     const json& z = zc["results"][0]["remote"]["zerocopy"];
     EXPECT_GT(z["rx_mapped_pct"].get<double>(), 50.0) << z;
     EXPECT_EQ(z["rx_mapped_bytes"].get<uint64_t>() + z["rx_copied_bytes"].get<uint64_t>(), 64ull << 20);
 
-    json plain = run_json({"-T", "tcp", "--rx", "zerocopy", "-n", "64M", "-m", "1M"});
+    json plain = zcperf_report({"-T", "tcp", "--rx", "zerocopy", "-n", "64M", "-m", "1M"});
     const json& r = plain["results"][0];
     EXPECT_EQ(r["remote"]["zerocopy"]["rx_mapped_bytes"].get<uint64_t>(), 0u);
     EXPECT_EQ(r["remote"]["zerocopy"]["rx_copied_bytes"].get<uint64_t>(), 64ull << 20);
-    EXPECT_TRUE(any_warning_has(r, "pages map only when")) << r["warnings"];
+    EXPECT_TRUE(has_warning(r, "pages map only when")) << r["warnings"];
 }
 
 TEST(ZeroCopy, ComparisonReportsRatiosToTheFirstTransport) {
-    json j = run_json({"-T", "tcp,tcp-sendfile", "-m", "64K,256K", "-n", "16M"});
+    json j = zcperf_report({"-T", "tcp,tcp-sendfile", "-m", "64K,256K", "-n", "16M"});
     ASSERT_EQ(j["results"].size(), 4u);
     EXPECT_TRUE(j["results"][0]["baseline"].is_null());
     const json& b = j["results"][2]["baseline"];

@@ -1,37 +1,37 @@
 // zcperf itself with GPU buffers on both sides (embedded server): the report carries each side's
-// staging and the GPU's placement. ZCPERF_BIN in the environment overrides the built binary's path.
+// staging and the GPU's placement. ZCPERF_BIN in the environment overrides the built binary's path
+// (tests/support: zcperf_bin()).
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstdlib>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "gpu_test.hpp"
+#include "process.hpp"
+#include "report.hpp"
 
 namespace {
 
-std::string run(const std::string& args, int& status) {
-    const char* env = std::getenv("ZCPERF_BIN");
-    std::string cmd = std::string(env && *env ? env : ZCPERF_BIN) + " " + args + " 2>&1";
-    std::string out;
-    FILE* f = popen(cmd.c_str(), "r");
-    if (!f) return "popen failed";
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0) out.append(buf, n);
-    status = pclose(f);
-    return out;
+using zc::e2e::Outcome;
+using zc::e2e::report_json;
+
+// zcperf ARGS (split at spaces) through the test-support library: killed if it runs past 120 s.
+Outcome zcperf_run(const std::string& args) {
+    std::vector<std::string> argv;
+    std::istringstream words(args);
+    for (std::string w; words >> w;) argv.push_back(w);
+    return zc::e2e::run_zcperf(argv, std::chrono::seconds(120));
 }
 
 }  // namespace
 
 TEST(GpuE2e, GpuToGpuStreamReportsStagingAndPlacement) {
     ZC_REQUIRE_GPU();
-    int status = 0;
-    std::string out = run("--buffer cuda:0,cuda:0 -n 256M -m 4M -o json", status);
-    ASSERT_EQ(status, 0) << out;
-    auto j = nlohmann::json::parse(out);
+    Outcome o = zcperf_run("--buffer cuda:0,cuda:0 -n 256M -m 4M -o json");
+    const std::string out = o.out + o.err;
+    ASSERT_EQ(o.exit_code, 0) << out;
+    auto j = report_json(o);
     const auto& r = j.at("results").at(0);
     for (const char* side : {"local", "remote"}) {
         const auto& s = r.at(side);
@@ -47,9 +47,9 @@ TEST(GpuE2e, GpuToGpuStreamReportsStagingAndPlacement) {
 
 TEST(GpuE2e, HumanReportShowsTheStage) {
     ZC_REQUIRE_GPU();
-    int status = 0;
-    std::string out = run("--buffer cuda,pinned -n 64M -m 1M", status);
-    ASSERT_EQ(status, 0) << out;
+    Outcome o = zcperf_run("--buffer cuda,pinned -n 64M -m 1M");
+    const std::string out = o.out + o.err;
+    ASSERT_EQ(o.exit_code, 0) << out;
     EXPECT_NE(out.find("memory: cuda:0 staged through"), std::string::npos) << out;
     EXPECT_NE(out.find("memory: pinned host memory"), std::string::npos) << out;
     EXPECT_NE(out.find("GPU cuda:0"), std::string::npos) << out;
@@ -57,24 +57,24 @@ TEST(GpuE2e, HumanReportShowsTheStage) {
 }
 
 TEST(GpuE2e, DirectOverTcpIsAClearError) {
-    int status = 0;
-    std::string out = run("--buffer ,cuda --gpu-path direct -n 1M", status);
-    EXPECT_EQ(WEXITSTATUS(status), 2) << out;
+    Outcome o = zcperf_run("--buffer ,cuda --gpu-path direct -n 1M");
+    const std::string out = o.out + o.err;
+    EXPECT_EQ(o.exit_code, 2) << out;
     EXPECT_NE(out.find("cannot DMA into GPU memory"), std::string::npos) << out;
 }
 
 // --gpu-copy-bandwidth: measured figures where a GPU is usable, else exit 1 naming why (never zeros).
 TEST(GpuE2e, CopyBandwidthIsMeasuredOrAClearError) {
-    int status = 0;
-    std::string out = run("--gpu-copy-bandwidth -o json", status);
+    Outcome o = zcperf_run("--gpu-copy-bandwidth -o json");
+    const std::string out = o.out + o.err;
     if (zc::cuda::devices().empty()) {
-        EXPECT_EQ(WEXITSTATUS(status), 1) << out;
+        EXPECT_EQ(o.exit_code, 1) << out;
         EXPECT_NE(out.find("--gpu-copy-bandwidth: "), std::string::npos) << out;
         EXPECT_EQ(out.find("h2d_pinned_gbs"), std::string::npos) << out;
         return;
     }
-    ASSERT_EQ(status, 0) << out;
-    const nlohmann::json doc = nlohmann::json::parse(out);  // named: a reference into a temporary would dangle
+    ASSERT_EQ(o.exit_code, 0) << out;
+    const nlohmann::json doc = report_json(o);  // named: a reference into a temporary would dangle
     const auto& all = doc.at("gpu_copy_bandwidth");
     ASSERT_FALSE(all.empty()) << out;
     for (const char* k : {"h2d_pinned_gbs", "d2h_pinned_gbs", "h2d_pageable_gbs", "d2h_pageable_gbs"}) {
@@ -84,10 +84,10 @@ TEST(GpuE2e, CopyBandwidthIsMeasuredOrAClearError) {
 
 TEST(GpuE2e, GpuToGpuRrReportsTransactionsAndStagingPerSide) {
     ZC_REQUIRE_GPU();
-    int status = 0;
-    std::string out = run("-t rr --buffer cuda:0,cuda:0 -m 64K -l 1 -o json", status);
-    ASSERT_EQ(status, 0) << out;
-    auto j = nlohmann::json::parse(out);
+    Outcome o = zcperf_run("-t rr --buffer cuda:0,cuda:0 -m 64K -l 1 -o json");
+    const std::string out = o.out + o.err;
+    ASSERT_EQ(o.exit_code, 0) << out;
+    auto j = report_json(o);
     const auto& r = j.at("results").at(0);
     uint64_t tx = r.at("rr").at("transactions").get<uint64_t>();
     ASSERT_GT(tx, 0u) << out;
@@ -104,8 +104,8 @@ TEST(GpuE2e, GpuToGpuRrReportsTransactionsAndStagingPerSide) {
 TEST(GpuE2e, MsgrateRefusesGpuMemory) {
     if (!zc::cuda::built())
         GTEST_SKIP() << "this build has no CUDA: --buffer cuda is refused before msgrate is looked at";
-    int status = 0;
-    std::string out = run("-t msgrate --buffer cuda -l 1", status);
-    EXPECT_EQ(WEXITSTATUS(status), 2) << out;
+    Outcome o = zcperf_run("-t msgrate --buffer cuda -l 1");
+    const std::string out = o.out + o.err;
+    EXPECT_EQ(o.exit_code, 2) << out;
     EXPECT_NE(out.find("msgrate uses host memory"), std::string::npos) << out;
 }

@@ -15,13 +15,17 @@
 #include <sstream>
 #include <thread>
 
+#include "lab.hpp"
 #include "process.hpp"
+#include "report.hpp"
 
 namespace zc::mpi_test {
 namespace {
 
+using e2e::context;
 using e2e::Outcome;
 using e2e::Process;
+using e2e::report_json;
 using nlohmann::json;
 
 #ifdef ZCPERF_MPI_BIN
@@ -43,29 +47,15 @@ constexpr const char* kMpirun = "";
 // A tag in every rank's environment, so the test finds its own ranks in /proc and no one else's.
 std::string test_tag() { return "zcperf-mpi-test-" + std::to_string(getpid()); }
 
-std::vector<std::string> mpirun(int np, std::vector<std::string> args, std::vector<std::string> launcher = {}) {
-    std::vector<std::string> argv{
-        kMpirun, "--allow-run-as-root",          "--oversubscribe", "--timeout", "90", "-np", std::to_string(np),
-        "-x",    "ZCPERF_TEST_TAG=" + test_tag()};
+// mpirun LAUNCHER... zcperf-mpi ARGS...: NP ranks, the job ended by mpirun itself after TIMEOUT_S.
+std::vector<std::string> mpirun(int np, std::vector<std::string> args, std::vector<std::string> launcher = {},
+                                int timeout_s = 90) {
+    std::vector<std::string> argv{kMpirun, "--allow-run-as-root", "--oversubscribe", "-np", std::to_string(np)};
+    argv.insert(argv.end(), {"--timeout", std::to_string(timeout_s), "-x", "ZCPERF_TEST_TAG=" + test_tag()});
     argv.insert(argv.end(), launcher.begin(), launcher.end());
     argv.push_back(kMpiBin);
     argv.insert(argv.end(), args.begin(), args.end());
     return argv;
-}
-
-// The JSON report in rank 0's standard output (the launcher may add lines of its own).
-json report_of(const Outcome& o) {
-    size_t a = o.out.find('{'), b = o.out.rfind('}');
-    if (a == std::string::npos || b == std::string::npos) return nullptr;
-    try {
-        return json::parse(o.out.substr(a, b - a + 1));
-    } catch (const std::exception&) {
-        return nullptr;
-    }
-}
-
-std::string context(const Outcome& o) {
-    return "exit " + std::to_string(o.exit_code) + "\nstdout:\n" + o.out + "\nstderr:\n" + o.err;
 }
 
 const json* find_pair(const json& r, int round, int client, int server) {
@@ -121,7 +111,7 @@ TEST_P(MpiPairs, EveryPairRanAtOnceAndAddsUp) {
     int np = GetParam();
     Outcome o = e2e::run(mpirun(np, {"-l", "0.5", "-o", "json"}), std::chrono::seconds(120));
     ASSERT_EQ(o.exit_code, 0) << context(o);
-    json r = report_of(o);
+    json r = report_json(o);
     ASSERT_FALSE(r.is_null()) << context(o);
     EXPECT_EQ(r.at("run").at("ranks"), np);
     EXPECT_EQ(r.at("run").at("pattern"), "pairs");
@@ -146,7 +136,7 @@ TEST(MpiPatterns, IncastAndFanoutForEveryTestKind) {
             e2e::run(mpirun(4, {"--pattern", pattern, "-t", "stream,maerts,rr,msgrate", "-l", "0.3", "-o", "json"}),
                      std::chrono::seconds(120));
         ASSERT_EQ(o.exit_code, 0) << pattern << ": " << context(o);
-        json r = report_of(o);
+        json r = report_json(o);
         ASSERT_FALSE(r.is_null()) << context(o);
         ASSERT_EQ(r.at("rounds").size(), 4u);
         std::vector<std::string> kinds{"stream", "maerts", "rr", "msgrate"};
@@ -173,7 +163,7 @@ TEST(MpiPatterns, MatrixCoversEveryOrderedPair) {
     Outcome o =
         e2e::run(mpirun(4, {"--pattern", "matrix", "-t", "rr", "-l", "0.2", "-o", "json"}), std::chrono::seconds(150));
     ASSERT_EQ(o.exit_code, 0) << context(o);
-    json r = report_of(o);
+    json r = report_json(o);
     ASSERT_FALSE(r.is_null()) << context(o);
     std::set<std::pair<int, int>> seen;
     std::map<int, std::set<int>> busy;
@@ -203,7 +193,7 @@ TEST(MpiFaults, RefusingServerRankIsNamedOthersKept) {
     SKIP_WITHOUT_MPI();
     Outcome o = e2e::run(mpirun(4, {"-l", "0.5", "-o", "json", "--fault-refuse-rank", "3"}), std::chrono::seconds(90));
     EXPECT_EQ(o.exit_code, 1) << context(o);
-    json r = report_of(o);
+    json r = report_json(o);
     ASSERT_FALSE(r.is_null()) << context(o);
     const json* bad = find_pair(r, 0, 1, 3);
     ASSERT_NE(bad, nullptr);
@@ -302,7 +292,7 @@ TEST_P(MpiDeadRank, JobEndsNamingItOthersKept) {
     Outcome o = job.wait(std::chrono::seconds(90));
     EXPECT_FALSE(o.timed_out) << context(o);
     EXPECT_LT(o.seconds, 75) << "the job must end within its bound: " << context(o);
-    json r = report_of(o);
+    json r = report_json(o);
     ASSERT_FALSE(r.is_null()) << context(o);
     const json* bad = find_pair(r, 0, 1, 3);
     ASSERT_NE(bad, nullptr) << r.dump();
@@ -468,7 +458,7 @@ TEST(MpiFaults, StalledPairIsNamedOthersKept) {
     EXPECT_FALSE(o.timed_out) << context(o);
     EXPECT_LT(after_stop, 30) << "-l 3 + 5 + --mpi-timeout 3, and the abort: " << context(o);
     EXPECT_NE(o.exit_code, 0) << context(o);
-    json r = report_of(o);
+    json r = report_json(o);
     ASSERT_FALSE(r.is_null()) << context(o);
     const json* bad = find_pair(r, 0, 1, 3);
     ASSERT_NE(bad, nullptr) << r.dump();
@@ -534,7 +524,7 @@ TEST(Slurm, SrunPmixFourTasks) {
                           "--kill-on-bad-exit=0", kMpiBin, "-l", "0.5", "-o", "json", "--rank-cpus", "0,1"},
                          std::chrono::seconds(120));
     ASSERT_EQ(o.exit_code, 0) << context(o);
-    json r = report_of(o);
+    json r = report_json(o);
     ASSERT_FALSE(r.is_null()) << context(o);
     EXPECT_EQ(r.at("run").at("ranks"), 4);
     for (int i = 0; i < 2; ++i) {
@@ -552,49 +542,31 @@ TEST(Slurm, SrunPmixFourTasks) {
 // have no ssh: mpirun starts B's orted through scripts/lab/mpi_agent.sh (lab-peer), and MPI's own TCP
 // (out-of-band and byte transfer) is kept on the link. Ranks 0,1 in A and 2,3 in B, so both pairs of
 // --pattern pairs cross the link; each is checked like the one-host tests, and the hosts must differ.
-std::string env_or_empty(const char* name) {
-    const char* v = std::getenv(name);
-    return v ? v : "";
+const e2e::Lab kLab;  // what scripts/lab.sh put in A's environment
+
+// Four ranks of zcperf-mpi ARGS, 0,1 in A and 2,3 in B, everything on the link's NIC.
+std::vector<std::string> lab_mpirun(std::vector<std::string> args) {
+    const std::string& nic = kLab.nic;
+    args.insert(args.begin(), {"--iface", nic});
+    return mpirun(4, args,
+                  {"--mca", "plm_rsh_agent", std::string(ZCPERF_SOURCE_DIR) + "/scripts/lab/mpi_agent.sh", "--mca",
+                   "plm_rsh_no_tree_spawn", "1", "--mca", "oob_tcp_if_include", nic, "--mca", "btl_tcp_if_include", nic,
+                   "--host", kLab.a_ip + ":2," + kLab.server_ip() + ":2"},
+                  300);
 }
 
+#define SKIP_OUTSIDE_LAB()                                                     \
+    do {                                                                       \
+        if (!kLab.here() || kLab.a_ip.empty()) GTEST_SKIP() << e2e::kNotInLab; \
+        SKIP_WITHOUT_MPI();                                                    \
+    } while (0)
+
 TEST(MpiLab, PairsAcrossBothGuests) {
-    const std::string a = env_or_empty("RDMA_VM_IP"), server = env_or_empty("ZCPERF_LAB_SERVER");
-    if (server.empty() || env_or_empty("ZCPERF_LAB_PEER").empty() || a.empty())
-        GTEST_SKIP() << "not in the two-guest lab (ZCPERF_LAB_SERVER is not set): run scripts/test_lab.sh";
-    SKIP_WITHOUT_MPI();
-    const std::string b = server.substr(0, server.rfind(':'));
-    const std::string nic = env_or_empty("RDMA_VM_NETDEV").empty() ? "eth0" : env_or_empty("RDMA_VM_NETDEV");
-    std::vector<std::string> argv{kMpirun,
-                                  "--allow-run-as-root",
-                                  "--oversubscribe",
-                                  "--timeout",
-                                  "300",
-                                  "--mca",
-                                  "plm_rsh_agent",
-                                  std::string(ZCPERF_SOURCE_DIR) + "/scripts/lab/mpi_agent.sh",
-                                  "--mca",
-                                  "plm_rsh_no_tree_spawn",
-                                  "1",
-                                  "--mca",
-                                  "oob_tcp_if_include",
-                                  nic,
-                                  "--mca",
-                                  "btl_tcp_if_include",
-                                  nic,
-                                  "--host",
-                                  a + ":2," + b + ":2",
-                                  "-np",
-                                  "4",
-                                  kMpiBin,
-                                  "--iface",
-                                  nic,
-                                  "-l",
-                                  "3",
-                                  "-o",
-                                  "json"};
-    Outcome o = e2e::run(argv, std::chrono::seconds(330));
+    SKIP_OUTSIDE_LAB();
+    const std::string& nic = kLab.nic;
+    Outcome o = e2e::run(lab_mpirun({"-l", "3", "-o", "json"}), std::chrono::seconds(330));
     ASSERT_EQ(o.exit_code, 0) << context(o);
-    json r = report_of(o);
+    json r = report_json(o);
     ASSERT_FALSE(r.is_null()) << context(o);
     EXPECT_EQ(r.at("run").at("ranks"), 4);
     EXPECT_NE(r.at("run").at("clock_note").get<std::string>().find("2 hosts"), std::string::npos) << r.dump();
@@ -620,49 +592,13 @@ TEST(MpiLab, PairsAcrossBothGuests) {
 // Disabled: in its one lab run (4 ranks, 2 per TCG guest, host load 5-10) the job never got past the
 // rendezvous ("a rank did not start" in 60 s), so the refusal was never reached; issue 26 left open.
 TEST(MpiLab, DISABLED_IrqCpusOfTwoRanksPerHostAreRefusedNamingTheHolder) {
-    const std::string a = env_or_empty("RDMA_VM_IP"), server = env_or_empty("ZCPERF_LAB_SERVER");
-    const std::string peer = env_or_empty("ZCPERF_LAB_PEER");
-    if (server.empty() || peer.empty() || a.empty())
-        GTEST_SKIP() << "not in the two-guest lab (ZCPERF_LAB_SERVER is not set): run scripts/test_lab.sh";
-    SKIP_WITHOUT_MPI();
-    const std::string b = server.substr(0, server.rfind(':'));
-    const std::string nic = env_or_empty("RDMA_VM_NETDEV").empty() ? "eth0" : env_or_empty("RDMA_VM_NETDEV");
+    SKIP_OUTSIDE_LAB();
     const std::string affinities = "for i in /proc/irq/*/smp_affinity_list; do echo \"$i $(cat $i)\"; done";
     auto local = [&] { return e2e::run({"bash", "-c", affinities}, std::chrono::seconds(30)).out; };
-    auto remote = [&] { return e2e::run({peer, "--timeout", "30", "--", affinities}, std::chrono::seconds(60)).out; };
+    auto remote = [&] { return kLab.in_b(affinities, 30).out; };
     const std::string lb = local(), rb = remote();
-    std::vector<std::string> argv{kMpirun,
-                                  "--allow-run-as-root",
-                                  "--oversubscribe",
-                                  "--timeout",
-                                  "300",
-                                  "--mca",
-                                  "plm_rsh_agent",
-                                  std::string(ZCPERF_SOURCE_DIR) + "/scripts/lab/mpi_agent.sh",
-                                  "--mca",
-                                  "plm_rsh_no_tree_spawn",
-                                  "1",
-                                  "--mca",
-                                  "oob_tcp_if_include",
-                                  nic,
-                                  "--mca",
-                                  "btl_tcp_if_include",
-                                  nic,
-                                  "--host",
-                                  a + ":2," + b + ":2",
-                                  "-np",
-                                  "4",
-                                  kMpiBin,
-                                  "--iface",
-                                  nic,
-                                  "-l",
-                                  "2",
-                                  "--irq-cpus",
-                                  "0,1",
-                                  "-o",
-                                  "json"};
-    Outcome o = e2e::run(argv, std::chrono::seconds(330));
-    json r = report_of(o);
+    Outcome o = e2e::run(lab_mpirun({"-l", "2", "--irq-cpus", "0,1", "-o", "json"}), std::chrono::seconds(330));
+    json r = report_json(o);
     ASSERT_FALSE(r.is_null()) << context(o);
     EXPECT_NE(r.dump().find("is held by another test on this host: zcperf-mpi"), std::string::npos)
         << "two pairs moved the same IRQs and nobody was told: " << r.dump();

@@ -160,3 +160,18 @@ TEST(TransportOps, PathNamesFollowTheRow) {
         EXPECT_EQ(transport_ops(h.transport).path_name(h, Role::recv), "rdma-write");
     }
 }
+
+// The rows of the rsocket and verbs kinds differ in one field, how their data reaches the receiver, and
+// the loops read it from there (rdma/): every such row names it, by the verb in its name; no other row does.
+TEST(TransportRows, EveryRdmaRowNamesItsOperation) {
+    const std::pair<Transport, RdmaOp> expected[] = {{Transport::rsocket, RdmaOp::send},
+                                                     {Transport::rsocket_iomap, RdmaOp::write},
+                                                     {Transport::rdma_write, RdmaOp::write},
+                                                     {Transport::rdma_send, RdmaOp::send},
+                                                     {Transport::rdma_read, RdmaOp::read}};
+    for (const auto& [t, op] : expected) EXPECT_EQ(transport_info(t).rdma_op, op) << transport_name(t);
+    for (const auto& row : transport_table()) {
+        const bool rdma_kind = row.kind == TransportKind::rsocket || row.kind == TransportKind::verbs;
+        EXPECT_EQ(row.rdma_op != RdmaOp::none, rdma_kind) << row.name;
+    }
+}

@@ -43,10 +43,14 @@ private:
 
 // Runs to completion (bounded).
 Outcome run(const std::vector<std::string>& argv, std::chrono::milliseconds limit = std::chrono::seconds(60));
+// zcperf ARGS, run to completion (bounded).
+Outcome run_zcperf(std::vector<std::string> args, std::chrono::milliseconds limit = std::chrono::seconds(60));
 
-std::string zcperf_bin();
+std::string zcperf_bin();  // ZCPERF_BIN in the environment overrides the built one
 std::string zcserver_bin();
 uint16_t free_port();
+// The environment variable `name`, or `fallback` when it is unset or empty.
+std::string env_or(const char* name, const std::string& fallback = "");
 
 // A zcserver on 127.0.0.1 and a free port, ready when constructed.
 class LocalServer {

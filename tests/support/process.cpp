@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -110,7 +111,17 @@ Outcome run(const std::vector<std::string>& argv, std::chrono::milliseconds limi
     return p.wait(limit);
 }
 
-std::string zcperf_bin() { return ZCPERF_BIN; }
+Outcome run_zcperf(std::vector<std::string> args, std::chrono::milliseconds limit) {
+    args.insert(args.begin(), zcperf_bin());
+    return run(args, limit);
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : fallback;
+}
+
+std::string zcperf_bin() { return env_or("ZCPERF_BIN", ZCPERF_BIN); }  // another build's (the GPU tests)
 std::string zcserver_bin() { return ZCSERVER_BIN; }
 
 uint16_t free_port() {
