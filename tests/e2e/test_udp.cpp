@@ -145,9 +145,9 @@ TEST(UdpE2e, HumanAndCsvReportsCarryTheUdpFigures) {
 // asks), so TCP's copy and zero-copy paths, in either direction, land on the rate asked.
 TEST(UdpE2e, TcpPathsKeepTheBitrateInEitherDirection) {
     LocalServer server;
-    auto o = zcperf({"-H", server.address(), "-t", "stream,maerts", "-T", "tcp,tcp-msgzc", "-b", "200M", "-P", "2",
+    auto o = run_zcperf({"-H", server.address(), "-t", "stream,maerts", "-T", "tcp,tcp-msgzc", "-b", "200M", "-P", "2",
                      "-l", "1", "-o", "json"});
-    json j = report(o);
+    json j = ok_report(o);
     ASSERT_EQ(j["results"].size(), 4u);
     for (const json& r : j["results"]) {
         SCOPED_TRACE(r["test"].dump() + " " + r["transport"].dump());
@@ -161,7 +161,7 @@ TEST(UdpE2e, TcpPathsKeepTheBitrateInEitherDirection) {
         EXPECT_EQ(r["local"]["bytes"], r["remote"]["bytes"]);
     }
     // The human report says how the sender kept its rate.
-    auto human = zcperf({"-H", server.address(), "-b", "100M", "-l", "0.3"});
+    auto human = run_zcperf({"-H", server.address(), "-b", "100M", "-l", "0.3"});
     EXPECT_EQ(human.exit_code, 0) << human.err;
     EXPECT_NE(human.out.find("paced at 100 Mbit/s by the sender clock"), std::string::npos) << human.out;
 }
