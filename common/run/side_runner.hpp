@@ -83,6 +83,7 @@ private:
         double user_s = 0, sys_s = 0;
         std::string setup_error;
         std::map<int, size_t> buffer_nodes;
+        std::vector<uint64_t> flow_bytes;  // --flows: each of this stream's connections' bytes
         RdmaInfo rdma;  // RDMA paths: device, CQ mode, registration cost
         std::thread thread;
         LatencyHistogram rtt;                                  // rr initiator: this stream's round trips

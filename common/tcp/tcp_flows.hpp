@@ -1,0 +1,104 @@
+#pragma once
+// --flows N (issue #28; neper's num_flows): one stream thread drives N TCP connections through one
+// epoll, as servers run, instead of a thread per connection. Edge-triggered: a ready flow is written
+// (read) until the kernel says EAGAIN, then the next. Each flow's bytes are counted apart, for the
+// per-flow min/median/max and Jain's index (core/flow_stats.hpp). One buffer per thread, shared by its
+// flows (the bytes' content is not the point, as in neper); no allocation, no virtual call per message.
+//
+// A flows loop serves stream and maerts (TcpFlowsSender, TcpFlowsReceiver) and rr (TcpFlowsRrInitiator,
+// TcpFlowsRrResponder: each flow one transaction in flight). A connection-per-transaction test (crr)
+// fits the same set: TcpFlowSet's epoll and per-flow counts, with a flow's state machine that
+// reconnects after each answer (the hook: FlowPhase and step() below are all a crr loop replaces).
+#include <sys/epoll.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/stream_counters.hpp"
+#include "core/unique_fd.hpp"
+#include "measure/latency_histogram.hpp"
+#include "memory/host_buffer.hpp"
+
+namespace zc {
+
+// What every flows loop holds: the flows' sockets (owned by the caller's data connection), their
+// epoll, the thread's buffer and each flow's byte count.
+class TcpFlowSet {
+public:
+    const std::vector<uint64_t>& flow_bytes() const { return bytes_; }
+    const HostBuffer& buffer() const { return buf_; }
+
+protected:
+    // `fds` are connected TCP sockets; they are made non-blocking and added to the epoll with `events`
+    // (edge-triggered), each flow's index as its data.
+    TcpFlowSet(const std::vector<int>& fds, uint32_t events, size_t message_size, size_t alignment);
+    // One epoll_wait of at most 100 ms (so the caller looks at its deadline and abort flag): the number
+    // of ready flows in events_, 0 on a timeout or a signal, -1 on an error (recorded in c).
+    int wait(StreamCounters& c);
+    // Waits for flows; a silence of 10 s while flows are still open is an error (EAGAIN), never a hang.
+    // Returns the number of ready flows, or -1 when the loop must end (abort, error, stall).
+    int wait_bounded(const StopRule& stop, StreamCounters& c);
+    void forget(size_t flow);  // takes a finished flow out of the epoll
+    // TCP data segments all flows sent so far (TCP_INFO), for rr's segments per transaction.
+    uint64_t segments_out() const;
+
+    std::vector<int> fds_;
+    UniqueFd epoll_;
+    HostBuffer buf_;
+    std::vector<uint64_t> bytes_;
+    std::vector<epoll_event> events_;
+    int silent_ms_ = 0;
+};
+
+class TcpFlowsSender : public TcpFlowSet {
+public:
+    TcpFlowsSender(const std::vector<int>& fds, size_t message_size, size_t alignment);
+    // Sends on every ready flow until the stop rule says stop (deadline, byte budget, abort), then shuts
+    // each flow's write side down so the receiver sees every flow's end.
+    StreamCounters run(const StopRule& stop);
+};
+
+class TcpFlowsReceiver : public TcpFlowSet {
+public:
+    TcpFlowsReceiver(const std::vector<int>& fds, size_t message_size, size_t alignment);
+    // Reads every flow until each has ended (the sender shut it down), or the abort flag.
+    StreamCounters run(const StopRule& stop);
+};
+
+// rr over flows: a flow is sending its message or receiving the peer's, and `done` bytes into it.
+enum class FlowPhase : uint8_t { sending, receiving, finished };
+struct FlowState {
+    FlowPhase phase = FlowPhase::sending;
+    uint64_t done = 0;
+    int64_t t0 = 0;  // the initiator: when the transaction's request started
+};
+
+class TcpFlowsRrInitiator : public TcpFlowSet {
+public:
+    // Sets TCP_NODELAY on every flow and prepares `rtt` (before the measured interval).
+    TcpFlowsRrInitiator(const std::vector<int>& fds, size_t message_size, size_t alignment, LatencyHistogram& rtt);
+    // Transactions on every flow until the deadline; a transaction in flight then completes, and each
+    // flow's write side is shut down after its last answer. Counts bytes received; messages = transactions.
+    StreamCounters run(const StopRule& stop);
+
+private:
+    bool step(size_t f, const StopRule& stop, StreamCounters& c);  // false: the flow failed (c says why)
+    std::vector<FlowState> state_;
+    LatencyHistogram& rtt_;
+    size_t open_ = 0;
+};
+
+class TcpFlowsRrResponder : public TcpFlowSet {
+public:
+    TcpFlowsRrResponder(const std::vector<int>& fds, size_t message_size, size_t alignment);
+    // Answers every whole request on every flow until each flow's initiator ended it; messages = answers.
+    StreamCounters run(const StopRule& stop);
+
+private:
+    bool step(size_t f, const StopRule& stop, StreamCounters& c);
+    std::vector<FlowState> state_;
+    size_t open_ = 0;
+};
+
+}  // namespace zc
