@@ -138,8 +138,9 @@ std::string flows_line(const TestResult& r, const SideResult& s) {
     } else {
         rates = fmt::format("{:.2f} / {:.2f} / {:.2f} Mb/s", f.min_bps / 1e6, f.median_bps / 1e6, f.max_bps / 1e6);
     }
-    return fmt::format("{} connections over {} threads; per flow min / median / max {}; Jain's fairness index {:.4f}",
-                       f.flows.flows, s.stream_bytes.size(), rates, f.flows.jain);
+    return fmt::format("{} connections over {} thread{}; per flow min / median / max {}; Jain's fairness index {:.4f}",
+                       f.flows.flows, s.stream_bytes.size(), s.stream_bytes.size() == 1 ? "" : "s", rates,
+                       f.flows.jain);
 }
 
 // Over UDP a lost datagram is not a mismatch: the side that sees what arrived counts (rr: the initiator).

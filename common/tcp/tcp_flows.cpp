@@ -40,7 +40,7 @@ TcpFlowSet::TcpFlowSet(const std::vector<int>& fds, uint32_t events, size_t mess
         if (flags < 0 || fcntl(fds[i], F_SETFL, flags | O_NONBLOCK) != 0)
             throw std::runtime_error("fcntl O_NONBLOCK (flow " + std::to_string(i) + "): " + std::strerror(errno));
         epoll_event e{};
-        e.events = events | EPOLLET;
+        e.events = events;
         e.data.u64 = i;
         if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fds[i], &e) != 0)
             throw std::runtime_error("epoll_ctl (flow " + std::to_string(i) + "): " + std::strerror(errno));
@@ -81,7 +81,7 @@ uint64_t TcpFlowSet::segments_out() const {
 }
 
 TcpFlowsSender::TcpFlowsSender(const std::vector<int>& fds, size_t message_size, size_t alignment)
-    : TcpFlowSet(fds, EPOLLOUT, message_size, alignment) {}
+    : TcpFlowSet(fds, EPOLLOUT, message_size, alignment) {}  // level-triggered: one send per turn
 
 StreamCounters TcpFlowsSender::run(const StopRule& stop) {
     StreamCounters c;
@@ -94,7 +94,7 @@ StreamCounters TcpFlowsSender::run(const StopRule& stop) {
         if (ready == 0 && stop.next_length(c.bytes, n) == 0) break;
         for (int k = 0; k < ready && !done; ++k) {
             const size_t f = events_[k].data.u64;
-            for (;;) {  // edge-triggered: until this flow's socket buffer is full
+            for (;;) {  // one send (a signal aside): the next ready flow's turn
                 size_t len = stop.next_length(c.bytes, n);
                 if (len == 0) {
                     done = true;
@@ -105,7 +105,7 @@ StreamCounters TcpFlowsSender::run(const StopRule& stop) {
                     bytes_[f] += static_cast<uint64_t>(r);
                     c.bytes += static_cast<uint64_t>(r);
                     ++c.ops;
-                    continue;
+                    break;
                 }
                 if (r < 0 && errno == EINTR) continue;
                 if (r < 0 && errno != EAGAIN) {
@@ -123,7 +123,7 @@ StreamCounters TcpFlowsSender::run(const StopRule& stop) {
 }
 
 TcpFlowsReceiver::TcpFlowsReceiver(const std::vector<int>& fds, size_t message_size, size_t alignment)
-    : TcpFlowSet(fds, EPOLLIN | EPOLLRDHUP, message_size, alignment) {}
+    : TcpFlowSet(fds, EPOLLIN | EPOLLRDHUP, message_size, alignment) {}  // level-triggered: one recv per turn
 
 StreamCounters TcpFlowsReceiver::run(const StopRule& stop) {
     StreamCounters c;
@@ -134,13 +134,13 @@ StreamCounters TcpFlowsReceiver::run(const StopRule& stop) {
         if (ready < 0) break;
         for (int k = 0; k < ready && open > 0; ++k) {
             const size_t f = events_[k].data.u64;
-            for (;;) {  // edge-triggered: until nothing is queued
+            for (;;) {  // one recv (a signal aside): the next ready flow's turn
                 ssize_t r = ::recv(fds_[f], buf_.data(), n, MSG_DONTWAIT);
                 if (r > 0) {
                     bytes_[f] += static_cast<uint64_t>(r);
                     c.bytes += static_cast<uint64_t>(r);
                     ++c.ops;
-                    continue;
+                    break;
                 }
                 if (r < 0 && errno == EINTR) continue;
                 if (r == 0) {  // the sender shut this flow down: it is done
@@ -160,7 +160,7 @@ StreamCounters TcpFlowsReceiver::run(const StopRule& stop) {
 
 TcpFlowsRrInitiator::TcpFlowsRrInitiator(const std::vector<int>& fds, size_t message_size, size_t alignment,
                                          LatencyHistogram& rtt)
-    : TcpFlowSet(fds, EPOLLIN | EPOLLOUT, message_size, alignment), state_(fds.size()), rtt_(rtt) {
+    : TcpFlowSet(fds, EPOLLIN | EPOLLOUT | EPOLLET, message_size, alignment), state_(fds.size()), rtt_(rtt) {
     for (int fd : fds) set_no_delay(fd);
     rtt_.prepare();
 }
@@ -227,7 +227,7 @@ StreamCounters TcpFlowsRrInitiator::run(const StopRule& stop) {
 }
 
 TcpFlowsRrResponder::TcpFlowsRrResponder(const std::vector<int>& fds, size_t message_size, size_t alignment)
-    : TcpFlowSet(fds, EPOLLIN | EPOLLOUT | EPOLLRDHUP, message_size, alignment),
+    : TcpFlowSet(fds, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, message_size, alignment),
       state_(fds.size(), FlowState{FlowPhase::receiving, 0, 0}) {
     for (int fd : fds) set_no_delay(fd);
 }

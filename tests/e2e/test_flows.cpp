@@ -89,7 +89,7 @@ TEST(FlowsE2e, AThousandFlowsOverTwoThreadsRunInAFewSeconds) {
 TEST(FlowsE2e, HumanAndCsvReportsCarryTheFairnessFigures) {
     auto human = zcperf({"--flows", "8", "-l", "0.5"});
     ASSERT_EQ(human.exit_code, 0) << human.err << human.out;
-    EXPECT_NE(human.out.find("flows: 8 connections over 1 threads; per flow min / median / max"), std::string::npos)
+    EXPECT_NE(human.out.find("flows: 8 connections over 1 thread; per flow min / median / max"), std::string::npos)
         << human.out;
     EXPECT_NE(human.out.find("Jain's fairness index"), std::string::npos);
     auto csv = zcperf({"--flows", "8", "-l", "0.5", "-o", "csv"});
