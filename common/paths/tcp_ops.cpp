@@ -79,7 +79,8 @@ std::vector<DataConnection> as_flow_sets(std::vector<UniqueFd> fds, int flows) {
     std::vector<DataConnection> out;
     for (size_t i = 0; i < fds.size(); i += static_cast<size_t>(flows)) {
         TcpFlowSockets set;
-        for (size_t k = i; k < i + static_cast<size_t>(flows) && k < fds.size(); ++k) set.fds.push_back(std::move(fds[k]));
+        for (size_t k = i; k < i + static_cast<size_t>(flows) && k < fds.size(); ++k)
+            set.fds.push_back(std::move(fds[k]));
         out.emplace_back(std::move(set));
     }
     return out;
@@ -159,16 +160,18 @@ void make_flows_loop(StreamLoop& loop, const ServerSpec& h, Role role, const Tcp
         loop.emplace<TcpFlowsRrResponder>(fds, m, align);
     else if (role == Role::send)
         loop.emplace<TcpFlowsSender>(fds, m, align);
-    else
+    else  // no SO_RCVLOWAT: 1000 flows x 256 KiB queued each ran slower on loopback (the data went cold)
         loop.emplace<TcpFlowsReceiver>(fds, m, align);
 }
 
 void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
-    if (const auto* set = std::get_if<TcpFlowSockets>(&conn)) return make_flows_loop(loop, h, Role::send, *set, nullptr);
+    if (const auto* set = std::get_if<TcpFlowSockets>(&conn))
+        return make_flows_loop(loop, h, Role::send, *set, nullptr);
     make_tcp_send(loop, h, socket_of(conn));
 }
 void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
-    if (const auto* set = std::get_if<TcpFlowSockets>(&conn)) return make_flows_loop(loop, h, Role::recv, *set, nullptr);
+    if (const auto* set = std::get_if<TcpFlowSockets>(&conn))
+        return make_flows_loop(loop, h, Role::recv, *set, nullptr);
     make_tcp_recv(loop, h, socket_of(conn));
 }
 void make_exchange(StreamLoop& loop, const ServerSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {

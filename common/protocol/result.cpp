@@ -236,10 +236,10 @@ namespace {
 nlohmann::json side_summary(const SideResult& s) {
     auto j = to_json(s);
     if (FlowFigures f = flow_figures(s); f.flows.flows > 0) {
-        j["flows"] = {{"count", f.flows.flows},           {"min_bytes", f.flows.min_bytes},
-                      {"median_bytes", f.flows.median_bytes}, {"max_bytes", f.flows.max_bytes},
-                      {"min_bps", f.min_bps},               {"median_bps", f.median_bps},
-                      {"max_bps", f.max_bps},               {"jain_index", f.flows.jain}};
+        j["flows"] = {
+            {"count", f.flows.flows},         {"min_bytes", f.flows.min_bytes}, {"median_bytes", f.flows.median_bytes},
+            {"max_bytes", f.flows.max_bytes}, {"min_bps", f.min_bps},           {"median_bps", f.median_bps},
+            {"max_bps", f.max_bps},           {"jain_index", f.flows.jain}};
     }
     j["cpu_util_pct"] = s.cpu_util_pct();
     j["service_demand_us_per_kb"] = s.service_demand_us_per_kb();

@@ -84,7 +84,7 @@ private:
         std::string setup_error;
         std::map<int, size_t> buffer_nodes;
         std::vector<uint64_t> flow_bytes;  // --flows: each of this stream's connections' bytes
-        RdmaInfo rdma;  // RDMA paths: device, CQ mode, registration cost
+        RdmaInfo rdma;                     // RDMA paths: device, CQ mode, registration cost
         std::thread thread;
         LatencyHistogram rtt;                                  // rr initiator: this stream's round trips
         int64_t longest_wait_ns = 0, longest_wait_end_ns = 0;  // timed senders: StopRule's record

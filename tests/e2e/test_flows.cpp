@@ -15,8 +15,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-Outcome zcperf(std::vector<std::string> args, std::chrono::milliseconds limit = 60s,
-               const std::string& nofile = "") {
+Outcome zcperf(std::vector<std::string> args, std::chrono::milliseconds limit = 60s, const std::string& nofile = "") {
     args.insert(args.begin(), zcperf_bin());
     if (!nofile.empty()) args.insert(args.begin(), {"prlimit", "--nofile=" + nofile});
     return run(args, limit);
@@ -61,8 +60,8 @@ void expect_flows(const json& r, size_t flows) {
 
 TEST(FlowsE2e, StreamMaertsAndRrWithFlowsAgainstZcserver) {
     LocalServer server;
-    auto o = zcperf({"-c", server.address(), "-t", "stream,maerts,rr", "--flows", "16", "-P", "2", "-l", "1", "-o",
-                     "json"});
+    auto o =
+        zcperf({"-H", server.address(), "-t", "stream,maerts,rr", "--flows", "16", "-P", "2", "-l", "1", "-o", "json"});
     ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
     json j = json::parse(o.out);
     ASSERT_EQ(j["results"].size(), 3u);
@@ -82,8 +81,8 @@ TEST(FlowsE2e, AThousandFlowsOverTwoThreadsRunInAFewSeconds) {
     json r = result_of(o);
     expect_flows(r, 1000);
     EXPECT_LT(o.seconds, 15) << "1000 flows' set-up and run";
-    std::cout << "  1000 flows: " << r["throughput_gbps"] << " Gb/s, Jain " << r["local"]["flows"]["jain_index"]
-              << ", " << o.seconds << " s in all\n";
+    std::cout << "  1000 flows: " << r["throughput_gbps"] << " Gb/s, Jain " << r["local"]["flows"]["jain_index"] << ", "
+              << o.seconds << " s in all\n";
 }
 
 TEST(FlowsE2e, HumanAndCsvReportsCarryTheFairnessFigures) {
@@ -105,19 +104,18 @@ TEST(FlowsE2e, TheOpenFileLimitIsRaisedAndSaid) {
     auto o = zcperf({"--flows", "300", "-l", "0.5"}, 30s, "256:20000");
     if (o.exit_code != 0 && o.err.find("prlimit") != std::string::npos) GTEST_SKIP() << o.err;
     ASSERT_EQ(o.exit_code, 0) << o.err << o.out;
-    EXPECT_NE(o.out.find("raised the open-file limit (RLIMIT_NOFILE soft, hard 20000) from 256 to"),
-              std::string::npos)
+    EXPECT_NE(o.out.find("raised the open-file limit (RLIMIT_NOFILE soft, hard 20000) from 256 to"), std::string::npos)
         << o.out;
 }
 
 TEST(FlowsE2e, BeyondTheHardLimitIsAClearErrorAndTheServerServesOn) {
     LocalServer server;
-    auto o = zcperf({"-c", server.address(), "--flows", "1000", "-l", "0.5"}, 30s, "512:512");
+    auto o = zcperf({"-H", server.address(), "--flows", "1000", "-l", "0.5"}, 30s, "512:512");
     EXPECT_NE(o.exit_code, 0);
     EXPECT_NE(o.err.find("--flows 1000 x -P 1 (1000 connections) needs about"), std::string::npos) << o.err;
     EXPECT_NE(o.err.find("hard limit (512, RLIMIT_NOFILE)"), std::string::npos) << o.err;
     EXPECT_NE(o.err.find("LimitNOFILE="), std::string::npos) << o.err;
-    auto after = zcperf({"-c", server.address(), "--flows", "4", "-l", "0.3"});
+    auto after = zcperf({"-H", server.address(), "--flows", "4", "-l", "0.3"});
     EXPECT_EQ(after.exit_code, 0) << after.err;
 }
 

@@ -15,7 +15,9 @@
 #include "core/stream_counters.hpp"
 #include "parse_cli.hpp"
 #include "paths/test_rules.hpp"
+#include "protocol/messages.hpp"
 #include "protocol/result.hpp"
+#include "run_driver.hpp"
 #include "system/fd_limit.hpp"
 #include "tcp/tcp_flows.hpp"
 
@@ -138,6 +140,20 @@ TEST(FlowRules, TheCommandLineTakesFlowsInItsRange) {
     EXPECT_NE(test::parse({"--flows", "0"}), 0);
     EXPECT_NE(test::parse({"--flows", "65537"}), 0);
     EXPECT_NE(test::parse({"--flows", "65536", "-P", "2"}), 0);  // over kMaxDataConnections
+}
+
+TEST(FlowRules, AServerThatPredatesFlowsIsRefusedBeforeTheSetup) {
+    TestParams p;
+    Welcome old;
+    old.software = "zcserver 0.0.9";
+    old.features = {kFeatureIntervals, kFeatureExplain};
+    EXPECT_EQ(flows_support_problem(p, old), "");  // one connection per stream: any server
+    p.flows = 10;
+    std::string why = flows_support_problem(p, old);
+    EXPECT_NE(why.find("the server (zcserver 0.0.9) predates --flows"), std::string::npos) << why;
+    Welcome now;
+    now.features = server_features();
+    EXPECT_EQ(flows_support_problem(p, now), "");
 }
 
 // Sets of non-blocking socketpairs, `threads` epoll loops each way: every flow's count is the same on
