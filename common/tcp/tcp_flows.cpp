@@ -158,6 +158,59 @@ StreamCounters TcpFlowsReceiver::run(const StopRule& stop) {
     return c;
 }
 
+ssize_t TcpFlowSet::send_rest(size_t f, const FlowState& s, StreamCounters& c) {
+    for (;;) {
+        ssize_t r = ::send(fds_[f], buf_.data() + s.done, buf_.size() - s.done, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (r >= 0) {
+            ++c.ops;
+            return r;
+        }
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN) return -1;
+        fail(c, "send");
+        return -2;
+    }
+}
+
+ssize_t TcpFlowSet::recv_rest(size_t f, const FlowState& s, StreamCounters& c) {
+    for (;;) {
+        ssize_t r = ::recv(fds_[f], buf_.data() + s.done, buf_.size() - s.done, MSG_DONTWAIT);
+        if (r > 0) {
+            bytes_[f] += static_cast<uint64_t>(r);
+            c.bytes += static_cast<uint64_t>(r);
+            ++c.ops;
+            return r;
+        }
+        if (r == 0) return 0;
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN) return -1;
+        fail(c, "recv");
+        return -2;
+    }
+}
+
+void TcpFlowSet::finish(size_t f, FlowState& s) {
+    forget(f);
+    s.phase = FlowPhase::finished;
+    --open_;
+}
+
+template <class Step>
+StreamCounters TcpFlowSet::serve(const StopRule& stop, bool kick, StreamCounters& c, Step step) {
+    uint64_t segs0 = segments_out();
+    open_ = fds_.size();
+    bool ok = true;
+    for (size_t f = 0; kick && f < fds_.size() && ok; ++f) ok = step(f);
+    while (ok && open_ > 0) {
+        int ready = wait_bounded(stop, c);
+        if (ready < 0) break;
+        for (int k = 0; k < ready && ok; ++k) ok = step(events_[k].data.u64);
+        stop.publish(c);
+    }
+    c.segments = segments_out() - segs0;
+    return c;
+}
+
 TcpFlowsRrInitiator::TcpFlowsRrInitiator(const std::vector<int>& fds, size_t message_size, size_t alignment,
                                          LatencyHistogram& rtt)
     : TcpFlowSet(fds, EPOLLIN | EPOLLOUT | EPOLLET, message_size, alignment), state_(fds.size()), rtt_(rtt) {
@@ -172,37 +225,24 @@ bool TcpFlowsRrInitiator::step(size_t f, const StopRule& stop, StreamCounters& c
     while (s.phase != FlowPhase::finished) {
         if (s.phase == FlowPhase::sending) {
             if (s.done == 0) s.t0 = monotonic_ns();
-            ssize_t r = ::send(fds_[f], buf_.data() + s.done, n - s.done, MSG_NOSIGNAL | MSG_DONTWAIT);
-            if (r < 0) {
-                if (errno == EINTR) continue;
-                if (errno == EAGAIN) return true;
-                fail(c, "send");
-                return false;
-            }
-            ++c.ops;
+            ssize_t r = send_rest(f, s, c);
+            if (r < 0) return r == -1;
             if ((s.done += static_cast<uint64_t>(r)) == n) s = {FlowPhase::receiving, 0, s.t0};
             continue;
         }
-        ssize_t r = ::recv(fds_[f], buf_.data() + s.done, n - s.done, MSG_DONTWAIT);
-        if (r <= 0) {
-            if (r < 0 && errno == EINTR) continue;
-            if (r < 0 && errno == EAGAIN) return true;
-            if (r == 0) errno = ECONNRESET;  // the responder ended the flow: it went away
+        ssize_t r = recv_rest(f, s, c);
+        if (r == 0) {  // the responder ended the flow: it went away
+            errno = ECONNRESET;
             fail(c, "recv");
-            return false;
         }
-        bytes_[f] += static_cast<uint64_t>(r);
-        c.bytes += static_cast<uint64_t>(r);
-        ++c.ops;
+        if (r <= 0) return r == -1;
         if ((s.done += static_cast<uint64_t>(r)) < n) continue;
         int64_t t1 = monotonic_ns();
         rtt_.record(static_cast<uint64_t>(t1 - s.t0));
         ++c.messages;
         if (t1 >= stop.deadline_ns) {  // this flow's last transaction: the responder sees its end next
             ::shutdown(fds_[f], SHUT_WR);
-            forget(f);
-            s.phase = FlowPhase::finished;
-            --open_;
+            finish(f, s);
         } else {
             s = {FlowPhase::sending, 0, 0};
         }
@@ -212,18 +252,7 @@ bool TcpFlowsRrInitiator::step(size_t f, const StopRule& stop, StreamCounters& c
 
 StreamCounters TcpFlowsRrInitiator::run(const StopRule& stop) {
     StreamCounters c;
-    uint64_t segs0 = segments_out();
-    open_ = fds_.size();
-    bool ok = true;
-    for (size_t f = 0; f < fds_.size() && ok; ++f) ok = step(f, stop, c);  // every flow's first request
-    while (ok && open_ > 0) {
-        int ready = wait_bounded(stop, c);
-        if (ready < 0) break;
-        for (int k = 0; k < ready && ok; ++k) ok = step(events_[k].data.u64, stop, c);
-        stop.publish(c);
-    }
-    c.segments = segments_out() - segs0;
-    return c;
+    return serve(stop, true, c, [&](size_t f) { return step(f, stop, c); });
 }
 
 TcpFlowsRrResponder::TcpFlowsRrResponder(const std::vector<int>& fds, size_t message_size, size_t alignment)
@@ -232,43 +261,27 @@ TcpFlowsRrResponder::TcpFlowsRrResponder(const std::vector<int>& fds, size_t mes
     for (int fd : fds) set_no_delay(fd);
 }
 
-bool TcpFlowsRrResponder::step(size_t f, const StopRule&, StreamCounters& c) {
+// One flow's answers as far as its socket lets them go without waiting.
+bool TcpFlowsRrResponder::step(size_t f, StreamCounters& c) {
     FlowState& s = state_[f];
     const size_t n = buf_.size();
     while (s.phase != FlowPhase::finished) {
         if (s.phase == FlowPhase::receiving) {
-            ssize_t r = ::recv(fds_[f], buf_.data() + s.done, n - s.done, MSG_DONTWAIT);
-            if (r < 0) {
-                if (errno == EINTR) continue;
-                if (errno == EAGAIN) return true;
-                fail(c, "recv");
-                return false;
-            }
-            if (r == 0) {
-                if (s.done != 0) {  // ended inside a request
-                    errno = ECONNRESET;
-                    fail(c, "recv");
-                    return false;
-                }
-                forget(f);
-                s.phase = FlowPhase::finished;
-                --open_;
+            ssize_t r = recv_rest(f, s, c);
+            if (r == 0 && s.done == 0) {  // the initiator ended the flow between requests: done
+                finish(f, s);
                 return true;
             }
-            bytes_[f] += static_cast<uint64_t>(r);
-            c.bytes += static_cast<uint64_t>(r);
-            ++c.ops;
+            if (r == 0) {  // ended inside a request
+                errno = ECONNRESET;
+                fail(c, "recv");
+            }
+            if (r <= 0) return r == -1;
             if ((s.done += static_cast<uint64_t>(r)) == n) s = {FlowPhase::sending, 0, 0};
             continue;
         }
-        ssize_t r = ::send(fds_[f], buf_.data() + s.done, n - s.done, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            if (errno == EAGAIN) return true;
-            fail(c, "send");
-            return false;
-        }
-        ++c.ops;
+        ssize_t r = send_rest(f, s, c);
+        if (r < 0) return r == -1;
         if ((s.done += static_cast<uint64_t>(r)) == n) {
             ++c.messages;
             s = {FlowPhase::receiving, 0, 0};
@@ -279,17 +292,7 @@ bool TcpFlowsRrResponder::step(size_t f, const StopRule&, StreamCounters& c) {
 
 StreamCounters TcpFlowsRrResponder::run(const StopRule& stop) {
     StreamCounters c;
-    uint64_t segs0 = segments_out();
-    open_ = fds_.size();
-    bool ok = true;
-    while (ok && open_ > 0) {
-        int ready = wait_bounded(stop, c);
-        if (ready < 0) break;
-        for (int k = 0; k < ready && ok; ++k) ok = step(events_[k].data.u64, stop, c);
-        stop.publish(c);
-    }
-    c.segments = segments_out() - segs0;
-    return c;
+    return serve(stop, false, c, [&](size_t f) { return step(f, c); });
 }
 
 }  // namespace zc

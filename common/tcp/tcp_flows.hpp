@@ -25,6 +25,14 @@
 
 namespace zc {
 
+// rr over flows: a flow is sending its message or receiving the peer's, and `done` bytes into it.
+enum class FlowPhase : uint8_t { sending, receiving, finished };
+struct FlowState {
+    FlowPhase phase = FlowPhase::sending;
+    uint64_t done = 0;
+    int64_t t0 = 0;  // the initiator: when the transaction's request started
+};
+
 // What every flows loop holds: the flows' sockets (owned by the caller's data connection), their
 // epoll, the thread's buffer and each flow's byte count.
 class TcpFlowSet {
@@ -45,6 +53,17 @@ protected:
     void forget(size_t flow);  // takes a finished flow out of the epoll
     // TCP data segments all flows sent so far (TCP_INFO), for rr's segments per transaction.
     uint64_t segments_out() const;
+
+    // rr: one call toward the rest of flow f's message, counted (recv: into the flow's bytes too). The
+    // bytes moved; 0 when the peer ended the flow (recv); -1 on EAGAIN; -2 when it failed (c says why).
+    ssize_t send_rest(size_t f, const FlowState& s, StreamCounters& c);
+    ssize_t recv_rest(size_t f, const FlowState& s, StreamCounters& c);
+    void finish(size_t f, FlowState& s);  // the flow is done: out of the epoll, one fewer open
+    // rr's loop: `step(f)` (a flow's state machine, false on an error) for every ready flow, first for
+    // every flow when `kick` (the initiator's first requests), until no flow is open; segments counted.
+    template <class Step>
+    StreamCounters serve(const StopRule& stop, bool kick, StreamCounters& c, Step step);
+    size_t open_ = 0;
 
     std::vector<int> fds_;
     UniqueFd epoll_;
@@ -69,14 +88,6 @@ public:
     StreamCounters run(const StopRule& stop);
 };
 
-// rr over flows: a flow is sending its message or receiving the peer's, and `done` bytes into it.
-enum class FlowPhase : uint8_t { sending, receiving, finished };
-struct FlowState {
-    FlowPhase phase = FlowPhase::sending;
-    uint64_t done = 0;
-    int64_t t0 = 0;  // the initiator: when the transaction's request started
-};
-
 class TcpFlowsRrInitiator : public TcpFlowSet {
 public:
     // Sets TCP_NODELAY on every flow and prepares `rtt` (before the measured interval).
@@ -89,7 +100,6 @@ private:
     bool step(size_t f, const StopRule& stop, StreamCounters& c);  // false: the flow failed (c says why)
     std::vector<FlowState> state_;
     LatencyHistogram& rtt_;
-    size_t open_ = 0;
 };
 
 class TcpFlowsRrResponder : public TcpFlowSet {
@@ -99,9 +109,8 @@ public:
     StreamCounters run(const StopRule& stop);
 
 private:
-    bool step(size_t f, const StopRule& stop, StreamCounters& c);
+    bool step(size_t f, StreamCounters& c);
     std::vector<FlowState> state_;
-    size_t open_ = 0;
 };
 
 }  // namespace zc
