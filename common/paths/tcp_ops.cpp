@@ -89,7 +89,7 @@ std::vector<DataConnection> as_flow_sets(std::vector<UniqueFd> fds, int flows) {
 class TcpListener final : public KindListener {
 public:
     TcpListener(const ServerSpec& half, const std::string& bind_address)
-        : streams_(half.streams), flows_(half.flows), wanted_(static_cast<int>(data_connections(half))) {
+        : flows_(half.flows), wanted_(static_cast<int>(data_connections(half))) {
         auto [fd, port] = listen_tcp(bind_address, 0, wanted_, half.side.socket_buffer);
         fd_ = std::move(fd);
         port_ = port;
@@ -114,7 +114,7 @@ public:
     }
 
 private:
-    int streams_, flows_, wanted_;
+    int flows_, wanted_;  // connections per stream; all the half's connections
     UniqueFd fd_;
     uint16_t port_ = 0;
 };
