@@ -18,6 +18,9 @@ namespace {
 constexpr int kStallMs = 10000;  // the longest silence of flows still open (a TCP data socket's, as elsewhere)
 constexpr int kTickMs = 100;     // how often a waiting loop looks at its deadline and abort flag
 constexpr size_t kMaxEvents = 1024;
+// A stream flow's turn: what it may move before the next ready flow's (level-triggered, so a flow with
+// more to move is reported again). Small messages then cost one epoll_wait per 64 KiB, not per message.
+constexpr uint64_t kTurnBytes = 64 << 10;
 
 bool aborted(const StopRule& stop) { return stop.abort && stop.abort->load(std::memory_order_relaxed); }
 
@@ -94,7 +97,8 @@ StreamCounters TcpFlowsSender::run(const StopRule& stop) {
         if (ready == 0 && stop.next_length(c.bytes, n) == 0) break;
         for (int k = 0; k < ready && !done; ++k) {
             const size_t f = events_[k].data.u64;
-            for (;;) {  // one send (a signal aside): the next ready flow's turn
+            // A turn: sends until kTurnBytes moved (one send of a large -m) or the socket is full.
+            for (uint64_t turn = 0; turn < kTurnBytes;) {
                 size_t len = stop.next_length(c.bytes, n);
                 if (len == 0) {
                     done = true;
@@ -104,8 +108,9 @@ StreamCounters TcpFlowsSender::run(const StopRule& stop) {
                 if (r > 0) {
                     bytes_[f] += static_cast<uint64_t>(r);
                     c.bytes += static_cast<uint64_t>(r);
+                    turn += static_cast<uint64_t>(r);
                     ++c.ops;
-                    break;
+                    continue;
                 }
                 if (r < 0 && errno == EINTR) continue;
                 if (r < 0 && errno != EAGAIN) {
@@ -134,13 +139,15 @@ StreamCounters TcpFlowsReceiver::run(const StopRule& stop) {
         if (ready < 0) break;
         for (int k = 0; k < ready && open > 0; ++k) {
             const size_t f = events_[k].data.u64;
-            for (;;) {  // one recv (a signal aside): the next ready flow's turn
+            // A turn: receives until kTurnBytes moved (one recv of a large -m) or nothing is queued.
+            for (uint64_t turn = 0; turn < kTurnBytes;) {
                 ssize_t r = ::recv(fds_[f], buf_.data(), n, MSG_DONTWAIT);
                 if (r > 0) {
                     bytes_[f] += static_cast<uint64_t>(r);
                     c.bytes += static_cast<uint64_t>(r);
+                    turn += static_cast<uint64_t>(r);
                     ++c.ops;
-                    break;
+                    continue;
                 }
                 if (r < 0 && errno == EINTR) continue;
                 if (r == 0) {  // the sender shut this flow down: it is done

@@ -1,11 +1,11 @@
 #pragma once
 // --flows N (issue #28; neper's num_flows): one stream thread drives N TCP connections through one
 // epoll, as servers run, instead of a thread per connection. The stream loops are level-triggered and
-// make one call per ready flow per wake-up, so the flows take turns: written until EAGAIN instead, the
-// first flows of a loopback test (whose send buffer drains as fast as it fills) took the whole run and
-// 1000 flows' median was 0. The rr loops are edge-triggered: a flow's turn ends at its next wait for
-// the peer anyway. Each flow's bytes are counted apart, for the
-// per-flow min/median/max and Jain's index (core/flow_stats.hpp). One buffer per thread, shared by its
+// move at most 64 KiB (or one -m) per ready flow per wake-up, so the flows take turns: written until
+// EAGAIN instead, the first flows of a loopback test (whose send buffer drains as fast as it fills)
+// took the whole run and 1000 flows' median was 0. The rr loops are edge-triggered: a flow's turn ends
+// at its next wait for the peer anyway. Each flow's bytes are counted apart, for the per-flow
+// min/median/max and Jain's index (core/flow_stats.hpp). One buffer per thread, shared by its
 // flows (the bytes' content is not the point, as in neper); no allocation, no virtual call per message.
 //
 // A flows loop serves stream and maerts (TcpFlowsSender, TcpFlowsReceiver) and rr (TcpFlowsRrInitiator,
