@@ -134,12 +134,13 @@ TEST(FlowRules, FlowsRunOverTcpCopiesForStreamMaertsAndRr) {
 
 TEST(FlowRules, TheCommandLineTakesFlowsInItsRange) {
     ClientOptions o;
-    EXPECT_EQ(test::parse({"--flows", "500", "-P", "2"}, o), 0);
+    EXPECT_EQ(test::parse({"--flows", "500", "-P", "2"}, o), -1);  // -1: go on
     EXPECT_EQ(o.params.flows, 500);
     EXPECT_EQ(data_connections(o.params), 1000u);
-    EXPECT_NE(test::parse({"--flows", "0"}), 0);
-    EXPECT_NE(test::parse({"--flows", "65537"}), 0);
-    EXPECT_NE(test::parse({"--flows", "65536", "-P", "2"}), 0);  // over kMaxDataConnections
+    EXPECT_EQ(test::parse({"--flows", "0"}), 2);
+    EXPECT_EQ(test::parse({"--flows", "65537"}), 2);
+    EXPECT_EQ(test::parse({"--flows", "65536", "-P", "2"}), 2);  // over kMaxDataConnections
+    EXPECT_EQ(test::parse({"--flows", "4", "-T", "udp"}), 2);     // the capability rules, at parse time
 }
 
 TEST(FlowRules, AServerThatPredatesFlowsIsRefusedBeforeTheSetup) {
