@@ -69,7 +69,7 @@ TEST(FlowsE2e, StreamMaertsAndRrWithFlowsAgainstZcserver) {
         SCOPED_TRACE(r["test"].get<std::string>());
         expect_flows(r, 32);
         if (r["test"] == "rr") {
-            EXPECT_GT(r["messages"]["transactions"].get<uint64_t>(), 32u) << r["messages"].dump();
+            EXPECT_GT(r["rr"]["transactions"].get<uint64_t>(), 32u) << r["rr"].dump();
         } else {
             EXPECT_GT(r["throughput_gbps"].get<double>(), 0);
         }
