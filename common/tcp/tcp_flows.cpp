@@ -84,7 +84,7 @@ uint64_t TcpFlowSet::segments_out() const {
 }
 
 TcpFlowsSender::TcpFlowsSender(const std::vector<int>& fds, size_t message_size, size_t alignment)
-    : TcpFlowSet(fds, EPOLLOUT, message_size, alignment) {}  // level-triggered: one send per turn
+    : TcpFlowSet(fds, EPOLLOUT, message_size, alignment) {}  // level-triggered: turns
 
 StreamCounters TcpFlowsSender::run(const StopRule& stop) {
     StreamCounters c;
@@ -106,10 +106,7 @@ StreamCounters TcpFlowsSender::run(const StopRule& stop) {
                 }
                 ssize_t r = ::send(fds_[f], buf_.data(), len, MSG_NOSIGNAL | MSG_DONTWAIT);
                 if (r > 0) {
-                    bytes_[f] += static_cast<uint64_t>(r);
-                    c.bytes += static_cast<uint64_t>(r);
-                    turn += static_cast<uint64_t>(r);
-                    ++c.ops;
+                    turn += moved(f, r, c);
                     continue;
                 }
                 if (r < 0 && errno == EINTR) continue;
@@ -128,7 +125,7 @@ StreamCounters TcpFlowsSender::run(const StopRule& stop) {
 }
 
 TcpFlowsReceiver::TcpFlowsReceiver(const std::vector<int>& fds, size_t message_size, size_t alignment)
-    : TcpFlowSet(fds, EPOLLIN | EPOLLRDHUP, message_size, alignment) {}  // level-triggered: one recv per turn
+    : TcpFlowSet(fds, EPOLLIN | EPOLLRDHUP, message_size, alignment) {}  // level-triggered: turns
 
 StreamCounters TcpFlowsReceiver::run(const StopRule& stop) {
     StreamCounters c;
@@ -143,10 +140,7 @@ StreamCounters TcpFlowsReceiver::run(const StopRule& stop) {
             for (uint64_t turn = 0; turn < kTurnBytes;) {
                 ssize_t r = ::recv(fds_[f], buf_.data(), n, MSG_DONTWAIT);
                 if (r > 0) {
-                    bytes_[f] += static_cast<uint64_t>(r);
-                    c.bytes += static_cast<uint64_t>(r);
-                    turn += static_cast<uint64_t>(r);
-                    ++c.ops;
+                    turn += moved(f, r, c);
                     continue;
                 }
                 if (r < 0 && errno == EINTR) continue;
@@ -183,9 +177,7 @@ ssize_t TcpFlowSet::recv_rest(size_t f, const FlowState& s, StreamCounters& c) {
     for (;;) {
         ssize_t r = ::recv(fds_[f], buf_.data() + s.done, buf_.size() - s.done, MSG_DONTWAIT);
         if (r > 0) {
-            bytes_[f] += static_cast<uint64_t>(r);
-            c.bytes += static_cast<uint64_t>(r);
-            ++c.ops;
+            moved(f, r, c);
             return r;
         }
         if (r == 0) return 0;

@@ -13,6 +13,7 @@
 // fits the same set: TcpFlowSet's epoll and per-flow counts, with a flow's state machine that
 // reconnects after each answer (the hook: FlowPhase and step() below are all a crr loop replaces).
 #include <sys/epoll.h>
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -51,6 +52,14 @@ protected:
     // Returns the number of ready flows, or -1 when the loop must end (abort, error, stall).
     int wait_bounded(const StopRule& stop, StreamCounters& c);
     void forget(size_t flow);  // takes a finished flow out of the epoll
+    // Counts a call's bytes, the flow's and the loop's, and the call; returns them.
+    uint64_t moved(size_t f, ssize_t r, StreamCounters& c) {
+        const auto b = static_cast<uint64_t>(r);
+        bytes_[f] += b;
+        c.bytes += b;
+        ++c.ops;
+        return b;
+    }
     // TCP data segments all flows sent so far (TCP_INFO), for rr's segments per transaction.
     uint64_t segments_out() const;
 

@@ -140,7 +140,7 @@ TEST(FlowRules, TheCommandLineTakesFlowsInItsRange) {
     EXPECT_EQ(test::parse({"--flows", "0"}), 2);
     EXPECT_EQ(test::parse({"--flows", "65537"}), 2);
     EXPECT_EQ(test::parse({"--flows", "65536", "-P", "2"}), 2);  // over kMaxDataConnections
-    EXPECT_EQ(test::parse({"--flows", "4", "-T", "udp"}), 2);     // the capability rules, at parse time
+    EXPECT_EQ(test::parse({"--flows", "4", "-T", "udp"}), 2);    // the capability rules, at parse time
 }
 
 TEST(FlowRules, AServerThatPredatesFlowsIsRefusedBeforeTheSetup) {
