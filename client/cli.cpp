@@ -311,6 +311,11 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
             .excluding("-l"),
         value_in("-P,--streams", o.params.streams, wire_range(&TestParams::streams),
                  "parallel streams, one thread per stream on each side"),
+        // Issue 28: neper's num_flows (tcp/tcp_flows.hpp); its rules are paths/flow_rules.cpp.
+        value_in("--flows", o.params.flows, wire_range(&TestParams::flows),
+                 "TCP connections per stream, all served by the stream's thread through one epoll, as servers run "
+                 "(neper's num_flows; e.g. -P 2 --flows 500); reports per-flow min/median/max and Jain's fairness "
+                 "index. -T tcp, stream/maerts/rr; raises the open-file limit as needed"),
         size_in("--rcvlowat", o.params.rcv_lowat, wire_range(&TestParams::rcv_lowat).lo,
                 wire_range(&TestParams::rcv_lowat).hi,
                 "stream tests over TCP: the receiver sleeps until this many bytes are queued (SO_RCVLOWAT), so the "
@@ -472,6 +477,9 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
             std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end())
             throw std::invalid_argument("--batch is for -t msgrate (messages per send call), and udp's stream");
         check_interval(o);
+        if (data_connections(o.params) > kMaxDataConnections)
+            throw std::invalid_argument(flows_need(o.params) + " exceed " + std::to_string(kMaxDataConnections) +
+                                        " connections per side");
         if (!o.explain_stacks.empty() && o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;
         o.params.explain_stacks = !o.explain_stacks.empty();
         check_tests(o);

@@ -8,7 +8,9 @@
 #include <mutex>
 #include <fmt/format.h>
 
+#include "core/flow_stats.hpp"
 #include "run/side_runner.hpp"
+#include "system/fd_limit.hpp"
 #include "paths/data_setup.hpp"
 #include "tcp/tcp_socket.hpp"
 
@@ -160,7 +162,9 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
             throw std::runtime_error("UDP count mismatch: " + why + ". No figures are reported for this test.");
     } else if (udp) {
         // rr over UDP: a lost request or answer is counted by the initiator (rr_timeouts), not a mismatch.
-    } else if (tx.bytes != rx.bytes || tx.stream_bytes != rx.stream_bytes) {
+    } else if (std::string why = flow_count_problem(tx.flow_bytes, rx.flow_bytes); !why.empty()) {
+        throw std::runtime_error(why + ". No figures are reported for this test.");
+    } else if (tx.bytes != rx.bytes || (tx.flow_bytes.empty() && tx.stream_bytes != rx.stream_bytes)) {
         throw std::runtime_error(
             fmt::format("byte count mismatch: the sender sent {} bytes but the receiver counted {}; a peer ended the "
                         "stream early or the data connection lost data. No figures are reported for this test.",
@@ -250,8 +254,18 @@ std::string interval_support_problem(const TestParams& params, const Welcome& we
            "only; run the same zcperf release on both hosts for both sides";
 }
 
+std::string flows_support_problem(const TestParams& params, const Welcome& welcome) {
+    if (params.flows <= 1 || welcome.has_feature(kFeatureFlows)) return "";
+    return "the server (" + welcome.software +
+           ") predates --flows: it would wait for one connection per stream; run the same zcperf release on both "
+           "hosts, or use -P N";
+}
+
 TestResult run_test(ControlClient& control, const TestSpec& spec, const RunHooks& hooks) {
     auto t0 = Clock::now();
+    if (std::string why = flows_support_problem(spec, control.welcome()); !why.empty()) throw std::runtime_error(why);
+    // Every flow is a descriptor: room for them before the server is asked to listen for them.
+    std::string fd_note = spec.flows > 1 ? ensure_fd_limit(data_connections(spec), flows_need(spec)) : "";
     control.send(Setup{server_half(spec)});
     // An --exclusive server answers once the test it runs has ended (within --server-wait).
     Ready ready = control.expect<Ready>(kReplyTimeout +
@@ -262,6 +276,7 @@ TestResult run_test(ControlClient& control, const TestSpec& spec, const RunHooks
     char name[256] = {};
     gethostname(name, sizeof(name) - 1);
     std::vector<std::string> notes;
+    if (!fd_note.empty()) notes.push_back(fd_note);
     if (ready.waited_s > 0)
         notes.push_back(
             fmt::format("the server runs one test at a time (--exclusive): this one waited {:.1f} s "

@@ -34,6 +34,9 @@ TestResult run_test(ControlClient& control, const TestSpec& spec, const RunHooks
 
 // --interval against a server that does not send interval samples: what to tell the user ("" if none).
 std::string interval_support_problem(const TestParams& params, const Welcome& welcome);
+// --flows against a server that predates it (it would ignore the field and wait for one connection
+// per stream): the refusal, "" when the server serves flows or none are asked for.
+std::string flows_support_problem(const TestParams& params, const Welcome& welcome);
 
 // Merges both sides; throws std::runtime_error when the byte counts disagree.
 TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote, bool same_host);

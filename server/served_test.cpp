@@ -6,6 +6,7 @@
 
 #include "protocol/messages.hpp"
 #include "run/side_runner.hpp"
+#include "system/fd_limit.hpp"
 
 namespace zc {
 
@@ -22,6 +23,8 @@ TestRun::TestRun(ServerSpec spec, const std::string& bind_address, std::set<int>
       host_(std::move(host)),
       peer_(std::move(peer)),
       notify_(std::move(notify)) {
+    // Every flow is a descriptor (--flows): room for them, said in the side's report, before listening.
+    if (spec_.flows > 1) fd_note_ = ensure_fd_limit(data_connections(spec_), flows_need(spec_));
     listener_ = std::make_unique<DataListener>(spec_, server_role(spec_.test), bind_address);
     port_ = listener_->port();
     token_ = std::random_device{}() | (static_cast<uint64_t>(std::random_device{}()) << 32);
@@ -64,6 +67,7 @@ void TestRun::coordinate() {
                        peer_,
                        token_,
                        {}};
+        if (!fd_note_.empty()) cfg.notes.push_back(fd_note_);
         if (spec_.interval_s > 0) {  // each interval goes to the client as it ends (the session sends in order)
             cfg.on_interval = [this](const SideInterval& s) {
                 if (!silent_.load()) notify_(IntervalMsg{s});

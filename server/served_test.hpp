@@ -42,6 +42,7 @@ private:
     Notify notify_;
     std::unique_ptr<DataListener> listener_;  // until the streams are in
     uint16_t port_ = 0;
+    std::string fd_note_;  // --flows: the open-file limit raised for this test, for its report
     uint64_t token_ = 0;
     std::mutex mu_;
     std::condition_variable cv_;

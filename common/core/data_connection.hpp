@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "core/unique_fd.hpp"
 
@@ -60,9 +61,15 @@ struct RdmaConnectionDeleter {
 };
 using RdmaConnectionPtr = std::unique_ptr<RdmaConnection, RdmaConnectionDeleter>;
 
-using DataConnection = std::variant<UniqueFd, RsocketFd, RdmaConnectionPtr>;
+// --flows N (issue #28): one stream's N TCP connections, served by one thread through one epoll
+// (tcp/tcp_flows.hpp). A stream is a thread; with flows, its connection is this set.
+struct TcpFlowSockets {
+    std::vector<UniqueFd> fds;
+};
 
-// The TCP socket of a TCP connection, else -1.
+using DataConnection = std::variant<UniqueFd, RsocketFd, RdmaConnectionPtr, TcpFlowSockets>;
+
+// The TCP socket of a TCP connection (the first flow's of a set of flows), else -1.
 int tcp_fd(const DataConnection& c);
 // Wakes a thread blocked on the connection (abort: the peer vanished, Ctrl-C): shutdown for
 // sockets; rsocket and verbs loops never block unbounded and look at their abort flag instead.

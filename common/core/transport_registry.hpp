@@ -73,6 +73,9 @@ struct TransportInfo {
     // Datagrams, each numbered (UDP): the receiver counts what was lost, so the two sides' counts add up
     // instead of being equal; its own rules (paths/udp_rules.hpp) and report (SideResult::udp).
     bool datagrams = false;
+    // --flows N: a stream thread serves N connections through one epoll with send()/recv() copies
+    // (tcp/tcp_flows.hpp; paths/flow_rules.hpp has the rest of its rules).
+    bool flows = false;
     bool gso = false;             // one call carries many datagrams, cut at --gso-size (UDP_SEGMENT)
     uint32_t stream_size = 0;     // -m for stream and maerts when not given (0: 1 MiB)
     uint32_t msgrate_size = 0;    // -m for msgrate when not given (0: 2 B)

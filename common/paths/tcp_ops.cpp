@@ -22,6 +22,7 @@
 #include "tcp/tcp_rx_zerocopy.hpp"
 #include "tcp/tcp_sendfile.hpp"
 #include "tcp/tcp_socket.hpp"
+#include "tcp/tcp_flows.hpp"
 #include "tcp/tcp_uring_zc.hpp"
 
 namespace zc {
@@ -72,33 +73,48 @@ std::vector<UniqueFd> accept_tcp(int listener, int wanted, uint64_t token,
     return ready;
 }
 
+// --flows: the streams' connections in sets of `flows`, one set per stream thread. Which flows share a
+// thread is this side's own choice (the two sides compare flows as a multiset, run_driver.cpp).
+std::vector<DataConnection> as_flow_sets(std::vector<UniqueFd> fds, int flows) {
+    std::vector<DataConnection> out;
+    for (size_t i = 0; i < fds.size(); i += static_cast<size_t>(flows)) {
+        TcpFlowSockets set;
+        for (size_t k = i; k < i + static_cast<size_t>(flows) && k < fds.size(); ++k)
+            set.fds.push_back(std::move(fds[k]));
+        out.emplace_back(std::move(set));
+    }
+    return out;
+}
+
 class TcpListener final : public KindListener {
 public:
-    TcpListener(const ServerSpec& half, const std::string& bind_address) : streams_(half.streams) {
-        auto [fd, port] = listen_tcp(bind_address, 0, half.streams, half.side.socket_buffer);
+    TcpListener(const ServerSpec& half, const std::string& bind_address)
+        : flows_(half.flows), wanted_(static_cast<int>(data_connections(half))) {
+        auto [fd, port] = listen_tcp(bind_address, 0, wanted_, half.side.socket_buffer);
         fd_ = std::move(fd);
         port_ = port;
     }
     uint16_t port() const override { return port_; }
     std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
                                        const std::atomic<bool>& stopped) override {
-        std::vector<UniqueFd> tcp = accept_tcp(fd_.get(), streams_, token, deadline, stopped);
+        std::vector<UniqueFd> tcp = accept_tcp(fd_.get(), wanted_, token, deadline, stopped);
         if (stopped.load()) throw std::runtime_error(kStoppedBeforeStart);
-        if (static_cast<int>(tcp.size()) < streams_) {
-            throw std::runtime_error("only " + std::to_string(tcp.size()) + " of " + std::to_string(streams_) +
+        if (static_cast<int>(tcp.size()) < wanted_) {
+            throw std::runtime_error("only " + std::to_string(tcp.size()) + " of " + std::to_string(wanted_) +
                                      " data connections arrived within 10 s (a firewall between the hosts?)");
         }
+        fd_.reset();
+        if (flows_ > 1) return as_flow_sets(std::move(tcp), flows_);
         std::vector<DataConnection> out;
         for (auto& fd : tcp) {
             set_receive_timeout(fd.get(), kStallTimeout);
             out.emplace_back(std::move(fd));
         }
-        fd_.reset();
         return out;
     }
 
 private:
-    int streams_;
+    int flows_, wanted_;  // connections per stream; all the half's connections
     UniqueFd fd_;
     uint16_t port_ = 0;
 };
@@ -108,14 +124,21 @@ std::unique_ptr<KindListener> listen(const ServerSpec& half, Role, const std::st
 }
 
 std::vector<DataConnection> connect(const ServerSpec& half, Role, const PeerAddress& peer, uint64_t token) {
-    std::vector<DataConnection> out;
-    for (int i = 0; i < half.streams; ++i) {
+    std::vector<UniqueFd> fds;
+    for (uint64_t i = 0; i < data_connections(half); ++i) {
         UniqueFd fd = connect_tcp(Endpoint{peer.host, peer.port}, kConnectTimeout, half.side.socket_buffer);
         write_all(fd.get(), std::string_view(reinterpret_cast<const char*>(&token), sizeof(token)), kConnectTimeout);
         set_receive_timeout(fd.get(), kStallTimeout);
-        out.emplace_back(std::in_place_type<UniqueFd>, std::move(fd));
+        fds.push_back(std::move(fd));
     }
+    if (half.flows > 1) return as_flow_sets(std::move(fds), half.flows);
+    std::vector<DataConnection> out;
+    for (auto& fd : fds) out.emplace_back(std::in_place_type<UniqueFd>, std::move(fd));
     return out;
+}
+
+void require_runnable(const ServerSpec& h, Role role) {
+    if (std::string why = spec_problem(h, role); !why.empty()) throw std::runtime_error(why);
 }
 
 int socket_of(DataConnection& conn) {
@@ -124,9 +147,35 @@ int socket_of(DataConnection& conn) {
     return fd;
 }
 
-void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) { make_tcp_send(loop, h, socket_of(conn)); }
-void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) { make_tcp_recv(loop, h, socket_of(conn)); }
+// --flows: one loop over the stream's set of connections (spec_problem kept it to the tests it serves).
+void make_flows_loop(StreamLoop& loop, const ServerSpec& h, Role role, const TcpFlowSockets& set,
+                     LatencyHistogram* rtt) {
+    require_runnable(h, role);
+    std::vector<int> fds;
+    for (const auto& fd : set.fds) fds.push_back(fd.get());
+    const size_t m = h.message_size, align = h.alignment;
+    if (rtt && role == Role::send)
+        loop.emplace<TcpFlowsRrInitiator>(fds, m, align, *rtt);
+    else if (rtt)
+        loop.emplace<TcpFlowsRrResponder>(fds, m, align);
+    else if (role == Role::send)
+        loop.emplace<TcpFlowsSender>(fds, m, align);
+    else  // no SO_RCVLOWAT: 1000 flows x 256 KiB queued each ran slower on loopback (the data went cold)
+        loop.emplace<TcpFlowsReceiver>(fds, m, align);
+}
+
+void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+    if (const auto* set = std::get_if<TcpFlowSockets>(&conn))
+        return make_flows_loop(loop, h, Role::send, *set, nullptr);
+    make_tcp_send(loop, h, socket_of(conn));
+}
+void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+    if (const auto* set = std::get_if<TcpFlowSockets>(&conn))
+        return make_flows_loop(loop, h, Role::recv, *set, nullptr);
+    make_tcp_recv(loop, h, socket_of(conn));
+}
 void make_exchange(StreamLoop& loop, const ServerSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
+    if (const auto* set = std::get_if<TcpFlowSockets>(&conn)) return make_flows_loop(loop, h, role, *set, &rtt);
     make_tcp_exchange(loop, h, role, socket_of(conn), rtt);
 }
 
@@ -173,10 +222,6 @@ uint64_t bytes_per_stream(const ServerSpec& h, Role role) {
             break;  // UDP's (spec_problem refused them over TCP)
     }
     return m;
-}
-
-void require_runnable(const ServerSpec& h, Role role) {
-    if (std::string why = spec_problem(h, role); !why.empty()) throw std::runtime_error(why);
 }
 
 }  // namespace

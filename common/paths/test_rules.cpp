@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "core/gpu_path.hpp"
+#include "paths/flow_rules.hpp"
 #include "paths/transport_ops.hpp"
 #include "paths/udp_rules.hpp"
 #include "socket/staged_stream.hpp"
@@ -104,6 +105,7 @@ std::string spec_problem(const ServerSpec& half, Role role) {
                "), whose threads post work requests themselves; " + std::string(t.name) +
                " has no queue pairs of ours to put in one";
     }
+    if (std::string why = flows_problem(half); !why.empty()) return why;
     if (is_message_test(half.test)) {
         if (std::string why = message_test_problem(half, t); !why.empty()) return why;
     }

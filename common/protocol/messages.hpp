@@ -45,8 +45,11 @@ inline constexpr int kProtocolVersion = 1;
 inline constexpr const char* kFeatureIntervals = "intervals";
 // "explain" = it samples its CPUs over the measured interval when the setup's explain_hz > 0 (--explain).
 inline constexpr const char* kFeatureExplain = "explain";
+// "flows" = it serves a setup's flows > 1 (--flows): an older server would ignore the field and wait
+// for one connection per stream, so zcperf refuses before the setup instead.
+inline constexpr const char* kFeatureFlows = "flows";
 // What this release's zcserver lists.
-inline std::vector<std::string> server_features() { return {kFeatureIntervals, kFeatureExplain}; }
+inline std::vector<std::string> server_features() { return {kFeatureIntervals, kFeatureExplain, kFeatureFlows}; }
 
 struct Hello {
     int version = kProtocolVersion;

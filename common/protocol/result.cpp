@@ -168,6 +168,7 @@ nlohmann::json to_json(const SideResult& s) {
     if (!s.rdma.empty()) j["rdma"] = to_json(s.rdma);
     if (s.explain.ran || !s.explain.problem.empty()) j["explain"] = to_json(s.explain);
     if (!s.udp.empty()) j["udp"] = to_json(s.udp);
+    if (!s.flow_bytes.empty()) j["flow_bytes"] = s.flow_bytes;
     return j;
 }
 
@@ -210,6 +211,9 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         if (j.contains("messages")) s.messages = message_side_from_json(j.at("messages"));  // absent from older servers
         if (j.contains("rdma")) s.rdma = rdma_info_from_json(j.at("rdma"));
         if (j.contains("udp")) s.udp = udp_info_from_json(j.at("udp"));
+        if (j.contains("flow_bytes"))  // --flows only
+            for (const auto& b : array_field(j, "flow_bytes", kMaxDataConnections))
+                s.flow_bytes.push_back(value_as<uint64_t>(b, "flow_bytes"));
         if (j.contains("memory")) s.memory = memory_report_from_json(j.at("memory"));    // optional: older peers
         if (j.contains("explain")) s.explain = explain_side_from_json(j.at("explain"));  // --explain only
         return s;
@@ -218,9 +222,25 @@ SideResult side_result_from_json(const nlohmann::json& j) {
     }
 }
 
+FlowFigures flow_figures(const SideResult& s) {
+    FlowFigures f;
+    f.flows = flow_stats(s.flow_bytes);
+    auto bps = [&](uint64_t bytes) { return s.elapsed_s > 0 ? static_cast<double>(bytes) * 8 / s.elapsed_s : 0.0; };
+    f.min_bps = bps(f.flows.min_bytes);
+    f.median_bps = bps(f.flows.median_bytes);
+    f.max_bps = bps(f.flows.max_bytes);
+    return f;
+}
+
 namespace {
 nlohmann::json side_summary(const SideResult& s) {
     auto j = to_json(s);
+    if (FlowFigures f = flow_figures(s); f.flows.flows > 0) {
+        j["flows"] = {
+            {"count", f.flows.flows},         {"min_bytes", f.flows.min_bytes}, {"median_bytes", f.flows.median_bytes},
+            {"max_bytes", f.flows.max_bytes}, {"min_bps", f.min_bps},           {"median_bps", f.median_bps},
+            {"max_bps", f.max_bps},           {"jain_index", f.flows.jain}};
+    }
     j["cpu_util_pct"] = s.cpu_util_pct();
     j["service_demand_us_per_kb"] = s.service_demand_us_per_kb();
     j["process_cpu_util_pct"] = s.process_cpu_util_pct();

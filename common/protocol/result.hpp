@@ -11,6 +11,7 @@
 #include "explain/explain_result.hpp"
 #include "protocol/interval.hpp"
 #include "protocol/message_stats.hpp"
+#include "core/flow_stats.hpp"
 #include "protocol/rdma_info.hpp"
 #include "protocol/udp_info.hpp"
 #include "protocol/gpu_report.hpp"
@@ -51,6 +52,9 @@ struct SideResult {
     ZeroCopyCounts zerocopy;  // the kernel's word on zero-copy (zeros where the path has none)
     double elapsed_s = 0;
     std::vector<uint64_t> stream_bytes;
+    // --flows: the bytes each connection moved (streams x flows of them; empty without --flows). The
+    // two sides group the flows into threads each in its own way, so flows are compared as a multiset.
+    std::vector<uint64_t> flow_bytes;
     std::vector<int> cpus;      // CPU each data thread was on when it finished (the pinning in force)
     CpuUsage cpu;               // whole host, from /proc/stat
     double process_user_s = 0;  // this test's threads (getrusage RUSAGE_THREAD, summed)
@@ -82,6 +86,14 @@ struct SideResult {
     double others_cpu_pct_of_one_cpu() const;
     bool host_shared() const { return !shared_with.empty(); }
 };
+
+// --flows: a side's per-flow figures from its flow_bytes (flows.flows = 0 without --flows); the rates
+// are each flow's bytes over the side's measured interval, in bits/s.
+struct FlowFigures {
+    FlowStats flows;
+    double min_bps = 0, median_bps = 0, max_bps = 0;
+};
+FlowFigures flow_figures(const SideResult& s);
 
 struct IterationStats {
     int iterations = 1;

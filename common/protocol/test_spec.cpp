@@ -12,6 +12,11 @@ uint64_t stream_share(uint64_t total, int streams, int i) {
     return base + (static_cast<uint64_t>(i) < total % static_cast<uint64_t>(streams) ? 1 : 0);
 }
 
+std::string flows_need(const TestParams& p) {
+    return "--flows " + std::to_string(p.flows) + " x -P " + std::to_string(p.streams) + " (" +
+           std::to_string(data_connections(p)) + " connections)";
+}
+
 namespace {
 
 // The wire fields of a setup message, one line each (field_table.hpp). duration_s may be 0 only with
@@ -34,7 +39,8 @@ const auto kTestParamFields = std::make_tuple(
     number("irq_wait_s", &TestParams::irq_wait_s, 0, kMaxWaitS, 0),  // absent: refused at once
     number("server_wait_s", &TestParams::server_wait_s, 0, kMaxWaitS, 0),
     number("bitrate", &TestParams::bitrate, 0, kMaxBitrate, 0),  // absent: unpaced
-    number("gso_size", &TestParams::gso_size, 0, 65507, 0));     // absent: the path MTU's payload
+    number("gso_size", &TestParams::gso_size, 0, 65507, 0),      // absent: the path MTU's payload
+    number("flows", &TestParams::flows, 1, kMaxFlows, 1));       // absent: one connection per stream
 
 const auto kSideFields = std::make_tuple(
     cpu_list("cpus", &SideSpec::cpus), number("socket_buffer", &SideSpec::socket_buffer, 0, kMaxSocketBuffer),
@@ -51,6 +57,9 @@ void check_params(const TestParams& p) {
         throw ProtocolError("field 'duration_s' = " + nlohmann::json(p.duration_s).dump() + " is outside [0.01, " +
                             nlohmann::json(kMaxDurationS).dump() + "] (0 only with total_bytes)");
     }
+    if (data_connections(p) > kMaxDataConnections)
+        throw ProtocolError("fields 'streams' x 'flows' = " + std::to_string(data_connections(p)) + " exceed " +
+                            std::to_string(kMaxDataConnections) + " connections");
     if ((p.alignment & (p.alignment - 1)) != 0) throw ProtocolError("field 'alignment' must be a power of two");
     if (p.bitrate != 0 && p.bitrate < kMinBitrate)
         throw ProtocolError("field 'bitrate' must be 0 (unpaced) or at least 1000 bits/s");

@@ -20,7 +20,10 @@ inline constexpr int kMaxStreams = 256;
 inline constexpr double kMaxDurationS = 24 * 3600;
 inline constexpr uint64_t kMaxSocketBuffer = 1ull << 30;
 inline constexpr uint64_t kMaxAlignment = 1ull << 21;
-inline constexpr uint32_t kMaxBatch = 1024;  // msgrate: messages per send call (sendmmsg's UIO_MAXIOV)
+inline constexpr uint32_t kMaxBatch = 1024;
+inline constexpr int kMaxFlows = 65536;  // --flows: connections per stream (the open-file limit is checked too)
+// -P x --flows: each side's result lists every connection's bytes, in a reply of at most 4 MiB.
+inline constexpr uint64_t kMaxDataConnections = 100000;  // msgrate: messages per send call (sendmmsg's UIO_MAXIOV)
 // Stream receivers over TCP ask the kernel to wake them only once this many bytes are queued
 // (SO_RCVLOWAT). Each wake-up is paid by the CPU that delivers the data (the sender's, on loopback);
 // at one wake-up per 64 KiB segment those cost a tenth of a loopback stream's throughput.
@@ -61,6 +64,7 @@ struct TestParams {
     double server_wait_s = 0;
     uint64_t bitrate = 0;   // -b: the sender's rate in bits/s; 0 = as fast as it can
     uint32_t gso_size = 0;  // udp-gso, udp-msgzc: datagram size; 0 = the path MTU's payload
+    int flows = 1;          // --flows: TCP connections per stream, served by the stream's thread over one epoll
 };
 inline constexpr double kMaxWaitS = 3600;
 
@@ -78,6 +82,14 @@ struct ServerSpec : TestParams {
 // the remote half over the wire; the client runs its own side from the local half.
 inline ServerSpec side_half(const TestSpec& spec, const SideSpec& side) { return {spec, side}; }
 inline ServerSpec server_half(const TestSpec& spec) { return side_half(spec, spec.remote); }
+
+// Data connections a side opens or accepts: -P streams, each of --flows connections.
+inline uint64_t data_connections(const TestParams& p) {
+    return static_cast<uint64_t>(p.streams) * static_cast<uint64_t>(p.flows);
+}
+
+// "--flows 1000 x -P 2 (2000 connections)", for messages about them.
+std::string flows_need(const TestParams& p);
 
 // Bytes for stream i of n when a total is split (the remainder goes to the first streams).
 uint64_t stream_share(uint64_t total, int streams, int i);

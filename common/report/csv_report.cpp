@@ -64,6 +64,9 @@ const Column<TestResult> kTestColumns[] = {
 // Each side's columns, prefixed local_ / remote_. The RDMA cells are empty where no RDMA path ran,
 // so TCP rows do not claim a device.
 std::string udp_cell(const SideResult& s, uint64_t v) { return s.udp.datagram_path ? num(v) : std::string(); }
+std::string flow_cell(const SideResult& s, double FlowFigures::*rate) {
+    return s.flow_bytes.empty() ? std::string() : fmt::format("{:.3f}", flow_figures(s).*rate / 1e6);
+}
 
 const Column<SideResult> kSideColumns[] = {
     {"host", [](const SideResult& s) { return quoted(s.host); }},
@@ -154,6 +157,15 @@ const Column<SideResult> kSideColumns[] = {
     {"udp_gso_size", [](const SideResult& s) { return udp_cell(s, s.udp.counts.gso_size); }},
     {"udp_gro_buffers", [](const SideResult& s) { return udp_cell(s, s.udp.counts.gro_buffers); }},
     {"udp_rr_timeouts", [](const SideResult& s) { return udp_cell(s, s.udp.counts.rr_timeouts); }},
+    // --flows (empty without): connections, per-flow rate min/median/max, Jain's fairness index
+    {"flows", [](const SideResult& s) { return s.flow_bytes.empty() ? std::string() : num(s.flow_bytes.size()); }},
+    {"flow_min_mbps", [](const SideResult& s) { return flow_cell(s, &FlowFigures::min_bps); }},
+    {"flow_median_mbps", [](const SideResult& s) { return flow_cell(s, &FlowFigures::median_bps); }},
+    {"flow_max_mbps", [](const SideResult& s) { return flow_cell(s, &FlowFigures::max_bps); }},
+    {"flow_jain",
+     [](const SideResult& s) {
+         return s.flow_bytes.empty() ? std::string() : fmt::format("{:.4f}", flow_figures(s).flows.jain);
+     }},
     // -b (any transport): the rate asked and how it was kept
     {"bitrate", [](const SideResult& s) { return s.udp.bitrate ? num(s.udp.bitrate) : std::string(); }},
     {"pacing",

@@ -128,6 +128,21 @@ std::string udp_line(const SideResult& s) {
     return out;
 }
 
+// --flows: how evenly the side's connections shared the path (rr: each flow's transactions per second).
+std::string flows_line(const TestResult& r, const SideResult& s) {
+    FlowFigures f = flow_figures(s);
+    std::string rates;
+    if (r.test == TestKind::rr && r.message_size > 0) {
+        double per = 8.0 * static_cast<double>(r.message_size);  // bits per transaction, each way
+        rates = fmt::format("{:.1f} / {:.1f} / {:.1f} trans/s", f.min_bps / per, f.median_bps / per, f.max_bps / per);
+    } else {
+        rates = fmt::format("{:.2f} / {:.2f} / {:.2f} Mb/s", f.min_bps / 1e6, f.median_bps / 1e6, f.max_bps / 1e6);
+    }
+    return fmt::format("{} connections over {} thread{}; per flow min / median / max {}; Jain's fairness index {:.4f}",
+                       f.flows.flows, s.stream_bytes.size(), s.stream_bytes.size() == 1 ? "" : "s", rates,
+                       f.flows.jain);
+}
+
 // Over UDP a lost datagram is not a mismatch: the side that sees what arrived counts (rr: the initiator).
 const char* counted_by(const TestResult& r) {
     if (!r.local.udp.datagram_path) return "both sides";
@@ -180,6 +195,7 @@ public:
             if (!s->rdma.empty()) out_ << "           rdma: " << describe(s->rdma) << "\n";
             if (auto u = s->udp.empty() ? "" : udp_line(*s); !u.empty())  // TCP/RDMA: the -b block alone
                 out_ << (s->udp.datagram_path ? "           udp: " : "           pacing: ") << u << "\n";
+            if (!s->flow_bytes.empty()) out_ << "           flows: " << flows_line(r, *s) << "\n";
             if (auto m = memory_line(*s); !m.empty()) out_ << "           memory: " << m << "\n";
             if (s->host_shared()) out_ << "           SHARED host: " << shared_line(*s) << "\n";
         }

@@ -279,6 +279,7 @@ void SideRunner::run_stream(Stream& s, int index) {
     rusage r0{}, r1{};
     getrusage(RUSAGE_THREAD, &r0);
     s.counters = path.run(stop);
+    if (const auto* flows = path.flow_bytes()) s.flow_bytes = *flows;
     s.rdma = rdma_info_of(cfg_.half.transport, s.conn, path);
     s.longest_wait_ns = stop.longest_wait_ns;
     stop.add_pacing(s.counters);
@@ -369,6 +370,7 @@ SideResult SideRunner::finish() {
         total.udp.add(s.counters.udp);
         total.pacing.add(s.counters.pacing);
         r.stream_bytes.push_back(s.counters.bytes);
+        r.flow_bytes.insert(r.flow_bytes.end(), s.flow_bytes.begin(), s.flow_bytes.end());
         r.cpus.push_back(s.ran_on);
         for (const auto& [node, pages] : s.buffer_nodes) r.placement.buffer_pages_by_node[node] += pages;
         r.process_user_s += s.user_s;

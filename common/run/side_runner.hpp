@@ -83,7 +83,8 @@ private:
         double user_s = 0, sys_s = 0;
         std::string setup_error;
         std::map<int, size_t> buffer_nodes;
-        RdmaInfo rdma;  // RDMA paths: device, CQ mode, registration cost
+        std::vector<uint64_t> flow_bytes;  // --flows: each of this stream's connections' bytes
+        RdmaInfo rdma;                     // RDMA paths: device, CQ mode, registration cost
         std::thread thread;
         LatencyHistogram rtt;                                  // rr initiator: this stream's round trips
         int64_t longest_wait_ns = 0, longest_wait_end_ns = 0;  // timed senders: StopRule's record
