@@ -66,6 +66,9 @@ struct TransportInfo {
     // instead of being equal; its own rules (paths/udp_rules.hpp) and report (SideResult::udp).
     bool datagrams = false;
     bool gso = false;             // one call carries many datagrams, cut at --gso-size (UDP_SEGMENT)
+    // Its data connections are kernel TCP sockets: -C, --fq-rate, --tos and --bind-dev set them, and TCP_INFO
+    // reads them (issue 28).
+    bool tcp_sockets = false;
     uint32_t stream_size = 0;     // -m for stream and maerts when not given (0: 1 MiB)
     uint32_t msgrate_size = 0;    // -m for msgrate when not given (0: 2 B)
     const char* needs = nullptr;  // what the build lacks when it is not built in (nullptr: always built)
