@@ -385,7 +385,8 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
              "the client's data connections leave through this interface (SO_BINDTODEVICE; root before Linux 5.7)",
              [&o](const std::string& t) {
                  if (t.empty() || t.size() > kMaxInterfaceName)
-                     throw std::invalid_argument("--bind-dev '" + t + "' is not an interface name (ip -br link lists "
+                     throw std::invalid_argument("--bind-dev '" + t +
+                                                 "' is not an interface name (ip -br link lists "
                                                  "them)");
                  o.local.bind_dev = t;
              })

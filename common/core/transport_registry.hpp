@@ -65,7 +65,7 @@ struct TransportInfo {
     // Datagrams, each numbered (UDP): the receiver counts what was lost, so the two sides' counts add up
     // instead of being equal; its own rules (paths/udp_rules.hpp) and report (SideResult::udp).
     bool datagrams = false;
-    bool gso = false;             // one call carries many datagrams, cut at --gso-size (UDP_SEGMENT)
+    bool gso = false;  // one call carries many datagrams, cut at --gso-size (UDP_SEGMENT)
     // Its data connections are kernel TCP sockets: -C, --fq-rate, --tos and --bind-dev set them, and TCP_INFO
     // reads them (issue 28).
     bool tcp_sockets = false;

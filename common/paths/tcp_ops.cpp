@@ -115,7 +115,8 @@ public:
             if (tuning_.any()) apply_tcp_tuning(fd_.get(), tuning_);
             for (size_t i = 0; i < tcp.size(); ++i) {
                 UniqueFd listener(::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0));
-                if (!listener) throw std::runtime_error(std::string("dup of the data listener: ") + std::strerror(errno));
+                if (!listener)
+                    throw std::runtime_error(std::string("dup of the data listener: ") + std::strerror(errno));
                 out.emplace_back(std::move(listener));
             }
             fd_.reset();

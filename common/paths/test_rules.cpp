@@ -19,8 +19,9 @@ std::string message_test_problem(const ServerSpec& h, const TransportInfo& t) {
     if (!(t.tests & bit(h.test))) {
         auto runs_it = [&](const TransportInfo& r) { return (r.tests & bit(h.test)) != 0; };
         if (is_connection_test(h.test)) {
-            return name + " opens a TCP connection per transaction (the kernel's connect and accept are what it "
-                          "measures): it runs over -T " +
+            return name +
+                   " opens a TCP connection per transaction (the kernel's connect and accept are what it "
+                   "measures): it runs over -T " +
                    transport_names_where(runs_it) + ", not " + t.name;
         }
         if (t.no_message_tests) return name + " over " + t.name + " is not offered: " + t.no_message_tests;
@@ -65,7 +66,8 @@ std::string memory_problem(const ServerSpec& h, Role role, const TransportInfo& 
     const BufferSpec& b = h.side.buffer;
     if (h.test == TestKind::msgrate) return msgrate_buffer_problem(b);
     if (is_connection_test(h.test) && b.kind != MemoryKind::host) {
-        return test_name(h.test) + std::string(" uses host memory (its cost is the connection, not the data); --buffer ") +
+        return test_name(h.test) +
+               std::string(" uses host memory (its cost is the connection, not the data); --buffer ") +
                buffer_spec_name(b) + " is for stream, maerts and rr";
     }
     if (h.test == TestKind::rr && b.simulated()) {

@@ -169,18 +169,14 @@ const Column<SideResult> kSideColumns[] = {
     {"udp_rr_timeouts", [](const SideResult& s) { return udp_cell(s, s.udp.counts.rr_timeouts); }},
     // -b (any transport): the rate asked and how it was kept
     {"bitrate", [](const SideResult& s) { return s.udp.bitrate ? num(s.udp.bitrate) : std::string(); }},
-    {"pacing",
-     [](const SideResult& s) {
-         return s.udp.bitrate ? quoted(pacing_method_name(s.udp.pacing.method)) : std::string();
-     }},
+    {"pacing", [](const SideResult&
+                      s) { return s.udp.bitrate ? quoted(pacing_method_name(s.udp.pacing.method)) : std::string(); }},
     // TCP: the data sockets' settings as read back, and TCP_INFO over the measured interval, all streams
     // as one (tcp_summary: counts summed, RTT, cwnd and the shares averaged); empty where none was read.
     {"tcp_congestion", [](const SideResult& s) { return s.tcp_settings.congestion; }},
     {"tcp_max_pacing_rate_Bps", [](const SideResult& s) { return num(s.tcp_settings.max_pacing_Bps); }},
-    {"tcp_tos",
-     [](const SideResult& s) {
-         return s.tcp_settings.congestion.empty() ? "" : fmt::format("{}", s.tcp_settings.tos);
-     }},
+    {"tcp_tos", [](const SideResult&
+                       s) { return s.tcp_settings.congestion.empty() ? "" : fmt::format("{}", s.tcp_settings.tos); }},
     {"tcp_bind_dev", [](const SideResult& s) { return s.tcp_settings.bind_dev; }},
     {"tcp_family", [](const SideResult& s) { return s.tcp_settings.family; }},
 #define ZC_TCP(hdr, expr)                                                                                 \

@@ -390,8 +390,9 @@ SideResult SideRunner::finish() {
             if (s.counters.error == EPIPE || s.counters.error == ECONNRESET) first_error += " (the peer went away)";
             if (s.counters.error == EAGAIN) first_error += " (no data for too long: is the peer stalled?)";
             if (s.counters.error == EADDRNOTAVAIL)  // crr, cc: each transaction takes an ephemeral port
-                first_error += " (out of ephemeral ports: closed connections' ports wait in TIME_WAIT; use --crr-close "
-                               "rst, or widen net.ipv4.ip_local_port_range)";
+                first_error +=
+                    " (out of ephemeral ports: closed connections' ports wait in TIME_WAIT; use --crr-close "
+                    "rst, or widen net.ipv4.ip_local_port_range)";
         }
     }
     r.bytes = total.bytes;
