@@ -54,6 +54,11 @@ Examples:
                                          runs several such and prints the ratio to a baseline)
   zcperf -t msgrate -P 2 --cpu 0+1,0+1   2-byte message rate, 2 threads each with its own connection
   zcperf -t msgrate --batch 16           16 messages per sendmmsg() call
+  zcperf -t crr -P 2 --cpu 0,1           a new TCP connection per 1-byte transaction (netperf's TCP_CRR):
+                                         transactions/s, whole-transaction and connect latency, us/Tran
+  zcperf --bidir -m 64K -H server        stream and maerts at once: each direction, and the sum
+  zcperf -C bbr --fq-rate 2.5G -H server congestion control and a pacing cap on both sides' sockets; the
+                                         report gives what each kernel ran and TCP_INFO per stream
   zcperf -T udp -b 1G -l 5               1472-byte UDP datagrams paced at 1 Gbit/s: loss, reordering,
                                          duplicates and jitter from the sequence numbers, beside the
                                          kernel's drop counts (SO_RXQ_OVFL, /proc/net/snmp)
@@ -315,7 +320,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
         flag("--uring-fixed", o.params.uring_fixed, "tcp-uringzc: register the send buffers with io_uring"),
         text("-m,--message-size",
              "bytes per send/recv call (rr, msgrate: per message, 1 B..1G): 64K, a list 64K,1M, or a doubling range "
-             "64K..4M; each size is one result (default: 1M; rr 1; msgrate 2)",
+             "64K..4M; each size is one result (default: 1M; rr, crr, cc 1; msgrate 2)",
              [&o](const std::string& t) {
                  auto range = wire_range(&TestParams::message_size);
                  o.message_sizes = parse_size_list(t);
