@@ -370,7 +370,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
              "/proc/sys/net/ipv4/tcp_available_congestion_control lists the loaded ones); the report gives what ran",
              [&o](const std::string& t) { o.params.congestion = checked_congestion(t); })
             .value_kind("ALGO"),
-        text("--fq-rate,--max-pacing-rate",
+        text("--fq-rate",
              "cap each data connection at this many bits/s with SO_MAX_PACING_RATE (100M, 2.5G; TCP paces itself, or "
              "the fq qdisc does), both sides; the report gives the cap each side's kernel holds and TCP's pacing rate",
              [&o](const std::string& t) {

@@ -31,7 +31,7 @@ TEST(TcpOptions, EachLandsInTheSpec) {
     EXPECT_EQ(specs[0].tos, 0x10);
 
     ClientOptions m;
-    ASSERT_EQ(parse({"--max-pacing-rate", "2.5G", "-4"}, m), -1);
+    ASSERT_EQ(parse({"--fq-rate", "2.5G", "-4"}, m), -1);
     EXPECT_EQ(m.params.max_pacing_Bps, 312'500'000u);
     EXPECT_EQ(m.family, AF_INET);
 }
