@@ -1,5 +1,7 @@
 #include "cli.hpp"
 
+#include <sys/socket.h>
+
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <fmt/format.h>
@@ -17,6 +19,7 @@
 #include "paths/test_rules.hpp"
 #include "core/pacer.hpp"
 #include "core/units.hpp"
+#include "tcp/tcp_tuning.hpp"
 
 namespace zc {
 
@@ -51,6 +54,11 @@ Examples:
                                          runs several such and prints the ratio to a baseline)
   zcperf -t msgrate -P 2 --cpu 0+1,0+1   2-byte message rate, 2 threads each with its own connection
   zcperf -t msgrate --batch 16           16 messages per sendmmsg() call
+  zcperf -t crr -P 2 --cpu 0,1           a new TCP connection per 1-byte transaction (netperf's TCP_CRR):
+                                         transactions/s, whole-transaction and connect latency, us/Tran
+  zcperf --bidir -m 64K -H server        stream and maerts at once: each direction, and the sum
+  zcperf -C bbr --fq-rate 2.5G -H server congestion control and a pacing cap on both sides' sockets; the
+                                         report gives what each kernel ran and TCP_INFO per stream
   zcperf -T udp -b 1G -l 5               1472-byte UDP datagrams paced at 1 Gbit/s: loss, reordering,
                                          duplicates and jitter from the sequence numbers, beside the
                                          kernel's drop counts (SO_RXQ_OVFL, /proc/net/snmp)
@@ -154,6 +162,40 @@ void check_tests(const ClientOptions& o) {
     }
 }
 
+// -C: checked against this kernel's list, so a missing algorithm is an error before anything connects
+// (the server's kernel checks its own at set-up).
+std::string checked_congestion(const std::string& name) {
+    if (name.empty() || name.size() >= kMaxCongestionName)
+        throw std::invalid_argument("-C '" + name + "': an algorithm's name is 1.." +
+                                    std::to_string(kMaxCongestionName - 1) + " bytes (cubic, bbr, reno)");
+    auto avail = available_congestion_controls();
+    if (!avail.empty() && std::find(avail.begin(), avail.end(), name) == avail.end())
+        throw std::invalid_argument("-C: " + congestion_problem(name, ENOENT, avail));
+    return name;
+}
+
+int parse_tos(const std::string& text) {
+    size_t used = 0;
+    long v = -1;
+    try {
+        v = std::stol(text, &used, 0);
+    } catch (const std::exception&) {}
+    if (text.empty() || used != text.size() || v < 0 || v > 255)
+        throw std::invalid_argument("--tos '" + text + "' is not 0..255 (decimal, or hex as 0x10)");
+    return static_cast<int>(v);
+}
+
+// The TCP options' rules over other options (issue 28).
+void check_tcp_options(const ClientOptions& o) {
+    if (o.params.crr_close != CrrClose::rst && std::none_of(o.tests.begin(), o.tests.end(), is_connection_test))
+        throw std::invalid_argument("--crr-close is for -t crr and -t cc (a connection per transaction)");
+    if (!o.bidir) return;
+    if (o.tests != std::vector<TestKind>{TestKind::stream})
+        throw std::invalid_argument("--bidir runs stream and maerts together: give -t stream (or no -t)");
+    if (o.goal.max_iterations > 1 || o.params.interval_s > 0)
+        throw std::invalid_argument("--bidir runs each direction once, without -i/-I or -D");
+}
+
 void check_interval(const ClientOptions& o) {
     double every = o.params.interval_s;
     if (every == 0) {
@@ -223,9 +265,10 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
         value("-p,--port", o.port, "control port for -H hosts given without one"),
         text("-t,--test",
              "stream (client sends), maerts (server sends), rr (request/response latency: one message each way per "
-             "transaction) or msgrate (message rate); several: stream,maerts",
+             "transaction), msgrate (message rate), crr (a new TCP connection per transaction: connect, request, "
+             "response, close; netperf's TCP_CRR) or cc (connect and close only); several: stream,maerts",
              name_list(o.tests, test_from_name))
-            .choose(enum_names(TestKind::msgrate, test_name))
+            .choose(enum_names(TestKind::cc, test_name))
             .shows("stream"),
         text("-T,--transport",
              "data path(s) of the sender, comma-separated; the first is the baseline others are compared with "
@@ -277,7 +320,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
         flag("--uring-fixed", o.params.uring_fixed, "tcp-uringzc: register the send buffers with io_uring"),
         text("-m,--message-size",
              "bytes per send/recv call (rr, msgrate: per message, 1 B..1G): 64K, a list 64K,1M, or a doubling range "
-             "64K..4M; each size is one result (default: 1M; rr 1; msgrate 2)",
+             "64K..4M; each size is one result (default: 1M; rr, crr, cc 1; msgrate 2)",
              [&o](const std::string& t) {
                  auto range = wire_range(&TestParams::message_size);
                  o.message_sizes = parse_size_list(t);
@@ -326,6 +369,53 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                 "local SO_SNDBUF/SO_RCVBUF (e.g. 4M; default: kernel autotuning)", "socket buffers are limited to 1G"),
         size_in("-S,--remote-sockbuf", o.remote.socket_buffer, 0, wire_range(&SideSpec::socket_buffer).hi,
                 "remote SO_SNDBUF/SO_RCVBUF", "socket buffers are limited to 1G"),
+        // Issue 28: TCP's own knobs. Both sides' data sockets get them (--bind-dev: the client's); each side
+        // reports what its kernel read back (the human report's "tcp:" line, JSON's tcp_settings, CSV's tcp_*).
+        text("-C,--congestion",
+             "TCP congestion control of the data connections, both sides (TCP_CONGESTION: cubic, bbr, reno, ...; "
+             "/proc/sys/net/ipv4/tcp_available_congestion_control lists the loaded ones); the report gives what ran",
+             [&o](const std::string& t) { o.params.congestion = checked_congestion(t); })
+            .value_kind("ALGO"),
+        text("--fq-rate",
+             "cap each data connection at this many bits/s with SO_MAX_PACING_RATE (100M, 2.5G; TCP paces itself, or "
+             "the fq qdisc does), both sides; the report gives the cap each side's kernel holds and TCP's pacing rate",
+             [&o](const std::string& t) {
+                 if (t.find_first_not_of("0.") == std::string::npos)
+                     throw std::invalid_argument("--fq-rate " + t +
+                                                 " would stop the connection: give a rate (100M, 2.5G), or leave the "
+                                                 "option out for no cap");
+                 o.params.max_pacing_Bps = std::max<uint64_t>(1, parse_bitrate(t, "--fq-rate") / 8);
+             })
+            .value_kind("RATE"),
+        text("--tos",
+             "IP TOS byte / IPv6 traffic class of the data connections, both sides: 0..255, decimal or 0x.. (0x10 low "
+             "delay, 0xb8 DSCP EF)",
+             [&o](const std::string& t) { o.params.tos = parse_tos(t); })
+            .value_kind("TOS"),
+        text("--bind-dev",
+             "the client's data connections leave through this interface (SO_BINDTODEVICE; root before Linux 5.7)",
+             [&o](const std::string& t) {
+                 if (t.empty() || t.size() > kMaxInterfaceName)
+                     throw std::invalid_argument("--bind-dev '" + t +
+                                                 "' is not an interface name (ip -br link lists "
+                                                 "them)");
+                 o.local.bind_dev = t;
+             })
+            .value_kind("IFACE"),
+        action("-4,--ipv4", "IPv4 only, control and data", [&o] { o.family = AF_INET; }),
+        action("-6,--ipv6", "IPv6 only, control and data (without -H the embedded server listens on ::1)",
+               [&o] { o.family = AF_INET6; })
+            .excluding("-4"),
+        flag("--bidir", o.bidir,
+             "stream and maerts at once, each on its own connections (iperf3's --bidir): each direction's throughput "
+             "and CPU is reported, and their sum (-t stream; not with -i/-I or -D)"),
+        text("--crr-close",
+             "crr, cc: how the client closes each connection: rst (SO_LINGER 0: no TIME_WAIT, so a long run never "
+             "runs out of ports; default) or fin (an orderly close, netperf's: each port then waits 60 s in "
+             "TIME_WAIT, and across a link a long run ends with 'out of ephemeral ports')",
+             [&o](const std::string& t) { o.params.crr_close = crr_close_from_name(t); })
+            .choose({"rst", "fin"})
+            .shows("rst"),
         text("--cpu",
              "pin data threads: LOCAL[,REMOTE], each a CPU, a range 0-3 or a list 0+2 (round-robin over streams)",
              [&o](const std::string& t) {
@@ -480,6 +570,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
         if (data_connections(o.params) > kMaxDataConnections)
             throw std::invalid_argument(flows_need(o.params) + " exceed " + std::to_string(kMaxDataConnections) +
                                         " connections per side");
+        check_tcp_options(o);
         if (!o.explain_stacks.empty() && o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;
         o.params.explain_stacks = !o.explain_stacks.empty();
         check_tests(o);
@@ -494,6 +585,8 @@ uint64_t default_message_size(TestKind t, Transport tr) {
     if ((t == TestKind::stream || t == TestKind::maerts) && row.stream_size) return row.stream_size;
     switch (t) {
         case TestKind::rr:
+        case TestKind::crr:
+        case TestKind::cc:
             return 1;
         case TestKind::msgrate:
             return 2;

@@ -33,6 +33,8 @@ struct ClientOptions {
     std::string auth_key_file;
     std::string command_line;
     bool sizes_given = false;  // -m given: otherwise each test kind takes its own default size
+    int family = 0;            // -4: AF_INET, -6: AF_INET6, 0 (AF_UNSPEC): whatever the name resolves to
+    bool bidir = false;        // --bidir: each stream test runs beside its maerts twin (client/bidir.hpp)
 };
 
 // -m's default per test kind: 1 MiB for stream and maerts, 1 B for rr (netperf's TCP_RR), 2 B for

@@ -17,7 +17,7 @@
 
 namespace zc {
 
-EmbeddedServer::EmbeddedServer() {
+EmbeddedServer::EmbeddedServer(const std::string& bind) {
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     UniqueFd rd(p[0]), wr(p[1]);
@@ -31,7 +31,7 @@ EmbeddedServer::EmbeddedServer() {
         int code = 0;
         try {
             ServerOptions opt;
-            opt.bind = "127.0.0.1";
+            opt.bind = bind;
             opt.port = 0;
             opt.verbose = false;
             opt.max_sessions = 4;

@@ -4,13 +4,15 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <string>
 
 namespace zc {
 
 class EmbeddedServer {
 public:
-    // Forks the server; call before any thread exists. Throws std::runtime_error.
-    EmbeddedServer();
+    // Forks the server, listening on `bind` ("::1" for -6); call before any thread exists. Throws
+    // std::runtime_error.
+    explicit EmbeddedServer(const std::string& bind = "127.0.0.1");
     EmbeddedServer(const EmbeddedServer&) = delete;
     EmbeddedServer& operator=(const EmbeddedServer&) = delete;
     ~EmbeddedServer();  // stops the child and reaps it

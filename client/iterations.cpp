@@ -68,7 +68,9 @@ double tracked_rate(const TestResult& r) {
 }
 
 const char* tracked_metric(TestKind t) {
-    return t == TestKind::rr ? "transactions_per_s" : t == TestKind::msgrate ? "messages_per_s" : "throughput_gbps";
+    return is_transaction_test(t)   ? "transactions_per_s"
+           : t == TestKind::msgrate ? "messages_per_s"
+                                    : "throughput_gbps";
 }
 
 std::vector<std::vector<double>> tracked_series(const std::vector<TestResult>& runs) {

@@ -1,5 +1,6 @@
 // zcperf: the client. Drives tests against zcservers (or an embedded one on loopback) and prints
 // one report with both sides' numbers.
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <optional>
 
+#include "bidir.hpp"
 #include "cli.hpp"
 #include "control_client.hpp"
 #include "embedded_server.hpp"
@@ -72,10 +74,12 @@ int main(int argc, char** argv) {
     std::vector<zc::Endpoint> servers;
     try {
         if (opt.servers.empty()) {
-            embedded = std::make_unique<zc::EmbeddedServer>();  // forks: before any thread exists
-            servers.push_back({"127.0.0.1", embedded->port()});
+            const char* loopback = opt.family == AF_INET6 ? "::1" : "127.0.0.1";  // -6: over IPv6's loopback
+            embedded = std::make_unique<zc::EmbeddedServer>(loopback);            // forks: before any thread exists
+            servers.push_back({loopback, embedded->port()});
         }
         for (const auto& s : opt.servers) servers.push_back(zc::parse_endpoint(s, opt.port));
+        for (auto& s : servers) s.family = opt.family;  // -4/-6: control and data (data_setup follows it)
     } catch (const std::exception& e) {
         std::cerr << "zcperf: " << e.what() << "\n";
         return 2;
@@ -108,11 +112,14 @@ int main(int argc, char** argv) {
         both.push_back(zc::make_csv_intervals_report(csv_intervals));
         writer = zc::make_tee_report(std::move(both));
     }
-    std::vector<std::unique_ptr<zc::ControlClient>> controls;
+    std::vector<std::unique_ptr<zc::ControlClient>> controls, reverse;  // reverse: --bidir's maerts twins
     try {
         for (const auto& ep : servers) {
             controls.push_back(
                 zc::connect_control(ep, std::chrono::milliseconds(opt.connect_timeout_ms), key, std::cerr));
+            if (opt.bidir)
+                reverse.push_back(
+                    zc::connect_control(ep, std::chrono::milliseconds(opt.connect_timeout_ms), key, std::cerr));
         }
     } catch (const std::exception& e) {
         std::cerr << "zcperf: " << e.what() << "\n";
@@ -147,9 +154,16 @@ int main(int argc, char** argv) {
     int status = 0;
     auto specs = zc::expand_tests(opt);
     try {
-        for (auto& control : controls) {
+        for (size_t c = 0; c < controls.size(); ++c) {
+            auto& control = controls[c];
             std::vector<zc::TestResult> done;
             for (const auto& spec : specs) {
+                if (opt.bidir) {
+                    auto [forward, back] = zc::run_bidir(*control, *reverse[c], spec);
+                    writer->add(forward);
+                    writer->add(back);
+                    continue;
+                }
                 zc::TestResult r = run_with_iterations(*control, spec, opt.goal, *writer);
                 zc::compare_with_baseline(r, done, opt.transports.front(), opt.rx_modes.front());
                 writer->add(r);

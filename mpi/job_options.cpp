@@ -91,6 +91,8 @@ CliProgram mpi_program(MpiOptions& m) {
                 "--irq-wait/--server-wait: the pairs of a round start together, so a pair cannot wait for another "
                 "pair's IRQs; one that finds them held is refused, naming the holder. Give the pairs of one host "
                 "NICs of their own, or run one pair per host with --irq-cpus");
+        if (o.bidir || o.family)  // issue 28: zcperf's; a pair's addresses are the ranks' own
+            throw std::invalid_argument("--bidir and -4/-6 are zcperf's: run them with zcperf");
         if (m.one_at_a_time && m.pattern != Pattern::matrix)
             throw std::invalid_argument("--one-pair-at-a-time is for --pattern matrix");
         if (!m.rank_cpus.empty() && (!o.local.cpus.empty() || !o.remote.cpus.empty()))

@@ -38,16 +38,16 @@ int64_t Pacer::wait(uint64_t sent, const std::atomic<bool>* abort) const {
     return std::max<int64_t>(0, std::min(due, monotonic_ns()) - start);
 }
 
-uint64_t parse_bitrate(const std::string& text) {
+uint64_t parse_bitrate(const std::string& text, const char* option) {
     const std::string forms =
         "give bits per second as a number with an optional k, M, G or T (powers of 1000): 100M, 2.5G";
-    if (text.empty()) throw std::invalid_argument("-b/--bitrate: empty; " + forms);
+    if (text.empty()) throw std::invalid_argument(std::string(option) + ": empty; " + forms);
     size_t used = 0;
     double v = 0;
     try {
         v = std::stod(text, &used);
     } catch (const std::exception&) {
-        throw std::invalid_argument("-b/--bitrate '" + text + "' is not a rate; " + forms);
+        throw std::invalid_argument(std::string(option) + " '" + text + "' is not a rate; " + forms);
     }
     double scale = 1;
     std::string rest = text.substr(used);
@@ -60,12 +60,12 @@ uint64_t parse_bitrate(const std::string& text) {
     else if (rest == "t" || rest == "T")
         scale = 1e12;
     else if (!rest.empty())
-        throw std::invalid_argument("-b/--bitrate '" + text + "': unknown unit '" + rest + "'; " + forms);
+        throw std::invalid_argument(std::string(option) + " '" + text + "': unknown unit '" + rest + "'; " + forms);
     double bits = v * scale;
     if (!std::isfinite(bits) || bits > static_cast<double>(kMaxBitrate))
-        throw std::invalid_argument("-b/--bitrate '" + text + "' is above 1000 Tbit/s");
+        throw std::invalid_argument(std::string(option) + " '" + text + "' is above 1000 Tbit/s");
     if (bits < static_cast<double>(kMinBitrate))
-        throw std::invalid_argument("-b/--bitrate '" + text + "' is below the lowest rate, 1 kbit/s (1k)");
+        throw std::invalid_argument(std::string(option) + " '" + text + "' is below the lowest rate, 1 kbit/s (1k)");
     return static_cast<uint64_t>(std::llround(bits));
 }
 

@@ -56,8 +56,9 @@ private:
 };
 
 // "1.5G", "100M", "64k", "1000" (bits per second, iperf3's spelling: k/M/G/T are powers of 1000).
-// Throws std::invalid_argument naming the accepted forms, or the limit for a rate under 1 kbit/s.
-uint64_t parse_bitrate(const std::string& text);
+// Throws std::invalid_argument naming the option (-b, --fq-rate) and the accepted forms, or the limit for
+// a rate under 1 kbit/s.
+uint64_t parse_bitrate(const std::string& text, const char* option = "-b/--bitrate");
 std::string bitrate_text(uint64_t bits_per_s);  // "1.5 Gbit/s"
 
 }  // namespace zc

@@ -14,6 +14,10 @@ const char* test_name(TestKind t) {
             return "rr";
         case TestKind::msgrate:
             return "msgrate";
+        case TestKind::crr:
+            return "crr";
+        case TestKind::cc:
+            return "cc";
     }
     return "?";
 }
@@ -23,9 +27,12 @@ TestKind test_from_name(const std::string& name) {
     if (name == "maerts") return TestKind::maerts;
     if (name == "rr") return TestKind::rr;
     if (name == "msgrate") return TestKind::msgrate;
+    if (name == "crr") return TestKind::crr;
+    if (name == "cc") return TestKind::cc;
     throw std::invalid_argument("unknown test '" + name +
                                 "'; use stream (client sends), maerts (server sends), "
-                                "rr (request/response latency) or msgrate (message rate)");
+                                "rr (request/response latency), msgrate (message rate), crr (a connection per "
+                                "request/response) or cc (connect/close)");
 }
 
 const char* role_name(Role r) { return r == Role::send ? "send" : "recv"; }

@@ -7,7 +7,9 @@ namespace zc {
 // stream: client sends; maerts: server sends (netperf's names); rr: one message each way per
 // transaction, the client asks and the server answers (netperf's TCP_RR); msgrate: the client sends
 // small messages as fast as it can, one connection per thread, the server counts them.
-enum class TestKind { stream, maerts, rr, msgrate };
+// crr: a new connection per transaction: connect, request, response, close (netperf's TCP_CRR);
+// cc: connect and close only (netperf's TCP_CC). Both count transactions like rr (connection_test.hpp).
+enum class TestKind { stream, maerts, rr, msgrate, crr, cc };
 enum class Role { send, recv };
 
 const char* test_name(TestKind t);
@@ -16,6 +18,9 @@ const char* role_name(Role r);
 Role server_role(TestKind t);
 Role client_role(TestKind t);  // rr: the client is the sender of requests, the server the responder
 // rr and msgrate count messages (transactions) besides bytes, and run other loops (exchange_path.hpp).
-inline bool is_message_test(TestKind t) { return t == TestKind::rr || t == TestKind::msgrate; }
+inline bool is_connection_test(TestKind t) { return t == TestKind::crr || t == TestKind::cc; }
+inline bool is_message_test(TestKind t) { return t == TestKind::rr || t == TestKind::msgrate || is_connection_test(t); }
+// Counted in transactions, timed by the client per transaction (rr, crr, cc).
+inline bool is_transaction_test(TestKind t) { return t == TestKind::rr || is_connection_test(t); }
 
 }  // namespace zc

@@ -17,6 +17,8 @@ constexpr const char* kRdmaCore =
 
 constexpr unsigned kStreams = bit(TestKind::stream) | bit(TestKind::maerts);
 constexpr unsigned kAllTests = kStreams | bit(TestKind::rr) | bit(TestKind::msgrate);
+// A connection per transaction (crr, cc): the kernel's connect/accept is what they measure, so TCP's alone.
+constexpr unsigned kConnectionTests = bit(TestKind::crr) | bit(TestKind::cc);
 constexpr unsigned kHost = bit(MemoryKind::host);
 constexpr unsigned kGpuLike = bit(MemoryKind::cuda) | bit(MemoryKind::sim_gpu);
 constexpr unsigned kAnyMemory = kHost | bit(MemoryKind::pinned) | kGpuLike;
@@ -32,12 +34,13 @@ const std::vector<TransportInfo>& transport_table() {
          .name = "tcp",
          .summary = "TCP with copies: send() and recv() through the socket buffers",
          .kind = TransportKind::tcp,
-         .tests = kAllTests,
+         .tests = kAllTests | kConnectionTests,
          .buffers = kAnyMemory,
          .message_buffers = kAnyMemory,
          .rx_modes = true,
          .send_batch = true,
-         .flows = true},
+         .flows = true,
+         .tcp_sockets = true},
         {.id = Transport::tcp_sendfile,
          .name = "tcp-sendfile",
          .summary = "TCP, sender uses sendfile() from a memfd (netperf TCP_SENDFILE, iperf3 -Z)",
@@ -45,7 +48,8 @@ const std::vector<TransportInfo>& transport_table() {
          .tests = kStreams,
          .buffers = kHost,
          .send_buffer = SendBuffer::file,
-         .rx_modes = true},
+         .rx_modes = true,
+         .tcp_sockets = true},
         {.id = Transport::tcp_msgzc,
          .name = "tcp-msgzc",
          .summary = "TCP, sender uses send(MSG_ZEROCOPY); completions and kernel copies counted",
@@ -53,7 +57,8 @@ const std::vector<TransportInfo>& transport_table() {
          .tests = kStreams,
          .buffers = kHost,
          .send_buffer = SendBuffer::zc_ring,
-         .rx_modes = true},
+         .rx_modes = true,
+         .tcp_sockets = true},
         {.id = Transport::tcp_uringzc,
          .name = "tcp-uringzc",
          .summary = "TCP, sender uses io_uring SEND_ZC with usage reports",
@@ -61,7 +66,8 @@ const std::vector<TransportInfo>& transport_table() {
          .tests = kStreams,
          .buffers = kHost,
          .send_buffer = SendBuffer::zc_ring,
-         .rx_modes = true},
+         .rx_modes = true,
+         .tcp_sockets = true},
         {.id = Transport::rsocket,
          .name = "rsocket",
          .summary = "rsockets rsend/rrecv: the socket API over RDMA, copies through its buffers",

@@ -76,7 +76,10 @@ struct TransportInfo {
     // --flows N: a stream thread serves N connections through one epoll with send()/recv() copies
     // (tcp/tcp_flows.hpp; paths/flow_rules.hpp has the rest of its rules).
     bool flows = false;
-    bool gso = false;             // one call carries many datagrams, cut at --gso-size (UDP_SEGMENT)
+    bool gso = false;  // one call carries many datagrams, cut at --gso-size (UDP_SEGMENT)
+    // Its data connections are kernel TCP sockets: -C, --fq-rate, --tos and --bind-dev set them, and TCP_INFO
+    // reads them (issue 28).
+    bool tcp_sockets = false;
     uint32_t stream_size = 0;     // -m for stream and maerts when not given (0: 1 MiB)
     uint32_t msgrate_size = 0;    // -m for msgrate when not given (0: 2 B)
     const char* needs = nullptr;  // what the build lacks when it is not built in (nullptr: always built)

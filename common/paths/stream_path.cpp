@@ -29,4 +29,18 @@ void read_back_settings(const ServerSpec& half, Role role, const DataConnection&
     transport_ops(half.transport).settings_in_force(half, role, conn, r);
 }
 
+bool reads_stream_info(const ServerSpec& half) {
+    return transport_ops(half.transport).stream_info != nullptr && !is_connection_test(half.test);
+}
+
+TcpInfo stream_info_of(Transport t, const DataConnection& conn) {
+    const TransportOps& ops = transport_ops(t);
+    return ops.stream_info ? ops.stream_info(conn) : TcpInfo{};
+}
+
+LatencyHistogram connect_latency_of(Transport t, const StreamPath& path) {
+    const TransportOps& ops = transport_ops(t);
+    return ops.connect_latency ? ops.connect_latency(path) : LatencyHistogram{};
+}
+
 }  // namespace zc

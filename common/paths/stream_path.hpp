@@ -26,5 +26,11 @@ RdmaInfo rdma_info_of(Transport t, const DataConnection& conn, const StreamPath&
 // The kernel's settings in force on a side's first connection (socket buffers, the receive low-water mark), into its
 // result.
 void read_back_settings(const ServerSpec& half, Role role, const DataConnection& conn, SideResult& r);
+// Whether this side's streams carry a TCP_INFO worth reading (the kind has one, and the stream's own
+// connection carries the data: not crr and cc's, whose transactions each open their own), and the reading.
+bool reads_stream_info(const ServerSpec& half);
+TcpInfo stream_info_of(Transport t, const DataConnection& conn);
+// crr, cc initiators: socket() to connected, per transaction (empty for every other loop).
+LatencyHistogram connect_latency_of(Transport t, const StreamPath& path);
 
 }  // namespace zc

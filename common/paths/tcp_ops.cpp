@@ -6,8 +6,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <stdexcept>
 
 #include "paths/test_rules.hpp"
@@ -16,6 +19,8 @@
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
 #include "tcp/send_ring.hpp"
+#include "tcp/tcp_crr.hpp"
+#include "tcp/tcp_info.hpp"
 #include "tcp/tcp_msg_zerocopy.hpp"
 #include "tcp/tcp_msgrate.hpp"
 #include "tcp/tcp_rx_discard.hpp"
@@ -23,6 +28,7 @@
 #include "tcp/tcp_sendfile.hpp"
 #include "tcp/tcp_socket.hpp"
 #include "tcp/tcp_flows.hpp"
+#include "tcp/tcp_tuning.hpp"
 #include "tcp/tcp_uring_zc.hpp"
 
 namespace zc {
@@ -31,6 +37,13 @@ namespace {
 
 constexpr auto kStallTimeout = std::chrono::seconds(10);  // a TCP data socket's longest silence
 constexpr auto kConnectTimeout = std::chrono::seconds(5);
+
+// What this half asks of its data sockets (-C, --fq-rate, --tos, --bind-dev). --bind-dev names the
+// client's interface only: the server's socket answers on whatever the client reached.
+TcpTuning client_tuning(const ServerSpec& h) {
+    return TcpTuning{h.congestion, h.max_pacing_Bps, h.tos, h.side.bind_dev};
+}
+TcpTuning server_tuning(const ServerSpec& h) { return TcpTuning{h.congestion, h.max_pacing_Bps, h.tos, {}}; }
 
 // Accepts TCP data connections until `wanted` have presented the token, before the deadline. Pending
 // connections are read side by side, so a stray one that stays silent delays nobody.
@@ -89,8 +102,14 @@ std::vector<DataConnection> as_flow_sets(std::vector<UniqueFd> fds, int flows) {
 class TcpListener final : public KindListener {
 public:
     TcpListener(const ServerSpec& half, const std::string& bind_address)
-        : flows_(half.flows), wanted_(static_cast<int>(data_connections(half))) {
-        auto [fd, port] = listen_tcp(bind_address, 0, wanted_, half.side.socket_buffer);
+        : flows_(half.flows),
+          wanted_(static_cast<int>(data_connections(half))),
+          per_transaction_(is_connection_test(half.test)),
+          tuning_(server_tuning(half)) {
+        // crr, cc: the same listener takes every transaction's connection, up to one per stream at once
+        // (and the goodbyes): the system's largest backlog keeps a burst from being dropped.
+        int backlog = per_transaction_ ? SOMAXCONN : wanted_;
+        auto [fd, port] = listen_tcp(bind_address, 0, backlog, half.side.socket_buffer);
         fd_ = std::move(fd);
         port_ = port;
     }
@@ -103,18 +122,37 @@ public:
             throw std::runtime_error("only " + std::to_string(tcp.size()) + " of " + std::to_string(wanted_) +
                                      " data connections arrived within 10 s (a firewall between the hosts?)");
         }
-        fd_.reset();
-        if (flows_ > 1) return as_flow_sets(std::move(tcp), flows_);
         std::vector<DataConnection> out;
-        for (auto& fd : tcp) {
-            set_receive_timeout(fd.get(), kStallTimeout);
-            out.emplace_back(std::move(fd));
+        if (per_transaction_) {
+            // Each stream serves transactions from its own descriptor of the one listener (the kernel gives
+            // each accept() to one of them); the receive timeout bounds accept() and, inherited, every
+            // accepted socket's reads, as the settings are inherited. The streams' own connections only
+            // told the client where to connect.
+            set_receive_timeout(fd_.get(), kStallTimeout);
+            if (tuning_.any()) apply_tcp_tuning(fd_.get(), tuning_);
+            for (size_t i = 0; i < tcp.size(); ++i) {
+                UniqueFd listener(::fcntl(fd_.get(), F_DUPFD_CLOEXEC, 0));
+                if (!listener)
+                    throw std::runtime_error(std::string("dup of the data listener: ") + std::strerror(errno));
+                out.emplace_back(std::move(listener));
+            }
+            fd_.reset();
+            return out;
         }
+        fd_.reset();
+        for (auto& fd : tcp) {
+            if (tuning_.any()) apply_tcp_tuning(fd.get(), tuning_);  // -C, --fq-rate, --tos: both sides
+            if (flows_ == 1) set_receive_timeout(fd.get(), kStallTimeout);  // flow sets wait in epoll instead
+        }
+        if (flows_ > 1) return as_flow_sets(std::move(tcp), flows_);
+        for (auto& fd : tcp) out.emplace_back(std::move(fd));
         return out;
     }
 
 private:
     int flows_, wanted_;  // connections per stream; all the half's connections
+    bool per_transaction_;
+    TcpTuning tuning_;
     UniqueFd fd_;
     uint16_t port_ = 0;
 };
@@ -125,8 +163,12 @@ std::unique_ptr<KindListener> listen(const ServerSpec& half, Role, const std::st
 
 std::vector<DataConnection> connect(const ServerSpec& half, Role, const PeerAddress& peer, uint64_t token) {
     std::vector<UniqueFd> fds;
+    // The data follows the control connection's address family (-4/-6 chose it).
+    const std::string& a = peer.address;
+    int family = a.find(':') != std::string::npos ? AF_INET6 : !a.empty() ? AF_INET : AF_UNSPEC;
     for (uint64_t i = 0; i < data_connections(half); ++i) {
-        UniqueFd fd = connect_tcp(Endpoint{peer.host, peer.port}, kConnectTimeout, half.side.socket_buffer);
+        UniqueFd fd = connect_tcp(Endpoint{peer.host, peer.port, family}, kConnectTimeout, half.side.socket_buffer,
+                                  client_tuning(half));
         write_all(fd.get(), std::string_view(reinterpret_cast<const char*>(&token), sizeof(token)), kConnectTimeout);
         set_receive_timeout(fd.get(), kStallTimeout);
         fds.push_back(std::move(fd));
@@ -199,6 +241,15 @@ void settings_in_force(const ServerSpec& h, Role role, const DataConnection& con
     r.socket_send_buffer = snd;
     r.socket_recv_buffer = rcv;
     if (role == Role::recv && !is_message_test(h.test)) r.rcv_lowat = receive_low_water(fd);
+    r.tcp_settings = read_tcp_tuning(fd);  // crr, cc: the server's listener, whose settings its sockets inherit
+    if (is_connection_test(h.test) && role == Role::send) r.connection_close = crr_close_method(h.crr_close);
+}
+
+TcpInfo stream_info(const DataConnection& conn) { return read_tcp_info(tcp_fd(conn)); }
+
+LatencyHistogram connect_latency(const StreamLoop& loop) {
+    const auto* crr = loop.get_if<TcpCrrInitiator>();
+    return crr ? crr->connect_latency() : LatencyHistogram{};
 }
 
 uint64_t bytes_per_stream(const ServerSpec& h, Role role) {
@@ -236,7 +287,9 @@ const TransportOps kTcpOps = {.listen = listen,
                               .path_name = name_of_path,
                               .ran_on = ran_on,
                               .settings_in_force = settings_in_force,
-                              .buffer_bytes = bytes_per_stream};
+                              .buffer_bytes = bytes_per_stream,
+                              .stream_info = stream_info,
+                              .connect_latency = connect_latency};
 
 // GPU memory over TCP is always staged (spec_problem refused --gpu-path direct).
 void make_tcp_send(StreamLoop& loop, const ServerSpec& h, int fd) {
@@ -286,6 +339,18 @@ void make_tcp_exchange(StreamLoop& loop, const ServerSpec& half, Role role, int 
     size_t size = half.message_size;
     size_t align = half.alignment;
     const BufferSpec& where = half.side.buffer;
+    if (is_connection_test(half.test)) {
+        // The client's fd is its stream's connection (where to connect); the server's, the listener,
+        // whose accepted sockets inherit its settings (TcpListener set them): none per accept.
+        CrrShape shape{half.test == TestKind::crr, size, align, half.crr_close, {}};
+        if (role == Role::send) {
+            shape.tuning = client_tuning(half);
+            loop.emplace<TcpCrrInitiator>(fd, shape, rtt);
+        } else {
+            loop.emplace<TcpCrrResponder>(fd, shape);
+        }
+        return;
+    }
     if (half.test == TestKind::rr) {
         if (where.on_gpu()) {  // TCP only stages GPU memory (spec_problem refused --gpu-path direct)
             if (role == Role::send)

@@ -18,6 +18,13 @@ namespace {
 std::string message_test_problem(const ServerSpec& h, const TransportInfo& t) {
     std::string name = test_name(h.test);
     if (!(t.tests & bit(h.test))) {
+        auto runs_it = [&](const TransportInfo& r) { return (r.tests & bit(h.test)) != 0; };
+        if (is_connection_test(h.test)) {
+            return name +
+                   " opens a TCP connection per transaction (the kernel's connect and accept are what it "
+                   "measures): it runs over -T " +
+                   transport_names_where(runs_it) + ", not " + t.name;
+        }
         if (t.no_message_tests) return name + " over " + t.name + " is not offered: " + t.no_message_tests;
         return name + " runs over " +
                transport_names_where([&](const TransportInfo& r) { return (r.tests & bit(h.test)) != 0; }) + "; " +
@@ -46,10 +53,24 @@ std::string message_test_problem(const ServerSpec& h, const TransportInfo& t) {
     return "";
 }
 
+// -C, --fq-rate, --tos and --bind-dev are settings of a kernel TCP socket (issue 28).
+std::string tcp_socket_options_problem(const ServerSpec& h, const TransportInfo& t) {
+    const bool asked = !h.congestion.empty() || h.max_pacing_Bps || h.tos >= 0 || !h.side.bind_dev.empty();
+    if (!asked || t.tcp_sockets) return "";
+    return "-C, --fq-rate, --tos and --bind-dev set TCP sockets (-T " +
+           transport_names_where([](const TransportInfo& r) { return r.tcp_sockets; }) + "); " + t.name +
+           " has none: leave them out";
+}
+
 // This side's --buffer for the role it plays.
 std::string memory_problem(const ServerSpec& h, Role role, const TransportInfo& t) {
     const BufferSpec& b = h.side.buffer;
     if (h.test == TestKind::msgrate) return msgrate_buffer_problem(b);
+    if (is_connection_test(h.test) && b.kind != MemoryKind::host) {
+        return test_name(h.test) +
+               std::string(" uses host memory (its cost is the connection, not the data); --buffer ") +
+               buffer_spec_name(b) + " is for stream, maerts and rr";
+    }
     if (h.test == TestKind::rr && b.simulated()) {
         return "--buffer sim-gpu (a test kind) stages stream tests only; rr stages GPU memory with CUDA";
     }
@@ -109,6 +130,7 @@ std::string spec_problem(const ServerSpec& half, Role role) {
     if (is_message_test(half.test)) {
         if (std::string why = message_test_problem(half, t); !why.empty()) return why;
     }
+    if (std::string why = tcp_socket_options_problem(half, t); !why.empty()) return why;
     if (t.datagrams) return udp_spec_problem(half, role);
     if (std::string why = udp_options_problem(half); !why.empty()) return why;
     return memory_problem(half, role, t);

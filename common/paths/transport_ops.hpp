@@ -17,6 +17,7 @@
 
 #include "core/data_connection.hpp"
 #include "core/stream_loop.hpp"
+#include "core/tcp_stats.hpp"
 #include "core/transport_registry.hpp"
 #include "measure/latency_histogram.hpp"
 #include "protocol/rdma_info.hpp"
@@ -66,6 +67,12 @@ struct TransportOps {
     void (*settings_in_force)(const ServerSpec& half, Role role, const DataConnection& conn, SideResult& r);
     // The bytes of memory one stream of this side allocates (the server checks it against its limit).
     uint64_t (*buffer_bytes)(const ServerSpec& half, Role role);
+    // Optional read-backs (nullptr: the kind has none). stream_info: the kernel's view of one stream's
+    // connection now (TCP_INFO), read at the start, at each --interval and at the end, from the sampler's
+    // thread beside the running loop (one getsockopt, safe there). connect_latency: crr and cc's
+    // initiator, socket() to connected per transaction.
+    TcpInfo (*stream_info)(const DataConnection& conn) = nullptr;
+    LatencyHistogram (*connect_latency)(const StreamLoop& loop) = nullptr;
 };
 
 inline void no_settings(const ServerSpec&, Role, const DataConnection&, SideResult&) {}

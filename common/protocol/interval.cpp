@@ -5,6 +5,7 @@
 #include "measure/cpu_meter.hpp"
 #include "measure/service_demand.hpp"
 #include "protocol/field_table.hpp"
+#include "protocol/tcp_report.hpp"
 #include "protocol/test_spec.hpp"
 
 namespace zc {
@@ -33,12 +34,14 @@ double SideInterval::service_demand_us_per_kb() const { return zc::service_deman
 nlohmann::json to_json(const SideInterval& s) {
     nlohmann::json j;
     encode_fields(j, s, kSideIntervalFields);
+    if (!s.tcp.empty()) j["tcp_info"] = to_json(s.tcp);
     return j;
 }
 
 SideInterval side_interval_from_json(const nlohmann::json& j) {
     SideInterval s;
     decode_fields(j, s, kSideIntervalFields);
+    s.tcp = tcp_samples_from_json(j, "tcp_info");
     if (s.end_s < s.start_s) throw ProtocolError("field 'end_s' is before 'start_s'");
     return s;
 }
@@ -60,6 +63,9 @@ SideInterval interval_between(const IntervalReading& a, const IntervalReading& b
     s.rtt_samples = rtt.count();
     s.rtt_p50_us = static_cast<double>(rtt.percentile(50)) / 1e3;
     s.rtt_p99_us = static_cast<double>(rtt.percentile(99)) / 1e3;
+    if (a.tcp.size() == b.tcp.size()) {
+        for (size_t i = 0; i < b.tcp.size(); ++i) s.tcp.push_back(tcp_sample(a.tcp[i], b.tcp[i], s.duration_s()));
+    }
     return s;
 }
 
@@ -69,7 +75,7 @@ nlohmann::json side_json(const std::optional<SideInterval>& s, TestKind test) {
     nlohmann::json j = to_json(*s);
     j["service_demand_us_per_kb"] = s->service_demand_us_per_kb();
     if (is_message_test(test)) j["service_demand_us_per_msg"] = service_demand_us_per_tran(s->busy_cpu_s, s->messages);
-    if (test != TestKind::rr || s->rtt_samples == 0) {
+    if (!is_transaction_test(test) || s->rtt_samples == 0) {
         j.erase("rtt_samples");
         j.erase("rtt_p50_us");
         j.erase("rtt_p99_us");
@@ -89,8 +95,8 @@ nlohmann::json to_json(const IntervalRow& r, TestKind test) {
                         {"local", side_json(r.local, test)},
                         {"remote", side_json(r.remote, test)}};
     if (is_message_test(test)) {
-        j[test == TestKind::rr ? "transactions" : "messages"] = r.messages;
-        j[test == TestKind::rr ? "transactions_per_s" : "messages_per_s"] = r.messages_per_s;
+        j[is_transaction_test(test) ? "transactions" : "messages"] = r.messages;
+        j[is_transaction_test(test) ? "transactions_per_s" : "messages_per_s"] = r.messages_per_s;
     }
     return j;
 }

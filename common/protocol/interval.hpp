@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/tcp_stats.hpp"
 #include "core/test_kind.hpp"
 #include "measure/latency_histogram.hpp"
 #include "measure/proc_stat.hpp"
@@ -33,6 +34,7 @@ struct SideInterval {
     // Other tests of this side's host that ran during the interval: its whole-host CPU figures are
     // then shared (they count those tests' work too).
     uint32_t shared_tests = 0;
+    std::vector<TcpSample> tcp;  // TCP: each stream's TCP_INFO over the interval (stream order)
 
     double duration_s() const { return end_s - start_s; }
     double service_demand_us_per_kb() const;
@@ -45,9 +47,10 @@ SideInterval side_interval_from_json(const nlohmann::json& j);  // bounded; thro
 struct IntervalReading {
     double t_s = 0;  // from the start of the measured interval
     uint64_t bytes = 0, messages = 0;
-    ProcStat stat;            // whole host
-    double thread_cpu_s = 0;  // the data threads, since the start
-    LatencyHistogram rtt;     // rr client: every stream's round trips so far (a snapshot)
+    ProcStat stat;             // whole host
+    double thread_cpu_s = 0;   // the data threads, since the start
+    LatencyHistogram rtt;      // rr client: every stream's round trips so far (a snapshot)
+    std::vector<TcpInfo> tcp;  // TCP: each stream's TCP_INFO then (empty where not read)
 };
 
 // The interval between two readings: the partition arithmetic.

@@ -18,6 +18,7 @@ void MessageSide::add_stream(uint64_t m, uint64_t segs, const LatencyHistogram& 
 }
 
 void MessageSide::merge(const MessageSide& o) {
+    connect.merge(o.connect);
     messages += o.messages;
     segments += o.segments;
     if (stream_messages.size() < o.stream_messages.size()) stream_messages.resize(o.stream_messages.size());
@@ -35,20 +36,41 @@ nlohmann::json summary_json(const LatencySummary& s, double scale) {
 
 }  // namespace
 
+// The histogram itself (non-empty buckets, nanoseconds), so percentiles can be recomputed or merged
+// later; bounded by the bucket count.
+nlohmann::json histogram_json(const LatencyHistogram& h) {
+    nlohmann::json buckets = nlohmann::json::array();
+    for (const auto& [i, n] : h.sparse()) buckets.push_back({i, n});
+    return {{"count", h.count()},
+            {"min", h.min()},
+            {"max", h.max()},
+            {"sum", h.sum()},
+            {"sub_bucket_bits", LatencyHistogram::kSubBits},
+            {"buckets", buckets}};
+}
+
+LatencyHistogram histogram_from_json(const nlohmann::json& h, const std::string& name) {
+    if (field<int>(h, "sub_bucket_bits") != LatencyHistogram::kSubBits)
+        throw ProtocolError(name + ": other bucket layout");
+    const auto& b = h.at("buckets");
+    if (!b.is_array() || b.size() > LatencyHistogram::kBuckets) throw ProtocolError(name + ": too many buckets");
+    std::vector<std::pair<uint32_t, uint64_t>> buckets;
+    for (const auto& e : b) {
+        if (!e.is_array() || e.size() != 2) throw ProtocolError(name + ": a bucket is not [index, count]");
+        buckets.emplace_back(value_as<uint32_t>(e[0], name), value_as<uint64_t>(e[1], name));
+    }
+    try {
+        return LatencyHistogram::from_sparse(buckets, field<uint64_t>(h, "min"), field<uint64_t>(h, "max"),
+                                             field<uint64_t>(h, "sum"));
+    } catch (const std::invalid_argument& e) {
+        throw ProtocolError(name + ": " + e.what());
+    }
+}
+
 nlohmann::json to_json(const MessageSide& m) {
     nlohmann::json j = {{"messages", m.messages}, {"stream_messages", m.stream_messages}, {"segments", m.segments}};
-    if (m.rtt.count()) {
-        // The histogram itself (non-empty buckets, nanoseconds), so percentiles can be recomputed or
-        // merged later; bounded by the bucket count.
-        nlohmann::json buckets = nlohmann::json::array();
-        for (const auto& [i, n] : m.rtt.sparse()) buckets.push_back({i, n});
-        j["rtt_ns"] = {{"count", m.rtt.count()},
-                       {"min", m.rtt.min()},
-                       {"max", m.rtt.max()},
-                       {"sum", m.rtt.sum()},
-                       {"sub_bucket_bits", LatencyHistogram::kSubBits},
-                       {"buckets", buckets}};
-    }
+    if (m.rtt.count()) j["rtt_ns"] = histogram_json(m.rtt);
+    if (m.connect.count()) j["connect_ns"] = histogram_json(m.connect);
     return j;
 }
 
@@ -61,30 +83,14 @@ MessageSide message_side_from_json(const nlohmann::json& j) {
         throw ProtocolError("field 'stream_messages' must be an array of at most " + std::to_string(kMaxStreams));
     }
     for (const auto& v : per) m.stream_messages.push_back(value_as<uint64_t>(v, "stream_messages"));
-    if (j.contains("rtt_ns")) {
-        const auto& h = j.at("rtt_ns");
-        if (field<int>(h, "sub_bucket_bits") != LatencyHistogram::kSubBits)
-            throw ProtocolError("rtt_ns: other bucket layout");
-        const auto& b = h.at("buckets");
-        if (!b.is_array() || b.size() > LatencyHistogram::kBuckets) throw ProtocolError("rtt_ns: too many buckets");
-        std::vector<std::pair<uint32_t, uint64_t>> buckets;
-        for (const auto& e : b) {
-            if (!e.is_array() || e.size() != 2) throw ProtocolError("rtt_ns: a bucket is not [index, count]");
-            buckets.emplace_back(value_as<uint32_t>(e[0], "rtt_ns"), value_as<uint64_t>(e[1], "rtt_ns"));
-        }
-        try {
-            m.rtt = LatencyHistogram::from_sparse(buckets, field<uint64_t>(h, "min"), field<uint64_t>(h, "max"),
-                                                  field<uint64_t>(h, "sum"));
-        } catch (const std::invalid_argument& e) {
-            throw ProtocolError(std::string("rtt_ns: ") + e.what());
-        }
-    }
+    if (j.contains("rtt_ns")) m.rtt = histogram_from_json(j.at("rtt_ns"), "rtt_ns");
+    if (j.contains("connect_ns")) m.connect = histogram_from_json(j.at("connect_ns"), "connect_ns");
     return m;
 }
 
 MessageResult message_result(TestKind test, uint32_t batch, const SideResult& local, const SideResult& remote,
                              double receiver_elapsed_s) {
-    const char* what = test == TestKind::rr ? "transactions" : "messages";
+    const char* what = is_transaction_test(test) ? "transactions" : "messages";
     const MessageSide& l = local.messages;
     const MessageSide& r = remote.messages;
     // UDP may lose datagrams: the side that counts what arrived is the figure (rr: the initiator, its
@@ -97,7 +103,9 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
                                  " arrived but the other side handled only " + std::to_string(handled.messages) +
                                  ". No figures are reported for this test.");
     }
-    if (!lossy && (l.messages != r.messages || l.stream_messages != r.stream_messages)) {
+    // crr, cc: the server's streams share one listener, so only the totals pair up.
+    const bool per_stream = !is_connection_test(test);
+    if (!lossy && (l.messages != r.messages || (per_stream && l.stream_messages != r.stream_messages))) {
         throw std::runtime_error(std::string(what) + " count mismatch: zcperf counted " + std::to_string(l.messages) +
                                  " but zcserver " + std::to_string(r.messages) +
                                  "; a peer ended a connection early. No figures are reported for this test.");
@@ -105,7 +113,7 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
     MessageResult m;
     m.messages = lossy ? counted.messages : l.messages;
     m.batch = batch;
-    m.elapsed_s = test == TestKind::rr ? local.elapsed_s : receiver_elapsed_s;
+    m.elapsed_s = is_transaction_test(test) ? local.elapsed_s : receiver_elapsed_s;
     if (m.elapsed_s > 0) {
         m.messages_per_s = static_cast<double>(m.messages) / m.elapsed_s;
         for (uint64_t s : l.stream_messages) m.stream_messages_per_s.push_back(static_cast<double>(s) / m.elapsed_s);
@@ -115,13 +123,20 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
         m.calls_per_message = static_cast<double>(local.ops) / static_cast<double>(m.messages);
     }
     m.rtt = summarize(l.rtt);
+    m.connect = summarize(l.connect);
     m.local_sd_us = service_demand_us_per_tran(local.cpu.busy_cpu_s, m.messages);
     m.remote_sd_us = service_demand_us_per_tran(remote.cpu.busy_cpu_s, m.messages);
     m.local_proc_sd_us = service_demand_us_per_tran(local.process_cpu_s(), m.messages);
     m.remote_proc_sd_us = service_demand_us_per_tran(remote.process_cpu_s(), m.messages);
     m.tcp = local.rdma.empty() && !lossy;  // TCP sides carry no rdma block (nor a UDP path); rsockets and verbs do
     char how[320];
-    if (lossy && test == TestKind::rr) {
+    if (is_connection_test(test)) {
+        std::snprintf(how, sizeof(how),
+                      "a new TCP connection per transaction (%s); latency of the whole transaction "
+                      "and of socket()+connect()",
+                      test == TestKind::crr ? "connect, request, response, close" : "connect, close");
+        if (!local.connection_close.empty()) m.measured = std::string(how) + "; " + local.connection_close;
+    } else if (lossy && test == TestKind::rr) {
         std::snprintf(how, sizeof(how),
                       "one UDP datagram each way per transaction; a request unanswered within %d ms is counted lost "
                       "and the next one sent",
@@ -156,7 +171,7 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
     } else {
         std::snprintf(how, sizeof(how), "rsend/rrecv (rsockets: copied through their registered buffers)");
     }
-    m.measured = how;
+    if (m.measured.empty()) m.measured = how;
     if (m.tcp && test == TestKind::msgrate && m.messages && m.segments_per_message < 0.9) {
         char segs[32];
         std::snprintf(segs, sizeof(segs), "%.2f", m.segments_per_message);
@@ -170,23 +185,29 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
 }
 
 nlohmann::json to_json(const MessageResult& m, TestKind test, uint64_t message_size) {
-    if (test == TestKind::rr) {
-        return {{"transactions", m.messages},
-                {"transactions_per_s", m.messages_per_s},
-                {"elapsed_s", m.elapsed_s},
-                {"stream_transactions_per_s", m.stream_messages_per_s},
-                {"rtt_us", summary_json(m.rtt, 1.0)},
-                // One-way latency as OSU and perftest give it: half the round trip.
-                {"latency_us", summary_json(m.rtt, 0.5)},
-                {"latency_definition", "RTT/2"},
-                {"samples", m.rtt.samples},
-                {"local_sd_us_per_tran", m.local_sd_us},
-                {"remote_sd_us_per_tran", m.remote_sd_us},
-                {"local_proc_sd_us_per_tran", m.local_proc_sd_us},
-                {"remote_proc_sd_us_per_tran", m.remote_proc_sd_us},
-                {"client_calls_per_tran", m.calls_per_message},
-                {"client_segments_per_tran", m.segments_per_message},
-                {"measured", m.measured}};
+    if (is_transaction_test(test)) {
+        nlohmann::json j = {{"transactions", m.messages},
+                            {"transactions_per_s", m.messages_per_s},
+                            {"elapsed_s", m.elapsed_s},
+                            {"stream_transactions_per_s", m.stream_messages_per_s},
+                            {"rtt_us", summary_json(m.rtt, 1.0)},
+                            // One-way latency as OSU and perftest give it: half the round trip.
+                            {"latency_us", summary_json(m.rtt, 0.5)},
+                            {"latency_definition", "RTT/2"},
+                            {"samples", m.rtt.samples},
+                            {"local_sd_us_per_tran", m.local_sd_us},
+                            {"remote_sd_us_per_tran", m.remote_sd_us},
+                            {"local_proc_sd_us_per_tran", m.local_proc_sd_us},
+                            {"remote_proc_sd_us_per_tran", m.remote_proc_sd_us},
+                            {"client_calls_per_tran", m.calls_per_message},
+                            {"client_segments_per_tran", m.segments_per_message},
+                            {"measured", m.measured}};
+        if (is_connection_test(test)) {
+            j["connect_us"] = summary_json(m.connect, 1.0);
+            j.erase("latency_us");  // half a transaction of four system calls is no one-way latency
+            j.erase("latency_definition");
+        }
+        return j;
     }
     return {{"messages", m.messages},
             {"messages_per_s", m.messages_per_s},

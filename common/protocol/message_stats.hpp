@@ -19,8 +19,9 @@ struct MessageSide {
     // sent (client) or received (server).
     uint64_t messages = 0;
     std::vector<uint64_t> stream_messages;
-    uint64_t segments = 0;  // TCP data segments sent (rr both sides, msgrate sender) or received (msgrate receiver)
-    LatencyHistogram rtt;   // rr client: one round trip per transaction; empty everywhere else
+    uint64_t segments = 0;     // TCP data segments sent (rr both sides, msgrate sender) or received (msgrate receiver)
+    LatencyHistogram rtt;      // rr client: one round trip per transaction; empty everywhere else
+    LatencyHistogram connect;  // crr, cc client: socket() to connected, per transaction; empty elsewhere
 
     void add_stream(uint64_t messages, uint64_t segments, const LatencyHistogram& rtt);
     void merge(const MessageSide& o);  // repetitions of one test: counts add, histograms merge
@@ -37,7 +38,8 @@ struct MessageResult {
     uint32_t batch = 1;               // msgrate: messages per send call
     double segments_per_message = 0;  // msgrate: the sender's data segments per message; rr: the client's per request
     double calls_per_message = 0;     // the client's send/recv calls per message (rr: per transaction)
-    LatencySummary rtt;               // rr: round-trip time per transaction
+    LatencySummary rtt;               // rr: round-trip time per transaction (crr, cc: the whole transaction)
+    LatencySummary connect;           // crr, cc: socket() to connected, per transaction
     // Service demand per message (netperf's us/Tran for rr): whole host and the test's own threads.
     double local_sd_us = 0, remote_sd_us = 0, local_proc_sd_us = 0, remote_proc_sd_us = 0;
     std::vector<std::string> notes;  // what the reader must know to read the figures (for the warnings)

@@ -169,6 +169,9 @@ nlohmann::json to_json(const SideResult& s) {
     if (s.explain.ran || !s.explain.problem.empty()) j["explain"] = to_json(s.explain);
     if (!s.udp.empty()) j["udp"] = to_json(s.udp);
     if (!s.flow_bytes.empty()) j["flow_bytes"] = s.flow_bytes;
+    if (!s.tcp.empty()) j["tcp_info"] = to_json(s.tcp);
+    if (!s.tcp_settings.congestion.empty()) j["tcp_settings"] = to_json(s.tcp_settings);
+    if (!s.connection_close.empty()) j["connection_close"] = s.connection_close;
     return j;
 }
 
@@ -216,6 +219,12 @@ SideResult side_result_from_json(const nlohmann::json& j) {
                 s.flow_bytes.push_back(value_as<uint64_t>(b, "flow_bytes"));
         if (j.contains("memory")) s.memory = memory_report_from_json(j.at("memory"));    // optional: older peers
         if (j.contains("explain")) s.explain = explain_side_from_json(j.at("explain"));  // --explain only
+        s.tcp = tcp_samples_from_json(j, "tcp_info");  // these three: absent from older peers, and off TCP
+        if (j.contains("tcp_settings")) s.tcp_settings = tcp_tuning_from_json(j.at("tcp_settings"));
+        if (j.contains("connection_close")) {
+            s.connection_close = field<std::string>(j, "connection_close");
+            if (s.connection_close.size() > 200) throw ProtocolError("field 'connection_close' is too long");
+        }
         return s;
     } catch (const nlohmann::json::exception& e) {
         throw ProtocolError(std::string("malformed result: ") + e.what());
@@ -241,6 +250,9 @@ nlohmann::json side_summary(const SideResult& s) {
             {"max_bytes", f.flows.max_bytes}, {"min_bps", f.min_bps},           {"median_bps", f.median_bps},
             {"max_bps", f.max_bps},           {"jain_index", f.flows.jain}};
     }
+    if (j.contains("tcp_info")) {
+        for (size_t i = 0; i < s.tcp.size(); ++i) j["tcp_info"][i]["limited_by"] = tcp_limit_line(s.tcp[i]);
+    }
     j["cpu_util_pct"] = s.cpu_util_pct();
     j["service_demand_us_per_kb"] = s.service_demand_us_per_kb();
     j["process_cpu_util_pct"] = s.process_cpu_util_pct();
@@ -262,7 +274,7 @@ nlohmann::json side_summary(const SideResult& s) {
 }  // namespace
 
 const char* explain_unit(TestKind t) {
-    return t == TestKind::rr ? "us/tran" : t == TestKind::msgrate ? "us/msg" : "us/KB";
+    return is_transaction_test(t) ? "us/tran" : t == TestKind::msgrate ? "us/msg" : "us/KB";
 }
 
 double explain_units(const TestResult& r, const SideResult& s) {
@@ -321,6 +333,7 @@ nlohmann::json to_json(const TestResult& r) {
     if (is_message_test(r.test)) j[test_name(r.test)] = to_json(r.messages, r.test, r.message_size);
     add_explain_per_unit(j["local"], r, r.local, r.baseline.local_explain_delta);
     add_explain_per_unit(j["remote"], r, r.remote, r.baseline.remote_explain_delta);
+    if (!r.bidir_with.empty()) j["bidir"] = {{"with", r.bidir_with}, {"sum_gbps", r.bidir_sum_gbps}};
     if (r.interval_s > 0) {
         j["interval_s"] = r.interval_s;
         j["intervals"] = nlohmann::json::array();

@@ -16,6 +16,7 @@
 #include "protocol/udp_info.hpp"
 #include "protocol/gpu_report.hpp"
 #include "protocol/shared_host.hpp"
+#include "protocol/tcp_report.hpp"
 #include "protocol/test_spec.hpp"
 #include "core/stream_counters.hpp"
 
@@ -76,6 +77,11 @@ struct SideResult {
     MemoryReport memory;   // buffer memory kind; GPU staging's cost
     ExplainSide explain;   // --explain: where the sampled CPU time went (ran = false: not asked, or why not)
     UdpInfo udp;           // UDP paths: loss, jitter, the kernel's drops, GSO/GRO; any -b sender: its pacing
+    // TCP: each stream's TCP_INFO over the measured interval (stream order; empty for crr/cc and RDMA),
+    // the settings its data sockets ran with, and crr/cc's close method in words.
+    std::vector<TcpSample> tcp;
+    TcpTuningInForce tcp_settings;
+    std::string connection_close;
 
     double process_cpu_s() const { return process_user_s + process_sys_s; }
     double cpu_util_pct() const { return cpu.all.busy(); }
@@ -134,6 +140,10 @@ struct TestResult {
     MessageResult messages;              // rr, msgrate: the figures both sides' counts agree on
     double interval_s = 0;               // --interval (0: none)
     std::vector<IntervalRow> intervals;  // partition the measured interval (each repetition's, in turn)
+    // --bidir: this direction ran at the same time as the other (its result is reported beside it);
+    // the sum of both directions' throughput. Empty / 0 otherwise.
+    std::string bidir_with;
+    double bidir_sum_gbps = 0;
 };
 
 // --explain's unit, as service demand's: KB moved (stream, maerts), transactions (rr), messages

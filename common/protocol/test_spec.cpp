@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "core/pacer.hpp"
+#include "core/tcp_stats.hpp"
 #include "protocol/field_table.hpp"
 
 namespace zc {
@@ -40,14 +41,20 @@ const auto kTestParamFields = std::make_tuple(
     number("server_wait_s", &TestParams::server_wait_s, 0, kMaxWaitS, 0),
     number("bitrate", &TestParams::bitrate, 0, kMaxBitrate, 0),  // absent: unpaced
     number("gso_size", &TestParams::gso_size, 0, 65507, 0),      // absent: the path MTU's payload
-    number("flows", &TestParams::flows, 1, kMaxFlows, 1));       // absent: one connection per stream
+    number("flows", &TestParams::flows, 1, kMaxFlows, 1),        // absent: one connection per stream
+    // Absent (an older client): the kernel's defaults.
+    text("congestion", &TestParams::congestion, kMaxCongestionName - 1, "TCP_CA_NAME_MAX (16 bytes)"),
+    number("max_pacing_Bps", &TestParams::max_pacing_Bps, 0, 1ull << 50, 0),
+    number("tos", &TestParams::tos, -1, 255, -1),
+    named("crr_close", &TestParams::crr_close, crr_close_name, crr_close_from_name, true));
 
 const auto kSideFields = std::make_tuple(
     cpu_list("cpus", &SideSpec::cpus), number("socket_buffer", &SideSpec::socket_buffer, 0, kMaxSocketBuffer),
     number("mem_node", &SideSpec::mem_node, -1, 65535), cpu_list("irq_cpus", &SideSpec::irq_cpus),
     // Optional: a peer that predates GPU buffers sends neither and means host memory.
     named("buffer", &SideSpec::buffer, buffer_spec_name, buffer_spec_from_name, true),
-    named("gpu_path", &SideSpec::gpu_path, gpu_path_name, gpu_path_from_name, true));
+    named("gpu_path", &SideSpec::gpu_path, gpu_path_name, gpu_path_from_name, true),
+    text("bind_dev", &SideSpec::bind_dev, kMaxInterfaceName, "an interface name (IFNAMSIZ)"));
 
 // Sent for the RDMA transports only.
 const auto kSideRdmaFields = std::make_tuple(text("rdma_dev", &SideSpec::rdma_dev, 64, "an RDMA device name"));

@@ -9,6 +9,7 @@
 #include "protocol/rdma_options.hpp"
 #include "protocol/wire_range.hpp"
 #include "core/buffer_spec.hpp"
+#include "core/connection_test.hpp"
 #include "core/gpu_path.hpp"
 #include "core/transport_registry.hpp"
 
@@ -37,6 +38,7 @@ struct SideSpec {
     std::string rdma_dev;               // --rdma-dev: the RDMA device the data must use ("" = the route's)
     BufferSpec buffer{};                // where the data buffers live: host, pinned, cuda:N (--buffer)
     GpuPath gpu_path = GpuPath::auto_;  // how GPU memory meets the network (--gpu-path)
+    std::string bind_dev;               // TCP: --bind-dev, SO_BINDTODEVICE on the data sockets ("" = any)
 };
 
 // The parameters both sides share: what the client's spec and the server's half have in common,
@@ -65,6 +67,11 @@ struct TestParams {
     uint64_t bitrate = 0;   // -b: the sender's rate in bits/s; 0 = as fast as it can
     uint32_t gso_size = 0;  // udp-gso, udp-msgzc: datagram size; 0 = the path MTU's payload
     int flows = 1;          // --flows: TCP connections per stream, served by the stream's thread over one epoll
+    // TCP data sockets, both sides (tcp/tcp_tuning.hpp; each side reports what its sockets ran with):
+    std::string congestion;              // -C: TCP_CONGESTION ("" = the kernel's default)
+    uint64_t max_pacing_Bps = 0;         // --fq-rate: SO_MAX_PACING_RATE, bytes/s (0 = unlimited)
+    int tos = -1;                        // --tos: IP_TOS / IPV6_TCLASS (-1 = untouched)
+    CrrClose crr_close = CrrClose::rst;  // crr, cc: how the client closes each connection
 };
 inline constexpr double kMaxWaitS = 3600;
 

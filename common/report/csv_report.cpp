@@ -39,6 +39,19 @@ std::string values_of(const Column<T> (&cols)[N], const T& v) {
 }
 
 std::string num(uint64_t v) { return std::to_string(v); }
+std::string pct(double share) { return fmt::format("{:.2f}", share * 100); }
+// TCP_INFO's columns, the same in the result's table and the intervals' (X is the table's maker).
+#define ZC_TCP_COLUMNS(X)                                                                                           \
+    X("tcp_retransmits", num(t.retransmits)), X("tcp_rtt_us", num(t.rtt_us)), X("tcp_rttvar_us", num(t.rttvar_us)), \
+        X("tcp_cwnd", num(t.snd_cwnd)), X("tcp_ssthresh", num(t.snd_ssthresh)),                                     \
+        X("tcp_delivery_rate_Bps", num(t.delivery_rate_Bps)), X("tcp_pacing_rate_Bps", num(t.pacing_rate_Bps)),     \
+        X("tcp_busy_pct", pct(t.busy)), X("tcp_rwnd_limited_pct", pct(t.rwnd_limited)),                             \
+        X("tcp_sndbuf_limited_pct", pct(t.sndbuf_limited))
+// A TCP_INFO cell: all streams as one; empty where no stream was read (RDMA, crr, cc).
+template <class F>
+std::string tcp_cell(const std::vector<TcpSample>& streams, F f) {
+    return streams.empty() ? std::string() : f(tcp_summary(streams));
+}
 
 const Column<TestResult> kTestColumns[] = {
     {"transport", [](const TestResult& r) -> std::string { return transport_name(r.transport); }},
@@ -168,17 +181,29 @@ const Column<SideResult> kSideColumns[] = {
      }},
     // -b (any transport): the rate asked and how it was kept
     {"bitrate", [](const SideResult& s) { return s.udp.bitrate ? num(s.udp.bitrate) : std::string(); }},
-    {"pacing",
-     [](const SideResult& s) {
-         return s.udp.bitrate ? quoted(pacing_method_name(s.udp.pacing.method)) : std::string();
-     }},
+    {"pacing", [](const SideResult&
+                      s) { return s.udp.bitrate ? quoted(pacing_method_name(s.udp.pacing.method)) : std::string(); }},
+    // TCP: the data sockets' settings as read back, and TCP_INFO over the measured interval, all streams
+    // as one (tcp_summary: counts summed, RTT, cwnd and the shares averaged); empty where none was read.
+    {"tcp_congestion", [](const SideResult& s) { return s.tcp_settings.congestion; }},
+    {"tcp_max_pacing_rate_Bps", [](const SideResult& s) { return num(s.tcp_settings.max_pacing_Bps); }},
+    {"tcp_tos", [](const SideResult&
+                       s) { return s.tcp_settings.congestion.empty() ? "" : fmt::format("{}", s.tcp_settings.tos); }},
+    {"tcp_bind_dev", [](const SideResult& s) { return s.tcp_settings.bind_dev; }},
+    {"tcp_family", [](const SideResult& s) { return s.tcp_settings.family; }},
+#define ZC_TCP(hdr, expr)                                                                                 \
+    {                                                                                                     \
+        hdr, [](const SideResult& s) { return tcp_cell(s.tcp, [](const TcpSample& t) { return expr; }); } \
+    }
+    ZC_TCP_COLUMNS(ZC_TCP)
+#undef ZC_TCP
 };
 
 // rr and msgrate (empty for stream tests); for rr a message is a transaction, and only rr has the
 // latency cells.
 template <class F>
 std::string message_cell(const TestResult& r, bool rr_only, F f) {
-    if (!is_message_test(r.test) || (rr_only && r.test != TestKind::rr)) return "";
+    if (!is_message_test(r.test) || (rr_only && !is_transaction_test(r.test))) return "";
     return f(r.messages);
 }
 #define ZC_MSG(hdr, rr_only, expr)                                                                                     \
@@ -195,6 +220,8 @@ const Column<TestResult> kMessageColumns[] = {
     ZC_MSG("rtt_p99_us", true, fmt::format("{:.3f}", m.rtt.p99_us)),
     ZC_MSG("rtt_p99.9_us", true, fmt::format("{:.3f}", m.rtt.p999_us)),
     ZC_MSG("rtt_max_us", true, fmt::format("{:.3f}", m.rtt.max_us)),
+    ZC_MSG("connect_p50_us", true, m.connect.samples ? fmt::format("{:.3f}", m.connect.p50_us) : std::string()),
+    ZC_MSG("connect_p99_us", true, m.connect.samples ? fmt::format("{:.3f}", m.connect.p99_us) : std::string()),
     ZC_MSG("latency_us", true, fmt::format("{:.3f}", m.rtt.mean_us / 2)),
     ZC_MSG("local_sd_us_per_msg", false, fmt::format("{:.4f}", m.local_sd_us)),
     ZC_MSG("remote_sd_us_per_msg", false, fmt::format("{:.4f}", m.remote_sd_us)),
@@ -335,6 +362,15 @@ const Column<std::optional<SideInterval>> kSideIntervalColumns[] = {
      [](const std::optional<SideInterval>& s) {
          return side_cell(s, [](const SideInterval& v) { return std::to_string(v.shared_tests); });
      }},
+#define ZC_TCP(hdr, expr)                                                                                           \
+    {                                                                                                               \
+        hdr, [](const std::optional<SideInterval>& s) {                                                             \
+            return side_cell(                                                                                       \
+                s, [](const SideInterval& v) { return tcp_cell(v.tcp, [](const TcpSample& t) { return expr; }); }); \
+        }                                                                                                           \
+    }
+    ZC_TCP_COLUMNS(ZC_TCP)
+#undef ZC_TCP
 };
 
 class CsvIntervalsReport : public ReportWriter {

@@ -63,9 +63,32 @@ std::string placement_line(const SideResult& s) {
     return out;
 }
 
+std::string rate_text(uint64_t bytes_per_s) {
+    return bytes_per_s ? fmt::format("{:.2f} Gb/s", static_cast<double>(bytes_per_s) * 8 / 1e9) : std::string("-");
+}
+
+// What the data sockets ran with, as the kernel reads them back.
+std::string tcp_settings_line(const TcpTuningInForce& t) {
+    return fmt::format("{} {}, pacing cap {}, tos {}{}", t.family, t.congestion,
+                       t.max_pacing_Bps ? rate_text(t.max_pacing_Bps) : std::string("none"),
+                       t.tos >= 0 ? fmt::format("{:#04x}", t.tos) : std::string("?"),
+                       t.bind_dev.empty() ? "" : ", bound to " + t.bind_dev);
+}
+
+// One stream's TCP_INFO over the test, and (where it sent) what limited it.
+std::string tcp_stream_line(const std::string& name, const TcpSample& t) {
+    std::string out =
+        fmt::format("{}: rtt {} us (var {}), cwnd {}, ssthresh {}, {} retransmits, delivery {}, pacing {}", name,
+                    t.rtt_us, t.rttvar_us, t.snd_cwnd,
+                    t.snd_ssthresh >= kInfiniteSsthresh ? std::string("-") : std::to_string(t.snd_ssthresh),
+                    t.retransmits, rate_text(t.delivery_rate_Bps), rate_text(t.pacing_rate_Bps));
+    if (std::string limit = tcp_limit_line(t); !limit.empty()) out += "\n             " + limit;
+    return out;
+}
+
 // rr has no sender and receiver: each side does both; say who asks and who answers.
 const char* side_role(const TestResult& r, const SideResult& s) {
-    if (r.test == TestKind::rr) return s.role == Role::send ? "asks" : "answers";
+    if (is_transaction_test(r.test)) return s.role == Role::send ? "asks" : "answers";
     return role_name(s.role);
 }
 
@@ -170,7 +193,7 @@ public:
 
     void add(const TestResult& r) override {
         header_for(r.test);
-        if (r.test == TestKind::rr) {
+        if (is_transaction_test(r.test)) {
             add_rr_row(r);
         } else if (r.test == TestKind::msgrate) {
             add_msgrate_row(r);
@@ -185,7 +208,7 @@ public:
         for (const auto* s : {&r.local, &r.remote}) {
             out_ << fmt::format("    {:<6} {} {}: {} B{} in {:.2f} s, {} calls{}; data CPUs {}; all CPUs: {}\n",
                                 s == &r.local ? "local" : "remote", side_role(r, *s), s->host, s->bytes,
-                                r.test == TestKind::rr ? " received" : "", s->elapsed_s, s->ops,
+                                is_transaction_test(r.test) ? " received" : "", s->elapsed_s, s->ops,
                                 s->rcv_lowat > 0 ? " (woken at " + format_size(s->rcv_lowat) + " queued)" : "",
                                 format_cpu_list(s->cpus), split(*s));
             out_ << fmt::format(
@@ -198,6 +221,14 @@ public:
             if (!s->flow_bytes.empty()) out_ << "           flows: " << flows_line(r, *s) << "\n";
             if (auto m = memory_line(*s); !m.empty()) out_ << "           memory: " << m << "\n";
             if (s->host_shared()) out_ << "           SHARED host: " << shared_line(*s) << "\n";
+            if (!s->tcp_settings.congestion.empty())
+                out_ << "           tcp: " << tcp_settings_line(s->tcp_settings) << "\n";
+            constexpr size_t kStreamLines = 4;  // more streams: the first few, then all of them as one
+            for (size_t i = 0; i < s->tcp.size() && i < kStreamLines; ++i)
+                out_ << "           " << tcp_stream_line(fmt::format("stream {}", i), s->tcp[i]) << "\n";
+            if (s->tcp.size() > kStreamLines)
+                out_ << "           "
+                     << tcp_stream_line(fmt::format("all {} streams", s->tcp.size()), tcp_summary(s->tcp)) << "\n";
         }
         for (const auto* s : {&r.local, &r.remote})
             for (const auto& line : explain_lines(r, *s, s == &r.local ? "local" : "remote")) out_ << line << "\n";
@@ -217,6 +248,12 @@ public:
                                 r.iterations.throughput_width_pct, r.iterations.width_goal_pct,
                                 r.iterations.met ? "" : "  NOT MET: add iterations (-i)");
         }
+        if (!r.bidir_with.empty()) {
+            out_ << fmt::format(
+                "    bidir: ran at the same time as {} on its own connections; both directions "
+                "together {:.2f} Gb/s (CPU% is the host's over both)\n",
+                r.bidir_with, r.bidir_sum_gbps);
+        }
         out_ << fmt::format("    set-up + teardown {:.1f} ms\n", r.setup_ms);
         for (const auto& w : r.warnings) {
             if (seen_notes_.insert(w).second) out_ << "    note: " << w << "\n";  // each note once per report
@@ -232,11 +269,11 @@ public:
                 "\n{} {} {} x{}{}, every {:g} s ({}; each side: CPU% of its host, SD {}):\n",
                 transport_name(p.transport), test_name(p.test), format_size(p.message_size), p.streams,
                 row.iteration > 1 ? fmt::format(" (run {})", row.iteration) : "", p.interval_s,
-                p.test == TestKind::rr ? "the client's transactions and round trips" : "counted by the receiver",
-                is_message_test(p.test) ? (p.test == TestKind::rr ? "us/Tran" : "us/msg") : "us/KB");
+                is_transaction_test(p.test) ? "the client's transactions and round trips" : "counted by the receiver",
+                is_message_test(p.test) ? (is_transaction_test(p.test) ? "us/Tran" : "us/msg") : "us/KB");
         }
         std::string rate =
-            p.test == TestKind::rr
+            is_transaction_test(p.test)
                 ? fmt::format("{:>10.1f} trans/s  RTT p50 {:>8.2f} p99 {:>8.2f} us", row.messages_per_s,
                               row.local ? row.local->rtt_p50_us : 0.0, row.local ? row.local->rtt_p99_us : 0.0)
             : p.test == TestKind::msgrate ? fmt::format("{:>12.0f} msgs/s", row.messages_per_s)
@@ -256,8 +293,18 @@ public:
             if (*s && (*s)->shared_tests > 0)
                 shared += fmt::format("{}{} host shared with {} other test{}", shared.empty() ? "  SHARED: " : "; ",
                                       name, (*s)->shared_tests, (*s)->shared_tests == 1 ? "" : "s");
-        out_ << fmt::format("  [{:7.2f}-{:7.2f} s] {} | {} | {}{}{}\n", row.start_s, row.end_s, rate,
-                            side("local", row.local), side("remote", row.remote),
+        // The sending side's TCP over the interval (the side that sent more, for rr both send).
+        TcpSample lt = row.local ? tcp_summary(row.local->tcp) : TcpSample{};
+        TcpSample rt = row.remote ? tcp_summary(row.remote->tcp) : TcpSample{};
+        const TcpSample& t = lt.bytes_sent >= rt.bytes_sent ? lt : rt;
+        std::string tcp = t.interval_s > 0 ? fmt::format(
+                                                 " | tcp retr {} cwnd {} rtt {} us busy {:.0f}% rwnd {:.0f}% "
+                                                 "sndbuf {:.0f}%",
+                                                 t.retransmits, t.snd_cwnd, t.rtt_us, t.busy * 100,
+                                                 t.rwnd_limited * 100, t.sndbuf_limited * 100)
+                                           : std::string();
+        out_ << fmt::format("  [{:7.2f}-{:7.2f} s] {} | {} | {}{}{}{}\n", row.start_s, row.end_s, rate,
+                            side("local", row.local), side("remote", row.remote), tcp,
                             row.stall ? "  STALL: nothing moved in this interval" : "", shared);
         out_.flush();
     }
@@ -272,7 +319,7 @@ public:
 private:
     // Each kind of test has its own columns: a header whenever the kind changes.
     void header_for(TestKind t) {
-        int kind = t == TestKind::rr ? 1 : t == TestKind::msgrate ? 2 : 0;
+        int kind = is_transaction_test(t) ? 1 : t == TestKind::msgrate ? 2 : 0;
         if (kind == header_kind_) return;
         header_kind_ = kind;
         out_ << "\n";
@@ -299,14 +346,24 @@ private:
     void add_rr_row(const TestResult& r) {
         const MessageResult& m = r.messages;
         out_ << fmt::format(
-            "{:<20} {:<7} {:>7} {:>3} {:>10.1f} | {:>8.2f} {:>8.2f} {:>8.2f} | {:>8.2f} | {:>9.2f} {:>9.2f}\n",
-            label(r), test_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s, m.rtt.mean_us,
-            m.rtt.p50_us, m.rtt.p99_us, m.rtt.mean_us / 2, m.local_sd_us, m.remote_sd_us);
+            "{:<20} {:<7} {:>7} {:>3} {:>10.1f} | {:>8.2f} {:>8.2f} {:>8.2f} | {:>8} | {:>9.2f} {:>9.2f}\n", label(r),
+            test_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s, m.rtt.mean_us, m.rtt.p50_us,
+            m.rtt.p99_us, is_connection_test(r.test) ? "-" : fmt::format("{:.2f}", m.rtt.mean_us / 2), m.local_sd_us,
+            m.remote_sd_us);
+        // crr, cc: the "RTT" is the whole transaction (socket to close); half of it is no one-way latency.
         out_ << fmt::format(
-            "    {} transactions counted by {} in {:.2f} s; RTT us min {:.2f} p90 {:.2f} p99.9 {:.2f} "
-            "max {:.2f}; one-way latency = RTT/2 (OSU, perftest)\n",
-            m.messages, counted_by(r), m.elapsed_s, m.rtt.min_us, m.rtt.p90_us, m.rtt.p999_us, m.rtt.max_us);
-        if (m.tcp) {
+            "    {} transactions counted by {} in {:.2f} s; {} us min {:.2f} p90 {:.2f} p99.9 {:.2f} "
+            "max {:.2f}{}\n",
+            m.messages, counted_by(r), m.elapsed_s, is_connection_test(r.test) ? "transaction" : "RTT", m.rtt.min_us,
+            m.rtt.p90_us, m.rtt.p999_us, m.rtt.max_us,
+            is_connection_test(r.test) ? "" : "; one-way latency = RTT/2 (OSU, perftest)");
+        if (m.connect.samples) {
+            out_ << fmt::format(
+                "    connect (socket to connected) us: min {:.2f} p50 {:.2f} p90 {:.2f} p99 {:.2f} max {:.2f}; "
+                "proc SD us/Tran local {:.2f} remote {:.2f}\n    {}\n",
+                m.connect.min_us, m.connect.p50_us, m.connect.p90_us, m.connect.p99_us, m.connect.max_us,
+                m.local_proc_sd_us, m.remote_proc_sd_us, m.measured);
+        } else if (m.tcp) {
             out_ << fmt::format(
                 "    client: {:.2f} send/recv calls and {:.2f} data segments per transaction; proc SD us/Tran "
                 "local {:.2f} remote {:.2f}\n",

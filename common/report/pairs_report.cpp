@@ -37,7 +37,7 @@ RoundSummary summarize_round(int round, const std::vector<PairRecord>& pairs) {
         s.message_size = r.message_size;
         gbps.push_back(r.throughput_gbps);
         if (is_message_test(r.test)) rate.push_back(r.messages.messages_per_s);
-        if (r.test == TestKind::rr) latency.push_back(r.messages.rtt.mean_us / 2);
+        if (is_transaction_test(r.test)) latency.push_back(r.messages.rtt.mean_us / 2);
         first_start = std::min(first_start, p.start_wall_s);
         last_start = std::max(last_start, p.start_wall_s);
         first_end = std::min(first_end, p.start_wall_s + r.elapsed_s);
@@ -84,7 +84,7 @@ void write_human_pair(std::ostream& out, const PairRecord& p) {
                        p.round, rank_at(p.client_rank, p.client_host), rank_at(p.server_rank, p.server_host),
                        test_name(t.test), transport_name(t.transport), t.message_size, t.throughput_gbps,
                        msg ? fmt::format("{:.0f}", t.messages.messages_per_s) : "-",
-                       t.test == TestKind::rr ? fmt::format("{:.2f}", t.messages.rtt.mean_us / 2) : "-",
+                       is_transaction_test(t.test) ? fmt::format("{:.2f}", t.messages.rtt.mean_us / 2) : "-",
                        t.local.cpu_util_pct(), t.remote.cpu_util_pct(), p.start_offset_us);
 }
 
@@ -96,9 +96,10 @@ void write_human_summary(std::ostream& out, const RoundSummary& s) {
                            s.gbps.max);
     } else {
         out << fmt::format(": {:.0f} {}/s in all, per pair {:.0f}/{:.0f}/{:.0f}", s.rate.sum,
-                           s.test == TestKind::rr ? "transactions" : "messages", s.rate.min, s.rate.median, s.rate.max);
+                           is_transaction_test(s.test) ? "transactions" : "messages", s.rate.min, s.rate.median,
+                           s.rate.max);
     }
-    if (s.test == TestKind::rr && s.latency_us.max > 0) {
+    if (is_transaction_test(s.test) && s.latency_us.max > 0) {
         out << fmt::format("; latency_us per pair {:.2f}/{:.2f}/{:.2f}", s.latency_us.min, s.latency_us.median,
                            s.latency_us.max);
     }
@@ -140,8 +141,9 @@ nlohmann::json to_json(const RoundSummary& s) {
                         {"longest_interval_s", s.longest_interval_s},
                         {"barrier_ms", s.barrier_ms},
                         {"gather_ms", s.gather_ms}};
-    if (is_message_test(s.test)) j[s.test == TestKind::rr ? "transactions_per_s" : "messages_per_s"] = to_json(s.rate);
-    if (s.test == TestKind::rr) j["latency_us"] = to_json(s.latency_us);
+    if (is_message_test(s.test))
+        j[is_transaction_test(s.test) ? "transactions_per_s" : "messages_per_s"] = to_json(s.rate);
+    if (is_transaction_test(s.test)) j["latency_us"] = to_json(s.latency_us);
     return j;
 }
 

@@ -154,6 +154,7 @@ IntervalReading SideRunner::read_totals() const {
         if (s.cpu_base_ns >= 0 && now >= s.cpu_base_ns)
             r.thread_cpu_s += static_cast<double>(now - s.cpu_base_ns) * 1e-9;
         if (s.rtt.prepared()) r.rtt.merge(joined_ ? s.rtt : s.rtt.snapshot());
+        if (reads_stream_info_) r.tcp.push_back(stream_info_of(cfg_.half.transport, s.conn));
     }
     r.stat = read_proc_stat();
     return r;
@@ -281,6 +282,7 @@ void SideRunner::run_stream(Stream& s, int index) {
     s.counters = path.run(stop);
     if (const auto* flows = path.flow_bytes()) s.flow_bytes = *flows;
     s.rdma = rdma_info_of(cfg_.half.transport, s.conn, path);
+    s.connect = connect_latency_of(cfg_.half.transport, path);
     s.longest_wait_ns = stop.longest_wait_ns;
     stop.add_pacing(s.counters);
     s.longest_wait_end_ns = stop.longest_wait_end_ns;
@@ -306,6 +308,9 @@ void SideRunner::start(const std::function<void()>& started) {
     move_irqs();
     if (!irqs_.empty()) irq_counts_before_ = read_proc_interrupts();
     register_on_host();
+    reads_stream_info_ = reads_stream_info(cfg_.half);
+    if (reads_stream_info_)
+        for (auto& s : streams_) s.info_start = stream_info_of(cfg_.half.transport, s.conn);
     meter_.start();
     if (explainer_) explainer_->start();
     started_ns_ = monotonic_ns();
@@ -376,6 +381,9 @@ SideResult SideRunner::finish() {
         r.process_user_s += s.user_s;
         r.process_sys_s += s.sys_s;
         if (is_message_test(cfg_.half.test)) r.messages.add_stream(s.counters.messages, s.counters.segments, s.rtt);
+        r.messages.connect.merge(s.connect);
+        if (reads_stream_info_)
+            r.tcp.push_back(tcp_sample(s.info_start, stream_info_of(cfg_.half.transport, s.conn), r.elapsed_s));
         r.rdma.add(s.rdma);
         if (s.longest_wait_ns > 0 && s.longest_wait_ns * 1e-9 > r.longest_call_s) {
             r.longest_call_s = s.longest_wait_ns * 1e-9;
@@ -388,6 +396,10 @@ SideResult SideRunner::finish() {
                           (call ? "() failed: " : ": ") + std::strerror(s.counters.error);
             if (s.counters.error == EPIPE || s.counters.error == ECONNRESET) first_error += " (the peer went away)";
             if (s.counters.error == EAGAIN) first_error += " (no data for too long: is the peer stalled?)";
+            if (s.counters.error == EADDRNOTAVAIL)  // crr, cc: each transaction takes an ephemeral port
+                first_error +=
+                    " (out of ephemeral ports: closed connections' ports wait in TIME_WAIT; use --crr-close "
+                    "rst, or widen net.ipv4.ip_local_port_range)";
         }
     }
     r.bytes = total.bytes;

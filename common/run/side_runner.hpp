@@ -88,10 +88,12 @@ private:
         std::thread thread;
         LatencyHistogram rtt;                                  // rr initiator: this stream's round trips
         int64_t longest_wait_ns = 0, longest_wait_end_ns = 0;  // timed senders: StopRule's record
-        LiveCounts live;                                       // --interval: the loop's running totals
-        clockid_t cpu_clock{};                                 // the thread's CPU clock, taken at start()
-        int64_t cpu_base_ns = -1;                              // ... its reading then (-1: none)
-        std::atomic<int64_t> cpu_end_ns{-1};                   // ... its own last reading, as it ends
+        LatencyHistogram connect;             // crr, cc initiator: socket() to connected, per transaction
+        TcpInfo info_start;                   // the kernel's view of the stream's connection at the start (stream_info)
+        LiveCounts live;                      // --interval: the loop's running totals
+        clockid_t cpu_clock{};                // the thread's CPU clock, taken at start()
+        int64_t cpu_base_ns = -1;             // ... its reading then (-1: none)
+        std::atomic<int64_t> cpu_end_ns{-1};  // ... its own last reading, as it ends
     };
     void place_interrupts();
     void report_interrupts(Placement& p) const;
@@ -124,7 +126,8 @@ private:
     std::string host_record_problem_;              // why there is none (the run directory cannot be used)
     double started_wall_s_ = 0;                    // wall clock at the start barrier (compared across processes)
     bool started_ = false;
-    bool joined_ = false;  // finish() saw every stream thread end
+    bool joined_ = false;             // finish() saw every stream thread end
+    bool reads_stream_info_ = false;  // TCP_INFO per stream (stream_path.hpp: reads_stream_info)
     std::thread sampler_;
     std::mutex sampler_mu_;
     std::condition_variable sampler_cv_;

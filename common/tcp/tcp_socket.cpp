@@ -80,15 +80,18 @@ void set_receive_timeout(int fd, std::chrono::milliseconds timeout) {
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
-UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint64_t socket_buffer) {
+UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint64_t socket_buffer,
+                     const TcpTuning& tuning) {
+    const int family = ep.family;
     addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
+    hints.ai_family = family;
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* res = nullptr;
     std::string port = std::to_string(ep.port);
     int rc = getaddrinfo(ep.host.c_str(), port.c_str(), &hints, &res);
     if (rc != 0) {
-        throw std::runtime_error("cannot resolve '" + ep.host + "': " + gai_strerror(rc) +
+        const char* only = family == AF_INET ? " as IPv4 (-4)" : family == AF_INET6 ? " as IPv6 (-6)" : "";
+        throw std::runtime_error("cannot resolve '" + ep.host + "'" + only + ": " + gai_strerror(rc) +
                                  "; check the host name or give an IP address");
     }
     std::string last_error = "no address";
@@ -97,6 +100,14 @@ UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint
         UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol));
         if (!fd) continue;
         set_socket_buffers(fd.get(), socket_buffer);
+        if (tuning.any()) {
+            try {
+                apply_tcp_tuning(fd.get(), tuning);
+            } catch (...) {
+                freeaddrinfo(res);
+                throw;
+            }
+        }
         int flags = fcntl(fd.get(), F_GETFL);
         fcntl(fd.get(), F_SETFL, flags | O_NONBLOCK);
         int c = ::connect(fd.get(), ai->ai_addr, ai->ai_addrlen);

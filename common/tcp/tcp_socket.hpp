@@ -10,20 +10,24 @@
 #include <utility>
 
 #include "core/unique_fd.hpp"
+#include "tcp/tcp_tuning.hpp"
 
 namespace zc {
 
 struct Endpoint {
     std::string host;
     uint16_t port = 0;
+    int family = AF_UNSPEC;  // -4/-6: AF_INET or AF_INET6 resolves the host in that family only
 };
 
 // "host", "host:port", "[v6addr]:port", "v6addr" (no port) -> Endpoint with `default_port`.
 Endpoint parse_endpoint(const std::string& text, uint16_t default_port);
 
 // Connects to host:port within `timeout`. `socket_buffer` > 0 sets SO_SNDBUF and SO_RCVBUF first
-// (before connect, so the window scale is negotiated for it). Throws std::runtime_error.
-UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint64_t socket_buffer = 0);
+// (before connect, so the window scale is negotiated for it), and `tuning` (tcp_tuning.hpp) too. Throws
+// std::runtime_error.
+UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint64_t socket_buffer = 0,
+                     const TcpTuning& tuning = {});
 
 // Listens on `address` (numeric, "" = any) and `port` (0 = ephemeral). Returns the fd and the port.
 std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t port, int backlog,

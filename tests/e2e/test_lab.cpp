@@ -434,3 +434,35 @@ TEST(Lab, ReceiverBytesMatchTheInterfaceCounters) {
             << rx << " bytes in " << packets << " packets for " << bytes;
     }
 }
+
+// Issue 28: TCP_INFO across the link, both kernels. A receiver held to a 4 KiB socket buffer (-S 4K on
+// B) keeps the sender's window nearly shut: the sender's kernel says so (rwnd-limited the largest share),
+// and RTT and cwnd are a real link's (above loopback's few us, below a second).
+TEST(Lab, TcpInfoAcrossTheLinkNamesTheStarvedReceiver) {
+    REQUIRE_LAB();
+    json r = result_against_b({"-T", "tcp", "-m", "64K", "-l", "3", "-S", "4K"});
+    ASSERT_TRUE(r["local"].contains("tcp_info")) << r.dump();
+    const json& t = r["local"]["tcp_info"][0];
+    EXPECT_GT(t["rtt_us"].get<uint32_t>(), 10u) << t.dump();
+    EXPECT_LT(t["rtt_us"].get<uint32_t>(), 1'000'000u) << t.dump();
+    EXPECT_GT(t["cwnd"].get<uint32_t>(), 0u);
+    EXPECT_GT(t["bytes_sent"].get<uint64_t>(), r["bytes"].get<uint64_t>() / 2);
+    EXPECT_GT(t["rwnd_limited"].get<double>(), t["sndbuf_limited"].get<double>()) << t.dump();
+    EXPECT_NE(t["limited_by"].get<std::string>().find("rwnd-limited"), std::string::npos) << t.dump();
+    // B's kernel received what B counted.
+    uint64_t received = 0;
+    for (const auto& s : r["remote"]["tcp_info"]) received += s["bytes_received"].get<uint64_t>();
+    EXPECT_GE(received, r["bytes"].get<uint64_t>());
+}
+
+// Issue 28: crr between two kernels: both count every transaction, connect takes a link's round trip.
+TEST(Lab, CrrAcrossTwoKernels) {
+    REQUIRE_LAB();
+    json r = result_against_b({"-T", "tcp", "-t", "crr", "-P", "2", "-l", "3"});
+    ASSERT_TRUE(r.contains("crr")) << r.dump();
+    uint64_t n = r["crr"]["transactions"];
+    EXPECT_GT(n, 100u);
+    EXPECT_EQ(r["remote"]["messages"]["messages"].get<uint64_t>(), n);
+    EXPECT_GT(r["crr"]["connect_us"]["p50"].get<double>(), 10.0);
+    EXPECT_GE(r["crr"]["rtt_us"]["p50"].get<double>(), r["crr"]["connect_us"]["p50"].get<double>());
+}

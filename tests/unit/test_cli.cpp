@@ -227,7 +227,7 @@ TEST(Cli, BadOptionsReturnTwo) {
         {"-l", "86401"},
         {"-l", "x"},
         {"-o", "xml"},
-        {"-t", "crr"},
+        {"-t", "tcp_crr"},
         {"-t", "stream,"},
         {"-t", "stream,bogus"},
         {"-T", "sctp"},
@@ -524,7 +524,7 @@ TEST(CliRows, ListOptionsGivesEveryOptionOnce) {
     EXPECT_EQ(by_name["--streams"][1], "-P");
     EXPECT_EQ(by_name["--streams"][4], "1");
     EXPECT_EQ(by_name["--rx"][3], "copy,zerocopy,splice,trunc,mmsg,gro");
-    EXPECT_EQ(by_name["--test"][3], "stream,maerts,rr,msgrate");
+    EXPECT_EQ(by_name["--test"][3], "stream,maerts,rr,msgrate,crr,cc");
     EXPECT_EQ(by_name["--output"][3], "human,csv,json");
     EXPECT_EQ(by_name["--uring-fixed"][2], "");  // a flag takes no value
     EXPECT_EQ(by_name["--auth-key-file"][2], "FILE");

@@ -603,7 +603,7 @@ TEST_F(SetupField, WrongTypes) {
 TEST_F(SetupField, UnknownNames) {
     reject("transport", "sctp");  // udp is a transport now (issue 27)
     reject("transport", "TCP");
-    reject("test", "crr");
+    reject("test", "tcp_crr");
     reject("transport", "tcp-zc");
     for (const char* rx : {"mmap", "", "Copy"}) {
         json j = good;

@@ -74,7 +74,12 @@ TEST(TestNames, RoundTripAndRoles) {
     EXPECT_EQ(client_role(TestKind::rr), Role::send);  // the client asks, the server answers
     EXPECT_EQ(server_role(TestKind::rr), Role::recv);
     EXPECT_EQ(server_role(TestKind::msgrate), Role::recv);
-    EXPECT_THROW(test_from_name("crr"), std::invalid_argument);
+    for (TestKind t : {TestKind::crr, TestKind::cc}) {  // issue #28: a connection per transaction
+        EXPECT_EQ(test_from_name(test_name(t)), t);
+        EXPECT_EQ(client_role(t), Role::send);
+        EXPECT_TRUE(is_connection_test(t) && is_transaction_test(t) && is_message_test(t));
+    }
+    EXPECT_THROW(test_from_name("tcp_crr"), std::invalid_argument);
     EXPECT_THROW(test_from_name("STREAM"), std::invalid_argument);
     EXPECT_STREQ(role_name(Role::send), "send");
     EXPECT_STREQ(role_name(Role::recv), "recv");
