@@ -141,7 +141,7 @@ public:
         }
         fd_.reset();
         for (auto& fd : tcp) {
-            if (tuning_.any()) apply_tcp_tuning(fd.get(), tuning_);  // -C, --fq-rate, --tos: both sides
+            if (tuning_.any()) apply_tcp_tuning(fd.get(), tuning_);         // -C, --fq-rate, --tos: both sides
             if (flows_ == 1) set_receive_timeout(fd.get(), kStallTimeout);  // flow sets wait in epoll instead
         }
         if (flows_ > 1) return as_flow_sets(std::move(tcp), flows_);

@@ -176,9 +176,8 @@ const Column<SideResult> kSideColumns[] = {
     {"flow_median_mbps", [](const SideResult& s) { return flow_cell(s, &FlowFigures::median_bps); }},
     {"flow_max_mbps", [](const SideResult& s) { return flow_cell(s, &FlowFigures::max_bps); }},
     {"flow_jain",
-     [](const SideResult& s) {
-         return s.flow_bytes.empty() ? std::string() : fmt::format("{:.4f}", flow_figures(s).flows.jain);
-     }},
+     [](const SideResult&
+            s) { return s.flow_bytes.empty() ? std::string() : fmt::format("{:.4f}", flow_figures(s).flows.jain); }},
     // -b (any transport): the rate asked and how it was kept
     {"bitrate", [](const SideResult& s) { return s.udp.bitrate ? num(s.udp.bitrate) : std::string(); }},
     {"pacing", [](const SideResult&

@@ -146,7 +146,7 @@ TEST(UdpE2e, HumanAndCsvReportsCarryTheUdpFigures) {
 TEST(UdpE2e, TcpPathsKeepTheBitrateInEitherDirection) {
     LocalServer server;
     auto o = run_zcperf({"-H", server.address(), "-t", "stream,maerts", "-T", "tcp,tcp-msgzc", "-b", "200M", "-P", "2",
-                     "-l", "1", "-o", "json"});
+                         "-l", "1", "-o", "json"});
     json j = ok_report(o);
     ASSERT_EQ(j["results"].size(), 4u);
     for (const json& r : j["results"]) {
