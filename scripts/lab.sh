@@ -279,6 +279,7 @@ run_in_lab() {   # DIR COMMAND...
     exec 8>"$dir/run.lock"
     flock -w "$TIMEOUT" 8 || die "another COMMAND held the lab for $TIMEOUT s (--timeout)"
     id=$(date +%s%N).$$
+    mkdir -p "$ctl/a-req"   # a lab up by an older guest.sh made it only after "ready"
     {
         echo "# timeout $TIMEOUT"
         echo "# from lab.sh: the caller's environment (but PATH: A's has the build first), then the command"

@@ -101,6 +101,8 @@ client() {
 # A left up: the host (lab.sh -- COMMAND) is the requester; "ready" tells it A is serving.
 agent() {
     await_server || return
+    # The request directories before "ready": the host writes its first request the moment it sees it.
+    mkdir -p "$ctl/a-req" "$ctl/a-res"
     echo "$(hostname) $ZCPERF_LAB_SERVER" >"$ctl/a-ready.tmp" && mv "$ctl/a-ready.tmp" "$ctl/a-ready"
     serve_requests "$ctl/a-req" "$ctl/a-res"
 }
