@@ -10,13 +10,6 @@
 #include "udp/udp_socket.hpp"
 #include "udp/udp_wire.hpp"
 
-#ifndef UDP_GRO
-#define UDP_GRO 104
-#endif
-#ifndef SO_RXQ_OVFL
-#define SO_RXQ_OVFL 40
-#endif
-
 namespace zc {
 
 namespace {

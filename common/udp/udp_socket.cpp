@@ -2,7 +2,6 @@
 
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
-#include <linux/udp.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/ioctl.h>
@@ -20,16 +19,6 @@
 #include "core/unique_fd.hpp"
 #include "socket/zerocopy_completions.hpp"
 #include "udp/udp_wire.hpp"
-
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103
-#endif
-#ifndef UDP_GRO
-#define UDP_GRO 104
-#endif
-#ifndef SO_RXQ_OVFL
-#define SO_RXQ_OVFL 40
-#endif
 
 namespace zc {
 

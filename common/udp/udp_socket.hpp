@@ -2,9 +2,23 @@
 // A UDP data socket's set-up, and the kernel's own counters beside the receiver's: the options the
 // UDP paths ask for (UDP_SEGMENT, UDP_GRO, SO_ZEROCOPY, SO_RXQ_OVFL) with errors that name the kernel
 // feature, the path's largest segment payload, and /proc/net/snmp's Udp line.
+#include <linux/udp.h>
+#include <sys/socket.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+// The kernel's numbers, for C libraries whose headers predate them (uapi linux/udp.h, asm/socket.h).
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+#ifndef SO_RXQ_OVFL
+#define SO_RXQ_OVFL 40
+#endif
 
 namespace zc {
 
