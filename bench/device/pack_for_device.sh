@@ -11,7 +11,14 @@ mkdir -p "$DEST/bin" "$DEST/lib" "$DEST/glibc"
 for b in zcperf zcserver tests/gpu/zcperf_gpu_tests; do
     strip -o "$DEST/bin/$(basename $b)" "$BUILD/$b"
 done
-for lib in $(ldd "$BUILD/zcperf" "$BUILD/tests/gpu/zcperf_gpu_tests" | awk '/=> \//{print $3}' | sort -u); do
+# The peers of bench/udp.sh and bench/crr.sh, for the quiet-host benches (run_on_h200.sh peers): the
+# lent machine has no apt and may have no C compiler, so they and the crr floor travel built.
+peers=()
+for t in iperf3 sockperf; do
+    if command -v "$t" >/dev/null; then cp -L "$(command -v $t)" "$DEST/bin/" && peers+=("$DEST/bin/$t"); fi
+done
+cc -O2 -o "$DEST/bin/crr_floor" "$HERE/../crr_floor.c"
+for lib in $(ldd "$BUILD/zcperf" "$BUILD/tests/gpu/zcperf_gpu_tests" "${peers[@]}" | awk '/=> \//{print $3}' | sort -u); do
     case $(basename "$lib") in
         libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*) cp -L "$lib" "$DEST/glibc/" ;;
         *) cp -L "$lib" "$DEST/lib/" ;;

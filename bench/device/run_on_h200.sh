@@ -2,7 +2,9 @@
 # Runs on the lent GPU machine from a carried folder (pack_for_device.sh made it): binaries built on
 # Debian 12 plus the shared libraries they need. Probes the machine, runs the GPU tests, an optional
 # staging-shape sweep, and the matrix; everything lands in $OUT.
-#   run_on_h200.sh [tests] [tune] [matrix] [rr]   (no arguments: tests tune matrix)
+#   run_on_h200.sh [tests] [tune] [matrix] [rr] [peers]   (no arguments: tests tune matrix)
+# peers: the loopback benches against iperf3/sockperf and the kernel's floors (bench/udp.sh, crr.sh,
+# flows.sh, bidir.sh) on a quieter host than ours; they run from the travelled checkout ($REPO).
 set -u
 D=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/out}
@@ -52,4 +54,23 @@ if [[ " $steps " == *" rr "* ]]; then
     # Request/response with GPU buffers: H-H D-D D-H H-D, 8 B..64 MiB (RR_SIZES), mean round trips.
     TEST=rr SIZES=${RR_SIZES:-"8 4K 64K 1M 4M 64M"} COMBOS="H-H D-D D-H H-D" ZCPERF_RUN="$RUN" \
         bash "$D/gpu_matrix.sh" "$D/bin/zcperf" "$OUT/h200-gpu-rr" 2>"$OUT/rr-progress.txt" | tail -30
+fi
+
+if [[ " $steps " == *" peers "* ]]; then
+    # The bench scripts come with the working tree, the binaries from this folder, each behind a
+    # wrapper that gives it the carried libraries (exported globally they would break the machine's
+    # own python3). PEER_BENCHES picks the scripts: one device command runs 10 minutes at most.
+    REPO=${REPO:-$(cd "$D/.." && pwd)}
+    mkdir -p "$D/wrap"
+    for b in zcperf zcserver iperf3 sockperf crr_floor; do
+        [[ -x $D/bin/$b ]] || continue
+        printf '#!/bin/sh\nexec %s %q "$@"\n' "$RUN" "$D/bin/$b" >"$D/wrap/$b"
+        chmod +x "$D/wrap/$b"
+    done
+    export PATH="$D/wrap:$PATH" ZCPERF="$D/wrap/zcperf" CRR_FLOOR="$D/wrap/crr_floor"
+    for b in ${PEER_BENCHES:-udp crr}; do
+        echo "== bench/$b.sh --rounds ${ROUNDS:-5} --duration ${DURATION:-5}  $(date -u +%T)"
+        timeout 540 bash "$REPO/bench/$b.sh" --rounds "${ROUNDS:-5}" --duration "${DURATION:-5}" 2>"$OUT/peers-$b.log"
+        echo "(exit $?)"
+    done 2>&1 | tee "$OUT/peers.txt"
 fi
