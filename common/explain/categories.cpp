@@ -63,6 +63,7 @@ const std::vector<CategoryRule>& table() {
         {R::exact, "preempt_count_sub", C::inherit},
         {R::exact, "ktime_get", C::inherit},
         {R::exact, "read_tsc", C::inherit},
+        {R::exact, "read_hpet", C::inherit},  // the clocksource of a TCG guest (the lab's): as read_tsc
         {R::exact, "native_sched_clock", C::inherit},
         {R::exact, "sched_clock", C::inherit},
         {R::exact, "sched_clock_cpu", C::inherit},
