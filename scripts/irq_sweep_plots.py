@@ -3,6 +3,7 @@ size per CPU mapping, and a heat map of the mappings at each size. matplotlib is
 and only when plotting, so a sweep runs without it."""
 import math
 import sys
+import textwrap
 
 import irq_sweep_stats
 import zclib
@@ -321,6 +322,7 @@ def plot_ratios(csv_path, png, comps):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
     kinds = [k for k in ("irq", "zerocopy", "interaction") if any(c["kind"] == k for c in comps)]
     heights = [len([c for c in comps if c["kind"] == k]) for k in kinds]
@@ -338,13 +340,17 @@ def plot_ratios(csv_path, png, comps):
                 ax.scatter([c["gmean"]], [y], marker="D", s=36, color=colour, zorder=4)
         ax.axvline(1.0, color="firebrick", linewidth=1, linestyle="--")
         ax.set_xscale("log")
+        # plain numbers (0.5, 1, 2), not powers of ten: the ratios span well under a decade
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0, 1.2, 1.5)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_locator(NullLocator())
         ax.set_yticks(range(len(mine)))
         ax.set_yticklabels([c["label"] for c in mine], fontsize=8)
         for t, c in zip(ax.get_yticklabels(), mine):
             t.set_fontweight("bold" if c["pooled"] else "normal")
         ax.invert_yaxis()
         ax.grid(True, axis="x", alpha=0.3, which="both")
-        ax.set_title(irq_sweep_stats.KIND_TITLES[kind], fontsize=9.5)
+        ax.set_title("\n".join(textwrap.wrap(irq_sweep_stats.KIND_TITLES[kind], 110)), fontsize=9.5)
     axes[-1][0].set_xlabel("ratio (log scale): dots = rounds, diamond = geometric mean, bar = 95 % t-interval "
                            "over rounds", fontsize=9)
     fig.suptitle(f"{csv_path}: paired ratios of the sender's service demand", fontsize=10.5)

@@ -78,6 +78,12 @@ def ratio_stats(ratios):
             "ci": (math.exp(lo), math.exp(hi)) if lo is not None else (None, None)}
 
 
+def delta_stats(deltas):
+    """The per-round differences in µs/KB (first - second): mean and its 95 % t-interval."""
+    m, ci = mean_ci(deltas)
+    return {"delta": m, "delta_ci": ci}
+
+
 def round_of(row):
     return str(row.get("round") or "1")  # a CSV from before --rounds: one round
 
@@ -191,23 +197,25 @@ def comparisons(rows):
         ratios = [pa[METRIC] / pb[METRIC] for _, pa, pb in per_round if pb[METRIC] > 0]
         result.append({"kind": kind, "pooled": False, "label": point_label(kind, a, b), "transport": transport,
                        "size": int(a[f["message_size"]]), "rounds": [r for r, _, _ in per_round], "ratios": ratios,
-                       **ratio_stats(ratios), "categories": _category_deltas([(pa, pb) for _, pa, pb in per_round], cats)})
+                       **ratio_stats(ratios), **delta_stats([pa[METRIC] - pb[METRIC] for _, pa, pb in per_round]),
+                       "categories": _category_deltas([(pa, pb) for _, pa, pb in per_round], cats)})
         for group in ((kind, transport, "all"), (kind, transport, int(a[f["message_size"]]))):
             g = by_group.setdefault(group, {})
             for r, pa, pb in per_round:
                 if pb[METRIC] > 0:
                     g.setdefault(r, []).append((pa[METRIC] / pb[METRIC], pa, pb))
-    pooled_ratio = {}  # (kind, transport, size) -> {round: pooled ratio}
+    pooled_ratio, pooled_delta = {}, {}  # (kind, transport, size) -> {round: pooled ratio / mean difference}
     sizes = {}
     for kind, transport, size in by_group:
         sizes.setdefault((kind, transport), set()).add(size)
     for (kind, transport, size), g in sorted(by_group.items(), key=lambda kv: (kv[0][0], kv[0][1], str(kv[0][2]))):
         npoints = max(len(v) for v in g.values())
-        per_round, pairs = {}, []
+        per_round, deltas, pairs = {}, {}, []
         for r, items in g.items():
             if len(items) < npoints:  # a round that lost a point would pool a different set of points
                 continue
             per_round[r] = math.exp(sum(math.log(x) for x, _, _ in items) / len(items))
+            deltas[r] = sum(pa[METRIC] - pb[METRIC] for _, pa, pb in items) / len(items)
             # a category's pooled delta in a round: the mean over the round's points
             mean_a, mean_b = {}, {}
             for col in items[0][1]:
@@ -215,7 +223,7 @@ def comparisons(rows):
                     mean_a[col] = sum(pa[col] for _, pa, _ in items) / len(items)
                     mean_b[col] = sum(pb[col] for _, _, pb in items) / len(items)
             pairs.append((mean_a, mean_b))
-        pooled_ratio[(kind, transport, size)] = per_round
+        pooled_ratio[(kind, transport, size)], pooled_delta[(kind, transport, size)] = per_round, deltas
         ratios = [per_round[r] for r in sorted(per_round, key=round_key)]
         size_txt = "all sizes" if size == "all" else zclib.size_label(size)
         label = (f"{transport}: IRQ own core / other, {size_txt}" if kind == "irq"
@@ -225,16 +233,18 @@ def comparisons(rows):
             continue
         result.append({"kind": kind, "pooled": True, "label": label, "transport": transport, "size": size,
                        "points": npoints, "rounds": sorted(per_round, key=round_key), "ratios": ratios, **ratio_stats(ratios),
-                       "categories": _category_deltas(pairs, cats)})
+                       **delta_stats(list(deltas.values())), "categories": _category_deltas(pairs, cats)})
     for zc in ZEROCOPY_TRANSPORTS:
         copy, other = pooled_ratio.get(("irq", COPY_TRANSPORT, "all")), pooled_ratio.get(("irq", zc, "all"))
         if not copy or not other:
             continue
         both = sorted(set(copy) & set(other), key=round_key)
         ratios = [copy[r] / other[r] for r in both]
+        d_copy, d_other = pooled_delta[("irq", COPY_TRANSPORT, "all")], pooled_delta[("irq", zc, "all")]
         result.append({"kind": "interaction", "pooled": True, "transport": zc, "size": "all",
                        "label": f"IRQ ratio of {COPY_TRANSPORT} / IRQ ratio of {zc}, all sizes", "rounds": both,
-                       "ratios": ratios, **ratio_stats(ratios), "categories": {}})
+                       "ratios": ratios, **ratio_stats(ratios),
+                       **delta_stats([d_copy[r] - d_other[r] for r in both]), "categories": {}})
     return result
 
 
@@ -256,7 +266,8 @@ def verdict(c):
 KIND_TITLES = {
     "irq": "IRQ on the client's own core against the other core: sender (local) service demand, own / other",
     "zerocopy": "zero-copy against copy: sender (local) service demand, zero-copy / tcp",
-    "interaction": "does the IRQ core matter more for the copy path? (tcp's own/other ratio over the zero-copy one's)",
+    "interaction": "does the IRQ core matter more for the copy path? tcp's own/other ratio over the zero-copy one's "
+                   "(below 1: own-core IRQs favour copy more)",
 }
 
 
@@ -267,21 +278,25 @@ def format_summary(comps, max_categories=6):
         return ("no pairs to compare: the sweep needs an IRQ core equal to a client core and another IRQ core, "
                 "or tcp next to a zero-copy transport\n")
     lines = ["Ratios per round, then over rounds: median, range, geometric mean [95 % t-interval on the log ratios,",
-             "rounds as samples]. Categories: per-round difference in µs/KB (first - second), mean [95 % t-interval];",
-             "listed when the interval excludes 0 (a category that moves). L = local (sender), R = remote (receiver).", ""]
+             "rounds as samples]. diff: the same pairs' sender service demand as a difference in µs/KB (first - second;",
+             "for the interaction tcp's minus the zero-copy one's), mean [95 % t-interval]. Categories: per-round",
+             "difference in µs/KB, mean [95 % t-interval], listed when the interval excludes 0 (a category that",
+             "moves), largest first, with the second's mean (of ...). L = local (sender), R = remote (receiver).", ""]
     width = max(len(c["label"]) for c in comps) + 9
     for kind in ("irq", "zerocopy", "interaction"):
         mine = [c for c in comps if c["kind"] == kind]
         if not mine:
             continue
         lines.append(KIND_TITLES[kind])
-        lines.append(f"  {'':<{width}}{'n':>3} {'median':>7} {'range':>13} {'gmean':>7} {'95% CI':>15}  verdict")
+        lines.append(f"  {'':<{width}}{'n':>3} {'median':>7} {'range':>11} {'gmean':>7} {'95% CI':>15} "
+                     f"{'diff µs/KB [95% CI]':>25}  verdict")
         for c in sorted(mine, key=lambda c: (not c["pooled"], c["transport"], str(c["size"]), c["label"])):
             rng = f"{_f(c['min'], '.2f')}-{_f(c['max'], '.2f')}"
             ci = f"[{_f(c['ci'][0])}, {_f(c['ci'][1])}]"
+            diff = f"{_f(c['delta'], '+.2f')} [{_f(c['delta_ci'][0], '+.2f')}, {_f(c['delta_ci'][1], '+.2f')}]"
             tag = "pooled " if c["pooled"] else "  "
-            lines.append(f"  {tag + c['label']:<{width}}{c['n']:>3} {_f(c['median']):>7} {rng:>13} "
-                         f"{_f(c['gmean']):>7} {ci:>15}  {verdict(c)}")
+            lines.append(f"  {tag + c['label']:<{width}}{c['n']:>3} {_f(c['median']):>7} {rng:>11} "
+                         f"{_f(c['gmean']):>7} {ci:>15} {diff:>25}  {verdict(c)}")
             moving = []
             for side, cats in c["categories"].items():
                 for cat, d in cats.items():

@@ -67,6 +67,8 @@ class Stats(unittest.TestCase):
         self.assertEqual(tcp["n"], 5)
         self.assertAlmostEqual(tcp["gmean"], 1.5)  # the noise is common to both sides of each round
         self.assertGreater(tcp["ci"][0], 1.0)
+        self.assertAlmostEqual(tcp["delta"], 1.0 * sum(NOISE) / len(NOISE))  # 3k - 2k µs/KB
+        self.assertGreater(tcp["delta_ci"][0], 0.9)
         self.assertTrue(tcp["label"].startswith("tcp 64K client 0: IRQ 0 / IRQ 1"))
         cats = tcp["categories"]["local"]
         self.assertTrue(st.moves(cats["netdev"]))
@@ -87,6 +89,7 @@ class Stats(unittest.TestCase):
         self.assertNotIn(("irq", "tcp", True, "all"), by)
         inter = [c for c in comps if c["kind"] == "interaction"][0]
         self.assertGreater(inter["ci"][0], 1.0)
+        self.assertAlmostEqual(inter["delta"], 1.0 * sum(NOISE) / len(NOISE), places=6)  # tcp's +1k, tcp-msgzc's 0
         text = st.format_summary(comps)
         self.assertIn("IRQ on the client's own core", text)
         self.assertRegex(text, r"L netdev \+1\.00\d \[\+0\.9")
