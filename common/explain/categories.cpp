@@ -34,6 +34,7 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "cpuidle_", C::idle},
         {R::prefix, "intel_idle", C::idle},
         {R::prefix, "acpi_idle", C::idle},
+        {R::prefix, "amd_e400_idle", C::idle},  // the lab's TCG guests (-cpu max) idle here
         {R::prefix, "acpi_processor_ffh_cstate", C::idle},
         {R::prefix, "haltpoll_", C::idle},
         {R::prefix, "mwait_idle", C::idle},
@@ -201,6 +202,9 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "scheduler_tick", C::sched},
         {R::prefix, "sched_tick", C::sched},
         {R::prefix, "newidle_balance", C::sched},
+        {R::prefix, "update_blocked_averages", C::sched},
+        {R::prefix, "rebalance_domains", C::sched},
+        {R::prefix, "_nohz_idle_balance", C::sched},
         {R::prefix, "sched_balance", C::sched},
         {R::prefix, "load_balance", C::sched},
         {R::prefix, "update_sd_lb", C::sched},
@@ -338,6 +342,10 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "__rmqueue", C::memory},
         {R::prefix, "free_unref_", C::memory},
         {R::prefix, "free_pcppages", C::memory},
+        {R::prefix, "free_pcp_prepare", C::memory},
+        {R::prefix, "should_fail", C::memory},  // should_failslab, should_fail_alloc_page: the allocators' hooks
+        {R::prefix, "cache_from_obj", C::memory},
+        {R::prefix, "cmpxchg_double_slab", C::memory},
         {R::prefix, "free_frozen_pages", C::memory},
         {R::prefix, "__free_pages", C::memory},
         {R::prefix, "free_pages", C::memory},
@@ -502,6 +510,7 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "__udp", C::udp},
         {R::prefix, "udpv6", C::udp},
         {R::prefix, "tcp", C::tcp},
+        {R::prefix, "cubictcp_", C::tcp},  // congestion control
         {R::prefix, "__tcp", C::tcp},
         {R::prefix, "ip_", C::tcp},
         {R::prefix, "__ip_", C::tcp},
@@ -560,6 +569,8 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "virtqueue_", C::netdev},
         {R::prefix, "vring_", C::netdev},
         {R::prefix, "vp_notify", C::netdev},
+        {R::exact, "page_to_skb", C::netdev},  // virtio-net's receive: its buffers into an skb
+        {R::prefix, "detach_buf", C::netdev},  // virtio's ring
         {R::prefix, "start_xmit", C::netdev},
         {R::prefix, "free_old_xmit", C::netdev},
         {R::prefix, "receive_buf", C::netdev},
