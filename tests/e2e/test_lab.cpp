@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -491,6 +492,7 @@ TEST(Lab, ExplainAcrossTheLinkNamesTheWorkAndZeroCopyCopiesLess) {
         }
         copy[t] = r["local"]["explain"]["per_unit"]["copy"];
     }
+    std::cout << "sender data copy, us/KB: tcp " << copy["tcp"] << ", tcp-msgzc " << copy["tcp-msgzc"] << "\n";
     EXPECT_GT(copy["tcp"], 0.0);
     EXPECT_LT(copy["tcp-msgzc"], copy["tcp"]) << "sender data copy, us/KB";
 }

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -23,7 +24,6 @@
 #include <rdma/rsocket.h>
 
 #include <future>
-#include <iostream>
 
 #include "core/data_connection.hpp"
 #include "rdma/rsocket_paths.hpp"
@@ -896,6 +896,11 @@ TEST(Rdma, ExplainNamesTheProviderAndLeavesLittleUnknown) {
             EXPECT_LT(unknown, 0.05 * busy) << e["top_functions"].dump();
             EXPECT_GT(rdma, 0.01 * busy) << "rdma " << rdma << " of " << busy << " s: " << e["top_functions"].dump();
             EXPECT_GT(e["per_unit"]["rdma"].get<double>(), 0.0);
+            // What the guest's CPU went to (categories of 1 % and more), for the log.
+            std::cout << t << " " << side << ", " << busy << " busy CPU-s:";
+            for (const auto& [k, v] : e["category_s"].items())
+                if (v.get<double>() >= 0.01 * busy) std::cout << " " << k << " " << v.get<double>() / busy * 100 << " %";
+            std::cout << "\n";
         }
     }
 }
