@@ -62,7 +62,7 @@ const std::vector<CategoryRule>& table() {
         {R::exact, "__rcu_read_unlock", C::inherit},
         {R::exact, "preempt_count_add", C::inherit},
         {R::exact, "preempt_count_sub", C::inherit},
-        {R::prefix, "ktime_get", C::inherit},  // ktime_get_ts64 ...: clock reads (read_hpet under TCG)
+        {R::prefix, "ktime_get", C::inherit},   // ktime_get_ts64 ...: clock reads (read_hpet under TCG)
         {R::prefix, "posix_get_", C::inherit},  // clock_gettime's clocks: the system call's time
         {R::exact, "read_tsc", C::inherit},
         {R::exact, "read_hpet", C::inherit},  // the clocksource of a TCG guest (the lab's): as read_tsc

@@ -899,7 +899,8 @@ TEST(Rdma, ExplainNamesTheProviderAndLeavesLittleUnknown) {
             // What the guest's CPU went to (categories of 1 % and more), for the log.
             std::cout << t << " " << side << ", " << busy << " busy CPU-s:";
             for (const auto& [k, v] : e["category_s"].items())
-                if (v.get<double>() >= 0.01 * busy) std::cout << " " << k << " " << v.get<double>() / busy * 100 << " %";
+                if (v.get<double>() >= 0.01 * busy)
+                    std::cout << " " << k << " " << v.get<double>() / busy * 100 << " %";
             std::cout << "\n";
         }
     }

@@ -213,8 +213,9 @@ TEST(ExplainCategories, GenericLeavesTakeTheirCallersCategory) {
     EXPECT_EQ(attribute_chain({"loop_64", "crc32_pclmul_le", "crc32_pclmul_update", "rxe_crc32.isra.0"}),
               Category::checksum);
     // a TCG guest's clock_gettime is a real system call reading the HPET
-    EXPECT_EQ(attribute_chain({"read_hpet", "ktime_get_ts64", "posix_get_monotonic_timespec", "__x64_sys_clock_gettime"}),
-              Category::syscall);
+    EXPECT_EQ(
+        attribute_chain({"read_hpet", "ktime_get_ts64", "posix_get_monotonic_timespec", "__x64_sys_clock_gettime"}),
+        Category::syscall);
     EXPECT_EQ(attribute_chain({"__x86_return_thunk"}), Category::other);
     EXPECT_EQ(attribute_chain({}), Category::other);
 }
