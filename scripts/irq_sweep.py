@@ -377,7 +377,8 @@ def sweep(args, extra):
             if s.interrupted:
                 break
             n = skipped + i + 1
-            label = ((f"r{c['round']} " if args.rounds > 1 else "") + f"{c['transport']:<11} client {c['client_cpu']:>4}  IRQ {c['irq_cpu']:>4}  mem {c['mem_node']:>3}  "
+            label = ((f"r{c['round']} " if args.rounds > 1 else "")
+                     + f"{c['transport']:<11} client {c['client_cpu']:>4}  IRQ {c['irq_cpu']:>4}  mem {c['mem_node']:>3}  "
                      f"{zclib.size_label(c['message_size']):>5}")
             t0 = time.monotonic()
             rows, stopped = s.run_one(c)
@@ -468,7 +469,8 @@ def main(argv):
     ap.add_argument("--plot-only", action="store_true", help="only draw the PNGs from PREFIX.csv")
     ap.add_argument("--summary-only", action="store_true", help="only print (and write PREFIX_summary.txt) the "
                     "paired comparisons of PREFIX.csv")
-    ap.add_argument("--dry-run", action="store_true", help="print the zcperf commands (and the time they need) and exit")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the zcperf commands (and the time they need) and exit")
     args = ap.parse_args(argv)
 
     if args.plot_only or args.summary_only:

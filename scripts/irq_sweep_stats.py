@@ -191,7 +191,8 @@ def comparisons(rows):
     result = []
     by_group = {}  # (kind, transport, size or "all") -> {round: [(ratio, a_row, b_row)]}
     for kind, transport, a, b in _pairs(points):
-        per_round = [(r, points[a + (r,)], points[b + (r,)]) for r in rounds if a + (r,) in points and b + (r,) in points]
+        per_round = [(r, points[a + (r,)], points[b + (r,)]) for r in rounds
+                     if a + (r,) in points and b + (r,) in points]
         if not per_round:
             continue
         ratios = [pa[METRIC] / pb[METRIC] for _, pa, pb in per_round if pb[METRIC] > 0]
@@ -232,7 +233,8 @@ def comparisons(rows):
         if npoints < 2 or (size != "all" and len(sizes[(kind, transport)]) == 2):
             continue
         result.append({"kind": kind, "pooled": True, "label": label, "transport": transport, "size": size,
-                       "points": npoints, "rounds": sorted(per_round, key=round_key), "ratios": ratios, **ratio_stats(ratios),
+                       "points": npoints, "rounds": sorted(per_round, key=round_key), "ratios": ratios,
+                       **ratio_stats(ratios),
                        **delta_stats(list(deltas.values())), "categories": _category_deltas(pairs, cats)})
     for zc in ZEROCOPY_TRANSPORTS:
         copy, other = pooled_ratio.get(("irq", COPY_TRANSPORT, "all")), pooled_ratio.get(("irq", zc, "all"))
@@ -278,10 +280,11 @@ def format_summary(comps, max_categories=6):
         return ("no pairs to compare: the sweep needs an IRQ core equal to a client core and another IRQ core, "
                 "or tcp next to a zero-copy transport\n")
     lines = ["Ratios per round, then over rounds: median, range, geometric mean [95 % t-interval on the log ratios,",
-             "rounds as samples]. diff: the same pairs' sender service demand as a difference in µs/KB (first - second;",
-             "for the interaction tcp's minus the zero-copy one's), mean [95 % t-interval]. Categories: per-round",
-             "difference in µs/KB, mean [95 % t-interval], listed when the interval excludes 0 (a category that",
-             "moves), largest first, with the second's mean (of ...). L = local (sender), R = remote (receiver).", ""]
+             "rounds as samples]. diff: the same pairs' sender service demand as a difference in µs/KB (first -",
+             "second; for the interaction tcp's minus the zero-copy one's), mean [95 % t-interval]. Categories:",
+             "per-round difference in µs/KB, mean [95 % t-interval], listed when the interval excludes 0 (a category",
+             "that moves), largest first, with the second's mean (of ...). L = local (sender), R = remote (receiver).",
+             ""]
     width = max(len(c["label"]) for c in comps) + 9
     for kind in ("irq", "zerocopy", "interaction"):
         mine = [c for c in comps if c["kind"] == kind]
