@@ -9,12 +9,21 @@ zero-copy path side by side.
   scripts/irq_sweep.py --client-cpus 0,1 --server-cpu 1 --irq-cpus 0,1 --sizes 64K..4M \\
       --mem-nodes any,0 --transports tcp,tcp-msgzc -l 5 -H server:12875 --out bench/out/irq
   scripts/irq_sweep.py ... -- -P 2 -s 4M        # anything after -- goes to every zcperf run
+  scripts/irq_sweep.py ... --rounds 5           # every combination 5 times, in alternating order
   scripts/irq_sweep.py --plot-only --out bench/out/irq
+  scripts/irq_sweep.py --summary-only --out bench/out/irq
 
 Each combination is one `zcperf -o json` run; each result is one row appended to PREFIX.csv at once.
 Rerun the same command after a stop (Ctrl-C, crash, reboot): combinations already in PREFIX.csv are
 skipped (a failed one is tried again unless --no-retry-failed). zcperf puts the IRQ affinity back
 itself, even when killed. At the end it draws PREFIX_vs_size.png and PREFIX_heatmap.png.
+
+--rounds N runs the whole sweep N times, each round every combination once, every other round in reverse
+order (so slow drift on a shared host falls on both sides of a pair alike); each row has its round. The
+summary (printed at the end, written to PREFIX_summary.txt, PREFIX_ratios.png) pairs runs within a round:
+IRQ on the client's own core against the other core, and zero-copy against tcp, each as the sender's
+service-demand ratio per round, with a 95 % interval over the rounds; with -- --explain also the kernel
+categories that move (scripts/irq_sweep_stats.py says how).
 
 Needs Debian's python3-matplotlib for the plots (hence /usr/bin/python3): apt-get install python3-matplotlib
 """
@@ -30,13 +39,14 @@ import sys
 import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import irq_sweep_plots  # noqa: E402
+import irq_sweep_stats  # noqa: E402
 import zclib  # noqa: E402
 
 PROG = "irq_sweep"
 
 # The columns of PREFIX.csv, in order. KEY_COLUMNS identify a combination (what resume compares).
 KEY_COLUMNS = ["transport", "client_cpu", "server_cpu", "irq_cpu", "irq_side", "mem_node", "message_size",
-               "duration_s", "host", "extra_args"]
+               "duration_s", "host", "extra_args", "round"]
 COLUMNS = KEY_COLUMNS[:1] + ["test", "rx"] + KEY_COLUMNS[1:] + [
     "throughput_gbps",
     "local_sd_us_per_kb", "local_proc_sd_us_per_kb", "remote_sd_us_per_kb", "remote_proc_sd_us_per_kb",
@@ -263,7 +273,7 @@ class Sweep:
         host = a.host or "loopback"
         duration = fmt(float(a.duration))
         extra = shlex.join(self.extra)
-        out = []
+        one = []
         # The study's order: hold the memory placement and the IRQ mapping, run each client core through
         # all sizes; both transports back to back so they see the same conditions on a noisy machine.
         for mem in a.mem_nodes:
@@ -271,15 +281,18 @@ class Sweep:
                 for client in a.client_cpus:
                     for size in a.sizes:
                         for t in a.transports:
-                            out.append({"transport": t, "client_cpu": client, "server_cpu": a.server_cpu,
+                            one.append({"transport": t, "client_cpu": client, "server_cpu": a.server_cpu,
                                         "irq_cpu": irq, "irq_side": a.irq_side if irq != "none" else "",
                                         "mem_node": mem, "message_size": str(size), "duration_s": duration,
                                         "host": host, "extra_args": extra})
-        return out
+        # Rounds alternate: odd rounds in the study's order, even ones reversed, so a drift over the sweep
+        # (another job starting, a warming host) does not always favour the same side of a pair.
+        return [dict(c, round=str(r)) for r in range(1, a.rounds + 1) for c in (one if r % 2 else one[::-1])]
 
 
 def key_of(row):
-    return tuple(str(row.get(k, "")) for k in KEY_COLUMNS)
+    # a row from before --rounds has no round: it was round 1
+    return tuple(str(row.get(k) or "1") if k == "round" else str(row.get(k, "")) for k in KEY_COLUMNS)
 
 
 def read_csv(path):
@@ -291,9 +304,12 @@ def read_csv(path):
         return rows, reader.fieldnames
 
 
-def open_for_append(path):
+def open_for_append(path, rounds):
     """Opens PREFIX.csv for appending, writing the header if new; drops a last line cut short by a crash."""
     _, fields = read_csv(path)
+    if fields is not None and "round" not in fields and rounds > 1:
+        sys.exit(f"{PROG}: {path} was written before --rounds (no round column): its rows could not be told "
+                 "apart by round; use another --out")
     if fields is not None:
         with open(path, "rb+") as f:
             data = f.read()
@@ -325,7 +341,7 @@ def sweep(args, extra):
         sys.exit(f"{PROG}: another sweep is writing {csv_path}")
 
     combos = s.combinations()
-    f, writer = open_for_append(csv_path)  # first: it drops a line a crash cut short
+    f, writer = open_for_append(csv_path, args.rounds)  # first: it drops a line a crash cut short
     existing, _ = read_csv(csv_path)
     wanted = {key_of(c) for c in combos}
     ok_keys = {key_of(r) for r in existing if not r.get("error")} & wanted
@@ -342,9 +358,10 @@ def sweep(args, extra):
                  if failed_keys else "")
               + f"; {len(todo)} to run", file=sys.stderr)
     else:
-        print(f"{PROG}: {total} combinations ({len(args.transports)} transports x {len(args.mem_nodes)} memory "
+        print(f"{PROG}: {total} runs ({len(args.transports)} transports x {len(args.mem_nodes)} memory "
               f"placements x {len(args.irq_cpus)} IRQ mappings x {len(args.client_cpus)} client cores x "
-              f"{len(args.sizes)} sizes), -l {args.duration} each, into {csv_path}", file=sys.stderr)
+              f"{len(args.sizes)} sizes x {args.rounds} rounds), -l {args.duration} each, into {csv_path}",
+              file=sys.stderr)
     if others:
         print(f"{PROG}: note: {csv_path} also holds {others} combinations of other settings (-l, -H, server CPU, "
               "IRQ side or zcperf args); they stay, and the plots average them with these where the mapping and "
@@ -360,7 +377,8 @@ def sweep(args, extra):
             if s.interrupted:
                 break
             n = skipped + i + 1
-            label = (f"{c['transport']:<11} client {c['client_cpu']:>4}  IRQ {c['irq_cpu']:>4}  mem {c['mem_node']:>3}  "
+            label = ((f"r{c['round']} " if args.rounds > 1 else "")
+                     + f"{c['transport']:<11} client {c['client_cpu']:>4}  IRQ {c['irq_cpu']:>4}  mem {c['mem_node']:>3}  "
                      f"{zclib.size_label(c['message_size']):>5}")
             t0 = time.monotonic()
             rows, stopped = s.run_one(c)
@@ -393,9 +411,21 @@ def sweep(args, extra):
     failed_total = failures + (0 if args.retry_failed else len(failed_keys))
     print(f"{PROG}: done: {ran} run now, {skipped} were already there; {failed_total} of {total} failed"
           + (" (see the error column)" if failed_total else "") + f"; {csv_path}", file=sys.stderr)
+    rows = read_csv(csv_path)[0]
     if not args.no_plot:
-        irq_sweep_plots.plot_all(args.out, read_csv(args.out + ".csv")[0], PROG)
+        irq_sweep_plots.plot_all(args.out, rows, PROG)
+    summarize(args.out, rows)
     return 1 if failed_total else 0
+
+
+def summarize(prefix, rows):
+    """The paired comparisons (irq_sweep_stats) on stdout and in PREFIX_summary.txt."""
+    text = irq_sweep_stats.format_summary(irq_sweep_stats.comparisons(rows))
+    print(text)
+    with open(prefix + "_summary.txt", "w") as f:
+        f.write(f"{prefix}.csv: {len(rows)} rows\n\n" + text)
+    print(f"{PROG}: wrote {prefix}_summary.txt", file=sys.stderr)
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -433,13 +463,23 @@ def main(argv):
                     "(default 120 + 40 x -l)")
     ap.add_argument("--no-retry-failed", dest="retry_failed", action="store_false",
                     help="on resume, also skip combinations whose earlier run failed")
+    ap.add_argument("--rounds", type=int, default=1, help="run every combination N times, in rounds of "
+                    "alternating order, so each pair gets an interval over rounds (default 1)")
     ap.add_argument("--no-plot", action="store_true", help="do not draw the PNGs at the end")
     ap.add_argument("--plot-only", action="store_true", help="only draw the PNGs from PREFIX.csv")
-    ap.add_argument("--dry-run", action="store_true", help="print the zcperf commands and exit")
+    ap.add_argument("--summary-only", action="store_true", help="only print (and write PREFIX_summary.txt) the "
+                    "paired comparisons of PREFIX.csv")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the zcperf commands (and the time they need) and exit")
     args = ap.parse_args(argv)
 
-    if args.plot_only:
-        return irq_sweep_plots.plot_all(args.out, read_csv(args.out + ".csv")[0], PROG)
+    if args.plot_only or args.summary_only:
+        if not os.path.exists(args.out + ".csv"):
+            ap.error(f"no {args.out}.csv")
+        rows = read_csv(args.out + ".csv")[0]
+        return irq_sweep_plots.plot_all(args.out, rows, PROG) if args.plot_only else summarize(args.out, rows)
+    if args.rounds < 1:
+        ap.error("--rounds takes a whole number >= 1")
 
     clash = sorted({a.split("=", 1)[0] for a in extra} & MANAGED)
     if clash:
@@ -468,8 +508,15 @@ def main(argv):
         ap.error(zclib.missing_program(args.zcperf or "zcperf", "--zcperf"))
     if args.dry_run:
         s = Sweep(args, extra)
-        for c in s.combinations():
+        combos = s.combinations()
+        for i, c in enumerate(combos):
+            if args.rounds > 1 and (i == 0 or c["round"] != combos[i - 1]["round"]):
+                print(f"# round {c['round']}")
             print(shlex.join(s.zcperf_command(c)))
+        # zcperf's own set-up and tear-down add a few seconds per run (about 5 s in the TCG lab, more with
+        # --explain): the measuring time is a floor, not an estimate.
+        print(f"# {len(combos)} runs x -l {args.duration} s = {hms(len(combos) * float(args.duration))} of measuring; "
+              f"with 5 s of set-up per run {hms(len(combos) * (float(args.duration) + 5))}", file=sys.stderr)
         return 0
     return sweep(args, extra)
 

@@ -3,7 +3,9 @@ size per CPU mapping, and a heat map of the mappings at each size. matplotlib is
 and only when plotting, so a sweep runs without it."""
 import math
 import sys
+import textwrap
 
+import irq_sweep_stats
 import zclib
 
 TRANSPORT_WHAT = {
@@ -306,9 +308,55 @@ def plot_explain(csv_path, png, good):
         ax.set_ylabel(f"{side} CPU, µs/KB")
         ax.grid(True, axis="y", alpha=0.3)
     axes[0].legend(fontsize=7, ncol=4)
-    fig.suptitle(f"{csv_path}: where the CPU went, by kernel category (zcperf --explain)", fontsize=10)
+    rounds = {irq_sweep_stats.round_of(r) for r in good}
+    fig.suptitle(f"{csv_path}: where the CPU went, by kernel category (zcperf --explain)"
+                 + (f", mean of {len(rounds)} rounds" if len(rounds) > 1 else ""), fontsize=10)
     fig.tight_layout()
     fig.savefig(png, dpi=100)
+    plt.close(fig)
+
+
+def plot_ratios(csv_path, png, comps):
+    """The summary's ratios (irq_sweep_stats): per pair, each round's ratio as a dot, the geometric mean and
+    its 95 % interval as a bar; pooled lines on top, bold. A bar that crosses 1 resolves no difference."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
+
+    kinds = [k for k in ("irq", "zerocopy", "interaction") if any(c["kind"] == k for c in comps)]
+    heights = [len([c for c in comps if c["kind"] == k]) for k in kinds]
+    fig, axes = plt.subplots(len(kinds), 1, figsize=(10, 1.2 + 0.32 * sum(heights) + 0.9 * len(kinds)),
+                             gridspec_kw={"height_ratios": [h + 1.5 for h in heights]}, squeeze=False)
+    for ax, kind in zip(axes[:, 0], kinds):
+        mine = sorted((c for c in comps if c["kind"] == kind),
+                      key=lambda c: (not c["pooled"], c["transport"], str(c["size"]), c["label"]))
+        for y, c in enumerate(mine):
+            colour = "black" if c["pooled"] else "tab:blue"
+            ax.scatter(c["ratios"], [y] * len(c["ratios"]), s=12, color="tab:gray", alpha=0.6, zorder=2)
+            if c["ci"][0] is not None:
+                ax.plot(c["ci"], [y, y], color=colour, linewidth=3 if c["pooled"] else 1.8, zorder=3)
+            if c["gmean"] is not None:
+                ax.scatter([c["gmean"]], [y], marker="D", s=36, color=colour, zorder=4)
+        ax.axvline(1.0, color="firebrick", linewidth=1, linestyle="--")
+        ax.set_xscale("log")
+        # plain numbers (0.5, 1, 2), not powers of ten: the ratios span well under a decade
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0, 1.2, 1.5)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.set_yticks(range(len(mine)))
+        ax.set_yticklabels([c["label"] for c in mine], fontsize=8)
+        for t, c in zip(ax.get_yticklabels(), mine):
+            t.set_fontweight("bold" if c["pooled"] else "normal")
+        ax.invert_yaxis()
+        ax.grid(True, axis="x", alpha=0.3, which="both")
+        ax.set_title("\n".join(textwrap.wrap(irq_sweep_stats.KIND_TITLES[kind], 110)), fontsize=9.5)
+    axes[-1][0].set_xlabel("ratio (log scale): dots = rounds, diamond = geometric mean, bar = 95 % t-interval "
+                           "over rounds", fontsize=9)
+    fig.suptitle(f"{csv_path}: paired ratios of the sender's service demand", fontsize=10.5)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
 
 
 def plot_all(prefix, rows, prog):
@@ -330,5 +378,9 @@ def plot_all(prefix, rows, prog):
     if any(fnum(r.get("local_explain_copy")) is not None for r in good):
         outs.append(prefix + "_explain.png")
         plot_explain(csv_path, outs[-1], good)
+    comps = irq_sweep_stats.comparisons(good)
+    if any(c["n"] > 1 for c in comps):
+        outs.append(prefix + "_ratios.png")
+        plot_ratios(csv_path, outs[-1], comps)
     print(f"{prog}: wrote {' '.join(outs)}", file=sys.stderr)
     return 0

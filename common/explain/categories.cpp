@@ -34,6 +34,7 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "cpuidle_", C::idle},
         {R::prefix, "intel_idle", C::idle},
         {R::prefix, "acpi_idle", C::idle},
+        {R::prefix, "amd_e400_idle", C::idle},  // the lab's TCG guests (-cpu max) idle here
         {R::prefix, "acpi_processor_ffh_cstate", C::idle},
         {R::prefix, "haltpoll_", C::idle},
         {R::prefix, "mwait_idle", C::idle},
@@ -61,8 +62,10 @@ const std::vector<CategoryRule>& table() {
         {R::exact, "__rcu_read_unlock", C::inherit},
         {R::exact, "preempt_count_add", C::inherit},
         {R::exact, "preempt_count_sub", C::inherit},
-        {R::exact, "ktime_get", C::inherit},
+        {R::prefix, "ktime_get", C::inherit},   // ktime_get_ts64 ...: clock reads (read_hpet under TCG)
+        {R::prefix, "posix_get_", C::inherit},  // clock_gettime's clocks: the system call's time
         {R::exact, "read_tsc", C::inherit},
+        {R::exact, "read_hpet", C::inherit},  // the clocksource of a TCG guest (the lab's): as read_tsc
         {R::exact, "native_sched_clock", C::inherit},
         {R::exact, "sched_clock", C::inherit},
         {R::exact, "sched_clock_cpu", C::inherit},
@@ -81,6 +84,14 @@ const std::vector<CategoryRule>& table() {
         {R::exact, "__get_user_nocheck_8", C::inherit},
         {R::prefix, "__list_del_entry_valid", C::inherit},
         {R::prefix, "__list_add_valid", C::inherit},
+        {R::prefix, "xa_load", C::inherit},  // xarray lookups (rxe's object pools, the page cache)
+        {R::prefix, "xas_", C::inherit},
+        {R::prefix, "kernel_fpu_", C::inherit},  // SIMD in the kernel (crc32-pclmul): its user's
+        {R::prefix, "save_fpregs", C::inherit},
+        // Local labels of crc32-pclmul's assembly, listed by kallsyms as if functions: their function's.
+        {R::exact, "loop_64", C::inherit},
+        {R::exact, "loop_16", C::inherit},
+        {R::exact, "less_64", C::inherit},
 
         // Data copy (user <-> kernel, skb <-> skb), hardened-usercopy checks included (paid per copy).
         {R::exact, "memcpy", C::copy},
@@ -119,7 +130,7 @@ const std::vector<CategoryRule>& table() {
         {R::exact, "do_csum", C::checksum},
         {R::prefix, "__skb_checksum", C::checksum},
         {R::prefix, "skb_checksum", C::checksum},
-        {R::prefix, "crc32c", C::checksum},
+        {R::prefix, "crc32", C::checksum},  // crc32c (iSCSI, ext4), crc32_le and crc32_pclmul_le (RoCE's ICRC)
 
         // Zero-copy bookkeeping: MSG_ZEROCOPY's pinned-page accounting and completions, the error queue,
         // TCP_ZEROCOPY_RECEIVE's mapping, io_uring's notifications.
@@ -200,6 +211,9 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "scheduler_tick", C::sched},
         {R::prefix, "sched_tick", C::sched},
         {R::prefix, "newidle_balance", C::sched},
+        {R::prefix, "update_blocked_averages", C::sched},
+        {R::prefix, "rebalance_domains", C::sched},
+        {R::prefix, "_nohz_idle_balance", C::sched},
         {R::prefix, "sched_balance", C::sched},
         {R::prefix, "load_balance", C::sched},
         {R::prefix, "update_sd_lb", C::sched},
@@ -220,6 +234,7 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "ep_poll", C::sched},
         {R::prefix, "pollwake", C::sched},
         {R::prefix, "__pollwait", C::sched},
+        {R::prefix, "poll_freewait", C::sched},
         {R::prefix, "hrtimer_", C::sched},
         {R::prefix, "__hrtimer", C::sched},
         {R::prefix, "tick_", C::sched},
@@ -302,6 +317,8 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "__irq_exit", C::syscall},
         {R::prefix, "irq_enter", C::syscall},
         {R::prefix, "handle_softirqs", C::syscall},
+        {R::prefix, "tasklet_", C::syscall},  // softirq machinery, as handle_softirqs (rxe runs in tasklets)
+        {R::prefix, "__tasklet_", C::syscall},
         {R::prefix, "__do_softirq", C::syscall},
         {R::prefix, "do_softirq", C::syscall},
         {R::prefix, "run_ksoftirqd", C::syscall},
@@ -313,6 +330,9 @@ const std::vector<CategoryRule>& table() {
 
         // RDMA: providers (rxe, siw, mlx5_ib ...) and the verbs core, before the drivers' own prefixes.
         {R::prefix, "rxe_", C::rdma},
+        {R::exact, "req_next_wqe", C::rdma},  // rxe's own functions without its prefix (6.1)
+        {R::exact, "lookup_mr", C::rdma},
+        {R::exact, "mr_check_range", C::rdma},
         {R::prefix, "__rxe", C::rdma},
         {R::prefix, "siw_", C::rdma},
         {R::prefix, "mlx5_ib_", C::rdma},
@@ -337,6 +357,10 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "__rmqueue", C::memory},
         {R::prefix, "free_unref_", C::memory},
         {R::prefix, "free_pcppages", C::memory},
+        {R::prefix, "free_pcp_prepare", C::memory},
+        {R::prefix, "should_fail", C::memory},  // should_failslab, should_fail_alloc_page: the allocators' hooks
+        {R::prefix, "cache_from_obj", C::memory},
+        {R::prefix, "cmpxchg_double_slab", C::memory},
         {R::prefix, "free_frozen_pages", C::memory},
         {R::prefix, "__free_pages", C::memory},
         {R::prefix, "free_pages", C::memory},
@@ -501,6 +525,7 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "__udp", C::udp},
         {R::prefix, "udpv6", C::udp},
         {R::prefix, "tcp", C::tcp},
+        {R::prefix, "cubictcp_", C::tcp},  // congestion control
         {R::prefix, "__tcp", C::tcp},
         {R::prefix, "ip_", C::tcp},
         {R::prefix, "__ip_", C::tcp},
@@ -559,6 +584,8 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "virtqueue_", C::netdev},
         {R::prefix, "vring_", C::netdev},
         {R::prefix, "vp_notify", C::netdev},
+        {R::exact, "page_to_skb", C::netdev},  // virtio-net's receive: its buffers into an skb
+        {R::prefix, "detach_buf", C::netdev},  // virtio's ring
         {R::prefix, "start_xmit", C::netdev},
         {R::prefix, "free_old_xmit", C::netdev},
         {R::prefix, "receive_buf", C::netdev},
