@@ -7,63 +7,68 @@
 #             the host can do one way at a time; on a CPU-bound host both directions at once share it).
 set -euo pipefail
 
+NAME=bidir
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ROUNDS=5
 DURATION=3
-SIZE=64K
-ZCPERF=${ZCPERF:-$(dirname "${BASH_SOURCE[0]}")/../build/zcperf}
+SIZES=64K
 
 usage() {
     cat <<EOT
-Usage: $0 [--rounds N] [--duration S] [--size BYTES]
-Runs zcperf --bidir, stream and maerts at once as two processes, and each alone, N rounds of S seconds,
-and prints each round and the median ratios of the bidir sum to each reference.
+Usage: $0 [--rounds N] [--duration S] [--sizes BYTES] [--csv FILE]
+       $0 --report FILE     reprint the table from an earlier CSV
+
+Runs zcperf --bidir, stream and maerts at once as two processes, and each alone, N rounds of S seconds
+(the order of the three turns each round), and prints each round and the ratios of the bidir sum to each
+reference (Gb/s, receiver-counted).
   --rounds N      rounds (default $ROUNDS)
-  --duration S    seconds per run (default $DURATION)
-  --size BYTES    message size (default $SIZE)
+  --duration S    seconds per run, whole number (default $DURATION)
+  --sizes BYTES   message size (default $SIZES; one size)
+  --csv FILE      the samples (default bench/out/bidir-<timestamp>.csv), the runs' outputs beside it
   ZCPERF=PATH     the zcperf to measure (default build/zcperf)
 EOT
 }
 
-while [[ $# -gt 0 ]]; do
-    case $1 in
-        --rounds) ROUNDS=$2; shift 2 ;;
-        --duration) DURATION=$2; shift 2 ;;
-        --size) SIZE=$2; shift 2 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "bidir.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
-    esac
-done
-[[ -x $ZCPERF ]] || { echo "bidir.sh: no zcperf at $ZCPERF (build it, or set ZCPERF=...)" >&2; exit 2; }
+RATIOS=(bidir/together bidir/alone)
+bench_args "$@"
+if [[ -n $REPORT_ONLY ]]; then
+    [[ -f $REPORT_ONLY ]] || die "no such CSV: $REPORT_ONLY"
+    bench_rounds_report "$REPORT_ONLY" "${RATIOS[@]}"
+    exit 0
+fi
+[[ $SIZES != *,* ]] || die "--sizes: one size"
+bench_setup
 
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+gbps() {   # raw: the sum of every result's Gb/s (--bidir's two, or a one-way run's one)
+    result_of "$1" "'%.3f' % sum(x['throughput_gbps'] for x in d['results'])"
+}
+add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a + b }'; }
+bidir_run() {   # round
+    zcperf_json "$RAW/r$1-bidir.json" -m "$SIZES" --bidir
+    bench_row "$1" bidir "$(gbps "$RAW/r$1-bidir.json")"
+}
+together_run() {   # round
+    zcperf_json "$RAW/r$1-together-stream.json" -m "$SIZES" -t stream &
+    local p=$!
+    zcperf_json "$RAW/r$1-together-maerts.json" -m "$SIZES" -t maerts
+    wait "$p" || die "the stream run beside maerts failed"
+    bench_row "$1" together "$(add "$(gbps "$RAW/r$1-together-stream.json")" "$(gbps "$RAW/r$1-together-maerts.json")")"
+}
+alone_run() {   # round
+    zcperf_json "$RAW/r$1-alone-stream.json" -m "$SIZES" -t stream
+    zcperf_json "$RAW/r$1-alone-maerts.json" -m "$SIZES" -t maerts
+    bench_row "$1" alone "$(add "$(gbps "$RAW/r$1-alone-stream.json")" "$(gbps "$RAW/r$1-alone-maerts.json")")"
+}
 
-# Sum of every result's Gb/s in a JSON report (--bidir's two, or a one-way run's one).
-gbps() { python3 -c 'import json,sys; print("%.3f" % sum(r["throughput_gbps"] for r in json.load(open(sys.argv[1]))["results"]))' "$1"; }
-run() { timeout $((DURATION + 30)) "$ZCPERF" -m "$SIZE" -l "$DURATION" -o json "$@"; }
-
-echo "bidir: zcperf --bidir vs two one-way runs, ${SIZE}, ${DURATION} s x $ROUNDS rounds, loopback," \
-    "$(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf "%-6s %10s %10s %10s %9s %9s\n" round bidir together alone vs_tog vs_alone
-TOG=()
-ALONE=()
+log "zcperf --bidir vs two one-way runs, $SIZES, ${DURATION} s x $ROUNDS rounds, loopback; samples: $CSV"
+CASES=(bidir_run together_run alone_run)
 for ((i = 1; i <= ROUNDS; i++)); do
-    run --bidir >"$TMP/b.json"
-    run -t stream >"$TMP/s.json" &
-    p=$!
-    run -t maerts >"$TMP/m.json"
-    wait $p
-    t=$(awk -v a="$(gbps "$TMP/s.json")" -v b="$(gbps "$TMP/m.json")" 'BEGIN { printf "%.3f", a + b }')
-    run -t stream >"$TMP/s1.json"
-    run -t maerts >"$TMP/m1.json"
-    a=$(awk -v x="$(gbps "$TMP/s1.json")" -v y="$(gbps "$TMP/m1.json")" 'BEGIN { printf "%.3f", x + y }')
-    b=$(gbps "$TMP/b.json")
-    rt=$(awk -v b="$b" -v t="$t" 'BEGIN { printf "%.3f", b / t }')
-    ra=$(awk -v b="$b" -v a="$a" 'BEGIN { printf "%.3f", b / a }')
-    TOG+=("$rt")
-    ALONE+=("$ra")
-    printf "%-6s %10s %10s %10s %9s %9s\n" "$i" "$b" "$t" "$a" "$rt" "$ra"
+    for ((k = 0; k < ${#CASES[@]}; k++)); do "${CASES[(k + i - 1) % ${#CASES[@]}]}" "$i"; done
+    log "round $i/$ROUNDS: $(grep "^$i," "$CSV" | cut -d, -f2- | tr '\n' ' ')load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
-median() { printf "%s\n" "$@" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-echo "median bidir sum / two one-way runs together: $(median "${TOG[@]}") (goal >= 0.9)"
-echo "median bidir sum / the two directions alone, one after the other: $(median "${ALONE[@]}")"
+echo "bidir: zcperf --bidir's sum vs stream + maerts at once (together) and one after the other (alone), $SIZES," \
+    "${DURATION} s x $ROUNDS rounds, loopback, unpinned, $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg)" \
+    "(goal: bidir/together >= 0.9)"
+bench_rounds_report "${RATIOS[@]}"
+echo "samples: $CSV"

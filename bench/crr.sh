@@ -2,64 +2,70 @@
 # crr.sh: zcperf -t crr against the kernel's floor on this machine (bench/crr_floor.c: the least a
 # connect/request/response/close loop can do, built here with cc), same message, same pinning (client
 # CPU 0, server CPU 1), alternating rounds, medians; goal: zcperf at >= 0.9x the floor's transactions/s.
+# Beside the rate, the CPU per transaction of both (the floor's two processes, zcperf's data threads on
+# both sides): on a shared machine the rate swings with the other load, the CPU per transaction less.
 # No TCP_CRR peer is packaged in Debian (netperf is non-free, neper is not packaged), hence the floor.
 set -euo pipefail
 
+NAME=crr
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ROUNDS=5
 DURATION=3
-SIZE=1
-CLIENT_CPU=0
-SERVER_CPU=1
-ZCPERF=${ZCPERF:-$(dirname "${BASH_SOURCE[0]}")/../build/zcperf}
+SIZES=1
 
 usage() {
     cat <<EOT
-Usage: $0 [--rounds N] [--duration S] [--size BYTES]
-Runs crr_floor and zcperf -t crr alternately, N rounds of S seconds, client on CPU $CLIENT_CPU and
-server on CPU $SERVER_CPU, and prints each round and the median ratio zcperf / floor.
+Usage: $0 [--rounds N] [--duration S] [--sizes BYTES] [--csv FILE]
+       $0 --report FILE     reprint the table from an earlier CSV
+
+Runs crr_floor and zcperf -t crr alternately (which one first alternates too), N rounds of S seconds,
+client on CPU $CLIENT_CPU and server on CPU $SERVER_CPU, and prints each round, the medians and the
+ratios zcperf / floor of the transactions/s and of the CPU per transaction.
   --rounds N      rounds (default $ROUNDS)
-  --duration S    seconds per run (default $DURATION)
-  --size BYTES    request and response size (default $SIZE)
+  --duration S    seconds per run, whole number (default $DURATION)
+  --sizes BYTES   request and response size (default $SIZES; one size)
+  --csv FILE      the samples (default bench/out/crr-<timestamp>.csv), the runs' outputs beside it
   ZCPERF=PATH     the zcperf to measure (default build/zcperf)
 EOT
 }
 
-while [[ $# -gt 0 ]]; do
-    case $1 in
-        --rounds) ROUNDS=$2; shift 2 ;;
-        --duration) DURATION=$2; shift 2 ;;
-        --size) SIZE=$2; shift 2 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "crr.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
-    esac
-done
-[[ -x $ZCPERF ]] || { echo "crr.sh: no zcperf at $ZCPERF (build it, or set ZCPERF=...)" >&2; exit 2; }
-command -v cc >/dev/null || { echo "crr.sh: needs a C compiler (cc) for the floor loop" >&2; exit 2; }
-[[ $(nproc) -ge 2 ]] || { echo "crr.sh: needs 2 CPUs (client and server pinned apart)" >&2; exit 2; }
+RATIOS=(zcperf_tps/floor_tps zcperf_cpu_us/floor_cpu_us)
+bench_args "$@"
+if [[ -n $REPORT_ONLY ]]; then
+    [[ -f $REPORT_ONLY ]] || die "no such CSV: $REPORT_ONLY"
+    bench_rounds_report "$REPORT_ONLY" "${RATIOS[@]}"
+    exit 0
+fi
+[[ $SIZES =~ ^[0-9]+$ ]] || die "--sizes: one size in bytes"
+command -v cc >/dev/null || die "needs a C compiler (cc) for the floor loop"
+[[ $(nproc) -ge 2 ]] || die "needs 2 CPUs (client and server pinned apart)"
+bench_setup
+cc -O2 -o "$RAW/crr_floor" "$ROOT/bench/crr_floor.c"
 
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-cc -O2 -o "$TMP/crr_floor" "$(dirname "${BASH_SOURCE[0]}")/crr_floor.c"
-
-floor_rate() {
-    timeout $((DURATION + 20)) "$TMP/crr_floor" "$DURATION" "$SIZE" "$CLIENT_CPU" "$SERVER_CPU" |
-        awk '{ printf "%.1f\n", $2 / $4 }'
+floor_run() {   # round
+    local raw=$RAW/r$1-floor.out
+    timeout "$LIMIT" "$RAW/crr_floor" "$DURATION" "$SIZES" "$CLIENT_CPU" "$SERVER_CPU" >"$raw" 2>&1 ||
+        fail crr_floor "$raw"
+    bench_row "$1" floor_tps "$(awk '{ printf "%.1f", $2 / $4 }' "$raw")"
+    bench_row "$1" floor_cpu_us "$(awk '{ printf "%.2f", $6 / $2 * 1e6 }' "$raw")"
 }
-zcperf_rate() {
-    timeout $((DURATION + 30)) "$ZCPERF" -t crr -m "$SIZE" -l "$DURATION" --cpu "$CLIENT_CPU,$SERVER_CPU" -o json |
-        python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]["crr"]; print("%.1f" % r["transactions_per_s"])'
+zcperf_run() {   # round
+    local raw=$RAW/r$1-zcperf.json
+    zcperf_json "$raw" -t crr -m "$SIZES" --cpu "$CLIENT_CPU,$SERVER_CPU"
+    bench_row "$1" zcperf_tps "$(result_of "$raw" "'%.1f' % r['crr']['transactions_per_s']")"
+    bench_row "$1" zcperf_cpu_us \
+        "$(result_of "$raw" "'%.2f' % (r['crr']['local_proc_sd_us_per_tran'] + r['crr']['remote_proc_sd_us_per_tran'])")"
 }
 
-echo "crr: zcperf -t crr vs the kernel's floor (crr_floor.c), ${SIZE} B, ${DURATION} s x $ROUNDS rounds," \
-    "client CPU $CLIENT_CPU, server CPU $SERVER_CPU, $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf "%-6s %14s %14s %8s\n" round floor_tps zcperf_tps ratio
-RATIOS=()
+log "zcperf -t crr vs the kernel's floor (crr_floor.c), ${SIZES} B, ${DURATION} s x $ROUNDS rounds," \
+    "client CPU $CLIENT_CPU, server CPU $SERVER_CPU; samples: $CSV"
 for ((i = 1; i <= ROUNDS; i++)); do
-    f=$(floor_rate)
-    z=$(zcperf_rate)
-    r=$(awk -v z="$z" -v f="$f" 'BEGIN { printf "%.3f", z / f }')
-    RATIOS+=("$r")
-    printf "%-6s %14s %14s %8s\n" "$i" "$f" "$z" "$r"
+    if ((i % 2)); then floor_run "$i"; zcperf_run "$i"; else zcperf_run "$i"; floor_run "$i"; fi
+    log "round $i/$ROUNDS: $(tail -4 "$CSV" | cut -d, -f2- | tr '\n' ' ')load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
-MEDIAN=$(printf "%s\n" "${RATIOS[@]}" | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
-echo "median zcperf/floor: $MEDIAN (goal >= 0.9)"
+echo "crr: zcperf -t crr vs crr_floor, ${SIZES} B, ${DURATION} s x $ROUNDS rounds, client CPU $CLIENT_CPU," \
+    "server CPU $SERVER_CPU, $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg) (goal: zcperf_tps/floor_tps >= 0.9)"
+echo "tps: transactions/s; cpu_us: CPU us per transaction (floor: both processes; zcperf: both sides' data threads)"
+bench_rounds_report "${RATIOS[@]}"
+echo "samples: $CSV"

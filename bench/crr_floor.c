@@ -2,8 +2,9 @@
 // The least a TCP_CRR client and server can do: the client connects, sends SIZE bytes, reads SIZE back
 // and closes with SO_LINGER {1,0} (as zcperf's default, so neither side keeps TIME_WAIT); the server
 // accepts, reads, answers, waits for the close and closes. No timing per transaction, no histogram, no
-// timeouts: what zcperf -t crr adds to this is its own cost.
-// Usage: crr_floor SECONDS SIZE CLIENT_CPU SERVER_CPU   (prints "transactions N seconds S")
+// timeouts: what zcperf -t crr adds to this is its own cost. cpu_s: both processes' CPU (getrusage:
+// the client's own, the server's once reaped), to set against zcperf's data threads' (process SD).
+// Usage: crr_floor SECONDS SIZE CLIENT_CPU SERVER_CPU   (prints "transactions N seconds S cpu_s C")
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -21,6 +23,12 @@ static void pin(int cpu) {
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
     if (sched_setaffinity(0, sizeof(set), &set) != 0) perror("sched_setaffinity");
+}
+
+static double cpu_s(int who) {
+    struct rusage u;
+    getrusage(who, &u);
+    return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
 }
 
 static double now(void) {
@@ -77,6 +85,6 @@ int main(int argc, char** argv) {
     }
     kill(server, SIGKILL);
     waitpid(server, NULL, 0);
-    printf("transactions %lu seconds %.6f\n", n, t - start);
+    printf("transactions %lu seconds %.6f cpu_s %.6f\n", n, t - start, cpu_s(RUSAGE_SELF) + cpu_s(RUSAGE_CHILDREN));
     return 0;
 }

@@ -1,63 +1,88 @@
 #!/usr/bin/env bash
-# flows.sh (issue #28 item 6): 1000 flows' aggregate against -P 2 on loopback. Both runs use two
+# flows.sh (issue #28 item 6): 1000 flows' aggregate against -P 2 on loopback. Both zcperf runs use two
 # stream threads per side: -P 2 (one connection per thread) and -P 2 --flows 500 (500 connections per
-# thread, served over one epoll each). Alternating rounds against one zcserver, so slow drift on a
-# shared machine hits both alike; prints every run, the medians and their ratio (goal >= 0.9x).
+# thread, served over one epoll each), against one zcserver. Beside them the kernel's floor for each
+# (bench/flows_floor.c, built here with cc: blocking send/recv for one flow per thread, one level-
+# triggered epoll and one call per ready flow for many): whether a gap is zcperf's cost or the kernel's
+# shows in flows/floor_flows against floor_flows/floor_P2. Alternating rounds (the order turns each
+# round), no pinning for any, medians; goal: flows/P2 >= 0.9. CPU per GB (all threads of both sides)
+# is kept too.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-ZCPERF=${ZCPERF:-$ROOT/build/zcperf}
-ZCSERVER=${ZCSERVER:-$(dirname "$ZCPERF")/zcserver}
+NAME=flows
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ROUNDS=5
 DURATION=5
-SIZE=64K
+SIZES=64K
 FLOWS=500
+ZCSERVER=${ZCSERVER:-$(dirname "$ZCPERF")/zcserver}
+
 usage() {
     cat <<EOT
-Usage: $0 [--rounds N] [--duration S] [--size BYTES] [--flows N]
-Runs zcperf -P 2 and zcperf -P 2 --flows N (default $FLOWS: $((2 * FLOWS)) connections) in turn, N rounds
-(default $ROUNDS) of S seconds (default $DURATION), -m BYTES (default $SIZE), against one zcserver on
-loopback, and prints the medians' ratio. ZCPERF=/path/to/zcperf (zcserver beside it) runs another build.
+Usage: $0 [--rounds N] [--duration S] [--sizes BYTES] [--flows N] [--csv FILE]
+       $0 --report FILE     reprint the table from an earlier CSV
+
+Runs zcperf -P 2, zcperf -P 2 --flows N (default $FLOWS: $((2 * FLOWS)) connections) and flows_floor
+with 1 and N flows per thread, N rounds (default $ROUNDS) of S seconds (default $DURATION), -m BYTES
+(default $SIZES), against one zcserver on loopback, and prints every round, the medians and the ratios.
+ZCPERF=/path/to/zcperf (zcserver beside it) runs another build.
 EOT
 }
-while [[ $# -gt 0 ]]; do
+bench_option() {
     case $1 in
-        --rounds) ROUNDS=$2; shift 2 ;;
-        --duration) DURATION=$2; shift 2 ;;
-        --size) SIZE=$2; shift 2 ;;
-        --flows) FLOWS=$2; shift 2 ;;
-        -h|--help) usage; exit 0 ;;
-        *) usage >&2; exit 2 ;;
+        --flows) FLOWS=${2:?}; BENCH_USED=2 ;;
     esac
-done
-[[ -x $ZCPERF && -x $ZCSERVER ]] || { echo "flows.sh: build zcperf and zcserver first ($ZCPERF)" >&2; exit 1; }
-
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$ZCSERVER" --bind 127.0.0.1 --port "$PORT" 2>/dev/null &
-SERVER=$!
-trap 'kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null || true' EXIT
-sleep 0.5
-
-gbps() {   # zcperf arguments...: the receiver's Gb/s (the run fails on any per-flow count mismatch)
-    "$ZCPERF" -H "127.0.0.1:$PORT" -l "$DURATION" -m "$SIZE" -o json "$@" | python3 -c '
-import json, sys
-r = json.load(sys.stdin)["results"][0]
-print("%.3f %.4f" % (r["throughput_gbps"], r["local"].get("flows", {}).get("jain_index", 0)))'
 }
 
-P2=() FL=()
-echo "round  -P 2 Gb/s   -P 2 --flows $FLOWS Gb/s (Jain)   load average"
+RATIOS=(flows/P2 flows/floor_flows floor_flows/floor_P2 P2/floor_P2)
+bench_args "$@"
+if [[ -n $REPORT_ONLY ]]; then
+    [[ -f $REPORT_ONLY ]] || die "no such CSV: $REPORT_ONLY"
+    bench_rounds_report "$REPORT_ONLY" "${RATIOS[@]}"
+    exit 0
+fi
+[[ $FLOWS =~ ^[1-9][0-9]*$ ]] || die "--flows wants a positive integer"
+[[ -x $ZCSERVER ]] || die "no zcserver at $ZCSERVER (build it, or set ZCSERVER=...)"
+command -v cc >/dev/null || die "needs a C compiler (cc) for the floor loop"
+bench_setup
+BYTES=$(to_bytes "$SIZES")
+cc -O2 -pthread -o "$RAW/flows_floor" "$ROOT/bench/flows_floor.c"
+
+PORT=$(free_port 19555)
+"$ZCSERVER" --bind 127.0.0.1 --port "$PORT" >"$RAW/zcserver.log" 2>&1 &
+SERVER_PIDS+=("$!")
+wait_listen "$PORT" "$!" || fail zcserver "$RAW/zcserver.log"
+ZCPERF_HOST=(-H "127.0.0.1:$PORT")
+
+# Gb/s, and CPU seconds per GB moved of all the data threads of both sides (the floor: its process).
+zcperf_run() {   # round case zcperf-arguments...: a run fails on any per-flow count mismatch
+    local raw=$RAW/r$1-$2.json
+    zcperf_json "$raw" -m "$SIZES" "${@:3}"
+    bench_row "$1" "$2" "$(result_of "$raw" "'%.3f' % r['throughput_gbps']")"
+    bench_row "$1" "$2_cpu_s_per_GB" "$(result_of "$raw" "'%.3f' % (sum(r[s]['process_user_s'] + \
+r[s]['process_sys_s'] for s in ('local', 'remote')) / (r['bytes'] / 1e9))")"
+    [[ $2 == P2 ]] || bench_row "$1" jain "$(result_of "$raw" "'%.4f' % r['local']['flows']['jain_index']")"
+}
+floor_run() {   # round case flows-per-thread
+    local raw=$RAW/r$1-$2.out
+    timeout "$LIMIT" "$RAW/flows_floor" "$DURATION" "$BYTES" "$3" 2 >"$raw" 2>&1 || fail flows_floor "$raw"
+    bench_row "$1" "$2" "$(awk '{ printf "%.3f", $6 }' "$raw")"
+    bench_row "$1" "$2_cpu_s_per_GB" "$(awk '{ printf "%.3f", $8 / ($2 / 1e9) }' "$raw")"
+}
+
+log "zcperf -P 2 and -P 2 --flows $FLOWS, flows_floor 1 and $FLOWS flows x 2 threads, -m $SIZES," \
+    "${DURATION} s x $ROUNDS rounds, loopback, unpinned; samples: $CSV"
+CASES=("zcperf_run P2 -P 2" "zcperf_run flows -P 2 --flows $FLOWS" "floor_run floor_P2 1" "floor_run floor_flows $FLOWS")
 for ((i = 1; i <= ROUNDS; i++)); do
-    read -r a _ < <(gbps -P 2)
-    read -r b jain < <(gbps -P 2 --flows "$FLOWS")
-    P2+=("$a") FL+=("$b")
-    printf '%5d  %11s   %18s (%s)   %s\n' "$i" "$a" "$b" "$jain" "$(cut -d' ' -f1-3 /proc/loadavg)"
+    for ((k = 0; k < ${#CASES[@]}; k++)); do
+        read -ra c <<<"${CASES[(k + i - 1) % ${#CASES[@]}]}"   # each round starts one case later
+        "${c[0]}" "$i" "${c[@]:1}"
+    done
+    log "round $i/$ROUNDS: $(grep "^$i," "$CSV" | grep -v _cpu_ | cut -d, -f2- | tr '\n' ' ')load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
-python3 - "${P2[*]}" "${FL[*]}" "$FLOWS" <<'PY'
-import statistics, sys
-p2 = [float(x) for x in sys.argv[1].split()]
-fl = [float(x) for x in sys.argv[2].split()]
-a, b = statistics.median(p2), statistics.median(fl)
-print(f"median  -P 2 {a:.3f} Gb/s, -P 2 --flows {sys.argv[3]} ({2 * int(sys.argv[3])} connections) {b:.3f} Gb/s")
-print(f"ratio   flows / -P 2 = {b / a:.3f}  (goal >= 0.9)")
-PY
+echo "flows: $((2 * FLOWS)) connections over 2 threads a side vs one each (-P 2), -m $SIZES, ${DURATION} s x $ROUNDS" \
+    "rounds, loopback, $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg) (goal: flows/P2 >= 0.9)"
+echo "P2, flows: zcperf's Gb/s; floor_P2, floor_flows: flows_floor's; *_cpu_s_per_GB: CPU s per GB of all data threads"
+bench_rounds_report "${RATIOS[@]}" flows_cpu_s_per_GB/floor_flows_cpu_s_per_GB P2_cpu_s_per_GB/floor_P2_cpu_s_per_GB
+echo "samples: $CSV"

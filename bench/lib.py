@@ -1,9 +1,10 @@
-"""Parsing, CSV and reports for bench/peers.sh and bench/zerocopy.sh (stdlib only).
+"""Parsing, CSV and reports for the bench scripts (stdlib only).
 
 The shell scripts only orchestrate; they call this file as
   lib.py parse TOOL VARIANT RAW CSV ROUND SIZE BYTES DURATION CLIENT_CPU SERVER_CPU
   lib.py skip TOOL VARIANT CSV ROUND SIZE BYTES DURATION NOTE
   lib.py report peers|zerocopy CSV
+  lib.py rounds CSV NUM/DEN...     (crr.sh, flows.sh, bidir.sh: a CSV of round,case,value)
 A sample's label is its tool, plus its variant when it has one ("zcperf tcp-msgzc", "iperf3 -Z").
 """
 import csv, json, os, re, statistics, sys
@@ -296,5 +297,39 @@ def cmd_report(layout, csv_path):
         print("note: " + n)
 
 
+def cmd_rounds(csv_path, *ratios):
+    """Each round's value of every case, the ratios NUM/DEN asked, each from one round's two values (the
+    rounds alternate the cases, so a drift of the machine's load falls on both), and the medians."""
+    vals, cases = {}, []
+    with open(csv_path) as f:
+        for r in csv.DictReader(f):
+            if r["case"] not in cases:
+                cases.append(r["case"])
+            vals.setdefault(int(r["round"]), {})[r["case"]] = float(r["value"])
+    pairs = [tuple(x.split("/", 1)) for x in ratios]
+    cols = [(c, max(10, len(c))) for c in cases] + [(f"{a}/{b}", max(8, len(a) + len(b) + 1)) for a, b in pairs]
+    table([("round", 6)] + cols, [])
+    per = {c: [] for c, _ in cols}
+    for rnd in sorted(vals):
+        v = vals[rnd]
+        cells = [str(rnd)]
+        for c in cases:
+            cells.append(fmt(v.get(c), ".3f"))
+            if c in v:
+                per[c].append(v[c])
+        for a, b in pairs:
+            q = ratio(v.get(a), v.get(b))
+            cells.append(fmt(q, ".3f"))
+            if q is not None:
+                per[f"{a}/{b}"].append(q)
+        print("  ".join(f"{x:>{w}}" for x, (_, w) in zip(cells, [("", 6)] + cols)))
+    med = {c: statistics.median(v) if v else None for c, v in per.items()}
+    print("  ".join(f"{x:>{w}}" for x, (_, w) in zip(["median"] + [fmt(med[c], ".3f") for c, _ in cols],
+                                                     [("", 6)] + cols)))
+    for a, b in pairs:
+        print(f"{a}/{b}: median of the rounds' ratios {fmt(med[f'{a}/{b}'], '.3f')}, "
+              f"ratio of the medians {fmt(ratio(med[a], med[b]), '.3f')}")
+
+
 if __name__ == "__main__":
-    {"parse": cmd_parse, "skip": cmd_skip, "report": cmd_report}[sys.argv[1]](*sys.argv[2:])
+    {"parse": cmd_parse, "skip": cmd_skip, "report": cmd_report, "rounds": cmd_rounds}[sys.argv[1]](*sys.argv[2:])

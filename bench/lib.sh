@@ -1,7 +1,9 @@
-# bench/lib.sh: what peers.sh and zerocopy.sh share (sourced, not run): options, servers'
+# bench/lib.sh: what the bench scripts share (sourced, not run): options, servers'
 # cleanup, the tools' runners and the alternating-rounds loop. Parsing, the CSV and the
 # tables are in lib.py. A script sets NAME, sources this, defines usage(), then calls
 #   bench_args "$@"; bench_report_only LAYOUT; bench_setup TOOL...; bench_rounds CASE...; bench_report LAYOUT
+# Scripts whose rounds are their own (crr.sh, flows.sh, bidir.sh) keep one value per round and case
+# with bench_row and print them with bench_rounds_report (both sides of each ratio from the same round).
 # shellcheck shell=bash
 
 ROUNDS=3
@@ -16,9 +18,15 @@ LAB_RUN=
 die() { echo "$NAME.sh: $*" >&2; exit 1; }
 log() { echo "[$NAME] $*" >&2; }
 
-# The options every bench script takes (usage() is the calling script's).
+# The options every bench script takes (usage() is the calling script's). A script's own options go
+# to its bench_option, if it defines one: called with the words left, it sets BENCH_USED to how many
+# it took (0: not its option).
+BENCH_USED=0
 bench_args() {
     while (($#)); do
+        BENCH_USED=0
+        if declare -F bench_option >/dev/null; then bench_option "$@"; fi
+        if ((BENCH_USED > 0)); then shift "$BENCH_USED"; continue; fi
         case $1 in
             --rounds)   ROUNDS=${2:?}; shift 2 ;;
             --duration) DURATION=${2:?}; shift 2 ;;
@@ -168,6 +176,31 @@ bench_setup() {   # tool... (besides zcperf)
     : >"$CSV"
     LIMIT=$((DURATION + 30))   # a hung tool fails the run instead of stalling it
     IPERF_PORT=$(free_port 5299)
+}
+
+# zcperf_json RAW ARG...: one zcperf run (-l DURATION, JSON) into RAW; a failure stops the bench with
+# its output. result_of RAW EXPR: a Python expression of its first result `r` (and the report `d`).
+zcperf_json() {
+    local raw=$1
+    shift
+    timeout "$LIMIT" "$ZCPERF" "${ZCPERF_HOST[@]}" "$@" -l "$DURATION" -o json >"$raw" 2>"$raw.err" ||
+        { cat "$raw.err" >>"$raw"; fail zcperf "$raw"; }
+}
+result_of() {
+    "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); r=d['results'][0]; print($2)" "$1"
+}
+
+# bench_row ROUND CASE VALUE: one sample into the CSV (round,case,value; bench_setup opened it).
+bench_row() {
+    [[ -s $CSV ]] || echo "round,case,value" >"$CSV"
+    echo "$1,$2,$3" >>"$CSV"
+}
+# bench_rounds_report [CSV] NUM/DEN...: each round's values, each ratio NUM/DEN of one round's two
+# values, and the medians (of the values, of the ratios, and the ratios of the medians).
+bench_rounds_report() {
+    local csv=$CSV
+    [[ $# -gt 0 && $1 != */* ]] && { csv=$1; shift; }
+    "$PY" "$LIBPY" rounds "$csv" "$@"
 }
 
 # run_TOOL SIZE BYTES RAW [VARIANT]: one test, output to RAW. Returning 3 with the reason in

@@ -27,7 +27,7 @@ SideResult merge_side(const std::vector<const SideResult*>& sides) {
     m.bytes = m.ops = 0;
     m.zerocopy = {};
     m.memory.staging = {};
-    m.elapsed_s = m.process_user_s = m.process_sys_s = 0;
+    m.elapsed_s = m.loops_s = m.process_user_s = m.process_sys_s = 0;
     m.cpu.all = {};
     m.cpu.busy_cpu_s = m.cpu.elapsed_s = m.cpu.others.cpu_s = 0;
     std::fill(m.stream_bytes.begin(), m.stream_bytes.end(), 0);
@@ -43,6 +43,7 @@ SideResult merge_side(const std::vector<const SideResult*>& sides) {
         m.zerocopy.add(s->zerocopy);
         m.memory.staging.add(s->memory.staging);
         m.elapsed_s += s->elapsed_s;
+        m.loops_s += s->measured_s();
         m.process_user_s += s->process_user_s;
         m.process_sys_s += s->process_sys_s;
         for (size_t i = 0; i < m.stream_bytes.size() && i < s->stream_bytes.size(); ++i)

@@ -32,7 +32,7 @@ MessageSide message_side_from_json(const nlohmann::json& j);  // throws Protocol
 
 struct MessageResult {
     uint64_t messages = 0;  // rr: transactions; msgrate: messages; both sides counted it and agree
-    double elapsed_s = 0;   // rr: the client's interval (it times the transactions); msgrate: the receiver's
+    double elapsed_s = 0;   // rr: the client's loops' interval (they time the transactions); msgrate: the receiver's
     double messages_per_s = 0;
     std::vector<double> stream_messages_per_s;
     uint32_t batch = 1;               // msgrate: messages per send call

@@ -150,6 +150,7 @@ nlohmann::json to_json(const SideResult& s) {
                           {"rx_mapped_bytes", s.zerocopy.rx_mapped_bytes},
                           {"rx_copied_bytes", s.zerocopy.rx_copied_bytes}}},
                         {"elapsed_s", s.elapsed_s},
+                        {"loops_s", s.loops_s},
                         {"stream_bytes", s.stream_bytes},
                         {"cpus", s.cpus},
                         {"cpu", to_json(s.cpu)},
@@ -193,6 +194,7 @@ SideResult side_result_from_json(const nlohmann::json& j) {
         s.zerocopy.rx_mapped_bytes = field<uint64_t>(zc, "rx_mapped_bytes");
         s.zerocopy.rx_copied_bytes = field<uint64_t>(zc, "rx_copied_bytes");
         s.elapsed_s = field_in<double>(j, "elapsed_s", 0, 1e7);
+        if (j.contains("loops_s")) s.loops_s = field_in<double>(j, "loops_s", 0, 1e7);  // absent from older servers
         for (const auto& b : array_field(j, "stream_bytes", kMaxStreams))
             s.stream_bytes.push_back(value_as<uint64_t>(b, "stream_bytes"));
         for (const auto& c : array_field(j, "cpus", kMaxStreams)) s.cpus.push_back(value_as<int>(c, "cpus"));

@@ -51,7 +51,12 @@ struct SideResult {
     uint64_t ops = 0;         // send()/recv() calls that returned data
     std::string path;         // the data path this side ran: "tcp-msgzc", "rx-zerocopy", ...
     ZeroCopyCounts zerocopy;  // the kernel's word on zero-copy (zeros where the path has none)
-    double elapsed_s = 0;
+    double elapsed_s = 0;     // the measured interval: the start barrier to finish() (what the CPU covers)
+    // The stream loops' part of it: the start barrier to the last loop's end (0: not known, an older
+    // server). The client's elapsed_s also holds its wait for the server's result (tens of ms): rates
+    // counted by the loops divide by this one (measured_s()).
+    double loops_s = 0;
+    double measured_s() const { return loops_s > 0 ? loops_s : elapsed_s; }
     std::vector<uint64_t> stream_bytes;
     // --flows: the bytes each connection moved (streams x flows of them; empty without --flows). The
     // two sides group the flows into threads each in its own way, so flows are compared as a multiset.

@@ -280,6 +280,7 @@ void SideRunner::run_stream(Stream& s, int index) {
     rusage r0{}, r1{};
     getrusage(RUSAGE_THREAD, &r0);
     s.counters = path.run(stop);
+    s.loop_end_ns = monotonic_ns();
     if (const auto* flows = path.flow_bytes()) s.flow_bytes = *flows;
     s.rdma = rdma_info_of(cfg_.half.transport, s.conn, path);
     s.connect = connect_latency_of(cfg_.half.transport, path);
@@ -363,6 +364,9 @@ SideResult SideRunner::finish() {
     r.host = cfg_.host;
     r.role = cfg_.role;
     r.elapsed_s = r.cpu.elapsed_s;
+    int64_t loops_end = 0;
+    for (const Stream& s : streams_) loops_end = std::max(loops_end, s.loop_end_ns);
+    if (loops_end > started_ns_) r.loops_s = std::min(r.elapsed_s, static_cast<double>(loops_end - started_ns_) * 1e-9);
     r.path = path_name(cfg_.half, cfg_.role);
     StreamCounters total;
     std::string first_error;

@@ -94,6 +94,7 @@ private:
         clockid_t cpu_clock{};                // the thread's CPU clock, taken at start()
         int64_t cpu_base_ns = -1;             // ... its reading then (-1: none)
         std::atomic<int64_t> cpu_end_ns{-1};  // ... its own last reading, as it ends
+        int64_t loop_end_ns = 0;              // CLOCK_MONOTONIC as its loop returned (0: it did not run)
     };
     void place_interrupts();
     void report_interrupts(Placement& p) const;

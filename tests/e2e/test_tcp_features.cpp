@@ -20,6 +20,16 @@ json run_json(std::vector<std::string> args) { return first_result(zcperf_report
 
 Outcome run_bad(std::vector<std::string> args) { return run_zcperf(std::move(args)); }
 
+// The transaction rate's interval is the client's loops' (at least -l, until the last transaction ended),
+// not the client's side's, which goes on until the server's result has come.
+void expect_rate_over_the_loops(const json& r, const json& t, double seconds) {
+    double loops = t["elapsed_s"].get<double>();
+    EXPECT_DOUBLE_EQ(loops, r["local"]["loops_s"].get<double>());
+    EXPECT_GE(loops, seconds);
+    EXPECT_LT(loops, r["local"]["elapsed_s"].get<double>()) << "the rate would include the wait for the result";
+    EXPECT_NEAR(t["transactions_per_s"].get<double>(), t["transactions"].get<double>() / loops, 1e-6);
+}
+
 void expect_connection_test(const json& r, const char* test, uint64_t size, int streams) {
     ASSERT_TRUE(r.contains(test)) << r.dump();
     const json& c = r[test];
@@ -48,12 +58,21 @@ void expect_connection_test(const json& r, const char* test, uint64_t size, int 
 TEST(TcpCrr, TwoStreamsCountTheSameTransactionsOnBothSidesWithConnectLatency) {
     json r = run_json({"-t", "crr", "-m", "64", "-P", "2", "-l", "1"});
     expect_connection_test(r, "crr", 64, 2);
+    expect_rate_over_the_loops(r, r["crr"], 1.0);
     EXPECT_NE(r["local"]["connection_close"].get<std::string>().find("SO_LINGER"), std::string::npos);
+}
+
+// rr's rate too (crr's and cc's are checked above): over the client's loops, which the result came after.
+TEST(TcpRr, TheTransactionRateIsOverTheClientsLoops) {
+    json r = run_json({"-t", "rr", "-l", "1"});
+    ASSERT_TRUE(r.contains("rr")) << r.dump();
+    expect_rate_over_the_loops(r, r["rr"], 1.0);
 }
 
 TEST(TcpCc, ConnectAndCloseWithAnOrderlyCloseAndIntervals) {
     json r = run_json({"-t", "cc", "--crr-close", "fin", "-l", "1", "-D", "0.5"});
     expect_connection_test(r, "cc", 0, 1);
+    expect_rate_over_the_loops(r, r["cc"], 1.0);
     EXPECT_NE(r["local"]["connection_close"].get<std::string>().find("TIME_WAIT"), std::string::npos);
     ASSERT_GE(r["intervals"].size(), 2u);
     uint64_t sum = 0;

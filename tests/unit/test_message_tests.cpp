@@ -85,6 +85,33 @@ TEST(MessageTests, RrRatesLatencyAndServiceDemandPerTransaction) {
     EXPECT_FALSE(j.contains("msgrate"));
 }
 
+// The client's side ends after the server's result came; its loops, which counted the transactions,
+// ended before: the rate is over the loops' interval (and falls back to the side's where a side has none).
+TEST(MessageTests, TransactionRateIsOverTheClientsLoopsNotItsWaitForTheResult) {
+    SideResult client = side(Role::send, 30000, 3.08, 1.0);
+    client.loops_s = 3.0;
+    SideResult server = side(Role::recv, 30000, 3.01, 1.0);
+    for (TestKind t : {TestKind::rr, TestKind::crr, TestKind::cc}) {
+        TestSpec s = rr_spec();
+        s.test = t;
+        TestResult r = merge_sides(s, client, server, true);
+        EXPECT_DOUBLE_EQ(r.messages.elapsed_s, 3.0) << test_name(t);
+        EXPECT_DOUBLE_EQ(r.messages.messages_per_s, 10000.0) << test_name(t);
+        EXPECT_DOUBLE_EQ(r.messages.stream_messages_per_s.at(0), 10000.0) << test_name(t);
+    }
+    SideResult back = side_result_from_json(to_json(client));  // it crosses the wire (a server's side)
+    EXPECT_DOUBLE_EQ(back.loops_s, 3.0);
+    EXPECT_DOUBLE_EQ(back.measured_s(), 3.0);
+    client.loops_s = 0;  // not known: the side's interval
+    EXPECT_DOUBLE_EQ(merge_sides(rr_spec(), client, server, true).messages.elapsed_s, 3.08);
+    // Repetitions add the loops' intervals as they add the sides'.
+    client.loops_s = 3.0;
+    TestResult one = merge_sides(rr_spec(), client, server, true);
+    TestResult two = merge_iterations({one, one}, ConfidenceGoal{});
+    EXPECT_DOUBLE_EQ(two.messages.elapsed_s, 6.0);
+    EXPECT_DOUBLE_EQ(two.messages.messages_per_s, 10000.0);
+}
+
 TEST(MessageTests, TransactionCountsMustAgree) {
     SideResult client = side(Role::send, 1000, 5.0, 1.0);
     SideResult server = side(Role::recv, 1000, 5.0, 1.0);
