@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <mutex>
 #include <fmt/format.h>
 
@@ -292,6 +293,9 @@ TestResult run_test(ControlClient& control, const TestSpec& spec, const RunHooks
                    control.server().host + ":" + std::to_string(control.server().port),
                    ready.token,
                    std::move(notes)};
+    // A client told to wait (--irq-wait) says why it sits still; the server's side is waited for silently
+    // (its wait ends in the client's own bound, kReplyTimeout plus --irq-wait, and in the report's note).
+    cfg.on_irq_wait = [](const std::string& why) { std::cerr << "zcperf: " << why << "\n"; };
     // The rows carry the counting side's figures: the receiver's, or rr's client (it times the transactions).
     bool local_counts = is_transaction_test(spec.test) || cfg.role == Role::recv;
     std::string no_remote_intervals = interval_support_problem(spec, control.welcome());

@@ -242,7 +242,7 @@ void SideRunner::move_irqs() {
     if (irqs_moved_) return;
     irqs_moved_ = true;
     if (!irqs_.empty() && !cfg_.half.side.irq_cpus.empty()) {
-        IrqClaim claim{cfg_.program, cfg_.peer, cfg_.half.irq_wait_s, ""};
+        IrqClaim claim{cfg_.program, cfg_.peer, cfg_.half.irq_wait_s, "", cfg_.on_irq_wait};
         irq_guard_ = std::make_unique<IrqAffinityGuard>(irqs_, cfg_.half.side.irq_cpus, claim);
         if (irq_guard_->waited_s() >= 0.1)
             cfg_.notes.push_back(

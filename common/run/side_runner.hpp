@@ -44,6 +44,8 @@ struct SideConfig {
     std::string peer;
     uint64_t token = 0;
     std::vector<std::string> notes;  // said in this side's warnings (a wait it made before the test)
+    // Said when this side begins to wait for IRQs another test of its host holds (--irq-wait), naming it.
+    std::function<void(const std::string&)> on_irq_wait = {};
 };
 
 class SideRunner {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -168,7 +169,8 @@ TEST(Lab, IrqAffinityRestoredAfterKillMinus9OnEitherSide) {
     for (bool kill_client : {true, false}) {
         SCOPED_TRACE(kill_client ? "kill -9 zcperf in A" : "kill -9 zcserver in B");
         RemoteServer rs(kill_client ? 12901 : 12902);
-        Process client({zcperf_bin(), "-H", rs.address(), "-T", "tcp", "-m", "64K", "-l", "60", "--irq-cpus", "1,0"});
+        // Ended by the kill below, never by -l: how long the checks take in the TCG guests does not matter.
+        Process client({zcperf_bin(), "-H", rs.address(), "-T", "tcp", "-m", "64K", "-l", "300", "--irq-cpus", "1,0"});
         ASSERT_TRUE(wait_until([] { return all_on(local_affinities(), "1"); }, 60s)) << client.stderr_so_far();
         ASSERT_TRUE(wait_until([] { return all_on(remote_affinities(), "0"); }, 60s, 500ms)) << client.stderr_so_far();
         if (kill_client) {
@@ -189,32 +191,37 @@ TEST(Lab, IrqAffinityRestoredAfterKillMinus9OnEitherSide) {
 // 1. Issue 26: two clients at once with different --irq-cpus. The second is refused while the first
 // holds the IRQs (on either host), naming it, and changes nothing; asked to wait, it runs once the first
 // is over and finds the true originals; after both, both hosts have what they had before the first.
-// Disabled: it failed both times it ran in the lab. The refusal (naming the holder) and the final
-// affinities were right, but its checks of the holder, each a slow command in the TCG guest, outlasted
-// the first test: the timing must not depend on how fast guest commands run (issue 26, left open).
-TEST(Lab, DISABLED_ConcurrentClientsNeverMoveEachOthersIrqs) {
+// Each step waits for a state it can see, never for a duration (the checks are slow commands in the TCG
+// guests): the first runs until the test ends it with SIGINT, which stops it on both sides (exit 130)
+// and puts its IRQs back, and only once the waiting client has said it waits ("waiting up to").
+TEST(Lab, ConcurrentClientsNeverMoveEachOthersIrqs) {
     REQUIRE_LAB();
     Affinities lb = local_affinities(), rb = remote_affinities();
     ASSERT_FALSE(all_on(lb, "0")) << "A's IRQs already on CPU 0: the move would not show";
     RemoteServer rs(12903);
-    // Long enough that the checks below (each a command in a busy guest) see it hold the IRQs.
-    Process first(
-        {zcperf_bin(), "-H", rs.address(), "-T", "tcp", "-m", "64K", "-l", "40", "--irq-cpus", "0,0", "-o", "json"});
+    Process first({zcperf_bin(), "-H", rs.address(), "-T", "tcp", "-m", "64K", "-l", "300", "--irq-cpus", "0,0"});
     ASSERT_TRUE(wait_until([] { return all_on(local_affinities(), "0"); }, 60s)) << first.stderr_so_far();
     ASSERT_TRUE(wait_until([] { return all_on(remote_affinities(), "0"); }, 60s, 500ms)) << first.stderr_so_far();
     Outcome refused = run({zcperf_bin(), "-H", rs.address(), "-l", "2", "--irq-cpus", "1,1"}, 60s);
     EXPECT_NE(refused.exit_code, 0);
-    EXPECT_NE(refused.err.find("is held by another test on this host"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("is held by another test on this host: zcperf pid " + std::to_string(first.pid())),
+              std::string::npos)
+        << refused.err;
     EXPECT_NE(refused.err.find("--irq-wait"), std::string::npos) << refused.err;
     EXPECT_TRUE(all_on(local_affinities(), "0")) << "the refused test moved A's IRQs";
     EXPECT_TRUE(all_on(remote_affinities(), "0")) << "the refused test moved B's IRQs";
-    Outcome waited = run({zcperf_bin(), "-H", rs.address(), "-T", "tcp", "-m", "64K", "-l", "2", "--irq-cpus", "1,1",
-                          "--irq-wait", "120", "-o", "json"},
-                         180s);
+    Process waiting({zcperf_bin(), "-H", rs.address(), "-T", "tcp", "-m", "64K", "-l", "2", "--irq-cpus", "1,1",
+                     "--irq-wait", "120", "-o", "json"});
+    ASSERT_TRUE(waiting.wait_for_stderr("waiting up to 120 s for it (--irq-wait)", 60s)) << waiting.stderr_so_far();
+    EXPECT_NE(waiting.stderr_so_far().find("zcperf pid " + std::to_string(first.pid())), std::string::npos)
+        << waiting.stderr_so_far();
+    EXPECT_TRUE(all_on(local_affinities(), "0")) << "the waiting test moved A's IRQs";
+    first.signal(SIGINT);
     Outcome o = first.wait(60s);
-    ASSERT_EQ(o.exit_code, 0) << o.err;
-    ASSERT_EQ(waited.exit_code, 0) << waited.err;
-    json j = ok_report(waited);
+    EXPECT_EQ(o.exit_code, 130) << "SIGINT: stopped on both sides\n" << o.err;
+    Outcome w = waiting.wait(180s);
+    ASSERT_EQ(w.exit_code, 0) << w.err;
+    json j = ok_report(w);
     ASSERT_TRUE(j.is_object());
     json second = j["results"][0];
     EXPECT_TRUE(has_warning(second, "(--irq-wait)")) << second.dump();
@@ -239,12 +246,14 @@ TEST(Lab, KillMinus9OfAHolderWhileAnotherWaits) {
         SCOPED_TRACE(kill_client ? "kill -9 the first zcperf in A" : "kill -9 the first test's zcserver in B");
         RemoteServer first_server(kill_client ? 12904 : 12905);
         RemoteServer second_server(kill_client ? 12906 : 12907);
-        Process first({zcperf_bin(), "-H", first_server.address(), "-m", "64K", "-l", "60", "--irq-cpus", "0,0"});
+        // Ended by the kill below, never by -l.
+        Process first({zcperf_bin(), "-H", first_server.address(), "-m", "64K", "-l", "300", "--irq-cpus", "0,0"});
         ASSERT_TRUE(wait_until([] { return all_on(local_affinities(), "0"); }, 60s)) << first.stderr_so_far();
         ASSERT_TRUE(wait_until([] { return all_on(remote_affinities(), "0"); }, 60s, 500ms));
         Process second({zcperf_bin(), "-H", second_server.address(), "-m", "64K", "-l", "2", "--irq-cpus", "1,1",
                         "--irq-wait", "90", "-o", "json"});
-        std::this_thread::sleep_for(2s);
+        // It waits (it says so, naming the first) before the first is killed: an observed state, not a sleep.
+        ASSERT_TRUE(second.wait_for_stderr("waiting up to 90 s for it (--irq-wait)", 60s)) << second.stderr_so_far();
         EXPECT_TRUE(all_on(local_affinities(), "0")) << "the waiting test moved A's IRQs";
         if (kill_client) {
             first.signal(SIGKILL);
@@ -373,14 +382,29 @@ TEST(Lab, RdmaAcrossTwoKernels) {
     }
 }
 
+// Set-up done and data moving, seen rather than slept for: the first interval line of a client run with
+// -D (its rate over B's count) shows bytes.
+static bool data_flowing(const Process& client, std::chrono::milliseconds limit = 60s) {
+    static const std::regex kRate(R"(\]\s+([0-9.]+) Gb/s \|)");
+    return wait_until(
+        [&] {
+            std::string out = client.stdout_so_far();
+            for (std::sregex_iterator m(out.begin(), out.end(), kRate), end; m != end; ++m)
+                if (std::stod((*m)[1]) > 0) return true;
+            return false;
+        },
+        limit, 100ms);
+}
+
 // 4. A peer killed mid-transfer, either way: the client ends clearly when B's zcserver dies; B's
-// zcserver serves the next client when A's zcperf dies.
+// zcserver serves the next client when A's zcperf dies. The clients run until killed (-l 300, -D 0.5 to
+// see the data move), so neither a slow set-up nor a fixed sleep decides when the kill lands.
 static void peer_killed_either_way(const char* t, uint16_t port) {
     SCOPED_TRACE(t);
     {
         RemoteServer rs(port++);
-        Process client({zcperf_bin(), "-H", rs.address(), "-T", t, "-m", "64K", "-l", "60"});
-        std::this_thread::sleep_for(6s);  // set-up done, data flowing (TCG is slow)
+        Process client({zcperf_bin(), "-H", rs.address(), "-T", t, "-m", "64K", "-l", "300", "-D", "0.5"});
+        ASSERT_TRUE(data_flowing(client)) << client.stdout_so_far() << client.stderr_so_far();
         rs.kill();
         Outcome o = client.wait(60s);
         EXPECT_FALSE(o.timed_out);
@@ -389,8 +413,8 @@ static void peer_killed_either_way(const char* t, uint16_t port) {
     }
     RemoteServer rs(port++);
     {
-        Process client({zcperf_bin(), "-H", rs.address(), "-T", t, "-m", "64K", "-l", "60"});
-        std::this_thread::sleep_for(6s);
+        Process client({zcperf_bin(), "-H", rs.address(), "-T", t, "-m", "64K", "-l", "300", "-D", "0.5"});
+        ASSERT_TRUE(data_flowing(client)) << client.stdout_so_far() << client.stderr_so_far();
         client.signal(SIGKILL);
         client.wait(5s);
     }
