@@ -75,6 +75,9 @@ public:
     // Ends the test early from any thread: stops the loops and unblocks them (the peer vanished).
     void abort();
     bool done() const { return running_.load() == 0; }
+    // Once done(): the first stream's failure in words, naming the stream and the call ("" when none failed,
+    // or when the test was aborted). finish() throws it.
+    std::string failure() const;
 
 private:
     struct Stream {
