@@ -89,8 +89,7 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
                               " during the test: did zcserver die or get killed? (here: " + ours + ")");
     } catch (const ServerError& e) {
         theirs = e.what();
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     if (theirs.empty() || theirs.find(kStoppedMidTest) != std::string::npos) throw std::runtime_error(ours);
     throw ServerError(theirs + " (here: " + ours + ")");
 }
