@@ -343,10 +343,14 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
              "msgrate over UDP",
              [&o](const std::string& t) { o.params.bitrate = parse_bitrate(t); })
             .value_kind("RATE"),
+        // Its member's 0 means "not given": the sender then reads the path MTU (IP_MTU) on its connected socket,
+        // so the default is shown as what it is, not as 0 (which the range refuses).
         value_in("--gso-size", o.params.gso_size, wire_range(&TestParams::gso_size).from(16),
                  "udp-gso, udp-msgzc: bytes per datagram the kernel (or the NIC) cuts each -m call into "
-                 "(UDP_SEGMENT; at most the path MTU's payload, and -m at most 64 of them; default: the path MTU's "
-                 "payload, 1472 on Ethernet)"),
+                 "(UDP_SEGMENT; -m at most 64 of them). Default: the path MTU's payload, read on the connected "
+                 "socket (IP_MTU less 28 bytes of IP and UDP headers, 48 over IPv6: 1472 on Ethernet), which is "
+                 "also the most it may be")
+            .shows("path MTU payload"),
         value_in("-l,--duration", o.params.duration_s, wire_range(&TestParams::duration_s).from(0.01),
                  "seconds of data transfer per test (>= 5 for trustworthy CPU figures)"),
         size_in("-n,--bytes", o.params.total_bytes, 1, wire_range(&TestParams::total_bytes).hi,

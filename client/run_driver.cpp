@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <mutex>
 #include <fmt/format.h>
 
@@ -71,6 +72,28 @@ double ms_since(Clock::time_point t) { return std::chrono::duration<double, std:
     throw ServerError(theirs + " (here: " + ours.what() + ")");
 }
 
+// Our side failed during the test (a call the kernel refused, the peer gone). The server's side would only
+// wait out the test for data that no longer comes (a UDP receiver then blames the network): it is stopped
+// and its last word read (bounded, so the connection is left clean). Ours leads when the server only
+// reports the stop; a server that failed on its own (its reason may be why ours failed) or a control
+// connection that is gone lead as they do when seen first, with ours beside them.
+[[noreturn]] void stop_after_local_failure(ControlClient& control, const std::string& ours) {
+    std::string theirs;
+    try {
+        control.send(Stop{});
+        auto until = Clock::now() + std::chrono::seconds(3);
+        while (Clock::now() < until)
+            if (std::holds_alternative<ResultMsg>(control.receive(std::chrono::seconds(3)))) break;  // or an interval
+    } catch (const ConnectionError& e) {
+        throw ConnectionError(std::string(e.what()) +
+                              " during the test: did zcserver die or get killed? (here: " + ours + ")");
+    } catch (const ServerError& e) {
+        theirs = e.what();
+    } catch (const std::exception&) {}
+    if (theirs.empty() || theirs.find(kStoppedMidTest) != std::string::npos) throw std::runtime_error(ours);
+    throw ServerError(theirs + " (here: " + ours + ")");
+}
+
 // --interval: both sides' intervals as they come, paired, handed to the sink as rows and kept for the result.
 struct IntervalFeed {
     IntervalPairer pairer;
@@ -117,6 +140,7 @@ SideResult await_remote(ControlClient& control, SideRunner& runner, const TestSp
         }
         if (!local_done && runner.done()) {
             local_done = true;
+            if (std::string ours = runner.failure(); !ours.empty()) stop_after_local_failure(control, ours);
             deadline = std::min(deadline, Clock::now() + kResultGrace);
         }
         if (Clock::now() > deadline) {
@@ -292,6 +316,9 @@ TestResult run_test(ControlClient& control, const TestSpec& spec, const RunHooks
                    control.server().host + ":" + std::to_string(control.server().port),
                    ready.token,
                    std::move(notes)};
+    // A client told to wait (--irq-wait) says why it sits still; the server's side is waited for silently
+    // (its wait ends in the client's own bound, kReplyTimeout plus --irq-wait, and in the report's note).
+    cfg.on_irq_wait = [](const std::string& why) { std::cerr << "zcperf: " << why << "\n"; };
     // The rows carry the counting side's figures: the receiver's, or rr's client (it times the transactions).
     bool local_counts = is_transaction_test(spec.test) || cfg.role == Role::recv;
     std::string no_remote_intervals = interval_support_problem(spec, control.welcome());

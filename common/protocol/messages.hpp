@@ -33,6 +33,8 @@ namespace zc {
 // Why a test's set-up ended when its client sent Stop before Start. The server reports it as its
 // error; a client that sent the Stop itself (its own set-up failed) knows it is no news.
 inline constexpr const char* kStoppedBeforeStart = "the test was stopped before it started";
+// ... and when Stop came during the test (a side's runner was aborted): no news to the client that sent it.
+inline constexpr const char* kStoppedMidTest = "the test was stopped before it finished";
 
 // Ends the reason of a refusal that says nothing about the client (the server is busy with other
 // connections' handshakes): zcperf tries again for a while when it sees it; older clients print it.

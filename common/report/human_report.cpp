@@ -126,7 +126,9 @@ std::string udp_line(const SideResult& s) {
             "received {} of {} datagrams, lost {} ({:.3f}%), reordered {}, duplicates {}, jitter {:.3f} ms; "
             "--rx {}",
             c.datagrams, sent, c.lost, u.loss_pct(), c.reordered, c.duplicates, c.jitter_s * 1e3, u.rx_mode);
-        if (c.gro_buffers) out += fmt::format(", GRO: {} coalesced buffers", c.gro_buffers);
+        if (c.gro_buffers)
+            out += fmt::format(", GRO: {} coalesced buffers, {:.2f} datagrams per receive", c.gro_buffers,
+                               s.ops ? static_cast<double>(c.datagrams) / static_cast<double>(s.ops) : 0.0);
         out += fmt::format("; kernel: the sockets dropped {}", c.kernel_drops);
         if (c.snmp_valid)
             out += fmt::format(", Udp RcvbufErrors +{} InErrors +{} (host)", c.snmp_rcvbuf_errors, c.snmp_in_errors);

@@ -26,6 +26,7 @@
 #include "paths/data_setup.hpp"
 #include "paths/stream_path.hpp"
 #include "paths/udp_rules.hpp"
+#include "protocol/messages.hpp"
 #include "system/cpu_list.hpp"
 
 namespace zc {
@@ -242,7 +243,7 @@ void SideRunner::move_irqs() {
     if (irqs_moved_) return;
     irqs_moved_ = true;
     if (!irqs_.empty() && !cfg_.half.side.irq_cpus.empty()) {
-        IrqClaim claim{cfg_.program, cfg_.peer, cfg_.half.irq_wait_s, ""};
+        IrqClaim claim{cfg_.program, cfg_.peer, cfg_.half.irq_wait_s, "", cfg_.on_irq_wait};
         irq_guard_ = std::make_unique<IrqAffinityGuard>(irqs_, cfg_.half.side.irq_cpus, claim);
         if (irq_guard_->waited_s() >= 0.1)
             cfg_.notes.push_back(
@@ -335,6 +336,26 @@ void SideRunner::start(const std::function<void()>& started) {
     if (cfg_.half.interval_s > 0) sampler_ = std::thread([this] { sample_intervals(); });
 }
 
+std::string SideRunner::failure() const {
+    if (abort_.load()) return "";
+    for (size_t i = 0; i < streams_.size(); ++i) {
+        const StreamCounters& c = streams_[i].counters;
+        if (!c.error) continue;
+        // A call name gets "()"; a phrase (an RDMA completion status) is quoted as it is.
+        bool call = std::strchr(c.failed_call, ' ') == nullptr;
+        std::string why = "stream " + std::to_string(i) + ": " + c.failed_call + (call ? "() failed: " : ": ") +
+                          std::strerror(c.error);
+        if (c.error == EPIPE || c.error == ECONNRESET) why += " (the peer went away)";
+        if (c.error == EAGAIN) why += " (no data for too long: is the peer stalled?)";
+        if (c.error == EADDRNOTAVAIL)  // crr, cc: each transaction takes an ephemeral port
+            why +=
+                " (out of ephemeral ports: closed connections' ports wait in TIME_WAIT; use --crr-close "
+                "rst, or widen net.ipv4.ip_local_port_range)";
+        return why;
+    }
+    return "";
+}
+
 void SideRunner::abort() {
     abort_.store(true);
     for (auto& s : streams_) interrupt(s.conn);  // wakes a thread blocked in send/recv; close waits for join
@@ -369,7 +390,7 @@ SideResult SideRunner::finish() {
     if (loops_end > started_ns_) r.loops_s = std::min(r.elapsed_s, static_cast<double>(loops_end - started_ns_) * 1e-9);
     r.path = path_name(cfg_.half, cfg_.role);
     StreamCounters total;
-    std::string first_error;
+    const std::string first_error = failure();
     for (size_t i = 0; i < streams_.size(); ++i) {
         const Stream& s = streams_[i];
         total.bytes += s.counters.bytes;
@@ -393,18 +414,6 @@ SideResult SideRunner::finish() {
             r.longest_call_s = s.longest_wait_ns * 1e-9;
             r.longest_call_end_s = (s.longest_wait_end_ns - started_ns_) * 1e-9;
         }
-        if (s.counters.error && first_error.empty() && !abort_.load()) {
-            // A call name gets "()"; a phrase (an RDMA completion status) is quoted as it is.
-            bool call = std::strchr(s.counters.failed_call, ' ') == nullptr;
-            first_error = "stream " + std::to_string(i) + ": " + s.counters.failed_call +
-                          (call ? "() failed: " : ": ") + std::strerror(s.counters.error);
-            if (s.counters.error == EPIPE || s.counters.error == ECONNRESET) first_error += " (the peer went away)";
-            if (s.counters.error == EAGAIN) first_error += " (no data for too long: is the peer stalled?)";
-            if (s.counters.error == EADDRNOTAVAIL)  // crr, cc: each transaction takes an ephemeral port
-                first_error +=
-                    " (out of ephemeral ports: closed connections' ports wait in TIME_WAIT; use --crr-close "
-                    "rst, or widen net.ipv4.ip_local_port_range)";
-        }
     }
     r.bytes = total.bytes;
     r.ops = total.ops;
@@ -417,7 +426,7 @@ SideResult SideRunner::finish() {
     if (explainer_) r.explain = explainer_->finish(r.cpu);
     r.warnings.insert(r.warnings.end(), cfg_.notes.begin(), cfg_.notes.end());
     note_shared_host(r);
-    if (abort_.load()) throw std::runtime_error("the test was stopped before it finished");
+    if (abort_.load()) throw std::runtime_error(kStoppedMidTest);
     if (!first_error.empty()) throw std::runtime_error(first_error);
     if (r.elapsed_s < 5.0) {
         r.warnings.push_back(

@@ -44,6 +44,8 @@ struct SideConfig {
     std::string peer;
     uint64_t token = 0;
     std::vector<std::string> notes;  // said in this side's warnings (a wait it made before the test)
+    // Said when this side begins to wait for IRQs another test of its host holds (--irq-wait), naming it.
+    std::function<void(const std::string&)> on_irq_wait = {};
 };
 
 class SideRunner {
@@ -73,6 +75,9 @@ public:
     // Ends the test early from any thread: stops the loops and unblocks them (the peer vanished).
     void abort();
     bool done() const { return running_.load() == 0; }
+    // Once done(): the first stream's failure in words, naming the stream and the call ("" when none failed,
+    // or when the test was aborted). finish() throws it.
+    std::string failure() const;
 
 private:
     struct Stream {

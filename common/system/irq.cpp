@@ -228,10 +228,13 @@ IrqAffinityGuard::IrqAffinityGuard(const std::vector<int>& irqs, const std::vect
 void IrqAffinityGuard::acquire(int irq, const IrqClaim& claim, const std::string& cpus, double deadline) {
     const double began = wall_clock_s();
     std::optional<LockedFile> lock;
+    auto holder_of = [&](double now) {
+        return describe_irq_holder(parse_key_values(read_small_file(lock_path(dir_, irq))), now);
+    };
     while (!(lock = LockedFile::try_lock(lock_path(dir_, irq)))) {
         double now = wall_clock_s();
         if (now >= deadline) {
-            std::string holder = describe_irq_holder(parse_key_values(read_small_file(lock_path(dir_, irq))), now);
+            std::string holder = holder_of(now);
             std::string original = trimmed(read_small_file(original_path(dir_, irq)));
             char waited[64] = "";
             if (claim.wait_s > 0) std::snprintf(waited, sizeof waited, "; waited %.1f s (--irq-wait)", now - began);
@@ -239,6 +242,13 @@ void IrqAffinityGuard::acquire(int irq, const IrqClaim& claim, const std::string
                 "IRQ " + std::to_string(irq) + " is held by another test on this host: " + holder +
                 (original.empty() ? "" : "; it was on CPUs " + original + " before that test") + waited +
                 ". Wait for it with --irq-wait SECS, or run without --irq-cpus to leave the IRQs where they are");
+        }
+        if (claim.on_wait && !said_wait_) {
+            said_wait_ = true;
+            char until[64];
+            std::snprintf(until, sizeof until, "; waiting up to %g s for it (--irq-wait)", claim.wait_s);
+            claim.on_wait("IRQ " + std::to_string(irq) + " is held by another test on this host: " + holder_of(now) +
+                          until);
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -40,6 +41,8 @@ struct IrqClaim {
     std::string peer;                // the other side of the test ("10.0.0.2:12875")
     double wait_s = 0;               // --irq-wait: how long to wait for an IRQ another test holds (0: refuse)
     std::string run_dir;             // the host's irq/ directory; "" = host_run_dir("irq")
+    // Told once when a wait begins (wait_s > 0), naming the holder: a test that waits says why it sits still.
+    std::function<void(const std::string&)> on_wait = {};
 };
 
 // Sets smp_affinity_list of each IRQ for its lifetime and puts the original back when destroyed, on
@@ -79,6 +82,7 @@ private:
     std::vector<LockedFile> locks_;         // one per IRQ, in the order of irqs
     std::vector<int> changed_;
     double waited_s_ = 0;
+    bool said_wait_ = false;  // claim.on_wait was called
     pid_t guardian_ = -1;
     int guardian_pipe_ = -1;
 };

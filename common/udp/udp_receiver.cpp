@@ -24,7 +24,8 @@ UdpReceiver::UdpReceiver(int fd, const UdpRecvOptions& o)
       o_(o),
       slot_(o.mode == UdpRxMode::gro ? 65536 : std::max<size_t>(o.datagram_size, kUdpSeqHeader)),
       buf_(slot_ * (o.mode == UdpRxMode::mmsg ? kBatch : 1), o.alignment),
-      control_(kControlBytes * (o.mode == UdpRxMode::mmsg ? kBatch : 1)) {
+      control_(kControlBytes * (o.mode == UdpRxMode::mmsg ? kBatch : 1)),
+      snmp0_(read_udp_snmp()) {
     if (o_.mode == UdpRxMode::gro) set_udp_gro(fd_);
     set_rxq_overflow(fd_);
     set_udp_receive_timeout(fd_, kTickMs);
@@ -78,7 +79,6 @@ bool UdpReceiver::take(const std::byte* data, size_t len, size_t segment, int64_
 
 StreamCounters UdpReceiver::run(const StopRule& stop) {
     StreamCounters c;
-    const UdpSnmp snmp0 = read_udp_snmp();  // the kernel's word, beside ours (outside the hot loop)
     const unsigned n = static_cast<unsigned>(msgs_.size());
     const int64_t start = monotonic_ns();
     int64_t last = 0;  // last arrival
@@ -150,11 +150,11 @@ StreamCounters UdpReceiver::run(const StopRule& stop) {
     acct_.fill(c.udp);
     c.udp.kernel_drops = drops_;
     const UdpSnmp snmp1 = read_udp_snmp();
-    if (snmp0.valid && snmp1.valid) {
+    if (snmp0_.valid && snmp1.valid) {  // the kernel's word, beside ours (read outside the hot loop)
         c.udp.snmp_valid = true;
-        c.udp.snmp_in_errors = snmp1.in_errors - snmp0.in_errors;
-        c.udp.snmp_rcvbuf_errors = snmp1.rcvbuf_errors - snmp0.rcvbuf_errors;
-        c.udp.snmp_sndbuf_errors = snmp1.sndbuf_errors - snmp0.sndbuf_errors;
+        c.udp.snmp_in_errors = snmp1.in_errors - snmp0_.in_errors;
+        c.udp.snmp_rcvbuf_errors = snmp1.rcvbuf_errors - snmp0_.rcvbuf_errors;
+        c.udp.snmp_sndbuf_errors = snmp1.sndbuf_errors - snmp0_.sndbuf_errors;
     }
     if (o_.count_messages) c.messages = c.udp.datagrams;
     return c;

@@ -18,6 +18,7 @@
 #include "core/stream_counters.hpp"
 #include "memory/host_buffer.hpp"
 #include "udp/seq_accountant.hpp"
+#include "udp/udp_socket.hpp"
 
 namespace zc {
 
@@ -51,6 +52,9 @@ private:
     std::vector<char> control_;
     SeqAccountant acct_;
     uint64_t drops_ = 0;  // SO_RXQ_OVFL's count as last seen
+    // The host's Udp counters at set-up, before the start barrier: the sender starts at the barrier too, and a
+    // starved socket drops within microseconds, before this thread would have read them in run().
+    UdpSnmp snmp0_;
 };
 
 }  // namespace zc

@@ -99,6 +99,13 @@ bool UdpSender::send_call(std::byte* data, size_t len, int flags, StreamCounters
         seq_ = first;  // nothing of this call left
         c.error = errno;
         c.failed_call = ring_ ? "send(MSG_ZEROCOPY)" : "send";
+        // Linux refused UDP_SEGMENT over a device without checksum offload until 2024 ("udp: Allow GSO transmit
+        // from devices with no checksum offload"); Debian 12's 6.1 still does, e.g. on a virtio-net without
+        // VIRTIO_NET_F_CSUM. The only other EIO here is an IPsec (xfrm) policy on the path.
+        if (errno == EIO && gso_size_)
+            c.failed_call =
+                "send with UDP_SEGMENT (this kernel segments UDP only where the egress device offloads checksums: "
+                "ethtool -k shows tx-checksumming off, or an IPsec policy covers the path; use -T udp)";
         return false;
     }
     c.bytes += len;

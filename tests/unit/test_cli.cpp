@@ -523,6 +523,8 @@ TEST(CliRows, ListOptionsGivesEveryOptionOnce) {
     }
     EXPECT_EQ(by_name["--streams"][1], "-P");
     EXPECT_EQ(by_name["--streams"][4], "1");
+    // --gso-size's member is 0 when not given (the range refuses 0): its default is the path MTU's payload.
+    EXPECT_EQ(by_name["--gso-size"][4], "path MTU payload");
     EXPECT_EQ(by_name["--rx"][3], "copy,zerocopy,splice,trunc,mmsg,gro");
     EXPECT_EQ(by_name["--test"][3], "stream,maerts,rr,msgrate,crr,cc");
     EXPECT_EQ(by_name["--output"][3], "human,csv,json");

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <sstream>
 #include <fstream>
+#include <future>
 #include <memory>
 #include <thread>
 
@@ -157,18 +158,28 @@ TEST(IrqAffinityGuard, WaitsForTheHolderWithinItsBoundAndKeepsTheTrueOriginal) {
     FakeProc proc({{38, "0-1"}});
     auto first =
         std::make_unique<IrqAffinityGuard>(std::vector<int>{38}, std::vector<int>{0}, proc.claim(), proc.path());
-    std::thread ender([&] {
+    // The first lets go 300 ms after the second says it waits (an observed state, not a guess at timing).
+    std::promise<std::string> said;
+    std::string why;
+    std::thread ender([&, told = said.get_future()]() mutable {
+        if (told.wait_for(std::chrono::seconds(10)) == std::future_status::ready) why = told.get();
         std::this_thread::sleep_for(std::chrono::milliseconds(300));
         first.reset();
     });
     {
-        IrqAffinityGuard second({38}, {1}, proc.claim("zcperf", "b", 10), proc.path());
+        IrqClaim claim = proc.claim("zcperf", "b", 10);
+        claim.on_wait = [&](const std::string& w) { said.set_value(w); };  // once per guard
+        IrqAffinityGuard second({38}, {1}, claim, proc.path());
+        ender.join();
+        EXPECT_NE(why.find("IRQ 38 is held by another test on this host: zcperf pid " + std::to_string(::getpid())),
+                  std::string::npos)
+            << why;
+        EXPECT_NE(why.find("waiting up to 10 s for it (--irq-wait)"), std::string::npos) << why;
         EXPECT_GE(second.waited_s(), 0.25);
         EXPECT_LT(second.waited_s(), 5.0);
         EXPECT_EQ(proc.affinity(38), "1");
         EXPECT_EQ(second.originals().at(38), "0-1") << "the first test's setting is no original";
     }
-    ender.join();
     EXPECT_EQ(proc.affinity(38), "0-1");
 }
 
