@@ -38,10 +38,9 @@ if [[ -n $REPORT_ONLY ]]; then
     exit 0
 fi
 [[ $SIZES =~ ^[0-9]+$ ]] || die "--sizes: one size in bytes"
-command -v cc >/dev/null || die "needs a C compiler (cc) for the floor loop"
 [[ $(nproc) -ge 2 ]] || die "needs 2 CPUs (client and server pinned apart)"
 bench_setup
-cc -O2 -o "$RAW/crr_floor" "$ROOT/bench/crr_floor.c"
+build_floor crr_floor
 
 floor_run() {   # round
     local raw=$RAW/r$1-floor.out

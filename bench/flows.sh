@@ -44,10 +44,9 @@ if [[ -n $REPORT_ONLY ]]; then
 fi
 [[ $FLOWS =~ ^[1-9][0-9]*$ ]] || die "--flows wants a positive integer"
 [[ -x $ZCSERVER ]] || die "no zcserver at $ZCSERVER (build it, or set ZCSERVER=...)"
-command -v cc >/dev/null || die "needs a C compiler (cc) for the floor loop"
 bench_setup
 BYTES=$(to_bytes "$SIZES")
-cc -O2 -pthread -o "$RAW/flows_floor" "$ROOT/bench/flows_floor.c"
+build_floor flows_floor -pthread
 
 PORT=$(free_port 19555)
 "$ZCSERVER" --bind 127.0.0.1 --port "$PORT" >"$RAW/zcserver.log" 2>&1 &

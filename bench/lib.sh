@@ -160,6 +160,20 @@ fail() {   # tool raw-file
     exit 1
 }
 
+# build_floor NAME [CFLAGS...]: the kernel-floor loop bench/NAME.c as $RAW/NAME, built with cc; or,
+# where FLOORS_DIR names a folder holding NAME already built (the lent machine may have no compiler:
+# bench/device/pack_for_device.sh carries them), that one.
+build_floor() {
+    local name=$1
+    shift
+    if [[ -n ${FLOORS_DIR:-} && -x $FLOORS_DIR/$name ]]; then
+        ln -sf "$FLOORS_DIR/$name" "$RAW/$name"
+        return
+    fi
+    command -v cc >/dev/null || die "needs a C compiler (cc) for the floor loop, or FLOORS_DIR with $name built"
+    cc -O2 "$@" -o "$RAW/$name" "$ROOT/bench/$name.c"
+}
+
 # Checks the tools, reads --sizes, and opens the CSV (SIZE_LIST, CSV, RAW, LIMIT, IPERF_PORT).
 bench_setup() {   # tool... (besides zcperf)
     [[ -x $ZCPERF ]] || die "$ZCPERF not found; build first: cmake -S . -B build -G Ninja && cmake --build build -j2"

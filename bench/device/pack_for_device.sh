@@ -17,7 +17,9 @@ peers=()
 for t in iperf3 sockperf; do
     if command -v "$t" >/dev/null; then cp -L "$(command -v $t)" "$DEST/bin/" && peers+=("$DEST/bin/$t"); fi
 done
-cc -O2 -o "$DEST/bin/crr_floor" "$HERE/../crr_floor.c"
+mkdir -p "$DEST/floors"
+cc -O2 -o "$DEST/floors/crr_floor" "$HERE/../crr_floor.c"
+cc -O2 -pthread -o "$DEST/floors/flows_floor" "$HERE/../flows_floor.c"
 for lib in $(ldd "$BUILD/zcperf" "$BUILD/tests/gpu/zcperf_gpu_tests" "${peers[@]}" | awk '/=> \//{print $3}' | sort -u); do
     case $(basename "$lib") in
         libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*) cp -L "$lib" "$DEST/glibc/" ;;

@@ -62,12 +62,12 @@ if [[ " $steps " == *" peers "* ]]; then
     # own python3). PEER_BENCHES picks the scripts: one device command runs 10 minutes at most.
     REPO=${REPO:-$(cd "$D/.." && pwd)}
     mkdir -p "$D/wrap"
-    for b in zcperf zcserver iperf3 sockperf crr_floor; do
+    for b in zcperf zcserver iperf3 sockperf; do
         [[ -x $D/bin/$b ]] || continue
         printf '#!/bin/sh\nexec %s %q "$@"\n' "$RUN" "$D/bin/$b" >"$D/wrap/$b"
         chmod +x "$D/wrap/$b"
     done
-    export PATH="$D/wrap:$PATH" ZCPERF="$D/wrap/zcperf" CRR_FLOOR="$D/wrap/crr_floor"
+    export PATH="$D/wrap:$PATH" ZCPERF="$D/wrap/zcperf" FLOORS_DIR="$D/floors"
     for b in ${PEER_BENCHES:-udp crr}; do
         echo "== bench/$b.sh --rounds ${ROUNDS:-5} --duration ${DURATION:-5}  $(date -u +%T)"
         timeout 540 bash "$REPO/bench/$b.sh" --rounds "${ROUNDS:-5}" --duration "${DURATION:-5}" 2>"$OUT/peers-$b.log"
