@@ -8,8 +8,11 @@ DEST=${2:?destination folder}
 HERE=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$DEST"
 mkdir -p "$DEST/bin" "$DEST/lib" "$DEST/glibc"
+bins=()
 for b in zcperf zcserver tests/gpu/zcperf_gpu_tests; do
-    strip -o "$DEST/bin/$(basename $b)" "$BUILD/$b"
+    # The GPU tests exist only in a build with CUDA; the benches need zcperf and zcserver alone.
+    [[ -x $BUILD/$b || $b == tests/* ]] || { echo "pack_for_device: no $BUILD/$b: build first" >&2; exit 1; }
+    [[ -x $BUILD/$b ]] && strip -o "$DEST/bin/$(basename $b)" "$BUILD/$b" && bins+=("$BUILD/$b")
 done
 # The peers of bench/udp.sh and bench/crr.sh, for the quiet-host benches (run_on_h200.sh peers): the
 # lent machine has no apt and may have no C compiler, so they and the crr floor travel built.
@@ -20,7 +23,7 @@ done
 mkdir -p "$DEST/floors"
 cc -O2 -o "$DEST/floors/crr_floor" "$HERE/../crr_floor.c"
 cc -O2 -pthread -o "$DEST/floors/flows_floor" "$HERE/../flows_floor.c"
-for lib in $(ldd "$BUILD/zcperf" "$BUILD/tests/gpu/zcperf_gpu_tests" "${peers[@]}" | awk '/=> \//{print $3}' | sort -u); do
+for lib in $(ldd "${bins[@]}" "${peers[@]}" | awk '/=> \//{print $3}' | sort -u); do
     case $(basename "$lib") in
         libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*) cp -L "$lib" "$DEST/glibc/" ;;
         *) cp -L "$lib" "$DEST/lib/" ;;
@@ -28,4 +31,9 @@ for lib in $(ldd "$BUILD/zcperf" "$BUILD/tests/gpu/zcperf_gpu_tests" "${peers[@]
 done
 cp -L /lib64/ld-linux-x86-64.so.2 "$DEST/glibc/"
 cp "$HERE/run_on_h200.sh" "$HERE/../gpu_matrix.sh" "$DEST/"
+# The bench scripts travel with the binaries they were written for (the device copies the session's
+# main checkout, which may be older than the build being packed).
+mkdir -p "$DEST/bench"
+cp "$HERE"/../*.sh "$HERE"/../*.py "$HERE"/../*.c "$DEST/bench/"
+mkdir -p "$DEST/scripts" && cp "$HERE/../../scripts/zclib.py" "$DEST/scripts/"
 du -sh "$DEST"

@@ -4,7 +4,7 @@
 # staging-shape sweep, and the matrix; everything lands in $OUT.
 #   run_on_h200.sh [tests] [tune] [matrix] [rr] [peers]   (no arguments: tests tune matrix)
 # peers: the loopback benches against iperf3/sockperf and the kernel's floors (bench/udp.sh, crr.sh,
-# flows.sh, bidir.sh) on a quieter host than ours; they run from the travelled checkout ($REPO).
+# flows.sh, bidir.sh) on a quieter host than ours, from the scripts packed beside the binaries.
 set -u
 D=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/out}
@@ -57,10 +57,10 @@ if [[ " $steps " == *" rr "* ]]; then
 fi
 
 if [[ " $steps " == *" peers "* ]]; then
-    # The bench scripts come with the working tree, the binaries from this folder, each behind a
+    # The bench scripts and the binaries come from this folder, each binary behind a
     # wrapper that gives it the carried libraries (exported globally they would break the machine's
     # own python3). PEER_BENCHES picks the scripts: one device command runs 10 minutes at most.
-    REPO=${REPO:-$(cd "$D/.." && pwd)}
+    REPO=$D
     mkdir -p "$D/wrap"
     for b in zcperf zcserver iperf3 sockperf; do
         [[ -x $D/bin/$b ]] || continue
