@@ -17,7 +17,7 @@ done
 # The peers of bench/udp.sh and bench/crr.sh, for the quiet-host benches (run_on_h200.sh peers): the
 # lent machine has no apt and may have no C compiler, so they and the crr floor travel built.
 peers=()
-for t in iperf3 sockperf; do
+for t in iperf3 sockperf ss; do
     if command -v "$t" >/dev/null; then cp -L "$(command -v $t)" "$DEST/bin/" && peers+=("$DEST/bin/$t"); fi
 done
 mkdir -p "$DEST/floors"

@@ -62,7 +62,7 @@ if [[ " $steps " == *" peers "* ]]; then
     # own python3). PEER_BENCHES picks the scripts: one device command runs 10 minutes at most.
     REPO=$D
     mkdir -p "$D/wrap"
-    for b in zcperf zcserver iperf3 sockperf; do
+    for b in zcperf zcserver iperf3 sockperf ss; do
         [[ -x $D/bin/$b ]] || continue
         printf '#!/bin/sh\nexec %s %q "$@"\n' "$RUN" "$D/bin/$b" >"$D/wrap/$b"
         chmod +x "$D/wrap/$b"
