@@ -17,6 +17,14 @@ if [ "$(printf '%s\n' 2.36 "$glibc" | sort -V | head -1)" = 2.36 ]; then
 else
     RUN="$D/glibc/ld-linux-x86-64.so.2 --library-path $D/lib:$D/glibc"
 fi
+# Each carried binary behind a one-word wrapper that gives it the carried libraries: the tests run
+# ZCPERF_BIN as one program, and exported globally the libraries would break the machine's python3.
+mkdir -p "$D/wrap"
+for b in zcperf zcserver iperf3 sockperf ss; do
+    [[ -x $D/bin/$b ]] || continue
+    printf '#!/bin/sh\nexec %s %q "$@"\n' "$RUN" "$D/bin/$b" >"$D/wrap/$b"
+    chmod +x "$D/wrap/$b"
+done
 {
     echo "== $(date -u +%FT%TZ) glibc $glibc -> RUN=$RUN"
     head -3 /etc/os-release; uname -r; nproc
@@ -29,7 +37,7 @@ fi
 
 if [[ " $steps " == *" tests "* ]]; then
     echo "== GPU tests" | tee "$OUT/gpu-tests.txt"
-    ZCPERF_BIN="$RUN $D/bin/zcperf" timeout 300 $RUN "$D/bin/zcperf_gpu_tests" 2>&1 | tee -a "$OUT/gpu-tests.txt" | tail -60
+    ZCPERF_BIN="$D/wrap/zcperf" timeout 300 $RUN "$D/bin/zcperf_gpu_tests" 2>&1 | tee -a "$OUT/gpu-tests.txt" | tail -60
 fi
 
 if [[ " $steps " == *" tune "* ]]; then
@@ -57,16 +65,9 @@ if [[ " $steps " == *" rr "* ]]; then
 fi
 
 if [[ " $steps " == *" peers "* ]]; then
-    # The bench scripts and the binaries come from this folder, each binary behind a
-    # wrapper that gives it the carried libraries (exported globally they would break the machine's
-    # own python3). PEER_BENCHES picks the scripts: one device command runs 10 minutes at most.
+    # The bench scripts and the binaries come from this folder (the wrappers above). PEER_BENCHES
+    # picks the scripts: one device command runs 10 minutes at most.
     REPO=$D
-    mkdir -p "$D/wrap"
-    for b in zcperf zcserver iperf3 sockperf ss; do
-        [[ -x $D/bin/$b ]] || continue
-        printf '#!/bin/sh\nexec %s %q "$@"\n' "$RUN" "$D/bin/$b" >"$D/wrap/$b"
-        chmod +x "$D/wrap/$b"
-    done
     export PATH="$D/wrap:$PATH" ZCPERF="$D/wrap/zcperf" FLOORS_DIR="$D/floors"
     for b in ${PEER_BENCHES:-udp crr}; do
         echo "== bench/$b.sh --rounds ${ROUNDS:-5} --duration ${DURATION:-5}  $(date -u +%T)"
