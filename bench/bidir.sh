@@ -33,6 +33,7 @@ EOT
 
 RATIOS=(bidir/together bidir/alone)
 bench_args "$@"
+[[ -z $LAB_RUN ]] || die "--lab: not for this script (not built for it)"
 if [[ -n $REPORT_ONLY ]]; then
     [[ -f $REPORT_ONLY ]] || die "no such CSV: $REPORT_ONLY"
     bench_rounds_report "$REPORT_ONLY" "${RATIOS[@]}"

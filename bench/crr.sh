@@ -33,6 +33,7 @@ EOT
 
 RATIOS=(zcperf_tps/floor_tps zcperf_cpu_us/floor_cpu_us)
 bench_args "$@"
+[[ -z $LAB_RUN ]] || die "--lab: not for this script (its floor runs both sides on one host)"
 if [[ -n $REPORT_ONLY ]]; then
     [[ -f $REPORT_ONLY ]] || die "no such CSV: $REPORT_ONLY"
     bench_rounds_report "$REPORT_ONLY" "${RATIOS[@]}"

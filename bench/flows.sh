@@ -39,6 +39,7 @@ bench_option() {
 
 RATIOS=(flows/P2 flows/floor_flows floor_flows/floor_P2 P2/floor_P2)
 bench_args "$@"
+[[ -z $LAB_RUN ]] || die "--lab: not for this script (its floor runs both sides on one host)"
 if [[ -n $REPORT_ONLY ]]; then
     [[ -f $REPORT_ONLY ]] || die "no such CSV: $REPORT_ONLY"
     bench_rounds_report "$REPORT_ONLY" "${RATIOS[@]}"
