@@ -72,5 +72,5 @@ done
 echo "bidir: zcperf --bidir's sum vs stream + maerts at once (together) and one after the other (alone), $SIZES," \
     "${DURATION} s x $ROUNDS rounds${RT:+ under ${RT[*]}}, loopback, unpinned, ended $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg)" \
     "(goal: bidir/together >= 0.9)"
-bench_rounds_report "${RATIOS[@]}"
+bench_rounds_report "$CSV" "${RATIOS[@]}"
 echo "samples: $CSV"

@@ -69,5 +69,5 @@ done
 echo "crr: zcperf -t crr vs crr_floor, ${SIZES} B, ${DURATION} s x $ROUNDS rounds${RT:+ under ${RT[*]}}, client CPU $CLIENT_CPU," \
     "server CPU $SERVER_CPU, ended $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg) (goal: zcperf_tps/floor_tps >= 0.9)"
 echo "tps: transactions/s; cpu_us: CPU us per transaction (floor: both processes; zcperf: both sides' data threads)"
-bench_rounds_report "${RATIOS[@]}"
+bench_rounds_report "$CSV" "${RATIOS[@]}"
 echo "samples: $CSV"

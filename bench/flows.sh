@@ -37,7 +37,8 @@ bench_option() {
     esac
 }
 
-RATIOS=(flows/P2 flows/floor_flows floor_flows/floor_P2 P2/floor_P2)
+RATIOS=(flows/P2 flows/floor_flows floor_flows/floor_P2 P2/floor_P2 flows_cpu_s_per_GB/floor_flows_cpu_s_per_GB
+    P2_cpu_s_per_GB/floor_P2_cpu_s_per_GB)
 bench_args "$@"
 [[ -z $LAB_RUN ]] || die "--lab: not for this script (its floor runs both sides on one host)"
 if [[ -n $REPORT_ONLY ]]; then
@@ -87,5 +88,5 @@ done
 echo "flows: $((2 * FLOWS)) connections over 2 threads a side vs one each (-P 2), -m $SIZES, ${DURATION} s x $ROUNDS" \
     "rounds${RT:+ under ${RT[*]}}, loopback, ended $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg) (goal: flows/P2 >= 0.9)"
 echo "P2, flows: zcperf's Gb/s; floor_P2, floor_flows: flows_floor's; *_cpu_s_per_GB: CPU s per GB of all data threads"
-bench_rounds_report "${RATIOS[@]}" flows_cpu_s_per_GB/floor_flows_cpu_s_per_GB P2_cpu_s_per_GB/floor_P2_cpu_s_per_GB
+bench_rounds_report "$CSV" "${RATIOS[@]}"
 echo "samples: $CSV"

@@ -202,13 +202,9 @@ bench_row() {
     [[ -s $CSV ]] || echo "round,case,value" >"$CSV"
     echo "$1,$2,$3" >>"$CSV"
 }
-# bench_rounds_report [CSV] NUM/DEN...: each round's values, each ratio NUM/DEN of one round's two
+# bench_rounds_report CSV NUM/DEN...: each round's values, each ratio NUM/DEN of one round's two
 # values, and the medians (of the values, of the ratios, and the ratios of the medians).
-bench_rounds_report() {
-    local csv=$CSV
-    [[ $# -gt 0 && $1 != */* ]] && { csv=$1; shift; }
-    "$PY" "$LIBPY" rounds "$csv" "$@"
-}
+bench_rounds_report() { "$PY" "$LIBPY" rounds "$@"; }
 
 # run_TOOL SIZE BYTES RAW [VARIANT]: one test, output to RAW. Returning 3 with the reason in
 # RAW.skip means the tool cannot do this test: it is noted in the CSV, not a failure.
