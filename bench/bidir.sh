@@ -16,7 +16,7 @@ SIZES=64K
 
 usage() {
     cat <<EOT
-Usage: $0 [--rounds N] [--duration S] [--sizes BYTES] [--csv FILE]
+Usage: $0 [--rounds N] [--duration S] [--sizes BYTES] [--csv FILE] [--rt]
        $0 --report FILE     reprint the table from an earlier CSV
 
 Runs zcperf --bidir, stream and maerts at once as two processes, and each alone, N rounds of S seconds
@@ -26,12 +26,14 @@ reference (Gb/s, receiver-counted).
   --duration S    seconds per run, whole number (default $DURATION)
   --sizes BYTES   message size (default $SIZES; one size)
   --csv FILE      the samples (default bench/out/bidir-<timestamp>.csv), the runs' outputs beside it
+  --rt            all runs under SCHED_FIFO priority 1 (chrt -f 1): on a machine shared with builds (root)
   ZCPERF=PATH     the zcperf to measure (default build/zcperf)
 EOT
 }
 
 RATIOS=(bidir/together bidir/alone)
 bench_args "$@"
+[[ -z $LAB_RUN ]] || die "--lab: not for this script (not built for it)"
 if [[ -n $REPORT_ONLY ]]; then
     [[ -f $REPORT_ONLY ]] || die "no such CSV: $REPORT_ONLY"
     bench_rounds_report "$REPORT_ONLY" "${RATIOS[@]}"
@@ -68,7 +70,7 @@ for ((i = 1; i <= ROUNDS; i++)); do
     log "round $i/$ROUNDS: $(grep "^$i," "$CSV" | cut -d, -f2- | tr '\n' ' ')load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 echo "bidir: zcperf --bidir's sum vs stream + maerts at once (together) and one after the other (alone), $SIZES," \
-    "${DURATION} s x $ROUNDS rounds, loopback, unpinned, $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg)" \
+    "${DURATION} s x $ROUNDS rounds${RT:+ under ${RT[*]}}, loopback, unpinned, ended $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg)" \
     "(goal: bidir/together >= 0.9)"
-bench_rounds_report "${RATIOS[@]}"
+bench_rounds_report "$CSV" "${RATIOS[@]}"
 echo "samples: $CSV"

@@ -16,7 +16,7 @@ SIZES=1
 
 usage() {
     cat <<EOT
-Usage: $0 [--rounds N] [--duration S] [--sizes BYTES] [--csv FILE]
+Usage: $0 [--rounds N] [--duration S] [--sizes BYTES] [--csv FILE] [--rt]
        $0 --report FILE     reprint the table from an earlier CSV
 
 Runs crr_floor and zcperf -t crr alternately (which one first alternates too), N rounds of S seconds,
@@ -26,12 +26,14 @@ ratios zcperf / floor of the transactions/s and of the CPU per transaction.
   --duration S    seconds per run, whole number (default $DURATION)
   --sizes BYTES   request and response size (default $SIZES; one size)
   --csv FILE      the samples (default bench/out/crr-<timestamp>.csv), the runs' outputs beside it
+  --rt            both under SCHED_FIFO priority 1 (chrt -f 1): on a machine shared with builds (root)
   ZCPERF=PATH     the zcperf to measure (default build/zcperf)
 EOT
 }
 
 RATIOS=(zcperf_tps/floor_tps zcperf_cpu_us/floor_cpu_us)
 bench_args "$@"
+[[ -z $LAB_RUN ]] || die "--lab: not for this script (its floor runs both sides on one host)"
 if [[ -n $REPORT_ONLY ]]; then
     [[ -f $REPORT_ONLY ]] || die "no such CSV: $REPORT_ONLY"
     bench_rounds_report "$REPORT_ONLY" "${RATIOS[@]}"
@@ -44,7 +46,7 @@ build_floor crr_floor
 
 floor_run() {   # round
     local raw=$RAW/r$1-floor.out
-    timeout "$LIMIT" "$RAW/crr_floor" "$DURATION" "$SIZES" "$CLIENT_CPU" "$SERVER_CPU" >"$raw" 2>&1 ||
+    timeout "$LIMIT" "${RT[@]}" "$RAW/crr_floor" "$DURATION" "$SIZES" "$CLIENT_CPU" "$SERVER_CPU" >"$raw" 2>&1 ||
         fail crr_floor "$raw"
     bench_row "$1" floor_tps "$(awk '{ printf "%.1f", $2 / $4 }' "$raw")"
     bench_row "$1" floor_cpu_us "$(awk '{ printf "%.2f", $6 / $2 * 1e6 }' "$raw")"
@@ -63,8 +65,8 @@ for ((i = 1; i <= ROUNDS; i++)); do
     if ((i % 2)); then floor_run "$i"; zcperf_run "$i"; else zcperf_run "$i"; floor_run "$i"; fi
     log "round $i/$ROUNDS: $(tail -4 "$CSV" | cut -d, -f2- | tr '\n' ' ')load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
-echo "crr: zcperf -t crr vs crr_floor, ${SIZES} B, ${DURATION} s x $ROUNDS rounds, client CPU $CLIENT_CPU," \
-    "server CPU $SERVER_CPU, $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg) (goal: zcperf_tps/floor_tps >= 0.9)"
+echo "crr: zcperf -t crr vs crr_floor, ${SIZES} B, ${DURATION} s x $ROUNDS rounds${RT:+ under ${RT[*]}}, client CPU $CLIENT_CPU," \
+    "server CPU $SERVER_CPU, ended $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg) (goal: zcperf_tps/floor_tps >= 0.9)"
 echo "tps: transactions/s; cpu_us: CPU us per transaction (floor: both processes; zcperf: both sides' data threads)"
-bench_rounds_report "${RATIOS[@]}"
+bench_rounds_report "$CSV" "${RATIOS[@]}"
 echo "samples: $CSV"

@@ -20,13 +20,15 @@ ZCSERVER=${ZCSERVER:-$(dirname "$ZCPERF")/zcserver}
 
 usage() {
     cat <<EOT
-Usage: $0 [--rounds N] [--duration S] [--sizes BYTES] [--flows N] [--csv FILE]
+Usage: $0 [--rounds N] [--duration S] [--sizes BYTES] [--flows N] [--csv FILE] [--rt]
        $0 --report FILE     reprint the table from an earlier CSV
 
 Runs zcperf -P 2, zcperf -P 2 --flows N (default $FLOWS: $((2 * FLOWS)) connections) and flows_floor
 with 1 and N flows per thread, N rounds (default $ROUNDS) of S seconds (default $DURATION), -m BYTES
 (default $SIZES), against one zcserver on loopback, and prints every round, the medians and the ratios.
-ZCPERF=/path/to/zcperf (zcserver beside it) runs another build.
+--rt runs all of them (zcserver too) under SCHED_FIFO priority 1 (chrt -f 1; root): on a machine shared
+with builds the epoll loops otherwise get less CPU than -P 2's blocking ones. ZCPERF=/path/to/zcperf
+(zcserver beside it) runs another build.
 EOT
 }
 bench_option() {
@@ -35,8 +37,10 @@ bench_option() {
     esac
 }
 
-RATIOS=(flows/P2 flows/floor_flows floor_flows/floor_P2 P2/floor_P2)
+RATIOS=(flows/P2 flows/floor_flows floor_flows/floor_P2 P2/floor_P2 flows_cpu_s_per_GB/floor_flows_cpu_s_per_GB
+    P2_cpu_s_per_GB/floor_P2_cpu_s_per_GB)
 bench_args "$@"
+[[ -z $LAB_RUN ]] || die "--lab: not for this script (its floor runs both sides on one host)"
 if [[ -n $REPORT_ONLY ]]; then
     [[ -f $REPORT_ONLY ]] || die "no such CSV: $REPORT_ONLY"
     bench_rounds_report "$REPORT_ONLY" "${RATIOS[@]}"
@@ -49,7 +53,7 @@ BYTES=$(to_bytes "$SIZES")
 build_floor flows_floor -pthread
 
 PORT=$(free_port 19555)
-"$ZCSERVER" --bind 127.0.0.1 --port "$PORT" >"$RAW/zcserver.log" 2>&1 &
+"${RT[@]}" "$ZCSERVER" --bind 127.0.0.1 --port "$PORT" >"$RAW/zcserver.log" 2>&1 &
 SERVER_PIDS+=("$!")
 wait_listen "$PORT" "$!" || fail zcserver "$RAW/zcserver.log"
 ZCPERF_HOST=(-H "127.0.0.1:$PORT")
@@ -65,7 +69,7 @@ r[s]['process_sys_s'] for s in ('local', 'remote')) / (r['bytes'] / 1e9))")"
 }
 floor_run() {   # round case flows-per-thread
     local raw=$RAW/r$1-$2.out
-    timeout "$LIMIT" "$RAW/flows_floor" "$DURATION" "$BYTES" "$3" 2 >"$raw" 2>&1 || fail flows_floor "$raw"
+    timeout "$LIMIT" "${RT[@]}" "$RAW/flows_floor" "$DURATION" "$BYTES" "$3" 2 >"$raw" 2>&1 || fail flows_floor "$raw"
     bench_row "$1" "$2" "$(awk '{ printf "%.3f", $6 }' "$raw")"
     bench_row "$1" "$2_cpu_s_per_GB" "$(awk '{ printf "%.3f", $8 / ($2 / 1e9) }' "$raw")"
 }
@@ -81,7 +85,7 @@ for ((i = 1; i <= ROUNDS; i++)); do
     log "round $i/$ROUNDS: $(grep "^$i," "$CSV" | grep -v _cpu_ | cut -d, -f2- | tr '\n' ' ')load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 echo "flows: $((2 * FLOWS)) connections over 2 threads a side vs one each (-P 2), -m $SIZES, ${DURATION} s x $ROUNDS" \
-    "rounds, loopback, $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg) (goal: flows/P2 >= 0.9)"
+    "rounds${RT:+ under ${RT[*]}}, loopback, ended $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg) (goal: flows/P2 >= 0.9)"
 echo "P2, flows: zcperf's Gb/s; floor_P2, floor_flows: flows_floor's; *_cpu_s_per_GB: CPU s per GB of all data threads"
-bench_rounds_report "${RATIOS[@]}" flows_cpu_s_per_GB/floor_flows_cpu_s_per_GB P2_cpu_s_per_GB/floor_P2_cpu_s_per_GB
+bench_rounds_report "$CSV" "${RATIOS[@]}"
 echo "samples: $CSV"

@@ -28,13 +28,7 @@ server on CPU $SERVER_CPU, and prints the medians and zcperf's ratio to each.
 EOT
 }
 
-RT=()
-args=()
-for a in "$@"; do
-    if [[ $a == --rt ]]; then RT=(chrt -f 1); else args+=("$a"); fi
-done
-bench_args "${args[@]}"
-[[ ${#RT[@]} -eq 0 ]] || "${RT[@]}" true 2>/dev/null || die "--rt: chrt -f 1 is not permitted here (root needed)"
+bench_args "$@"
 bench_report_only latency
 bench_setup qperf sockperf
 LOAD0=$(cut -d" " -f1-3 /proc/loadavg)

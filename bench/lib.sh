@@ -14,6 +14,11 @@ SERVER_CPU=1
 CSV=
 REPORT_ONLY=
 LAB_RUN=
+# --rt: every tool's client and server under SCHED_FIFO priority 1, the same for all: on a machine
+# shared with builds, a loop that never sleeps (an epoll over 1000 flows) otherwise gets a fair share
+# of the CPUs beside the compilers while one that blocks and wakes (-P 2) preempts them, and a woken
+# round trip waits behind them. The script puts "${RT[@]}" before each command it runs.
+RT=()
 
 die() { echo "$NAME.sh: $*" >&2; exit 1; }
 log() { echo "[$NAME] $*" >&2; }
@@ -34,6 +39,7 @@ bench_args() {
             --csv)      CSV=${2:?}; shift 2 ;;
             --report)   REPORT_ONLY=${2:?}; shift 2 ;;
             --lab)      LAB_RUN=1; shift ;;
+            --rt)       RT=(chrt -f 1); shift ;;
             -h|--help)  usage; exit 0 ;;
             *)          usage >&2; exit 2 ;;
         esac
@@ -41,6 +47,7 @@ bench_args() {
     [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "--rounds wants a positive integer"
     # iperf3 truncates -t to an integer, so only whole seconds keep the tools comparable.
     [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "--duration wants whole seconds"
+    [[ ${#RT[@]} -eq 0 ]] || "${RT[@]}" true 2>/dev/null || die "--rt: chrt -f 1 is not permitted here (root needed)"
 }
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -197,7 +204,7 @@ bench_setup() {   # tool... (besides zcperf)
 zcperf_json() {
     local raw=$1
     shift
-    timeout "$LIMIT" "$ZCPERF" "${ZCPERF_HOST[@]}" "$@" -l "$DURATION" -o json >"$raw" 2>"$raw.err" ||
+    timeout "$LIMIT" "${RT[@]}" "$ZCPERF" "${ZCPERF_HOST[@]}" "$@" -l "$DURATION" -o json >"$raw" 2>"$raw.err" ||
         { cat "$raw.err" >>"$raw"; fail zcperf "$raw"; }
 }
 result_of() {
@@ -209,13 +216,9 @@ bench_row() {
     [[ -s $CSV ]] || echo "round,case,value" >"$CSV"
     echo "$1,$2,$3" >>"$CSV"
 }
-# bench_rounds_report [CSV] NUM/DEN...: each round's values, each ratio NUM/DEN of one round's two
+# bench_rounds_report CSV NUM/DEN...: each round's values, each ratio NUM/DEN of one round's two
 # values, and the medians (of the values, of the ratios, and the ratios of the medians).
-bench_rounds_report() {
-    local csv=$CSV
-    [[ $# -gt 0 && $1 != */* ]] && { csv=$1; shift; }
-    "$PY" "$LIBPY" rounds "$csv" "$@"
-}
+bench_rounds_report() { "$PY" "$LIBPY" rounds "$@"; }
 
 # run_TOOL SIZE BYTES RAW [VARIANT]: one test, output to RAW. Returning 3 with the reason in
 # RAW.skip means the tool cannot do this test: it is noted in the CSV, not a failure.
