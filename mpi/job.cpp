@@ -7,6 +7,8 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
@@ -477,9 +479,27 @@ int run_job(int argc, char** argv) {
     }
     std::cout.rdbuf(out);
     std::cerr.rdbuf(err);
-    if (rc >= 0) {
+    // The ranks parse alike, but a check may read the rank's own state (its CPU binding, its files): a rank that
+    // refuses what rank 0 took says why and the job ends, where before it left alone and silently, and the
+    // others waited at the rendezvous for it ("a rank did not start"). [0]: the worst, [1]: rank 0's.
+    int mine[2] = {rc, rank == 0 ? rc : INT_MIN}, all[2] = {rc, rc};
+    MPI_Request agree;
+    MPI_Iallreduce(mine, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &agree);
+    if (!wait_request(agree, after(mopt.timeout_s)))
+        abort_job(rank, fmt::format("the ranks did not compare their command lines within {:g} s (--mpi-timeout): a "
+                                    "rank did not start",
+                                    mopt.timeout_s));
+    if (all[0] >= 0) {
+        if (all[1] < 0 && rc > 0) {
+            char host[256] = "?";
+            gethostname(host, sizeof host - 1);
+            std::cerr << "zcperf-mpi: rank " << rank << " (" << host
+                      << ") refused the command line rank 0 took: " << quiet.str() << std::flush;
+        }
+        if (rank == 0 && rc < 0)
+            std::cerr << "zcperf-mpi: another rank refused the command line (its reason is above); nothing ran\n";
         MPI_Finalize();
-        return rc;
+        return std::max(rc, all[0]);
     }
     // Every round is bounded (set-up, barrier, test, result grace, gather), so the job is too.
     double per_round = kSetupBound_s + opt.connect_timeout_ms / 1000.0 + 2 * (opt.params.duration_s + kPairGrace_s) +

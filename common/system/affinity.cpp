@@ -8,6 +8,7 @@
 #include <string>
 
 #include "system/cpu_list.hpp"
+#include "system/run_dir.hpp"
 
 namespace zc {
 
@@ -19,6 +20,15 @@ std::vector<int> allowed_cpus() {
     for (int c = 0; c < CPU_SETSIZE; ++c)
         if (CPU_ISSET(c, &set)) out.push_back(c);
     return out;
+}
+
+std::vector<int> online_cpus(const std::string& sysfs) {
+    std::string text = read_small_file(sysfs + "/devices/system/cpu/online");
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    try {
+        if (!text.empty()) return parse_cpu_list(text);
+    } catch (const std::exception&) {}
+    return allowed_cpus();
 }
 
 void pin_current_thread(int cpu) {

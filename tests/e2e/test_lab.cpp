@@ -18,6 +18,8 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <utility>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -59,12 +61,14 @@ std::string local_out(const std::string& cmd) {
 }
 
 // The NIC's data IRQs (virtioN-input.Q / output.Q of eth0's device) and their smp_affinity_list, from
-// /proc: the same command on either side.
-const std::string kIrqAffinities = "d=$(basename \"$(readlink /sys/class/net/" + kNic +
-                                   "/device)\"); "
-                                   "for i in $(awk -v d=\"$d\" '$NF ~ \"^\" d \"-(input|output)\" { sub(\":\", \"\", "
-                                   "$1); print $1 }' /proc/interrupts); "
-                                   "do echo \"$i $(cat /proc/irq/$i/smp_affinity_list)\"; done";
+// /proc, in `got` ("IRQ LIST" lines, /proc/interrupts' order): the same function on either side, made of
+// shell builtins only (a fork costs about 0.1 s in a TCG guest; a lab-peer request about 2.5 s).
+const std::string kReadAffinities =
+    "aff() { cd -P /sys/class/net/" + kNic +
+    R"(/device && local d=${PWD##*/} n rest a; got=; )"
+    R"(while read -r n rest; do case $rest in *" $d-input."* | *" $d-output."*) )"
+    R"(read -r a </proc/irq/${n%:}/smp_affinity_list; got+="${n%:} $a"$'\n' ;; esac; done </proc/interrupts; })";
+const std::string kIrqAffinities = kReadAffinities + R"(; aff && printf %s "$got")";
 using Affinities = std::map<int, std::string>;
 Affinities parse_affinities(const std::string& text) {
     Affinities a;
@@ -81,6 +85,26 @@ bool all_on(const Affinities& a, const std::string& cpu) {
     for (const auto& [irq, list] : a)
         if (list != cpu) return false;
     return true;
+}
+// The same IRQs, all on `cpu`.
+Affinities moved(const Affinities& a, const std::string& cpu) {
+    Affinities m = a;
+    for (auto& [irq, list] : m) list = cpu;
+    return m;
+}
+// Waits in B, in one lab-peer request however many looks it takes, until B's affinities are `want`, up to
+// limit_s seconds (polling from A would cost a request, seconds, per look).
+bool remote_affinities_become(const Affinities& want, int limit_s = 30) {
+    std::string text;
+    for (const auto& [irq, list] : want) text += std::to_string(irq) + " " + list + "\n";
+    Outcome o = peer(kReadAffinities + "; want='" + text + "'; end=$((SECONDS + " + std::to_string(limit_s) +
+                         ")); while ((SECONDS < end)); do aff; [[ $got == \"$want\" ]] && exit 0; sleep 0.2; done; "
+                         "aff; printf %s \"$got\" >&2; exit 1",
+                     limit_s + 30);
+    EXPECT_EQ(o.exit_code, 0) << "B's IRQ affinities did not become\n"
+                              << text << "within " << limit_s << " s: they are\n"
+                              << o.err;
+    return o.exit_code == 0;
 }
 
 bool wait_until(const std::function<bool()>& ok, std::chrono::milliseconds limit,
@@ -99,28 +123,44 @@ json result_against_b(std::vector<std::string> args, std::chrono::milliseconds l
     return first_result(zcperf_report(args, limit));
 }
 
-// A zcserver of the test's own in B (the lab's stays untouched), killed by its pid at the end.
-class RemoteServer {
+// zcservers of the test's own in B (the lab's stays untouched), started together in one lab-peer request
+// (a request costs seconds in the TCG guests) and killed by their pids: one by kill(i), the rest together
+// at the end.
+class RemoteServers {
 public:
-    explicit RemoteServer(uint16_t port) : port_(port) {
-        std::string p = std::to_string(port), log = "/tmp/lab-zcserver-" + p + ".log";
-        Outcome o = peer("zcserver --bind " + server_ip() + " --port " + p + " --allow-irq-affinity >" + log +
-                         " 2>&1 & pid=$!; for i in $(seq 300); do grep -q 'listening on' " + log +
-                         " && break; sleep 0.1; done; grep -q 'listening on' " + log + " || { cat " + log +
-                         " >&2; exit 1; }; echo $pid");
-        if (o.exit_code != 0) throw std::runtime_error("zcserver did not start in B: " + o.err);
-        pid_ = std::stoi(o.out);
+    explicit RemoteServers(std::vector<uint16_t> ports) : ports_(std::move(ports)), pids_(ports_.size(), -1) {
+        std::string start, wait;
+        for (uint16_t port : ports_) {
+            std::string p = std::to_string(port), log = "/tmp/lab-zcserver-" + p + ".log";
+            start += "zcserver --bind " + server_ip() + " --port " + p + " --allow-irq-affinity >" + log +
+                     " 2>&1 & echo $!; ";
+            wait += "for i in $(seq 300); do grep -q 'listening on' " + log + " && break; sleep 0.1; done; " +
+                    "grep -q 'listening on' " + log + " || { cat " + log + " >&2; exit 1; }; ";
+        }
+        Outcome o = peer(start + wait);
+        std::istringstream in(o.out);
+        for (int& pid : pids_) in >> pid;
+        if (o.exit_code != 0 || pids_.back() <= 0) {
+            kill_all();
+            throw std::runtime_error("zcserver did not start in B: " + o.err);
+        }
     }
-    ~RemoteServer() { kill(); }
-    void kill() {
-        if (pid_ > 0) peer("kill -9 " + std::to_string(pid_) + " 2>/dev/null; true");
-        pid_ = -1;
+    ~RemoteServers() { kill_all(); }
+    void kill(size_t i) {
+        if (pids_.at(i) > 0) peer("kill -9 " + std::to_string(pids_[i]) + " 2>/dev/null; true");
+        pids_[i] = -1;
     }
-    std::string address() const { return server_ip() + ":" + std::to_string(port_); }
+    std::string address(size_t i) const { return server_ip() + ":" + std::to_string(ports_.at(i)); }
 
 private:
-    uint16_t port_;
-    int pid_ = -1;
+    void kill_all() {
+        std::string pids;
+        for (int& pid : pids_)
+            if (pid > 0) pids += " " + std::to_string(std::exchange(pid, -1));
+        if (!pids.empty()) peer("kill -9" + pids + " 2>/dev/null; true");
+    }
+    std::vector<uint16_t> ports_;
+    std::vector<int> pids_;
 };
 
 uint64_t stat_of(const std::string& text, const std::string& name) {
@@ -168,31 +208,32 @@ TEST(Lab, IrqsMovedOnBothSidesAndCountedThere) {
     EXPECT_EQ(remote_affinities(), rb) << "B's IRQ affinities not put back";
 }
 
-// 1. ... and they are put back when zcperf (A) or zcserver (B) dies by kill -9 mid-test.
+// 1. ... and they are put back when zcperf (A) or zcserver (B) dies by kill -9 mid-test. One zcserver
+// serves both: it outlives its client's kill -9 (and then is killed itself). The client runs until killed
+// (-l 300), and each step waits for a state it can see, in B within one lab-peer request.
 TEST(Lab, IrqAffinityRestoredAfterKillMinus9OnEitherSide) {
     REQUIRE_LAB();
     Affinities lb = local_affinities(), rb = remote_affinities();
     ASSERT_FALSE(all_on(lb, "1")) << "A's IRQs already on CPU 1: the move would not show";
     ASSERT_FALSE(all_on(rb, "0")) << "B's IRQs already on CPU 0: the move would not show";
+    RemoteServers rs({12901});
     for (bool kill_client : {true, false}) {
         SCOPED_TRACE(kill_client ? "kill -9 zcperf in A" : "kill -9 zcserver in B");
-        RemoteServer rs(kill_client ? 12901 : 12902);
-        // Ended by the kill below, never by -l: how long the checks take in the TCG guests does not matter.
-        Process client({zcperf_bin(), "-H", rs.address(), "-T", "tcp", "-m", "64K", "-l", "300", "--irq-cpus", "1,0"});
+        Process client({zcperf_bin(), "-H", rs.address(0), "-T", "tcp", "-m", "64K", "-l", "300", "--irq-cpus", "1,0"});
         ASSERT_TRUE(wait_until([] { return all_on(local_affinities(), "1"); }, 60s)) << client.stderr_so_far();
-        ASSERT_TRUE(wait_until([] { return all_on(remote_affinities(), "0"); }, 60s, 500ms)) << client.stderr_so_far();
+        ASSERT_TRUE(remote_affinities_become(moved(rb, "0"), 60)) << client.stderr_so_far();
         if (kill_client) {
             client.signal(SIGKILL);
             client.wait(5s);
         } else {
-            rs.kill();
+            rs.kill(0);
             Outcome o = client.wait(60s);
             EXPECT_FALSE(o.timed_out) << "zcperf did not notice zcserver's death";
             EXPECT_NE(o.exit_code, 0);
             EXPECT_FALSE(o.err.empty());
         }
         EXPECT_TRUE(wait_until([&] { return local_affinities() == lb; }, 20s)) << "A's IRQs not put back";
-        EXPECT_TRUE(wait_until([&] { return remote_affinities() == rb; }, 30s, 500ms)) << "B's IRQs not put back";
+        EXPECT_TRUE(remote_affinities_become(rb, 30)) << "B's IRQs not put back";
     }
 }
 
@@ -206,11 +247,11 @@ TEST(Lab, ConcurrentClientsNeverMoveEachOthersIrqs) {
     REQUIRE_LAB();
     Affinities lb = local_affinities(), rb = remote_affinities();
     ASSERT_FALSE(all_on(lb, "0")) << "A's IRQs already on CPU 0: the move would not show";
-    RemoteServer rs(12903);
-    Process first({zcperf_bin(), "-H", rs.address(), "-T", "tcp", "-m", "64K", "-l", "300", "--irq-cpus", "0,0"});
+    RemoteServers rs({12903});
+    Process first({zcperf_bin(), "-H", rs.address(0), "-T", "tcp", "-m", "64K", "-l", "300", "--irq-cpus", "0,0"});
     ASSERT_TRUE(wait_until([] { return all_on(local_affinities(), "0"); }, 60s)) << first.stderr_so_far();
-    ASSERT_TRUE(wait_until([] { return all_on(remote_affinities(), "0"); }, 60s, 500ms)) << first.stderr_so_far();
-    Outcome refused = run({zcperf_bin(), "-H", rs.address(), "-l", "2", "--irq-cpus", "1,1"}, 60s);
+    ASSERT_TRUE(remote_affinities_become(moved(rb, "0"), 60)) << first.stderr_so_far();
+    Outcome refused = run({zcperf_bin(), "-H", rs.address(0), "-l", "2", "--irq-cpus", "1,1"}, 60s);
     EXPECT_NE(refused.exit_code, 0);
     EXPECT_NE(refused.err.find("is held by another test on this host: zcperf pid " + std::to_string(first.pid())),
               std::string::npos)
@@ -218,7 +259,7 @@ TEST(Lab, ConcurrentClientsNeverMoveEachOthersIrqs) {
     EXPECT_NE(refused.err.find("--irq-wait"), std::string::npos) << refused.err;
     EXPECT_TRUE(all_on(local_affinities(), "0")) << "the refused test moved A's IRQs";
     EXPECT_TRUE(all_on(remote_affinities(), "0")) << "the refused test moved B's IRQs";
-    Process waiting({zcperf_bin(), "-H", rs.address(), "-T", "tcp", "-m", "64K", "-l", "2", "--irq-cpus", "1,1",
+    Process waiting({zcperf_bin(), "-H", rs.address(0), "-T", "tcp", "-m", "64K", "-l", "2", "--irq-cpus", "1,1",
                      "--irq-wait", "120", "-o", "json"});
     ASSERT_TRUE(waiting.wait_for_stderr("waiting up to 120 s for it (--irq-wait)", 60s)) << waiting.stderr_so_far();
     EXPECT_NE(waiting.stderr_so_far().find("zcperf pid " + std::to_string(first.pid())), std::string::npos)
@@ -242,31 +283,33 @@ TEST(Lab, ConcurrentClientsNeverMoveEachOthersIrqs) {
         }
     }
     EXPECT_EQ(local_affinities(), lb) << "A's IRQ affinities not what they were before the first test";
-    EXPECT_EQ(remote_affinities(), rb) << "B's IRQ affinities not what they were before the first test";
+    EXPECT_TRUE(remote_affinities_become(rb, 30)) << "B's IRQ affinities not what they were before the first test";
 }
 
 // 1. ... and a kill -9 of either holder (the first test's zcperf in A, or zcserver in B) while the
 // second waits: the IRQs go back, the second runs on the true originals, and after both all is as before.
+// The two zcservers serve both rounds (the first's outlives its client's kill -9, then is killed itself);
+// the first test runs until killed (-l 300), and the kill lands once the second says it waits.
 TEST(Lab, KillMinus9OfAHolderWhileAnotherWaits) {
     REQUIRE_LAB();
     Affinities lb = local_affinities(), rb = remote_affinities();
+    RemoteServers servers({12904, 12906});  // the first test's, the second's
     for (bool kill_client : {true, false}) {
         SCOPED_TRACE(kill_client ? "kill -9 the first zcperf in A" : "kill -9 the first test's zcserver in B");
-        RemoteServer first_server(kill_client ? 12904 : 12905);
-        RemoteServer second_server(kill_client ? 12906 : 12907);
-        // Ended by the kill below, never by -l.
-        Process first({zcperf_bin(), "-H", first_server.address(), "-m", "64K", "-l", "300", "--irq-cpus", "0,0"});
+        Process first({zcperf_bin(), "-H", servers.address(0), "-m", "64K", "-l", "300", "--irq-cpus", "0,0"});
         ASSERT_TRUE(wait_until([] { return all_on(local_affinities(), "0"); }, 60s)) << first.stderr_so_far();
-        ASSERT_TRUE(wait_until([] { return all_on(remote_affinities(), "0"); }, 60s, 500ms));
-        Process second({zcperf_bin(), "-H", second_server.address(), "-m", "64K", "-l", "2", "--irq-cpus", "1,1",
+        ASSERT_TRUE(remote_affinities_become(moved(rb, "0"), 60)) << first.stderr_so_far();
+        Process second({zcperf_bin(), "-H", servers.address(1), "-m", "64K", "-l", "2", "--irq-cpus", "1,1",
                         "--irq-wait", "90", "-o", "json"});
         // It waits (it says so, naming the first) before the first is killed: an observed state, not a sleep.
         ASSERT_TRUE(second.wait_for_stderr("waiting up to 90 s for it (--irq-wait)", 60s)) << second.stderr_so_far();
+        EXPECT_NE(second.stderr_so_far().find("zcperf pid " + std::to_string(first.pid())), std::string::npos)
+            << second.stderr_so_far();
         EXPECT_TRUE(all_on(local_affinities(), "0")) << "the waiting test moved A's IRQs";
         if (kill_client) {
             first.signal(SIGKILL);
         } else {
-            first_server.kill();
+            servers.kill(0);
         }
         first.wait(60s);
         Outcome o = second.wait(120s);
@@ -279,7 +322,7 @@ TEST(Lab, KillMinus9OfAHolderWhileAnotherWaits) {
                 EXPECT_EQ(i["affinity_before"], before.at(i["irq"].get<int>())) << side << " " << i.dump();
         }
         EXPECT_TRUE(wait_until([&] { return local_affinities() == lb; }, 20s)) << "A's IRQs not put back";
-        EXPECT_TRUE(wait_until([&] { return remote_affinities() == rb; }, 30s, 500ms)) << "B's IRQs not put back";
+        EXPECT_TRUE(remote_affinities_become(rb, 30)) << "B's IRQs not put back";
     }
 }
 
@@ -406,34 +449,34 @@ static bool data_flowing(const Process& client, std::chrono::milliseconds limit 
 
 // 4. A peer killed mid-transfer, either way: the client ends clearly when B's zcserver dies; B's
 // zcserver serves the next client when A's zcperf dies. The clients run until killed (-l 300, -D 0.5 to
-// see the data move), so neither a slow set-up nor a fixed sleep decides when the kill lands.
-static void peer_killed_either_way(const char* t, uint16_t port) {
+// see the data move), so neither a slow set-up nor a fixed sleep decides when the kill lands. `rs`'s
+// servers `first` and `first + 1` are this transport's (started together with the others': one request).
+static void peer_killed_either_way(const char* t, RemoteServers& rs, size_t first) {
     SCOPED_TRACE(t);
     {
-        RemoteServer rs(port++);
-        Process client({zcperf_bin(), "-H", rs.address(), "-T", t, "-m", "64K", "-l", "300", "-D", "0.5"});
+        Process client({zcperf_bin(), "-H", rs.address(first), "-T", t, "-m", "64K", "-l", "300", "-D", "0.5"});
         ASSERT_TRUE(data_flowing(client)) << client.stdout_so_far() << client.stderr_so_far();
-        rs.kill();
+        rs.kill(first);
         Outcome o = client.wait(60s);
         EXPECT_FALSE(o.timed_out);
         EXPECT_EQ(o.exit_code, 1) << o.err;
         EXPECT_FALSE(o.err.empty());
     }
-    RemoteServer rs(port++);
     {
-        Process client({zcperf_bin(), "-H", rs.address(), "-T", t, "-m", "64K", "-l", "300", "-D", "0.5"});
+        Process client({zcperf_bin(), "-H", rs.address(first + 1), "-T", t, "-m", "64K", "-l", "300", "-D", "0.5"});
         ASSERT_TRUE(data_flowing(client)) << client.stdout_so_far() << client.stderr_so_far();
         client.signal(SIGKILL);
         client.wait(5s);
     }
-    Outcome o = run({zcperf_bin(), "-H", rs.address(), "-T", t, "-m", "64K", "-n", "2M", "-o", "json"}, 120s);
+    Outcome o = run({zcperf_bin(), "-H", rs.address(first + 1), "-T", t, "-m", "64K", "-n", "2M", "-o", "json"}, 120s);
     ASSERT_EQ(o.exit_code, 0) << "B's zcserver did not serve the next client: " << o.err;
     EXPECT_EQ(report_json(o)["results"][0]["bytes"], 2u << 20);
 }
 
 TEST(Lab, RdmaPeerKilledEitherWay) {
     REQUIRE_LAB();
-    peer_killed_either_way("rdma-write", 12910);
+    RemoteServers rs({12910, 12911});
+    peer_killed_either_way("rdma-write", rs, 0);
 }
 
 // rsockets wait in rpoll, which librdmacm 44.0 (Debian 12) stops bounding once one of its timeouts has
@@ -441,8 +484,9 @@ TEST(Lab, RdmaPeerKilledEitherWay) {
 // The waits are bounded by a timerfd instead (rsocket_paths.cpp); both rsocket transports.
 TEST(Lab, RsocketPeerKilledEitherWay) {
     REQUIRE_LAB();
-    peer_killed_either_way("rsocket", 12920);
-    peer_killed_either_way("rsocket-iomap", 12930);
+    RemoteServers rs({12920, 12921, 12930, 12931});
+    peer_killed_either_way("rsocket", rs, 0);
+    peer_killed_either_way("rsocket-iomap", rs, 2);
 }
 
 // 5. The receiver's byte count against the receiving guest's NIC counters: never more than the NIC

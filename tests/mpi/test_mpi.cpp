@@ -545,12 +545,9 @@ TEST(Slurm, SrunPmixFourTasks) {
 const e2e::Lab kLab;  // what scripts/lab.sh put in A's environment
 
 // Four ranks of zcperf-mpi ARGS, 0,1 in A and 2,3 in B, everything on the link's NIC.
-// The rendezvous waits for B's ranks, which orted starts through the lab's peer requests in a TCG guest:
-// on a loaded host that took over zcperf-mpi's default 60 s (--mpi-timeout), so the job ended before its
-// first round. Its bound is given room here; mpirun's --timeout (300 s) still ends the whole job.
 std::vector<std::string> lab_mpirun(std::vector<std::string> args) {
     const std::string& nic = kLab.nic;
-    args.insert(args.begin(), {"--iface", nic, "--mpi-timeout", "200"});
+    args.insert(args.begin(), {"--iface", nic});
     return mpirun(4, args,
                   {"--mca", "plm_rsh_agent", std::string(ZCPERF_SOURCE_DIR) + "/scripts/lab/mpi_agent.sh", "--mca",
                    "plm_rsh_no_tree_spawn", "1", "--mca", "oob_tcp_if_include", nic, "--mca", "btl_tcp_if_include", nic,
@@ -594,6 +591,10 @@ TEST(MpiLab, PairsAcrossBothGuests) {
 // change. Both guests end with the IRQs as they were. No race decides it: a pair's client takes its
 // host's IRQs before the round's start gate (run_driver's move_irqs, then before_start), and holds them
 // until its test is over, which is after every pair of the round reached the gate or failed.
+// It never got that far before: mpirun binds each of a guest's two ranks to a core, and --irq-cpus was
+// checked against the rank's own CPUs, so local rank 1 (bound to CPU 1) refused "0" and left the job
+// silently; the others waited at the rendezvous ("a rank did not start"). --irq-cpus is checked against
+// the host's online CPUs now, and a rank that refuses what rank 0 took says so and ends the job.
 TEST(MpiLab, IrqCpusOfTwoRanksPerHostAreRefusedNamingTheHolder) {
     SKIP_OUTSIDE_LAB();
     const std::string affinities = "for i in /proc/irq/*/smp_affinity_list; do echo \"$i $(cat $i)\"; done";
@@ -607,6 +608,20 @@ TEST(MpiLab, IrqCpusOfTwoRanksPerHostAreRefusedNamingTheHolder) {
         << "two pairs moved the same IRQs and nobody was told: " << r.dump();
     EXPECT_EQ(local(), lb) << "A's IRQs not as they were";
     EXPECT_EQ(remote(), rb) << "B's IRQs not as they were";
+}
+
+// A rank that refuses the command line rank 0 took (here: --cpu 0 where mpirun bound rank 1 to CPU 1) says why
+// and the job ends at once, instead of leaving alone while the others wait at the rendezvous.
+TEST(Mpi, ARankRefusingWhatRankZeroTookSaysWhyAndTheJobEnds) {
+    SKIP_WITHOUT_MPI();
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs 2 CPUs: one core per rank";
+    Outcome o = e2e::run(mpirun(2, {"-l", "1", "--cpu", "0"}, {"--bind-to", "core"}), std::chrono::seconds(60));
+    EXPECT_EQ(o.exit_code, 2) << context(o);
+    EXPECT_NE(o.err.find("rank 1 ("), std::string::npos) << context(o);
+    EXPECT_NE(o.err.find("refused the command line rank 0 took: zcperf-mpi: local CPU 0 is not available here"),
+              std::string::npos)
+        << context(o);
+    EXPECT_LT(o.seconds, 30) << "it waited for a timeout";
 }
 
 // ... and asking a pair to wait is refused before anything runs: a round's pairs start together.

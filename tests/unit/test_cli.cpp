@@ -1,6 +1,10 @@
 // zcperf's command line: options into ClientOptions, bad options into exit code 2, tests in run order.
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <map>
 #include <sstream>
@@ -172,6 +176,35 @@ TEST(Cli, IrqCpus) {
     EXPECT_EQ(o.remote.irq_cpus, (std::vector<int>{4, 5}));
     EXPECT_TRUE(o.local.cpus.empty());  // independent of --cpu
     EXPECT_EQ(o.remote.cpus, std::vector<int>{1});
+}
+
+// --irq-cpus names the host's CPUs, not this process's: a launcher binds each rank to a core (mpirun), and
+// a rank bound to one CPU still moves the host's IRQs to another. --cpu pins this process's threads: its
+// own mask bounds it.
+TEST(Cli, IrqCpusAreTheHostsOnlineCpusNotThisThreadsMask) {
+    auto online = online_cpus();
+    if (online.size() < 2) GTEST_SKIP() << "one CPU online";
+    cpu_set_t saved, one;
+    ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+    CPU_ZERO(&one);
+    CPU_SET(online.front(), &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);  // this thread, as a launcher binds a rank
+    const std::string other = std::to_string(online.back());
+    ClientOptions o, c;
+    int irq_rc = parse({"--irq-cpus", other}, o), cpu_rc = parse({"--cpu", other}, c);
+    sched_setaffinity(0, sizeof saved, &saved);
+    EXPECT_EQ(irq_rc, -1);
+    EXPECT_EQ(o.local.irq_cpus, std::vector<int>{online.back()});
+    EXPECT_EQ(cpu_rc, 2);
+}
+
+TEST(Cli, OnlineCpusFromSysfs) {
+    auto root = std::filesystem::temp_directory_path() / ("zc-online-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(root / "devices/system/cpu");
+    std::ofstream(root / "devices/system/cpu/online") << "0-3,6\n";
+    EXPECT_EQ(online_cpus(root.string()), (std::vector<int>{0, 1, 2, 3, 6}));
+    std::filesystem::remove_all(root);
+    EXPECT_EQ(online_cpus(root.string()), allowed_cpus());  // unreadable: this process's CPUs
 }
 
 TEST(Cli, IterationsAndConfidence) {
