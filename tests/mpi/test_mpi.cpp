@@ -624,6 +624,20 @@ TEST(Mpi, ARankRefusingWhatRankZeroTookSaysWhyAndTheJobEnds) {
     EXPECT_LT(o.seconds, 30) << "it waited for a timeout";
 }
 
+// --irq-cpus names the host's CPUs on both sides, whatever CPU mpirun bound a rank to: here the client rank
+// (bound to CPU 0) asks for CPU 1 and the server rank (bound to CPU 1) for CPU 0. Both were refused before
+// ("IRQ CPU 0 is not available on HOST; its CPUs are 1"); on loopback nothing moves (lo has no IRQs).
+TEST(Mpi, IrqCpusOutsideARanksBindingAreTheHosts) {
+    SKIP_WITHOUT_MPI();
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs 2 CPUs: one core per rank";
+    Outcome o = e2e::run(mpirun(2, {"-l", "0.5", "--irq-cpus", "1,0", "-o", "json"}, {"--bind-to", "core"}),
+                         std::chrono::seconds(60));
+    ASSERT_EQ(o.exit_code, 0) << context(o);
+    json r = report_json(o);
+    ASSERT_EQ(r.at("pairs").size(), 1u) << r.dump();
+    expect_pair_ran(r.at("pairs")[0]);
+}
+
 // ... and asking a pair to wait is refused before anything runs: a round's pairs start together.
 TEST(Mpi, IrqWaitIsRefusedWithTheReason) {
     SKIP_WITHOUT_MPI();
