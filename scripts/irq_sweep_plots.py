@@ -1,7 +1,6 @@
 """The IRQ-affinity sweep's plots (scripts/irq_sweep.py): throughput and service demand against message
 size per CPU mapping, and a heat map of the mappings at each size. matplotlib is imported only here,
 and only when plotting, so a sweep runs without it."""
-import math
 import sys
 import textwrap
 
@@ -16,12 +15,7 @@ TRANSPORT_WHAT = {
 }
 
 
-def fnum(x):
-    try:
-        v = float(x)
-        return v if math.isfinite(v) else None
-    except (TypeError, ValueError):
-        return None
+fnum = irq_sweep_stats.fnum  # one reading of a CSV cell, shared with the summary
 
 
 def cpu_sort(v):
