@@ -3,26 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <stdexcept>
 
-#include "system/cpu_list.hpp"
+#include "system/affinity.hpp"
 
 namespace zc {
-
-namespace {
-std::vector<int> online_cpus() {
-    std::ifstream in("/sys/devices/system/cpu/online");
-    std::string text;
-    std::getline(in, text);
-    try {
-        if (!text.empty()) return parse_cpu_list(text);
-    } catch (const std::exception&) {}
-    std::vector<int> all;
-    for (long i = 0; i < sysconf(_SC_NPROCESSORS_ONLN); ++i) all.push_back(static_cast<int>(i));
-    return all;
-}
-}  // namespace
 
 SideExplainer::SideExplainer(int hz, bool stacks, const std::set<int>& own, const std::string& kallsyms_path)
     : stacks_(stacks) {

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <stdexcept>
@@ -23,12 +24,13 @@ std::vector<int> allowed_cpus() {
 }
 
 std::vector<int> online_cpus(const std::string& sysfs) {
-    std::string text = read_small_file(sysfs + "/devices/system/cpu/online");
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    try {
-        if (!text.empty()) return parse_cpu_list(text);
+    try {  // parse_cpu_list drops the file's newline; "" (unreadable) parses to no CPUs
+        auto online = parse_cpu_list(read_small_file(sysfs + "/devices/system/cpu/online"));
+        if (!online.empty()) return online;
     } catch (const std::exception&) {}
-    return allowed_cpus();
+    std::vector<int> all;  // the host's count, numbered from 0, not this process's binding
+    for (long i = 0; i < sysconf(_SC_NPROCESSORS_ONLN); ++i) all.push_back(static_cast<int>(i));
+    return all;
 }
 
 void pin_current_thread(int cpu) {
