@@ -32,13 +32,7 @@ EOT
 }
 
 RATIOS=(bidir/together bidir/alone)
-bench_args "$@"
-[[ -z $LAB_RUN ]] || die "--lab: not for this script (not built for it)"
-if [[ -n $REPORT_ONLY ]]; then
-    [[ -f $REPORT_ONLY ]] || die "no such CSV: $REPORT_ONLY"
-    bench_rounds_report "$REPORT_ONLY" "${RATIOS[@]}"
-    exit 0
-fi
+bench_rounds_args "not built for it" "$@"
 [[ $SIZES != *,* ]] || die "--sizes: one size"
 bench_setup
 

@@ -32,13 +32,7 @@ EOT
 }
 
 RATIOS=(zcperf_tps/floor_tps zcperf_cpu_us/floor_cpu_us)
-bench_args "$@"
-[[ -z $LAB_RUN ]] || die "--lab: not for this script (its floor runs both sides on one host)"
-if [[ -n $REPORT_ONLY ]]; then
-    [[ -f $REPORT_ONLY ]] || die "no such CSV: $REPORT_ONLY"
-    bench_rounds_report "$REPORT_ONLY" "${RATIOS[@]}"
-    exit 0
-fi
+bench_rounds_args "its floor runs both sides on one host" "$@"
 [[ $SIZES =~ ^[0-9]+$ ]] || die "--sizes: one size in bytes"
 [[ $(nproc) -ge 2 ]] || die "needs 2 CPUs (client and server pinned apart)"
 bench_setup

@@ -39,13 +39,7 @@ bench_option() {
 
 RATIOS=(flows/P2 flows/floor_flows floor_flows/floor_P2 P2/floor_P2 flows_cpu_s_per_GB/floor_flows_cpu_s_per_GB
     P2_cpu_s_per_GB/floor_P2_cpu_s_per_GB)
-bench_args "$@"
-[[ -z $LAB_RUN ]] || die "--lab: not for this script (its floor runs both sides on one host)"
-if [[ -n $REPORT_ONLY ]]; then
-    [[ -f $REPORT_ONLY ]] || die "no such CSV: $REPORT_ONLY"
-    bench_rounds_report "$REPORT_ONLY" "${RATIOS[@]}"
-    exit 0
-fi
+bench_rounds_args "its floor runs both sides on one host" "$@"
 [[ $FLOWS =~ ^[1-9][0-9]*$ ]] || die "--flows wants a positive integer"
 [[ -x $ZCSERVER ]] || die "no zcserver at $ZCSERVER (build it, or set ZCSERVER=...)"
 bench_setup

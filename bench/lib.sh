@@ -220,6 +220,20 @@ bench_row() {
 # values, and the medians (of the values, of the ratios, and the ratios of the medians).
 bench_rounds_report() { "$PY" "$LIBPY" rounds "$@"; }
 
+# bench_rounds_args WHY_NOT_LAB ARG...: bench_args for a script of round,case,value samples (crr.sh,
+# flows.sh, bidir.sh; RATIOS set first): --lab is refused with the script's reason, and --report CSV
+# prints the rounds' table and exits.
+bench_rounds_args() {
+    local why_not_lab=$1
+    shift
+    bench_args "$@"
+    [[ -z $LAB_RUN ]] || die "--lab: not for this script ($why_not_lab)"
+    [[ -n $REPORT_ONLY ]] || return 0
+    [[ -f $REPORT_ONLY ]] || die "no such CSV: $REPORT_ONLY"
+    bench_rounds_report "$REPORT_ONLY" "${RATIOS[@]}"
+    exit 0
+}
+
 # run_TOOL SIZE BYTES RAW [VARIANT]: one test, output to RAW. Returning 3 with the reason in
 # RAW.skip means the tool cannot do this test: it is noted in the CSV, not a failure.
 
