@@ -208,6 +208,7 @@ IrqAffinityGuard::IrqAffinityGuard(const std::vector<int>& irqs, const std::vect
         for (int irq : order) acquire(irq, claim, list, deadline);
     } catch (...) {
         restore();  // nothing moved yet: only the originals this guard wrote are taken back
+        release_locks();
         throw;
     }
     start_guardian();
@@ -215,6 +216,7 @@ IrqAffinityGuard::IrqAffinityGuard(const std::vector<int>& irqs, const std::vect
         if (int err = write_affinity(affinity_path(proc_, irq), list)) {
             restore();
             stop_guardian();
+            release_locks();
             std::string why = std::strerror(err);
             // The file is root's (0644) and the kernel checks only that: root, or CAP_DAC_OVERRIDE.
             if (err == EACCES || err == EPERM) why += ": run as root or with CAP_DAC_OVERRIDE (zcserver.service)";
@@ -228,11 +230,22 @@ IrqAffinityGuard::IrqAffinityGuard(const std::vector<int>& irqs, const std::vect
 void IrqAffinityGuard::acquire(int irq, const IrqClaim& claim, const std::string& cpus, double deadline) {
     const double began = wall_clock_s();
     std::optional<LockedFile> lock;
+    double unnamed_since = -1;  // when the lock was first seen held with no name in it
     auto holder_of = [&](double now) {
         return describe_irq_holder(parse_key_values(read_small_file(lock_path(dir_, irq))), now);
     };
     while (!(lock = LockedFile::try_lock(lock_path(dir_, irq)))) {
         double now = wall_clock_s();
+        // A holder names itself just after taking the lock and clears its name just before letting go
+        // (a lock file's text is never a past holder's): no name is a moment of change, so look again
+        // shortly rather than refuse without naming the test that holds it.
+        if (!read_small_file(lock_path(dir_, irq)).empty()) {
+            unnamed_since = -1;
+        } else if (unnamed_since < 0 || now - unnamed_since < kUnnamedHolderGrace_s) {
+            if (unnamed_since < 0) unnamed_since = now;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            continue;
+        }
         if (now >= deadline) {
             std::string holder = holder_of(now);
             std::string original = trimmed(read_small_file(original_path(dir_, irq)));
@@ -273,7 +286,13 @@ void IrqAffinityGuard::acquire(int irq, const IrqClaim& claim, const std::string
 IrqAffinityGuard::~IrqAffinityGuard() {
     restore();
     stop_guardian();
-    locks_.clear();  // only now may another test take the IRQs: they are back
+    release_locks();  // only now may another test take the IRQs: they are back
+}
+
+void IrqAffinityGuard::release_locks() noexcept {
+    // Our name goes before the lock does: a test refused later must never be told of a past holder.
+    for (const auto& l : locks_) (void)!::ftruncate(l.fd(), 0);
+    locks_.clear();
 }
 
 void IrqAffinityGuard::restore() noexcept {
@@ -328,6 +347,8 @@ void IrqAffinityGuard::start_guardian() {
             }
         }
         for (const auto& path : originals) ::unlink(path.c_str());
+        for (unsigned fd : keep)
+            if (static_cast<int>(fd) != p[0]) (void)!::ftruncate(static_cast<int>(fd), 0);  // the holder's name
         _exit(0);  // the locks go with this process
     }
     ::close(p[0]);

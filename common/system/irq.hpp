@@ -49,8 +49,8 @@ struct IrqClaim {
 // any path out, coordinated with every other test of this host (zcperf, zcserver sessions, zcperf-mpi
 // ranks) through the run directory's irq/ files:
 // - N.lock: an OFD lock per IRQ (run_dir.hpp), held while the IRQ is moved; its text names the holder
-//   (pid, program, peer, CPUs, since when). An IRQ another test holds is refused, naming that holder,
-//   or waited for up to IrqClaim::wait_s.
+//   (pid, program, peer, CPUs, since when), written just after locking and cleared just before unlocking. An IRQ
+//   another test holds is refused, naming that holder, or waited for up to IrqClaim::wait_s.
 // - N.original: what the IRQ had before the first mover, written once by the mover that found none and
 //   removed by whoever puts it back; a later mover never overwrites it with a moved value.
 // A guardian process, forked before anything changes and keeping the lock descriptors, puts the
@@ -75,6 +75,10 @@ private:
     void restore() noexcept;
     void start_guardian();
     void stop_guardian() noexcept;
+    void release_locks() noexcept;
+
+    // How long a refused test waits for a holder that has taken an IRQ's lock to write its name.
+    static constexpr double kUnnamedHolderGrace_s = 0.5;
 
     std::string proc_;
     std::string dir_;

@@ -117,6 +117,9 @@ TEST(IrqAffinity, KillMinus9RestoresOnAFixtureTreeToo) {
     // The guardian let the locks go only after putting the IRQs back: a new holder takes them at once and
     // finds no stale original.
     EXPECT_TRUE(wait_until([&] { return !fs::exists(root / "run/irq/38.original"); }, 5s));
+    // ... and no name of the killed holder: a later refusal names whoever holds the IRQ then.
+    for (const char* lock : {"run/irq/38.lock", "run/irq/39.lock"})
+        EXPECT_EQ(zc::read_small_file((root / lock).string()), "") << lock;
     unsetenv("ZCPERF_RUN_DIR");
     fs::remove_all(root);
 }

@@ -595,10 +595,10 @@ TEST(MpiLab, PairsAcrossBothGuests) {
 // checked against the rank's own CPUs, so local rank 1 (bound to CPU 1) refused "0" and left the job
 // silently; the others waited at the rendezvous ("a rank did not start"). --irq-cpus is checked against
 // the host's online CPUs now, and a rank that refuses what rank 0 took says so and ends the job.
-// Disabled again (issue 26, open): in the last two full lab runs it failed once on zcserver's own check
-// against its rank's CPUs (fixed since, unverified in the lab) and once because a zcperf of an earlier lab
-// test (port 12906, KillMinus9OfAHolderWhileAnotherWaits) still held the IRQ 188 s later.
-TEST(MpiLab, DISABLED_IrqCpusOfTwoRanksPerHostAreRefusedNamingTheHolder) {
+// It once named a zcperf of an earlier lab test (KillMinus9OfAHolderWhileAnotherWaits) as the holder:
+// rank 0 had taken the lock and not yet written its name over that test's; holders now clear their name
+// before letting go (IrqAffinityGuard.TheRefusalNamesTheCurrentHolderNotAPastOne).
+TEST(MpiLab, IrqCpusOfTwoRanksPerHostAreRefusedNamingTheHolder) {
     SKIP_OUTSIDE_LAB();
     const std::string affinities = "for i in /proc/irq/*/smp_affinity_list; do echo \"$i $(cat $i)\"; done";
     auto local = [&] { return e2e::run({"bash", "-c", affinities}, std::chrono::seconds(30)).out; };

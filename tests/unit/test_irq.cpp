@@ -245,6 +245,45 @@ TEST(IrqAffinityGuard, TwoTestsOneAfterTheOtherLeaveWhatWasThereBeforeTheFirst) 
     EXPECT_EQ(proc.affinity(39), "0-1");
 }
 
+// The lab's MpiLab failure: rank 1 was refused naming a zcperf of an earlier test (gone 188 s) because the
+// lock file still held that test's name while rank 0 had just taken the lock and not yet written its own.
+// A holder clears its name before letting go, and a refused test waits (briefly) for the new one's name.
+TEST(IrqAffinityGuard, TheRefusalNamesTheCurrentHolderNotAPastOne) {
+    FakeProc proc({{38, "0-1"}});
+    const std::string lock = proc.run_dir() + "/38.lock";
+    { IrqAffinityGuard past({38}, {0}, proc.claim("zcperf", "past:12906"), proc.path()); }
+    EXPECT_EQ(slurp(lock), "") << "a guard that let go left its name behind";
+    // The current holder has the lock but names itself only 200 ms later.
+    auto current = LockedFile::try_lock(lock);
+    ASSERT_TRUE(current.has_value());
+    std::thread namer([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        current->write(format_key_values({{"pid", "4242"}, {"program", "zcperf-mpi rank 0"}}));
+    });
+    try {
+        IrqAffinityGuard refused({38}, {1}, proc.claim("zcperf-mpi rank 1", "b"), proc.path());
+        namer.join();
+        FAIL() << "moved an IRQ another test holds";
+    } catch (const std::runtime_error& e) {
+        namer.join();
+        std::string m = e.what();
+        EXPECT_NE(m.find("held by another test on this host: zcperf-mpi rank 0 pid 4242"), std::string::npos) << m;
+        EXPECT_EQ(m.find("past:12906"), std::string::npos) << m;
+    }
+    EXPECT_EQ(proc.affinity(38), "0-1");
+    // A holder that never names itself is refused within the bound, as "a test".
+    current->write("");
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+        IrqAffinityGuard refused({38}, {1}, proc.claim(), proc.path());
+        FAIL() << "moved an IRQ another test holds";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("held by another test on this host: a test"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 3.0);
+}
+
 TEST(IrqHolder, DescribedWithProgramPeerCpusAndHowLong) {
     KeyValues h{{"pid", "812"}, {"program", "zcserver"}, {"peer", "10.0.0.2:40000"}, {"cpus", "1"}, {"since", "100"}};
     EXPECT_EQ(describe_irq_holder(h, 104.3), "zcserver pid 812 (peer 10.0.0.2:40000), on CPUs 1, for 4.3 s");
