@@ -52,6 +52,8 @@ struct alignas(64) LiveCounts {
 
 // When a sending loop ends: at a monotonic deadline, or after a byte budget (0 = no budget), or when
 // another thread asks it to (a peer vanished, Ctrl-C).
+int64_t monotonic_ns();  // CLOCK_MONOTONIC (vDSO)
+
 struct StopRule {
     int64_t deadline_ns = 0;  // CLOCK_MONOTONIC
     uint64_t byte_budget = 0;
@@ -74,6 +76,10 @@ struct StopRule {
     // deadline), after waiting for the pacer. Reads the clock: vDSO, tens of ns beside a send.
     size_t next_length(uint64_t sent, size_t message_size) const;
 
+    // The clock as next_length read it for this call, so a loop that stamps its data (UDP's send time)
+    // reads it once a call, not twice; a byte-budget run (-n) reads no clock there, so it is read here.
+    int64_t call_time_ns() const { return byte_budget > 0 || last_call_ns == 0 ? monotonic_ns() : last_call_ns; }
+
     // After the loop: the pacer's waits into its counts, and how it paced where the path did not say
     // (UDP over fq names the kernel; every other paced path is the sender's clock).
     void add_pacing(StreamCounters& c) const {
@@ -90,7 +96,5 @@ struct StopRule {
         live->messages.store(c.messages, std::memory_order_relaxed);
     }
 };
-
-int64_t monotonic_ns();
 
 }  // namespace zc

@@ -82,8 +82,7 @@ bool UdpSender::reap(StreamCounters& c, int wait_ms) {
     return got > 0;
 }
 
-bool UdpSender::send_call(std::byte* data, size_t len, int flags, StreamCounters& c) {
-    const int64_t now = monotonic_ns();
+bool UdpSender::send_call(std::byte* data, size_t len, int flags, int64_t now, StreamCounters& c) {
     const size_t step = gso_size_ ? gso_size_ : len;
     uint64_t first = seq_;
     for (size_t off = 0; off < len; off += step) write_seq(data + off, seq_++, now);
@@ -129,14 +128,17 @@ StreamCounters UdpSender::run(const StopRule& stop) {
         if (len < kUdpSeqHeader) len = kUdpSeqHeader;  // -n's last scrap still carries its header
         if (ring_) {
             size_t slot = next_zc_id_ % ring_->slots();
-            while (ring_->busy(slot)) reap(c, 1000);  // the kernel still holds this slot's pages
-            if (!send_call(ring_->data(slot), len, MSG_ZEROCOPY, c)) break;
+            bool waited = false;
+            for (; ring_->busy(slot); waited = true) reap(c, 1000);  // the kernel still holds this slot's pages
+            // After a wait for completions the stop rule's reading is stale: the send time is now.
+            if (!send_call(ring_->data(slot), len, MSG_ZEROCOPY, waited ? monotonic_ns() : stop.call_time_ns(), c))
+                break;
             ring_->hand_over(slot, len);
             ++next_zc_id_;
             c.zerocopy.sent_bytes += len;
             if (ring_->in_flight() > ring_->slots() / 2) reap(c, 0);
         } else if (!msgs_.empty() && len == m) {
-            const int64_t now = monotonic_ns();
+            const int64_t now = stop.call_time_ns();
             const unsigned batch = static_cast<unsigned>(msgs_.size());
             for (unsigned i = 0; i < batch; ++i) write_seq(buf_.data() + i * m, seq_ + i, now);
             int r = ::sendmmsg(fd_, msgs_.data(), batch, MSG_NOSIGNAL);
@@ -150,7 +152,7 @@ StreamCounters UdpSender::run(const StopRule& stop) {
             c.udp.datagrams += static_cast<unsigned>(r);
             c.bytes += static_cast<uint64_t>(r) * m;
             ++c.ops;
-        } else if (!send_call(buf_.data(), len, 0, c)) {
+        } else if (!send_call(buf_.data(), len, 0, stop.call_time_ns(), c)) {
             break;
         }
         if (o_.count_messages) c.messages = c.udp.datagrams;
