@@ -436,6 +436,29 @@ TEST(StopRule, TimedRunRecordsTheLongestWaitBetweenCalls) {
     EXPECT_EQ(stop.next_length(300, 100), 0u);
 }
 
+// UDP stamps each datagram with the time next_length read (one clock read a call, not two); a -n run reads
+// no clock there, so the stamp reads it itself.
+TEST(StopRule, CallTimeIsNextLengthsReadingOrTheClock) {
+    std::atomic<bool> abort{false};
+    StopRule timed;
+    timed.abort = &abort;
+    timed.deadline_ns = monotonic_ns() + 10'000'000'000;
+    int64_t before = monotonic_ns();
+    EXPECT_EQ(timed.next_length(0, 100), 100u);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(timed.call_time_ns(), timed.last_call_ns);
+    EXPECT_GE(timed.call_time_ns(), before);
+    EXPECT_LT(timed.call_time_ns(), before + 20'000'000);
+    StopRule counted;
+    counted.abort = &abort;
+    counted.byte_budget = 1000;
+    EXPECT_EQ(counted.next_length(0, 100), 100u);
+    before = monotonic_ns();
+    int64_t t = counted.call_time_ns();
+    EXPECT_GE(t, before);
+    EXPECT_LT(t, monotonic_ns() + 1);
+}
+
 TEST(StopRule, LongestCallCrossesTheWireAndIsBounded) {
     SideResult s = side(Role::send, GiB, 14.68);
     s.longest_call_s = 12.04;
