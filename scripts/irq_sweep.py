@@ -21,9 +21,10 @@ itself, even when killed. At the end it draws PREFIX_vs_size.png and PREFIX_heat
 --rounds N runs the whole sweep N times, each round every combination once, every other round in reverse
 order (so slow drift on a shared host falls on both sides of a pair alike); each row has its round. The
 summary (printed at the end, written to PREFIX_summary.txt, PREFIX_ratios.png) pairs runs within a round:
-IRQ on the client's own core against the other core, and zero-copy against tcp, each as the sender's
-service-demand ratio per round, with a 95 % interval over the rounds; with -- --explain also the kernel
-categories that move (scripts/irq_sweep_stats.py says how).
+IRQ on the client's own core against the other core, and zero-copy against its copy path (tcp; udp-gso for
+udp-msgzc), each as the sender's service-demand ratio per round, with a 95 % interval over the rounds and
+the kernel's copied share; with -- --explain also the kernel categories that move (scripts/irq_sweep_stats.py
+says how).
 
 Needs Debian's python3-matplotlib for the plots (hence /usr/bin/python3): apt-get install python3-matplotlib
 """

@@ -4,8 +4,8 @@ study asks, with an interval over repeated rounds instead of one run per point.
 Two kinds of pair, each matched within one round (so both runs saw the same conditions on a noisy host):
   irq       the client's NIC IRQs on the client's own core against another core: same transport, size,
             client core, memory placement (ratio own / other)
-  zerocopy  a zero-copy transport against tcp (copy): same size, client core, IRQ core, placement
-            (ratio zero-copy / copy)
+  zerocopy  a zero-copy transport against its copy path (tcp's against tcp, udp-msgzc against udp-gso):
+            same size, client core, IRQ core, placement (ratio zero-copy / copy)
 Each pair's figure is the ratio of the sender's (local) service demand per round. Over the rounds: the
 median, the range, and the geometric mean with a 95 % Student-t interval on the log ratios (rounds are
 the independent samples; with 5 rounds a bootstrap over rounds can do no better than the sample's
@@ -17,10 +17,11 @@ import math
 
 import zclib
 
-# Zero-copy transports compared against tcp, the copy path, when both are in the sweep.
-ZEROCOPY_TRANSPORTS = ("tcp-msgzc", "tcp-uringzc", "tcp-sendfile")
-COPY_TRANSPORT = "tcp"
+# Zero-copy transports and the copy path each is compared against, when both are in the sweep: the same
+# sender but for the copy (udp-msgzc is udp-gso's GSO send with MSG_ZEROCOPY).
+COPY_PATH = {"tcp-msgzc": "tcp", "tcp-uringzc": "tcp", "tcp-sendfile": "tcp", "udp-msgzc": "udp-gso"}
 METRIC = "local_sd_us_per_kb"
+COPIED = "zc_copied_pct"  # what the zero-copy sender's completions said the kernel copied anyway, %
 SIDES = ("local", "remote")
 
 # What identifies a point apart from round (and the two fields a pair varies: irq_cpu, transport).
@@ -116,7 +117,7 @@ def index_points(rows):
         for col in rs[0]:
             vals = [fnum(x.get(col)) for x in rs]
             vals = [v for v in vals if v is not None]
-            if vals and (col == METRIC or "_explain_" in col):
+            if vals and (col in (METRIC, COPIED) or "_explain_" in col):
                 avg[col] = sum(vals) / len(vals)
         out[key] = avg
     return out
@@ -140,11 +141,11 @@ def _pairs(points):
                 b[f["irq_cpu"]] = q
                 if tuple(b) in have:
                     out.append(("irq", k[f["transport"]], k, tuple(b)))
-        # zerocopy: this point is a zero-copy transport; tcp at the same everything else is its partner
+        # zerocopy: this point is a zero-copy transport; its copy path at the same everything else is its partner
         t = k[f["transport"]]
-        if t in ZEROCOPY_TRANSPORTS and COPY_TRANSPORT in transports:
+        if COPY_PATH.get(t) in transports:
             b = list(k)
-            b[f["transport"]] = COPY_TRANSPORT
+            b[f["transport"]] = COPY_PATH[t]
             if tuple(b) in have:
                 out.append(("zerocopy", t, k, tuple(b)))
     return out
@@ -196,8 +197,10 @@ def comparisons(rows):
         if not per_round:
             continue
         ratios = [pa[METRIC] / pb[METRIC] for _, pa, pb in per_round if pb[METRIC] > 0]
+        copied = [pa[COPIED] for _, pa, _ in per_round if COPIED in pa] if kind == "zerocopy" else []
         result.append({"kind": kind, "pooled": False, "label": point_label(kind, a, b), "transport": transport,
                        "size": int(a[f["message_size"]]), "rounds": [r for r, _, _ in per_round], "ratios": ratios,
+                       "copied": copied,
                        **ratio_stats(ratios), **delta_stats([pa[METRIC] - pb[METRIC] for _, pa, pb in per_round]),
                        "categories": _category_deltas([(pa, pb) for _, pa, pb in per_round], cats)})
         for group in ((kind, transport, "all"), (kind, transport, int(a[f["message_size"]]))):
@@ -228,7 +231,7 @@ def comparisons(rows):
         ratios = [per_round[r] for r in sorted(per_round, key=round_key)]
         size_txt = "all sizes" if size == "all" else zclib.size_label(size)
         label = (f"{transport}: IRQ own core / other, {size_txt}" if kind == "irq"
-                 else f"{transport} / {COPY_TRANSPORT}, {size_txt}")
+                 else f"{transport} / {COPY_PATH[transport]}, {size_txt}")
         # a pool of one point repeats that point's line; one size's pool repeats the all-sizes one
         if npoints < 2 or (size != "all" and len(sizes[(kind, transport)]) == 2):
             continue
@@ -236,15 +239,15 @@ def comparisons(rows):
                        "points": npoints, "rounds": sorted(per_round, key=round_key), "ratios": ratios,
                        **ratio_stats(ratios),
                        **delta_stats(list(deltas.values())), "categories": _category_deltas(pairs, cats)})
-    for zc in ZEROCOPY_TRANSPORTS:
-        copy, other = pooled_ratio.get(("irq", COPY_TRANSPORT, "all")), pooled_ratio.get(("irq", zc, "all"))
+    for zc, copy_path in COPY_PATH.items():
+        copy, other = pooled_ratio.get(("irq", copy_path, "all")), pooled_ratio.get(("irq", zc, "all"))
         if not copy or not other:
             continue
         both = sorted(set(copy) & set(other), key=round_key)
         ratios = [copy[r] / other[r] for r in both]
-        d_copy, d_other = pooled_delta[("irq", COPY_TRANSPORT, "all")], pooled_delta[("irq", zc, "all")]
+        d_copy, d_other = pooled_delta[("irq", copy_path, "all")], pooled_delta[("irq", zc, "all")]
         result.append({"kind": "interaction", "pooled": True, "transport": zc, "size": "all",
-                       "label": f"IRQ ratio of {COPY_TRANSPORT} / IRQ ratio of {zc}, all sizes", "rounds": both,
+                       "label": f"IRQ ratio of {copy_path} / IRQ ratio of {zc}, all sizes", "rounds": both,
                        "ratios": ratios, **ratio_stats(ratios),
                        **delta_stats([d_copy[r] - d_other[r] for r in both]), "categories": {}})
     return result
@@ -267,8 +270,8 @@ def verdict(c):
 
 KIND_TITLES = {
     "irq": "IRQ on the client's own core against the other core: sender (local) service demand, own / other",
-    "zerocopy": "zero-copy against copy: sender (local) service demand, zero-copy / tcp",
-    "interaction": "does the IRQ core matter more for the copy path? tcp's own/other ratio over the zero-copy one's "
+    "zerocopy": "zero-copy against copy: sender (local) service demand, zero-copy / its copy path (tcp, udp-gso)",
+    "interaction": "does the IRQ core matter more for the copy path? its own/other ratio over the zero-copy one's "
                    "(below 1: own-core IRQs favour copy more)",
 }
 
@@ -278,10 +281,10 @@ def format_summary(comps, max_categories=6):
     categories that move (95 % interval excludes 0), largest first."""
     if not comps:
         return ("no pairs to compare: the sweep needs an IRQ core equal to a client core and another IRQ core, "
-                "or tcp next to a zero-copy transport\n")
+                "or a zero-copy transport next to its copy path (tcp, or udp-gso for udp-msgzc)\n")
     lines = ["Ratios per round, then over rounds: median, range, geometric mean [95 % t-interval on the log ratios,",
              "rounds as samples]. diff: the same pairs' sender service demand as a difference in µs/KB (first -",
-             "second; for the interaction tcp's minus the zero-copy one's), mean [95 % t-interval]. Categories:",
+             "second; for the interaction the copy path's minus the zero-copy one's), mean [95 % t-interval]. Categories:",
              "per-round difference in µs/KB, mean [95 % t-interval], listed when the interval excludes 0 (a category",
              "that moves), largest first, with the second's mean (of ...). L = local (sender), R = remote (receiver).",
              ""]
@@ -300,6 +303,9 @@ def format_summary(comps, max_categories=6):
             tag = "pooled " if c["pooled"] else "  "
             lines.append(f"  {tag + c['label']:<{width}}{c['n']:>3} {_f(c['median']):>7} {rng:>11} "
                          f"{_f(c['gmean']):>7} {ci:>15} {diff:>25}  {verdict(c)}")
+            if c.get("copied"):
+                lines.append(f"      the kernel copied {_f(median(c['copied']), '.1f')} % of the zero-copy bytes (median; "
+                             f"{_f(min(c['copied']), '.1f')}-{_f(max(c['copied']), '.1f')} %), the completions say")
             moving = []
             for side, cats in c["categories"].items():
                 for cat, d in cats.items():

@@ -2,14 +2,18 @@
 # lab.sh: two hosts on one machine. Boots two QEMU guests, A (client side) and B (server side), each
 # with 2 vCPUs on 2 NUMA nodes (CPU 0 on node 0, CPU 1 on node 1), linked by a virtio-net NIC pair
 # (MSI-X vectors, a real driver's IRQs; each NIC on node 1) on a private point-to-point link, with
-# Soft-RoCE (rxe0) on that NIC in both; B runs zcserver --allow-irq-affinity. Then runs COMMAND in A
-# and exits with its status:
+# Soft-RoCE (rxe0) on that NIC in both; B runs zcserver --allow-irq-affinity. A second link, eth1, offloads
+# what eth0 cannot (checksums, scatter-gather, TSO): each guest's second virtio-net NIC sits on a host tap
+# with vnet_hdr, the two taps joined by a host bridge without an address (root and /dev/net/tun needed;
+# without them the lab has eth0 only and says why). Then runs COMMAND in A and exits with its status:
 #
 #   scripts/lab.sh [options] -- COMMAND [ARGS...]
 #
 # COMMAND runs like `ssh A COMMAND`: its words are joined and run by bash in A, in the current
 # directory, with the build's zcperf and zcserver on PATH and these set:
 #   ZCPERF_LAB_SERVER  B's zcserver, HOST:PORT (198.18.1.2:12875)
+#   ZCPERF_LAB_SERVER_OFFLOAD  the same zcserver across eth1 (198.18.2.2:12875); unset without eth1, and
+#                      ZCPERF_LAB_NO_OFFLOAD then says why
 #   ZCPERF_LAB_PEER    a command that runs a command in B: "$ZCPERF_LAB_PEER" -- cat /proc/interrupts
 #   RDMA_VM_IP, RDMA_VM_DEV, RDMA_VM_NETDEV, RDMA_VM_GID_INDEX  A's own (198.18.1.1, rxe0, eth0, ...)
 # Both guests are built by scripts/rdma_vm.sh (its --link, --numa, --ip options); see docs/lab.md.
@@ -47,9 +51,11 @@ Usage: $0 [options] -- COMMAND [ARGS...]
        $0 --up [options]      boot the lab and leave it up for the next commands
        $0 --down              stop the lab that is up
        $0 --status            is one up?
-Boots guests A and B (2 vCPUs on 2 NUMA nodes each, virtio-net link, rxe0 on it, zcserver in B) and
-runs COMMAND through bash in A, e.g.
+Boots guests A and B (2 vCPUs on 2 NUMA nodes each, virtio-net link eth0, rxe0 on it, zcserver in B;
+eth1: a second link over host taps that offloads checksums and scatter-gather) and runs COMMAND
+through bash in A, e.g.
   $0 -- 'zcperf -H \$ZCPERF_LAB_SERVER -t tcp-msgzc --irq-cpus 1,1 --mem-node 1,1'
+  $0 -- 'zcperf -H \$ZCPERF_LAB_SERVER_OFFLOAD -T udp-gso,udp-msgzc'   (across eth1)
   $0 -- ctest --test-dir build -L lab          (what scripts/test_lab.sh does)
 With a lab up (--up, for this --build) COMMAND runs in it at once, without a boot: its output and
 exit status come back the same way, and state in the guests (files in /tmp, IRQ settings) carries over.
@@ -66,7 +72,8 @@ Options:
   --rw DIR      share DIR read-write with both guests (the current directory always is); repeatable
   -v            show both guests' consoles on stderr
   --keep        keep the lab directory (consoles, B's output, zcserver's log) and print its path
-Needs root (QEMU is run by scripts/rdma_vm.sh, which installs what is missing). Exit status:
+Needs root (QEMU is run by scripts/rdma_vm.sh, which installs what is missing); eth1 needs root and
+/dev/net/tun on the host (without them the lab says so and has eth0 only). Exit status:
 COMMAND's; 124: --timeout ran out; 125: the lab failed (its log's path is printed).
 EOT
 }
@@ -90,8 +97,80 @@ remove_lab() {   # DIR: stops what is left of it and removes it, bounded
     for p in $(lab_qemus "$dir"); do kill "$p" 2>/dev/null || true; done
     for ((i = 0; i < 100; i++)); do [[ -z $(lab_qemus "$dir") ]] && break; sleep 0.1; done
     for p in $(lab_qemus "$dir"); do kill -9 "$p" 2>/dev/null || true; done
+    offload_down "$dir"
     if [[ -n $KEEP ]]; then echo "lab: lab directory kept: $dir" >&2; else rm -rf "$dir"; fi
 }
+# The offloading link, eth1 in both guests: two host taps with vnet_hdr, so QEMU offers each guest's
+# virtio-net checksum offload and TSO (VIRTIO_NET_F_CSUM, HOST_TSO4/6) and the driver sets scatter-gather
+# and hardware checksumming, which the stream netdev of eth0 cannot carry; a bridge without an address
+# joins them (IPv6 off on all three, so the host adds no traffic of its own). Their names come from the
+# lab directory's path (one set per lab, found again by --down and a stale lab's clean-up); the bridge's
+# alias names the lab.sh that made them, so links whose maker died by kill -9 go at the next lab's start.
+offload_names() {   # DIR: sets OFF_BR, OFF_TAP_A, OFF_TAP_B (15 characters at most: IFNAMSIZ)
+    OFF_BR=zcl$(printf %s "$1" | sha256sum | cut -c1-8)
+    OFF_TAP_A=${OFF_BR}a OFF_TAP_B=${OFF_BR}b
+}
+offload_del() {   # BRIDGE: it and its two taps, where they exist
+    local d
+    for d in "$1a" "$1b" "$1"; do
+        if [[ -e /sys/class/net/$d ]]; then ip link del "$d" 2>/dev/null || true; fi
+    done
+}
+offload_down() { offload_names "$1"; offload_del "$OFF_BR"; }   # DIR
+offload_sweep() {   # removes the links of labs whose lab.sh is gone
+    local br alias pid
+    for br in /sys/class/net/zcl*/bridge; do
+        [[ -d $br ]] || continue
+        br=${br%/bridge} br=${br##*/}
+        alias=$(cat "/sys/class/net/$br/ifalias" 2>/dev/null) || continue
+        [[ $alias =~ ^zcperf-lab\ pid\ ([0-9]+): ]] || continue
+        pid=${BASH_REMATCH[1]}
+        kill -0 "$pid" 2>/dev/null && grep -qa lab.sh "/proc/$pid/cmdline" 2>/dev/null && continue
+        echo "lab: removing $br and its taps, left by a lab that is gone ($alias)" >&2
+        offload_del "$br"
+    done
+}
+# Makes eth1's host side for the lab in DIR; where it cannot (not root, no /dev/net/tun, no bridge in
+# this kernel) it says why, on stderr and in DIR/ctl/no-offload (A's ZCPERF_LAB_NO_OFFLOAD), and the lab
+# runs with eth0 only. Sets OFFLOAD_A and OFFLOAD_B: each guest's rdma_vm.sh options (empty without eth1).
+offload_up() {   # DIR
+    local dir=$1 why='' d
+    OFFLOAD_A=() OFFLOAD_B=()
+    rm -f "$dir/ctl/no-offload"
+    offload_names "$dir"
+    if [[ $(id -u) -ne 0 ]]; then why="not root: eth1's host taps and bridge need root"
+    elif [[ ! -c /dev/net/tun ]]; then why="no /dev/net/tun on the host: eth1 runs on host taps"
+    else
+        offload_sweep
+        offload_del "$OFF_BR"   # a lab directory is new, but its name may be an old one's
+        if why=$( {
+            ip link add "$OFF_BR" type bridge stp_state 0 forward_delay 0 &&
+                ip link set "$OFF_BR" alias "zcperf-lab pid $$: $dir" &&
+                ip tuntap add dev "$OFF_TAP_A" mode tap vnet_hdr &&
+                ip tuntap add dev "$OFF_TAP_B" mode tap vnet_hdr &&
+                for d in "$OFF_BR" "$OFF_TAP_A" "$OFF_TAP_B"; do
+                    if [[ -e /proc/sys/net/ipv6/conf/$d ]]; then echo 1 >"/proc/sys/net/ipv6/conf/$d/disable_ipv6"; fi
+                done &&
+                ip link set "$OFF_TAP_A" master "$OFF_BR" up &&
+                ip link set "$OFF_TAP_B" master "$OFF_BR" up &&
+                ip link set "$OFF_BR" up
+        } 2>&1 >/dev/null); then
+            why=''
+        else
+            why="cannot make eth1's host taps and bridge: ${why:-a command failed silently}"
+            why=${why//$'\n'/; }
+            offload_del "$OFF_BR"
+        fi
+    fi
+    if [[ -n $why ]]; then
+        echo "$why" >"$dir/ctl/no-offload"
+        echo "lab: no offloading second link (eth1): $why; the lab runs with eth0 only" >&2
+        return 0
+    fi
+    OFFLOAD_A=(--tap "$OFF_TAP_A" --tap-ip 198.18.2.1/24 --tap-mac 52:54:00:12:35:01)
+    OFFLOAD_B=(--tap "$OFF_TAP_B" --tap-ip 198.18.2.2/24 --tap-mac 52:54:00:12:35:02)
+}
+
 clean_stale() {   # DIR
     [[ -d $1 ]] || return 0
     lab_alive "$1" && return 0
@@ -108,10 +187,10 @@ run_guests() {   # ROLE [-- COMMAND...]
     mkdir -p "$LAB/ctl"
     SOCK=$LAB/link.sock   # the link: a unix stream socket between the two QEMUs (no host networking)
 
-    guest() {   # name ip mac listen|connect [COMMAND...]; run in the background: the job is then rdma_vm.sh itself
-        local name=$1 ip=$2 mac=$3 mode=$4
-        shift 4
-        local extra=()
+    guest() {   # name ip mac listen|connect eth1-options [COMMAND...]; in the background: the job is then rdma_vm.sh itself
+        local name=$1 ip=$2 mac=$3 mode=$4 extra
+        read -ra extra <<<"$5"
+        shift 5
         [[ -n $VERBOSE ]] && extra+=(-v)
         [[ -n $KEEP ]] && extra+=(--keep)
         exec "$HERE/rdma_vm.sh" --name "$name" --cpus 2 --numa 2 --mem "$MEM" --timeout "$TIMEOUT" \
@@ -128,10 +207,11 @@ run_guests() {   # ROLE [-- COMMAND...]
     }
     trap 'stop_guests; exit 130' INT
     trap 'stop_guests; exit 143' TERM
-    trap 'stop_guests' EXIT
+    trap 'stop_guests; offload_down "$LAB"' EXIT
 
     started=$SECONDS
-    guest lab-b 198.18.1.2/24 52:54:00:12:34:02 listen \
+    offload_up "$LAB"
+    guest lab-b 198.18.1.2/24 52:54:00:12:34:02 listen "${OFFLOAD_B[*]}" \
         "$HERE/lab/guest.sh" server "$LAB/ctl" "$BUILD" "$PORT" >"$LAB/b.log" 2>&1 &
     B_PID=$!
     # A's QEMU must find B's listening socket (QEMU 7.2 does not retry a connect).
@@ -146,7 +226,7 @@ run_guests() {   # ROLE [-- COMMAND...]
         die "guest B's QEMU did not open the link socket within 30 s; B's log: $LAB/b.log"
     fi
 
-    guest lab-a 198.18.1.1/24 52:54:00:12:34:01 connect "$HERE/lab/guest.sh" "$role" "$LAB/ctl" "$BUILD" "$PORT" "$@" &
+    guest lab-a 198.18.1.1/24 52:54:00:12:34:01 connect "${OFFLOAD_A[*]}" "$HERE/lab/guest.sh" "$role" "$LAB/ctl" "$BUILD" "$PORT" "$@" &
     A_PID=$!
     rc=0
     wait "$A_PID" || rc=$?
@@ -163,6 +243,7 @@ run_guests() {   # ROLE [-- COMMAND...]
         wait "$B_PID" || b_rc=$?
         B_PID=
     fi
+    offload_down "$LAB"
     echo "$((SECONDS - started))" >"$LAB/seconds"
 
     if ((rc == 124 || rc == 125)) || ((b_rc != 0)); then
@@ -210,7 +291,9 @@ lab_up() {
     fi
     cat <<EOT
 lab: up in $((SECONDS - started)) s ($dir), for $TIMEOUT s at most;
-  A serves COMMANDs, B's zcserver is $(cut -d' ' -f2 "$dir/ctl/a-ready")
+  A serves COMMANDs, B's zcserver is $(cut -d' ' -f2 "$dir/ctl/a-ready") (eth0), $(
+    [[ -s $dir/ctl/no-offload ]] && echo "no eth1: $(<"$dir/ctl/no-offload")" ||
+        echo "$(cut -d' ' -f3 "$dir/ctl/a-ready") (eth1, offloading)")
   $0 -- 'zcperf -H \$ZCPERF_LAB_SERVER -T tcp -l 5'    runs in A, no boot (same --build)
   $0 --down                                           stops it
 Shared read-write: $(paste -sd' ' "$dir/shares"); logs: $dir/lab.log (A), b.log (B)

@@ -15,7 +15,8 @@
 #
 # It is also the guest builder of scripts/lab.sh (two guests, one virtio-net link): --link puts
 # the guest on a point-to-point QEMU stream netdev (virtio-net with MSI-X; rxe then runs on its
-# eth0), --numa splits CPUs and memory over NUMA nodes, --ip/--name/--mac name the guest.
+# eth0), --numa splits CPUs and memory over NUMA nodes, --ip/--name/--mac name the guest, --tap adds a
+# second virtio-net NIC (eth1) on a host tap with vnet_hdr, which offloads checksums and scatter-gather.
 #
 # Everything it needs comes from Debian: missing packages are installed with apt-get, the
 # kernel package (what linux-image-amd64 depends on) is downloaded with apt-get download and
@@ -56,6 +57,9 @@ IP=198.18.0.1/24
 MAC=52:54:00:12:34:01
 NAME=rdma-vm
 NIC_NODE=        # with --link: the NUMA node the NIC sits on (empty: none, as a plain virtio device)
+TAP=             # a host tap (made by the caller, e.g. scripts/lab.sh) for a second NIC, eth1; empty: none
+TAP_IP=
+TAP_MAC=52:54:00:12:35:01
 
 usage() {
     cat <<EOT
@@ -73,6 +77,10 @@ directory, and exits with its status (124: timed out, 125: the VM failed).
   --ip A/P      the RDMA netdev's address (default $IP)
   --mac MAC     the NIC's MAC with --link (default $MAC)
   --nic-node N  with --link: put the NIC on NUMA node N (behind a PCI root bus of that node)
+  --tap TAP     with --link: a second virtio-net NIC, eth1, on the host's tap TAP with vnet_hdr (QEMU
+                then offers checksum offload and TSO, and the guest's driver scatter-gather), beside eth0
+                on the same bus; TAP must exist (ip tuntap add dev TAP mode tap vnet_hdr; root)
+  --tap-ip A/P  eth1's address (needed with --tap); --tap-mac MAC its MAC (default $TAP_MAC)
   --name NAME   the guest's hostname and rdma link name prefix (default $NAME)
   -v            show the guest console (boot log of /init) on stderr
   --keep        keep the run directory (console log, cmd.sh, outputs) and print its path
@@ -98,6 +106,9 @@ parse_args() {
             --ip)         IP=${2:?--ip needs ADDRESS/PREFIX}; shift 2 ;;
             --mac)        MAC=${2:?--mac needs a MAC address}; shift 2 ;;
             --nic-node)   NIC_NODE=${2:?--nic-node needs a node}; shift 2 ;;
+            --tap)        TAP=${2:?--tap needs a host tap}; shift 2 ;;
+            --tap-ip)     TAP_IP=${2:?--tap-ip needs ADDRESS/PREFIX}; shift 2 ;;
+            --tap-mac)    TAP_MAC=${2:?--tap-mac needs a MAC address}; shift 2 ;;
             --name)       NAME=${2:?--name needs a name}; shift 2 ;;
             -v|--verbose) VERBOSE=1; shift ;;
             --keep)       KEEP=1; shift ;;
@@ -121,6 +132,14 @@ parse_args() {
     [[ -z $NIC_NODE || ( $NIC_NODE =~ ^[0-9]$ && NIC_NODE -lt NUMA && -n $LINK ) ]] ||
         die "--nic-node wants a node below --numa ($NUMA), with --link"
     [[ $NAME =~ ^[a-z][a-z0-9-]*$ ]] || die "--name wants a host name (a-z, 0-9, -)"
+    if [[ -n $TAP ]]; then
+        [[ -n $LINK ]] || die "--tap adds eth1 beside --link's eth0: give --link too"
+        [[ $TAP =~ ^[A-Za-z0-9_.-]{1,15}$ && -d /sys/class/net/$TAP ]] ||
+            die "--tap $TAP: no such host interface; make it first (ip tuntap add dev $TAP mode tap vnet_hdr)"
+        [[ $TAP_IP =~ ^([0-9]{1,3}\.){3}[0-9]{1,3}/[0-9]{1,2}$ ]] || die "--tap wants --tap-ip ADDRESS/PREFIX too"
+        [[ $TAP_MAC =~ ^([0-9a-f]{2}:){5}[0-9a-f]{2}$ && $TAP_MAC != "$MAC" ]] ||
+            die "--tap-mac wants a lower-case MAC other than --mac's"
+    fi
     [[ -n $SETUP_ONLY || ${#COMMAND[@]} -gt 0 ]] || { usage >&2; exit 125; }
     # The run directory's path goes on the kernel command line, which splits at blanks.
     [[ $CACHE != *[[:space:]]* ]] || die "the cache path must not contain blanks: $CACHE"
@@ -278,6 +297,7 @@ write_run_dir() {
     NETDEV=dummy0
     [[ -n $LINK ]] && NETDEV=eth0
     echo "$NETDEV $IP rxe0 $NAME" >"$RUN_DIR/net"   # what /init sets up
+    [[ -z $TAP ]] || echo "eth1 $TAP_IP" >"$RUN_DIR/tap"   # and this too, with --tap
 
     # Read-write shares: the caller's directory and the --rw ones, parents before children;
     # a directory inside one already shared is covered by it. The host root is never shared
@@ -308,6 +328,7 @@ write_run_dir() {
         done < <(env -0)
         echo "export RDMA_VM=1 RDMA_VM_DEV=rxe0 RDMA_VM_IP=${IP%/*} RDMA_VM_NETDEV=$NETDEV"
         echo 'export RDMA_VM_GID_INDEX=${RDMA_VM_GID_INDEX:-1}   # /init passes the index it found'
+        [[ -z $TAP ]] || echo "export RDMA_VM_TAP_NETDEV=eth1 RDMA_VM_TAP_IP=${TAP_IP%/*}"
         printf 'cd %q || exit 125\n' "$PWD"
         printf 'exec'
         printf ' %q' "${COMMAND[@]}"
@@ -362,6 +383,11 @@ machine_args() {
     fi
     MACHINE_ARGS+=(-netdev "stream,id=n0,server=$server,addr.type=unix,addr.path=${LINK#*:}"
                    -device "virtio-net-pci,netdev=n0,mac=$MAC,vectors=6${bus[*]}")
+    [[ -n $TAP ]] || return 0
+    # eth1: after eth0 on the same bus (the next slot), so the guest probes and names it second.
+    [[ -n $NIC_NODE ]] && bus=(",bus=br$NIC_NODE,addr=2")
+    MACHINE_ARGS+=(-netdev "tap,id=n1,ifname=$TAP,script=no,downscript=no,vnet_hdr=on"
+                   -device "virtio-net-pci,netdev=n1,mac=$TAP_MAC,vectors=6${bus[*]}")
 }
 
 boot_and_run() {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # guest.sh: what each guest of scripts/lab.sh runs (as rdma_vm.sh's COMMAND), in the caller's directory.
 #
-#   guest.sh server CTL BUILD PORT             B: zcserver --allow-irq-affinity on its link address,
-#                                              then serve lab-peer requests (CTL/req) until CTL/stop appears
+#   guest.sh server CTL BUILD PORT             B: zcserver --allow-irq-affinity on all its addresses (eth0's,
+#                                              eth1's), then serve lab-peer requests (CTL/req) until CTL/stop
 #   guest.sh client CTL BUILD PORT -- COMMAND  A: wait until B is serving, then bash -c "COMMAND"
 #   guest.sh agent CTL BUILD PORT              A of a lab left up (lab.sh --up): wait until B is serving,
 #                                              then serve the host's requests (CTL/a-req) until CTL/stop
@@ -51,7 +51,9 @@ serve_requests() {   # DIR RES
 }
 
 server() {
-    zcserver --bind "$RDMA_VM_IP" --port "$port" --allow-irq-affinity >"$ctl/zcserver.log" 2>&1 &
+    # All addresses: eth0's and, where the lab has it, eth1's (a test's data goes over the link its control
+    # connection came in on: zcserver binds the data socket to that connection's local address).
+    zcserver --port "$port" --allow-irq-affinity >"$ctl/zcserver.log" 2>&1 &
     local zc=$! i
     for ((i = 0; i < 600; i++)); do   # 60 s
         grep -q "listening on" "$ctl/zcserver.log" 2>/dev/null && break
@@ -65,7 +67,8 @@ server() {
         kill "$zc" 2>/dev/null
         return 1
     fi
-    echo "$RDMA_VM_IP:$port $RDMA_VM_GID_INDEX" >"$ctl/server.tmp" && mv "$ctl/server.tmp" "$ctl/server"
+    echo "$RDMA_VM_IP:$port $RDMA_VM_GID_INDEX ${RDMA_VM_TAP_IP:+$RDMA_VM_TAP_IP:$port}" >"$ctl/server.tmp" &&
+        mv "$ctl/server.tmp" "$ctl/server"
     serve_requests "$ctl/req" "$ctl/res"
     kill "$zc" 2>/dev/null
     wait "$zc" 2>/dev/null
@@ -85,10 +88,13 @@ await_server() {
         echo "lab: B's console and output: $(dirname "$ctl")/b.log" >&2
         return 125
     fi
-    local server gid
-    read -r server gid <"$ctl/server"
+    local server gid offload
+    read -r server gid offload <"$ctl/server"
     export ZCPERF_LAB_SERVER=$server ZCPERF_LAB_PEER_GID_INDEX=$gid ZCPERF_LAB_CTL=$ctl
     export ZCPERF_LAB_PEER="$here/peer.sh"
+    # eth1, the offloading link: B's zcserver across it, or why the lab has none (lab.sh's offload_up).
+    if [[ -n $offload ]]; then export ZCPERF_LAB_SERVER_OFFLOAD=$offload
+    else export ZCPERF_LAB_NO_OFFLOAD="$(cat "$ctl/no-offload" 2>/dev/null || echo "B has no eth1")"; fi
 }
 
 client() {
@@ -103,7 +109,7 @@ agent() {
     await_server || return
     # The request directories before "ready": the host writes its first request the moment it sees it.
     mkdir -p "$ctl/a-req" "$ctl/a-res"
-    echo "$(hostname) $ZCPERF_LAB_SERVER" >"$ctl/a-ready.tmp" && mv "$ctl/a-ready.tmp" "$ctl/a-ready"
+    echo "$(hostname) $ZCPERF_LAB_SERVER ${ZCPERF_LAB_SERVER_OFFLOAD:-}" >"$ctl/a-ready.tmp" && mv "$ctl/a-ready.tmp" "$ctl/a-ready"
     serve_requests "$ctl/a-req" "$ctl/a-res"
 }
 

@@ -4,10 +4,10 @@
 # file. It makes the host's root the guest's root (read-only 9p + a tmpfs overlay, so the guest
 # can write anywhere and its writes vanish with the VM), mounts the run directory and the
 # read-write shares over it at their host paths, brings up rxe0 on its netdev (dummy0, or eth0
-# when rdma_vm.sh --link gave the guest a virtio-net NIC; <run dir>/net says which) and runs
-# <run dir>/cmd.sh there. The host reads <run dir>/stdout, stderr and rc; anything that goes
-# wrong before the command runs lands in <run dir>/vm_error and on the console, and the host
-# then exits 125.
+# when rdma_vm.sh --link gave the guest a virtio-net NIC; <run dir>/net says which), sets eth1's
+# address with --tap, and runs <run dir>/cmd.sh there. The host reads <run dir>/stdout, stderr and
+# rc; anything that goes wrong before the command runs lands in <run dir>/vm_error and on the
+# console, and the host then exits 125.
 /bin/busybox mkdir -p /bin /dev /proc /sys /lower /upper /newroot
 /bin/busybox --install -s /bin
 export PATH=/bin
@@ -95,6 +95,13 @@ for _ in $(seq 100); do [ -d /sys/class/net/$NETDEV ] && break; sleep 0.05; done
 [ -d /sys/class/net/$NETDEV ] || [ $NETDEV != dummy0 ] || ip link add $NETDEV type dummy
 [ -d /sys/class/net/$NETDEV ] || fail "no $NETDEV"
 { ip addr add $CIDR dev $NETDEV && ip link set $NETDEV mtu 9000 up; } || fail "cannot set up $NETDEV"
+# eth1 of rdma_vm.sh --tap (<run dir>/tap: NETDEV ADDRESS/PREFIX): a second NIC, its address only (MTU
+# 1500, the host tap's: a host bridge forwards nothing longer); no RDMA device on it.
+if [ -s "$NEWROOT$RUN/tap" ]; then
+    read -r TAPDEV TAPCIDR <"$NEWROOT$RUN/tap"
+    for _ in $(seq 100); do [ -d /sys/class/net/$TAPDEV ] && break; sleep 0.05; done
+    { ip addr add $TAPCIDR dev $TAPDEV && ip link set $TAPDEV up; } || fail "cannot set up $TAPDEV ($TAPCIDR)"
+fi
 chroot $NEWROOT rdma link add $RDMA_DEV type rxe netdev $NETDEV ||
     fail "rdma link add $RDMA_DEV type rxe netdev $NETDEV failed"
 

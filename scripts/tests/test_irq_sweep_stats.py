@@ -94,6 +94,20 @@ class Stats(unittest.TestCase):
         self.assertIn("IRQ on the client's own core", text)
         self.assertRegex(text, r"L netdev \+1\.00\d \[\+0\.9")
 
+    def test_udp_msgzc_is_paired_with_udp_gso(self):
+        rows = []
+        for i, k in enumerate(NOISE, start=1):
+            rows.append(row("udp-gso", 0, "none", 64768, i, 8.0 * k, copy=1.2))
+            rows.append(dict(row("udp-msgzc", 0, "none", 64768, i, 2.0 * k, copy=0.02), zc_copied_pct=str(i - 1)))
+            rows.append(row("tcp", 0, "none", 64768, i, 6.0 * k, copy=1.0))
+        zc = [c for c in st.comparisons(rows) if c["kind"] == "zerocopy"]
+        self.assertEqual(len(zc), 1)  # tcp is no partner of udp-msgzc
+        self.assertEqual(zc[0]["label"], "udp-msgzc / udp-gso 64768 client 0 IRQ none")
+        self.assertAlmostEqual(zc[0]["gmean"], 0.25)
+        self.assertLess(zc[0]["categories"]["local"]["copy"]["mean"], -1.1)
+        self.assertIn("the kernel copied 2.0 % of the zero-copy bytes (median; 0.0-4.0 %)",
+                      st.format_summary(st.comparisons(rows)))
+
     def test_rounds_with_a_missing_partner_are_left_out(self):
         rows = [r for r in sweep_rows() if not (r["round"] == "3" and r["irq_cpu"] == "1")]
         rows.append(dict(sweep_rows()[0], local_sd_us_per_kb=""))  # a failed run: no figure

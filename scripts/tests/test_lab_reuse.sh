@@ -93,5 +93,7 @@ rc=0
 "$lab" --build "$build" --down >"$tmp/down.out" 2>&1 || fail "--down failed: $(cat "$tmp/down.out")"
 [[ ! -e $dir ]] || fail "--down left $dir"
 pgrep -f -- "addr.path=$dir/link.sock" >/dev/null && fail "--down left a QEMU of $dir running"
+# eth1's host taps and bridge (lab.sh's offload_up) name the lab's directory in the bridge's alias
+grep -lsF -- ": $dir" /sys/class/net/*/ifalias && fail "--down left eth1's host bridge of $dir"
 "$lab" --build "$build" --status >/dev/null 2>&1 && fail "--status says up after --down"
 echo "test_lab_reuse: --up, two COMMANDs, a --timeout, --down: ok"

@@ -15,6 +15,12 @@ struct Lab {
     std::string peer = env_or("ZCPERF_LAB_PEER");        // runs a shell command in B: PEER --timeout S -- CMD
     std::string a_ip = env_or("RDMA_VM_IP");             // A's own address on the link
     std::string nic = env_or("RDMA_VM_NETDEV", "eth0");  // the link's virtio-net NIC, the same name in both
+    // The second link, eth1 in both guests: virtio-net on host taps with vnet_hdr, which offloads checksums
+    // and scatter-gather (eth0 offloads neither). B's zcserver across it, empty where the lab could not make
+    // it; then no_offload says why.
+    std::string server_offload = env_or("ZCPERF_LAB_SERVER_OFFLOAD");
+    std::string no_offload = env_or("ZCPERF_LAB_NO_OFFLOAD", "ZCPERF_LAB_SERVER_OFFLOAD is not set");
+    std::string offload_nic = env_or("RDMA_VM_TAP_NETDEV", "eth1");
 
     bool here() const { return !server.empty() && !peer.empty(); }
     std::string server_ip() const { return server.substr(0, server.rfind(':')); }
