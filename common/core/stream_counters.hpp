@@ -50,10 +50,10 @@ struct alignas(64) LiveCounts {
     std::atomic<uint64_t> messages{0};
 };
 
-// When a sending loop ends: at a monotonic deadline, or after a byte budget (0 = no budget), or when
-// another thread asks it to (a peer vanished, Ctrl-C).
 int64_t monotonic_ns();  // CLOCK_MONOTONIC (vDSO)
 
+// When a sending loop ends: at a monotonic deadline, or after a byte budget (0 = no budget), or when
+// another thread asks it to (a peer vanished, Ctrl-C).
 struct StopRule {
     int64_t deadline_ns = 0;  // CLOCK_MONOTONIC
     uint64_t byte_budget = 0;

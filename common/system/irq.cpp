@@ -231,37 +231,35 @@ void IrqAffinityGuard::acquire(int irq, const IrqClaim& claim, const std::string
     const double began = wall_clock_s();
     std::optional<LockedFile> lock;
     double unnamed_since = -1;  // when the lock was first seen held with no name in it
-    auto holder_of = [&](double now) {
-        return describe_irq_holder(parse_key_values(read_small_file(lock_path(dir_, irq))), now);
-    };
     while (!(lock = LockedFile::try_lock(lock_path(dir_, irq)))) {
         double now = wall_clock_s();
         // A holder names itself just after taking the lock and clears its name just before letting go
         // (a lock file's text is never a past holder's): no name is a moment of change, so look again
         // shortly rather than refuse without naming the test that holds it.
-        if (!read_small_file(lock_path(dir_, irq)).empty()) {
+        // One reading serves the check and the message: the name refused is the one that was checked.
+        const std::string text = read_small_file(lock_path(dir_, irq));
+        if (!text.empty()) {
             unnamed_since = -1;
         } else if (unnamed_since < 0 || now - unnamed_since < kUnnamedHolderGrace_s) {
             if (unnamed_since < 0) unnamed_since = now;
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
             continue;
         }
+        const std::string held = "IRQ " + std::to_string(irq) + " is held by another test on this host: " +
+                                 describe_irq_holder(parse_key_values(text), now);
         if (now >= deadline) {
-            std::string holder = holder_of(now);
             std::string original = trimmed(read_small_file(original_path(dir_, irq)));
             char waited[64] = "";
             if (claim.wait_s > 0) std::snprintf(waited, sizeof waited, "; waited %.1f s (--irq-wait)", now - began);
             throw std::runtime_error(
-                "IRQ " + std::to_string(irq) + " is held by another test on this host: " + holder +
-                (original.empty() ? "" : "; it was on CPUs " + original + " before that test") + waited +
+                held + (original.empty() ? "" : "; it was on CPUs " + original + " before that test") + waited +
                 ". Wait for it with --irq-wait SECS, or run without --irq-cpus to leave the IRQs where they are");
         }
         if (claim.on_wait && !said_wait_) {
             said_wait_ = true;
             char until[64];
             std::snprintf(until, sizeof until, "; waiting up to %g s for it (--irq-wait)", claim.wait_s);
-            claim.on_wait("IRQ " + std::to_string(irq) + " is held by another test on this host: " + holder_of(now) +
-                          until);
+            claim.on_wait(held + until);
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }

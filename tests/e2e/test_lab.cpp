@@ -752,12 +752,12 @@ TEST(Lab, UdpZeroCopySendsFromUserPagesOnAnOffloadingNic) {
         return z.value("copied_pct", 100.0);
     };
 
-    std::string before = peer_out("cd /sys/class/net/" + nic + "/statistics && cat rx_packets");
+    auto b_rx_packets = [&] { return std::stoull(peer_out("cat /sys/class/net/" + nic + "/statistics/rx_packets")); };
+    const uint64_t before = b_rx_packets();
     json paced = zcperf_report(
         {"-H", kLab.server_offload, "-T", "udp-gso,udp-msgzc", "--rx", "gro", "-b", "20M", "-l", "3", "-S", "4M"},
         120s);
-    uint64_t b_packets =
-        std::stoull(peer_out("cd /sys/class/net/" + nic + "/statistics && cat rx_packets")) - std::stoull(before);
+    const uint64_t b_packets = b_rx_packets() - before;
     ASSERT_EQ(paced["results"].size(), 2u) << paced.dump();
     uint64_t all_sent = 0;
     bool software_gso = true;
