@@ -39,6 +39,8 @@ struct ExplainSide {
     uint64_t throttled = 0;    // times the kernel throttled the event
     double busy_s = 0;         // sampled busy CPU time over the sampled CPUs: the categories add up to it
     double stat_busy_s = 0;    // /proc/stat's busy CPU time over the same CPUs and interval
+    double stat_steal_s = 0;   // ... and its steal: the vCPU ran for another guest, and the sampler's timer,
+                               // firing as the vCPU resumes, counts that time as busy where /proc/stat does not
     double sampler_cpu_s = 0;  // the sampler thread's own CPU time (included in "own user time" and kernel)
     std::vector<int> cpus;     // the CPUs sampled
     std::array<double, kCategoryCount> category_s{};

@@ -53,6 +53,7 @@ ExplainSide SideExplainer::finish(const CpuUsage& stat) {
     e.hz = sampler_->hz();
     e.cpus = sampler_->cpus();
     e.stat_busy_s = busy_cpu_s_on(stat, e.cpus);
+    e.stat_steal_s = steal_cpu_s_on(stat, e.cpus);
     return e;
 }
 

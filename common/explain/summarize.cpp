@@ -138,6 +138,7 @@ void merge_explain(ExplainSide& into, const ExplainSide& add) {
     into.throttled += add.throttled;
     into.busy_s += add.busy_s;
     into.stat_busy_s += add.stat_busy_s;
+    into.stat_steal_s += add.stat_steal_s;
     into.sampler_cpu_s += add.sampler_cpu_s;
     for (size_t i = 0; i < kCategoryCount; ++i) into.category_s[i] += add.category_s[i];
     for (const auto& c : add.per_cpu) {

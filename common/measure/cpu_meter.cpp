@@ -38,11 +38,22 @@ CpuUsage usage_between(const ProcStat& before, const ProcStat& after, double ela
     return u;
 }
 
-double busy_cpu_s_on(const CpuUsage& u, const std::vector<int>& cpus) {
+namespace {
+template <typename Percent>
+double cpu_s_on(const CpuUsage& u, const std::vector<int>& cpus, Percent percent) {
     double s = 0;
     for (const auto& c : u.per_cpu)
-        if (std::find(cpus.begin(), cpus.end(), c.cpu) != cpus.end()) s += c.share.busy() / 100.0 * u.elapsed_s;
+        if (std::find(cpus.begin(), cpus.end(), c.cpu) != cpus.end()) s += percent(c.share) / 100.0 * u.elapsed_s;
     return s;
+}
+}  // namespace
+
+double busy_cpu_s_on(const CpuUsage& u, const std::vector<int>& cpus) {
+    return cpu_s_on(u, cpus, [](const CpuShare& s) { return s.busy(); });
+}
+
+double steal_cpu_s_on(const CpuUsage& u, const std::vector<int>& cpus) {
+    return cpu_s_on(u, cpus, [](const CpuShare& s) { return s.steal; });
 }
 
 CpuMeter::CpuMeter(std::set<int> exclude) : exclude_(std::move(exclude)) {}

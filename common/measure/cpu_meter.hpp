@@ -42,8 +42,10 @@ CpuShare share_of(const CpuTicks& d, double capacity_ticks = 0);
 // Turns two /proc/stat readings and the interval into a CpuUsage (no other-process data).
 CpuUsage usage_between(const ProcStat& before, const ProcStat& after, double elapsed_s, long ticks_per_s = 100);
 
-// Busy CPU-seconds on a subset of CPUs (the test's own CPUs) over the interval.
+// Busy CPU-seconds on a subset of CPUs (the test's own CPUs) over the interval, and the steal there (the
+// hypervisor ran another guest: /proc/stat's busy leaves it out, a cpu-clock sampler counts it as busy).
 double busy_cpu_s_on(const CpuUsage& u, const std::vector<int>& cpus);
+double steal_cpu_s_on(const CpuUsage& u, const std::vector<int>& cpus);
 
 class CpuMeter {
 public:

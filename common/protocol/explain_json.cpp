@@ -67,6 +67,7 @@ nlohmann::json to_json(const ExplainSide& e) {
                         {"throttled", e.throttled},
                         {"sampled_busy_cpu_s", e.busy_s},
                         {"proc_stat_busy_cpu_s", e.stat_busy_s},
+                        {"proc_stat_steal_cpu_s", e.stat_steal_s},
                         {"sampler_cpu_s", e.sampler_cpu_s},
                         {"cpus", e.cpus},
                         {"category_s", categories_json(e.category_s)},
@@ -98,6 +99,8 @@ ExplainSide explain_side_from_json(const nlohmann::json& j) {
         e.throttled = field<uint64_t>(j, "throttled");
         e.busy_s = field_in<double>(j, "sampled_busy_cpu_s", 0, 1e9);
         e.stat_busy_s = field_in<double>(j, "proc_stat_busy_cpu_s", 0, 1e9);
+        e.stat_steal_s = j.contains("proc_stat_steal_cpu_s") ? field_in<double>(j, "proc_stat_steal_cpu_s", 0, 1e9)
+                                                             : 0.0;  // a server before steal was reported
         e.sampler_cpu_s = field_in<double>(j, "sampler_cpu_s", 0, 1e9);
         for (const auto& c : list(j, "cpus", 65536)) e.cpus.push_back(value_as<int>(c, "cpus"));
         e.category_s = categories_from_json(j.at("category_s"));

@@ -33,12 +33,17 @@ std::vector<std::string> explain_lines(const TestResult& r, const SideResult& s,
     std::vector<std::string> out;
     double units = explain_units(r, s);
     const char* unit = explain_unit(r.test);
-    double gap = e.stat_busy_s > 0 ? pct(e.busy_s - e.stat_busy_s, e.stat_busy_s) : 0;
+    // The sampler counts time stolen by the hypervisor as busy (its timer fires as the vCPU resumes); /proc/stat
+    // counts it apart: the two agree as sampled against busy + steal.
+    const double stat_s = e.stat_busy_s + e.stat_steal_s;
+    double gap = stat_s > 0 ? pct(e.busy_s - stat_s, stat_s) : 0;
     out.push_back(fmt::format(
-        "    explain {}: {} {} Hz on CPUs {}-{}, {} busy of {} samples{}; sampled busy {:.2f} CPU-s, /proc/stat {:.2f} "
+        "    explain {}: {} {} Hz on CPUs {}-{}, {} busy of {} samples{}; sampled busy {:.2f} CPU-s, /proc/stat "
+        "{:.2f}{} "
         "({:+.1f}%); sampler {:.3f} CPU-s",
         side, e.event, e.hz, e.cpus.empty() ? 0 : e.cpus.front(), e.cpus.empty() ? 0 : e.cpus.back(), e.busy_samples,
-        e.samples, e.lost ? fmt::format(", {} LOST", e.lost) : "", e.busy_s, e.stat_busy_s, gap, e.sampler_cpu_s));
+        e.samples, e.lost ? fmt::format(", {} LOST", e.lost) : "", e.busy_s, e.stat_busy_s,
+        e.stat_steal_s >= 0.005 ? fmt::format(" + steal {:.2f}", e.stat_steal_s) : "", gap, e.sampler_cpu_s));
     std::string cats = fmt::format("      {} {:.3f} =", unit, explain_per_unit(e.busy_s, units));
     for (size_t i : by_size(e.category_s, e.busy_s)) {
         cats += fmt::format(" {} {:.3f} ({:.0f}%),", category_names()[i].label,

@@ -47,20 +47,25 @@ TEST(Explain, SampledBusyAgreesWithProcStatAndUnknownIsSmall) {
         ASSERT_TRUE(e["ran"].get<bool>()) << e;
         EXPECT_EQ(e["event"], "cpu-clock");
         EXPECT_EQ(e["hz"], 999);
-        double sampled = e["sampled_busy_cpu_s"], stat = e["proc_stat_busy_cpu_s"];
-        ASSERT_GT(stat, 0.5);  // a 3 s stream keeps at least one CPU busy
+        double sampled = e["sampled_busy_cpu_s"], busy = e["proc_stat_busy_cpu_s"];
+        double steal = e["proc_stat_steal_cpu_s"], stat = busy + steal;
+        ASSERT_GT(busy, 0.5);  // a 3 s stream keeps at least one CPU busy
         // Two ways of measuring the same busy time over the same CPUs and interval. They are not one
         // clock: /proc/stat charges busy time a whole tick (CONFIG_HZ) at a time but idle time exactly
         // (NOHZ), the sampler looks 999 times a second; on a partly idle CPU that wakes for every packet
         // they part by up to ~11 % in a quiet CI VM (sampled 3.78 vs 4.23 CPU-s). Twice that is a fault.
-        EXPECT_LT(std::abs(sampled - stat) / stat, 0.20) << "sampled " << sampled << " /proc/stat " << stat;
+        // Time the hypervisor stole is busy to the sampler (its timer fires as the vCPU resumes) and
+        // steal to /proc/stat (a fresh clone here once sampled 3.99 CPU-s against busy 2.51, steal unrecorded).
+        EXPECT_LT(std::abs(sampled - stat) / stat, 0.20)
+            << "sampled " << sampled << " /proc/stat busy " << busy << " + steal " << steal;
         EXPECT_EQ(e["lost_samples"], 0);
         // The categories add up to the sampled busy time, and per unit to the sampled service demand.
         EXPECT_NEAR(sum_categories(e["category_s"]), sampled, 1e-6);
         EXPECT_EQ(e["unit"], "us/KB");
         EXPECT_NEAR(sum_categories(e["per_unit"]), e["sampled_per_unit"].get<double>(), 1e-6);
-        double sd = r[side]["service_demand_us_per_kb"];
-        EXPECT_NEAR(e["sampled_per_unit"].get<double>(), sd, 0.20 * sd);  // SD is /proc/stat's: as above
+        // SD is /proc/stat's busy time (netperf's: steal is not this host's work): as above, with the steal.
+        double sd = r[side]["service_demand_us_per_kb"].get<double>() * stat / busy;
+        EXPECT_NEAR(e["sampled_per_unit"].get<double>(), sd, 0.20 * sd);
         EXPECT_LT(e["category_s"]["unknown"].get<double>(), 0.05 * sampled);
         // A loopback TCP stream copies, runs TCP/IP and enters the kernel: each must show.
         for (const char* c : {"copy", "tcp", "syscall"}) EXPECT_GT(e["category_s"][c].get<double>(), 0.0) << c;

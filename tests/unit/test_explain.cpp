@@ -342,6 +342,7 @@ TEST(ExplainJson, RoundTripAndOlderPeer) {
     e.busy_samples = 8;
     e.busy_s = 0.008;
     e.stat_busy_s = 0.0081;
+    e.stat_steal_s = 0.0004;
     e.cpus = {0, 1};
     e.category_s[static_cast<size_t>(Category::copy)] = 0.005;
     e.top.push_back({"rep_movs_alternative", "", Category::copy, 0.005});
@@ -354,10 +355,13 @@ TEST(ExplainJson, RoundTripAndOlderPeer) {
     ASSERT_EQ(back.top.size(), 1u);
     EXPECT_EQ(back.top[0].name, "rep_movs_alternative");
     EXPECT_EQ(back.stacks, e.stacks);
-    // a newer peer's unknown category is ignored, not misfiled
+    EXPECT_DOUBLE_EQ(back.stat_steal_s, 0.0004);
+    // a newer peer's unknown category is ignored, not misfiled; an older one's missing steal is none
     auto j = to_json(e);
     j["category_s"]["quantum"] = 1.0;
+    j.erase("proc_stat_steal_cpu_s");
     EXPECT_DOUBLE_EQ(explain_side_from_json(j).busy_s, 0.008);
+    EXPECT_DOUBLE_EQ(explain_side_from_json(j).stat_steal_s, 0.0);
     ExplainSide refused;
     refused.problem = "--explain: refused";
     ExplainSide r2 = explain_side_from_json(to_json(refused));
