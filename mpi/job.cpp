@@ -356,8 +356,7 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
     payload["done_s"] = wall_now();
     if (!all_here) {
         // The collective cannot complete: say what this rank has, then end the job.
-        std::cerr << "zcperf-mpi: rank " << rank_ << ": round " << round_index << " results: " << payload.dump()
-                  << "\n";
+        std::cerr << fmt::format("zcperf-mpi: rank {}: round {} results: {}\n", rank_, round_index, payload.dump());
         abort_job(rank_, "the start barrier of round " + std::to_string(round_index) + " failed");
     }
     // Every live rank gets here within its pairs' bounds after the barrier.
@@ -389,7 +388,7 @@ int Job::run() {
     try {
         me_.local_rank = local_rank_from_env([](const char* name) { return std::getenv(name); });
     } catch (const std::exception& e) {
-        std::cerr << "zcperf-mpi: rank " << rank_ << ": " << e.what() << "\n";
+        std::cerr << fmt::format("zcperf-mpi: rank {}: {}\n", rank_, e.what());
         me_.local_rank = -1;
     }
     if (me_.local_rank < 0) {  // no launcher variable: the rank's index among the ranks sharing its memory
@@ -493,8 +492,10 @@ int run_job(int argc, char** argv) {
         if (all[1] < 0 && rc > 0) {
             char host[256] = "?";
             gethostname(host, sizeof host - 1);
-            std::cerr << "zcperf-mpi: rank " << rank << " (" << host
-                      << ") refused the command line rank 0 took: " << quiet.str() << std::flush;
+            // One string, one write (std::cerr writes each << at once): the ranks share stderr, and a fresh
+            // clone's run interleaved two ranks' pieces ("zcperf-mpi: rank zcperf-mpi: another rank ...").
+            std::cerr << fmt::format("zcperf-mpi: rank {} ({}) refused the command line rank 0 took: {}", rank, host,
+                                     quiet.str());
         }
         if (rank == 0 && rc < 0)
             std::cerr << "zcperf-mpi: another rank refused the command line (its reason is above); nothing ran\n";
