@@ -227,6 +227,21 @@ def report_peers(s):
           "\n1e9 B (sec/GB, or ns/GB with -uu): us/KB = sec/GB x 1.024.")
 
 
+def report_mptcp(s):
+    zc, ip = "zcperf mptcp", "iperf3 --mptcp"
+    print(f"{'':5}  {'throughput, Gb/s (median)':^17}  {'ratio':>6}  {'process CPU per KB, us (median)':^31}")
+    rows = []
+    for z in s.sizes:
+        a, b = s.med(z, zc, "gbps"), s.med(z, ip, "gbps")
+        rows.append([z, fmt(a, ".2f"), fmt(b, ".2f"), fmt(ratio(a, b), ".2f"),
+                     fmt(s.med(z, zc, "send_proc_sd_us_per_kb"), ".3f"), fmt(s.med(z, ip, "send_proc_sd_us_per_kb"), ".3f")])
+    table([("size", 5), ("zcperf", 7), ("iperf3", 7), ("zc/ip3", 6), ("zc snd", 7), ("ip3 snd", 7)], rows)
+    print("\nthroughput samples, Gb/s: min..max (n)")
+    for z in s.sizes:
+        print(f"  {z:>5}  " + "   ".join(f"{t} {s.span(z, t, 'gbps', '.2f')}" for t in (zc, ip)))
+    print("\nBoth over one MPTCP connection on loopback (one subflow). Ratios are ratios of the medians.")
+
+
 ZC_PATHS = ["tcp", "tcp-sendfile", "tcp-msgzc", "tcp-uringzc"]   # tcp first: the baseline
 
 
@@ -292,7 +307,7 @@ def report_zerocopy(s):
 
 def cmd_report(layout, csv_path):
     s = Samples(csv_path)
-    {"peers": report_peers, "zerocopy": report_zerocopy}[layout](s)
+    {"peers": report_peers, "zerocopy": report_zerocopy, "mptcp": report_mptcp}[layout](s)
     for n in sorted(s.notes):
         print("note: " + n)
 

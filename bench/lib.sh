@@ -57,6 +57,7 @@ PY=/usr/bin/python3
 LIBPY=$ROOT/bench/lib.py
 [[ -x $PY ]] || die "needs $PY"
 
+IPERF3=${IPERF3:-iperf3}   # the iperf3 binary (another build: IPERF3=/path/to/iperf3)
 IPERF_PID=       # the current test's one-shot iperf3 server (B:PID in the lab: it runs in guest B)
 SERVER_PIDS=()   # servers that live for the whole run (qperf)
 
@@ -246,11 +247,11 @@ run_zcperf() {   # variant = the sender path (-T, default tcp), then any further
 }
 
 run_iperf3() {   # variant = extra client flags, e.g. -Z
-    IPERF_PID=$(server_start "$3.server" iperf3 -s -1 -A "$SERVER_CPU" -p "$IPERF_PORT")
+    IPERF_PID=$(server_start "$3.server" "$IPERF3" -s -1 -A "$SERVER_CPU" -p "$IPERF_PORT")
     wait_listen "$IPERF_PORT" "$IPERF_PID" || fail "iperf3 server" "$3.server"
     local rc=0
     # shellcheck disable=SC2086  # the variant is a list of flags
-    timeout "$LIMIT" iperf3 -c "$SERVER_IP" -p "$IPERF_PORT" -A "$CLIENT_CPU" -l "$2" -t "$DURATION" -J ${4:-} \
+    timeout "$LIMIT" "$IPERF3" -c "$SERVER_IP" -p "$IPERF_PORT" -A "$CLIENT_CPU" -l "$2" -t "$DURATION" -J ${4:-} \
         >"$3" 2>"$3.err" || rc=$?
     if ((rc != 0)); then
         server_stop "$IPERF_PID"

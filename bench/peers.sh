@@ -9,7 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() {
     cat <<EOT
-Usage: $0 [--rounds N] [--duration S] [--sizes 64K,1M,4M] [--csv FILE] [--lab]
+Usage: $0 [--rounds N] [--duration S] [--sizes 64K,1M,4M] [--csv FILE] [--lab] [--mptcp]
        $0 --report FILE     reprint the table from an earlier CSV
 
 Runs zcperf, iperf3 and qperf one after another for each message size, N rounds,
@@ -21,11 +21,16 @@ client on CPU $CLIENT_CPU and server on CPU $SERVER_CPU, and prints the medians.
                  raw outputs go next to it in <FILE without .csv>-raw/
   --lab          across the two-guest lab's link (scripts/lab.sh): clients in guest A,
                  servers in guest B; zcperf and iperf3 only
+  --mptcp        MPTCP instead: zcperf -T mptcp against iperf3 --mptcp (iperf3 >= 3.17;
+                 IPERF3=/path/to/iperf3 picks the binary), on loopback
 EOT
 }
 
+MPTCP=
+bench_option() { [[ $1 == --mptcp ]] && MPTCP=1 && BENCH_USED=1; return 0; }
+
 bench_args "$@"
-bench_report_only peers
+bench_report_only "$([[ -n $MPTCP ]] && echo mptcp || echo peers)"
 bench_lab 3 "$@"   # --lab: zcperf (twice) and iperf3 in guest A, their servers in guest B
 if [[ -n $LAB_SERVER ]]; then
     bench_setup iperf3
@@ -37,6 +42,20 @@ if [[ -n $LAB_SERVER ]]; then
     echo "zcperf vs iperf3 across the two-guest lab's link (TCG): $ROUNDS rounds, ${DURATION}s," \
         "client CPU $CLIENT_CPU in A, server CPU $SERVER_CPU in B ($(date -Is))"
     bench_report peers
+    echo "raw samples: $CSV"
+    exit 0
+fi
+if [[ -n $MPTCP ]]; then
+    bench_setup "$IPERF3"
+    "$IPERF3" --help 2>&1 | grep -q -- --mptcp ||
+        die "$IPERF3 has no --mptcp (iperf3 3.17 or later has it; IPERF3=/path/to/iperf3 picks another)"
+    log "$ROUNDS rounds x ${SIZES} x (zcperf -T mptcp, iperf3 --mptcp), ${DURATION}s each," \
+        "client CPU $CLIENT_CPU, server CPU $SERVER_CPU"
+    log "raw samples: $CSV"
+    bench_rounds zcperf:mptcp iperf3:--mptcp
+    echo "zcperf -T mptcp vs iperf3 --mptcp on loopback: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU," \
+        "server CPU $SERVER_CPU ($(date -Is))"
+    bench_report mptcp
     echo "raw samples: $CSV"
     exit 0
 fi
