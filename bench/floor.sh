@@ -17,10 +17,11 @@ ROUNDS=5
 DURATION=3
 ALL_PATHS=tcp,tcp-sendfile,tcp-msgzc,rx-trunc,rx-zerocopy,udp,udp-mmsg,udp-gso,udp-gro,rr,udp-rr,crr
 PATHS=$ALL_PATHS
+TIME_LIMIT=0
 
 usage() {
     cat <<EOT
-Usage: $0 [--rounds N] [--duration S] [--paths LIST] [--csv FILE] [--rt]
+Usage: $0 [--rounds N] [--duration S] [--paths LIST] [--time-limit S] [--csv FILE] [--rt]
        $0 --report FILE     reprint the lines from an earlier CSV
 
 Runs zcperf and its floor on each path, N rounds (default $ROUNDS) of S seconds (default $DURATION),
@@ -31,6 +32,8 @@ client on CPU $CLIENT_CPU and server on CPU $SERVER_CPU, and prints one line per
                  --rx trunc, zerocopy; udp: 1472 B datagrams (--rx copy, udp-mmsg --rx mmsg); udp-gso:
                  44 x 1472 B calls (-T udp-gso; udp-gro with --rx gro); rr, udp-rr: 1 B each way; crr: a
                  connection per 1 B transaction
+  --time-limit S start no round that the last one's length says would end past S seconds (a lent
+                 machine's command limit): fewer rounds, each whole; the report says how many ran
   --csv FILE     the samples (default bench/out/floor-<timestamp>.csv), the runs' outputs beside it
   --rt           both under SCHED_FIFO priority 1 (chrt -f 1; root)
   ZCPERF=PATH    the zcperf to measure (default build/zcperf); FLOORS_DIR=DIR floors built already
@@ -39,6 +42,7 @@ EOT
 bench_option() {
     case $1 in
         --paths) PATHS=${2:?}; BENCH_USED=2 ;;
+        --time-limit) TIME_LIMIT=${2:?}; BENCH_USED=2 ;;
     esac
 }
 
@@ -62,6 +66,7 @@ bench_args "$@"
 [[ -z $LAB_RUN ]] || die "--lab: not for this script (its floors run both sides on one host)"
 IFS=, read -ra PATH_LIST <<<"$PATHS"
 for p in "${PATH_LIST[@]}"; do [[ -n ${FLOOR[$p]:-} ]] || die "--paths: unknown path '$p' (known: $ALL_PATHS)"; done
+[[ $TIME_LIMIT =~ ^[0-9]+$ ]] || die "--time-limit wants whole seconds"
 [[ $(nproc) -ge 2 ]] || die "needs 2 CPUs (client and server pinned apart)"
 bench_setup
 for f in stream_floor udp_floor rr_floor; do build_floor "$f" -pthread; done
@@ -111,6 +116,11 @@ zcperf_run() {   # round path
 log "zcperf vs the kernel's floors, paths $PATHS, ${DURATION} s x $ROUNDS rounds, client CPU $CLIENT_CPU," \
     "server CPU $SERVER_CPU; samples: $CSV"
 for ((i = 1; i <= ROUNDS; i++)); do
+    if ((TIME_LIMIT > 0 && i > 1 && SECONDS + SECONDS / (i - 1) > TIME_LIMIT)); then
+        log "stopping after $((i - 1)) rounds: another would end past --time-limit $TIME_LIMIT s"
+        ROUNDS=$((i - 1))
+        break
+    fi
     for p in "${PATH_LIST[@]}"; do
         if ((i % 2)); then floor_run "$i" "$p"; zcperf_run "$i" "$p"; else zcperf_run "$i" "$p"; floor_run "$i" "$p"; fi
         log "round $i/$ROUNDS $p: $(grep "^$i,$p/" "$CSV" | cut -d, -f2- | tr '\n' ' ')load $(cut -d' ' -f1-3 /proc/loadavg)"
