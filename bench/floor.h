@@ -2,10 +2,10 @@
 // CPU time, the clock, a loopback pair of sockets and the two-thread run that prints one line. Header-
 // only (static functions): each floor is one C file built with cc by the bench script (lib.sh's
 // build_floor) or by CMake (bench/CMakeLists.txt) for the call-count test.
-// A floor's line: "bytes B seconds S ops N calls_tx T calls_rx R cpu_s C cpu_tx_s X cpu_rx_s Y"
+// A floor's line: "bytes B seconds S ops N calls_tx T calls_rx R cpu_s C cpu_tx_s X cpu_rx_s Y user_tx_s U user_rx_s V"
 //   bytes: what its receiver counted; ops: messages received (stream), datagrams (UDP), transactions (rr);
 //   calls_*: each side's system calls in its loop (counted by the loop, every call, failed ones too);
-//   cpu_*: getrusage(RUSAGE_THREAD) of each side's thread across its loop.
+//   cpu_*, user_*: getrusage(RUSAGE_THREAD) of each side's thread across its loop, all and in user mode.
 #ifndef ZCPERF_BENCH_FLOOR_H
 #define ZCPERF_BENCH_FLOOR_H
 #define _GNU_SOURCE
@@ -37,10 +37,12 @@ static void floor_pin(int cpu) {
     if (sched_setaffinity(0, sizeof(set), &set) != 0) floor_die("sched_setaffinity");  // this thread only
 }
 
-static double floor_thread_cpu_s(void) {
+// This thread's CPU seconds, and in *user those of them in user mode.
+static double floor_thread_cpu_s(double* user) {
     struct rusage u;
     getrusage(RUSAGE_THREAD, &u);
-    return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+    *user = u.ru_utime.tv_sec + u.ru_utime.tv_usec * 1e-6;
+    return *user + u.ru_stime.tv_sec + u.ru_stime.tv_usec * 1e-6;
 }
 
 static double floor_now(void) {
@@ -78,7 +80,7 @@ struct floor_side {
     void* (*loop)(void*);
     int cpu;
     unsigned long calls, ops, bytes;
-    double cpu_s, start, end;  // its thread's CPU; when its loop started and stopped counting
+    double cpu_s, user_s, start, end;  // its thread's CPU (user's part); when its loop started and stopped counting
 };
 
 static double floor_seconds;  // the sender's (initiator's) run
@@ -94,7 +96,7 @@ static double floor_begin(struct floor_side* s) {
 }
 // Called last: the thread's CPU, and the end of its count unless the loop marked it earlier.
 static void floor_end(struct floor_side* s) {
-    s->cpu_s = floor_thread_cpu_s();
+    s->cpu_s = floor_thread_cpu_s(&s->user_s);
     if (s->end == 0) s->end = floor_now();
 }
 
@@ -107,9 +109,10 @@ static void floor_run(struct floor_side* tx, struct floor_side* rx, const struct
         floor_die("pthread_create");
     pthread_join(t[0], NULL);
     pthread_join(t[1], NULL);
-    printf("bytes %lu seconds %.6f ops %lu calls_tx %lu calls_rx %lu cpu_s %.6f cpu_tx_s %.6f cpu_rx_s %.6f\n",
+    printf("bytes %lu seconds %.6f ops %lu calls_tx %lu calls_rx %lu cpu_s %.6f cpu_tx_s %.6f cpu_rx_s %.6f "
+           "user_tx_s %.6f user_rx_s %.6f\n",
            rx->bytes, counted->end - counted->start, counted->ops, tx->calls, rx->calls, tx->cpu_s + rx->cpu_s,
-           tx->cpu_s, rx->cpu_s);
+           tx->cpu_s, rx->cpu_s, tx->user_s, rx->user_s);
 }
 
 // The floors' common arguments: MODE SECONDS SIZE TX_CPU RX_CPU (a CPU of -1: not pinned).
