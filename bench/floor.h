@@ -84,7 +84,8 @@ struct floor_side {
 };
 
 static double floor_seconds;  // the sender's (initiator's) run
-static atomic_int floor_stop __attribute__((unused));  // the sender is done: a receiver that cannot see the end otherwise stops
+// The sender is done: a receiver that cannot see the end otherwise stops (UDP, and rr's responder).
+static atomic_int floor_stop __attribute__((unused));
 static pthread_barrier_t floor_ready;
 
 // Called first by every loop: pins the thread, starts both sides together; returns the sender's deadline.
@@ -115,9 +116,12 @@ static void floor_run(struct floor_side* tx, struct floor_side* rx, const struct
            tx->cpu_s, rx->cpu_s, tx->user_s, rx->user_s);
 }
 
-// The floors' common arguments: MODE SECONDS SIZE TX_CPU RX_CPU (a CPU of -1: not pinned).
+// The floors' common arguments: MODE SECONDS SIZE TX_CPU RX_CPU (a CPU of -1: not pinned); a MODE of
+// SENDER,RECEIVER is split into floor_sender and floor_receiver.
 static const char* floor_mode;
+static char floor_sender[16], floor_receiver[16];
 static size_t floor_size;
+static int floor_fds[2];  // floor_pair's: [0] the sender's (initiator's), [1] the receiver's (responder's)
 static void floor_args(int argc, char** argv, const char* modes, struct floor_side* tx, struct floor_side* rx) {
     if (argc != 6) {
         fprintf(stderr, "usage: %s MODE SECONDS SIZE TX_CPU RX_CPU\n  MODE: %s\n", argv[0], modes);
@@ -132,6 +136,16 @@ static void floor_args(int argc, char** argv, const char* modes, struct floor_si
         fprintf(stderr, "%s: SECONDS and SIZE must be positive\n", argv[0]);
         exit(2);
     }
+    if (sscanf(floor_mode, "%15[^,],%15s", floor_sender, floor_receiver) != 2) floor_receiver[0] = 0;
+}
+
+// SIZE bytes (rounded up to whole pages, page-aligned) filled with 'a': a send buffer or a landing one.
+static char* floor_buffer(size_t size) {
+    size_t bytes = (size + 4095) / 4096 * 4096;
+    char* b = aligned_alloc(4096, bytes);
+    if (!b) floor_die("aligned_alloc");
+    memset(b, 'a', bytes);
+    return b;
 }
 
 #endif

@@ -51,7 +51,8 @@ declare -A ZC_ARGS=([tcp]="-T tcp" [tcp-sendfile]="-T tcp-sendfile" [tcp-msgzc]=
     [rx-trunc]="-T tcp --rx trunc" [rx-zerocopy]="-T tcp --rx zerocopy" [udp]="-T udp" [udp-mmsg]="-T udp --rx mmsg"
     [udp-gso]="-T udp-gso" [udp-gro]="-T udp-gso --rx gro" [rr]="-t rr" [udp-rr]="-t rr -T udp" [crr]="-t crr")
 declare -A FLOOR=([tcp]="stream_floor send,recv" [tcp-sendfile]="stream_floor sendfile,recv"
-    [tcp-msgzc]="stream_floor msgzc,recv" [rx-trunc]="stream_floor send,trunc" [rx-zerocopy]="stream_floor send,zerocopy"
+    [tcp-msgzc]="stream_floor msgzc,recv" [rx-trunc]="stream_floor send,trunc"
+    [rx-zerocopy]="stream_floor send,zerocopy"
     [udp]="udp_floor send,recv" [udp-mmsg]="udp_floor send,mmsg" [udp-gso]="udp_floor gso,recv"
     [udp-gro]="udp_floor gso,gro" [rr]="rr_floor tcp" [udp-rr]="rr_floor udp" [crr]="crr_floor")
 declare -A SIZE=([udp]=1472 [udp-mmsg]=1472 [udp-gso]=$((44 * 1472)) [udp-gro]=$((44 * 1472)) [rr]=1 [udp-rr]=1 [crr]=1)
@@ -123,10 +124,12 @@ for ((i = 1; i <= ROUNDS; i++)); do
     fi
     for p in "${PATH_LIST[@]}"; do
         if ((i % 2)); then floor_run "$i" "$p"; zcperf_run "$i" "$p"; else zcperf_run "$i" "$p"; floor_run "$i" "$p"; fi
-        log "round $i/$ROUNDS $p: $(grep "^$i,$p/" "$CSV" | cut -d, -f2- | tr '\n' ' ')load $(cut -d' ' -f1-3 /proc/loadavg)"
+        log "round $i/$ROUNDS $p: $(grep "^$i,$p/" "$CSV" | cut -d, -f2- | tr '\n' ' ')" \
+            "load $(cut -d' ' -f1-3 /proc/loadavg)"
     done
 done
-echo "floor: zcperf vs the kernel's floors, ${DURATION} s x $ROUNDS rounds${RT:+ under ${RT[*]}}, client CPU $CLIENT_CPU," \
+echo "floor: zcperf vs the kernel's floors, ${DURATION} s x $ROUNDS rounds${RT:+ under ${RT[*]}}," \
+    "client CPU $CLIENT_CPU," \
     "server CPU $SERVER_CPU, $(nproc) CPUs, ended $(date -Is), load $(cut -d' ' -f1-3 /proc/loadavg) (goal: >= 0.98)"
 "$PY" "$LIBPY" floors "$CSV"
 echo "samples: $CSV"

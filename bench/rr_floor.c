@@ -11,36 +11,35 @@
 #include <netinet/tcp.h>
 #include <sys/time.h>
 
-static int fds[2];
 static int udp;
 
 static void* initiator(void* arg) {
     struct floor_side* s = arg;
-    char* buf = calloc(1, floor_size);
+    char* buf = floor_buffer(floor_size);
     double deadline = floor_begin(s);
     while (floor_now() < deadline) {
         s->calls += 2;
-        if (send(fds[0], buf, floor_size, MSG_NOSIGNAL) != (ssize_t)floor_size) floor_die("send");
-        ssize_t r = recv(fds[0], buf, floor_size, udp ? 0 : MSG_WAITALL);
+        if (send(floor_fds[0], buf, floor_size, MSG_NOSIGNAL) != (ssize_t)floor_size) floor_die("send");
+        ssize_t r = recv(floor_fds[0], buf, floor_size, udp ? 0 : MSG_WAITALL);
         if (r < 0 && errno == EAGAIN) continue;  // UDP: a lost request or answer (the 500 ms wait ran out)
         if (r != (ssize_t)floor_size) floor_die("recv");
         ++s->ops;
     }
     atomic_store(&floor_stop, 1);
     ++s->calls;
-    if (udp) send(fds[0], buf, 0, MSG_NOSIGNAL);  // a zero-length datagram: the end
-    else shutdown(fds[0], SHUT_WR);
+    if (udp) send(floor_fds[0], buf, 0, MSG_NOSIGNAL);  // a zero-length datagram: the end
+    else shutdown(floor_fds[0], SHUT_WR);
     floor_end(s);
     return NULL;
 }
 
 static void* responder(void* arg) {
     struct floor_side* s = arg;
-    char* buf = calloc(1, floor_size);
+    char* buf = floor_buffer(floor_size);
     floor_begin(s);
     for (;;) {
         ++s->calls;
-        ssize_t r = recv(fds[1], buf, floor_size, udp ? 0 : MSG_WAITALL);
+        ssize_t r = recv(floor_fds[1], buf, floor_size, udp ? 0 : MSG_WAITALL);
         if (r == 0) break;
         if (r < 0) {
             if (errno != EAGAIN && errno != EINTR) floor_die("recv");
@@ -49,7 +48,7 @@ static void* responder(void* arg) {
         }
         s->bytes += (unsigned long)r;
         ++s->calls;
-        if (send(fds[1], buf, (size_t)r, MSG_NOSIGNAL) < 0) floor_die("send");
+        if (send(floor_fds[1], buf, (size_t)r, MSG_NOSIGNAL) < 0) floor_die("send");
     }
     floor_end(s);
     return NULL;
@@ -63,14 +62,14 @@ int main(int argc, char** argv) {
         fprintf(stderr, "%s: MODE is tcp or udp\n", argv[0]);
         return 2;
     }
-    floor_pair(udp ? SOCK_DGRAM : SOCK_STREAM, fds);
+    floor_pair(udp ? SOCK_DGRAM : SOCK_STREAM, floor_fds);
     int one = 1;
     struct timeval wait = {0, 500000}, tick = {0, 100000};  // zcperf's: the initiator's 500 ms, the responder's tick
-    if (!udp && (setsockopt(fds[0], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ||
-                 setsockopt(fds[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one))))
+    if (!udp && (setsockopt(floor_fds[0], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) ||
+                 setsockopt(floor_fds[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one))))
         floor_die("TCP_NODELAY");
-    if (udp && (setsockopt(fds[0], SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait)) ||
-                setsockopt(fds[1], SOL_SOCKET, SO_RCVTIMEO, &tick, sizeof(tick))))
+    if (udp && (setsockopt(floor_fds[0], SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait)) ||
+                setsockopt(floor_fds[1], SOL_SOCKET, SO_RCVTIMEO, &tick, sizeof(tick))))
         floor_die("SO_RCVTIMEO");
     floor_run(&tx, &rx, &tx);
     return 0;

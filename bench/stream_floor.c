@@ -20,26 +20,16 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 
-#ifndef SO_ZEROCOPY
-#define SO_ZEROCOPY 60
-#endif
-#ifndef MSG_ZEROCOPY
-#define MSG_ZEROCOPY 0x4000000
-#endif
-
-static int fds[2];
-static char sender[16], receiver[16];
 
 static void* send_copy(void* arg) {
     struct floor_side* s = arg;
-    char* buf = aligned_alloc(4096, (floor_size + 4095) / 4096 * 4096);
-    memset(buf, 'a', floor_size);
+    char* buf = floor_buffer(floor_size);
     double deadline = floor_begin(s);
     while (floor_now() < deadline) {
         ++s->calls;
-        if (send(fds[0], buf, floor_size, MSG_NOSIGNAL) < 0 && errno != EINTR) floor_die("send");
+        if (send(floor_fds[0], buf, floor_size, MSG_NOSIGNAL) < 0 && errno != EINTR) floor_die("send");
     }
-    shutdown(fds[0], SHUT_WR);
+    shutdown(floor_fds[0], SHUT_WR);
     floor_end(s);
     return NULL;
 }
@@ -55,9 +45,9 @@ static void* send_file(void* arg) {
     while (floor_now() < deadline) {
         off_t offset = 0;
         ++s->calls;
-        if (sendfile(fds[0], file, &offset, floor_size) < 0 && errno != EINTR) floor_die("sendfile");
+        if (sendfile(floor_fds[0], file, &offset, floor_size) < 0 && errno != EINTR) floor_die("sendfile");
     }
-    shutdown(fds[0], SHUT_WR);
+    shutdown(floor_fds[0], SHUT_WR);
     floor_end(s);
     return NULL;
 }
@@ -70,7 +60,7 @@ static unsigned slots, in_flight;
 // Reads every completion queued now, after waiting up to wait_ms for one (0: do not wait).
 static void reap(struct floor_side* s, int wait_ms) {
     if (wait_ms > 0) {
-        struct pollfd p = {fds[0], 0, 0};
+        struct pollfd p = {floor_fds[0], 0, 0};
         ++s->calls;
         if (poll(&p, 1, wait_ms) <= 0) return;
     }
@@ -78,7 +68,7 @@ static void reap(struct floor_side* s, int wait_ms) {
         char control[128];
         struct msghdr m = {.msg_control = control, .msg_controllen = sizeof(control)};
         ++s->calls;
-        if (recvmsg(fds[0], &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) return;
+        if (recvmsg(floor_fds[0], &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) return;
         for (struct cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
             struct sock_extended_err* e = (struct sock_extended_err*)CMSG_DATA(c);
             if (e->ee_origin != SO_EE_ORIGIN_ZEROCOPY) continue;
@@ -93,16 +83,15 @@ static void* send_msgzc(void* arg) {
     size_t n = (8u << 20) / floor_size;
     slots = n < 2 ? 2 : n > max_slots ? max_slots : (unsigned)n;
     size_t stride = (floor_size + 4095) / 4096 * 4096;
-    char* ring = aligned_alloc(4096, stride * slots);
-    memset(ring, 'a', stride * slots);
+    char* ring = floor_buffer(stride * slots);
     int one = 1;
-    if (setsockopt(fds[0], SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one))) floor_die("SO_ZEROCOPY");
+    if (setsockopt(floor_fds[0], SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one))) floor_die("SO_ZEROCOPY");
     double deadline = floor_begin(s);
     for (unsigned id = 0; floor_now() < deadline;) {
         unsigned slot = id % slots;
         while (busy[slot]) reap(s, 1000);
         ++s->calls;
-        if (send(fds[0], ring + slot * stride, floor_size, MSG_ZEROCOPY | MSG_NOSIGNAL) < 0) {
+        if (send(floor_fds[0], ring + slot * stride, floor_size, MSG_ZEROCOPY | MSG_NOSIGNAL) < 0) {
             if (errno == ENOBUFS) reap(s, 10);
             else if (errno != EINTR) floor_die("send(MSG_ZEROCOPY)");
             continue;
@@ -111,19 +100,19 @@ static void* send_msgzc(void* arg) {
         if (in_flight > slots / 2) reap(s, 0);
     }
     for (int tries = 0; in_flight > 0 && tries < 50; ++tries) reap(s, 100);
-    shutdown(fds[0], SHUT_WR);
+    shutdown(floor_fds[0], SHUT_WR);
     floor_end(s);
     return NULL;
 }
 
 static void* recv_copy(void* arg) {
     struct floor_side* s = arg;
-    int trunc = strcmp(receiver, "trunc") == 0;
-    char* buf = trunc ? NULL : aligned_alloc(4096, (floor_size + 4095) / 4096 * 4096);
+    int trunc = strcmp(floor_receiver, "trunc") == 0;
+    char* buf = trunc ? NULL : floor_buffer(floor_size);
     floor_begin(s);
     for (;;) {
         ++s->calls;
-        ssize_t r = recv(fds[1], buf, floor_size, trunc ? MSG_TRUNC : 0);
+        ssize_t r = recv(floor_fds[1], buf, floor_size, trunc ? MSG_TRUNC : 0);
         if (r == 0) break;
         if (r < 0 && errno != EINTR) floor_die("recv");
         if (r > 0) s->bytes += (unsigned long)r, ++s->ops;
@@ -135,28 +124,29 @@ static void* recv_copy(void* arg) {
 static void* recv_zerocopy(void* arg) {
     struct floor_side* s = arg;
     size_t window = (floor_size + 4095) / 4096 * 4096;
-    void* map = mmap(NULL, window, PROT_READ, MAP_SHARED, fds[1], 0);
+    void* map = mmap(NULL, window, PROT_READ, MAP_SHARED, floor_fds[1], 0);
     if (map == MAP_FAILED) floor_die("mmap of the socket");
     size_t copy_len = window < (1u << 20) ? window : (1u << 20);
-    char* copy = aligned_alloc(4096, copy_len);
+    char* copy = floor_buffer(copy_len);
     int ended = 0;
     floor_begin(s);
     for (;;) {
         struct tcp_zerocopy_receive zc = {.address = (uintptr_t)map, .length = (unsigned)window};
         socklen_t len = sizeof(zc);
         ++s->calls;
-        if (getsockopt(fds[1], IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE, &zc, &len) != 0) {
+        if (getsockopt(floor_fds[1], IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE, &zc, &len) != 0) {
             if (errno != EIO && errno != EINTR) floor_die("TCP_ZEROCOPY_RECEIVE");
             zc.length = 0, zc.recv_skip_hint = 0;  // some kernels answer EIO at the end
         }
         if (zc.length > 0) s->bytes += zc.length, ++s->ops;
         if (zc.recv_skip_hint > 0) {
             ++s->calls;
-            ssize_t r = recv(fds[1], copy, zc.recv_skip_hint < copy_len ? zc.recv_skip_hint : copy_len, MSG_DONTWAIT);
+            size_t want = zc.recv_skip_hint < copy_len ? zc.recv_skip_hint : copy_len;
+            ssize_t r = recv(floor_fds[1], copy, want, MSG_DONTWAIT);
             if (r > 0) s->bytes += (unsigned long)r, ++s->ops;
         } else if (zc.length == 0) {
             if (ended) break;
-            struct pollfd p = {fds[1], POLLIN | POLLRDHUP, 0};
+            struct pollfd p = {floor_fds[1], POLLIN | POLLRDHUP, 0};
             ++s->calls;
             if (poll(&p, 1, 10000) <= 0) floor_die("poll (stalled)");
             ended = (p.revents & (POLLRDHUP | POLLHUP)) != 0;  // what is still queued is taken first
@@ -169,23 +159,19 @@ static void* recv_zerocopy(void* arg) {
 int main(int argc, char** argv) {
     struct floor_side tx = {0}, rx = {0};
     floor_args(argc, argv, "SENDER,RECEIVER: send|sendfile|msgzc , recv|trunc|zerocopy", &tx, &rx);
-    if (sscanf(floor_mode, "%15[^,],%15s", sender, receiver) != 2) {
-        fprintf(stderr, "%s: MODE is SENDER,RECEIVER (e.g. send,recv)\n", argv[0]);
-        return 2;
-    }
-    tx.loop = !strcmp(sender, "send") ? send_copy : !strcmp(sender, "sendfile") ? send_file
-              : !strcmp(sender, "msgzc")                                       ? send_msgzc
+    tx.loop = !strcmp(floor_sender, "send") ? send_copy : !strcmp(floor_sender, "sendfile") ? send_file
+              : !strcmp(floor_sender, "msgzc")                                       ? send_msgzc
                                                                                : NULL;
-    rx.loop = !strcmp(receiver, "recv") || !strcmp(receiver, "trunc") ? recv_copy
-              : !strcmp(receiver, "zerocopy")                         ? recv_zerocopy
+    rx.loop = !strcmp(floor_receiver, "recv") || !strcmp(floor_receiver, "trunc") ? recv_copy
+              : !strcmp(floor_receiver, "zerocopy")                         ? recv_zerocopy
                                                                       : NULL;
     if (!tx.loop || !rx.loop) {
         fprintf(stderr, "%s: unknown sender or receiver in %s\n", argv[0], floor_mode);
         return 2;
     }
-    floor_pair(SOCK_STREAM, fds);
+    floor_pair(SOCK_STREAM, floor_fds);
     int lowat = 256 << 10;  // zcperf's default --rcvlowat
-    if (setsockopt(fds[1], SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat))) floor_die("SO_RCVLOWAT");
+    if (setsockopt(floor_fds[1], SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat))) floor_die("SO_RCVLOWAT");
     floor_run(&tx, &rx, &rx);
     return 0;
 }

@@ -17,33 +17,23 @@
 #include <netinet/udp.h>
 #include <sys/time.h>
 
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103
-#endif
-#ifndef UDP_GRO
-#define UDP_GRO 104
-#endif
-
 enum { batch = 64 };  // zcperf's recvmmsg batch (UdpReceiver::kBatch)
-static int fds[2];
-static char sender[16], receiver[16];
 
 static void* send_loop(void* arg) {
     struct floor_side* s = arg;
-    char* buf = aligned_alloc(4096, (floor_size + 4095) / 4096 * 4096);
-    memset(buf, 'a', floor_size);
-    if (!strcmp(sender, "gso")) {
+    char* buf = floor_buffer(floor_size);
+    if (!strcmp(floor_sender, "gso")) {
         int mtu = 0;
         socklen_t len = sizeof(mtu);
-        if (getsockopt(fds[0], IPPROTO_IP, IP_MTU, &mtu, &len)) floor_die("IP_MTU");
+        if (getsockopt(floor_fds[0], IPPROTO_IP, IP_MTU, &mtu, &len)) floor_die("IP_MTU");
         int gso = mtu - 28;
-        if (setsockopt(fds[0], IPPROTO_UDP, UDP_SEGMENT, &gso, sizeof(gso))) floor_die("UDP_SEGMENT");
+        if (setsockopt(floor_fds[0], IPPROTO_UDP, UDP_SEGMENT, &gso, sizeof(gso))) floor_die("UDP_SEGMENT");
     }
     double deadline = floor_begin(s);
     while (floor_now() < deadline) {
         ++s->calls;
         // ECONNREFUSED: an ICMP of an earlier datagram; ENOBUFS: the device queue; both as zcperf goes on
-        if (send(fds[0], buf, floor_size, MSG_NOSIGNAL) < 0 && errno != ECONNREFUSED && errno != ENOBUFS &&
+        if (send(floor_fds[0], buf, floor_size, MSG_NOSIGNAL) < 0 && errno != ECONNREFUSED && errno != ENOBUFS &&
             errno != EINTR)
             floor_die("send");
     }
@@ -54,9 +44,9 @@ static void* send_loop(void* arg) {
 
 static void* recv_loop(void* arg) {
     struct floor_side* s = arg;
-    int mmsg = !strcmp(receiver, "mmsg"), gro = !strcmp(receiver, "gro");
+    int mmsg = !strcmp(floor_receiver, "mmsg"), gro = !strcmp(floor_receiver, "gro");
     size_t slot = gro ? 65536 : floor_size, n = mmsg ? batch : 1;
-    char* buf = aligned_alloc(4096, (slot * n + 4095) / 4096 * 4096);
+    char* buf = floor_buffer(slot * n);
     struct iovec iov[batch];
     struct mmsghdr msgs[batch];
     memset(msgs, 0, sizeof(msgs));
@@ -66,17 +56,17 @@ static void* recv_loop(void* arg) {
         msgs[i].msg_hdr.msg_iovlen = 1;
     }
     int one = 1;
-    if (gro && setsockopt(fds[1], IPPROTO_UDP, UDP_GRO, &one, sizeof(one))) floor_die("UDP_GRO");
+    if (gro && setsockopt(floor_fds[1], IPPROTO_UDP, UDP_GRO, &one, sizeof(one))) floor_die("UDP_GRO");
     struct timeval tick = {0, 100000};
-    setsockopt(fds[1], SOL_SOCKET, SO_RCVTIMEO, &tick, sizeof(tick));
+    setsockopt(floor_fds[1], SOL_SOCKET, SO_RCVTIMEO, &tick, sizeof(tick));
     floor_begin(s);
     for (;;) {
         int got = 1;
         ++s->calls;
         if (mmsg) {
-            got = recvmmsg(fds[1], msgs, batch, MSG_WAITFORONE, NULL);
+            got = recvmmsg(floor_fds[1], msgs, batch, MSG_WAITFORONE, NULL);
         } else {
-            ssize_t r = recvmsg(fds[1], &msgs[0].msg_hdr, 0);
+            ssize_t r = recvmsg(floor_fds[1], &msgs[0].msg_hdr, 0);
             msgs[0].msg_len = r < 0 ? 0 : (unsigned)r;
             got = r < 0 ? -1 : 1;
         }
@@ -98,16 +88,16 @@ static void* recv_loop(void* arg) {
 int main(int argc, char** argv) {
     struct floor_side tx = {.loop = send_loop}, rx = {.loop = recv_loop};
     floor_args(argc, argv, "SENDER,RECEIVER: send|gso , recv|mmsg|gro", &tx, &rx);
-    if (sscanf(floor_mode, "%15[^,],%15s", sender, receiver) != 2 || (strcmp(sender, "send") && strcmp(sender, "gso")) ||
-        (strcmp(receiver, "recv") && strcmp(receiver, "mmsg") && strcmp(receiver, "gro"))) {
+    if ((strcmp(floor_sender, "send") && strcmp(floor_sender, "gso")) ||
+        (strcmp(floor_receiver, "recv") && strcmp(floor_receiver, "mmsg") && strcmp(floor_receiver, "gro"))) {
         fprintf(stderr, "%s: MODE is SENDER,RECEIVER: send|gso , recv|mmsg|gro (e.g. send,recv)\n", argv[0]);
         return 2;
     }
-    if (floor_size > 65507 || (!strcmp(receiver, "recv") && floor_size > 65536)) {
+    if (floor_size > 65507 || (!strcmp(floor_receiver, "recv") && floor_size > 65536)) {
         fprintf(stderr, "%s: a UDP call carries 65507 bytes at most\n", argv[0]);
         return 2;
     }
-    floor_pair(SOCK_DGRAM, fds);
+    floor_pair(SOCK_DGRAM, floor_fds);
     floor_run(&tx, &rx, &rx);
     return 0;
 }
