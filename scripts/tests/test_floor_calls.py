@@ -119,7 +119,8 @@ def main():
                 for _ in range(3):
                     threads = traced(cmd, tmp, f"{path}-{who}")
                     tx, rx = data_threads(threads)
-                    figures[who] = {side: side_figures(threads[t], size, how[side]) for side, t in (("tx", tx), ("rx", rx))}
+                    figures[who] = {side: side_figures(threads[t], size, how[side])
+                                    for side, t in (("tx", tx), ("rx", rx))}
                     if min(ops for _, ops in figures[who].values()) >= MIN_OPS:
                         break
             for side in ("tx", "rx"):
