@@ -5,6 +5,7 @@ The shell scripts only orchestrate; they call this file as
   lib.py skip TOOL VARIANT CSV ROUND SIZE BYTES DURATION NOTE
   lib.py report peers|zerocopy CSV
   lib.py rounds CSV NUM/DEN...     (crr.sh, flows.sh, bidir.sh: a CSV of round,case,value)
+  lib.py floors CSV                (floor.sh: cases PATH/zcperf, PATH/floor and their PATH/..._cpu)
 A sample's label is its tool, plus its variant when it has one ("zcperf tcp-msgzc", "iperf3 -Z").
 """
 import csv, json, os, re, statistics, sys
@@ -346,5 +347,38 @@ def cmd_rounds(csv_path, *ratios):
               f"ratio of the medians {fmt(ratio(med[a], med[b]), '.3f')}")
 
 
+TRANSACTION_PATHS = ("rr", "udp-rr", "crr")
+
+
+def cmd_floors(csv_path):
+    """floor.sh's lines: per path, zcperf/floor as the ratio of the medians with the 95 % t-interval of the
+    rounds' pairwise ratios (irq_sweep_stats.ratio_stats: geometric mean, on the logs), and each one's
+    median CPU per KB (per transaction for rr and crr) with their ratio."""
+    import irq_sweep_stats  # scripts/, beside zclib
+    vals, paths = {}, []
+    with open(csv_path) as f:
+        for r in csv.DictReader(f):
+            path, who = r["case"].split("/", 1)
+            if path not in paths:
+                paths.append(path)
+            vals.setdefault((path, who), {})[int(r["round"])] = float(r["value"])
+    for p in paths:
+        tx = p in TRANSACTION_PATHS
+        zc, fl = vals.get((p, "zcperf"), {}), vals.get((p, "floor"), {})
+        zcc, flc = vals.get((p, "zcperf_cpu"), {}), vals.get((p, "floor_cpu"), {})
+        pairs = [zc[k] / fl[k] for k in zc if k in fl and fl[k] > 0]
+        st = irq_sweep_stats.ratio_stats(pairs)
+        mz, mf = (statistics.median(v.values()) if v else None for v in (zc, fl))
+        cz, cf = (statistics.median(v.values()) if v else None for v in (zcc, flc))
+        lo, hi = st["ci"]
+        unit, cunit, spec, cspec = ("tps", "us/tran", ".0f", ".2f") if tx else ("Gb/s", "us/KB", ".2f", ".4f")
+        print(f"{p:<12} zcperf/floor {fmt(ratio(mz, mf), '.3f')} [{fmt(lo, '.3f')}, {fmt(hi, '.3f')}]"
+              f"  {fmt(mz, spec)} vs {fmt(mf, spec)} {unit}"
+              f"  CPU {fmt(cz, cspec)} vs {fmt(cf, cspec)} {cunit} (x{fmt(ratio(cz, cf), '.3f')})  n={st['n']}")
+    print("ratio: of the medians; [LOW, HIGH]: 95 % t-interval of the rounds' zcperf/floor ratios (geometric mean,"
+          "\non the logs); Gb/s counted by the receiver; CPU: zcperf's data threads on both sides (getrusage) and"
+          "\nthe floor's two loops (RUSAGE_THREAD), per KB (1024 B) received or per transaction.")
+
+
 if __name__ == "__main__":
-    {"parse": cmd_parse, "skip": cmd_skip, "report": cmd_report, "rounds": cmd_rounds}[sys.argv[1]](*sys.argv[2:])
+    {"parse": cmd_parse, "skip": cmd_skip, "report": cmd_report, "rounds": cmd_rounds, "floors": cmd_floors}[sys.argv[1]](*sys.argv[2:])

@@ -23,6 +23,7 @@ done
 mkdir -p "$DEST/floors"
 cc -O2 -o "$DEST/floors/crr_floor" "$HERE/../crr_floor.c"
 cc -O2 -pthread -o "$DEST/floors/flows_floor" "$HERE/../flows_floor.c"
+for f in stream_floor udp_floor rr_floor; do cc -O2 -pthread -o "$DEST/floors/$f" "$HERE/../$f.c"; done
 for lib in $(ldd "${bins[@]}" "${peers[@]}" | awk '/=> \//{print $3}' | sort -u); do
     case $(basename "$lib") in
         libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*) cp -L "$lib" "$DEST/glibc/" ;;
@@ -34,6 +35,7 @@ cp "$HERE/run_on_h200.sh" "$HERE/../gpu_matrix.sh" "$DEST/"
 # The bench scripts travel with the binaries they were written for (the device copies the session's
 # main checkout, which may be older than the build being packed).
 mkdir -p "$DEST/bench"
-cp "$HERE"/../*.sh "$HERE"/../*.py "$HERE"/../*.c "$DEST/bench/"
-mkdir -p "$DEST/scripts" && cp "$HERE/../../scripts/zclib.py" "$DEST/scripts/"
+cp "$HERE"/../*.sh "$HERE"/../*.py "$HERE"/../*.c "$HERE"/../*.h "$DEST/bench/"
+# lib.py's floors report takes its interval from irq_sweep_stats.py
+mkdir -p "$DEST/scripts" && cp "$HERE/../../scripts/zclib.py" "$HERE/../../scripts/irq_sweep_stats.py" "$DEST/scripts/"
 du -sh "$DEST"
