@@ -1,62 +1,41 @@
 #include "protocol/gpu_report.hpp"
 
-#include "protocol/json_fields.hpp"
+#include "protocol/field_table.hpp"
 
 namespace zc {
 
-nlohmann::json to_json(const GpuPlacement& g) {
-    return {{"device", g.device},
-            {"name", g.name},
-            {"pci", g.pci},
-            {"numa_node", g.numa_node},
-            {"pcie_path", g.pcie_path},
-            {"nic_relation", g.nic_relation},
-            {"shares_root_port", g.shares_root_port}};
-}
+namespace {
 
-GpuPlacement gpu_placement_from_json(const nlohmann::json& j) {
-    GpuPlacement g;
-    g.device = field<std::string>(j, "device");
-    g.name = field<std::string>(j, "name");
-    g.pci = field<std::string>(j, "pci");
-    g.numa_node = field_in<int>(j, "numa_node", -1, 65535);
-    g.pcie_path = field<std::string>(j, "pcie_path");
-    g.nic_relation = field<std::string>(j, "nic_relation");
-    g.shares_root_port = field<bool>(j, "shares_root_port");
-    return g;
-}
+// The wire fields, one line each (field_table.hpp): all required, as every peer has sent them.
+const auto kGpuPlacementFields = std::make_tuple(
+    str("device", &GpuPlacement::device), str("name", &GpuPlacement::name), str("pci", &GpuPlacement::pci),
+    number("numa_node", &GpuPlacement::numa_node, -1, 65535), str("pcie_path", &GpuPlacement::pcie_path),
+    str("nic_relation", &GpuPlacement::nic_relation), number("shares_root_port", &GpuPlacement::shares_root_port));
 
-nlohmann::json to_json(const MemoryReport& m) {
-    const StagingCounts& s = m.staging;
-    double copy_s = static_cast<double>(s.copy_ns) * 1e-9;
-    return {{"buffer", m.buffer},
-            {"gpu_path", m.gpu_path},
-            {"gpu_path_note", m.gpu_path_note},
-            {"stage_slot_bytes", m.stage_slot_bytes},
-            {"stage_slots", m.stage_slots},
-            {"stage_batch", m.stage_batch},
-            {"staged_bytes", s.bytes},
-            {"stage_copies", s.copies},
-            {"stage_copy_ns", s.copy_ns},
-            {"stage_wait_ns", s.wait_ns},
-            {"stage_copy_s", copy_s},
-            {"stage_copy_gbs", copy_s > 0 ? static_cast<double>(s.bytes) / copy_s / 1e9 : 0.0}};
-}
+// The staging counts sit in the memory object itself, beside its other fields.
+const auto kStagingFields =
+    std::make_tuple(number("staged_bytes", &StagingCounts::bytes), number("stage_copies", &StagingCounts::copies),
+                    number("stage_copy_ns", &StagingCounts::copy_ns), number("stage_wait_ns", &StagingCounts::wait_ns));
 
-MemoryReport memory_report_from_json(const nlohmann::json& j) {
-    MemoryReport m;
-    m.buffer = field<std::string>(j, "buffer");
-    m.gpu_path = field<std::string>(j, "gpu_path");
-    if (j.contains("gpu_path_note"))
-        m.gpu_path_note = field<std::string>(j, "gpu_path_note");  // absent from older peers
-    m.stage_slot_bytes = field<uint64_t>(j, "stage_slot_bytes");
-    m.stage_slots = field_in<int>(j, "stage_slots", 0, 1024);
-    m.stage_batch = field<uint64_t>(j, "stage_batch");
-    m.staging.bytes = field<uint64_t>(j, "staged_bytes");
-    m.staging.copies = field<uint64_t>(j, "stage_copies");
-    m.staging.copy_ns = field<uint64_t>(j, "stage_copy_ns");
-    m.staging.wait_ns = field<uint64_t>(j, "stage_wait_ns");
-    return m;
-}
+double copy_s(const MemoryReport& m) { return static_cast<double>(m.staging.copy_ns) * 1e-9; }
+
+const auto kMemoryReportFields = std::make_tuple(
+    str("buffer", &MemoryReport::buffer), str("gpu_path", &MemoryReport::gpu_path),
+    optional(str("gpu_path_note", &MemoryReport::gpu_path_note)),  // absent from older peers
+    number("stage_slot_bytes", &MemoryReport::stage_slot_bytes),
+    number("stage_slots", &MemoryReport::stage_slots, 0, 1024), number("stage_batch", &MemoryReport::stage_batch),
+    flat(&MemoryReport::staging, kStagingFields),
+    // For readers: the copies' GPU time and rate.
+    derived<MemoryReport>("stage_copy_s", copy_s), derived<MemoryReport>("stage_copy_gbs", [](const MemoryReport& m) {
+        double s = copy_s(m);
+        return s > 0 ? static_cast<double>(m.staging.bytes) / s / 1e9 : 0.0;
+    }));
+
+}  // namespace
+
+nlohmann::json to_json(const GpuPlacement& g) { return encoded(g, kGpuPlacementFields); }
+GpuPlacement gpu_placement_from_json(const nlohmann::json& j) { return decoded<GpuPlacement>(j, kGpuPlacementFields); }
+nlohmann::json to_json(const MemoryReport& m) { return encoded(m, kMemoryReportFields); }
+MemoryReport memory_report_from_json(const nlohmann::json& j) { return decoded<MemoryReport>(j, kMemoryReportFields); }
 
 }  // namespace zc

@@ -15,17 +15,27 @@ namespace {
 constexpr double kMaxSeconds = 2 * kMaxDurationS;  // an overrun may outlast the test's -l
 constexpr uint64_t kMaxCount = uint64_t{1} << 62;
 
-// The wire fields of an interval message, one line each (field_table.hpp).
-const auto kSideIntervalFields = std::make_tuple(
-    number("index", &SideInterval::index, 0, 100'000'000), number("start_s", &SideInterval::start_s, 0, kMaxSeconds),
-    number("end_s", &SideInterval::end_s, 0, kMaxSeconds), number("bytes", &SideInterval::bytes, 0, kMaxCount),
-    number("messages", &SideInterval::messages, 0, kMaxCount),
-    number("cpu_util_pct", &SideInterval::cpu_util_pct, 0, 100),
-    number("busy_cpu_s", &SideInterval::busy_cpu_s, 0, 1e9),
-    number("process_cpu_s", &SideInterval::process_cpu_s, 0, 1e9),
-    number("rtt_samples", &SideInterval::rtt_samples, 0, kMaxCount),
-    number("rtt_p50_us", &SideInterval::rtt_p50_us, 0, 1e12), number("rtt_p99_us", &SideInterval::rtt_p99_us, 0, 1e12),
-    number("shared_tests", &SideInterval::shared_tests, 0, 4096, 0));  // absent (an older peer): not known
+// The wire fields of an interval message, one line each (field_table.hpp); the round-trip figures
+// are apart because the report leaves them out where there are none.
+// An interval's place and bytes: a side's, and a report row's (its counting side's, named alike).
+template <class S>
+auto span_fields() {
+    return std::make_tuple(number("index", &S::index, 0, 100'000'000), number("start_s", &S::start_s, 0, kMaxSeconds),
+                           number("end_s", &S::end_s, 0, kMaxSeconds), number("bytes", &S::bytes, 0, kMaxCount));
+}
+constexpr const char* kMessages = "messages";  // a row names them after the test's unit
+const auto kCountFields = std::tuple_cat(span_fields<SideInterval>(),
+                                         std::make_tuple(number(kMessages, &SideInterval::messages, 0, kMaxCount),
+                                                         number("cpu_util_pct", &SideInterval::cpu_util_pct, 0, 100),
+                                                         number("busy_cpu_s", &SideInterval::busy_cpu_s, 0, 1e9),
+                                                         number("process_cpu_s", &SideInterval::process_cpu_s, 0, 1e9),
+                                                         number("shared_tests", &SideInterval::shared_tests, 0, 4096,
+                                                                0)));  // absent (an older peer): not known
+const auto kRttFields = std::make_tuple(number("rtt_samples", &SideInterval::rtt_samples, 0, kMaxCount),
+                                        number("rtt_p50_us", &SideInterval::rtt_p50_us, 0, 1e12),
+                                        number("rtt_p99_us", &SideInterval::rtt_p99_us, 0, 1e12));
+const auto kSideIntervalFields = std::tuple_cat(kCountFields, kRttFields);
+constexpr const char* kTcpInfo = "tcp_info";  // TCP's block, its own (tcp_report.hpp)
 
 }  // namespace
 
@@ -34,14 +44,14 @@ double SideInterval::service_demand_us_per_kb() const { return zc::service_deman
 nlohmann::json to_json(const SideInterval& s) {
     nlohmann::json j;
     encode_fields(j, s, kSideIntervalFields);
-    if (!s.tcp.empty()) j["tcp_info"] = to_json(s.tcp);
+    if (!s.tcp.empty()) j[kTcpInfo] = to_json(s.tcp);
     return j;
 }
 
 SideInterval side_interval_from_json(const nlohmann::json& j) {
     SideInterval s;
     decode_fields(j, s, kSideIntervalFields);
-    s.tcp = tcp_samples_from_json(j, "tcp_info");
+    s.tcp = tcp_samples_from_json(j, kTcpInfo);
     if (s.end_s < s.start_s) throw ProtocolError("field 'end_s' is before 'start_s'");
     return s;
 }
@@ -70,32 +80,31 @@ SideInterval interval_between(const IntervalReading& a, const IntervalReading& b
 }
 
 namespace {
+// The report's view of one side's interval: its counts with their service demand, and the round trips
+// where there are any (rr's counting side).
 nlohmann::json side_json(const std::optional<SideInterval>& s, TestKind test) {
     if (!s) return nullptr;
-    nlohmann::json j = to_json(*s);
+    nlohmann::json j = encoded(*s, kCountFields);
+    if (!s->tcp.empty()) j[kTcpInfo] = to_json(s->tcp);
+    if (is_transaction_test(test) && s->rtt_samples > 0) encode_fields(j, *s, kRttFields);
     j["service_demand_us_per_kb"] = s->service_demand_us_per_kb();
     if (is_message_test(test)) j["service_demand_us_per_msg"] = service_demand_us_per_tran(s->busy_cpu_s, s->messages);
-    if (!is_transaction_test(test) || s->rtt_samples == 0) {
-        j.erase("rtt_samples");
-        j.erase("rtt_p50_us");
-        j.erase("rtt_p99_us");
-    }
     return j;
 }
+
+// A row's fields besides the counted messages (named after the test's unit: to_json below).
+const auto kIntervalRowFields =
+    std::tuple_cat(span_fields<IntervalRow>(), std::make_tuple(number("iteration", &IntervalRow::iteration),
+                                                               number("throughput_gbps", &IntervalRow::throughput_gbps),
+                                                               number("stall", &IntervalRow::stall)));
 }  // namespace
 
 nlohmann::json to_json(const IntervalRow& r, TestKind test) {
-    nlohmann::json j = {{"iteration", r.iteration},
-                        {"index", r.index},
-                        {"start_s", r.start_s},
-                        {"end_s", r.end_s},
-                        {"bytes", r.bytes},
-                        {"throughput_gbps", r.throughput_gbps},
-                        {"stall", r.stall},
-                        {"local", side_json(r.local, test)},
-                        {"remote", side_json(r.remote, test)}};
+    nlohmann::json j = encoded(r, kIntervalRowFields);
+    j["local"] = side_json(r.local, test);
+    j["remote"] = side_json(r.remote, test);
     if (is_message_test(test)) {
-        j[is_transaction_test(test) ? "transactions" : "messages"] = r.messages;
+        j[is_transaction_test(test) ? "transactions" : kMessages] = r.messages;
         j[is_transaction_test(test) ? "transactions_per_s" : "messages_per_s"] = r.messages_per_s;
     }
     return j;

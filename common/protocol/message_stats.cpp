@@ -5,7 +5,7 @@
 #include <string>
 
 #include "measure/service_demand.hpp"
-#include "protocol/json_fields.hpp"
+#include "protocol/field_table.hpp"
 #include "protocol/result.hpp"
 
 namespace zc {
@@ -28,69 +28,65 @@ void MessageSide::merge(const MessageSide& o) {
 
 namespace {
 
-nlohmann::json summary_json(const LatencySummary& s, double scale) {
-    return {{"min", s.min_us * scale}, {"mean", s.mean_us * scale}, {"p50", s.p50_us * scale},
-            {"p90", s.p90_us * scale}, {"p99", s.p99_us * scale},   {"p99.9", s.p999_us * scale},
-            {"max", s.max_us * scale}};
+// The tests' units: in the errors, and the names of the counts on the wire and in the report.
+constexpr const char* kTransactions = "transactions";
+constexpr const char* kMessages = "messages";
+
+// A histogram on the wire: its non-empty buckets ([index, count], nanoseconds), so percentiles can be
+// recomputed or merged later; bounded by the bucket count.
+struct HistogramWire {
+    int sub_bucket_bits = LatencyHistogram::kSubBits;
+    uint64_t count = 0, min = 0, max = 0, sum = 0;
+    std::vector<std::pair<uint32_t, uint64_t>> buckets;
+};
+
+nlohmann::json bucket_json(const std::pair<uint32_t, uint64_t>& b) {
+    return nlohmann::json::array({b.first, b.second});
 }
+std::pair<uint32_t, uint64_t> bucket_from_json(const nlohmann::json& e, const char* name) {
+    if (!e.is_array() || e.size() != 2)
+        throw ProtocolError(std::string("field '") + name + "': a bucket is not [index, count]");
+    return {value_as<uint32_t>(e[0], name), value_as<uint64_t>(e[1], name)};
+}
+
+constexpr int kSubBits = LatencyHistogram::kSubBits;
+const auto kHistogramFields = std::make_tuple(
+    number("sub_bucket_bits", &HistogramWire::sub_bucket_bits, kSubBits, kSubBits),  // another layout: refused
+    number("count", &HistogramWire::count, 0, UINT64_MAX, 0),  // the buckets' sum, for readers; not needed
+    number("min", &HistogramWire::min), number("max", &HistogramWire::max), number("sum", &HistogramWire::sum),
+    list("buckets", &HistogramWire::buckets, LatencyHistogram::kBuckets, bucket_json, bucket_from_json));
+
+nlohmann::json histogram_json(const LatencyHistogram& h) {
+    return encoded(HistogramWire{kSubBits, h.count(), h.min(), h.max(), h.sum(), h.sparse()}, kHistogramFields);
+}
+
+LatencyHistogram histogram_from_json(const nlohmann::json& j, const char* name) {
+    if (!j.is_object()) throw ProtocolError(std::string("field '") + name + "' must be an object");
+    auto h = decoded<HistogramWire>(j, kHistogramFields);
+    try {
+        return LatencyHistogram::from_sparse(h.buckets, h.min, h.max, h.sum);
+    } catch (const std::invalid_argument& e) {
+        throw ProtocolError(std::string(name) + ": " + e.what());
+    }
+}
+
+bool has_rtt(const MessageSide& m) { return m.rtt.count() > 0; }
+bool has_connect(const MessageSide& m) { return m.connect.count() > 0; }
+
+const auto kMessageSideFields = std::make_tuple(
+    number(kMessages, &MessageSide::messages), number("segments", &MessageSide::segments),
+    list("stream_messages", &MessageSide::stream_messages, kMaxStreams),
+    sent_if(has_rtt, custom("rtt_ns", &MessageSide::rtt, histogram_json, histogram_from_json)),
+    sent_if(has_connect, custom("connect_ns", &MessageSide::connect, histogram_json, histogram_from_json)));
 
 }  // namespace
 
-// The histogram itself (non-empty buckets, nanoseconds), so percentiles can be recomputed or merged
-// later; bounded by the bucket count.
-nlohmann::json histogram_json(const LatencyHistogram& h) {
-    nlohmann::json buckets = nlohmann::json::array();
-    for (const auto& [i, n] : h.sparse()) buckets.push_back({i, n});
-    return {{"count", h.count()},
-            {"min", h.min()},
-            {"max", h.max()},
-            {"sum", h.sum()},
-            {"sub_bucket_bits", LatencyHistogram::kSubBits},
-            {"buckets", buckets}};
-}
-
-LatencyHistogram histogram_from_json(const nlohmann::json& h, const std::string& name) {
-    if (field<int>(h, "sub_bucket_bits") != LatencyHistogram::kSubBits)
-        throw ProtocolError(name + ": other bucket layout");
-    const auto& b = h.at("buckets");
-    if (!b.is_array() || b.size() > LatencyHistogram::kBuckets) throw ProtocolError(name + ": too many buckets");
-    std::vector<std::pair<uint32_t, uint64_t>> buckets;
-    for (const auto& e : b) {
-        if (!e.is_array() || e.size() != 2) throw ProtocolError(name + ": a bucket is not [index, count]");
-        buckets.emplace_back(value_as<uint32_t>(e[0], name), value_as<uint64_t>(e[1], name));
-    }
-    try {
-        return LatencyHistogram::from_sparse(buckets, field<uint64_t>(h, "min"), field<uint64_t>(h, "max"),
-                                             field<uint64_t>(h, "sum"));
-    } catch (const std::invalid_argument& e) {
-        throw ProtocolError(name + ": " + e.what());
-    }
-}
-
-nlohmann::json to_json(const MessageSide& m) {
-    nlohmann::json j = {{"messages", m.messages}, {"stream_messages", m.stream_messages}, {"segments", m.segments}};
-    if (m.rtt.count()) j["rtt_ns"] = histogram_json(m.rtt);
-    if (m.connect.count()) j["connect_ns"] = histogram_json(m.connect);
-    return j;
-}
-
-MessageSide message_side_from_json(const nlohmann::json& j) {
-    MessageSide m;
-    m.messages = field<uint64_t>(j, "messages");
-    m.segments = field<uint64_t>(j, "segments");
-    const auto& per = j.at("stream_messages");
-    if (!per.is_array() || per.size() > static_cast<size_t>(kMaxStreams)) {
-        throw ProtocolError("field 'stream_messages' must be an array of at most " + std::to_string(kMaxStreams));
-    }
-    for (const auto& v : per) m.stream_messages.push_back(value_as<uint64_t>(v, "stream_messages"));
-    if (j.contains("rtt_ns")) m.rtt = histogram_from_json(j.at("rtt_ns"), "rtt_ns");
-    if (j.contains("connect_ns")) m.connect = histogram_from_json(j.at("connect_ns"), "connect_ns");
-    return m;
-}
+nlohmann::json to_json(const MessageSide& m) { return encoded(m, kMessageSideFields); }
+MessageSide message_side_from_json(const nlohmann::json& j) { return decoded<MessageSide>(j, kMessageSideFields); }
 
 MessageResult message_result(TestKind test, uint32_t batch, const SideResult& local, const SideResult& remote,
                              double receiver_elapsed_s) {
-    const char* what = is_transaction_test(test) ? "transactions" : "messages";
+    const char* what = is_transaction_test(test) ? kTransactions : kMessages;
     const MessageSide& l = local.messages;
     const MessageSide& r = remote.messages;
     // UDP may lose datagrams: the side that counts what arrived is the figure (rr: the initiator, its
@@ -186,43 +182,71 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
     return m;
 }
 
+namespace {
+
+// The report's fields (encoded only). Latency figures in us, as percentiles.
+const auto kLatencySummaryFields =
+    std::make_tuple(number("min", &LatencySummary::min_us), number("mean", &LatencySummary::mean_us),
+                    number("p50", &LatencySummary::p50_us), number("p90", &LatencySummary::p90_us),
+                    number("p99", &LatencySummary::p99_us), number("p99.9", &LatencySummary::p999_us),
+                    number("max", &LatencySummary::max_us));
+
+LatencySummary halved(LatencySummary s) {
+    for (double LatencySummary::*m :
+         {&LatencySummary::min_us, &LatencySummary::mean_us, &LatencySummary::p50_us, &LatencySummary::p90_us,
+          &LatencySummary::p99_us, &LatencySummary::p999_us, &LatencySummary::max_us})
+        s.*m /= 2;
+    return s;
+}
+
+using MR = MessageResult;
+constexpr const char* kMeasured = "measured";  // msgrate's starts with the message size
+const auto kBothReportFields = std::make_tuple(number("elapsed_s", &MR::elapsed_s), str(kMeasured, &MR::measured));
+
+const auto kTransactionReportFields = std::tuple_cat(
+    kBothReportFields,
+    std::make_tuple(number(kTransactions, &MR::messages), number("transactions_per_s", &MR::messages_per_s),
+                    list("stream_transactions_per_s", &MR::stream_messages_per_s, kMaxStreams),
+                    object("rtt_us", &MR::rtt, kLatencySummaryFields),
+                    derived<MR>("samples", [](const MR& m) { return m.rtt.samples; }),
+                    number("local_sd_us_per_tran", &MR::local_sd_us),
+                    number("remote_sd_us_per_tran", &MR::remote_sd_us),
+                    number("local_proc_sd_us_per_tran", &MR::local_proc_sd_us),
+                    number("remote_proc_sd_us_per_tran", &MR::remote_proc_sd_us),
+                    number("client_calls_per_tran", &MR::calls_per_message),
+                    number("client_segments_per_tran", &MR::segments_per_message)));
+
+// rr: one-way latency as OSU and perftest give it, half the round trip. crr, cc: half a transaction of
+// four system calls is no one-way latency; the connect time instead.
+const auto kOneWayLatencyFields = std::make_tuple(
+    derived<MR>("latency_us", [](const MR& m) { return encoded(halved(m.rtt), kLatencySummaryFields); }),
+    derived<MR>("latency_definition", [](const MR&) { return "RTT/2"; }));
+const auto kConnectFields = std::make_tuple(object("connect_us", &MR::connect, kLatencySummaryFields));
+
+const auto kMessageReportFields = std::tuple_cat(
+    kBothReportFields,
+    std::make_tuple(number(kMessages, &MR::messages), number("messages_per_s", &MR::messages_per_s),
+                    list("stream_messages_per_s", &MR::stream_messages_per_s, kMaxStreams), number("batch", &MR::batch),
+                    number("sender_calls_per_message", &MR::calls_per_message),
+                    number("sender_segments_per_message", &MR::segments_per_message),
+                    number("local_sd_us_per_msg", &MR::local_sd_us), number("remote_sd_us_per_msg", &MR::remote_sd_us),
+                    number("local_proc_sd_us_per_msg", &MR::local_proc_sd_us),
+                    number("remote_proc_sd_us_per_msg", &MR::remote_proc_sd_us)));
+
+}  // namespace
+
 nlohmann::json to_json(const MessageResult& m, TestKind test, uint64_t message_size) {
     if (is_transaction_test(test)) {
-        nlohmann::json j = {{"transactions", m.messages},
-                            {"transactions_per_s", m.messages_per_s},
-                            {"elapsed_s", m.elapsed_s},
-                            {"stream_transactions_per_s", m.stream_messages_per_s},
-                            {"rtt_us", summary_json(m.rtt, 1.0)},
-                            // One-way latency as OSU and perftest give it: half the round trip.
-                            {"latency_us", summary_json(m.rtt, 0.5)},
-                            {"latency_definition", "RTT/2"},
-                            {"samples", m.rtt.samples},
-                            {"local_sd_us_per_tran", m.local_sd_us},
-                            {"remote_sd_us_per_tran", m.remote_sd_us},
-                            {"local_proc_sd_us_per_tran", m.local_proc_sd_us},
-                            {"remote_proc_sd_us_per_tran", m.remote_proc_sd_us},
-                            {"client_calls_per_tran", m.calls_per_message},
-                            {"client_segments_per_tran", m.segments_per_message},
-                            {"measured", m.measured}};
-        if (is_connection_test(test)) {
-            j["connect_us"] = summary_json(m.connect, 1.0);
-            j.erase("latency_us");  // half a transaction of four system calls is no one-way latency
-            j.erase("latency_definition");
-        }
+        nlohmann::json j = encoded(m, kTransactionReportFields);
+        if (is_connection_test(test))
+            encode_fields(j, m, kConnectFields);
+        else
+            encode_fields(j, m, kOneWayLatencyFields);
         return j;
     }
-    return {{"messages", m.messages},
-            {"messages_per_s", m.messages_per_s},
-            {"elapsed_s", m.elapsed_s},
-            {"stream_messages_per_s", m.stream_messages_per_s},
-            {"batch", m.batch},
-            {"sender_calls_per_message", m.calls_per_message},
-            {"sender_segments_per_message", m.segments_per_message},
-            {"measured", std::to_string(message_size) + " B messages, " + m.measured},
-            {"local_sd_us_per_msg", m.local_sd_us},
-            {"remote_sd_us_per_msg", m.remote_sd_us},
-            {"local_proc_sd_us_per_msg", m.local_proc_sd_us},
-            {"remote_proc_sd_us_per_msg", m.remote_proc_sd_us}};
+    nlohmann::json j = encoded(m, kMessageReportFields);
+    j[kMeasured] = std::to_string(message_size) + " B messages, " + m.measured;
+    return j;
 }
 
 }  // namespace zc

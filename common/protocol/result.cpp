@@ -1,8 +1,11 @@
 #include "protocol/result.hpp"
 
+#include <map>
+#include <stdexcept>
+
 #include "measure/service_demand.hpp"
 #include "protocol/explain_json.hpp"
-#include "protocol/json_fields.hpp"
+#include "protocol/field_table.hpp"
 
 namespace zc {
 
@@ -21,212 +24,123 @@ double SideResult::others_cpu_pct_of_one_cpu() const {
 
 namespace {
 
-nlohmann::json to_json(const CpuShare& s) {
-    return {{"user", s.user},       {"nice", s.nice},     {"system", s.system}, {"irq", s.irq},
-            {"softirq", s.softirq}, {"iowait", s.iowait}, {"steal", s.steal},   {"idle", s.idle}};
-}
+// The wire fields, one line each (field_table.hpp). Required unless marked: every peer has sent them.
+const auto kCpuShareFields = std::make_tuple(number("user", &CpuShare::user), number("nice", &CpuShare::nice),
+                                             number("system", &CpuShare::system), number("irq", &CpuShare::irq),
+                                             number("softirq", &CpuShare::softirq), number("iowait", &CpuShare::iowait),
+                                             number("steal", &CpuShare::steal), number("idle", &CpuShare::idle));
+// A CPU's entry: its number beside its shares.
+const auto kPerCpuFields =
+    std::make_tuple(number("cpu", &PerCpuUsage::cpu), flat(&PerCpuUsage::share, kCpuShareFields));
+const auto kTopProcessFields = std::make_tuple(number("pid", &OtherLoad::Top::pid), str("comm", &OtherLoad::Top::comm),
+                                               number("cpu_s", &OtherLoad::Top::cpu_s));
+const auto kOtherLoadFields =
+    std::make_tuple(number("cpu_s", &OtherLoad::cpu_s), list("top", &OtherLoad::top, 64, kTopProcessFields));
+const auto kCpuUsageFields =
+    std::make_tuple(number("elapsed_s", &CpuUsage::elapsed_s, 0, 1e7), number("ncpus", &CpuUsage::ncpus, 1, 65536),
+                    object("all_pct", &CpuUsage::all, kCpuShareFields), number("busy_cpu_s", &CpuUsage::busy_cpu_s),
+                    list("per_cpu_pct", &CpuUsage::per_cpu, 65536, kPerCpuFields),
+                    object("other_processes", &CpuUsage::others, kOtherLoadFields));
 
-CpuShare share_from_json(const nlohmann::json& j) {
-    CpuShare s;
-    s.user = field<double>(j, "user");
-    s.nice = field<double>(j, "nice");
-    s.system = field<double>(j, "system");
-    s.irq = field<double>(j, "irq");
-    s.softirq = field<double>(j, "softirq");
-    s.iowait = field<double>(j, "iowait");
-    s.steal = field<double>(j, "steal");
-    s.idle = field<double>(j, "idle");
-    return s;
-}
+const auto kIrqFields =
+    std::make_tuple(number("irq", &IrqReport::irq), str("name", &IrqReport::name),
+                    str("affinity", &IrqReport::affinity), str("affinity_before", &IrqReport::affinity_before),
+                    number("interrupts", &IrqReport::interrupts), list("per_cpu", &IrqReport::per_cpu, 65536));
 
-const nlohmann::json& array_field(const nlohmann::json& j, const char* name, size_t max) {
-    auto it = j.find(name);
-    if (it == j.end() || !it->is_array() || it->size() > max) {
-        throw ProtocolError(std::string("field '") + name + "' must be an array of at most " + std::to_string(max));
-    }
-    return *it;
+// Pages by NUMA node: an object keyed by the node's number.
+nlohmann::json pages_json(const std::map<int, uint64_t>& pages) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [node, n] : pages) j[std::to_string(node)] = n;
+    return j;
 }
-
-nlohmann::json to_json(const Placement& p) {
-    nlohmann::json irqs = nlohmann::json::array();
-    for (const auto& i : p.irqs) {
-        irqs.push_back({{"irq", i.irq},
-                        {"name", i.name},
-                        {"affinity", i.affinity},
-                        {"affinity_before", i.affinity_before},
-                        {"interrupts", i.interrupts},
-                        {"per_cpu", i.per_cpu}});
-    }
-    nlohmann::json pages = nlohmann::json::object();
-    for (const auto& [node, n] : p.buffer_pages_by_node) pages[std::to_string(node)] = n;
-    return {{"interface", p.interface},
-            {"pci", p.pci},
-            {"device_numa_node", p.device_numa_node},
-            {"mem_node", p.mem_node},
-            {"buffer_pages_by_node", pages},
-            {"cpu_nodes", p.cpu_nodes},
-            {"irqs", irqs},
-            {"irq_note", p.irq_note},
-            {"gpu", to_json(p.gpu)}};
-}
-
-Placement placement_from_json(const nlohmann::json& j) {
-    Placement p;
-    p.interface = field<std::string>(j, "interface");
-    p.pci = field<std::string>(j, "pci");
-    p.device_numa_node = field_in<int>(j, "device_numa_node", -1, 65535);
-    p.mem_node = field_in<int>(j, "mem_node", -1, 65535);
-    const auto& pages = j.at("buffer_pages_by_node");
-    if (!pages.is_object() || pages.size() > 1024)
-        throw ProtocolError("field 'buffer_pages_by_node' must be a small object");
-    for (const auto& [node, n] : pages.items()) {
+std::map<int, uint64_t> pages_from_json(const nlohmann::json& j, const char* name) {
+    if (!j.is_object() || j.size() > 1024)
+        throw ProtocolError(std::string("field '") + name + "' must be a small object");
+    std::map<int, uint64_t> pages;
+    for (const auto& [node, n] : j.items()) {
         try {
-            p.buffer_pages_by_node[std::stoi(node)] = value_as<uint64_t>(n, "buffer_pages_by_node");
+            pages[std::stoi(node)] = value_as<uint64_t>(n, name);
         } catch (const std::exception&) {
-            throw ProtocolError("field 'buffer_pages_by_node' holds a bad entry");
+            throw ProtocolError(std::string("field '") + name + "' holds a bad entry");
         }
     }
-    for (const auto& n : array_field(j, "cpu_nodes", kMaxStreams)) p.cpu_nodes.push_back(value_as<int>(n, "cpu_nodes"));
-    for (const auto& i : array_field(j, "irqs", 4096)) {
-        IrqReport r;
-        r.irq = field<int>(i, "irq");
-        r.name = field<std::string>(i, "name");
-        r.affinity = field<std::string>(i, "affinity");
-        r.affinity_before = field<std::string>(i, "affinity_before");
-        r.interrupts = field<uint64_t>(i, "interrupts");
-        for (const auto& v : array_field(i, "per_cpu", 65536)) r.per_cpu.push_back(value_as<uint64_t>(v, "per_cpu"));
-        p.irqs.push_back(std::move(r));
-    }
-    p.irq_note = field<std::string>(j, "irq_note");
-    if (j.contains("gpu")) p.gpu = gpu_placement_from_json(j.at("gpu"));  // optional: older peers
-    return p;
+    return pages;
 }
+
+const auto kToJson = [](const auto& v) { return to_json(v); };
+
+const auto kPlacementFields = std::make_tuple(
+    str("interface", &Placement::interface), str("pci", &Placement::pci),
+    number("device_numa_node", &Placement::device_numa_node, -1, 65535),
+    number("mem_node", &Placement::mem_node, -1, 65535),
+    custom("buffer_pages_by_node", &Placement::buffer_pages_by_node, pages_json, pages_from_json),
+    list("cpu_nodes", &Placement::cpu_nodes, kMaxStreams), list("irqs", &Placement::irqs, 4096, kIrqFields),
+    str("irq_note", &Placement::irq_note),
+    optional(custom("gpu", &Placement::gpu, kToJson, gpu_placement_from_json)));  // optional: older peers
+
+const auto kZeroCopyFields = std::make_tuple(
+    number("sent_bytes", &ZeroCopyCounts::sent_bytes), number("copied_bytes", &ZeroCopyCounts::copied_bytes),
+    number("completions", &ZeroCopyCounts::completions), number("enobufs", &ZeroCopyCounts::enobufs),
+    number("rx_mapped_bytes", &ZeroCopyCounts::rx_mapped_bytes),
+    number("rx_copied_bytes", &ZeroCopyCounts::rx_copied_bytes));
+
+Role role_from_name(const std::string& name) {
+    for (Role r : {Role::send, Role::recv})
+        if (name == role_name(r)) return r;
+    throw std::invalid_argument("must be send or recv");
+}
+
+constexpr double kMaxSeconds = 1e7;
+
+// Optional blocks, sent where the side has them.
+bool has_rdma(const SideResult& s) { return !s.rdma.empty(); }
+bool has_udp(const SideResult& s) { return !s.udp.empty(); }
+bool has_explain(const SideResult& s) { return s.explain.ran || !s.explain.problem.empty(); }
+bool has_flows(const SideResult& s) { return !s.flow_bytes.empty(); }
+bool has_tcp_settings(const SideResult& s) { return !s.tcp_settings.congestion.empty(); }
+bool has_close(const SideResult& s) { return !s.connection_close.empty(); }
+
+const auto kSideResultFields = std::make_tuple(
+    str("host", &SideResult::host), named("role", &SideResult::role, role_name, role_from_name),
+    number("bytes", &SideResult::bytes), number("ops", &SideResult::ops), str("path", &SideResult::path),
+    object(kZeroCopyKey, &SideResult::zerocopy, kZeroCopyFields),
+    number("elapsed_s", &SideResult::elapsed_s, 0, kMaxSeconds),
+    number("loops_s", &SideResult::loops_s, 0, kMaxSeconds, 0),  // absent (an older server): not known
+    list("stream_bytes", &SideResult::stream_bytes, kMaxStreams), list("cpus", &SideResult::cpus, kMaxStreams),
+    object("cpu", &SideResult::cpu, kCpuUsageFields), number("process_user_s", &SideResult::process_user_s),
+    number("process_sys_s", &SideResult::process_sys_s), object("placement", &SideResult::placement, kPlacementFields),
+    number("socket_send_buffer", &SideResult::socket_send_buffer),
+    number("socket_recv_buffer", &SideResult::socket_recv_buffer),
+    // These three: absent from older servers, which measured none of them.
+    number("rcv_lowat", &SideResult::rcv_lowat, 0, UINT64_MAX, 0),
+    number("longest_call_s", &SideResult::longest_call_s, 0, kMaxSeconds, 0),
+    number("longest_call_end_s", &SideResult::longest_call_end_s, 0, kMaxSeconds, 0),
+    list("warnings", &SideResult::warnings, 64),
+    optional(list("shared_with", &SideResult::shared_with, 64, kToJson, shared_host_test_from_json)),
+    optional(custom("messages", &SideResult::messages, kToJson, message_side_from_json)),
+    optional(custom("memory", &SideResult::memory, kToJson, memory_report_from_json)),
+    sent_if(has_rdma, custom("rdma", &SideResult::rdma, kToJson, rdma_info_from_json)),
+    sent_if(has_udp, custom("udp", &SideResult::udp, kToJson, udp_info_from_json)),
+    sent_if(has_flows, list("flow_bytes", &SideResult::flow_bytes, kMaxDataConnections)),  // --flows only
+    sent_if(has_explain, custom(kExplainKey, &SideResult::explain, kToJson, explain_side_from_json)),
+    sent_if(has_tcp_settings, custom("tcp_settings", &SideResult::tcp_settings, kToJson, tcp_tuning_from_json)),
+    sent_if(has_close, str("connection_close", &SideResult::connection_close, 200)));
 
 }  // namespace
 
-nlohmann::json to_json(const CpuUsage& u) {
-    nlohmann::json per = nlohmann::json::array();
-    for (const auto& c : u.per_cpu) {
-        auto o = to_json(c.share);
-        o["cpu"] = c.cpu;
-        per.push_back(o);
-    }
-    nlohmann::json top = nlohmann::json::array();
-    for (const auto& t : u.others.top) top.push_back({{"pid", t.pid}, {"comm", t.comm}, {"cpu_s", t.cpu_s}});
-    return {{"elapsed_s", u.elapsed_s},  {"ncpus", u.ncpus},
-            {"all_pct", to_json(u.all)}, {"busy_cpu_s", u.busy_cpu_s},
-            {"per_cpu_pct", per},        {"other_processes", {{"cpu_s", u.others.cpu_s}, {"top", top}}}};
-}
-
-CpuUsage cpu_usage_from_json(const nlohmann::json& j) {
-    CpuUsage u;
-    u.elapsed_s = field_in<double>(j, "elapsed_s", 0, 1e7);
-    u.ncpus = field_in<int>(j, "ncpus", 1, 65536);
-    u.all = share_from_json(j.at("all_pct"));
-    u.busy_cpu_s = field<double>(j, "busy_cpu_s");
-    for (const auto& c : array_field(j, "per_cpu_pct", 65536))
-        u.per_cpu.push_back({field<int>(c, "cpu"), share_from_json(c)});
-    const auto& others = j.at("other_processes");
-    u.others.cpu_s = field<double>(others, "cpu_s");
-    for (const auto& t : array_field(others, "top", 64)) {
-        u.others.top.push_back({field<int>(t, "pid"), field<std::string>(t, "comm"), field<double>(t, "cpu_s")});
-    }
-    return u;
-}
+nlohmann::json to_json(const CpuUsage& u) { return encoded(u, kCpuUsageFields); }
+CpuUsage cpu_usage_from_json(const nlohmann::json& j) { return decoded<CpuUsage>(j, kCpuUsageFields); }
 
 nlohmann::json to_json(const SideResult& s) {
-    nlohmann::json shared = nlohmann::json::array();
-    for (const auto& t : s.shared_with) shared.push_back(to_json(t));
-    nlohmann::json j = {{"host", s.host},
-                        {"role", role_name(s.role)},
-                        {"bytes", s.bytes},
-                        {"ops", s.ops},
-                        {"path", s.path},
-                        {"zerocopy",
-                         {{"sent_bytes", s.zerocopy.sent_bytes},
-                          {"copied_bytes", s.zerocopy.copied_bytes},
-                          {"completions", s.zerocopy.completions},
-                          {"enobufs", s.zerocopy.enobufs},
-                          {"rx_mapped_bytes", s.zerocopy.rx_mapped_bytes},
-                          {"rx_copied_bytes", s.zerocopy.rx_copied_bytes}}},
-                        {"elapsed_s", s.elapsed_s},
-                        {"loops_s", s.loops_s},
-                        {"stream_bytes", s.stream_bytes},
-                        {"cpus", s.cpus},
-                        {"cpu", to_json(s.cpu)},
-                        {"process_user_s", s.process_user_s},
-                        {"process_sys_s", s.process_sys_s},
-                        {"placement", to_json(s.placement)},
-                        {"socket_send_buffer", s.socket_send_buffer},
-                        {"socket_recv_buffer", s.socket_recv_buffer},
-                        {"rcv_lowat", s.rcv_lowat},
-                        {"longest_call_s", s.longest_call_s},
-                        {"longest_call_end_s", s.longest_call_end_s},
-                        {"warnings", s.warnings},
-                        {"shared_with", shared},
-                        {"messages", to_json(s.messages)},
-                        {"memory", to_json(s.memory)}};
-    if (!s.rdma.empty()) j["rdma"] = to_json(s.rdma);
-    if (s.explain.ran || !s.explain.problem.empty()) j["explain"] = to_json(s.explain);
-    if (!s.udp.empty()) j["udp"] = to_json(s.udp);
-    if (!s.flow_bytes.empty()) j["flow_bytes"] = s.flow_bytes;
-    if (!s.tcp.empty()) j["tcp_info"] = to_json(s.tcp);
-    if (!s.tcp_settings.congestion.empty()) j["tcp_settings"] = to_json(s.tcp_settings);
-    if (!s.connection_close.empty()) j["connection_close"] = s.connection_close;
+    nlohmann::json j = encoded(s, kSideResultFields);
+    if (!s.tcp.empty()) j[kTcpInfoKey] = to_json(s.tcp);
     return j;
 }
 
 SideResult side_result_from_json(const nlohmann::json& j) {
     try {
-        SideResult s;
-        s.host = field<std::string>(j, "host");
-        std::string role = field<std::string>(j, "role");
-        if (role != "send" && role != "recv") throw ProtocolError("field 'role' must be send or recv");
-        s.role = role == "send" ? Role::send : Role::recv;
-        s.bytes = field<uint64_t>(j, "bytes");
-        s.ops = field<uint64_t>(j, "ops");
-        s.path = field<std::string>(j, "path");
-        const auto& zc = j.at("zerocopy");
-        s.zerocopy.sent_bytes = field<uint64_t>(zc, "sent_bytes");
-        s.zerocopy.copied_bytes = field<uint64_t>(zc, "copied_bytes");
-        s.zerocopy.completions = field<uint64_t>(zc, "completions");
-        s.zerocopy.enobufs = field<uint64_t>(zc, "enobufs");
-        s.zerocopy.rx_mapped_bytes = field<uint64_t>(zc, "rx_mapped_bytes");
-        s.zerocopy.rx_copied_bytes = field<uint64_t>(zc, "rx_copied_bytes");
-        s.elapsed_s = field_in<double>(j, "elapsed_s", 0, 1e7);
-        if (j.contains("loops_s")) s.loops_s = field_in<double>(j, "loops_s", 0, 1e7);  // absent from older servers
-        for (const auto& b : array_field(j, "stream_bytes", kMaxStreams))
-            s.stream_bytes.push_back(value_as<uint64_t>(b, "stream_bytes"));
-        for (const auto& c : array_field(j, "cpus", kMaxStreams)) s.cpus.push_back(value_as<int>(c, "cpus"));
-        s.cpu = cpu_usage_from_json(j.at("cpu"));
-        s.process_user_s = field<double>(j, "process_user_s");
-        s.process_sys_s = field<double>(j, "process_sys_s");
-        s.placement = placement_from_json(j.at("placement"));
-        s.socket_send_buffer = field<uint64_t>(j, "socket_send_buffer");
-        s.socket_recv_buffer = field<uint64_t>(j, "socket_recv_buffer");
-        s.rcv_lowat = field_or<uint64_t>(j, "rcv_lowat", 0);  // absent from older servers
-        if (j.contains("longest_call_s")) {                   // absent from older servers
-            s.longest_call_s = field_in<double>(j, "longest_call_s", 0, 1e7);
-            s.longest_call_end_s = field_in<double>(j, "longest_call_end_s", 0, 1e7);
-        }
-        for (const auto& w : array_field(j, "warnings", 64)) s.warnings.push_back(value_as<std::string>(w, "warnings"));
-        if (j.contains("shared_with"))  // absent from older servers
-            for (const auto& t : array_field(j, "shared_with", 64))
-                s.shared_with.push_back(shared_host_test_from_json(t));
-        if (j.contains("messages")) s.messages = message_side_from_json(j.at("messages"));  // absent from older servers
-        if (j.contains("rdma")) s.rdma = rdma_info_from_json(j.at("rdma"));
-        if (j.contains("udp")) s.udp = udp_info_from_json(j.at("udp"));
-        if (j.contains("flow_bytes"))  // --flows only
-            for (const auto& b : array_field(j, "flow_bytes", kMaxDataConnections))
-                s.flow_bytes.push_back(value_as<uint64_t>(b, "flow_bytes"));
-        if (j.contains("memory")) s.memory = memory_report_from_json(j.at("memory"));    // optional: older peers
-        if (j.contains("explain")) s.explain = explain_side_from_json(j.at("explain"));  // --explain only
-        s.tcp = tcp_samples_from_json(j, "tcp_info");  // these three: absent from older peers, and off TCP
-        if (j.contains("tcp_settings")) s.tcp_settings = tcp_tuning_from_json(j.at("tcp_settings"));
-        if (j.contains("connection_close")) {
-            s.connection_close = field<std::string>(j, "connection_close");
-            if (s.connection_close.size() > 200) throw ProtocolError("field 'connection_close' is too long");
-        }
+        SideResult s = decoded<SideResult>(j, kSideResultFields);
+        s.tcp = tcp_samples_from_json(j, kTcpInfoKey);  // absent from older peers, and off TCP
         return s;
     } catch (const nlohmann::json::exception& e) {
         throw ProtocolError(std::string("malformed result: ") + e.what());
@@ -243,38 +157,6 @@ FlowFigures flow_figures(const SideResult& s) {
     return f;
 }
 
-namespace {
-nlohmann::json side_summary(const SideResult& s) {
-    auto j = to_json(s);
-    if (FlowFigures f = flow_figures(s); f.flows.flows > 0) {
-        j["flows"] = {
-            {"count", f.flows.flows},         {"min_bytes", f.flows.min_bytes}, {"median_bytes", f.flows.median_bytes},
-            {"max_bytes", f.flows.max_bytes}, {"min_bps", f.min_bps},           {"median_bps", f.median_bps},
-            {"max_bps", f.max_bps},           {"jain_index", f.flows.jain}};
-    }
-    if (j.contains("tcp_info")) {
-        for (size_t i = 0; i < s.tcp.size(); ++i) j["tcp_info"][i]["limited_by"] = tcp_limit_line(s.tcp[i]);
-    }
-    j["cpu_util_pct"] = s.cpu_util_pct();
-    j["service_demand_us_per_kb"] = s.service_demand_us_per_kb();
-    j["process_cpu_util_pct"] = s.process_cpu_util_pct();
-    j["process_service_demand_us_per_kb"] = s.process_service_demand_us_per_kb();
-    j["test_cpus_busy_s"] = s.test_cpus_busy_s();
-    j["test_cpus_service_demand_us_per_kb"] = service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes);
-    j["other_processes_cpu_pct_of_one_cpu"] = s.others_cpu_pct_of_one_cpu();
-    j["whole_host_cpu_shared"] = s.host_shared();
-    if (s.zerocopy.sent_bytes > 0) {
-        j["zerocopy"]["copied_pct"] =
-            100.0 * static_cast<double>(s.zerocopy.copied_bytes) / static_cast<double>(s.zerocopy.sent_bytes);
-    }
-    if (s.zerocopy.rx_mapped_bytes + s.zerocopy.rx_copied_bytes > 0) {
-        j["zerocopy"]["rx_mapped_pct"] = 100.0 * static_cast<double>(s.zerocopy.rx_mapped_bytes) /
-                                         static_cast<double>(s.zerocopy.rx_mapped_bytes + s.zerocopy.rx_copied_bytes);
-    }
-    return j;
-}
-}  // namespace
-
 const char* explain_unit(TestKind t) {
     return is_transaction_test(t) ? "us/tran" : t == TestKind::msgrate ? "us/msg" : "us/KB";
 }
@@ -282,66 +164,6 @@ const char* explain_unit(TestKind t) {
 double explain_units(const TestResult& r, const SideResult& s) {
     if (is_message_test(r.test)) return static_cast<double>(r.messages.messages);
     return static_cast<double>(s.bytes) / 1024.0;
-}
-
-namespace {
-// The JSON report's explain object gains each category per unit, and the deltas against the baseline.
-void add_explain_per_unit(nlohmann::json& side, const TestResult& r, const SideResult& s,
-                          const std::vector<std::pair<Category, double>>& delta) {
-    if (!s.explain.ran) return;
-    double units = explain_units(r, s);
-    nlohmann::json per = nlohmann::json::object();
-    for (size_t i = 0; i < kCategoryCount; ++i)
-        per[category_names()[i].key] = explain_per_unit(s.explain.category_s[i], units);
-    auto& e = side["explain"];
-    e["unit"] = explain_unit(r.test);
-    e["per_unit"] = per;
-    e["sampled_per_unit"] = explain_per_unit(s.explain.busy_s, units);
-    if (!delta.empty()) {
-        nlohmann::json d = nlohmann::json::object();
-        for (const auto& [c, v] : delta) d[category_key(c)] = v;
-        e["delta_vs_baseline_per_unit"] = d;
-    }
-}
-}  // namespace
-
-nlohmann::json to_json(const TestResult& r) {
-    nlohmann::json j = {
-        {"transport", transport_name(r.transport)},
-        {"test", test_name(r.test)},
-        {"rx", rx_mode_name(r.rx)},
-        {"message_size", r.message_size},
-        {"streams", r.streams},
-        {"bytes", r.bytes},
-        {"elapsed_s", r.elapsed_s},
-        {"throughput_gbps", r.throughput_gbps},
-        {"setup_ms", r.setup_ms},
-        {"iterations",
-         {{"count", r.iterations.iterations},
-          {"confidence_level_pct", r.iterations.level_pct},
-          {"width_goal_pct", r.iterations.width_goal_pct},
-          {"throughput_width_pct", r.iterations.throughput_width_pct},
-          {"metric", r.iterations.metric},
-          {"met", r.iterations.met}}},
-        {"baseline", r.baseline.transport.empty()
-                         ? nlohmann::json(nullptr)
-                         : nlohmann::json{{"transport", r.baseline.transport},
-                                          {"throughput_ratio", r.baseline.throughput},
-                                          {"local_service_demand_ratio", r.baseline.local_service_demand},
-                                          {"remote_service_demand_ratio", r.baseline.remote_service_demand}}},
-        {"local", side_summary(r.local)},
-        {"remote", side_summary(r.remote)},
-        {"warnings", r.warnings}};
-    if (is_message_test(r.test)) j[test_name(r.test)] = to_json(r.messages, r.test, r.message_size);
-    add_explain_per_unit(j["local"], r, r.local, r.baseline.local_explain_delta);
-    add_explain_per_unit(j["remote"], r, r.remote, r.baseline.remote_explain_delta);
-    if (!r.bidir_with.empty()) j["bidir"] = {{"with", r.bidir_with}, {"sum_gbps", r.bidir_sum_gbps}};
-    if (r.interval_s > 0) {
-        j["interval_s"] = r.interval_s;
-        j["intervals"] = nlohmann::json::array();
-        for (const auto& row : r.intervals) j["intervals"].push_back(to_json(row, r.test));
-    }
-    return j;
 }
 
 }  // namespace zc
