@@ -16,6 +16,7 @@ int write_gpu_copy_bandwidth(std::ostream& out, std::ostream& err, const std::st
         err << "zcperf: --gpu-copy-bandwidth: " << cuda::unavailable_reason() << "\n";
         return 1;
     }
+    const bool json = format == "json";
     nlohmann::json all = nlohmann::json::array();
     for (const auto& g : gpus) {
         cuda::CopyBandwidth b;
@@ -25,7 +26,7 @@ int write_gpu_copy_bandwidth(std::ostream& out, std::ostream& err, const std::st
             err << "zcperf: cuda:" << g.index << ": " << e.what() << "\n";
             return 1;
         }
-        if (format == "json") {
+        if (json) {
             all.push_back({{"device", "cuda:" + std::to_string(g.index)},
                            {"name", g.name},
                            {"pci", g.pci},
@@ -44,7 +45,7 @@ int write_gpu_copy_bandwidth(std::ostream& out, std::ostream& err, const std::st
                                b.h2d_pageable_gbs, b.h2d_pageable_gbs * 8, b.d2h_pageable_gbs, b.d2h_pageable_gbs * 8);
         }
     }
-    if (format == "json") out << nlohmann::json{{"gpu_copy_bandwidth", all}}.dump(2) << "\n";
+    if (json) out << nlohmann::json{{"gpu_copy_bandwidth", all}}.dump(2) << "\n";
     return 0;
 }
 

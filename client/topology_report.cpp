@@ -62,27 +62,33 @@ void write_host(std::ostream& out, const HostInfo& h, const char* role, bool wit
 
 }  // namespace
 
+// Each host's heading, in both formats.
+constexpr const char* kLocal = "local";
+constexpr const char* kRemote = "remote";
+
 void write_topology(std::ostream& out, const std::string& format, const HostInfo& local,
                     const std::vector<HostInfo>& remotes) {
     if (format == "json") {
         auto host_json = [](const HostInfo& h) {
-            auto j = to_json(h);
-            j["gpu_nic_pcie"] = nlohmann::json::array();
+            nlohmann::json links = nlohmann::json::array();
             for (const auto& l : gpu_nic_links(h.topology)) {
-                j["gpu_nic_pcie"].push_back({{"gpu", l.gpu},
-                                             {"nic", l.nic},
-                                             {"relation", l.relation},
-                                             {"shares_root_port", l.shares_root_port}});
+                links.push_back({{"gpu", l.gpu},
+                                 {"nic", l.nic},
+                                 {"relation", l.relation},
+                                 {"shares_root_port", l.shares_root_port}});
             }
+            auto j = to_json(h);
+            j["gpu_nic_pcie"] = links;
             return j;
         };
-        nlohmann::json j = {{"local", host_json(local)}, {"remote", nlohmann::json::array()}};
-        for (const auto& r : remotes) j["remote"].push_back(host_json(r));
+        nlohmann::json remote = nlohmann::json::array();
+        for (const auto& r : remotes) remote.push_back(host_json(r));
+        nlohmann::json j = {{kLocal, host_json(local)}, {kRemote, remote}};
         out << j.dump(2) << "\n";
         return;
     }
-    write_host(out, local, "local", true);
-    for (const auto& r : remotes) write_host(out, r, "remote", false);
+    write_host(out, local, kLocal, true);
+    for (const auto& r : remotes) write_host(out, r, kRemote, false);
 }
 
 }  // namespace zc

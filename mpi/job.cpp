@@ -30,6 +30,7 @@
 #include "gpu_checks.hpp"
 #include "pattern.hpp"
 #include "placement.hpp"
+#include "protocol/field_table.hpp"
 #include "report/pairs_report.hpp"
 #include "server.hpp"
 #include "run_driver.hpp"
@@ -72,29 +73,15 @@ std::string ipv4_address(const std::string& iface) {
     return found;
 }
 
-nlohmann::json to_json(const RankInfo& r) {
-    return {{"rank", r.rank},
-            {"host", r.host},
-            {"address", r.address},
-            {"port", r.port},
-            {"local_rank", r.local_rank},
-            {"gpus", r.gpus},
-            {"cpus", r.cpus},
-            {"server_error", r.server_error}};
-}
+// The rendezvous record's fields, one line each (protocol/field_table.hpp); all required.
+constexpr const char* kRank = "rank";  // also in each rank's round results
+const auto kRankInfoFields = std::make_tuple(
+    number(kRank, &RankInfo::rank), str("host", &RankInfo::host), str("address", &RankInfo::address),
+    number("port", &RankInfo::port), number("local_rank", &RankInfo::local_rank), number("gpus", &RankInfo::gpus),
+    list("cpus", &RankInfo::cpus, 65536), str("server_error", &RankInfo::server_error));
 
-RankInfo rank_info_from_json(const nlohmann::json& j) {
-    RankInfo r;
-    r.rank = j.at("rank");
-    r.host = j.at("host");
-    r.address = j.at("address");
-    r.port = j.at("port");
-    r.local_rank = j.at("local_rank");
-    r.gpus = j.at("gpus");
-    r.cpus = j.at("cpus").get<std::vector<int>>();
-    r.server_error = j.at("server_error");
-    return r;
-}
+nlohmann::json to_json(const RankInfo& r) { return encoded(r, kRankInfoFields); }
+RankInfo rank_info_from_json(const nlohmann::json& j) { return decoded<RankInfo>(j, kRankInfoFields); }
 
 // The pairs of one rank wait here, ready, until the round's barrier has been passed by every rank.
 class StartGate {
@@ -348,12 +335,13 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
     }
     for (auto& t : threads) t.join();  // each bounded by run_test's own deadlines
 
-    nlohmann::json payload = {{"rank", rank_},
+    nlohmann::json pairs = nlohmann::json::array();
+    for (const auto& lp : mine) pairs.push_back(to_json(lp));
+    nlohmann::json payload = {{kRank, rank_},
                               {"barrier_enter_s", t_barrier},
                               {"barrier_exit_s", barrier_exit},
-                              {"pairs", nlohmann::json::array()}};
-    for (const auto& lp : mine) payload["pairs"].push_back(to_json(lp));
-    payload["done_s"] = wall_now();
+                              {"pairs", pairs},
+                              {"done_s", wall_now()}};
     if (!all_here) {
         // The collective cannot complete: say what this rank has, then end the job.
         std::cerr << fmt::format("zcperf-mpi: rank {}: round {} results: {}\n", rank_, round_index, payload.dump());

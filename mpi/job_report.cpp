@@ -45,7 +45,7 @@ void Job::add_round_to_report(const TestSpec& base, int round_index, const Round
             if (!pj) {
                 throw std::runtime_error(fmt::format("client rank {} sent no result (it died or stalled)", p.client));
             }
-            if (pj->contains("error")) throw std::runtime_error(pj->at("error").get<std::string>());
+            if (auto error = pj->find("error"); error != pj->end()) throw std::runtime_error(error->get<std::string>());
             rec.start_wall_s = pj->at("start_wall_s");
             rec.result = merge_sides(pair_spec(base, ranks_[static_cast<size_t>(p.server)]),
                                      side_result_from_json(pj->at("local")), side_result_from_json(pj->at("remote")),

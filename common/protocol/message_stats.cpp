@@ -28,6 +28,10 @@ void MessageSide::merge(const MessageSide& o) {
 
 namespace {
 
+// The tests' units: in the errors, and the names of the counts on the wire and in the report.
+constexpr const char* kTransactions = "transactions";
+constexpr const char* kMessages = "messages";
+
 // A histogram on the wire: its non-empty buckets ([index, count], nanoseconds), so percentiles can be
 // recomputed or merged later; bounded by the bucket count.
 struct HistogramWire {
@@ -70,7 +74,7 @@ bool has_rtt(const MessageSide& m) { return m.rtt.count() > 0; }
 bool has_connect(const MessageSide& m) { return m.connect.count() > 0; }
 
 const auto kMessageSideFields = std::make_tuple(
-    number("messages", &MessageSide::messages), number("segments", &MessageSide::segments),
+    number(kMessages, &MessageSide::messages), number("segments", &MessageSide::segments),
     list("stream_messages", &MessageSide::stream_messages, kMaxStreams),
     sent_if(has_rtt, custom("rtt_ns", &MessageSide::rtt, histogram_json, histogram_from_json)),
     sent_if(has_connect, custom("connect_ns", &MessageSide::connect, histogram_json, histogram_from_json)));
@@ -82,7 +86,7 @@ MessageSide message_side_from_json(const nlohmann::json& j) { return decoded<Mes
 
 MessageResult message_result(TestKind test, uint32_t batch, const SideResult& local, const SideResult& remote,
                              double receiver_elapsed_s) {
-    const char* what = is_transaction_test(test) ? "transactions" : "messages";
+    const char* what = is_transaction_test(test) ? kTransactions : kMessages;
     const MessageSide& l = local.messages;
     const MessageSide& r = remote.messages;
     // UDP may lose datagrams: the side that counts what arrived is the figure (rr: the initiator, its
@@ -201,7 +205,7 @@ const auto kBothReportFields = std::make_tuple(number("elapsed_s", &MR::elapsed_
 
 const auto kTransactionReportFields = std::tuple_cat(
     kBothReportFields,
-    std::make_tuple(number("transactions", &MR::messages), number("transactions_per_s", &MR::messages_per_s),
+    std::make_tuple(number(kTransactions, &MR::messages), number("transactions_per_s", &MR::messages_per_s),
                     list("stream_transactions_per_s", &MR::stream_messages_per_s, kMaxStreams),
                     object("rtt_us", &MR::rtt, kLatencySummaryFields),
                     derived<MR>("samples", [](const MR& m) { return m.rtt.samples; }),
@@ -221,7 +225,7 @@ const auto kConnectFields = std::make_tuple(object("connect_us", &MR::connect, k
 
 const auto kMessageReportFields = std::tuple_cat(
     kBothReportFields,
-    std::make_tuple(number("messages", &MR::messages), number("messages_per_s", &MR::messages_per_s),
+    std::make_tuple(number(kMessages, &MR::messages), number("messages_per_s", &MR::messages_per_s),
                     list("stream_messages_per_s", &MR::stream_messages_per_s, kMaxStreams), number("batch", &MR::batch),
                     number("sender_calls_per_message", &MR::calls_per_message),
                     number("sender_segments_per_message", &MR::segments_per_message),

@@ -2,28 +2,25 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
 #include <stdexcept>
 
 #include "protocol/field_table.hpp"
 
 namespace zc {
 
+namespace {
+constexpr const char* kCqModeNames[] = {"auto", "poll", "event"};  // in CqMode's order
+}  // namespace
+
 const char* cq_mode_name(CqMode m) {
-    switch (m) {
-        case CqMode::auto_:
-            return "auto";
-        case CqMode::poll:
-            return "poll";
-        case CqMode::event:
-            return "event";
-    }
-    return "?";
+    auto i = static_cast<size_t>(m);
+    return i < std::size(kCqModeNames) ? kCqModeNames[i] : "?";
 }
 
 CqMode cq_mode_from_name(const std::string& name) {
-    if (name == "auto") return CqMode::auto_;
-    if (name == "poll") return CqMode::poll;
-    if (name == "event") return CqMode::event;
+    for (size_t i = 0; i < std::size(kCqModeNames); ++i)
+        if (name == kCqModeNames[i]) return static_cast<CqMode>(i);
     throw std::invalid_argument("unknown --cq-mode '" + name +
                                 "'; use poll (busy-poll the completion queue: lowest latency, a core's user time), "
                                 "event (sleep on the completion channel: CPU only when work completes) or auto");

@@ -158,6 +158,11 @@ double explain_units(const TestResult& r, const SideResult& s);
 // A category's CPU time per unit, in us.
 inline double explain_per_unit(double cpu_s, double units) { return units > 0 ? cpu_s * 1e6 / units : 0; }
 
+// The keys of SideResult's blocks that the report adds its figures to (result_report.cpp).
+inline constexpr const char* kZeroCopyKey = "zerocopy";
+inline constexpr const char* kTcpInfoKey = "tcp_info";  // TCP's block, its own (tcp_report.hpp)
+inline constexpr const char* kExplainKey = "explain";
+
 nlohmann::json to_json(const CpuUsage& u);
 CpuUsage cpu_usage_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const SideResult& s);

@@ -14,37 +14,51 @@ nlohmann::json to_json(const ReportHeader& h) {
 
 namespace {
 
+constexpr const char* kRun = "run";  // the header, in both documents
+
 class JsonReport : public ReportWriter {
 public:
     explicit JsonReport(std::ostream& out) : out_(out) {}
-    void begin(const ReportHeader& h) override {
-        doc_ = {{"run", to_json(h)}, {"results", nlohmann::json::array()}, {"errors", nlohmann::json::array()}};
+    void begin(const ReportHeader& h) override { run_ = to_json(h); }
+    void add(const TestResult& r) override { results_.push_back(to_json(r)); }
+    void error(const std::string& what) override { errors_.push_back(what); }
+    void end() override {
+        nlohmann::json doc = {{kRun, run_}, {"results", results_}, {"errors", errors_}};
+        out_ << doc.dump(2) << "\n";
     }
-    void add(const TestResult& r) override { doc_["results"].push_back(to_json(r)); }
-    void error(const std::string& what) override { doc_["errors"].push_back(what); }
-    void end() override { out_ << doc_.dump(2) << "\n"; }
 
 private:
     std::ostream& out_;
-    nlohmann::json doc_;
+    nlohmann::json run_;
+    nlohmann::json results_ = nlohmann::json::array(), errors_ = nlohmann::json::array();
 };
 
+// One JSON object per line, each an event: its name, and its value under a key.
 class JsonStreamReport : public ReportWriter {
 public:
     explicit JsonStreamReport(std::ostream& out) : out_(out) {}
-    void begin(const ReportHeader& h) override { line({{"event", "start"}, {"run", to_json(h)}}); }
+    void begin(const ReportHeader& h) override { line(event("start", kRun, to_json(h))); }
     void interval(const TestParams& p, const IntervalRow& row) override {
-        nlohmann::json j = {
-            {"event", "interval"},      {"transport", transport_name(p.transport)}, {"test", test_name(p.test)},
-            {"rx", rx_mode_name(p.rx)}, {"message_size", p.message_size},           {"streams", p.streams}};
+        nlohmann::json j = event("interval");
+        j.update({{"transport", transport_name(p.transport)},
+                  {"test", test_name(p.test)},
+                  {"rx", rx_mode_name(p.rx)},
+                  {"message_size", p.message_size},
+                  {"streams", p.streams}});
         j.update(to_json(row, p.test));
         line(j);
     }
-    void add(const TestResult& r) override { line({{"event", "result"}, {"result", to_json(r)}}); }
-    void error(const std::string& what) override { line({{"event", "error"}, {"error", what}}); }
-    void end() override { line({{"event", "end"}}); }
+    // These two carry their value under the event's own name.
+    void add(const TestResult& r) override { line(event("result", nullptr, to_json(r))); }
+    void error(const std::string& what) override { line(event("error", nullptr, what)); }
+    void end() override { line(event("end")); }
 
 private:
+    static nlohmann::json event(const char* name, const char* key = nullptr, nlohmann::json value = nullptr) {
+        nlohmann::json j = {{"event", name}};
+        if (!value.is_null()) j[key ? key : name] = std::move(value);
+        return j;
+    }
     void line(const nlohmann::json& j) {
         out_ << j.dump() << "\n";
         out_.flush();  // a dashboard reading the pipe sees each line as it happens

@@ -59,6 +59,13 @@ nlohmann::json to_json(const Spread& s) {
     return {{"sum", s.sum}, {"min", s.min}, {"median", s.median}, {"max", s.max}};
 }
 
+enum class Format { human, csv, json };
+Format format_of(const std::string& name) {
+    return name == "csv" ? Format::csv : name == "json" ? Format::json : Format::human;
+}
+
+constexpr const char* kRound = "round";  // a pair's and a round's
+
 std::string rank_at(int rank, const std::string& host) { return fmt::format("{}@{}", rank, host); }
 
 void write_human_head(std::ostream& out, const PairsReport& r) {
@@ -67,9 +74,9 @@ void write_human_head(std::ostream& out, const PairsReport& r) {
     out << "start times: " << r.clock_note << "\n";
     out << "each round: its pairs, then their aggregate (sum over the pairs that ran at once; min/median/max per "
            "pair)\n\n";
-    out << fmt::format("{:>5} {:>16} {:>16} {:>7} {:>12} {:>8} {:>10} {:>12} {:>10} {:>7} {:>7} {:>9}\n", "round",
-                       "client", "server", "test", "transport", "size", "Gb/s", "msg|tran/s", "latency_us", "l.CPU%",
-                       "r.CPU%", "start_us");
+    // The columns of write_human_pair, right-aligned to its widths.
+    out << "round           client           server    test    transport     size       Gb/s   msg|tran/s "
+           "latency_us  l.CPU%  r.CPU%  start_us\n";
 }
 
 void write_human_pair(std::ostream& out, const PairRecord& p) {
@@ -112,7 +119,7 @@ void write_human_summary(std::ostream& out, const RoundSummary& s) {
 }  // namespace
 
 nlohmann::json to_json(const PairRecord& p) {
-    nlohmann::json j = {{"round", p.round},
+    nlohmann::json j = {{kRound, p.round},
                         {"client_rank", p.client_rank},
                         {"server_rank", p.server_rank},
                         {"client_host", p.client_host},
@@ -128,7 +135,7 @@ nlohmann::json to_json(const PairRecord& p) {
 }
 
 nlohmann::json to_json(const RoundSummary& s) {
-    nlohmann::json j = {{"round", s.round},
+    nlohmann::json j = {{kRound, s.round},
                         {"test", test_name(s.test)},
                         {"transport", transport_name(s.transport)},
                         {"message_size", s.message_size},
@@ -159,18 +166,20 @@ nlohmann::json to_json(const PairsReport& r) {
 }
 
 void write_pairs_head(const std::string& format, std::ostream& out, const PairsReport& r) {
-    if (format == "csv") {
+    Format f = format_of(format);
+    if (f == Format::csv) {
         write_pairs_csv_head(out);
-    } else if (format != "json") {
+    } else if (f == Format::human) {
         write_human_head(out, r);
     }
     out.flush();
 }
 
 void write_pairs_round(const std::string& format, std::ostream& out, const PairsReport& r, int round) {
-    if (format == "csv") {
+    Format f = format_of(format);
+    if (f == Format::csv) {
         write_pairs_csv_round(out, r, round);
-    } else if (format != "json") {
+    } else if (f == Format::human) {
         for (const auto& p : r.pairs)
             if (p.round == round) write_human_pair(out, p);
         for (const auto& s : r.rounds)
@@ -180,10 +189,11 @@ void write_pairs_round(const std::string& format, std::ostream& out, const Pairs
 }
 
 void write_pairs_tail(const std::string& format, std::ostream& out, const PairsReport& r) {
-    if (format == "json") {
+    Format f = format_of(format);
+    if (f == Format::json) {
         out << to_json(r).dump(2) << "\n";
     } else {
-        for (const auto& e : r.errors) out << (format == "csv" ? "# error: " : "error: ") << e << "\n";
+        for (const auto& e : r.errors) out << (f == Format::csv ? "# error: " : "error: ") << e << "\n";
     }
     out.flush();
 }

@@ -1,0 +1,127 @@
+// The report's document of a test (to_json(TestResult)): each side's wire fields (result.cpp) with the
+// figures computed from them, and the test's own: iterations, baseline, message figures, intervals.
+#include <vector>
+
+#include "measure/service_demand.hpp"
+#include "protocol/field_table.hpp"
+#include "protocol/result.hpp"
+
+namespace zc {
+
+namespace {
+
+// The report's fields (encoded only): what the reader gets beside each side's wire fields.
+const auto kFlowFigureFields =
+    std::make_tuple(derived<FlowFigures>("count", [](const FlowFigures& f) { return f.flows.flows; }),
+                    derived<FlowFigures>("min_bytes", [](const FlowFigures& f) { return f.flows.min_bytes; }),
+                    derived<FlowFigures>("median_bytes", [](const FlowFigures& f) { return f.flows.median_bytes; }),
+                    derived<FlowFigures>("max_bytes", [](const FlowFigures& f) { return f.flows.max_bytes; }),
+                    number("min_bps", &FlowFigures::min_bps), number("median_bps", &FlowFigures::median_bps),
+                    number("max_bps", &FlowFigures::max_bps),
+                    derived<FlowFigures>("jain_index", [](const FlowFigures& f) { return f.flows.jain; }));
+
+using SR = SideResult;
+const auto kSideFigureFields = std::make_tuple(
+    derived<SR>("cpu_util_pct", [](const SR& s) { return s.cpu_util_pct(); }),
+    derived<SR>("service_demand_us_per_kb", [](const SR& s) { return s.service_demand_us_per_kb(); }),
+    derived<SR>("process_cpu_util_pct", [](const SR& s) { return s.process_cpu_util_pct(); }),
+    derived<SR>("process_service_demand_us_per_kb", [](const SR& s) { return s.process_service_demand_us_per_kb(); }),
+    derived<SR>("test_cpus_busy_s", [](const SR& s) { return s.test_cpus_busy_s(); }),
+    derived<SR>("test_cpus_service_demand_us_per_kb",
+                [](const SR& s) { return service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes); }),
+    derived<SR>("other_processes_cpu_pct_of_one_cpu", [](const SR& s) { return s.others_cpu_pct_of_one_cpu(); }),
+    derived<SR>("whole_host_cpu_shared", [](const SR& s) { return s.host_shared(); }));
+// --flows only.
+const auto kFlowsFields =
+    std::make_tuple(derived<SR>("flows", [](const SR& s) { return encoded(flow_figures(s), kFlowFigureFields); }));
+
+double pct(uint64_t part, uint64_t whole) { return 100.0 * static_cast<double>(part) / static_cast<double>(whole); }
+
+nlohmann::json side_summary(const SideResult& s) {
+    auto j = to_json(s);
+    encode_fields(j, s, kSideFigureFields);
+    if (!s.flow_bytes.empty()) encode_fields(j, s, kFlowsFields);
+    for (size_t i = 0; i < s.tcp.size(); ++i) j[kTcpInfoKey][i]["limited_by"] = tcp_limit_line(s.tcp[i]);
+    const ZeroCopyCounts& z = s.zerocopy;
+    if (z.sent_bytes > 0) j[kZeroCopyKey]["copied_pct"] = pct(z.copied_bytes, z.sent_bytes);
+    uint64_t rx = z.rx_mapped_bytes + z.rx_copied_bytes;
+    if (rx > 0) j[kZeroCopyKey]["rx_mapped_pct"] = pct(z.rx_mapped_bytes, rx);
+    return j;
+}
+
+// The JSON report's explain object gains each category per unit, and the deltas against the baseline.
+void add_explain_per_unit(nlohmann::json& side, const TestResult& r, const SideResult& s,
+                          const std::vector<std::pair<Category, double>>& delta) {
+    if (!s.explain.ran) return;
+    double units = explain_units(r, s);
+    nlohmann::json per = nlohmann::json::object();
+    for (size_t i = 0; i < kCategoryCount; ++i)
+        per[category_names()[i].key] = explain_per_unit(s.explain.category_s[i], units);
+    auto& e = side[kExplainKey];
+    e["unit"] = explain_unit(r.test);
+    e["per_unit"] = per;
+    e["sampled_per_unit"] = explain_per_unit(s.explain.busy_s, units);
+    if (!delta.empty()) {
+        nlohmann::json d = nlohmann::json::object();
+        for (const auto& [c, v] : delta) d[category_key(c)] = v;
+        e["delta_vs_baseline_per_unit"] = d;
+    }
+}
+
+nlohmann::json side_report(const TestResult& r, const SideResult& s,
+                           const std::vector<std::pair<Category, double>>& explain_delta) {
+    nlohmann::json j = side_summary(s);
+    add_explain_per_unit(j, r, s, explain_delta);
+    return j;
+}
+
+const auto kIterationFields = std::make_tuple(
+    number("count", &IterationStats::iterations), number("confidence_level_pct", &IterationStats::level_pct),
+    number("width_goal_pct", &IterationStats::width_goal_pct),
+    number("throughput_width_pct", &IterationStats::throughput_width_pct), str("metric", &IterationStats::metric),
+    number("met", &IterationStats::met));
+
+const auto kBaselineFields =
+    std::make_tuple(str("transport", &BaselineRatio::transport), number("throughput_ratio", &BaselineRatio::throughput),
+                    number("local_service_demand_ratio", &BaselineRatio::local_service_demand),
+                    number("remote_service_demand_ratio", &BaselineRatio::remote_service_demand));
+
+using TR = TestResult;
+const auto kTestResultFields = std::make_tuple(
+    named("transport", &TR::transport, transport_name, transport_from_name),
+    named("test", &TR::test, test_name, test_from_name), named("rx", &TR::rx, rx_mode_name, rx_mode_from_name),
+    number("message_size", &TR::message_size), number("streams", &TR::streams), number("bytes", &TR::bytes),
+    number("elapsed_s", &TR::elapsed_s), number("throughput_gbps", &TR::throughput_gbps),
+    number("setup_ms", &TR::setup_ms), object("iterations", &TR::iterations, kIterationFields),
+    derived<TR>("baseline",
+                [](const TR& r) {
+                    return r.baseline.transport.empty() ? nlohmann::json(nullptr)
+                                                        : encoded(r.baseline, kBaselineFields);
+                }),
+    derived<TR>("local", [](const TR& r) { return side_report(r, r.local, r.baseline.local_explain_delta); }),
+    derived<TR>("remote", [](const TR& r) { return side_report(r, r.remote, r.baseline.remote_explain_delta); }),
+    list("warnings", &TR::warnings, 0));
+
+// --bidir only.
+const auto kBidirFields = std::make_tuple(derived<TR>("bidir", [](const TR& r) {
+    return nlohmann::json{{"with", r.bidir_with}, {"sum_gbps", r.bidir_sum_gbps}};
+}));
+// --interval only.
+const auto kIntervalFields =
+    std::make_tuple(number("interval_s", &TR::interval_s), derived<TR>("intervals", [](const TR& r) {
+                        nlohmann::json rows = nlohmann::json::array();
+                        for (const auto& row : r.intervals) rows.push_back(to_json(row, r.test));
+                        return rows;
+                    }));
+
+}  // namespace
+
+nlohmann::json to_json(const TestResult& r) {
+    nlohmann::json j = encoded(r, kTestResultFields);
+    if (is_message_test(r.test)) j[test_name(r.test)] = to_json(r.messages, r.test, r.message_size);
+    if (!r.bidir_with.empty()) encode_fields(j, r, kBidirFields);
+    if (r.interval_s > 0) encode_fields(j, r, kIntervalFields);
+    return j;
+}
+
+}  // namespace zc
