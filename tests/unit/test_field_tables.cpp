@@ -93,7 +93,10 @@ SideResult full_side() {
 template <class S, class... T>
 void expect_members_eq(const char* what, const S& a, const S& b, T S::*... members) {
     int i = 0;
-    auto one = [&](auto member) { EXPECT_EQ(a.*member, b.*member) << what << " member #" << i++; };
+    auto one = [&](auto member) {
+        int at = i++;  // counted here: the message is only built on a failure
+        EXPECT_EQ(a.*member, b.*member) << what << " member #" << at;
+    };
     (one(members), ...);
 }
 
