@@ -89,93 +89,65 @@ SideResult full_side() {
     return s;
 }
 
+// Each listed member equal in both (a double crosses JSON exactly); `what` and its index name a mismatch.
+template <class S, class... T>
+void expect_members_eq(const char* what, const S& a, const S& b, T S::*... members) {
+    int i = 0;
+    auto one = [&](auto member) {
+        int at = i++;  // counted here: the message is only built on a failure
+        EXPECT_EQ(a.*member, b.*member) << what << " member #" << at;
+    };
+    (one(members), ...);
+}
+
 void expect_full_side_eq(const SideResult& a, const SideResult& b) {
-    EXPECT_EQ(a.host, b.host);
-    EXPECT_EQ(a.role, b.role);
-    EXPECT_EQ(a.bytes, b.bytes);
-    EXPECT_EQ(a.ops, b.ops);
-    EXPECT_EQ(a.path, b.path);
-    EXPECT_EQ(a.zerocopy.sent_bytes, b.zerocopy.sent_bytes);
-    EXPECT_EQ(a.zerocopy.copied_bytes, b.zerocopy.copied_bytes);
-    EXPECT_EQ(a.zerocopy.completions, b.zerocopy.completions);
-    EXPECT_EQ(a.zerocopy.enobufs, b.zerocopy.enobufs);
-    EXPECT_EQ(a.zerocopy.rx_mapped_bytes, b.zerocopy.rx_mapped_bytes);
-    EXPECT_EQ(a.zerocopy.rx_copied_bytes, b.zerocopy.rx_copied_bytes);
-    EXPECT_DOUBLE_EQ(a.elapsed_s, b.elapsed_s);
-    EXPECT_DOUBLE_EQ(a.loops_s, b.loops_s);
-    EXPECT_EQ(a.stream_bytes, b.stream_bytes);
-    EXPECT_EQ(a.flow_bytes, b.flow_bytes);
-    EXPECT_EQ(a.cpus, b.cpus);
-    EXPECT_DOUBLE_EQ(a.cpu.elapsed_s, b.cpu.elapsed_s);
-    EXPECT_EQ(a.cpu.ncpus, b.cpu.ncpus);
-    EXPECT_DOUBLE_EQ(a.cpu.all.user, b.cpu.all.user);
-    EXPECT_DOUBLE_EQ(a.cpu.all.idle, b.cpu.all.idle);
-    EXPECT_DOUBLE_EQ(a.cpu.busy_cpu_s, b.cpu.busy_cpu_s);
+    using SR = SideResult;
+    expect_members_eq("side", a, b, &SR::host, &SR::role, &SR::bytes, &SR::ops, &SR::path, &SR::elapsed_s, &SR::loops_s,
+                      &SR::stream_bytes, &SR::flow_bytes, &SR::cpus, &SR::process_user_s, &SR::process_sys_s,
+                      &SR::socket_send_buffer, &SR::socket_recv_buffer, &SR::rcv_lowat, &SR::longest_call_s,
+                      &SR::longest_call_end_s, &SR::warnings, &SR::connection_close);
+    using Z = ZeroCopyCounts;
+    expect_members_eq("zerocopy", a.zerocopy, b.zerocopy, &Z::sent_bytes, &Z::copied_bytes, &Z::completions,
+                      &Z::enobufs, &Z::rx_mapped_bytes, &Z::rx_copied_bytes);
+    expect_members_eq("cpu", a.cpu, b.cpu, &CpuUsage::elapsed_s, &CpuUsage::ncpus, &CpuUsage::busy_cpu_s);
+    const CpuShare& x = b.cpu.all;
+    EXPECT_EQ((std::vector<double>{x.user, x.nice, x.system, x.irq, x.softirq, x.iowait, x.steal, x.idle}),
+              (std::vector<double>{12.5, 0.25, 30.125, 1.5, 8.75, 0.1, 0.05, 46.725}));
     ASSERT_EQ(b.cpu.per_cpu.size(), 1u);
     EXPECT_EQ(b.cpu.per_cpu[0].cpu, 7);
-    const CpuShare& x = b.cpu.per_cpu[0].share;
-    EXPECT_EQ((std::vector<double>{x.user, x.nice, x.system, x.irq, x.softirq, x.iowait, x.steal, x.idle}),
+    const CpuShare& y = b.cpu.per_cpu[0].share;
+    EXPECT_EQ((std::vector<double>{y.user, y.nice, y.system, y.irq, y.softirq, y.iowait, y.steal, y.idle}),
               (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8}));
-    EXPECT_DOUBLE_EQ(a.cpu.others.cpu_s, b.cpu.others.cpu_s);
+    EXPECT_EQ(a.cpu.others.cpu_s, b.cpu.others.cpu_s);
     ASSERT_EQ(b.cpu.others.top.size(), 1u);
-    EXPECT_EQ(b.cpu.others.top[0].pid, 4242);
-    EXPECT_EQ(b.cpu.others.top[0].comm, "tmux: server");
-    EXPECT_DOUBLE_EQ(b.cpu.others.top[0].cpu_s, 0.5);
-    EXPECT_DOUBLE_EQ(a.process_user_s, b.process_user_s);
-    EXPECT_DOUBLE_EQ(a.process_sys_s, b.process_sys_s);
-    const Placement& p = a.placement;
-    const Placement& q = b.placement;
-    EXPECT_EQ(p.interface, q.interface);
-    EXPECT_EQ(p.pci, q.pci);
-    EXPECT_EQ(p.device_numa_node, q.device_numa_node);
-    EXPECT_EQ(p.mem_node, q.mem_node);
-    EXPECT_EQ(p.buffer_pages_by_node, q.buffer_pages_by_node);
-    EXPECT_EQ(p.cpu_nodes, q.cpu_nodes);
-    ASSERT_EQ(q.irqs.size(), 1u);
-    EXPECT_EQ(q.irqs[0].irq, 142);
-    EXPECT_EQ(q.irqs[0].name, "mlx5_comp0");
-    EXPECT_EQ(q.irqs[0].affinity, "6");
-    EXPECT_EQ(q.irqs[0].affinity_before, "0-15");
-    EXPECT_EQ(q.irqs[0].interrupts, 123456u);
-    EXPECT_EQ(q.irqs[0].per_cpu, (std::vector<uint64_t>{0, 5, 7}));
-    EXPECT_EQ(p.irq_note, q.irq_note);
-    EXPECT_EQ(p.gpu.device, q.gpu.device);
-    EXPECT_EQ(p.gpu.name, q.gpu.name);
-    EXPECT_EQ(p.gpu.pci, q.gpu.pci);
-    EXPECT_EQ(p.gpu.numa_node, q.gpu.numa_node);
-    EXPECT_EQ(p.gpu.pcie_path, q.gpu.pcie_path);
-    EXPECT_EQ(p.gpu.nic_relation, q.gpu.nic_relation);
-    EXPECT_EQ(p.gpu.shares_root_port, q.gpu.shares_root_port);
-    EXPECT_EQ(a.socket_send_buffer, b.socket_send_buffer);
-    EXPECT_EQ(a.socket_recv_buffer, b.socket_recv_buffer);
-    EXPECT_EQ(a.rcv_lowat, b.rcv_lowat);
-    EXPECT_DOUBLE_EQ(a.longest_call_s, b.longest_call_s);
-    EXPECT_DOUBLE_EQ(a.longest_call_end_s, b.longest_call_end_s);
-    EXPECT_EQ(a.warnings, b.warnings);
+    using Top = OtherLoad::Top;
+    expect_members_eq("top", a.cpu.others.top[0], b.cpu.others.top[0], &Top::pid, &Top::comm, &Top::cpu_s);
+    using P = Placement;
+    expect_members_eq("placement", a.placement, b.placement, &P::interface, &P::pci, &P::device_numa_node, &P::mem_node,
+                      &P::buffer_pages_by_node, &P::cpu_nodes, &P::irq_note);
+    ASSERT_EQ(b.placement.irqs.size(), 1u);
+    using I = IrqReport;
+    expect_members_eq("irq", a.placement.irqs[0], b.placement.irqs[0], &I::irq, &I::name, &I::affinity,
+                      &I::affinity_before, &I::interrupts, &I::per_cpu);
+    using G = GpuPlacement;
+    expect_members_eq("gpu", a.placement.gpu, b.placement.gpu, &G::device, &G::name, &G::pci, &G::numa_node,
+                      &G::pcie_path, &G::nic_relation, &G::shares_root_port);
     ASSERT_EQ(b.shared_with.size(), 1u);
-    EXPECT_EQ(b.shared_with[0].pid, 4321);
-    EXPECT_EQ(b.shared_with[0].cpus, (std::vector<int>{4, 5}));
-    EXPECT_TRUE(b.shared_with[0].died);
-    EXPECT_EQ(a.messages.messages, b.messages.messages);
-    EXPECT_EQ(a.messages.stream_messages, b.messages.stream_messages);
-    EXPECT_EQ(a.messages.segments, b.messages.segments);
+    using H = SharedHostTest;
+    expect_members_eq("shared_with", a.shared_with[0], b.shared_with[0], &H::program, &H::pid, &H::peer, &H::test,
+                      &H::overlap_s, &H::cpus, &H::died);
+    using MS = MessageSide;
+    expect_members_eq("messages", a.messages, b.messages, &MS::messages, &MS::stream_messages, &MS::segments);
     expect_histogram_eq(a.messages.rtt, b.messages.rtt);
     expect_histogram_eq(a.messages.connect, b.messages.connect);
-    const MemoryReport& m = a.memory;
-    const MemoryReport& n = b.memory;
-    EXPECT_EQ(m.buffer, n.buffer);
-    EXPECT_EQ(m.gpu_path, n.gpu_path);
-    EXPECT_EQ(m.gpu_path_note, n.gpu_path_note);
-    EXPECT_EQ(m.stage_slot_bytes, n.stage_slot_bytes);
-    EXPECT_EQ(m.stage_slots, n.stage_slots);
-    EXPECT_EQ(m.stage_batch, n.stage_batch);
-    EXPECT_EQ(m.staging.bytes, n.staging.bytes);
-    EXPECT_EQ(m.staging.copies, n.staging.copies);
-    EXPECT_EQ(m.staging.copy_ns, n.staging.copy_ns);
-    EXPECT_EQ(m.staging.wait_ns, n.staging.wait_ns);
-    EXPECT_EQ(a.tcp_settings.congestion, b.tcp_settings.congestion);
-    EXPECT_EQ(a.tcp_settings.family, b.tcp_settings.family);
-    EXPECT_EQ(a.connection_close, b.connection_close);
+    using M = MemoryReport;
+    expect_members_eq("memory", a.memory, b.memory, &M::buffer, &M::gpu_path, &M::gpu_path_note, &M::stage_slot_bytes,
+                      &M::stage_slots, &M::stage_batch);
+    using SC = StagingCounts;
+    expect_members_eq("staging", a.memory.staging, b.memory.staging, &SC::bytes, &SC::copies, &SC::copy_ns,
+                      &SC::wait_ns);
+    expect_members_eq("tcp_settings", a.tcp_settings, b.tcp_settings, &TcpTuningInForce::congestion,
+                      &TcpTuningInForce::family);
 }
 
 template <class M>
