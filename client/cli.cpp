@@ -20,6 +20,7 @@
 #include "core/pacer.hpp"
 #include "core/units.hpp"
 #include "tcp/tcp_tuning.hpp"
+#include "compare_cli.hpp"
 
 namespace zc {
 
@@ -497,6 +498,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
         value("--csv-intervals", o.csv_intervals,
               "FILE: also write one CSV row per interval there as the test runs (needs --interval)")
             .value_kind("FILE"),
+        html_option(o.html),
         // --explain (issue 25): where each side's CPU went, by kernel category.
         action("--explain",
                "sample every CPU of each side over the measured interval (perf_event_open, cpu-clock) and report "
@@ -578,7 +580,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
                                         " connections per side");
         check_tcp_options(o);
         if (!o.explain_stacks.empty() && o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;
-        o.params.explain_stacks = !o.explain_stacks.empty();
+        // --html draws the stacks as flame graphs: with --explain, the sides send them back.
+        o.params.explain_stacks = !o.explain_stacks.empty() || (!o.html.empty() && o.params.explain_hz > 0);
         check_tests(o);
         check_goal(o.goal);
         if (program.check) program.check(o);

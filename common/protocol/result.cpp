@@ -1,5 +1,7 @@
 #include "protocol/result.hpp"
 
+#include <cctype>
+
 #include "measure/service_demand.hpp"
 #include "protocol/explain_json.hpp"
 #include "protocol/json_fields.hpp"
@@ -303,7 +305,45 @@ void add_explain_per_unit(nlohmann::json& side, const TestResult& r, const SideR
         e["delta_vs_baseline_per_unit"] = d;
     }
 }
+// "us/KB" -> "us_per_kb": a unit as a name's tail.
+std::string unit_suffix(TestKind test) {
+    std::string u = explain_unit(test);
+    std::string out;
+    for (char c : u) out += c == '/' ? std::string("_per_") : std::string(1, static_cast<char>(std::tolower(c)));
+    return out;
+}
+
 }  // namespace
+
+nlohmann::json result_figures(const TestResult& r) {
+    const bool msg = is_message_test(r.test);
+    const std::string unit = unit_suffix(r.test);
+    nlohmann::json f = nlohmann::json::object();
+    if (msg)
+        f[is_transaction_test(r.test) ? "transactions_per_s" : "messages_per_s"] = r.messages.messages_per_s;
+    else
+        f["throughput_gbps"] = r.throughput_gbps;
+    f["local_service_demand_" + unit] = msg ? r.messages.local_sd_us : r.local.service_demand_us_per_kb();
+    f["remote_service_demand_" + unit] = msg ? r.messages.remote_sd_us : r.remote.service_demand_us_per_kb();
+    f["local_proc_service_demand_" + unit] =
+        msg ? r.messages.local_proc_sd_us : r.local.process_service_demand_us_per_kb();
+    f["remote_proc_service_demand_" + unit] =
+        msg ? r.messages.remote_proc_sd_us : r.remote.process_service_demand_us_per_kb();
+    if (is_transaction_test(r.test) && r.messages.rtt.samples > 0) {
+        f["rtt_p50_us"] = r.messages.rtt.p50_us;
+        f["rtt_p90_us"] = r.messages.rtt.p90_us;
+        f["rtt_p99_us"] = r.messages.rtt.p99_us;
+        f["rtt_p99.9_us"] = r.messages.rtt.p999_us;
+    }
+    for (const auto* s : {&r.local, &r.remote}) {
+        if (!s->explain.ran) continue;
+        const std::string side = s == &r.local ? "local_explain_" : "remote_explain_";
+        double units = explain_units(r, *s);
+        for (size_t i = 0; i < kCategoryCount; ++i)
+            f[side + category_names()[i].key + "_" + unit] = explain_per_unit(s->explain.category_s[i], units);
+    }
+    return f;
+}
 
 nlohmann::json to_json(const TestResult& r) {
     nlohmann::json j = {
@@ -322,7 +362,9 @@ nlohmann::json to_json(const TestResult& r) {
           {"width_goal_pct", r.iterations.width_goal_pct},
           {"throughput_width_pct", r.iterations.throughput_width_pct},
           {"metric", r.iterations.metric},
-          {"met", r.iterations.met}}},
+          {"met", r.iterations.met},
+          {"rounds", r.round_figures}}},
+        {"figures", result_figures(r)},
         {"baseline", r.baseline.transport.empty()
                          ? nlohmann::json(nullptr)
                          : nlohmann::json{{"transport", r.baseline.transport},
