@@ -516,7 +516,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
         value("--explain-stacks", o.explain_stacks,
               "FILE: write each side's sampled call stacks there, folded (\"side;func;...;leaf count\", the test's "
               "label first when the run has several tests), for flamegraph.pl, inferno or speedscope (implies "
-              "--explain)")
+              "--explain); -o json and --html carry the stacks too (\"stacks\" under each side's \"explain\")")
             .value_kind("FILE"),
         text("-i,--iterations", "MAX,MIN repetitions of each test (netperf's -i; up to 30)",
              [&o, iterations_given](const std::string& t) {
@@ -580,8 +580,10 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
                                         " connections per side");
         check_tcp_options(o);
         if (!o.explain_stacks.empty() && o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;
-        // --html draws the stacks as flame graphs: with --explain, the sides send them back.
-        o.params.explain_stacks = !o.explain_stacks.empty() || (!o.html.empty() && o.params.explain_hz > 0);
+        // With --explain, the sides send their stacks back for --explain-stacks, for --html's flame graphs and
+        // into -o json (so `zcperf compare --html` can draw two saved runs' flame graphs).
+        o.params.explain_stacks =
+            !o.explain_stacks.empty() || (o.params.explain_hz > 0 && (!o.html.empty() || o.output.find("json") == 0));
         check_tests(o);
         check_goal(o.goal);
         if (program.check) program.check(o);

@@ -27,12 +27,14 @@ nlohmann::json read_report(const std::string& file) {
     const bool zcperf = j.is_object() && j.contains("run") && j["run"].is_object() && j.contains("results") &&
                         j["results"].is_array() && j["run"].value("software", "").rfind("zcperf", 0) == 0;
     if (!zcperf)
-        throw CompareError(file + " is JSON but not a zcperf report (no \"run\" by zcperf and \"results\"): give a "
-                                  "report from zcperf -o json");
+        throw CompareError(file +
+                           " is JSON but not a zcperf report (no \"run\" by zcperf and \"results\"): give a "
+                           "report from zcperf -o json");
     for (const auto& r : j["results"])
         if (!r.is_object() || !r.contains("figures"))
-            throw CompareError(file + " has a result without \"figures\": it was written by a zcperf older than "
-                                      "compare; run the test again with this zcperf (-o json)");
+            throw CompareError(file +
+                               " has a result without \"figures\": it was written by a zcperf older than "
+                               "compare; run the test again with this zcperf (-o json)");
     return j;
 }
 
@@ -53,7 +55,7 @@ Samples samples_of(const CompareSide& side, std::vector<std::string>& order) {
             auto& figures = s[key];
             const nlohmann::json* rounds = nullptr;
             if (auto it = r.find("iterations"); it != r.end() && it->is_object() && it->contains("rounds") &&
-                                                 (*it)["rounds"].is_array() && !(*it)["rounds"].empty())
+                                                (*it)["rounds"].is_array() && !(*it)["rounds"].empty())
                 rounds = &(*it)["rounds"];
             for (const auto& f : rounds ? *rounds : nlohmann::json::array({r["figures"]}))
                 for (const auto& [name, v] : f.items())
@@ -65,9 +67,9 @@ Samples samples_of(const CompareSide& side, std::vector<std::string>& order) {
 
 // The rate first, then service demand, proc, RTT, then the categories: the order a reader asks in.
 int figure_rank(const std::string& f) {
-    static const std::vector<std::string> heads = {"throughput", "transactions_per_s", "messages_per_s",
-                                                   "local_service", "remote_service", "local_proc",
-                                                   "remote_proc", "rtt_", "local_explain", "remote_explain"};
+    static const std::vector<std::string> heads = {
+        "throughput", "transactions_per_s", "messages_per_s", "local_service", "remote_service",
+        "local_proc", "remote_proc",        "rtt_",           "local_explain", "remote_explain"};
     for (size_t i = 0; i < heads.size(); ++i)
         if (f.rfind(heads[i], 0) == 0) return static_cast<int>(i);
     return static_cast<int>(heads.size());
@@ -140,15 +142,13 @@ CompareResult compare_sides(const CompareSide& base, const CompareSide& next) {
             if (it == b[key].end() || (all_zero(va) && all_zero(it->second))) continue;  // nothing to compare
             t.figures.push_back(compare_figure(name, va, it->second, out.level_pct));
         }
-        std::stable_sort(t.figures.begin(), t.figures.end(), [](const auto& x, const auto& y) {
-            return figure_rank(x.figure) < figure_rank(y.figure);
-        });
+        std::stable_sort(t.figures.begin(), t.figures.end(),
+                         [](const auto& x, const auto& y) { return figure_rank(x.figure) < figure_rank(y.figure); });
         out.tests.push_back(std::move(t));
     }
     if (out.tests.empty())
         throw CompareError("no test is in both sides (tests match by transport, test, message size and --rx)." +
-                           std::string("\nbase has:") + list_tests(base_order) + "\nnew has:" +
-                           list_tests(next_order));
+                           std::string("\nbase has:") + list_tests(base_order) + "\nnew has:" + list_tests(next_order));
     return out;
 }
 
@@ -162,7 +162,10 @@ nlohmann::json describe_side(const CompareSide& side) {
         software.insert(run.value("software", "?") + ", server " + run.value("remote_software", "?"));
         commands.insert(run.value("command_line", "?"));
     }
-    return {{"files", side.files}, {"hosts", hosts}, {"kernels", kernels}, {"software", software},
+    return {{"files", side.files},
+            {"hosts", hosts},
+            {"kernels", kernels},
+            {"software", software},
             {"command_lines", commands}};
 }
 
@@ -190,8 +193,9 @@ nlohmann::json to_json(const CompareResult& r, const CompareSide& base, const Co
     return {{"base", describe_side(base)},
             {"new", describe_side(next)},
             {"level_pct", r.level_pct},
-            {"method", "Welch's t on the log ratios (a ratio: NEW / BASE) or on the values (a difference: NEW - "
-                       "BASE), each side's repetitions its samples"},
+            {"method",
+             "Welch's t on the log ratios (a ratio: NEW / BASE) or on the values (a difference: NEW - "
+             "BASE), each side's repetitions its samples"},
             {"tests", tests}};
 }
 

@@ -42,10 +42,12 @@ int compare_main(int argc, char** argv) {
     rows.push_back(value("-o,--output", output, "report format: human, json or csv").choose({"human", "json", "csv"}));
     rows.push_back(html_option(html));
     CLI::App app{kCompareDescription, "zcperf compare"};
-    if (int rc = parse_rows(app, rows, argc, argv, [&] {
-            if (sides.size() != 2)
-                throw std::invalid_argument("give two sides, BASE and NEW (each REPORT.json or A1.json,A2.json)");
-        });
+    if (int rc = parse_rows(app, rows, argc, argv,
+                            [&] {
+                                if (sides.size() != 2)
+                                    throw std::invalid_argument(
+                                        "give two sides, BASE and NEW (each REPORT.json or A1.json,A2.json)");
+                            });
         rc >= 0)
         return rc;
     try {

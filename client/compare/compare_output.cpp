@@ -21,7 +21,8 @@ std::string estimate_text(const FigureComparison& f) {
 
 std::string interval_text(const FigureComparison& f) {
     if (!f.c.has_interval) return "-";
-    return f.ratio ? fmt::format("[{:.3f}, {:.3f}]", f.c.lo, f.c.hi) : fmt::format("[{:+.4g}, {:+.4g}]", f.c.lo, f.c.hi);
+    return f.ratio ? fmt::format("[{:.3f}, {:.3f}]", f.c.lo, f.c.hi)
+                   : fmt::format("[{:+.4g}, {:+.4g}]", f.c.lo, f.c.hi);
 }
 
 void write_side(std::ostream& out, const char* name, const nlohmann::json& d) {
@@ -56,8 +57,8 @@ void write_compare_human(std::ostream& out, const CompareResult& r, const Compar
         out << fmt::format("  {:<40} {:>11} {:>11} {:>10} {:>22}  {}\n", "figure (mean)", "base", "new", "change",
                            fmt::format("{:g}% interval", r.level_pct), "verdict");
         for (const auto& f : t.figures)
-            out << fmt::format("  {:<40} {:>11.4g} {:>11.4g} {:>10} {:>22}  {}\n", f.figure, mean(f.base),
-                               mean(f.next), estimate_text(f), interval_text(f), f.verdict);
+            out << fmt::format("  {:<40} {:>11.4g} {:>11.4g} {:>10} {:>22}  {}\n", f.figure, mean(f.base), mean(f.next),
+                               estimate_text(f), interval_text(f), f.verdict);
     }
 }
 
@@ -69,9 +70,9 @@ void write_compare_csv(std::ostream& out, const CompareResult& r) {
             std::string lo = f.c.has_interval ? fmt::format("{:.6g}", f.c.lo) : "";
             std::string hi = f.c.has_interval ? fmt::format("{:.6g}", f.c.hi) : "";
             out << fmt::format("{},{},{},{},{},{},{},{},{:.6g},{:.6g},{:.6g},{},{},{:.3f},{:g},\"{}\"\n", t.transport,
-                               t.test, t.message_size, t.rx, f.figure, f.ratio ? "ratio" : "difference",
-                               f.base.size(), f.next.size(), mean(f.base), mean(f.next), f.c.estimate, lo, hi, f.c.df,
-                               r.level_pct, f.verdict);
+                               t.test, t.message_size, t.rx, f.figure, f.ratio ? "ratio" : "difference", f.base.size(),
+                               f.next.size(), mean(f.base), mean(f.next), f.c.estimate, lo, hi, f.c.df, r.level_pct,
+                               f.verdict);
         }
     }
 }

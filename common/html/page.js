@@ -5,6 +5,8 @@
   "use strict";
   const check = { errors: [], frames: 0, flame_graphs: 0, differential: 0, search: {}, categories: [], ready: false };
   window.addEventListener("error", (e) => check.errors.push(String(e.message)));
+  const consoleError = console.error.bind(console);
+  console.error = (...args) => { check.errors.push(args.map(String).join(" ")); consoleError(...args); };
   const data = JSON.parse(document.getElementById("zc-data").textContent);
   const page = d3.select("#zc-page");
   const catLabel = Object.fromEntries(data.categories.map((c) => [c.key, c.label]));
@@ -194,12 +196,13 @@
     return next;
   }
 
+  const escapeHtml = (t) => String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
   const charts = [];
   function flame(sel, title, tree, diff) {
     const box = sel.append("div").attr("class", "flame");
     box.append("h3").text(title);
     const chart = flamegraph.default().width(Math.max(480, Math.min(1400, window.innerWidth - 60) / (diff ? 1 : 1))).cellHeight(16).minFrameSize(1).transitionDuration(300)
-      .tooltip(flamegraph.tooltip.defaultFlamegraphTooltip().html((d) => `${d.data.name}<br>category: ${catLabel[d.data.category] || d.data.category || "-"}<br>${d.value} samples${diff ? `, ${d.delta >= 0 ? "grew" : "shrank"} by ${num(Math.abs(d.delta), 3)}` : ""}`));
+      .tooltip(flamegraph.tooltip.defaultFlamegraphTooltip().html((d) => `${escapeHtml(d.data.name)}<br>category: ${catLabel[d.data.category] || d.data.category || "-"}<br>${d.value} samples${diff ? `, ${d.delta >= 0 ? "grew" : "shrank"} by ${num(Math.abs(d.delta), 3)}` : ""}`));
     if (diff) chart.computeDelta(true).setColorMapper(flamegraph.colorMapper.differentialColorMapper);
     else chart.setColorMapper((d, original) => (d.highlight ? original : catColor(d.data.category || "other")));
     box.append("div").datum(tree).call(chart);
@@ -252,6 +255,14 @@
       flame(row, `differential: ${label(b.x)} against ${label(a.x)} (red grew, blue shrank; NEW's frames)`, finish(differential(stacksOf(a.x), stacksOf(b.x))), true);
     }
     check.frames = document.querySelectorAll(".flame g.frame").length;
+    // What a hover shows on the widest frame under the root (the tooltip the reader sees).
+    const frame = document.querySelectorAll(".flame g.frame")[1];
+    if (frame) {
+      frame.dispatchEvent(new MouseEvent("mouseover", { bubbles: true, clientX: 20, clientY: 20 }));
+      const tip = document.querySelector(".d3-flame-graph-tip");
+      check.hover = tip ? tip.textContent : "";
+      frame.dispatchEvent(new MouseEvent("mouseout", { bubbles: true }));
+    }
     check.search._copy_from_iter = search("_copy_from_iter");
     search("");
   }
@@ -262,6 +273,8 @@
   intervals();
   latency();
   flameGraphs();
+  // What the page loaded beyond itself: nothing, when it is self-contained.
+  check.resources = performance.getEntriesByType("resource").map((e) => e.name);
   check.ready = true;
   const out = document.createElement("pre");
   out.id = "zc-selfcheck";

@@ -23,7 +23,6 @@ double t_quantile(double df, double level_pct);
 // NEW / BASE from positive samples (a sample <= 0 has no log: use compare_difference).
 Comparison compare_ratio(const std::vector<double>& base, const std::vector<double>& next, double level_pct = 95);
 // NEW - BASE.
-Comparison compare_difference(const std::vector<double>& base, const std::vector<double>& next,
-                              double level_pct = 95);
+Comparison compare_difference(const std::vector<double>& base, const std::vector<double>& next, double level_pct = 95);
 
 }  // namespace zc
