@@ -76,7 +76,7 @@
     const rows = results.map((x) => {
       const f = x.r.figures || {};
       const rate = f.throughput_gbps !== undefined ? num(f.throughput_gbps) + " Gb/s" : num(f.transactions_per_s ?? f.messages_per_s) + " /s";
-      const sd = (side) => Object.entries(f).filter(([k]) => k.startsWith(side + "_service_demand")).map(([k, v]) => `${num(v)} ${k.split("_").slice(-2).join("/")}`).join("");
+      const sd = (side) => Object.entries(f).filter(([k]) => k.startsWith(side + "_service_demand")).map(([k, v]) => `${num(v)} ${k.replace(/^.*_service_demand_/, "").replace("_per_", "/")}`).join("");
       return { cells: [x.key, rate, sd("local"), sd("remote"), String(x.r.iterations ? x.r.iterations.count : 1)] };
     });
     table(s, ["test", "rate", "local service demand", "remote service demand", "iterations"], rows);
@@ -123,7 +123,7 @@
     const y = (opts.yLog ? d3.scaleLog() : d3.scaleLinear()).domain(opts.yLog ? d3.extent(all, (p) => p[1]) : [0, d3.max(all, (p) => p[1])]).nice().range([h - m.b, m.t]);
     const svg = sel.append("svg").attr("width", w).attr("height", h);
     svg.append("g").attr("transform", `translate(0,${h - m.b})`).call(d3.axisBottom(x).ticks(8, opts.xLog ? "~s" : undefined));
-    svg.append("g").attr("transform", `translate(${m.l},0)`).call(d3.axisLeft(y).ticks(6, "~s"));
+    svg.append("g").attr("transform", `translate(${m.l},0)`).call(d3.axisLeft(y).ticks(6, opts.yFormat || "~s"));
     svg.append("text").attr("x", (w - m.r + m.l) / 2).attr("y", h - 6).attr("text-anchor", "middle").text(xLabel);
     svg.append("text").attr("transform", `translate(14,${h / 2}) rotate(-90)`).attr("text-anchor", "middle").text(yLabel);
     series.forEach((s, i) => {
@@ -138,9 +138,11 @@
     const series = [];
     for (const x of results) {
       if (!x.r.intervals || !x.r.intervals.length) continue;
-      const rate = x.r.test === "stream" || x.r.test === "maerts" ? "throughput_gbps" : x.r.transactions_per_s !== undefined ? "transactions_per_s" : "messages_per_s";
+      // interval rows carry the test's rate: Gb/s for a stream, per second for rr (crr, cc) and msgrate
+      const rate = x.r.test === "stream" || x.r.test === "maerts" ? "throughput_gbps" : x.r.test === "msgrate" ? "messages_per_s" : "transactions_per_s";
       let t = 0;
-      const points = x.r.intervals.map((row) => { t += row.end_s - row.start_s; return [t, row[rate] ?? row.throughput_gbps]; });
+      const points = x.r.intervals.map((row) => { const p = [t, row[rate]]; t += row.end_s - row.start_s; return p; });
+      points.push([t, points[points.length - 1][1]]);  // the last interval's step ends at its end
       series.push({ name: label(x), points, rate });
     }
     if (!series.length) return;
@@ -158,7 +160,7 @@
       series.push({ name: label(x), points });
     }
     if (!series.length) return;
-    lineChart(section("rr latency distribution", "the client's round trips: share of transactions per histogram bucket"), series, "round trip, µs (log)", "share", { xLog: true });
+    lineChart(section("rr latency distribution", "the client's round trips: share of transactions per histogram bucket"), series, "round trip, µs (log)", "share", { xLog: true, yFormat: ".1%" });
   }
 
   // Folded stacks -> the tree d3-flame-graph draws; `scale` makes two runs' samples comparable.
