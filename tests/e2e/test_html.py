@@ -100,7 +100,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="html_test.")
     try:
         cpus = ["--cpu", "0,1"] if os.cpu_count() >= 2 else []
-        args = [zcperf, "-l", "1", "-m", "64K", "-T", "tcp,tcp-msgzc", "--explain", "-i", "2,2", "-o", "json"] + cpus
+        args = [zcperf, "-l", "2", "-m", "64K", "-T", "tcp,tcp-msgzc", "--explain", "-i", "2,2", "-o", "json"] + cpus
         log = run(args, f"{tmp}/base.json")
         report = json.load(open(f"{tmp}/base.json"))
         if not report["results"][0]["local"]["explain"].get("ran"):
