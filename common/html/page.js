@@ -269,12 +269,17 @@
     search("");
   }
 
-  header();
-  if (data.kind === "compare") compareTables(); else runTable();
-  categoryBars();
-  intervals();
-  latency();
-  flameGraphs();
+  try {
+    header();
+    if (data.kind === "compare") compareTables(); else runTable();
+    categoryBars();
+    intervals();
+    latency();
+    flameGraphs();
+  } catch (e) {
+    check.errors.push(String(e && e.stack ? e.stack : e));  // the self-check still says what broke
+    page.append("p").attr("class", "note").text("this page failed to draw: " + e);
+  }
   // What the page loaded beyond itself: nothing, when it is self-contained.
   check.resources = performance.getEntriesByType("resource").map((e) => e.name);
   check.ready = true;

@@ -62,7 +62,8 @@ def check_page(chromium, page, tmp, want_differential):
     dom, log = open_in_chromium(chromium, page, tmp)
     m = re.search(r'<pre id="zc-selfcheck"[^>]*>(.*?)</pre>', dom, re.S)
     if not m:
-        fail(f"{page}: no #zc-selfcheck in the DOM (the page's script did not finish); log: {log[-3000:]}")
+        console = [line for line in log.splitlines() if "CONSOLE" in line]
+        fail(f"{page}: no #zc-selfcheck in the DOM (the page's script did not run); console: {console[-10:]}")
     check = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
     name = os.path.basename(page)
     if not check.get("ready"):
