@@ -20,6 +20,7 @@
 #include "core/pacer.hpp"
 #include "core/units.hpp"
 #include "tcp/tcp_tuning.hpp"
+#include "compare_cli.hpp"
 
 namespace zc {
 
@@ -497,6 +498,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
         value("--csv-intervals", o.csv_intervals,
               "FILE: also write one CSV row per interval there as the test runs (needs --interval)")
             .value_kind("FILE"),
+        html_option(o.html),
         // --explain (issue 25): where each side's CPU went, by kernel category.
         action("--explain",
                "sample every CPU of each side over the measured interval (perf_event_open, cpu-clock) and report "
@@ -514,7 +516,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
         value("--explain-stacks", o.explain_stacks,
               "FILE: write each side's sampled call stacks there, folded (\"side;func;...;leaf count\", the test's "
               "label first when the run has several tests), for flamegraph.pl, inferno or speedscope (implies "
-              "--explain)")
+              "--explain); -o json and --html carry the stacks too (\"stacks\" under each side's \"explain\")")
             .value_kind("FILE"),
         text("-i,--iterations", "MAX,MIN repetitions of each test (netperf's -i; up to 30)",
              [&o, iterations_given](const std::string& t) {
@@ -578,7 +580,10 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
                                         " connections per side");
         check_tcp_options(o);
         if (!o.explain_stacks.empty() && o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;
-        o.params.explain_stacks = !o.explain_stacks.empty();
+        // With --explain, the sides send their stacks back for --explain-stacks, for --html's flame graphs and
+        // into -o json (so `zcperf compare --html` can draw two saved runs' flame graphs).
+        o.params.explain_stacks =
+            !o.explain_stacks.empty() || (o.params.explain_hz > 0 && (!o.html.empty() || o.output.find("json") == 0));
         check_tests(o);
         check_goal(o.goal);
         if (program.check) program.check(o);

@@ -94,7 +94,9 @@ TestResult merge_iterations(const std::vector<TestResult>& runs, const Confidenc
     m.elapsed_s = m.setup_ms = 0;
     m.warnings.clear();
     m.intervals.clear();
+    m.round_figures.clear();
     for (const auto& r : runs) {
+        if (runs.size() > 1) m.round_figures.push_back(result_figures(r));
         locals.push_back(&r.local);
         remotes.push_back(&r.remote);
         tput.push_back(r.throughput_gbps);

@@ -1,6 +1,7 @@
 // zcperf: the client. Drives tests against zcservers (or an embedded one on loopback) and prints
 // one report with both sides' numbers.
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,9 +11,11 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "bidir.hpp"
 #include "cli.hpp"
+#include "compare_cli.hpp"
 #include "control_client.hpp"
 #include "embedded_server.hpp"
 #include "gpu_checks.hpp"
@@ -20,6 +23,7 @@
 #include "iterations.hpp"
 #include "report/explain_report.hpp"
 #include "report/report_writer.hpp"
+#include "html/html_page.hpp"
 #include "run_driver.hpp"
 #include "topology_report.hpp"
 
@@ -41,6 +45,7 @@ zc::TestResult run_with_iterations(zc::ControlClient& control, const zc::TestSpe
 
 int main(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
+    if (argc > 1 && std::string_view(argv[1]) == "compare") return zc::compare_main(argc - 1, argv + 1);
     zc::ClientOptions opt;
     if (int rc = zc::parse_client_options(argc, argv, opt); rc >= 0) return rc;
 
@@ -112,6 +117,17 @@ int main(int argc, char** argv) {
         both.push_back(zc::make_csv_intervals_report(csv_intervals));
         writer = zc::make_tee_report(std::move(both));
     }
+    if (!opt.html.empty()) {
+        std::vector<std::unique_ptr<zc::ReportWriter>> both;
+        both.push_back(std::move(writer));
+        try {
+            both.push_back(zc::make_html_report(opt.html));
+        } catch (const std::exception& e) {
+            std::cerr << "zcperf: " << e.what() << "\n";
+            return 2;
+        }
+        writer = zc::make_tee_report(std::move(both));
+    }
     std::vector<std::unique_ptr<zc::ControlClient>> controls, reverse;  // reverse: --bidir's maerts twins
     try {
         for (const auto& ep : servers) {
@@ -142,11 +158,13 @@ int main(int argc, char** argv) {
     char name[256] = {};
     gethostname(name, sizeof(name) - 1);
     header.local_host = name;
+    if (utsname u{}; uname(&u) == 0) header.local_kernel = u.release;
     for (const auto& c : controls) {
         std::string sep = header.server.empty() ? "" : ", ";
         header.server += sep + c->server().host + ":" + std::to_string(c->server().port);
         header.remote_host += sep + c->welcome().host.hostname;
         header.remote_software += sep + c->welcome().software;
+        header.remote_kernel += sep + c->welcome().host.kernel;
     }
     header.embedded_server = embedded != nullptr;
     writer->begin(header);

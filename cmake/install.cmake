@@ -37,6 +37,10 @@ install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT core)
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT core FILES_MATCHING PATTERN "*.md"
         PATTERN "man" EXCLUDE)
 install(DIRECTORY dist/examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT core)
+# The --html page carries d3 and d3-flame-graph inside zcperf (issue 35): their licences and pinned versions.
+install(FILES third_party/d3-flame-graph/LICENSE.d3 third_party/d3-flame-graph/LICENSE.d3-flame-graph
+              third_party/d3-flame-graph/package.json third_party/d3-flame-graph/package-lock.json
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/third_party/d3-flame-graph COMPONENT core)
 
 # systemd units: zcserver.service and zcserver@.service (one instance per port). ExecStart must name the
 # installed zcserver, and the prefix is only known when installing (--prefix, CPack's /usr), so the units

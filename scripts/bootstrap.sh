@@ -20,10 +20,11 @@ mode="${1:-run}"
 # library dependencies (CPack); debootstrap: the fresh Debian root the .deb is tested in; systemd:
 # systemd-analyze verify of the zcserver units (ctest -L install, docs/install.md); strace: the floor_calls test
 # counts the loops' system calls per operation against bench/'s floors (issue 38).
+# chromium: the --html page opened headless, as a person's browser would (ctest -L html, docs/compare.md).
 packages=(cmake ninja-build g++ pkg-config libboost-dev libboost-system-dev nlohmann-json3-dev libcli11-dev
           libfmt-dev libnuma-dev libhwloc-dev liburing-dev libssl-dev libibverbs-dev librdmacm-dev libgtest-dev
           iproute2 clang libclang-rt-dev clang-format python3-matplotlib libopenmpi-dev openmpi-bin munge
-          slurmctld slurmd slurm-client help2man dpkg-dev file debootstrap systemd strace)
+          slurmctld slurmd slurm-client help2man dpkg-dev file debootstrap systemd strace chromium)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else

@@ -149,6 +149,8 @@ struct TestResult {
     // the sum of both directions' throughput. Empty / 0 otherwise.
     std::string bidir_with;
     double bidir_sum_gbps = 0;
+    // -i: each repetition's result_figures, in turn (zcperf compare's samples); empty for one run.
+    std::vector<nlohmann::json> round_figures;
 };
 
 // --explain's unit, as service demand's: KB moved (stream, maerts), transactions (rr), messages
@@ -164,6 +166,12 @@ inline constexpr const char* kTcpInfoKey = "tcp_info";  // TCP's block, its own 
 inline constexpr const char* kExplainKey = "explain";
 
 nlohmann::json to_json(const CpuUsage& u);
+
+// The figures zcperf compare puts side by side, flat, by name (the unit in the name): the rate
+// (throughput_gbps; rr transactions_per_s, msgrate messages_per_s), each side's service demand and the
+// test threads' own (proc), rr's RTT percentiles, and with --explain each category per unit
+// (local_explain_copy_us_per_kb ...). The JSON report's "figures"; each repetition's in "iterations"."rounds".
+nlohmann::json result_figures(const TestResult& r);
 CpuUsage cpu_usage_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const SideResult& s);
 SideResult side_result_from_json(const nlohmann::json& j);  // throws ProtocolError

@@ -1,5 +1,6 @@
 // The report's document of a test (to_json(TestResult)): each side's wire fields (result.cpp) with the
 // figures computed from them, and the test's own: iterations, baseline, message figures, intervals.
+#include <cctype>
 #include <vector>
 
 #include "measure/service_demand.hpp"
@@ -75,11 +76,22 @@ nlohmann::json side_report(const TestResult& r, const SideResult& s,
     return j;
 }
 
+// "us/KB" -> "us_per_kb": a unit as a name's tail.
+std::string unit_suffix(TestKind test) {
+    std::string u = explain_unit(test);
+    std::string out;
+    for (char c : u) out += c == '/' ? std::string("_per_") : std::string(1, static_cast<char>(std::tolower(c)));
+    return out;
+}
+
 const auto kIterationFields = std::make_tuple(
     number("count", &IterationStats::iterations), number("confidence_level_pct", &IterationStats::level_pct),
     number("width_goal_pct", &IterationStats::width_goal_pct),
     number("throughput_width_pct", &IterationStats::throughput_width_pct), str("metric", &IterationStats::metric),
     number("met", &IterationStats::met));
+// -i: each repetition's result_figures (zcperf compare's samples), beside the iteration statistics.
+const auto kRoundFields =
+    std::make_tuple(derived<TestResult>("rounds", [](const TestResult& r) { return nlohmann::json(r.round_figures); }));
 
 const auto kBaselineFields =
     std::make_tuple(str("transport", &BaselineRatio::transport), number("throughput_ratio", &BaselineRatio::throughput),
@@ -93,6 +105,7 @@ const auto kTestResultFields = std::make_tuple(
     number("message_size", &TR::message_size), number("streams", &TR::streams), number("bytes", &TR::bytes),
     number("elapsed_s", &TR::elapsed_s), number("throughput_gbps", &TR::throughput_gbps),
     number("setup_ms", &TR::setup_ms), object("iterations", &TR::iterations, kIterationFields),
+    derived<TR>("figures", [](const TR& r) { return result_figures(r); }),
     derived<TR>("baseline",
                 [](const TR& r) {
                     return r.baseline.transport.empty() ? nlohmann::json(nullptr)
@@ -116,8 +129,39 @@ const auto kIntervalFields =
 
 }  // namespace
 
+nlohmann::json result_figures(const TestResult& r) {
+    const bool msg = is_message_test(r.test);
+    const std::string unit = unit_suffix(r.test);
+    nlohmann::json f = nlohmann::json::object();
+    if (msg)
+        f[is_transaction_test(r.test) ? "transactions_per_s" : "messages_per_s"] = r.messages.messages_per_s;
+    else
+        f["throughput_gbps"] = r.throughput_gbps;
+    f["local_service_demand_" + unit] = msg ? r.messages.local_sd_us : r.local.service_demand_us_per_kb();
+    f["remote_service_demand_" + unit] = msg ? r.messages.remote_sd_us : r.remote.service_demand_us_per_kb();
+    f["local_proc_service_demand_" + unit] =
+        msg ? r.messages.local_proc_sd_us : r.local.process_service_demand_us_per_kb();
+    f["remote_proc_service_demand_" + unit] =
+        msg ? r.messages.remote_proc_sd_us : r.remote.process_service_demand_us_per_kb();
+    if (is_transaction_test(r.test) && r.messages.rtt.samples > 0) {
+        f["rtt_p50_us"] = r.messages.rtt.p50_us;
+        f["rtt_p90_us"] = r.messages.rtt.p90_us;
+        f["rtt_p99_us"] = r.messages.rtt.p99_us;
+        f["rtt_p99.9_us"] = r.messages.rtt.p999_us;
+    }
+    for (const auto* s : {&r.local, &r.remote}) {
+        if (!s->explain.ran) continue;
+        const std::string side = s == &r.local ? "local_explain_" : "remote_explain_";
+        double units = explain_units(r, *s);
+        for (size_t i = 0; i < kCategoryCount; ++i)
+            f[side + category_names()[i].key + "_" + unit] = explain_per_unit(s->explain.category_s[i], units);
+    }
+    return f;
+}
+
 nlohmann::json to_json(const TestResult& r) {
     nlohmann::json j = encoded(r, kTestResultFields);
+    encode_fields(j["iterations"], r, kRoundFields);
     if (is_message_test(r.test)) j[test_name(r.test)] = to_json(r.messages, r.test, r.message_size);
     if (!r.bidir_with.empty()) encode_fields(j, r, kBidirFields);
     if (r.interval_s > 0) encode_fields(j, r, kIntervalFields);

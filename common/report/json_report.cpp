@@ -9,7 +9,9 @@ nlohmann::json to_json(const ReportHeader& h) {
             {"remote_host", h.remote_host},
             {"server", h.server},
             {"embedded_server", h.embedded_server},
-            {"remote_software", h.remote_software}};
+            {"remote_software", h.remote_software},
+            {"local_kernel", h.local_kernel},
+            {"remote_kernel", h.remote_kernel}};
 }
 
 namespace {

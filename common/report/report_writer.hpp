@@ -18,6 +18,7 @@ struct ReportHeader {
     std::string server;  // host:port as reached
     bool embedded_server = false;
     std::string remote_software;
+    std::string local_kernel, remote_kernel;  // uname -r (zcperf compare names them)
 };
 
 class ReportWriter {

@@ -41,7 +41,9 @@ check_installed() {
     for f in bin/zcperf bin/zcserver share/man/man1/zcperf.1.gz share/man/man8/zcserver.8.gz \
              share/bash-completion/completions/zcperf share/bash-completion/completions/zcserver \
              lib/systemd/system/zcserver.service lib/systemd/system/zcserver@.service \
-             share/doc/zcperf/README.md share/doc/zcperf/install.md; do
+             share/doc/zcperf/README.md share/doc/zcperf/install.md \
+             share/doc/zcperf/third_party/d3-flame-graph/LICENSE.d3-flame-graph \
+             share/doc/zcperf/third_party/d3-flame-graph/LICENSE.d3; do
         [ -s "$root$prefix/$f" ] || fail "$prefix/$f is not installed"
     done
     grep -q "^ExecStart=$prefix/bin/zcserver " "$unit" ||

@@ -1,0 +1,99 @@
+#include "html/html_page.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+#include "explain/categories.hpp"
+#include "html/html_assets.hpp"
+
+namespace zc {
+
+namespace {
+
+// Every frame of every sampled stack in the reports, by the category its name alone gives (the page walks
+// up from a frame past "inherit" to its caller's, as --explain attributes a chain).
+nlohmann::json frame_categories(const std::vector<nlohmann::json>& reports) {
+    std::set<std::string> names;
+    for (const auto& doc : reports)
+        for (const auto& r : doc.value("results", nlohmann::json::array()))
+            for (const char* side : {"local", "remote"}) {
+                const auto& e = r.value(side, nlohmann::json::object()).value("explain", nlohmann::json::object());
+                for (const auto& s : e.value("stacks", nlohmann::json::array())) {
+                    const std::string stack = s.at(0).get<std::string>();
+                    size_t start = 0;
+                    while (start <= stack.size()) {
+                        size_t end = stack.find(';', start);
+                        names.insert(stack.substr(start, end == std::string::npos ? std::string::npos : end - start));
+                        if (end == std::string::npos) break;
+                        start = end + 1;
+                    }
+                }
+            }
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& n : names) out[n] = category_key(category_of_function(n));
+    return out;
+}
+
+nlohmann::json category_list() {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& c : category_names()) out.push_back({{"key", c.key}, {"label", c.label}});
+    return out;
+}
+
+// JSON inside <script>: "</" would end the element early; "<\/" is the same string to JSON.
+std::string script_safe(const std::string& json) {
+    std::string out;
+    out.reserve(json.size());
+    for (size_t i = 0; i < json.size(); ++i) {
+        out += json[i];
+        if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') out += '\\';
+    }
+    return out;
+}
+
+std::string asset(const EmbeddedAsset& a) { return std::string(reinterpret_cast<const char*>(a.data), a.size); }
+
+}  // namespace
+
+nlohmann::json run_page_data(const nlohmann::json& report) {
+    return {{"kind", "run"},
+            {"sides", {{{"name", "run"}, {"reports", {report}}}}},
+            {"categories", category_list()},
+            {"frame_categories", frame_categories({report})}};
+}
+
+nlohmann::json compare_page_data(const nlohmann::json& compare, const std::vector<nlohmann::json>& base,
+                                 const std::vector<nlohmann::json>& next) {
+    std::vector<nlohmann::json> all(base);
+    all.insert(all.end(), next.begin(), next.end());
+    return {{"kind", "compare"},
+            {"compare", compare},
+            {"sides", {{{"name", "base"}, {"reports", base}}, {{"name", "new"}, {"reports", next}}}},
+            {"categories", category_list()},
+            {"frame_categories", frame_categories(all)}};
+}
+
+std::string html_page(const nlohmann::json& data) {
+    std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>";
+    page += data.value("kind", "") == "compare" ? "zcperf compare" : "zcperf run";
+    page += "</title>\n<style>\n" + asset(kPageCss) + "</style>\n";
+    // d3 and d3-flame-graph as published (third_party/d3-flame-graph: versions, integrity, licences).
+    page += "<script>\n" + asset(kD3Js) + "\n</script>\n<script>\n" + asset(kD3FlameGraphJs) + "\n</script>\n";
+    page += "</head><body>\n<div id=\"zc-page\"></div>\n";
+    page += "<script id=\"zc-data\" type=\"application/json\">" + script_safe(data.dump()) + "</script>\n";
+    page += "<script>\n" + asset(kPageJs) + "\n</script>\n</body></html>\n";
+    return page;
+}
+
+void write_html_page(const std::string& file, const nlohmann::json& data) {
+    std::ofstream out(file);
+    if (!out) throw std::runtime_error("cannot write --html " + file + ": " + std::strerror(errno));
+    out << html_page(data);
+    out.close();
+    if (!out) throw std::runtime_error("writing --html " + file + " failed: " + std::strerror(errno));
+}
+
+}  // namespace zc

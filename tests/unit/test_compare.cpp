@@ -1,0 +1,162 @@
+// zcperf compare (issue 35): Welch's interval and its t quantiles, the matching of tests, the verdicts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "compare.hpp"
+#include "parse_cli.hpp"
+#include "measure/welch.hpp"
+
+namespace {
+
+// scripts/irq_sweep_stats.py's Student t table (df 1-30, 97.5 %): the compare's quantiles must be its.
+std::vector<double> sweep_stats_t_table() {
+    std::ifstream in(std::string(ZCPERF_FIXTURES) + "/../../scripts/irq_sweep_stats.py");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::smatch m;
+    std::string s = text.str();
+    if (!std::regex_search(s, m, std::regex(R"(_T975 = \[([^\]]*)\])"))) return {};
+    std::vector<double> out;
+    std::stringstream list(m[1].str());
+    for (std::string item; std::getline(list, item, ',');) out.push_back(std::stod(item));
+    return out;
+}
+
+TEST(Welch, TQuantilesAgreeWithTheSweepStatsTable) {
+    auto table = sweep_stats_t_table();
+    ASSERT_EQ(table.size(), 30u) << "scripts/irq_sweep_stats.py's _T975 table not found";
+    for (size_t df = 1; df <= table.size(); ++df)
+        EXPECT_NEAR(zc::t_quantile(static_cast<double>(df), 95), table[df - 1], 1e-3) << "df " << df;
+    EXPECT_NEAR(zc::t_quantile(1e7, 95), 1.959964, 1e-5);  // the normal limit, the script's z
+    // Welch's df is fractional: the quantile lies between its neighbours'.
+    double t = zc::t_quantile(3.5, 95);
+    EXPECT_LT(t, table[2]);
+    EXPECT_GT(t, table[3]);
+}
+
+TEST(Welch, RatioIsTheGeometricMeansRatioWithTheLogInterval) {
+    // Reference from the formulas in Python: exp(mean(log b) - mean(log a)), se of the log difference, and
+    // the Welch-Satterthwaite df.
+    auto c = zc::compare_ratio({5.1, 5.3, 4.9}, {5.6, 5.8, 5.5, 5.9});
+    ASSERT_TRUE(c.has_interval);
+    EXPECT_NEAR(c.estimate, 1.1177902192433704, 1e-12);
+    EXPECT_NEAR(c.df, 3.8575917467176932, 1e-9);
+    double h = zc::t_quantile(c.df, 95) * 0.02774709714620814;
+    EXPECT_NEAR(c.lo, std::exp(0.1113537178092483 - h), 1e-9);
+    EXPECT_NEAR(c.hi, std::exp(0.1113537178092483 + h), 1e-9);
+    EXPECT_TRUE(c.changed);  // about +12 % with under 1 % noise
+}
+
+TEST(Welch, OverlappingSamplesAreNotResolved) {
+    auto c = zc::compare_ratio({5.0, 6.0, 5.5}, {5.2, 5.9, 5.4});
+    ASSERT_TRUE(c.has_interval);
+    EXPECT_LT(c.lo, 1);
+    EXPECT_GT(c.hi, 1);
+    EXPECT_FALSE(c.changed);
+}
+
+TEST(Welch, OneRoundMakesNoInterval) {
+    auto c = zc::compare_ratio({5.0}, {6.0, 6.1, 6.2});
+    EXPECT_FALSE(c.has_interval);
+    EXPECT_FALSE(c.changed);
+    EXPECT_NEAR(c.estimate, std::exp((std::log(6.0) + std::log(6.1) + std::log(6.2)) / 3) / 5.0, 1e-12);
+}
+
+TEST(Welch, DifferenceTakesZeros) {
+    auto c = zc::compare_difference({0, 0, 0}, {0.5, 0.6, 0.55});
+    ASSERT_TRUE(c.has_interval);
+    EXPECT_NEAR(c.estimate, 0.55, 1e-12);
+    EXPECT_GT(c.lo, 0);
+    EXPECT_TRUE(c.changed);
+    EXPECT_THROW(zc::compare_ratio({0, 1}, {1, 2}), std::invalid_argument);
+}
+
+nlohmann::json result(const std::string& transport, std::vector<double> gbps, std::vector<double> copy) {
+    nlohmann::json rounds = nlohmann::json::array();
+    for (size_t i = 0; i < gbps.size(); ++i)
+        rounds.push_back({{"throughput_gbps", gbps[i]},
+                          {"local_explain_copy_us_per_kb", copy[i]},
+                          {"local_explain_rdma_us_per_kb", 0.0}});
+    return {{"transport", transport},
+            {"test", "stream"},
+            {"message_size", 65536},
+            {"rx", "copy"},
+            {"iterations", {{"count", gbps.size()}, {"rounds", gbps.size() > 1 ? rounds : nlohmann::json::array()}}},
+            {"figures", rounds[0]}};
+}
+
+zc::CompareSide side(const std::string& name, std::vector<nlohmann::json> results) {
+    zc::CompareSide s;
+    s.name = name;
+    s.files = {name + ".json"};
+    s.reports = {
+        {{"run", {{"software", "zcperf 0.1.0"}, {"local_host", "a"}, {"local_kernel", "6.1"}}}, {"results", results}}};
+    return s;
+}
+
+TEST(Compare, MatchesTestsAndJudgesEachFigure) {
+    auto base = side("base", {result("tcp", {5.0, 5.1, 4.9}, {0.30, 0.31, 0.29}),
+                              result("tcp-msgzc", {4.0, 4.1, 3.9}, {0.1, 0.1, 0.1})});
+    auto next = side("new", {result("tcp", {6.0, 6.1, 5.9}, {0.30, 0.32, 0.29}), result("udp", {1}, {1})});
+    auto r = zc::compare_sides(base, next);
+    ASSERT_EQ(r.tests.size(), 1u);  // tcp-msgzc and udp are on one side only
+    const auto& figures = r.tests[0].figures;
+    ASSERT_EQ(figures.size(), 2u);                    // rdma: zero on both sides, nothing to compare
+    EXPECT_EQ(figures[0].figure, "throughput_gbps");  // the rate first
+    EXPECT_EQ(figures[0].verdict, "higher");
+    EXPECT_EQ(figures[1].figure, "local_explain_copy_us_per_kb");
+    EXPECT_EQ(figures[1].verdict, "not resolved");
+    auto j = zc::to_json(r, base, next);
+    EXPECT_EQ(j["base"]["kernels"][0], "client 6.1, server unknown (an older report)");
+}
+
+TEST(Compare, OneRoundSaysThereIsNoInterval) {
+    auto r = zc::compare_sides(side("base", {result("tcp", {5.0}, {0.3})}),
+                               side("new", {result("tcp", {6.0, 6.1, 5.9}, {0.3, 0.3, 0.3})}));
+    EXPECT_FALSE(r.tests[0].figures[0].c.has_interval);
+    EXPECT_EQ(r.tests[0].figures[0].verdict, "no interval: base has one round (use -i 3 or more)");
+}
+
+TEST(Compare, NoMatchListsEachSidesTests) {
+    try {
+        zc::compare_sides(side("base", {result("tcp", {5.0}, {0.3})}), side("new", {result("udp", {5.0}, {0.3})}));
+        FAIL() << "no error";
+    } catch (const zc::CompareError& e) {
+        std::string what = e.what();
+        EXPECT_NE(what.find("base has:\n  tcp stream 65536 B rx copy"), std::string::npos) << what;
+        EXPECT_NE(what.find("new has:\n  udp stream 65536 B rx copy"), std::string::npos) << what;
+    }
+}
+
+TEST(Compare, RefusesWhatIsNoZcperfReport) {
+    std::string dir = ::testing::TempDir();
+    std::ofstream(dir + "/not_json.json") << "hello";
+    std::ofstream(dir + "/other.json") << R"({"a": 1})";
+    EXPECT_THROW(zc::load_side("base", dir + "/missing.json"), zc::CompareError);
+    EXPECT_THROW(zc::load_side("base", dir + "/not_json.json"), zc::CompareError);
+    try {
+        zc::load_side("base", dir + "/other.json");
+        FAIL() << "no error";
+    } catch (const zc::CompareError& e) {
+        EXPECT_NE(std::string(e.what()).find("not a zcperf report"), std::string::npos) << e.what();
+    }
+}
+
+// The stacks come back for the page and for -o json (so compare --html can draw saved runs), not for a
+// human report alone (they would cost the sides' replies for nothing).
+TEST(Compare, JsonAndHtmlAskTheSidesForTheirStacks) {
+    zc::ClientOptions human, json, html;
+    ASSERT_EQ(zc::test::parse({"--explain"}, human), -1);
+    EXPECT_FALSE(human.params.explain_stacks);
+    ASSERT_EQ(zc::test::parse({"--explain", "-o", "json"}, json), -1);
+    EXPECT_TRUE(json.params.explain_stacks);
+    ASSERT_EQ(zc::test::parse({"--explain", "--html", "/tmp/x.html"}, html), -1);
+    EXPECT_TRUE(html.params.explain_stacks);
+    EXPECT_EQ(html.html, "/tmp/x.html");
+}
+
+}  // namespace
