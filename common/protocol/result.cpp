@@ -173,6 +173,7 @@ nlohmann::json to_json(const SideResult& s) {
     if (!s.tcp.empty()) j["tcp_info"] = to_json(s.tcp);
     if (!s.tcp_settings.congestion.empty()) j["tcp_settings"] = to_json(s.tcp_settings);
     if (!s.connection_close.empty()) j["connection_close"] = s.connection_close;
+    kind_blocks_to_json(s.kinds, j);
     return j;
 }
 
@@ -227,6 +228,7 @@ SideResult side_result_from_json(const nlohmann::json& j) {
             s.connection_close = field<std::string>(j, "connection_close");
             if (s.connection_close.size() > 200) throw ProtocolError("field 'connection_close' is too long");
         }
+        s.kinds = kind_blocks_from_json(j);
         return s;
     } catch (const nlohmann::json::exception& e) {
         throw ProtocolError(std::string("malformed result: ") + e.what());
