@@ -9,6 +9,7 @@ extern const TransportOps kTcpOps;      // tcp_ops.cpp
 extern const TransportOps kRsocketOps;  // rsocket_ops.cpp
 extern const TransportOps kVerbsOps;    // verbs_ops.cpp
 extern const TransportOps kUdpOps;      // udp_ops.cpp
+extern const TransportOps kMptcpOps;    // mptcp_ops.cpp
 
 namespace {
 
@@ -21,6 +22,7 @@ struct KindOps {
 const KindOps kKinds[] = {
     {TransportKind::tcp, &kTcpOps},
     {TransportKind::udp, &kUdpOps},
+    {TransportKind::mptcp, &kMptcpOps},
 #if ZCPERF_WITH_RDMA
     {TransportKind::rsocket, &kRsocketOps},
     {TransportKind::verbs, &kVerbsOps},
