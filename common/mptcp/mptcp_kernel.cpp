@@ -105,7 +105,8 @@ void read_subflows(int fd, MptcpRead& out) {
     bool have_addrs = getsockopt(fd, kSolMptcp, kMptcpSubflowAddrsOpt, &addrs, &al) == 0;
     size_t tcp_len = std::min<size_t>(tcp.h.size_kernel, sizeof(KernelTcpInfo));
     uint32_t n = std::min<uint32_t>(tcp.h.num_subflows, kMaxSubflows);
-    for (uint32_t i = 0; i < n; ++i) out.subflows.push_back(subflow_of(0, have_addrs ? addrs.a[i] : SubflowAddrs{}, tcp.t[i], tcp_len));
+    for (uint32_t i = 0; i < n; ++i)
+        out.subflows.push_back(subflow_of(0, have_addrs ? addrs.a[i] : SubflowAddrs{}, tcp.t[i], tcp_len));
     out.source = have_addrs ? "MPTCP_TCPINFO, MPTCP_SUBFLOW_ADDRS" : "MPTCP_TCPINFO";
 }
 
@@ -154,7 +155,8 @@ std::string mptcp_unavailable() {
     const char* enable = "turn it on with `sysctl net.mptcp.enabled=1` (as root), or use -T tcp";
     std::ifstream f("/proc/sys/net/mptcp/enabled");
     int enabled = 1;
-    if (f >> enabled && enabled == 0) return std::string("MPTCP is off on this host (net.mptcp.enabled = 0): ") + enable;
+    if (f >> enabled && enabled == 0)
+        return std::string("MPTCP is off on this host (net.mptcp.enabled = 0): ") + enable;
     UniqueFd probe(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 262));  // IPPROTO_MPTCP
     if (probe) return "";
     int e = errno;

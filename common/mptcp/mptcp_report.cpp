@@ -24,16 +24,16 @@ const auto kSubflowFields = std::make_tuple(
     number("bytes_acked", &MptcpSubflowReport::bytes_acked, 0, kMaxBytes, 0),
     number("bytes_received", &MptcpSubflowReport::bytes_received, 0, kMaxBytes, 0));
 
-const auto kConnectionFields = std::make_tuple(
-    number("mptcp", &MptcpConnectionReport::mptcp, false, true, false),
-    text("fallback", &MptcpConnectionReport::fallback, 300, "300 bytes"),
-    text("source", &MptcpConnectionReport::source, 100, "100 bytes"),
-    number("flags", &MptcpConnectionReport::flags, 0u, ~0u, 0u),
-    number("has_bytes", &MptcpConnectionReport::has_bytes, false, true, false),
-    number("bytes_sent", &MptcpConnectionReport::bytes_sent, 0, kMaxBytes, 0),
-    number("bytes_received", &MptcpConnectionReport::bytes_received, 0, kMaxBytes, 0),
-    number("bytes_acked", &MptcpConnectionReport::bytes_acked, 0, kMaxBytes, 0),
-    number("bytes_retrans", &MptcpConnectionReport::bytes_retrans, 0, kMaxBytes, 0));
+const auto kConnectionFields =
+    std::make_tuple(number("mptcp", &MptcpConnectionReport::mptcp, false, true, false),
+                    text("fallback", &MptcpConnectionReport::fallback, 300, "300 bytes"),
+                    text("source", &MptcpConnectionReport::source, 100, "100 bytes"),
+                    number("flags", &MptcpConnectionReport::flags, 0u, ~0u, 0u),
+                    number("has_bytes", &MptcpConnectionReport::has_bytes, false, true, false),
+                    number("bytes_sent", &MptcpConnectionReport::bytes_sent, 0, kMaxBytes, 0),
+                    number("bytes_received", &MptcpConnectionReport::bytes_received, 0, kMaxBytes, 0),
+                    number("bytes_acked", &MptcpConnectionReport::bytes_acked, 0, kMaxBytes, 0),
+                    number("bytes_retrans", &MptcpConnectionReport::bytes_retrans, 0, kMaxBytes, 0));
 
 // An array of records, each through its table; at most `max` of them.
 template <class T, class Table>
@@ -67,28 +67,33 @@ std::vector<std::string> human_lines(const nlohmann::json& block) {
             out.push_back(fmt::format("mptcp stream {}: FELL BACK TO TCP, not MPTCP: {}", i, c.fallback));
             continue;
         }
-        out.push_back(fmt::format("mptcp stream {}: {} subflow{} ({}); connection sent {} B, acked {} B, received {} B, "
-                                  "reinjected {} B",
-                                  i, c.subflows.size(), c.subflows.size() == 1 ? "" : "s", c.source, c.bytes_sent,
-                                  c.bytes_acked, c.bytes_received, c.bytes_retrans));
+        out.push_back(
+            fmt::format("mptcp stream {}: {} subflow{} ({}); connection sent {} B, acked {} B, received {} B, "
+                        "reinjected {} B",
+                        i, c.subflows.size(), c.subflows.size() == 1 ? "" : "s", c.source, c.bytes_sent, c.bytes_acked,
+                        c.bytes_received, c.bytes_retrans));
         uint64_t all = 0;
         for (const auto& s : c.subflows) all += subflow_bytes(s);
         for (const auto& s : c.subflows) out.push_back(subflow_line(s, all));
-        std::string problem = subflow_sum_problem(c);
-        out.push_back(problem.empty() ? fmt::format("  subflows sum to the connection: acked {} (connection {} + "
-                                                    "reinjected {}), received {} (connection {})",
-                                                    c.subflow_acked(), c.bytes_acked, c.bytes_retrans,
-                                                    c.subflow_received(), c.bytes_received)
-                                      : "  SUBFLOWS DO NOT ADD UP: " + problem);
+        if (std::string problem = subflow_sum_problem(c); !problem.empty()) {
+            out.push_back("  SUBFLOWS DO NOT ADD UP: " + problem);
+            continue;
+        }
+        uint64_t twice = c.subflow_received() > c.bytes_received ? c.subflow_received() - c.bytes_received : 0;
+        out.push_back(fmt::format(
+            "  subflows sum to the connection: acked {} (connection {} + reinjected {}), "
+            "received {} (connection {} + {} the peer sent twice)",
+            c.subflow_acked(), c.bytes_acked, c.bytes_retrans, c.subflow_received(), c.bytes_received, twice));
     }
     if (r.connections.size() > kShown)
-        out.push_back(fmt::format("mptcp: {} more streams (the JSON report lists them)", r.connections.size() - kShown));
+        out.push_back(
+            fmt::format("mptcp: {} more streams (the JSON report lists them)", r.connections.size() - kShown));
     if (!r.note.empty()) out.push_back("mptcp: " + r.note);
     return out;
 }
 
 std::vector<std::string> csv_columns() {
-    return {"connections", "fallbacks", "subflows", "subflow_bytes_acked", "subflow_bytes_received",
+    return {"connections", "fallbacks",      "subflows",      "subflow_bytes_acked", "subflow_bytes_received",
             "bytes_acked", "bytes_received", "bytes_retrans", "subflows_add_up"};
 }
 
@@ -128,9 +133,10 @@ std::vector<std::string> check_sides(const nlohmann::json* sender, const nlohman
         uint64_t slack = 2 * r.subflows.size();
         uint64_t twice = r.subflow_received() > r.bytes_received ? r.subflow_received() - r.bytes_received : 0;
         if (twice > t.bytes_retrans + slack)
-            notes.push_back(fmt::format("mptcp stream {}: the receiver's subflows counted {} B more than its connection, "
-                                        "but the sender reinjected only {} B",
-                                        i, twice, t.bytes_retrans));
+            notes.push_back(
+                fmt::format("mptcp stream {}: the receiver's subflows counted {} B more than its connection, "
+                            "but the sender reinjected only {} B",
+                            i, twice, t.bytes_retrans));
     }
     return notes;
 }

@@ -18,9 +18,11 @@ void require_mptcp() {
     if (std::string why = mptcp_unavailable(); !why.empty()) throw std::runtime_error(why);
 }
 
+// The data listener takes any address of the control connection's family, not only its address: the
+// subflows the path manager adds join on the server's other addresses (those it announces).
 std::unique_ptr<KindListener> listen(const ServerSpec& half, Role role, const std::string& bind_address) {
     require_mptcp();
-    return kTcpOps.listen(half, role, bind_address);
+    return kTcpOps.listen(half, role, bind_address.find(':') != std::string::npos ? "::" : "0.0.0.0");
 }
 
 std::vector<DataConnection> connect(const ServerSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
@@ -52,8 +54,9 @@ void read_block(const ServerSpec& h, Role, const std::vector<const DataConnectio
                                  ": the subflows' bytes do not add up to the connection's: " + why);
     }
     if (is_connection_test(h.test))
-        report.note = "crr: each transaction's connection closes within the loop, so only the streams' first "
-                      "connections are read (the client's side)";
+        report.note =
+            "crr: each transaction's connection closes within the loop, so only the streams' first "
+            "connections are read (the client's side)";
     r.kinds[mptcp_block_type().key] = to_json(report);
 }
 
@@ -67,7 +70,7 @@ TransportOps mptcp_ops() {
     return ops;
 }
 
-const bool kBlockRegistered = register_kind_block(mptcp_block_type());
+[[maybe_unused]] const bool kBlockRegistered = register_kind_block(mptcp_block_type());
 
 }  // namespace
 

@@ -20,11 +20,11 @@ struct KindOps {
 
 // One line per kind. The RDMA kinds' tables exist only with rdma-core; their rows say "not built".
 const KindOps kKinds[] = {
-    {TransportKind::tcp, &kTcpOps},
-    {TransportKind::udp, &kUdpOps},
-    {TransportKind::mptcp, &kMptcpOps},
+    {TransportKind::tcp, &kTcpOps},      // sockets: TCP
+    {TransportKind::udp, &kUdpOps},      // UDP
+    {TransportKind::mptcp, &kMptcpOps},  // MPTCP, on the tcp kind's loops
 #if ZCPERF_WITH_RDMA
-    {TransportKind::rsocket, &kRsocketOps},
+    {TransportKind::rsocket, &kRsocketOps},  // RDMA
     {TransportKind::verbs, &kVerbsOps},
 #endif
 };

@@ -91,7 +91,7 @@ TEST(MptcpE2e, RrAndCrrRunOverMptcp) {
     expect_mptcp_side(rr["remote"], 1, 1);
     const json& crr = j["results"][1];
     EXPECT_GT(crr["rr"]["transactions"].get<uint64_t>(), 10u) << crr["rr"].dump();
-    expect_mptcp_side(crr["local"], 1, 1);                   // the stream's own connection: the peer took MPTCP
+    expect_mptcp_side(crr["local"], 1, 1);                        // the stream's own connection: the peer took MPTCP
     EXPECT_EQ(crr["remote"]["mptcp"]["connections"].size(), 0u);  // the server holds listeners only
     EXPECT_NE(crr["remote"]["mptcp"]["note"].get<std::string>().find("crr"), std::string::npos);
 }
@@ -133,7 +133,8 @@ protected:
         for (int link : {1, 2}) {
             std::string c = "zcmc" + std::to_string(link) + tag, s = "zcms" + std::to_string(link) + tag;
             std::string net = "198.18." + std::to_string(10 + link) + ".";
-            steps.push_back({"ip", "link", "add", c, "netns", client_, "type", "veth", "peer", "name", s, "netns", server_});
+            steps.push_back(
+                {"ip", "link", "add", c, "netns", client_, "type", "veth", "peer", "name", s, "netns", server_});
             steps.push_back({"ip", "-n", client_, "addr", "add", net + "1/24", "dev", c});
             steps.push_back({"ip", "-n", server_, "addr", "add", net + "2/24", "dev", s});
             steps.push_back({"ip", "-n", client_, "link", "set", c, "up"});
