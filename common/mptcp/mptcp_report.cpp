@@ -15,24 +15,26 @@ constexpr const char* kKey = "mptcp";
 constexpr const char* kConnections = "connections";
 constexpr const char* kSubflows = "subflows";
 constexpr const char* kNote = "note";
+constexpr const char* kBytesAcked = "bytes_acked";  // a subflow's and the connection's
+constexpr const char* kBytesReceived = "bytes_received";
 constexpr uint64_t kMaxBytes = ~0ull;
 constexpr size_t kMaxSubflowsOnWire = 64;
 
 const auto kSubflowFields = std::make_tuple(
     number("id", &MptcpSubflowReport::id, 0u, ~0u, 0u), text("local", &MptcpSubflowReport::local, 64, "an address"),
     text("remote", &MptcpSubflowReport::remote, 64, "an address"),
-    number("bytes_acked", &MptcpSubflowReport::bytes_acked, 0, kMaxBytes, 0),
-    number("bytes_received", &MptcpSubflowReport::bytes_received, 0, kMaxBytes, 0));
+    number(kBytesAcked, &MptcpSubflowReport::bytes_acked, 0, kMaxBytes, 0),
+    number(kBytesReceived, &MptcpSubflowReport::bytes_received, 0, kMaxBytes, 0));
 
 const auto kConnectionFields =
-    std::make_tuple(number("mptcp", &MptcpConnectionReport::mptcp, false, true, false),
+    std::make_tuple(number(kKey, &MptcpConnectionReport::mptcp, false, true, false),
                     text("fallback", &MptcpConnectionReport::fallback, 300, "300 bytes"),
                     text("source", &MptcpConnectionReport::source, 100, "100 bytes"),
                     number("flags", &MptcpConnectionReport::flags, 0u, ~0u, 0u),
                     number("has_bytes", &MptcpConnectionReport::has_bytes, false, true, false),
                     number("bytes_sent", &MptcpConnectionReport::bytes_sent, 0, kMaxBytes, 0),
-                    number("bytes_received", &MptcpConnectionReport::bytes_received, 0, kMaxBytes, 0),
-                    number("bytes_acked", &MptcpConnectionReport::bytes_acked, 0, kMaxBytes, 0),
+                    number(kBytesReceived, &MptcpConnectionReport::bytes_received, 0, kMaxBytes, 0),
+                    number(kBytesAcked, &MptcpConnectionReport::bytes_acked, 0, kMaxBytes, 0),
                     number("bytes_retrans", &MptcpConnectionReport::bytes_retrans, 0, kMaxBytes, 0));
 
 // An array of records, each through its table; at most `max` of them.
@@ -93,8 +95,9 @@ std::vector<std::string> human_lines(const nlohmann::json& block) {
 }
 
 std::vector<std::string> csv_columns() {
-    return {"connections", "fallbacks",      "subflows",      "subflow_bytes_acked", "subflow_bytes_received",
-            "bytes_acked", "bytes_received", "bytes_retrans", "subflows_add_up"};
+    // The connections' and the subflows' sums (one side's streams together), and whether each added up.
+    return {kConnections, "fallbacks",    "subflow_count",     "subflows_bytes_acked", "subflows_bytes_received",
+            kBytesAcked,  kBytesReceived, "bytes_retrans_sum", "subflows_add_up"};
 }
 
 std::vector<std::string> csv_cells(const nlohmann::json& block) {

@@ -118,11 +118,14 @@ TEST(KindBlock, ASideResultCarriesTheKindsBlockThroughTheTable) {
     MptcpSideReport r;
     r.connections.push_back(one_subflow(1001, 1000, 0));
     SideResult s;
+    s.cpu.ncpus = 2;
     s.kinds["mptcp"] = to_json(r);
     SideResult back = side_result_from_json(to_json(s));
     ASSERT_EQ(back.kinds.count("mptcp"), 1u);
     EXPECT_EQ(back.kinds.at("mptcp"), s.kinds.at("mptcp"));
-    EXPECT_EQ(side_result_from_json(to_json(SideResult{})).kinds.size(), 0u);  // no block: none made up
+    SideResult none;
+    none.cpu.ncpus = 2;
+    EXPECT_EQ(side_result_from_json(to_json(none)).kinds.size(), 0u);  // no block: none made up
     auto lines = kind_block_lines(back.kinds);
     ASSERT_GE(lines.size(), 3u);
     EXPECT_NE(lines[1].find("127.0.0.1:1000 -> 127.0.0.1:2000: 1001 B acked"), std::string::npos) << lines[1];
@@ -130,7 +133,7 @@ TEST(KindBlock, ASideResultCarriesTheKindsBlockThroughTheTable) {
     EXPECT_NE(lines[2].find("subflows sum to the connection"), std::string::npos) << lines[2];
     std::string header = kind_blocks_csv_header("local_");
     std::string cells = kind_blocks_csv_cells(back.kinds);
-    EXPECT_NE(header.find("local_mptcp_subflow_bytes_acked"), std::string::npos);
+    EXPECT_NE(header.find("local_mptcp_subflows_bytes_acked"), std::string::npos);
     EXPECT_EQ(std::count(header.begin(), header.end(), ','), std::count(cells.begin(), cells.end(), ','));
     EXPECT_EQ(cells.substr(0, 6), "1,0,1,");
     EXPECT_EQ(kind_blocks_csv_cells({}).find_first_not_of(','), std::string::npos);  // a side without: empty cells
