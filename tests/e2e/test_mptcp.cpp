@@ -90,7 +90,7 @@ TEST(MptcpE2e, RrAndCrrRunOverMptcp) {
     expect_mptcp_side(rr["local"], 1, 1);
     expect_mptcp_side(rr["remote"], 1, 1);
     const json& crr = j["results"][1];
-    EXPECT_GT(crr["rr"]["transactions"].get<uint64_t>(), 10u) << crr["rr"].dump();
+    EXPECT_GT(crr["crr"]["transactions"].get<uint64_t>(), 10u) << crr.dump();
     expect_mptcp_side(crr["local"], 1, 1);                        // the stream's own connection: the peer took MPTCP
     EXPECT_EQ(crr["remote"]["mptcp"]["connections"].size(), 0u);  // the server holds listeners only
     EXPECT_NE(crr["remote"]["mptcp"]["note"].get<std::string>().find("crr"), std::string::npos);
