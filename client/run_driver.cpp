@@ -214,6 +214,7 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
         }
     }
     note_overrun(spec, local, remote, r.warnings);
+    for (auto& n : kind_block_notes(tx.kinds, rx.kinds)) r.warnings.push_back(std::move(n));  // each kind's checks
     if (!tx.udp.empty()) {
         // A timed paced sender sends what is due before the end of -l: its rate is its bytes over -l (its
         // measured interval also holds the end marker's exchange); with -n, over its interval. Per stream.

@@ -22,6 +22,7 @@ constexpr unsigned kConnectionTests = bit(TestKind::crr) | bit(TestKind::cc);
 constexpr unsigned kHost = bit(MemoryKind::host);
 constexpr unsigned kGpuLike = bit(MemoryKind::cuda) | bit(MemoryKind::sim_gpu);
 constexpr unsigned kAnyMemory = kHost | bit(MemoryKind::pinned) | kGpuLike;
+constexpr int kMptcpProtocol = 262;  // IPPROTO_MPTCP (Linux 5.6+; glibc's headers name it only since 2.32)
 }  // namespace
 
 const std::vector<TransportInfo>& transport_table() {
@@ -174,6 +175,23 @@ const std::vector<TransportInfo>& transport_table() {
          .datagrams = true,
          .gso = true,
          .stream_size = 44 * 1472},
+        // MPTCP: the TCP kind's socket loops on IPPROTO_MPTCP sockets (common/mptcp/: its subflows reported).
+        {.id = Transport::mptcp,
+         .name = "mptcp",
+         .summary = "Multipath TCP (IPPROTO_MPTCP): send() and recv(); each subflow's addresses and bytes reported",
+         .kind = TransportKind::mptcp,
+         .tests = kStreams | bit(TestKind::rr) | bit(TestKind::crr),
+         .buffers = kHost,
+         .message_buffers = kHost,
+         .socket_protocol = kMptcpProtocol},
+        {.id = Transport::mptcp_sendfile,
+         .name = "mptcp-sendfile",
+         .summary = "Multipath TCP, sender uses sendfile() from a memfd; each subflow reported",
+         .kind = TransportKind::mptcp,
+         .tests = kStreams,
+         .buffers = kHost,
+         .send_buffer = SendBuffer::file,
+         .socket_protocol = kMptcpProtocol},
     };
     return table;
 }

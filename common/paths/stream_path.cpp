@@ -38,6 +38,12 @@ TcpInfo stream_info_of(Transport t, const DataConnection& conn) {
     return ops.stream_info ? ops.stream_info(conn) : TcpInfo{};
 }
 
+void read_kind_block(const ServerSpec& half, Role role, const std::vector<const DataConnection*>& conns,
+                     SideResult& r) {
+    const TransportOps& ops = transport_ops(half.transport);
+    if (ops.kind_block) ops.kind_block(half, role, conns, r);
+}
+
 LatencyHistogram connect_latency_of(Transport t, const StreamPath& path) {
     const TransportOps& ops = transport_ops(t);
     return ops.connect_latency ? ops.connect_latency(path) : LatencyHistogram{};

@@ -30,6 +30,8 @@ void read_back_settings(const ServerSpec& half, Role role, const DataConnection&
 // connection carries the data: not crr and cc's, whose transactions each open their own), and the reading.
 bool reads_stream_info(const ServerSpec& half);
 TcpInfo stream_info_of(Transport t, const DataConnection& conn);
+// The kind's own report block, into r.kinds (nothing where the kind has none): at the end, connections open.
+void read_kind_block(const ServerSpec& half, Role role, const std::vector<const DataConnection*>& conns, SideResult& r);
 // crr, cc initiators: socket() to connected, per transaction (empty for every other loop).
 LatencyHistogram connect_latency_of(Transport t, const StreamPath& path);
 

@@ -109,7 +109,8 @@ public:
         // crr, cc: the same listener takes every transaction's connection, up to one per stream at once
         // (and the goodbyes): the system's largest backlog keeps a burst from being dropped.
         int backlog = per_transaction_ ? SOMAXCONN : wanted_;
-        auto [fd, port] = listen_tcp(bind_address, 0, backlog, half.side.socket_buffer);
+        auto [fd, port] = listen_tcp(bind_address, 0, backlog, half.side.socket_buffer,
+                                     transport_info(half.transport).socket_protocol);
         fd_ = std::move(fd);
         port_ = port;
     }
@@ -167,8 +168,8 @@ std::vector<DataConnection> connect(const ServerSpec& half, Role, const PeerAddr
     const std::string& a = peer.address;
     int family = a.find(':') != std::string::npos ? AF_INET6 : !a.empty() ? AF_INET : AF_UNSPEC;
     for (uint64_t i = 0; i < data_connections(half); ++i) {
-        UniqueFd fd = connect_tcp(Endpoint{peer.host, peer.port, family}, kConnectTimeout, half.side.socket_buffer,
-                                  client_tuning(half));
+        Endpoint to{peer.host, peer.port, family, transport_info(half.transport).socket_protocol};
+        UniqueFd fd = connect_tcp(to, kConnectTimeout, half.side.socket_buffer, client_tuning(half));
         write_all(fd.get(), std::string_view(reinterpret_cast<const char*>(&token), sizeof(token)), kConnectTimeout);
         set_receive_timeout(fd.get(), kStallTimeout);
         fds.push_back(std::move(fd));
@@ -295,10 +296,11 @@ const TransportOps kTcpOps = {.listen = listen,
 void make_tcp_send(StreamLoop& loop, const ServerSpec& h, int fd) {
     require_runnable(h, Role::send);
     const size_t m = h.message_size, align = h.alignment;
+    if (transport_info(h.transport).send_buffer == SendBuffer::file) {  // tcp-sendfile, and other kinds' rows
+        loop.emplace<TcpSendfileSender>(fd, m);
+        return;
+    }
     switch (h.transport) {
-        case Transport::tcp_sendfile:
-            loop.emplace<TcpSendfileSender>(fd, m);
-            return;
         case Transport::tcp_msgzc:
             loop.emplace<TcpMsgZerocopySender>(fd, m, align);
             return;

@@ -23,6 +23,11 @@ using TcpRrResponder = RrResponder<HostRrMessage, KernelSockets>;
 using TcpRrGpuInitiator = RrInitiator<GpuRrMessage, KernelSockets>;
 using TcpRrGpuResponder = RrResponder<GpuRrMessage, KernelSockets>;
 
+// The tcp kind's table (paths/transport_ops.cpp finds it), whose socket functions another kind of stream
+// socket may reuse: they open the row's socket_protocol.
+struct TransportOps;
+extern const TransportOps kTcpOps;
+
 void make_tcp_send(StreamLoop& loop, const ServerSpec& half, int fd);
 void make_tcp_recv(StreamLoop& loop, const ServerSpec& half, int fd);
 void make_tcp_exchange(StreamLoop& loop, const ServerSpec& half, Role role, int fd, LatencyHistogram& rtt);

@@ -133,6 +133,9 @@ std::string spec_problem(const ServerSpec& half, Role role) {
     if (std::string why = tcp_socket_options_problem(half, t); !why.empty()) return why;
     if (t.datagrams) return udp_spec_problem(half, role);
     if (std::string why = udp_options_problem(half); !why.empty()) return why;
+    if (!t.rx_modes && half.rx != RxMode::copy && !is_message_test(half.test))  // a row's receiver is its own
+        return std::string(t.name) + " receives with recv() (--rx copy); --rx " + rx_mode_name(half.rx) +
+               " is for -T " + transport_names_where([](const TransportInfo& r) { return r.rx_modes; });
     return memory_problem(half, role, t);
 }
 

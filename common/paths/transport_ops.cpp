@@ -9,6 +9,7 @@ extern const TransportOps kTcpOps;      // tcp_ops.cpp
 extern const TransportOps kRsocketOps;  // rsocket_ops.cpp
 extern const TransportOps kVerbsOps;    // verbs_ops.cpp
 extern const TransportOps kUdpOps;      // udp_ops.cpp
+extern const TransportOps kMptcpOps;    // mptcp_ops.cpp
 
 namespace {
 
@@ -19,10 +20,11 @@ struct KindOps {
 
 // One line per kind. The RDMA kinds' tables exist only with rdma-core; their rows say "not built".
 const KindOps kKinds[] = {
-    {TransportKind::tcp, &kTcpOps},
-    {TransportKind::udp, &kUdpOps},
+    {TransportKind::tcp, &kTcpOps},      // sockets: TCP
+    {TransportKind::udp, &kUdpOps},      // UDP
+    {TransportKind::mptcp, &kMptcpOps},  // MPTCP, on the tcp kind's loops
 #if ZCPERF_WITH_RDMA
-    {TransportKind::rsocket, &kRsocketOps},
+    {TransportKind::rsocket, &kRsocketOps},  // RDMA
     {TransportKind::verbs, &kVerbsOps},
 #endif
 };

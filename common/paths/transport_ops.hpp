@@ -73,6 +73,10 @@ struct TransportOps {
     // initiator, socket() to connected per transaction.
     TcpInfo (*stream_info)(const DataConnection& conn) = nullptr;
     LatencyHistogram (*connect_latency)(const StreamLoop& loop) = nullptr;
+    // The kind's own report block (protocol/kind_block.hpp), read once at the end of the side's run from
+    // its connections (stream order, still open) and its result so far, into r.kinds.
+    void (*kind_block)(const ServerSpec& half, Role role, const std::vector<const DataConnection*>& conns,
+                       SideResult& r) = nullptr;
 };
 
 inline void no_settings(const ServerSpec&, Role, const DataConnection&, SideResult&) {}

@@ -134,6 +134,7 @@ CpuUsage cpu_usage_from_json(const nlohmann::json& j) { return decoded<CpuUsage>
 nlohmann::json to_json(const SideResult& s) {
     nlohmann::json j = encoded(s, kSideResultFields);
     if (!s.tcp.empty()) j[kTcpInfoKey] = to_json(s.tcp);
+    kind_blocks_to_json(s.kinds, j);
     return j;
 }
 
@@ -141,6 +142,7 @@ SideResult side_result_from_json(const nlohmann::json& j) {
     try {
         SideResult s = decoded<SideResult>(j, kSideResultFields);
         s.tcp = tcp_samples_from_json(j, kTcpInfoKey);  // absent from older peers, and off TCP
+        s.kinds = kind_blocks_from_json(j);
         return s;
     } catch (const nlohmann::json::exception& e) {
         throw ProtocolError(std::string("malformed result: ") + e.what());

@@ -10,6 +10,7 @@
 #include "measure/cpu_meter.hpp"
 #include "explain/explain_result.hpp"
 #include "protocol/interval.hpp"
+#include "protocol/kind_block.hpp"
 #include "protocol/message_stats.hpp"
 #include "core/flow_stats.hpp"
 #include "protocol/rdma_info.hpp"
@@ -87,6 +88,7 @@ struct SideResult {
     std::vector<TcpSample> tcp;
     TcpTuningInForce tcp_settings;
     std::string connection_close;
+    KindBlocks kinds;  // each kind's own report block, by its key (protocol/kind_block.hpp)
 
     double process_cpu_s() const { return process_user_s + process_sys_s; }
     double cpu_util_pct() const { return cpu.all.busy(); }

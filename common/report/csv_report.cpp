@@ -264,10 +264,20 @@ const Column<RoundSummary> kRoundColumns[] = {
     {"gather_ms", [](const RoundSummary& s) { return fmt::format("{:.3f}", s.gather_ms); }},
 };
 
+// The kinds' own blocks' columns and cells (protocol/kind_block.hpp), each group led by its comma.
+std::string kind_columns(const std::string& prefix) {
+    std::string h = kind_blocks_csv_header(prefix);
+    return h.empty() ? h : "," + h;
+}
+std::string kind_cells(const KindBlocks& blocks) {
+    return kind_blocks_csv_header("").empty() ? "" : "," + kind_blocks_csv_cells(blocks);
+}
+
 std::string result_header() {
     return header_of(kTestColumns) + "," + header_of(kSideColumns, "local_") + "," +
            header_of(kSideColumns, "remote_") + ",warnings," + header_of(kMessageColumns) + "," +
-           explain_csv_header("local_") + "," + explain_csv_header("remote_");  // --explain: empty cells without
+           explain_csv_header("local_") + "," + explain_csv_header("remote_") +  // --explain: empty cells without
+           kind_columns("local_") + kind_columns("remote_");                     // each kind's block: empty elsewhere
 }
 
 std::string result_row(const TestResult& r) {
@@ -275,7 +285,8 @@ std::string result_row(const TestResult& r) {
     for (const auto& w : r.warnings) warnings += (warnings.empty() ? "" : " | ") + w;
     return values_of(kTestColumns, r) + "," + values_of(kSideColumns, r.local) + "," +
            values_of(kSideColumns, r.remote) + "," + zc::quoted(warnings) + "," + values_of(kMessageColumns, r) + "," +
-           explain_csv_cells(r, r.local) + "," + explain_csv_cells(r, r.remote);
+           explain_csv_cells(r, r.local) + "," + explain_csv_cells(r, r.remote) + kind_cells(r.local.kinds) +
+           kind_cells(r.remote.kinds);
 }
 
 class CsvReport : public ReportWriter {

@@ -231,6 +231,7 @@ public:
             if (s->tcp.size() > kStreamLines)
                 out_ << "           "
                      << tcp_stream_line(fmt::format("all {} streams", s->tcp.size()), tcp_summary(s->tcp)) << "\n";
+            for (const auto& line : kind_block_lines(s->kinds)) out_ << "           " << line << "\n";
         }
         for (const auto* s : {&r.local, &r.remote})
             for (const auto& line : explain_lines(r, *s, s == &r.local ? "local" : "remote")) out_ << line << "\n";

@@ -422,6 +422,9 @@ SideResult SideRunner::finish() {
     if (transport_info(cfg_.half.transport).datagrams || cfg_.half.bitrate)
         r.udp = udp_info(cfg_.half, cfg_.role, total, placement_.interface);
     if (!streams_.empty()) read_back_settings(cfg_.half, cfg_.role, streams_[0].conn, r);
+    std::vector<const DataConnection*> conns;
+    for (const Stream& s : streams_) conns.push_back(&s.conn);
+    read_kind_block(cfg_.half, cfg_.role, conns, r);
     note_placement_mismatches(r);
     if (explainer_) r.explain = explainer_->finish(r.cpu);
     r.warnings.insert(r.warnings.end(), cfg_.notes.begin(), cfg_.notes.end());

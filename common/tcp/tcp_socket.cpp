@@ -97,7 +97,12 @@ UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint
     std::string last_error = "no address";
     auto deadline = std::chrono::steady_clock::now() + timeout;
     for (addrinfo* ai = res; ai; ai = ai->ai_next) {
-        UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol));
+        UniqueFd fd(
+            ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ep.protocol ? ep.protocol : ai->ai_protocol));
+        if (!fd && ep.protocol) {  // the protocol itself refused (off, or not in this kernel): no address will do
+            last_error = std::string("socket: ") + std::strerror(errno);
+            break;
+        }
         if (!fd) continue;
         set_socket_buffers(fd.get(), socket_buffer);
         if (tuning.any()) {
@@ -143,8 +148,8 @@ UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint
     throw std::runtime_error("cannot connect to " + ep.host + ":" + port + ": " + last_error);
 }
 
-std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t port, int backlog,
-                                         uint64_t socket_buffer) {
+std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t port, int backlog, uint64_t socket_buffer,
+                                         int protocol) {
     sockaddr_storage ss{};
     socklen_t len = 0;
     int family = AF_INET6;
@@ -167,7 +172,7 @@ std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t po
     } else {
         throw std::invalid_argument("'" + address + "' is not a numeric IPv4 or IPv6 address");
     }
-    UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, protocol));
     if (!fd) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
     int one = 1, zero = 0;
     setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));

@@ -18,6 +18,7 @@ struct Endpoint {
     std::string host;
     uint16_t port = 0;
     int family = AF_UNSPEC;  // -4/-6: AF_INET or AF_INET6 resolves the host in that family only
+    int protocol = 0;        // socket()'s protocol: 0 the family's TCP, or a transport row's socket_protocol
 };
 
 // "host", "host:port", "[v6addr]:port", "v6addr" (no port) -> Endpoint with `default_port`.
@@ -30,8 +31,9 @@ UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint
                      const TcpTuning& tuning = {});
 
 // Listens on `address` (numeric, "" = any) and `port` (0 = ephemeral). Returns the fd and the port.
+// `protocol`: socket()'s (0: TCP). Throws std::runtime_error naming the failed call and errno's text.
 std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t port, int backlog,
-                                         uint64_t socket_buffer = 0);
+                                         uint64_t socket_buffer = 0, int protocol = 0);
 
 void set_socket_buffers(int fd, uint64_t bytes);
 std::pair<uint64_t, uint64_t> socket_buffers(int fd);  // effective {SO_SNDBUF, SO_RCVBUF}

@@ -96,7 +96,9 @@ TEST(TcpOptions, TheRowsSayWhoRunsCrrAndTheTcpSettings) {
         if (t.tests & bit(TestKind::crr)) {
             EXPECT_EQ(why, "") << t.name;
         } else {
-            EXPECT_NE(why.find("runs over -T tcp, not " + std::string(t.name)), std::string::npos) << why;
+            std::string rows =
+                transport_names_where([](const TransportInfo& r) { return r.tests & bit(TestKind::crr); });
+            EXPECT_NE(why.find("runs over -T " + rows + ", not " + std::string(t.name)), std::string::npos) << why;
         }
         TestSpec cc;
         cc.transport = t.id;

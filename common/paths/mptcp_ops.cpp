@@ -1,0 +1,80 @@
+// The mptcp kind's operations table: the tcp kind's sockets and loops (its rows' socket_protocol opens
+// them as IPPROTO_MPTCP), a clear error where the host's kernel runs no MPTCP, and its own report block:
+// each stream's connection and subflows as the kernel saw them, read once at the end of the side's run.
+#include <sys/socket.h>
+
+#include <stdexcept>
+
+#include "mptcp/mptcp_kernel.hpp"
+#include "mptcp/mptcp_report.hpp"
+#include "paths/tcp_ops.hpp"
+#include "paths/transport_ops.hpp"
+
+namespace zc {
+
+namespace {
+
+void require_mptcp() {
+    if (std::string why = mptcp_unavailable(); !why.empty()) throw std::runtime_error(why);
+}
+
+// The data listener takes any address of the control connection's family, not only its address: the
+// subflows the path manager adds join on the server's other addresses (those it announces).
+std::unique_ptr<KindListener> listen(const ServerSpec& half, Role role, const std::string& bind_address) {
+    require_mptcp();
+    return kTcpOps.listen(half, role, bind_address.find(':') != std::string::npos ? "::" : "0.0.0.0");
+}
+
+std::vector<DataConnection> connect(const ServerSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
+    require_mptcp();
+    return kTcpOps.connect(half, role, peer, token);
+}
+
+std::string name_of_path(const ServerSpec& h, Role role) {
+    return role == Role::send ? transport_name(h.transport) : "mptcp rx-copy";
+}
+
+bool listening(int fd) {
+    int on = 0;
+    socklen_t len = sizeof(on);
+    return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == 0 && on;
+}
+
+// Each stream's connection as the kernel saw it at the end. crr's server holds listeners (each
+// transaction's connection closed within the loop): nothing to read there; its client reads the stream's
+// own connection, which shows whether the peer took MPTCP.
+void read_block(const ServerSpec& h, Role, const std::vector<const DataConnection*>& conns, SideResult& r) {
+    MptcpSideReport report;
+    for (const DataConnection* c : conns) {
+        int fd = tcp_fd(*c);
+        if (fd < 0 || listening(fd)) continue;
+        report.connections.push_back(connection_report(read_mptcp(fd)));
+        if (std::string why = subflow_sum_problem(report.connections.back()); !why.empty())
+            r.warnings.push_back("mptcp stream " + std::to_string(report.connections.size() - 1) +
+                                 ": the subflows' bytes do not add up to the connection's: " + why);
+    }
+    if (is_connection_test(h.test))
+        report.note =
+            "crr: each transaction's connection closes within the loop, so only the streams' first "
+            "connections are read (the client's side)";
+    r.kinds[mptcp_block_type().key] = to_json(report);
+}
+
+TransportOps mptcp_ops() {
+    TransportOps ops = kTcpOps;  // the socket loops, the accept with the token, the read-backs of settings
+    ops.listen = listen;
+    ops.connect = connect;
+    ops.path_name = name_of_path;
+    ops.stream_info = nullptr;  // TCP_INFO would be one subflow's: the kind's block has them all
+    ops.kind_block = read_block;
+    return ops;
+}
+
+[[maybe_unused]] const bool kBlockRegistered = register_kind_block(mptcp_block_type());
+
+}  // namespace
+
+extern const TransportOps kMptcpOps;  // found by transport_ops() from the row's kind
+const TransportOps kMptcpOps = mptcp_ops();
+
+}  // namespace zc

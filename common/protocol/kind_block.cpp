@@ -1,0 +1,88 @@
+#include "protocol/kind_block.hpp"
+
+#include <algorithm>
+
+#include "protocol/json_fields.hpp"
+
+namespace zc {
+
+namespace {
+std::vector<const KindBlockType*>& registry() {
+    static std::vector<const KindBlockType*> types;  // filled by static registrations, before main
+    return types;
+}
+
+std::string csv_quoted(const std::string& cell) {
+    if (cell.find_first_of(",\"\n") == std::string::npos) return cell;
+    std::string out = "\"";
+    for (char c : cell) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+const nlohmann::json* find_block(const KindBlocks& blocks, const char* key) {
+    auto it = blocks.find(key);
+    return it == blocks.end() ? nullptr : &it->second;
+}
+}  // namespace
+
+bool register_kind_block(const KindBlockType& type) {
+    auto& types = registry();
+    auto same = [&](const KindBlockType* t) { return std::string(t->key) == type.key; };
+    if (std::none_of(types.begin(), types.end(), same)) types.push_back(&type);
+    return true;
+}
+
+const std::vector<const KindBlockType*>& kind_block_types() { return registry(); }
+
+void kind_blocks_to_json(const KindBlocks& blocks, nlohmann::json& side) {
+    for (const auto& [key, block] : blocks) side[key] = block;
+}
+
+KindBlocks kind_blocks_from_json(const nlohmann::json& side) {
+    KindBlocks out;
+    for (const KindBlockType* t : kind_block_types())
+        if (side.is_object() && side.contains(t->key)) out[t->key] = t->decode(side.at(t->key));
+    return out;
+}
+
+std::vector<std::string> kind_block_lines(const KindBlocks& blocks) {
+    std::vector<std::string> lines;
+    for (const KindBlockType* t : kind_block_types())
+        if (const auto* b = find_block(blocks, t->key))
+            for (auto& l : t->human_lines(*b)) lines.push_back(std::move(l));
+    return lines;
+}
+
+std::string kind_blocks_csv_header(const std::string& side_prefix) {
+    std::string out;
+    for (const KindBlockType* t : kind_block_types())
+        for (const auto& c : t->csv_columns()) out += (out.empty() ? "" : ",") + side_prefix + t->key + "_" + c;
+    return out;
+}
+
+std::string kind_blocks_csv_cells(const KindBlocks& blocks) {
+    std::string out;
+    bool first = true;
+    for (const KindBlockType* t : kind_block_types()) {
+        const auto* b = find_block(blocks, t->key);
+        std::vector<std::string> cells = b ? t->csv_cells(*b) : std::vector<std::string>(t->csv_columns().size());
+        for (const auto& c : cells) {
+            out += (first ? "" : ",") + csv_quoted(c);
+            first = false;
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> kind_block_notes(const KindBlocks& sender, const KindBlocks& receiver) {
+    std::vector<std::string> notes;
+    for (const KindBlockType* t : kind_block_types()) {
+        const auto *tx = find_block(sender, t->key), *rx = find_block(receiver, t->key);
+        if (!t->check_sides || (!tx && !rx)) continue;
+        for (auto& n : t->check_sides(tx, rx))
+            if (!n.empty()) notes.push_back(std::move(n));
+    }
+    return notes;
+}
+
+}  // namespace zc

@@ -1,0 +1,45 @@
+#pragma once
+// A transport kind's own block of a side's result, registered by the kind's module (seastar's components
+// each register their metrics group; neper's report is the test's own function). The kind fills its block
+// at the end of a side's run (TransportOps::kind_block) from its own counters and the kernel; SideResult
+// holds the blocks by key, as JSON, so result.cpp, the report writers and the side runner reach a block
+// through this table and name no kind. Nothing here runs inside a hot loop: blocks are made at the end.
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace zc {
+
+// A side's blocks, by their key (each kind's JSON key in the side's result).
+using KindBlocks = std::map<std::string, nlohmann::json>;
+
+struct KindBlockType {
+    const char* key;  // its JSON key in a side's result; its CSV columns are prefixed "<side>_<key>_"
+    // The wire's block made whole: decoded into the kind's struct (a field an older peer left out keeps its
+    // default) and encoded again. Throws ProtocolError when malformed or out of range.
+    nlohmann::json (*decode)(const nlohmann::json& wire);
+    // The human report's lines for one side's block (no indentation; the writer indents them).
+    std::vector<std::string> (*human_lines)(const nlohmann::json& block);
+    // CSV: the column names (after the prefix) and one side's cells, as many, in order.
+    std::vector<std::string> (*csv_columns)();
+    std::vector<std::string> (*csv_cells)(const nlohmann::json& block);
+    // One test's two sides (either may be null: a side without the block): what does not add up, as the
+    // test's warnings ("" none). nullptr: nothing to compare.
+    std::vector<std::string> (*check_sides)(const nlohmann::json* sender, const nlohmann::json* receiver) = nullptr;
+};
+
+// Called once per kind, from the kind's module (a static registration in its operations table's file, so
+// any program that can run the kind can also read and print its block). Returns true.
+bool register_kind_block(const KindBlockType& type);
+const std::vector<const KindBlockType*>& kind_block_types();
+
+// The generic halves the result and the reports call.
+void kind_blocks_to_json(const KindBlocks& blocks, nlohmann::json& side);
+KindBlocks kind_blocks_from_json(const nlohmann::json& side);  // the registered keys it holds; ProtocolError
+std::vector<std::string> kind_block_lines(const KindBlocks& blocks);
+std::string kind_blocks_csv_header(const std::string& side_prefix);  // "" when no kind registers a block
+std::string kind_blocks_csv_cells(const KindBlocks& blocks);         // as many cells as the header's columns
+std::vector<std::string> kind_block_notes(const KindBlocks& sender, const KindBlocks& receiver);
+
+}  // namespace zc
