@@ -2,7 +2,7 @@
 // Field tables: one line per wire field of a struct (its JSON name, the member, the range a decoded
 // value must be in, and what a peer that leaves it out means), driving both JSON directions, so a
 // parameter is declared once (neper's one-line flag definitions are the model). A table is a tuple
-// built with number(), named(), cpu_list() and text(); encode_fields/decode_fields walk it.
+// built with number(), named(), cpu_list(), text(), object_list() and custom(); encode_fields/decode_fields walk it.
 #include <cstddef>
 #include <optional>
 #include <stdexcept>
@@ -53,6 +53,27 @@ struct TextField {
     const char* what;
 };
 
+// A list of E, each element an object written and read by E's own field table; at most `max` entries.
+// Optional: absent (an older peer, or nothing to list) leaves the member empty.
+template <class S, class E, class Table>
+struct ListField {
+    const char* name;
+    std::vector<E> S::*member;
+    Table table;
+    size_t max;
+};
+
+// A value of its own shape (a nested object keyed by names, pairs): `to(s)` gives the JSON value (a null
+// one leaves the field out), `from(value, s)` reads it into s and throws ProtocolError on a bad one.
+// Optional: absent leaves s as it is.
+template <class S, class To, class From>
+struct CustomField {
+    const char* name;
+    To to;
+    From from;
+    bool optional;
+};
+
 // The member's type is T; bounds and `absent` convert to it (no casts needed at the table).
 template <class S, class T>
 constexpr NumberField<S, T> number(const char* name, T S::*member, std::type_identity_t<T> lo,
@@ -73,6 +94,20 @@ constexpr TextField<S> text(const char* name, std::string S::*member, size_t max
     return {name, member, max_bytes, what};
 }
 
+template <class S, class E, class Table>
+constexpr ListField<S, E, Table> object_list(const char* name, std::vector<E> S::*member, Table table, size_t max) {
+    return {name, member, table, max};
+}
+template <class S, class To, class From>
+constexpr CustomField<S, To, From> custom(const char* name, To to, From from, bool optional = false) {
+    return {name, to, from, optional};
+}
+
+template <class S, class Table>
+void encode_fields(nlohmann::json& j, const S& s, const Table& table);
+template <class S, class Table>
+void decode_fields(const nlohmann::json& j, S& s, const Table& table);
+
 namespace field_table_detail {
 
 template <class S, class T>
@@ -90,6 +125,22 @@ void put(nlohmann::json& j, const S& s, const CpuListField<S>& f) {
 template <class S>
 void put(nlohmann::json& j, const S& s, const TextField<S>& f) {
     j[f.name] = s.*f.member;
+}
+
+template <class S, class E, class Table>
+void put(nlohmann::json& j, const S& s, const ListField<S, E, Table>& f) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const E& e : s.*f.member) {
+        nlohmann::json o = nlohmann::json::object();
+        encode_fields(o, e, f.table);
+        a.push_back(std::move(o));
+    }
+    j[f.name] = std::move(a);
+}
+template <class S, class To, class From>
+void put(nlohmann::json& j, const S& s, const CustomField<S, To, From>& f) {
+    nlohmann::json v = f.to(s);
+    if (!v.is_null()) j[f.name] = std::move(v);
 }
 
 template <class S, class T>
@@ -131,6 +182,29 @@ void get(const nlohmann::json& j, S& s, const TextField<S>& f) {
     std::string v = field<std::string>(j, f.name);
     if (v.size() > f.max_bytes) throw ProtocolError(std::string("field '") + f.name + "' is longer than " + f.what);
     s.*f.member = std::move(v);
+}
+
+template <class S, class E, class Table>
+void get(const nlohmann::json& j, S& s, const ListField<S, E, Table>& f) {
+    auto it = j.is_object() ? j.find(f.name) : j.end();
+    (s.*f.member).clear();
+    if (it == j.end()) return;
+    if (!it->is_array() || it->size() > f.max)
+        throw ProtocolError(std::string("field '") + f.name + "' must be an array of at most " + std::to_string(f.max));
+    for (const auto& o : *it) {
+        E e{};
+        decode_fields(o, e, f.table);
+        (s.*f.member).push_back(std::move(e));
+    }
+}
+template <class S, class To, class From>
+void get(const nlohmann::json& j, S& s, const CustomField<S, To, From>& f) {
+    auto it = j.is_object() ? j.find(f.name) : j.end();
+    if (it == j.end()) {
+        if (f.optional) return;
+        throw ProtocolError(std::string("control message lacks field '") + f.name + "'");
+    }
+    f.from(*it, s);
 }
 
 template <class S, class T, class F>
