@@ -10,8 +10,7 @@ namespace zc {
 
 // The idle residency of `cpus`, summed, in seconds; none when any of them has no cpuidle states.
 // `root`: the sysfs CPU folder (a test's fixture).
-std::optional<double> cpuidle_idle_s(const std::vector<int>& cpus,
-                                     const std::string& root = "/sys/devices/system/cpu");
+std::optional<double> cpuidle_idle_s(const std::vector<int>& cpus, const std::string& root = "/sys/devices/system/cpu");
 
 // Exact busy CPU time of `cpus` over an interval from the idle clock at its edges: interval x CPUs less
 // the idle residency. Residency is counted when a CPU leaves an idle state, so a CPU asleep at an edge

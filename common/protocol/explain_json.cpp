@@ -11,6 +11,8 @@ namespace {
 
 constexpr uint64_t kAnyCount = std::numeric_limits<uint64_t>::max();
 constexpr double kMaxCpuS = 1e9;
+constexpr const char* kCategoryKey = "category_s";  // named in the table and in its value's errors
+constexpr const char* kStacksKey = "stacks";
 
 nlohmann::json categories_json(const std::array<double, kCategoryCount>& s) {
     nlohmann::json j = nlohmann::json::object();
@@ -24,7 +26,7 @@ std::array<double, kCategoryCount> categories_from_json(const nlohmann::json& j)
     if (!j.is_object() || j.size() > 64) throw ProtocolError("field 'category_s' must be a small object");
     for (const auto& [key, v] : j.items()) {
         Category c;
-        if (category_from_key(key, c)) out[static_cast<size_t>(c)] = value_as<double>(v, "category_s");
+        if (category_from_key(key, c)) out[static_cast<size_t>(c)] = value_as<double>(v, kCategoryKey);
     }
     return out;
 }
@@ -51,7 +53,7 @@ Category category_or_other(const std::string& key) {
 template <class S>
 constexpr auto category_field(std::array<double, kCategoryCount> S::*member) {
     return custom<S>(
-        "category_s", [member](const S& s) { return categories_json(s.*member); },
+        kCategoryKey, [member](const S& s) { return categories_json(s.*member); },
         [member](const nlohmann::json& v, S& s) { s.*member = categories_from_json(v); });
 }
 
@@ -77,7 +79,7 @@ void stacks_from_json(const nlohmann::json& v, ExplainSide& e) {
         throw ProtocolError("field 'stacks' must be an array of at most " + std::to_string(kMaxStacks));
     for (const auto& s : v) {
         if (!s.is_array() || s.size() != 2) throw ProtocolError("field 'stacks' holds a bad entry");
-        e.stacks.emplace_back(value_as<std::string>(s[0], "stacks"), value_as<uint64_t>(s[1], "stacks"));
+        e.stacks.emplace_back(value_as<std::string>(s[0], kStacksKey), value_as<uint64_t>(s[1], kStacksKey));
     }
 }
 
@@ -102,7 +104,7 @@ const auto kExplainFields = std::make_tuple(
     custom<ExplainSide>("category_samples", category_samples_json, category_samples_from_json, true),  // absent: 0s
     object_list("top_functions", &ExplainSide::top, kFunctionFields, 256),
     object_list("per_cpu", &ExplainSide::per_cpu, kCpuFields, 65536),
-    custom<ExplainSide>("stacks", stacks_json, stacks_from_json, true),
+    custom<ExplainSide>(kStacksKey, stacks_json, stacks_from_json, true),
     number("stacks_left_out_samples", &ExplainSide::stacks_left_out, 0, kAnyCount, 0));
 
 }  // namespace
