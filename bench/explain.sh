@@ -2,8 +2,9 @@
 # explain.sh: what --explain costs. On loopback (client CPU 0, server CPU 1), for each size, N rounds,
 # each round one run without --explain and one with it (the order alternating round by round, so a
 # drift in the machine's load falls on both), then the medians: throughput with / without (goal
-# >= 0.97x), service demand with / without, and the samplers' own CPU (both sides, from their
-# threads' getrusage) as a share of the sampled busy time. See bench/README.md.
+# >= 0.97x) with its 95 % interval (a bootstrap over the rounds, each resample's ratio of medians),
+# service demand with / without, and the samplers' own CPU (both sides, from their threads'
+# getrusage) as a share of the sampled busy time; the load average before and after. See bench/README.md.
 set -euo pipefail
 
 ROUNDS=5
@@ -49,6 +50,7 @@ one() {  # one(SIZE, MODE): a run, its JSON result appended as one line tagged w
         /usr/bin/python3 -c 'import json,sys; r=json.load(sys.stdin)["results"][0]; r["bench_mode"]=sys.argv[1]; print(json.dumps(r))' "$mode" >>"$OUT"
 }
 
+echo "[explain] load before: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs" >&2
 IFS=, read -r -a sizes <<<"$SIZES"
 for size in "${sizes[@]}"; do
     for ((i = 1; i <= ROUNDS; i++)); do
@@ -57,10 +59,11 @@ for size in "${sizes[@]}"; do
     done
 done
 
+echo "[explain] load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 /usr/bin/python3 - "$OUT" <<'PY'
-import json, statistics, sys
+import json, random, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-print(f"{'size':>6} {'rounds':>6} {'Gb/s without':>13} {'Gb/s with':>10} {'ratio':>6} {'SD without':>11} {'SD with':>8}"
+print(f"{'size':>6} {'rounds':>6} {'Gb/s without':>13} {'Gb/s with':>10} {'ratio':>6} {'95 % interval':>14} {'SD without':>11} {'SD with':>8}"
       f" {'sampler CPU %':>14}")
 for size in sorted({r["message_size"] for r in rows}):
     w = [r for r in rows if r["message_size"] == size and r["bench_mode"] == "with"]
@@ -71,7 +74,15 @@ for size in sorted({r["message_size"] for r in rows}):
     samp = [100 * (r["local"]["explain"]["sampler_cpu_s"] + r["remote"]["explain"]["sampler_cpu_s"]) /
             max(r["local"]["explain"]["sampled_busy_cpu_s"], 1e-9) for r in w if r["local"]["explain"]["ran"]]
     ratios = sorted(a["throughput_gbps"] / b["throughput_gbps"] for a, b in zip(w, wo))
-    print(f"{size >> 10:>5}K {len(w):>6} {gwo:>13.2f} {gw:>10.2f} {gw / gwo:>6.3f} {sdwo:>11.3f} {sdw:>8.3f} {med(samp):>14.2f}"
+    # 95 % interval of the ratio of medians: resample the rounds (a round's pair together, as they ran
+    # side by side), 4000 times, a fixed seed so a rerun of the same file prints the same interval.
+    rng, pairs, boot = random.Random(1), list(zip(w, wo)), []
+    for _ in range(4000):
+        pick = [rng.choice(pairs) for _ in pairs]
+        boot.append(med([a["throughput_gbps"] for a, _ in pick]) / med([b["throughput_gbps"] for _, b in pick]))
+    boot.sort()
+    lo, hi = boot[int(0.025 * len(boot))], boot[int(0.975 * len(boot)) - 1]
+    print(f"{size >> 10:>5}K {len(w):>6} {gwo:>13.2f} {gw:>10.2f} {gw / gwo:>6.3f} [{lo:.3f}, {hi:.3f}] {sdwo:>11.3f} {sdw:>8.3f} {med(samp):>14.2f}"
           f"   (pairwise ratios {', '.join(f'{x:.3f}' for x in ratios)})")
 print(f"raw: {sys.argv[1]}")
 PY

@@ -154,7 +154,8 @@ def plot(rows, png, title):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog=zclib.command_name(), description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-T", "--transports", default="tcp,tcp-sendfile,tcp-msgzc,tcp-uringzc")
     ap.add_argument("-m", "--sizes", default="4K..4M")
     ap.add_argument("--from", dest="source", help="plot this saved zcperf JSON report instead of running")

@@ -29,7 +29,8 @@ while [ $# -gt 0 ]; do
             echo "copy_vs_zerocopy_sweep: the transports are --copy ($copy) and --zc ($zc); leave out $1" >&2; exit 2 ;;
         --) args+=("$@"); break ;;
         --out|--out=*) have_out=1; args+=("$1"); shift ;;
-        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+        -h|--help) echo "usage: ${ZCPERF_COMMAND:-$(basename "$0")} [--zc PATH] [--copy PATH] [irq_sweep options] [-- zcperf args]"
+            awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
         *) args+=("$1"); shift ;;
     esac
 done

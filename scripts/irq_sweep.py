@@ -441,7 +441,7 @@ def main(argv):
         argv, extra = argv[:cut], argv[cut + 1:]
     else:
         extra = []
-    ap = argparse.ArgumentParser(prog="irq_sweep.py", description=__doc__,
+    ap = argparse.ArgumentParser(prog=zclib.command_name(), description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--client-cpus", default="all", help="cores to run the client's data thread on, each in turn: "
                     "0,1 / 0-7 / all / none (unpinned) (default: all)")

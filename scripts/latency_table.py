@@ -156,7 +156,8 @@ def plot(path, rows, labels, baseline, metric, one_way, title):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog=zclib.command_name(), description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--combo", action="append", default=[], metavar="LABEL=ARGS",
                     help="a column: a label and the zcperf arguments that make it (may be empty)")
     ap.add_argument("--from", dest="sources", action="append", default=[], metavar="LABEL=REPORT.json",

@@ -88,7 +88,8 @@ def plot(n, cells, title, unit, path, failed):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog=zclib.command_name(), description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("report", help="zcperf-mpi -o json output of a --pattern matrix run")
     ap.add_argument("--out", default="matrix", help="prefix of the PNG files (default: matrix)")
     ap.add_argument("--text", action="store_true", help="print the matrices only, no PNG")

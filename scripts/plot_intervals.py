@@ -52,7 +52,7 @@ def steps(xs, ys):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog=zclib.command_name(), description=__doc__.split("\n\n")[0])
     ap.add_argument("png", help="the picture to write")
     ap.add_argument("reports", nargs="+", help="zcperf -o json reports or --json-stream output")
     ap.add_argument("--label", action="append", default=[], help="a name per report, in order (default: its file)")

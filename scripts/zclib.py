@@ -6,6 +6,7 @@ tables, and the benches' CSV of samples. Import it with
 """
 import csv
 import os
+import sys
 import shutil
 
 
@@ -116,3 +117,9 @@ def result_label(r):
     if r.get("rx", "copy") != "copy":
         name += "/" + r["rx"]
     return f"{name} {r['test']} {size_label(r['message_size'])} x{r['streams']}"
+
+
+def command_name():
+    """The name this script was run by, for its --help: the installed command's (zcperf-compare-paths:
+    its wrapper exports ZCPERF_COMMAND), else the script's own file name."""
+    return os.environ.get("ZCPERF_COMMAND") or os.path.basename(sys.argv[0])

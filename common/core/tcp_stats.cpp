@@ -28,8 +28,11 @@ TcpSample tcp_sample(const TcpInfo& before, const TcpInfo& after, double interva
     l.snd_wnd = after.snd_wnd;
     l.rcv_space = after.rcv_space;
     l.ca_state = after.ca_state;
-    l.delivery_rate_Bps = after.delivery_rate_Bps;
-    l.pacing_rate_Bps = after.pacing_rate_Bps;
+    l.last_delivery_rate_Bps = after.delivery_rate_Bps;
+    l.last_delivery_app_limited = after.delivery_rate_app_limited;
+    l.last_pacing_rate_Bps = after.pacing_rate_Bps;
+    l.bytes_acked = grew(before.bytes_acked, after.bytes_acked);
+    l.delivery_rate_Bps = static_cast<uint64_t>(std::llround(static_cast<double>(l.bytes_acked) / interval_s));
     l.bytes_received = grew(before.bytes_received, after.bytes_received);
     l.retransmits = grew(before.total_retrans, after.total_retrans);
     l.bytes_sent = grew(before.bytes_sent, after.bytes_sent);
@@ -53,8 +56,11 @@ TcpSample tcp_summary(const std::vector<TcpSample>& streams) {
         t.bytes_sent += s.bytes_sent;
         t.bytes_retrans += s.bytes_retrans;
         t.bytes_received += s.bytes_received;
-        t.delivery_rate_Bps += s.delivery_rate_Bps;
-        t.pacing_rate_Bps += s.pacing_rate_Bps;
+        t.bytes_acked += s.bytes_acked;
+        t.delivery_rate_Bps += s.delivery_rate_Bps;  // the streams ran over the same interval: rates add
+        t.last_delivery_rate_Bps += s.last_delivery_rate_Bps;
+        t.last_delivery_app_limited = t.last_delivery_app_limited || s.last_delivery_app_limited;
+        t.last_pacing_rate_Bps += s.last_pacing_rate_Bps;
         if (s.min_rtt_us && (!t.min_rtt_us || s.min_rtt_us < t.min_rtt_us)) t.min_rtt_us = s.min_rtt_us;
         t.snd_mss = std::max(t.snd_mss, s.snd_mss);
         t.ca_state = std::max(t.ca_state, s.ca_state);

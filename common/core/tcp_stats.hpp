@@ -55,8 +55,14 @@ struct TcpSample {
     uint32_t snd_cwnd = 0, snd_ssthresh = 0, snd_mss = 0;
     uint32_t snd_wnd = 0, rcv_space = 0;
     uint32_t ca_state = 0;
-    uint64_t delivery_rate_Bps = 0, pacing_rate_Bps = 0;
-    // What changed.
+    // The kernel's own rates at the end: tcpi_delivery_rate is its last delivery-rate sample (one ACK's
+    // worth, often app-limited as a test stops: 523 Gb/s and 0.04 Gb/s were seen for 50-60 Gb/s
+    // streams), tcpi_pacing_rate the pacing rate it had set. Neither is the test's rate.
+    uint64_t last_delivery_rate_Bps = 0, last_pacing_rate_Bps = 0;
+    bool last_delivery_app_limited = false;
+    // What changed. The delivery rate over the interval: bytes the peer acknowledged, per second.
+    uint64_t bytes_acked = 0;
+    uint64_t delivery_rate_Bps = 0;
     double busy = 0, rwnd_limited = 0, sndbuf_limited = 0;
     uint64_t retransmits = 0;  // segments
     uint64_t bytes_sent = 0, bytes_retrans = 0, bytes_received = 0;

@@ -6,8 +6,10 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -66,7 +68,9 @@ Sampler::Sampler(const std::vector<int>& cpus, int hz, std::vector<pid_t> own)
         a.type = PERF_TYPE_SOFTWARE;
         a.config = PERF_COUNT_SW_CPU_CLOCK;
         a.sample_period = period_ns_;  // cpu-clock counts nanoseconds: one sample per period of CPU time
-        a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN;
+        a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN;
+        a.use_clockid = 1;  // sample times on the clock enable() reads, so the first sample's weight is known
+        a.clockid = CLOCK_MONOTONIC;
         a.disabled = 1;
         a.exclude_callchain_user = 1;  // user frames: only the IP (user time is one category)
         a.sample_max_stack = kMaxStack;
@@ -107,6 +111,13 @@ void Sampler::enable() {
     if (!ok() || enabled_) return;
     enabled_ = true;
     stop_.store(false);
+    int top = 0;
+    for (int c : cpus_) top = std::max(top, c);
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    last_idle_.assign(static_cast<size_t>(top) + 1, true);  // the first sample's gap: unknown, nominal
+    last_ns_.assign(static_cast<size_t>(top) + 1,
+                    static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec));
     thread_ = std::thread([this] { drain_loop(); });
     for (auto& r : rings_) ioctl(r.fd.get(), PERF_EVENT_IOC_ENABLE, 0);
 }
@@ -188,10 +199,23 @@ void Sampler::on_record(const char* rec, size_t size) {
         return;
     }
     if (h.type != PERF_RECORD_SAMPLE) return;
-    // IP, TID (pid, tid), CPU (cpu, reserved), CALLCHAIN (nr, ips): the order of the sample_type bits.
-    uint64_t ip = 0, pidtid = 0, cpu = 0, nr = 0;
-    if (!u64(ip) || !u64(pidtid) || !u64(cpu) || !u64(nr)) return;
+    // IP, TID (pid, tid), TIME, CPU (cpu, reserved), CALLCHAIN (nr, ips): the order of the sample_type bits.
+    uint64_t ip = 0, pidtid = 0, time_ns = 0, cpu = 0, nr = 0;
+    if (!u64(ip) || !u64(pidtid) || !u64(time_ns) || !u64(cpu) || !u64(nr)) return;
     uint32_t pid = static_cast<uint32_t>(pidtid), tid = static_cast<uint32_t>(pidtid >> 32);
+    // A gap between two samples in tasks is time the timer could not fire in (the vCPU descheduled,
+    // interrupts off): the later sample stands for all of it. A gap that touches the idle task may hold
+    // idle time in which the timer did not fire (seen on the lent machine: idle CPUs gave a few dozen
+    // samples a second), so such a sample stands for the nominal period only.
+    uint64_t weight_ns = period_ns_;
+    const bool idle_now = pid == 0;
+    if (static_cast<uint32_t>(cpu) < last_ns_.size()) {
+        uint64_t& last = last_ns_[static_cast<uint32_t>(cpu)];
+        const bool idle_before = last_idle_[static_cast<uint32_t>(cpu)];
+        if (!idle_now && !idle_before && time_ns > last) weight_ns = time_ns - last;
+        last = std::max(last, time_ns);
+        last_idle_[static_cast<uint32_t>(cpu)] = idle_now;
+    }
     SampleKey& k = scratch_;
     k.cpu = static_cast<uint32_t>(cpu);
     k.flags = 0;
@@ -215,10 +239,9 @@ void Sampler::on_record(const char* rec, size_t size) {
         if (k.ips.empty()) k.ips.push_back(ip);
     }
     auto it = totals_.counts.find(k);
-    if (it != totals_.counts.end())
-        ++it->second;
-    else
-        totals_.counts.emplace(k, 1);
+    if (it == totals_.counts.end()) it = totals_.counts.emplace(k, SampleTally{}).first;
+    ++it->second.samples;
+    it->second.ns += weight_ns;
 }
 
 }  // namespace zc

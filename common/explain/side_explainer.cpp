@@ -32,14 +32,19 @@ SideExplainer::SideExplainer(int hz, bool stacks, const std::set<int>& own, cons
                    "the test ran without explain";
     }
     if (!problem_.empty()) sampler_.reset();
+    if (sampler_) cpuidle_ = std::make_unique<CpuidleClock>(sampler_->cpus());
 }
 
 void SideExplainer::start() {
+    if (cpuidle_) cpuidle_->start();
     if (sampler_) sampler_->enable();
 }
 
 void SideExplainer::stop() {
-    if (sampler_) sampler_->disable();
+    if (sampler_ && sampler_->enabled()) {
+        sampler_->disable();
+        if (cpuidle_) cpuidle_->stop();
+    }
 }
 
 ExplainSide SideExplainer::finish(const CpuUsage& stat) {
@@ -54,6 +59,9 @@ ExplainSide SideExplainer::finish(const CpuUsage& stat) {
     e.cpus = sampler_->cpus();
     e.stat_busy_s = busy_cpu_s_on(stat, e.cpus);
     e.stat_steal_s = steal_cpu_s_on(stat, e.cpus);
+    e.idle_clock_busy_s =
+        std::max(0.0, stat.elapsed_s * static_cast<double>(e.cpus.size()) - idle_cpu_s_on(stat, e.cpus));
+    e.cpuidle_busy_s = cpuidle_ ? cpuidle_->busy_cpu_s().value_or(0) : 0;
     return e;
 }
 

@@ -10,6 +10,7 @@
 #include "explain/kallsyms.hpp"
 #include "explain/sampler.hpp"
 #include "measure/cpu_meter.hpp"
+#include "measure/cpuidle.hpp"
 
 namespace zc {
 
@@ -31,6 +32,7 @@ private:
     std::string problem_;
     KernelSymbols symbols_;
     std::unique_ptr<Sampler> sampler_;
+    std::unique_ptr<CpuidleClock> cpuidle_;  // the sampled CPUs' exact idle clock, where the kernel has one
 };
 
 }  // namespace zc

@@ -58,9 +58,10 @@ ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& s
     ExplainFunction other_user{"[other processes' user time]", "", Category::other_process, 0};
     ExplainFunction unknown{"[unknown kernel address]", "", Category::unknown, 0};
     std::unordered_map<std::string, uint64_t> folded;
-    for (const auto& [key, n] : totals.counts) {
+    for (const auto& [key, tally] : totals.counts) {
+        const uint64_t n = tally.samples;
         out.samples += n;
-        double t = static_cast<double>(n) * period_s;
+        double t = static_cast<double>(tally.ns) * 1e-9;
         Category cat;
         ExplainFunction* leaf = nullptr;
         std::string stack;
@@ -94,6 +95,7 @@ ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& s
         out.busy_samples += n;
         out.busy_s += t;
         out.category_s[static_cast<size_t>(cat)] += t;
+        out.category_samples[static_cast<size_t>(cat)] += n;
         ExplainCpu& c = per_cpu[static_cast<int>(key.cpu)];
         c.cpu = static_cast<int>(key.cpu);
         c.busy_s += t;
@@ -139,8 +141,13 @@ void merge_explain(ExplainSide& into, const ExplainSide& add) {
     into.busy_s += add.busy_s;
     into.stat_busy_s += add.stat_busy_s;
     into.stat_steal_s += add.stat_steal_s;
+    // cpuidle over some repetitions only would not add up to the others' figures: all or none
+    into.cpuidle_busy_s =
+        into.cpuidle_busy_s > 0 && add.cpuidle_busy_s > 0 ? into.cpuidle_busy_s + add.cpuidle_busy_s : 0;
+    into.idle_clock_busy_s += add.idle_clock_busy_s;
     into.sampler_cpu_s += add.sampler_cpu_s;
     for (size_t i = 0; i < kCategoryCount; ++i) into.category_s[i] += add.category_s[i];
+    for (size_t i = 0; i < kCategoryCount; ++i) into.category_samples[i] += add.category_samples[i];
     for (const auto& c : add.per_cpu) {
         auto it = std::find_if(into.per_cpu.begin(), into.per_cpu.end(), [&](const auto& x) { return x.cpu == c.cpu; });
         if (it == into.per_cpu.end()) {

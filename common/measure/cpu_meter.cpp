@@ -56,6 +56,10 @@ double steal_cpu_s_on(const CpuUsage& u, const std::vector<int>& cpus) {
     return cpu_s_on(u, cpus, [](const CpuShare& s) { return s.steal; });
 }
 
+double idle_cpu_s_on(const CpuUsage& u, const std::vector<int>& cpus) {
+    return cpu_s_on(u, cpus, [](const CpuShare& s) { return s.idle + s.iowait; });
+}
+
 CpuMeter::CpuMeter(std::set<int> exclude) : exclude_(std::move(exclude)) {}
 
 void CpuMeter::start() {

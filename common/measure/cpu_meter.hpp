@@ -46,6 +46,8 @@ CpuUsage usage_between(const ProcStat& before, const ProcStat& after, double ela
 // hypervisor ran another guest: /proc/stat's busy leaves it out, a cpu-clock sampler counts it as busy).
 double busy_cpu_s_on(const CpuUsage& u, const std::vector<int>& cpus);
 double steal_cpu_s_on(const CpuUsage& u, const std::vector<int>& cpus);
+// Idle + iowait CPU-seconds there: a NOHZ kernel keeps these exactly (idle entry to exit, not ticks).
+double idle_cpu_s_on(const CpuUsage& u, const std::vector<int>& cpus);
 
 class CpuMeter {
 public:

@@ -1,10 +1,18 @@
 #include "protocol/explain_json.hpp"
 
+#include <limits>
+
+#include "protocol/field_table.hpp"
 #include "protocol/json_fields.hpp"
 
 namespace zc {
 
 namespace {
+
+constexpr uint64_t kAnyCount = std::numeric_limits<uint64_t>::max();
+constexpr double kMaxCpuS = 1e9;
+constexpr const char* kCategoryKey = "category_s";  // named in the table and in its value's errors
+constexpr const char* kStacksKey = "stacks";
 
 nlohmann::json categories_json(const std::array<double, kCategoryCount>& s) {
     nlohmann::json j = nlohmann::json::object();
@@ -18,19 +26,86 @@ std::array<double, kCategoryCount> categories_from_json(const nlohmann::json& j)
     if (!j.is_object() || j.size() > 64) throw ProtocolError("field 'category_s' must be a small object");
     for (const auto& [key, v] : j.items()) {
         Category c;
-        if (category_from_key(key, c)) out[static_cast<size_t>(c)] = value_as<double>(v, "category_s");
+        if (category_from_key(key, c)) out[static_cast<size_t>(c)] = value_as<double>(v, kCategoryKey);
     }
     return out;
 }
 
-const nlohmann::json& list(const nlohmann::json& j, const char* name, size_t max) {
-    static const nlohmann::json empty = nlohmann::json::array();
-    auto it = j.find(name);
-    if (it == j.end()) return empty;
-    if (!it->is_array() || it->size() > max)
-        throw ProtocolError(std::string("field '") + name + "' must be an array of at most " + std::to_string(max));
-    return *it;
+nlohmann::json category_samples_json(const ExplainSide& e) {
+    nlohmann::json j = nlohmann::json::object();
+    for (size_t i = 0; i < kCategoryCount; ++i) j[category_names()[i].key] = e.category_samples[i];
+    return j;
 }
+void category_samples_from_json(const nlohmann::json& v, ExplainSide& e) {
+    if (!v.is_object() || v.size() > 64) throw ProtocolError("field 'category_samples' must be a small object");
+    for (const auto& [key, n] : v.items()) {
+        Category c;
+        if (category_from_key(key, c)) e.category_samples[static_cast<size_t>(c)] = value_as<uint64_t>(n, key);
+    }
+}
+
+// A category's name: one this side does not know (a newer peer's) is "other kernel", never guessed.
+Category category_or_other(const std::string& key) {
+    Category c = Category::other;
+    return category_from_key(key, c) ? c : Category::other;
+}
+
+template <class S>
+constexpr auto category_field(std::array<double, kCategoryCount> S::*member) {
+    return custom<S>(
+        kCategoryKey, [member](const S& s) { return categories_json(s.*member); },
+        [member](const nlohmann::json& v, S& s) { s.*member = categories_from_json(v); });
+}
+
+const auto kFunctionFields =
+    std::make_tuple(text("function", &ExplainFunction::name, 512, "a function name (512 bytes)"),
+                    text("module", &ExplainFunction::module, 256, "a module name (256 bytes)"),
+                    named("category", &ExplainFunction::category, category_key, category_or_other),
+                    number("cpu_s", &ExplainFunction::cpu_s, 0.0, kMaxCpuS));
+
+const auto kCpuFields =
+    std::make_tuple(number("cpu", &ExplainCpu::cpu, 0, 65535), number("busy_s", &ExplainCpu::busy_s, 0.0, kMaxCpuS),
+                    category_field(&ExplainCpu::category_s));
+
+// Folded stacks as [stack, samples] pairs; left out when none were kept.
+nlohmann::json stacks_json(const ExplainSide& e) {
+    if (e.stacks.empty()) return nullptr;
+    nlohmann::json st = nlohmann::json::array();
+    for (const auto& [stack, n] : e.stacks) st.push_back({stack, n});
+    return st;
+}
+void stacks_from_json(const nlohmann::json& v, ExplainSide& e) {
+    if (!v.is_array() || v.size() > kMaxStacks)
+        throw ProtocolError("field 'stacks' must be an array of at most " + std::to_string(kMaxStacks));
+    for (const auto& s : v) {
+        if (!s.is_array() || s.size() != 2) throw ProtocolError("field 'stacks' holds a bad entry");
+        e.stacks.emplace_back(value_as<std::string>(s[0], kStacksKey), value_as<uint64_t>(s[1], kStacksKey));
+    }
+}
+
+// Every side says whether it explained, and why not.
+const auto kOutcomeFields = std::make_tuple(number("ran", &ExplainSide::ran, false, true),
+                                            text("problem", &ExplainSide::problem, 4096, "a message (4 KiB)"));
+
+// A side that explained: one line per field. `absent`: what an older peer's missing field means.
+const auto kExplainFields = std::make_tuple(
+    text("event", &ExplainSide::event, 64, "a perf event name"), number("hz", &ExplainSide::hz, 0, 1000000),
+    number("period_s", &ExplainSide::period_s, 0.0, 1.0), number("samples", &ExplainSide::samples, 0, kAnyCount),
+    number("busy_samples", &ExplainSide::busy_samples, 0, kAnyCount),
+    number("lost_samples", &ExplainSide::lost, 0, kAnyCount),
+    number("throttled", &ExplainSide::throttled, 0, kAnyCount),
+    number("sampled_busy_cpu_s", &ExplainSide::busy_s, 0.0, kMaxCpuS),
+    number("proc_stat_busy_cpu_s", &ExplainSide::stat_busy_s, 0.0, kMaxCpuS),
+    number("proc_stat_steal_cpu_s", &ExplainSide::stat_steal_s, 0.0, kMaxCpuS, 0.0),       // absent: from before steal
+    number("idle_clock_busy_cpu_s", &ExplainSide::idle_clock_busy_s, 0.0, kMaxCpuS, 0.0),  // absent: not measured
+    number("cpuidle_busy_cpu_s", &ExplainSide::cpuidle_busy_s, 0.0, kMaxCpuS, 0.0),        // 0: no cpuidle
+    number("sampler_cpu_s", &ExplainSide::sampler_cpu_s, 0.0, kMaxCpuS), cpu_list("cpus", &ExplainSide::cpus),
+    category_field(&ExplainSide::category_s),
+    custom<ExplainSide>("category_samples", category_samples_json, category_samples_from_json, true),  // absent: 0s
+    optional(list("top_functions", &ExplainSide::top, 256, kFunctionFields)),
+    optional(list("per_cpu", &ExplainSide::per_cpu, 65536, kCpuFields)),
+    custom<ExplainSide>(kStacksKey, stacks_json, stacks_from_json, true),
+    number("stacks_left_out_samples", &ExplainSide::stacks_left_out, 0, kAnyCount, 0));
 
 }  // namespace
 
@@ -49,81 +124,17 @@ bool category_from_key(std::string_view key, Category& out) {
 }
 
 nlohmann::json to_json(const ExplainSide& e) {
-    if (!e.ran) return {{"ran", false}, {"problem", e.problem}};
-    nlohmann::json top = nlohmann::json::array();
-    for (const auto& f : e.top)
-        top.push_back(
-            {{"function", f.name}, {"module", f.module}, {"category", category_key(f.category)}, {"cpu_s", f.cpu_s}});
-    nlohmann::json per = nlohmann::json::array();
-    for (const auto& c : e.per_cpu)
-        per.push_back({{"cpu", c.cpu}, {"busy_s", c.busy_s}, {"category_s", categories_json(c.category_s)}});
-    nlohmann::json j = {{"ran", true},
-                        {"event", e.event},
-                        {"hz", e.hz},
-                        {"period_s", e.period_s},
-                        {"samples", e.samples},
-                        {"busy_samples", e.busy_samples},
-                        {"lost_samples", e.lost},
-                        {"throttled", e.throttled},
-                        {"sampled_busy_cpu_s", e.busy_s},
-                        {"proc_stat_busy_cpu_s", e.stat_busy_s},
-                        {"proc_stat_steal_cpu_s", e.stat_steal_s},
-                        {"sampler_cpu_s", e.sampler_cpu_s},
-                        {"cpus", e.cpus},
-                        {"category_s", categories_json(e.category_s)},
-                        {"top_functions", top},
-                        {"per_cpu", per}};
-    if (!e.stacks.empty()) {
-        nlohmann::json st = nlohmann::json::array();
-        for (const auto& [stack, n] : e.stacks) st.push_back({stack, n});
-        j["stacks"] = st;
-        j["stacks_left_out_samples"] = e.stacks_left_out;
-    }
+    nlohmann::json j = nlohmann::json::object();
+    encode_fields(j, e, kOutcomeFields);
+    if (e.ran) encode_fields(j, e, kExplainFields);
     return j;
 }
 
 ExplainSide explain_side_from_json(const nlohmann::json& j) {
     try {
         ExplainSide e;
-        e.ran = field<bool>(j, "ran");
-        if (!e.ran) {
-            e.problem = field<std::string>(j, "problem");
-            return e;
-        }
-        e.event = field<std::string>(j, "event");
-        e.hz = field_in<int>(j, "hz", 0, 1000000);
-        e.period_s = field_in<double>(j, "period_s", 0, 1);
-        e.samples = field<uint64_t>(j, "samples");
-        e.busy_samples = field<uint64_t>(j, "busy_samples");
-        e.lost = field<uint64_t>(j, "lost_samples");
-        e.throttled = field<uint64_t>(j, "throttled");
-        e.busy_s = field_in<double>(j, "sampled_busy_cpu_s", 0, 1e9);
-        e.stat_busy_s = field_in<double>(j, "proc_stat_busy_cpu_s", 0, 1e9);
-        e.stat_steal_s = j.contains("proc_stat_steal_cpu_s") ? field_in<double>(j, "proc_stat_steal_cpu_s", 0, 1e9)
-                                                             : 0.0;  // a server before steal was reported
-        e.sampler_cpu_s = field_in<double>(j, "sampler_cpu_s", 0, 1e9);
-        for (const auto& c : list(j, "cpus", 65536)) e.cpus.push_back(value_as<int>(c, "cpus"));
-        e.category_s = categories_from_json(j.at("category_s"));
-        for (const auto& f : list(j, "top_functions", 256)) {
-            ExplainFunction x;
-            x.name = field<std::string>(f, "function");
-            x.module = field<std::string>(f, "module");
-            if (!category_from_key(field<std::string>(f, "category"), x.category)) x.category = Category::other;
-            x.cpu_s = field<double>(f, "cpu_s");
-            e.top.push_back(std::move(x));
-        }
-        for (const auto& c : list(j, "per_cpu", 65536)) {
-            ExplainCpu x;
-            x.cpu = field<int>(c, "cpu");
-            x.busy_s = field<double>(c, "busy_s");
-            x.category_s = categories_from_json(c.at("category_s"));
-            e.per_cpu.push_back(x);
-        }
-        for (const auto& s : list(j, "stacks", kMaxStacks)) {
-            if (!s.is_array() || s.size() != 2) throw ProtocolError("field 'stacks' holds a bad entry");
-            e.stacks.emplace_back(value_as<std::string>(s[0], "stacks"), value_as<uint64_t>(s[1], "stacks"));
-        }
-        e.stacks_left_out = field_or<uint64_t>(j, "stacks_left_out_samples", 0);
+        decode_fields(j, e, kOutcomeFields);
+        if (e.ran) decode_fields(j, e, kExplainFields);
         return e;
     } catch (const nlohmann::json::exception& e) {
         throw ProtocolError(std::string("malformed explain result: ") + e.what());

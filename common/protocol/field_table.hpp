@@ -132,6 +132,17 @@ struct FlatField {
     const Table* table;
 };
 
+// A value of the whole struct's own shape (a nested object keyed by names, pairs): `to(s)` gives the JSON
+// value (a null one leaves the field out), `from(value, s)` reads it into s and throws ProtocolError on a
+// bad one. Optional: absent leaves s as it is.
+template <class S, class To, class From>
+struct CustomField {
+    const char* name;
+    To to;
+    From from;
+    bool optional;
+};
+
 // Written for the reader only (a figure computed from the others), never decoded.
 template <class S, class F>
 struct DerivedField {
@@ -222,6 +233,10 @@ constexpr DerivedField<S, F> derived(const char* name, F value) {
     return {name, value};
 }
 
+template <class S, class To, class From>
+constexpr CustomField<S, To, From> custom(const char* name, To to, From from, bool optional = false) {
+    return {name, to, from, optional};
+}
 template <class S>
 constexpr TextField<S> text(const char* name, std::string S::*member, size_t max_bytes, const char* what) {
     return {name, member, max_bytes, what};
@@ -330,6 +345,21 @@ void put(nlohmann::json& j, const S& s, const FlatField<S, T, Table>& f) {
 template <class S, class T, class Table>
 void get(const nlohmann::json& j, S& s, const FlatField<S, T, Table>& f) {
     std::apply([&](const auto&... g) { (get(j, s.*f.member, g), ...); }, *f.table);
+}
+
+template <class S, class To, class From>
+void put(nlohmann::json& j, const S& s, const CustomField<S, To, From>& f) {
+    nlohmann::json v = f.to(s);
+    if (!v.is_null()) j[f.name] = std::move(v);
+}
+template <class S, class To, class From>
+void get(const nlohmann::json& j, S& s, const CustomField<S, To, From>& f) {
+    auto it = j.is_object() ? j.find(f.name) : j.end();
+    if (it == j.end()) {
+        if (f.optional) return;
+        throw ProtocolError(std::string("control message lacks field '") + f.name + "'");
+    }
+    f.from(*it, s);
 }
 
 }  // namespace field_table_detail

@@ -62,6 +62,15 @@ void add_explain_per_unit(nlohmann::json& side, const TestResult& r, const SideR
     e["unit"] = explain_unit(r.test);
     e["per_unit"] = per;
     e["sampled_per_unit"] = explain_per_unit(s.explain.busy_s, units);
+    // Each category's share of the sampled busy time and its 95 % sampling error (binomial), in %.
+    nlohmann::json share = nlohmann::json::object(), error = nlohmann::json::object();
+    for (size_t i = 0; i < kCategoryCount; ++i) {
+        const char* key = category_names()[i].key;
+        share[key] = s.explain.busy_s > 0 ? 100.0 * s.explain.category_s[i] / s.explain.busy_s : 0.0;
+        error[key] = share_error_pct(s.explain.category_samples[i], s.explain.busy_samples);
+    }
+    e["share_pct"] = share;
+    e["share_error_pct"] = error;
     if (!delta.empty()) {
         nlohmann::json d = nlohmann::json::object();
         for (const auto& [c, v] : delta) d[category_key(c)] = v;

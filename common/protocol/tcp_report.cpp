@@ -21,9 +21,14 @@ const auto kTcpSampleFields = std::make_tuple(
     number("ssthresh", &TcpSample::snd_ssthresh, 0, kU32), number("mss", &TcpSample::snd_mss, 0, kU32),
     number("snd_wnd", &TcpSample::snd_wnd, 0, kU32), number("rcv_space", &TcpSample::rcv_space, 0, kU32),
     number("ca_state", &TcpSample::ca_state, 0, 255),
-    number("delivery_rate_Bps", &TcpSample::delivery_rate_Bps, 0, kU64),
-    number("pacing_rate_Bps", &TcpSample::pacing_rate_Bps, 0, kU64), number("busy", &TcpSample::busy, 0.0, 1.0),
-    number("rwnd_limited", &TcpSample::rwnd_limited, 0.0, 1.0),
+    // The kernel's last samples keep their names (tcpi_delivery_rate, tcpi_pacing_rate), so an older
+    // peer's mean the same; the interval's mean delivery rate is new (absent: an older peer, none).
+    number("delivery_rate_Bps", &TcpSample::last_delivery_rate_Bps, 0, kU64),
+    number("delivery_app_limited", &TcpSample::last_delivery_app_limited, false, true, false),
+    number("pacing_rate_Bps", &TcpSample::last_pacing_rate_Bps, 0, kU64),
+    number("bytes_acked", &TcpSample::bytes_acked, 0, kU64, 0),
+    number("mean_delivery_rate_Bps", &TcpSample::delivery_rate_Bps, 0, kU64, 0),
+    number("busy", &TcpSample::busy, 0.0, 1.0), number("rwnd_limited", &TcpSample::rwnd_limited, 0.0, 1.0),
     number("sndbuf_limited", &TcpSample::sndbuf_limited, 0.0, 1.0),
     number("retransmits", &TcpSample::retransmits, 0, kU64), number("bytes_sent", &TcpSample::bytes_sent, 0, kU64),
     number("bytes_retrans", &TcpSample::bytes_retrans, 0, kU64),

@@ -44,9 +44,10 @@ std::string pct(double share) { return fmt::format("{:.2f}", share * 100); }
 #define ZC_TCP_COLUMNS(X)                                                                                           \
     X("tcp_retransmits", num(t.retransmits)), X("tcp_rtt_us", num(t.rtt_us)), X("tcp_rttvar_us", num(t.rttvar_us)), \
         X("tcp_cwnd", num(t.snd_cwnd)), X("tcp_ssthresh", num(t.snd_ssthresh)),                                     \
-        X("tcp_delivery_rate_Bps", num(t.delivery_rate_Bps)), X("tcp_pacing_rate_Bps", num(t.pacing_rate_Bps)),     \
-        X("tcp_busy_pct", pct(t.busy)), X("tcp_rwnd_limited_pct", pct(t.rwnd_limited)),                             \
-        X("tcp_sndbuf_limited_pct", pct(t.sndbuf_limited))
+        X("tcp_delivery_rate_Bps", num(t.delivery_rate_Bps)),                                                       \
+        X("tcp_last_delivery_rate_Bps", num(t.last_delivery_rate_Bps)),                                             \
+        X("tcp_last_pacing_rate_Bps", num(t.last_pacing_rate_Bps)), X("tcp_busy_pct", pct(t.busy)),                 \
+        X("tcp_rwnd_limited_pct", pct(t.rwnd_limited)), X("tcp_sndbuf_limited_pct", pct(t.sndbuf_limited))
 // A TCP_INFO cell: all streams as one; empty where no stream was read (RDMA, crr, cc).
 template <class F>
 std::string tcp_cell(const std::vector<TcpSample>& streams, F f) {

@@ -22,6 +22,22 @@ std::vector<size_t> by_size(const std::array<double, kCategoryCount>& s, double 
     return order;
 }
 
+// The three sources of the sampled CPUs' busy time over the interval, each against the exact one (the
+// idle clocks count busy + steal, as the sampler does: its time-weighted samples include stolen time).
+std::string busy_sources_line(const ExplainSide& e) {
+    const double exact = e.cpuidle_busy_s > 0 ? e.cpuidle_busy_s : e.idle_clock_busy_s;
+    auto vs = [&](double v) { return exact > 0 ? fmt::format(" ({:+.1f}%)", pct(v - exact, exact)) : std::string(); };
+    std::string line =
+        fmt::format("      busy CPU-s: sampled {:.2f}{}, /proc/stat busy {:.2f} + steal {:.2f}{}", e.busy_s,
+                    vs(e.busy_s), e.stat_busy_s, e.stat_steal_s, vs(e.stat_busy_s + e.stat_steal_s));
+    if (e.idle_clock_busy_s > 0)
+        line += fmt::format(", by /proc/stat's idle clock {:.2f}{}", e.idle_clock_busy_s,
+                            e.cpuidle_busy_s > 0 ? vs(e.idle_clock_busy_s) : std::string(" (the reference)"));
+    line += e.cpuidle_busy_s > 0 ? fmt::format(", by cpuidle {:.2f} (the reference)", e.cpuidle_busy_s)
+                                 : std::string(", no cpuidle");
+    return line;
+}
+
 }  // namespace
 
 std::vector<std::string> explain_lines(const TestResult& r, const SideResult& s, const char* side) {
@@ -33,24 +49,26 @@ std::vector<std::string> explain_lines(const TestResult& r, const SideResult& s,
     std::vector<std::string> out;
     double units = explain_units(r, s);
     const char* unit = explain_unit(r.test);
-    // The sampler counts time stolen by the hypervisor as busy (its timer fires as the vCPU resumes); /proc/stat
-    // counts it apart: the two agree as sampled against busy + steal.
-    const double stat_s = e.stat_busy_s + e.stat_steal_s;
-    double gap = stat_s > 0 ? pct(e.busy_s - stat_s, stat_s) : 0;
-    out.push_back(fmt::format(
-        "    explain {}: {} {} Hz on CPUs {}-{}, {} busy of {} samples{}; sampled busy {:.2f} CPU-s, /proc/stat "
-        "{:.2f}{} "
-        "({:+.1f}%); sampler {:.3f} CPU-s",
-        side, e.event, e.hz, e.cpus.empty() ? 0 : e.cpus.front(), e.cpus.empty() ? 0 : e.cpus.back(), e.busy_samples,
-        e.samples, e.lost ? fmt::format(", {} LOST", e.lost) : "", e.busy_s, e.stat_busy_s,
-        e.stat_steal_s >= 0.005 ? fmt::format(" + steal {:.2f}", e.stat_steal_s) : "", gap, e.sampler_cpu_s));
+    out.push_back(fmt::format("    explain {}: {} {} Hz on CPUs {}-{}, {} busy of {} samples{}; sampler {:.3f} CPU-s",
+                              side, e.event, e.hz, e.cpus.empty() ? 0 : e.cpus.front(),
+                              e.cpus.empty() ? 0 : e.cpus.back(), e.busy_samples, e.samples,
+                              e.lost ? fmt::format(", {} LOST", e.lost) : "", e.sampler_cpu_s));
+    out.push_back(busy_sources_line(e));
     std::string cats = fmt::format("      {} {:.3f} =", unit, explain_per_unit(e.busy_s, units));
     for (size_t i : by_size(e.category_s, e.busy_s)) {
-        cats += fmt::format(" {} {:.3f} ({:.0f}%),", category_names()[i].label,
-                            explain_per_unit(e.category_s[i], units), pct(e.category_s[i], e.busy_s));
+        cats += fmt::format(" {} {:.3f} ({:.0f}±{:.1f}%),", category_names()[i].label,
+                            explain_per_unit(e.category_s[i], units), pct(e.category_s[i], e.busy_s),
+                            share_error_pct(e.category_samples[i], e.busy_samples));
     }
     if (cats.back() == ',') cats.pop_back();
     out.push_back(cats);
+    // The categories add up to the sampled busy time; the SD is /proc/stat's busy over all CPUs.
+    if (s.cpu.busy_cpu_s > 0)
+        out.push_back(
+            fmt::format("      the categories add up to the sampled busy time: {:.3f} {}, {:+.1f}% from the SD "
+                        "({:.3f}, /proc/stat's busy)",
+                        explain_per_unit(e.busy_s, units), unit, pct(e.busy_s - s.cpu.busy_cpu_s, s.cpu.busy_cpu_s),
+                        explain_per_unit(s.cpu.busy_cpu_s, units)));
     std::string top = "      top:";
     for (const auto& f : e.top) {
         if (pct(f.cpu_s, e.busy_s) < 1.0) break;

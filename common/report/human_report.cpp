@@ -77,11 +77,13 @@ std::string tcp_settings_line(const TcpTuningInForce& t) {
 
 // One stream's TCP_INFO over the test, and (where it sent) what limited it.
 std::string tcp_stream_line(const std::string& name, const TcpSample& t) {
-    std::string out =
-        fmt::format("{}: rtt {} us (var {}), cwnd {}, ssthresh {}, {} retransmits, delivery {}, pacing {}", name,
-                    t.rtt_us, t.rttvar_us, t.snd_cwnd,
-                    t.snd_ssthresh >= kInfiniteSsthresh ? std::string("-") : std::to_string(t.snd_ssthresh),
-                    t.retransmits, rate_text(t.delivery_rate_Bps), rate_text(t.pacing_rate_Bps));
+    std::string out = fmt::format(
+        "{}: rtt {} us (var {}), cwnd {}, ssthresh {}, {} retransmits, delivery {} (bytes acked over the "
+        "test), the kernel's last delivery sample {}{}, pacing rate at the end {}",
+        name, t.rtt_us, t.rttvar_us, t.snd_cwnd,
+        t.snd_ssthresh >= kInfiniteSsthresh ? std::string("-") : std::to_string(t.snd_ssthresh), t.retransmits,
+        rate_text(t.delivery_rate_Bps), rate_text(t.last_delivery_rate_Bps),
+        t.last_delivery_app_limited ? " (app-limited)" : "", rate_text(t.last_pacing_rate_Bps));
     if (std::string limit = tcp_limit_line(t); !limit.empty()) out += "\n             " + limit;
     return out;
 }

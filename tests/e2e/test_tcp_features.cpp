@@ -80,6 +80,23 @@ TEST(TcpCc, ConnectAndCloseWithAnOrderlyCloseAndIntervals) {
     EXPECT_EQ(sum, r["cc"]["transactions"].get<uint64_t>());
 }
 
+TEST(TcpInfo, DeliveryIsTheMeanAcknowledgedRateNotTheKernelsLastSample) {
+    // The kernel's tcpi_delivery_rate is one sample as the test stops (523 Gb/s and 0.04 Gb/s were
+    // reported for 50-60 Gb/s streams); "delivery" is the bytes the receiver acknowledged over the
+    // interval, which a 3 s stream's throughput must match but for the data still in flight at the edges.
+    json r = run_json({"-m", "64K", "-l", "3"});
+    const json& t = r["local"]["tcp_info"];
+    ASSERT_EQ(t.size(), 1u) << r["local"].dump();
+    double delivery_gbps = t[0]["mean_delivery_rate_Bps"].get<double>() * 8 / 1e9;
+    double throughput = r["throughput_gbps"].get<double>();
+    ASSERT_GT(throughput, 0.0);
+    EXPECT_GT(delivery_gbps, 0.5 * throughput) << "delivery " << delivery_gbps << " Gb/s";
+    EXPECT_LT(delivery_gbps, 1.5 * throughput) << "delivery " << delivery_gbps << " Gb/s";
+    EXPECT_GT(t[0]["bytes_acked"].get<uint64_t>(), 0u);
+    EXPECT_TRUE(t[0].contains("delivery_rate_Bps"));  // the kernel's last sample, named as that
+    EXPECT_TRUE(t[0].contains("delivery_app_limited"));
+}
+
 TEST(TcpInfo, EachStreamOnBothSidesAndEveryInterval) {
     json r = run_json({"-P", "2", "-m", "64K", "-l", "1", "-D", "0.5"});
     for (const char* side : {"local", "remote"}) {

@@ -38,6 +38,12 @@ check_report run.json
 if python3 -c 'import matplotlib' 2>/dev/null; then [ -s cmp.png ] || fail "no cmp.png"; fi
 echo "zcperf-compare-paths: $(tail -n +2 cmp.csv | cut -d, -f1-4 | tr '\n' ' ')"
 "$prefix/bin/zcperf-plot-intervals" --help >/dev/null || fail "zcperf-plot-intervals --help"
+# Each command's --help names the command, not the script behind it (compare_paths.py).
+for cmd in "$prefix"/bin/zcperf-*; do
+    name=$(basename "$cmd")
+    [ "$name" = zcperf-mpi ] && continue
+    "$cmd" --help 2>&1 | head -8 | grep -q "$name" || fail "$name --help does not name itself: $("$cmd" --help 2>&1 | head -2)"
+done
 check_installed "" "$prefix"
 echo "the installed tree ran alone"
 INNER

@@ -2,10 +2,16 @@
 // mlx5, rxe), /proc/kallsyms parsing and lookup on fixtures, and the summary of counted samples.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "explain/categories.hpp"
 #include "explain/kallsyms.hpp"
 #include "explain/side_explainer.hpp"
 #include "explain/sampler.hpp"
+#include "measure/cpuidle.hpp"
 #include "protocol/explain_json.hpp"
 
 using namespace zc;
@@ -271,7 +277,7 @@ TEST(ExplainSummary, CategoriesAddUpAndIdleIsLeftOut) {
     KernelSymbols k(kFixtures + "/kallsyms/kallsyms_6.1_virtio.txt");
     SampleTotals t;
     auto add = [&](uint32_t cpu, uint8_t flags, std::vector<uint64_t> ips, uint64_t n) {
-        t.counts[SampleKey{cpu, flags, std::move(ips)}] += n;
+        t.counts[SampleKey{cpu, flags, std::move(ips)}] = {n, n * 1000000};  // 1 ms a sample
     };
     const uint64_t copy = 0xffffffff81200010, tcp = 0xffffffff81100010, sys = 0xffffffff81001050;
     const uint64_t idle = 0xffffffff81400010, virtnet = 0xffffffffc0a01300, softirq_less = 0xffffffff81300010;
@@ -323,8 +329,9 @@ TEST(ExplainSummary, IdleTaskInterruptedForSoftirqIsWork) {
     KernelSymbols k(kFixtures + "/kallsyms/kallsyms_6.1_virtio.txt");
     // /proc/stat counts softirq work done on an idle CPU as softirq time: so must we.
     SampleTotals t;
-    t.counts[SampleKey{0, SampleKey::idle_task, {0xffffffff81400010}}] = 10;  // default_idle
-    t.counts[SampleKey{0, SampleKey::idle_task, {0xffffffff81003410, 0xffffffff81003010, 0xffffffff81400010}}] = 3;
+    t.counts[SampleKey{0, SampleKey::idle_task, {0xffffffff81400010}}] = {10, 10000000};  // default_idle
+    t.counts[SampleKey{0, SampleKey::idle_task, {0xffffffff81003410, 0xffffffff81003010, 0xffffffff81400010}}] = {
+        3, 3000000};
     ExplainSide e = summarize_samples(t, k, 0.001, false);
     EXPECT_EQ(e.samples, 13u);
     EXPECT_EQ(e.busy_samples, 3u);
@@ -362,6 +369,17 @@ TEST(ExplainJson, RoundTripAndOlderPeer) {
     j.erase("proc_stat_steal_cpu_s");
     EXPECT_DOUBLE_EQ(explain_side_from_json(j).busy_s, 0.008);
     EXPECT_DOUBLE_EQ(explain_side_from_json(j).stat_steal_s, 0.0);
+    // the idle clocks: carried both ways; an older peer's missing ones are 0 (the report: "no cpuidle")
+    e.cpuidle_busy_s = 0.0079;
+    e.idle_clock_busy_s = 0.0082;
+    back = explain_side_from_json(to_json(e));
+    EXPECT_DOUBLE_EQ(back.cpuidle_busy_s, 0.0079);
+    EXPECT_DOUBLE_EQ(back.idle_clock_busy_s, 0.0082);
+    j = to_json(e);
+    j.erase("cpuidle_busy_cpu_s");
+    j.erase("idle_clock_busy_cpu_s");
+    EXPECT_DOUBLE_EQ(explain_side_from_json(j).cpuidle_busy_s, 0.0);
+    EXPECT_DOUBLE_EQ(explain_side_from_json(j).idle_clock_busy_s, 0.0);
     ExplainSide refused;
     refused.problem = "--explain: refused";
     ExplainSide r2 = explain_side_from_json(to_json(refused));
@@ -396,4 +414,39 @@ TEST(ExplainCli, OptionsSetTheRateAndStacks) {
     auto j = to_json(half);
     j.erase("explain_hz");
     EXPECT_EQ(server_spec_from_json(j).explain_hz, 0);
+}
+
+TEST(ExplainSummary, ASampleWeighsTheTimeSinceItsCpusLastOne) {
+    // A timer that fired late (a descheduled vCPU) fires once for the periods it missed: its sample
+    // stands for all of them, not for one period.
+    KernelSymbols k(kFixtures + "/kallsyms/kallsyms_6.1_virtio.txt");
+    SampleTotals t;
+    t.counts[SampleKey{0, 0, {0xffffffff81200010}}] = {2, 7000000};  // 2 samples over 7 ms
+    ExplainSide e = summarize_samples(t, k, 0.001, false);
+    EXPECT_EQ(e.busy_samples, 2u);
+    EXPECT_NEAR(e.busy_s, 0.007, 1e-12);
+}
+
+TEST(Cpuidle, ResidencyOfEachStateAddsUpAndAKernelWithoutSaysNone) {
+    auto dir = std::filesystem::temp_directory_path() / ("zcperf_cpuidle_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir / "cpu0/cpuidle/state0");
+    std::filesystem::create_directories(dir / "cpu0/cpuidle/state1");
+    std::filesystem::create_directories(dir / "cpu1");  // no cpuidle folder: this CPU has none
+    std::ofstream(dir / "cpu0/cpuidle/state0/time") << "1500000\n";
+    std::ofstream(dir / "cpu0/cpuidle/state1/time") << "500000\n";
+    auto idle = cpuidle_idle_s({0}, dir.string());
+    ASSERT_TRUE(idle.has_value());
+    EXPECT_DOUBLE_EQ(*idle, 2.0);
+    EXPECT_FALSE(cpuidle_idle_s({0, 1}, dir.string()).has_value());
+    CpuidleClock none({0, 1}, dir.string());
+    none.start();
+    none.stop();
+    EXPECT_FALSE(none.busy_cpu_s().has_value());
+    CpuidleClock one({0}, dir.string());
+    one.start();
+    std::ofstream(dir / "cpu0/cpuidle/state1/time") << "500001\n";  // 1 us idle in the interval
+    one.stop();
+    ASSERT_TRUE(one.busy_cpu_s().has_value());
+    EXPECT_GE(*one.busy_cpu_s(), 0.0);
+    std::filesystem::remove_all(dir);
 }
