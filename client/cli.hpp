@@ -26,6 +26,7 @@ struct ClientOptions {
     std::string output = "human";  // or csv, json, json-stream (--json-stream)
     std::string csv_intervals;     // --csv-intervals FILE
     std::string explain_stacks;    // --explain-stacks FILE
+    std::string samples_file;      // --samples FILE
     ConfidenceGoal goal;
     int connect_timeout_ms = 5000;
     bool topology = false;

@@ -20,6 +20,7 @@
 #include "iterations.hpp"
 #include "report/explain_report.hpp"
 #include "report/report_writer.hpp"
+#include "report/samples_report.hpp"
 #include "run_driver.hpp"
 #include "topology_report.hpp"
 
@@ -98,6 +99,15 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    std::ofstream samples;  // --samples
+    if (!opt.samples_file.empty()) {
+        samples.open(opt.samples_file);
+        if (!samples) {
+            std::cerr << "zcperf: cannot write --samples " << opt.samples_file << ": " << std::strerror(errno) << "\n";
+            return 2;
+        }
+        zc::write_samples_header(samples);
+    }
     std::ofstream csv_intervals;
     std::unique_ptr<zc::ReportWriter> writer = zc::make_report_writer(opt.output, std::cout);
     if (!opt.csv_intervals.empty()) {
@@ -169,6 +179,7 @@ int main(int argc, char** argv) {
                 writer->add(r);
                 if (stacks.is_open())
                     zc::write_folded_stacks(stacks, r, specs.size() > 1 ? zc::explain_test_label(r) : std::string());
+                if (samples.is_open()) zc::write_samples(samples, r);
                 done.push_back(std::move(r));
             }
         }

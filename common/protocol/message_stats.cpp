@@ -1,5 +1,7 @@
 #include "protocol/message_stats.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -24,14 +26,26 @@ void MessageSide::merge(const MessageSide& o) {
     if (stream_messages.size() < o.stream_messages.size()) stream_messages.resize(o.stream_messages.size());
     for (size_t i = 0; i < o.stream_messages.size(); ++i) stream_messages[i] += o.stream_messages[i];
     rtt.merge(o.rtt);
+    samples.insert(samples.end(), o.samples.begin(), o.samples.end());
 }
 
 namespace {
 
+// The fixed set, then --percentiles' choice under the same names (p99.99 ...).
 nlohmann::json summary_json(const LatencySummary& s, double scale) {
-    return {{"min", s.min_us * scale}, {"mean", s.mean_us * scale}, {"p50", s.p50_us * scale},
-            {"p90", s.p90_us * scale}, {"p99", s.p99_us * scale},   {"p99.9", s.p999_us * scale},
-            {"max", s.max_us * scale}};
+    nlohmann::json j = {{"min", s.min_us * scale}, {"mean", s.mean_us * scale}, {"p50", s.p50_us * scale},
+                        {"p90", s.p90_us * scale}, {"p99", s.p99_us * scale},   {"p99.9", s.p999_us * scale},
+                        {"max", s.max_us * scale}};
+    for (const PercentileReading& c : s.chosen) j[percentile_label(c.percentile)] = c.us * scale;
+    return j;
+}
+
+// --percentiles with their errors: [{"percentile": 99.99, "rtt_us": ..., "error_pct": ...}, ...]
+nlohmann::json percentiles_json(const LatencySummary& s) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const PercentileReading& c : s.chosen)
+        a.push_back({{"percentile", c.percentile}, {"rtt_us", c.us}, {"error_pct", c.error_pct}});
+    return a;
 }
 
 }  // namespace
@@ -89,7 +103,7 @@ MessageSide message_side_from_json(const nlohmann::json& j) {
 }
 
 MessageResult message_result(TestKind test, uint32_t batch, const SideResult& local, const SideResult& remote,
-                             double receiver_elapsed_s) {
+                             double receiver_elapsed_s, const std::vector<double>& percentiles) {
     const char* what = is_transaction_test(test) ? "transactions" : "messages";
     const MessageSide& l = local.messages;
     const MessageSide& r = remote.messages;
@@ -124,7 +138,18 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
         m.segments_per_message = static_cast<double>(l.segments) / static_cast<double>(m.messages);
         m.calls_per_message = static_cast<double>(local.ops) / static_cast<double>(m.messages);
     }
-    m.rtt = summarize(l.rtt);
+    m.percentiles = percentiles;
+    m.rtt = summarize(l.rtt, percentiles);
+    for (const auto& kept : l.samples) {
+        m.samples_kept += kept->kept();
+        m.samples_dropped += kept->dropped();
+    }
+    if (m.samples_dropped) {
+        m.notes.push_back(
+            fmt::format("--samples: the buffer ({} per stream) filled: {} transactions kept in the file, "
+                        "{} dropped (the histogram and percentiles count them all)",
+                        l.samples.front()->capacity(), m.samples_kept, m.samples_dropped));
+    }
     m.connect = summarize(l.connect);
     m.local_sd_us = service_demand_us_per_tran(local.cpu.busy_cpu_s, m.messages);
     m.remote_sd_us = service_demand_us_per_tran(remote.cpu.busy_cpu_s, m.messages);
@@ -197,6 +222,7 @@ nlohmann::json to_json(const MessageResult& m, TestKind test, uint64_t message_s
                             {"latency_us", summary_json(m.rtt, 0.5)},
                             {"latency_definition", "RTT/2"},
                             {"samples", m.rtt.samples},
+                            {"rtt_percentiles", percentiles_json(m.rtt)},
                             {"local_sd_us_per_tran", m.local_sd_us},
                             {"remote_sd_us_per_tran", m.remote_sd_us},
                             {"local_proc_sd_us_per_tran", m.local_proc_sd_us},
@@ -204,6 +230,10 @@ nlohmann::json to_json(const MessageResult& m, TestKind test, uint64_t message_s
                             {"client_calls_per_tran", m.calls_per_message},
                             {"client_segments_per_tran", m.segments_per_message},
                             {"measured", m.measured}};
+        if (m.samples_kept || m.samples_dropped) {
+            j["samples_kept"] = m.samples_kept;
+            j["samples_dropped"] = m.samples_dropped;
+        }
         if (is_connection_test(test)) {
             j["connect_us"] = summary_json(m.connect, 1.0);
             j.erase("latency_us");  // half a transaction of four system calls is no one-way latency
