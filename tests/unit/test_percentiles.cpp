@@ -8,6 +8,7 @@
 #include "measure/latency_histogram.hpp"
 #include "measure/latency_samples.hpp"
 #include "measure/percentiles.hpp"
+#include "parse_cli.hpp"
 
 using namespace zc;
 
@@ -87,4 +88,17 @@ TEST(LatencySamples, TheHistogramFeedsAttachedSamples) {
     ASSERT_EQ(s.kept(), 1u);
     EXPECT_EQ(s[0].start_ns, 100);
     EXPECT_EQ(s[0].latency_ns, 30u);
+}
+
+TEST(PercentilesCli, OptionsReachTheTestParams) {
+    zc::ClientOptions o;
+    ASSERT_EQ(zc::test::parse({"-t", "rr", "--percentiles", "50,99.99", "--samples", "/tmp/x.csv"}, o), -1);
+    EXPECT_EQ(o.params.percentiles, (std::vector<double>{50, 99.99}));
+    EXPECT_TRUE(o.params.keep_samples);
+    zc::ClientOptions d;
+    ASSERT_EQ(zc::test::parse({"-t", "rr"}, d), -1);
+    EXPECT_EQ(d.params.percentiles, kDefaultPercentiles);
+    EXPECT_FALSE(d.params.keep_samples);
+    EXPECT_EQ(zc::test::parse({"-t", "stream", "--samples", "/tmp/x.csv"}), 2);  // no transaction to keep
+    EXPECT_EQ(zc::test::parse({"-t", "rr", "--percentiles", "100"}), 2);
 }
