@@ -21,6 +21,8 @@
 #include "core/units.hpp"
 #include "tcp/tcp_tuning.hpp"
 #include "compare_cli.hpp"
+#include "measure/latency_samples.hpp"
+#include "measure/percentiles.hpp"
 
 namespace zc {
 
@@ -518,6 +520,27 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
               "label first when the run has several tests), for flamegraph.pl, inferno or speedscope (implies "
               "--explain); -o json and --html carry the stacks too (\"stacks\" under each side's \"explain\")")
             .value_kind("FILE"),
+        // Issue 37: chosen percentiles, every transaction kept.
+        text(
+            "--percentiles",
+            "LIST: the rr round-trip percentiles to report, e.g. 50,99,99.99 (ascending, each above 0 and below "
+            "100, at most " +
+                std::to_string(kMaxPercentiles) +
+                "); each is read from the latency histogram and "
+                "given with its error: the histogram keeps 128 buckets per power of two, so a value is known to within "
+                "half its bucket (at most +-0.4 %; exact below 256 ns). A 99.99th percentile needs 10000 transactions "
+                "to rest on more than one sample",
+            [&o](const std::string& t) { o.params.percentiles = parse_percentile_list(t); })
+            .shows("50,90,99,99.9"),
+        value("--samples", o.samples_file,
+              "FILE: write every rr (crr, cc) transaction there as CSV, one line each (test,run,stream,start_ns,"
+              "latency_ns; start_ns counts from the measured interval's start), for plotting or your own "
+              "statistics. Kept in memory during the test (allocated before it: one per microsecond of -l per "
+              "stream, at most " +
+                  std::to_string(LatencySamples::kMaxPerStream) +
+                  " per stream, 16 B each) and "
+                  "written after it; a full buffer drops the rest and the report says how many were kept and dropped")
+            .value_kind("FILE"),
         text("-i,--iterations", "MAX,MIN repetitions of each test (netperf's -i; up to 30)",
              [&o, iterations_given](const std::string& t) {
                  auto [mx, mn] = parse_pair(t, "-i");
@@ -584,6 +607,9 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
         // into -o json (so `zcperf compare --html` can draw two saved runs' flame graphs).
         o.params.explain_stacks =
             !o.explain_stacks.empty() || (o.params.explain_hz > 0 && (!o.html.empty() || o.output.find("json") == 0));
+        o.params.keep_samples = !o.samples_file.empty();
+        if (o.params.keep_samples && std::none_of(o.tests.begin(), o.tests.end(), is_transaction_test))
+            throw std::invalid_argument("--samples keeps rr, crr and cc transactions: add -t rr (or crr, cc)");
         check_tests(o);
         check_goal(o.goal);
         if (program.check) program.check(o);

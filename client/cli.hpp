@@ -27,6 +27,7 @@ struct ClientOptions {
     std::string csv_intervals;     // --csv-intervals FILE
     std::string explain_stacks;    // --explain-stacks FILE
     std::string html;              // --html FILE
+    std::string samples_file;      // --samples FILE
     ConfidenceGoal goal;
     int connect_timeout_ms = 5000;
     bool topology = false;

@@ -24,6 +24,7 @@
 #include "report/explain_report.hpp"
 #include "report/report_writer.hpp"
 #include "html/html_page.hpp"
+#include "report/samples_report.hpp"
 #include "run_driver.hpp"
 #include "topology_report.hpp"
 
@@ -102,6 +103,15 @@ int main(int argc, char** argv) {
                       << "\n";
             return 2;
         }
+    }
+    std::ofstream samples;  // --samples
+    if (!opt.samples_file.empty()) {
+        samples.open(opt.samples_file);
+        if (!samples) {
+            std::cerr << "zcperf: cannot write --samples " << opt.samples_file << ": " << std::strerror(errno) << "\n";
+            return 2;
+        }
+        zc::write_samples_header(samples);
     }
     std::ofstream csv_intervals;
     std::unique_ptr<zc::ReportWriter> writer = zc::make_report_writer(opt.output, std::cout);
@@ -187,6 +197,7 @@ int main(int argc, char** argv) {
                 writer->add(r);
                 if (stacks.is_open())
                     zc::write_folded_stacks(stacks, r, specs.size() > 1 ? zc::explain_test_label(r) : std::string());
+                if (samples.is_open()) zc::write_samples(samples, r);
                 done.push_back(std::move(r));
             }
         }

@@ -93,6 +93,8 @@ CliProgram mpi_program(MpiOptions& m) {
                 "NICs of their own, or run one pair per host with --irq-cpus");
         if (o.bidir || o.family)  // issue 28: zcperf's; a pair's addresses are the ranks' own
             throw std::invalid_argument("--bidir and -4/-6 are zcperf's: run them with zcperf");
+        if (!o.samples_file.empty())  // issue 37: the ranks' files are not gathered yet
+            throw std::invalid_argument("--samples is zcperf's (one client, one file): run the pair with zcperf");
         if (m.one_at_a_time && m.pattern != Pattern::matrix)
             throw std::invalid_argument("--one-pair-at-a-time is for --pattern matrix");
         if (!m.rank_cpus.empty() && (!o.local.cpus.empty() || !o.remote.cpus.empty()))

@@ -98,7 +98,7 @@ LatencyHistogram LatencyHistogram::from_sparse(const std::vector<std::pair<uint3
     return h;
 }
 
-LatencySummary summarize(const LatencyHistogram& h) {
+LatencySummary summarize(const LatencyHistogram& h, const std::vector<double>& percentiles) {
     auto us = [](uint64_t ns) { return static_cast<double>(ns) / 1000.0; };
     LatencySummary s;
     s.samples = h.count();
@@ -110,6 +110,7 @@ LatencySummary summarize(const LatencyHistogram& h) {
     s.p99_us = us(h.percentile(99));
     s.p999_us = us(h.percentile(99.9));
     s.max_us = us(h.max());
+    s.chosen = read_percentiles(h, percentiles);
     return s;
 }
 

@@ -11,6 +11,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "measure/latency_samples.hpp"
+#include "measure/percentiles.hpp"
+
 namespace zc {
 
 class LatencyHistogram {
@@ -37,6 +40,16 @@ public:
         if (ns < min_) min_ = ns;
         if (ns > max_) max_ = ns;
     }
+    // One transaction, from its start and end (CLOCK_MONOTONIC ns): recorded, and kept in the
+    // --samples buffer when one is attached.
+    void record_transaction(int64_t start_ns, int64_t end_ns) {
+        const auto ns = static_cast<uint64_t>(end_ns - start_ns);
+        record(ns);
+        if (samples_) samples_->add(start_ns, ns);
+    }
+    // --samples: record_transaction() also keeps each transaction there (not owned; outlives the loop).
+    // snapshot(), since() and merge() do not carry it: only the recording loop's histogram keeps samples.
+    void keep_samples(LatencySamples* samples) { samples_ = samples; }
 
     // The buckets, count and sum as they are now, read while the recording thread goes on (--interval):
     // no min or max (they are not published). Empty if this histogram was never prepared.
@@ -83,14 +96,16 @@ private:
     uint64_t sum_ = 0;
     uint64_t min_ = UINT64_MAX;
     uint64_t max_ = 0;
+    LatencySamples* samples_ = nullptr;
 };
 
 // What a report shows of a histogram, in microseconds.
 struct LatencySummary {
     uint64_t samples = 0;
     double min_us = 0, mean_us = 0, p50_us = 0, p90_us = 0, p99_us = 0, p999_us = 0, max_us = 0;
+    std::vector<PercentileReading> chosen;  // --percentiles (default kDefaultPercentiles), each with its error
 };
 
-LatencySummary summarize(const LatencyHistogram& h);
+LatencySummary summarize(const LatencyHistogram& h, const std::vector<double>& percentiles = kDefaultPercentiles);
 
 }  // namespace zc

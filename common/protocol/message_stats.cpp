@@ -1,5 +1,7 @@
 #include "protocol/message_stats.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -24,6 +26,7 @@ void MessageSide::merge(const MessageSide& o) {
     if (stream_messages.size() < o.stream_messages.size()) stream_messages.resize(o.stream_messages.size());
     for (size_t i = 0; i < o.stream_messages.size(); ++i) stream_messages[i] += o.stream_messages[i];
     rtt.merge(o.rtt);
+    samples.insert(samples.end(), o.samples.begin(), o.samples.end());
 }
 
 namespace {
@@ -85,7 +88,7 @@ nlohmann::json to_json(const MessageSide& m) { return encoded(m, kMessageSideFie
 MessageSide message_side_from_json(const nlohmann::json& j) { return decoded<MessageSide>(j, kMessageSideFields); }
 
 MessageResult message_result(TestKind test, uint32_t batch, const SideResult& local, const SideResult& remote,
-                             double receiver_elapsed_s) {
+                             double receiver_elapsed_s, const std::vector<double>& percentiles) {
     const char* what = is_transaction_test(test) ? kTransactions : kMessages;
     const MessageSide& l = local.messages;
     const MessageSide& r = remote.messages;
@@ -120,7 +123,18 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
         m.segments_per_message = static_cast<double>(l.segments) / static_cast<double>(m.messages);
         m.calls_per_message = static_cast<double>(local.ops) / static_cast<double>(m.messages);
     }
-    m.rtt = summarize(l.rtt);
+    m.percentiles = percentiles;
+    m.rtt = summarize(l.rtt, percentiles);
+    for (const auto& kept : l.samples) {
+        m.samples_kept += kept->kept();
+        m.samples_dropped += kept->dropped();
+    }
+    if (m.samples_dropped) {
+        m.notes.push_back(
+            fmt::format("--samples: the buffer ({} per stream) filled: {} transactions kept in the file, "
+                        "{} dropped (the histogram and percentiles count them all)",
+                        l.samples.front()->capacity(), m.samples_kept, m.samples_dropped));
+    }
     m.connect = summarize(l.connect);
     m.local_sd_us = service_demand_us_per_tran(local.cpu.busy_cpu_s, m.messages);
     m.remote_sd_us = service_demand_us_per_tran(remote.cpu.busy_cpu_s, m.messages);
@@ -233,6 +247,25 @@ const auto kMessageReportFields = std::tuple_cat(
                     number("local_proc_sd_us_per_msg", &MR::local_proc_sd_us),
                     number("remote_proc_sd_us_per_msg", &MR::remote_proc_sd_us)));
 
+// --percentiles' choice under the same names (p99.99 ...) in each latency summary the report has, their
+// errors in rtt_percentiles, and what --samples kept.
+void add_chosen_percentiles(nlohmann::json& j, const MessageResult& m) {
+    auto add = [](nlohmann::json& summary, const LatencySummary& s, double scale) {
+        for (const PercentileReading& c : s.chosen) summary[percentile_label(c.percentile)] = c.us * scale;
+    };
+    if (j.contains("rtt_us")) add(j["rtt_us"], m.rtt, 1.0);
+    if (j.contains("latency_us")) add(j["latency_us"], m.rtt, 0.5);
+    if (j.contains("connect_us")) add(j["connect_us"], m.connect, 1.0);
+    nlohmann::json a = nlohmann::json::array();
+    for (const PercentileReading& c : m.rtt.chosen)
+        a.push_back({{"percentile", c.percentile}, {"rtt_us", c.us}, {"error_pct", c.error_pct}});
+    j["rtt_percentiles"] = a;
+    if (m.samples_kept || m.samples_dropped) {
+        j["samples_kept"] = m.samples_kept;
+        j["samples_dropped"] = m.samples_dropped;
+    }
+}
+
 }  // namespace
 
 nlohmann::json to_json(const MessageResult& m, TestKind test, uint64_t message_size) {
@@ -242,6 +275,7 @@ nlohmann::json to_json(const MessageResult& m, TestKind test, uint64_t message_s
             encode_fields(j, m, kConnectFields);
         else
             encode_fields(j, m, kOneWayLatencyFields);
+        add_chosen_percentiles(j, m);
         return j;
     }
     nlohmann::json j = encoded(m, kMessageReportFields);

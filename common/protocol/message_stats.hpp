@@ -3,6 +3,7 @@
 // part of SideResult, so it crosses the wire), and the test's figures once both sides agreed
 // (MessageResult, part of TestResult).
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@ struct MessageSide {
     uint64_t segments = 0;     // TCP data segments sent (rr both sides, msgrate sender) or received (msgrate receiver)
     LatencyHistogram rtt;      // rr client: one round trip per transaction; empty everywhere else
     LatencyHistogram connect;  // crr, cc client: socket() to connected, per transaction; empty elsewhere
+    // --samples (the client's, never on the wire): each stream's transactions, repetitions one after another
+    std::vector<std::shared_ptr<const LatencySamples>> samples;
 
     void add_stream(uint64_t messages, uint64_t segments, const LatencyHistogram& rtt);
     void merge(const MessageSide& o);  // repetitions of one test: counts add, histograms merge
@@ -40,6 +43,8 @@ struct MessageResult {
     double calls_per_message = 0;     // the client's send/recv calls per message (rr: per transaction)
     LatencySummary rtt;               // rr: round-trip time per transaction (crr, cc: the whole transaction)
     LatencySummary connect;           // crr, cc: socket() to connected, per transaction
+    std::vector<double> percentiles;  // --percentiles: what rtt.chosen reads (kept for merged repetitions)
+    uint64_t samples_kept = 0, samples_dropped = 0;  // --samples: written to the file; lost to a full buffer
     // Service demand per message (netperf's us/Tran for rr): whole host and the test's own threads.
     double local_sd_us = 0, remote_sd_us = 0, local_proc_sd_us = 0, remote_proc_sd_us = 0;
     std::vector<std::string> notes;  // what the reader must know to read the figures (for the warnings)
@@ -52,7 +57,7 @@ struct MessageResult {
 // Checks that both sides counted the same messages (transactions), stream by stream, and computes
 // the test's figures. Throws std::runtime_error on a mismatch: no figure is then reported.
 MessageResult message_result(TestKind test, uint32_t batch, const SideResult& local, const SideResult& remote,
-                             double receiver_elapsed_s);
+                             double receiver_elapsed_s, const std::vector<double>& percentiles = kDefaultPercentiles);
 
 // The report's object: "rr" {transactions, transactions_per_s, rtt_us{...}, latency_us{...}, ...}
 // or "msgrate" {messages, messages_per_s, stream_messages_per_s, ...}.

@@ -12,6 +12,7 @@
 #include "core/connection_test.hpp"
 #include "core/gpu_path.hpp"
 #include "core/transport_registry.hpp"
+#include "measure/percentiles.hpp"
 
 namespace zc {
 
@@ -72,6 +73,10 @@ struct TestParams {
     uint64_t max_pacing_Bps = 0;         // --fq-rate: SO_MAX_PACING_RATE, bytes/s (0 = unlimited)
     int tos = -1;                        // --tos: IP_TOS / IPV6_TCLASS (-1 = untouched)
     CrrClose crr_close = CrrClose::rst;  // crr, cc: how the client closes each connection
+    // The client's own, not on the wire (the rr responder records no latency): --percentiles, which the
+    // report reads from the round-trip histogram, and --samples, every transaction kept in memory.
+    std::vector<double> percentiles = kDefaultPercentiles;
+    bool keep_samples = false;
 };
 inline constexpr double kMaxWaitS = 3600;
 

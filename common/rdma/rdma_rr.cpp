@@ -282,7 +282,7 @@ StreamCounters RdmaRr::run(const StopRule& stop) {
             ok = l.send() && l.arrive(tag(t, true)) && l.repost();
             if (!ok) break;
             int64_t t1 = now_ns();
-            rtt_->record(static_cast<uint64_t>(t1 - t0));
+            rtt_->record_transaction(t0, t1);
             ++l.sc.messages;
             stop.publish(l.sc);
             if (t1 >= stop.deadline_ns) break;

@@ -199,6 +199,15 @@ const Column<SideResult> kSideColumns[] = {
 #undef ZC_TCP
 };
 
+// --percentiles in one cell, each with its error: "p50=12.345+-0.39%;p99.99=20.100+-0.31%" (ASCII for any CSV reader).
+std::string percentile_cells(const std::vector<PercentileReading>& chosen) {
+    std::string out;
+    for (const PercentileReading& c : chosen)
+        out += fmt::format("{}{}={:.3f}+-{:.2f}%", out.empty() ? "" : ";", percentile_label(c.percentile), c.us,
+                           c.error_pct);
+    return out;
+}
+
 // rr and msgrate (empty for stream tests); for rr a message is a transaction, and only rr has the
 // latency cells.
 template <class F>
@@ -220,6 +229,9 @@ const Column<TestResult> kMessageColumns[] = {
     ZC_MSG("rtt_p99_us", true, fmt::format("{:.3f}", m.rtt.p99_us)),
     ZC_MSG("rtt_p99.9_us", true, fmt::format("{:.3f}", m.rtt.p999_us)),
     ZC_MSG("rtt_max_us", true, fmt::format("{:.3f}", m.rtt.max_us)),
+    ZC_MSG("rtt_percentiles_us", true, quoted(percentile_cells(m.rtt.chosen))),
+    ZC_MSG("samples_kept", true, num(m.samples_kept)),
+    ZC_MSG("samples_dropped", true, num(m.samples_dropped)),
     ZC_MSG("connect_p50_us", true, m.connect.samples ? fmt::format("{:.3f}", m.connect.p50_us) : std::string()),
     ZC_MSG("connect_p99_us", true, m.connect.samples ? fmt::format("{:.3f}", m.connect.p99_us) : std::string()),
     ZC_MSG("latency_us", true, fmt::format("{:.3f}", m.rtt.mean_us / 2)),

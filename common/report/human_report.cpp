@@ -348,6 +348,18 @@ private:
         }
     }
 
+    // --percentiles, each with the histogram's error at its value; --samples' count.
+    void add_percentiles_line(const MessageResult& m) {
+        std::string line;
+        for (const PercentileReading& c : m.rtt.chosen)
+            line += fmt::format("{}{} {:.2f} (±{:.1f} %)", line.empty() ? "" : ", ", percentile_label(c.percentile),
+                                c.us, c.error_pct);
+        if (!line.empty()) out_ << "    percentiles us: " << line << "\n";
+        if (m.samples_kept || m.samples_dropped)
+            out_ << fmt::format("    --samples: {} transactions written, {} dropped{}\n", m.samples_kept,
+                                m.samples_dropped, m.samples_dropped ? " (the buffer filled)" : "");
+    }
+
     void add_rr_row(const TestResult& r) {
         const MessageResult& m = r.messages;
         out_ << fmt::format(
@@ -362,6 +374,7 @@ private:
             m.messages, counted_by(r), m.elapsed_s, is_connection_test(r.test) ? "transaction" : "RTT", m.rtt.min_us,
             m.rtt.p90_us, m.rtt.p999_us, m.rtt.max_us,
             is_connection_test(r.test) ? "" : "; one-way latency = RTT/2 (OSU, perftest)");
+        add_percentiles_line(m);
         if (m.connect.samples) {
             out_ << fmt::format(
                 "    connect (socket to connected) us: min {:.2f} p50 {:.2f} p90 {:.2f} p99 {:.2f} max {:.2f}; "

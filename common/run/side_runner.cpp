@@ -262,6 +262,11 @@ void SideRunner::run_stream(Stream& s, int index) {
         if (cfg_.half.side.mem_node >= 0)
             bind_thread_memory(cfg_.half.side.mem_node);  // the policy ends with the thread
         make_stream_path(path, cfg_.half, cfg_.role, s.conn, s.rtt);
+        if (cfg_.half.keep_samples && s.rtt.prepared()) {  // the initiator's loop records into s.rtt
+            s.samples = std::make_shared<LatencySamples>(
+                LatencySamples::capacity_for(cfg_.half.total_bytes > 0 ? 0 : cfg_.half.duration_s));
+            s.rtt.keep_samples(s.samples.get());
+        }
         if (const HostBuffer* buffer = path.buffer()) s.buffer_nodes = page_nodes(buffer->data(), buffer->size());
     } catch (const std::exception& e) {
         s.setup_error = e.what();
@@ -316,6 +321,8 @@ void SideRunner::start(const std::function<void()>& started) {
     meter_.start();
     if (explainer_) explainer_->start();
     started_ns_ = monotonic_ns();
+    for (auto& s : streams_)
+        if (s.samples) s.samples->start_at(started_ns_);  // the stream waits at go_: no race
     stop_base_.deadline_ns = started_ns_ + static_cast<int64_t>(cfg_.half.duration_s * 1e9);
     if (cfg_.role == Role::send && cfg_.half.bitrate) {  // the rules let -b through only where a sender paces
         stop_base_.pacer = Pacer(cfg_.half.bitrate);
@@ -406,6 +413,7 @@ SideResult SideRunner::finish() {
         r.process_user_s += s.user_s;
         r.process_sys_s += s.sys_s;
         if (is_message_test(cfg_.half.test)) r.messages.add_stream(s.counters.messages, s.counters.segments, s.rtt);
+        if (s.samples) r.messages.samples.push_back(s.samples);
         r.messages.connect.merge(s.connect);
         if (reads_stream_info_)
             r.tcp.push_back(tcp_sample(s.info_start, stream_info_of(cfg_.half.transport, s.conn), r.elapsed_s));

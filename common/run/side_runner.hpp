@@ -92,6 +92,7 @@ private:
         RdmaInfo rdma;                     // RDMA paths: device, CQ mode, registration cost
         std::thread thread;
         LatencyHistogram rtt;                                  // rr initiator: this stream's round trips
+        std::shared_ptr<LatencySamples> samples;               // --samples: each of them (rr initiator only)
         int64_t longest_wait_ns = 0, longest_wait_end_ns = 0;  // timed senders: StopRule's record
         LatencyHistogram connect;             // crr, cc initiator: socket() to connected, per transaction
         TcpInfo info_start;                   // the kernel's view of the stream's connection at the start (stream_info)

@@ -92,7 +92,7 @@ StreamCounters RrInitiator<Memory, Calls>::run(const StopRule& stop) {
         }
         mem_.arrived(n);
         int64_t t1 = rr_detail::now_ns();
-        rtt_.record(static_cast<uint64_t>(t1 - t0));
+        rtt_.record_transaction(t0, t1);
         ++c.messages;
         stop.publish(c);
         if (t1 >= stop.deadline_ns) break;

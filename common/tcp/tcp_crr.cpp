@@ -124,7 +124,7 @@ StreamCounters TcpCrrInitiator::run(const StopRule& stop) {
         ::close(fd);
         int64_t t2 = now_ns();
         connect_.record(static_cast<uint64_t>(t1 - t0));
-        whole_.record(static_cast<uint64_t>(t2 - t0));
+        whole_.record_transaction(t0, t2);
         ++c.messages;
         stop.publish(c);
         if (t2 >= stop.deadline_ns) break;

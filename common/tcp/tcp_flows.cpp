@@ -237,7 +237,7 @@ bool TcpFlowsRrInitiator::step(size_t f, const StopRule& stop, StreamCounters& c
         if (r <= 0) return r == -1;
         if ((s.done += static_cast<uint64_t>(r)) < n) continue;
         int64_t t1 = monotonic_ns();
-        rtt_.record(static_cast<uint64_t>(t1 - s.t0));
+        rtt_.record_transaction(s.t0, t1);
         ++c.messages;
         if (t1 >= stop.deadline_ns) {  // this flow's last transaction: the responder sees its end next
             ::shutdown(fds_[f], SHUT_WR);

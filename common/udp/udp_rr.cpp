@@ -74,7 +74,7 @@ StreamCounters UdpRrInitiator::run(const StopRule& stop) {
             if (r == 0 && stop.abort->load(std::memory_order_relaxed)) break;  // shutdown() by an abort
             if (numbered && (static_cast<size_t>(r) < kUdpSeqHeader || read_seq(b).seq != seq))
                 continue;  // a late answer to a request already counted lost
-            rtt_.record(static_cast<uint64_t>(monotonic_ns() - t0));
+            rtt_.record_transaction(t0, monotonic_ns());
             c.bytes += static_cast<uint64_t>(r);
             ++c.ops;
             ++c.messages;
