@@ -68,7 +68,9 @@ TEST(Explain, ThreeBusySourcesAgreeAndUnknownIsSmall) {
             EXPECT_LT(std::abs(sampled - exact) / exact, 0.05) << "sampled " << sampled << ", exact " << exact;
             EXPECT_LT(std::abs(stat - exact) / exact, 0.05)
                 << "/proc/stat busy " << busy << " + steal " << steal << ", exact " << exact;
-            if (cpuidle > 0) EXPECT_LT(std::abs(idle_clock - cpuidle) / cpuidle, 0.05) << idle_clock << " " << cpuidle;
+            if (cpuidle > 0) {
+                EXPECT_LT(std::abs(idle_clock - cpuidle) / cpuidle, 0.05) << idle_clock << " " << cpuidle;
+            }
         }
         EXPECT_EQ(e["lost_samples"], 0);
         // The categories add up to the sampled busy time, and per unit to the sampled service demand.
@@ -78,7 +80,9 @@ TEST(Explain, ThreeBusySourcesAgreeAndUnknownIsSmall) {
         // SD is /proc/stat's busy time (netperf's: steal is not this host's work): with the steal, within 5 %
         // on busy CPUs (above).
         double sd = r[side]["service_demand_us_per_kb"].get<double>() * stat / busy;
-        if (exact >= 0.9 * capacity) EXPECT_NEAR(e["sampled_per_unit"].get<double>(), sd, 0.05 * sd);
+        if (exact >= 0.9 * capacity) {
+            EXPECT_NEAR(e["sampled_per_unit"].get<double>(), sd, 0.05 * sd);
+        }
         EXPECT_LT(e["category_s"]["unknown"].get<double>(), 0.05 * sampled);
         // A loopback TCP stream copies, runs TCP/IP and enters the kernel: each must show.
         for (const char* c : {"copy", "tcp", "syscall"}) EXPECT_GT(e["category_s"][c].get<double>(), 0.0) << c;
