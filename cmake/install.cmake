@@ -23,7 +23,7 @@ set(zcperf_script_commands  # command  script in scripts/
     zcperf-mpi-heatmap mpi_heatmap.py)
 file(RELATIVE_PATH BIN_TO_PY /${CMAKE_INSTALL_BINDIR} /${ZCPERF_INSTALL_PYDIR})
 set(PYDIR ${ZCPERF_INSTALL_PYDIR})
-set(zcperf_script_files scripts/zclib.py scripts/irq_sweep_plots.py)  # modules the commands import
+set(zcperf_script_files scripts/zclib.py scripts/irq_sweep_plots.py scripts/irq_sweep_stats.py)  # modules the commands import
 while(zcperf_script_commands)
   list(POP_FRONT zcperf_script_commands NAME SCRIPT)
   configure_file(cmake/script_command.sh.in ${CMAKE_BINARY_DIR}/commands/${NAME} @ONLY)
