@@ -58,39 +58,68 @@ ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& s
     ExplainFunction other_user{"[other processes' user time]", "", Category::other_process, 0};
     ExplainFunction unknown{"[unknown kernel address]", "", Category::unknown, 0};
     std::unordered_map<std::string, uint64_t> folded;
+    // Pass 1: each key's category (the idle left out) and, per CPU, the busy samples and the time they
+    // stand for. A late timer's sample stands for the periods it missed (sampler.cpp), but it lands where
+    // interrupts came back on (an unlock, the end of a context switch), not where that time went: the
+    // missed time is spread over the CPU's categories as its samples are, so the shares are the sample
+    // counts' (as perf's) and the CPU's total is the weighted one.
+    struct Keyed {
+        const SampleKey* key;
+        const SampleTally* tally;
+        Category category;
+        std::vector<const KernelSymbol*> frames;
+    };
+    struct CpuWeight {
+        uint64_t samples = 0, ns = 0;
+    };
+    std::vector<Keyed> busy;
+    std::map<uint32_t, CpuWeight> weight;
     for (const auto& [key, tally] : totals.counts) {
-        const uint64_t n = tally.samples;
-        out.samples += n;
-        double t = static_cast<double>(tally.ns) * 1e-9;
-        Category cat;
+        out.samples += tally.samples;
+        Keyed x{&key, &tally, Category::other, {}};
+        if (key.flags & SampleKey::user) {
+            x.category = (key.flags & SampleKey::own) ? Category::user : Category::other_process;
+        } else {
+            Resolved r = resolve(key, symbols);
+            if (r.idle) continue;
+            x.category = r.category;
+            x.frames = std::move(r.frames);
+        }
+        weight[key.cpu].samples += tally.samples;
+        weight[key.cpu].ns += tally.ns;
+        busy.push_back(std::move(x));
+    }
+    // Pass 2: each key's time at its CPU's time per sample.
+    for (const Keyed& x : busy) {
+        const SampleKey& key = *x.key;
+        const uint64_t n = x.tally->samples;
+        const CpuWeight& w = weight[key.cpu];
+        const double t =
+            w.samples > 0 ? static_cast<double>(n) * static_cast<double>(w.ns) * 1e-9 / static_cast<double>(w.samples)
+                          : 0.0;
+        const Category cat = x.category;
         ExplainFunction* leaf = nullptr;
         std::string stack;
         if (key.flags & SampleKey::user) {
             bool own = key.flags & SampleKey::own;
-            cat = own ? Category::user : Category::other_process;
             leaf = own ? &own_user : &other_user;
             if (stacks) stack = own ? "[zcperf user]" : "[other process user]";
+        } else if (x.frames.empty() || x.frames.front() == nullptr) {
+            leaf = &unknown;
         } else {
-            Resolved r = resolve(key, symbols);
-            if (r.idle) continue;
-            cat = r.category;
-            if (r.frames.front() == nullptr) {
-                leaf = &unknown;
-            } else {
-                size_t i = symbols.index_of(r.frames.front());
-                auto [it, fresh] = by_leaf.try_emplace(i);
-                if (fresh) {
-                    it->second.name = r.frames.front()->name;
-                    it->second.module = r.frames.front()->module;
-                    // The leaf's own rule: "inherit" for a leaf whose samples went to its callers'.
-                    it->second.category = category_of_function(it->second.name);
-                }
-                leaf = &it->second;
+            size_t i = symbols.index_of(x.frames.front());
+            auto [it, fresh] = by_leaf.try_emplace(i);
+            if (fresh) {
+                it->second.name = x.frames.front()->name;
+                it->second.module = x.frames.front()->module;
+                // The leaf's own rule: "inherit" for a leaf whose samples went to its callers'.
+                it->second.category = category_of_function(it->second.name);
             }
-            if (stacks) {
-                for (auto f = r.frames.rbegin(); f != r.frames.rend(); ++f)
-                    stack += (stack.empty() ? "" : ";") + frame_name(*f);
-            }
+            leaf = &it->second;
+        }
+        if (stacks && !(key.flags & SampleKey::user)) {
+            for (auto f = x.frames.rbegin(); f != x.frames.rend(); ++f)
+                stack += (stack.empty() ? "" : ";") + frame_name(*f);
         }
         out.busy_samples += n;
         out.busy_s += t;

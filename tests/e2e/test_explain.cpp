@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -189,7 +190,9 @@ TEST(Explain, WithoutPermissionTheTestStillRunsAndSaysWhatToChange) {
 namespace {
 // Category shares (of busy samples) of a `perf script -F pid,ip,sym` dump, attributed with zcperf's own
 // table, idle rules and walk-up: what perf saw, in zcperf's terms. User time is one bucket ("user").
-std::map<std::string, double> perf_shares(const std::string& script) {
+// `stacks` gets each category's chains (four frames, leaf first) and their sample counts.
+using CategoryStacks = std::map<std::string, std::map<std::string, int>>;
+std::map<std::string, double> perf_shares(const std::string& script, CategoryStacks& stacks) {
     std::map<std::string, double> count;
     double busy = 0;
     std::istringstream in(script);
@@ -210,6 +213,9 @@ std::map<std::string, double> perf_shares(const std::string& script) {
             zc::Category c = names[0] == "[unknown]" ? zc::Category::unknown : zc::attribute_chain(names);
             if ((pid == 0 && !interrupted) || c == zc::Category::idle) return;
             cat = zc::category_key(c);
+            std::string chain;
+            for (size_t i = 0; i < names.size() && i < 4; ++i) chain += (i ? " < " : "") + std::string(names[i]);
+            stacks[cat][chain] += 1;
         }
         count[cat] += 1;
         busy += 1;
@@ -270,7 +276,8 @@ TEST(Explain, CategorySharesAgreeWithPerfRecord) {
         auto script = run({"/usr/bin/perf", "script", "-i", data, "-F", "pid,ip,sym"});
         unlink(data);
         ASSERT_EQ(script.exit_code, 0) << script.err;
-        auto theirs = perf_shares(script.out);
+        CategoryStacks their_stacks;
+        auto theirs = perf_shares(script.out, their_stacks);
         double busy = e["sampled_busy_cpu_s"];
         std::map<std::string, double> ours;
         for (const auto& [k, v] : e["category_s"].items()) {
@@ -285,6 +292,33 @@ TEST(Explain, CategorySharesAgreeWithPerfRecord) {
                 off += " " + k + ": zcperf " + std::to_string(v) + "%, perf " + std::to_string(p) + "%;";
         }
         if (off.empty()) return;
+        // What each side filed there: zcperf's folded stacks (root first) against perf's chains.
+        CategoryStacks our_stacks;
+        for (const auto& st : e["stacks"]) {
+            std::string folded = st[0];
+            std::vector<std::string> frames;
+            std::istringstream split(folded);
+            for (std::string f; std::getline(split, f, ';');) frames.push_back(f);
+            std::reverse(frames.begin(), frames.end());
+            if (frames.empty() || frames[0].empty() || frames[0][0] == '[') continue;
+            std::vector<std::string_view> names(frames.begin(), frames.end());
+            std::string chain;
+            for (size_t i = 0; i < frames.size() && i < 4; ++i) chain += (i ? " < " : "") + frames[i];
+            our_stacks[zc::category_key(zc::attribute_chain(names))][chain] += st[1].get<int>();
+        }
+        auto top = [](const std::map<std::string, int>& m) {
+            std::vector<std::pair<int, std::string>> v;
+            for (const auto& [k, n] : m) v.emplace_back(n, k);
+            std::sort(v.rbegin(), v.rend());
+            std::string out;
+            for (size_t i = 0; i < v.size() && i < 3; ++i)
+                out += " [" + std::to_string(v[i].first) + "] " + v[i].second;
+            return out;
+        };
+        for (const auto& [k, v] : ours)
+            if (std::abs(v - (theirs.count(k) ? theirs[k] : 0.0)) > 5.0 && k != "user")
+                off += "\n    " + k + " zcperf's top:" + top(our_stacks[k]) + "\n    " + k +
+                       " perf's top:" + top(their_stacks[k]);
         runs += "\n  run " + std::to_string(attempt) + " (zcperf lost " + e["lost_samples"].dump() + " samples):" + off;
     }
     ADD_FAILURE() << "zcperf's category shares differ from perf's by more than 5 points in every run:" << runs;

@@ -427,6 +427,24 @@ TEST(ExplainSummary, ASampleWeighsTheTimeSinceItsCpusLastOne) {
     EXPECT_NEAR(e.busy_s, 0.007, 1e-12);
 }
 
+TEST(ExplainSummary, ALateSampleAddsToItsCpusTimeNotToItsOwnCategory) {
+    // A late timer lands where interrupts came back on, not where its missed periods went: the CPU's
+    // total is the weighted one, its shares are the sample counts' (what perf record shows).
+    KernelSymbols k(kFixtures + "/kallsyms/kallsyms_6.1_virtio.txt");
+    SampleTotals t;
+    const uint64_t copy = 0xffffffff81200010, tcp = 0xffffffff81100010;
+    t.counts[SampleKey{0, 0, {copy, tcp}}] = {9, 9000000};  // 9 on time
+    t.counts[SampleKey{0, 0, {tcp}}] = {1, 11000000};       // 1, 10 ms late
+    t.counts[SampleKey{1, 0, {copy, tcp}}] = {3, 3000000};  // CPU 1: on time
+    ExplainSide e = summarize_samples(t, k, 0.001, false);
+    EXPECT_NEAR(e.busy_s, 0.023, 1e-12);
+    EXPECT_NEAR(e.category_s[static_cast<size_t>(Category::tcp)], 0.002, 1e-12);  // 1 of CPU 0's 10 samples
+    EXPECT_NEAR(e.category_s[static_cast<size_t>(Category::copy)], 0.018 + 0.003, 1e-12);
+    ASSERT_EQ(e.per_cpu.size(), 2u);
+    EXPECT_NEAR(e.per_cpu[0].busy_s, 0.020, 1e-12);
+    EXPECT_NEAR(e.per_cpu[1].busy_s, 0.003, 1e-12);
+}
+
 TEST(Cpuidle, ResidencyOfEachStateAddsUpAndAKernelWithoutSaysNone) {
     auto dir = std::filesystem::temp_directory_path() / ("zcperf_cpuidle_" + std::to_string(getpid()));
     std::filesystem::create_directories(dir / "cpu0/cpuidle/state0");
