@@ -504,8 +504,10 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
         // --explain (issue 25): where each side's CPU went, by kernel category.
         action("--explain",
                "sample every CPU of each side over the measured interval (perf_event_open, cpu-clock) and report "
-               "where the CPU went: data copy, checksum, TCP/IP, netdev, skb, memory, zero-copy bookkeeping, locks, "
-               "scheduling, syscall entry, RDMA, user time, in us/KB (rr: per transaction, msgrate: per message), "
+               "where the CPU went: data copy, checksum, crypto/kTLS, TCP/IP, netdev, skb, memory, zero-copy "
+               "bookkeeping, locks, "
+               "scheduling, syscall entry, RDMA, user time (libcrypto's apart), in us/KB (rr: per transaction, "
+               "msgrate: per message), "
                "with the top kernel functions and the per-CPU split; with several -T or --rx, the deltas against "
                "the first. Needs root, CAP_PERFMON or kernel.perf_event_paranoid=-1 on each side (a side without "
                "says so; the test still runs)",

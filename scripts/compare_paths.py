@@ -98,8 +98,7 @@ def plot_explain(rows, png, title):
     import matplotlib.pyplot as plt
 
     # zcperf's report order, other processes' user time on top (on a shared host it can dwarf the rest)
-    order = ["copy", "checksum", "tcp", "udp", "netdev", "skb", "memory", "zerocopy", "lock", "sched", "syscall",
-             "rdma", "user", "other", "unknown", "other_process"]
+    order = [c for c in zclib.EXPLAIN_CATEGORIES if c != "other_process"] + ["other_process"]
     found = {k[len("local_explain_"):] for r in rows for k in r
              if k.startswith("local_explain_") and not k.startswith("local_explain_delta_")}
     cats = [c for c in order if c in found] + sorted(found - set(order))

@@ -58,8 +58,7 @@ COLUMNS = KEY_COLUMNS[:1] + ["test", "rx"] + KEY_COLUMNS[1:] + [
     "zc_copied_pct", "interface", "irq_note", "warnings", "error", "finished_at", "command",
 ]
 # With --explain among zcperf's options: each side's CPU per KB by kernel category (zcperf's keys).
-EXPLAIN_CATEGORIES = ["copy", "checksum", "tcp", "udp", "netdev", "skb", "memory", "zerocopy", "lock", "sched",
-                      "syscall", "rdma", "user", "other_process", "other", "unknown"]
+EXPLAIN_CATEGORIES = zclib.EXPLAIN_CATEGORIES
 COLUMNS += [f"{side}_explain_{c}" for side in ("local", "remote") for c in EXPLAIN_CATEGORIES]
 
 DEFAULT_SIZES = "64K..4M"

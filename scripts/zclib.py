@@ -10,6 +10,12 @@ import sys
 import shutil
 
 
+# zcperf --explain's category keys, in its report order (common/explain/categories.cpp's category_names();
+# scripts/tests/test_irq_sweep.sh checks them against zcperf's CSV columns).
+EXPLAIN_CATEGORIES = ["copy", "checksum", "crypto", "tcp", "udp", "netdev", "skb", "memory", "zerocopy", "lock",
+                      "sched", "syscall", "rdma", "user", "user_crypto", "other_process", "other", "unknown"]
+
+
 class Bad(Exception):
     """A tool's output that cannot be read as the measurement it should be."""
 

@@ -86,7 +86,11 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "__list_add_valid", C::inherit},
         {R::prefix, "xa_load", C::inherit},  // xarray lookups (rxe's object pools, the page cache)
         {R::prefix, "xas_", C::inherit},
-        {R::prefix, "kernel_fpu_", C::inherit},  // SIMD in the kernel (crc32-pclmul): its user's
+        {R::prefix, "kernel_fpu_", C::inherit},  // SIMD in the kernel (crc32-pclmul, aesni): its user's
+        // The hash API's glue: its user's (crc32c for ext4 and rxe's ICRC is a checksum, GHASH under gcm crypto).
+        {R::prefix, "crypto_shash_", C::inherit},
+        {R::prefix, "crypto_ahash_", C::inherit},
+        {R::prefix, "shash_", C::inherit},
         {R::prefix, "save_fpregs", C::inherit},
         // Local labels of crc32-pclmul's assembly, listed by kallsyms as if functions: their function's.
         {R::exact, "loop_64", C::inherit},
@@ -131,6 +135,58 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "__skb_checksum", C::checksum},
         {R::prefix, "skb_checksum", C::checksum},
         {R::prefix, "crc32", C::checksum},  // crc32c (iSCSI, ext4), crc32_le and crc32_pclmul_le (RoCE's ICRC)
+
+        // Crypto: AES-GCM (aesni's glue and assembly, the generic gcm template, lib/crypto's AES), GHASH,
+        // ChaCha20/Poly1305, the crypto API's AEAD/skcipher glue and its scatterlist walks, and kTLS's own
+        // record work (framing, the encrypt and decrypt calls, its stream parser). A data copy inside kTLS
+        // (sk_msg_memcopy_from_iter -> copy_from_iter, process_rx_list -> skb_copy_datagram_msg) stays
+        // data copy: the leaf decides, and those leaves are the copy rules above. Assembly labels (aesni's
+        // GCM loops: _encrypt_by_8_new12096 ...) are named by their module, at the end of the table.
+        {R::prefix, "aesni", C::crypto},
+        {R::prefix, "_aesni", C::crypto},
+        {R::prefix, "aes_", C::crypto},    // lib/crypto's aes_encrypt; aesni's aes_ctr_enc_*, 6.x's aes_gcm_*
+        {R::prefix, "aesti_", C::crypto},  // the time-invariant generic AES
+        {R::prefix, "crypto_aes_", C::crypto},
+        {R::prefix, "gcm", C::crypto},  // gcm.ko's gcm_hash ..., aesni's gcmaes_crypt_by_sg
+        {R::prefix, "generic_gcmaes_", C::crypto},
+        {R::prefix, "crypto_gcm_", C::crypto},
+        {R::prefix, "crypto_rfc4106_", C::crypto},
+        {R::prefix, "helper_rfc4106_", C::crypto},
+        {R::prefix, "ghash", C::crypto},
+        {R::prefix, "clmul_ghash", C::crypto},
+        {R::prefix, "__clmul_gf128mul", C::crypto},
+        {R::prefix, "gf128mul_", C::crypto},
+        {R::prefix, "chacha", C::crypto},  // chacha_block_generic, chacha_4block_xor_avx2, chachapoly_encrypt
+        {R::prefix, "hchacha", C::crypto},
+        {R::prefix, "crypto_chacha_", C::crypto},
+        {R::prefix, "crypto_xchacha_", C::crypto},
+        {R::prefix, "poly1305", C::crypto},
+        {R::prefix, "__poly1305", C::crypto},
+        {R::prefix, "crypto_poly1305_", C::crypto},
+        {R::prefix, "crypto_aead_", C::crypto},
+        {R::prefix, "crypto_skcipher_", C::crypto},
+        {R::prefix, "crypto_lskcipher_", C::crypto},
+        {R::prefix, "crypto_cipher_", C::crypto},
+        {R::prefix, "simd_aead_", C::crypto},  // crypto_simd: the wrapper aesni's AEADs are reached through
+        {R::prefix, "simd_skcipher_", C::crypto},
+        {R::prefix, "cryptd_", C::crypto},
+        {R::exact, "crypto_inc", C::crypto},
+        {R::exact, "__crypto_xor", C::crypto},
+        {R::prefix, "scatterwalk_", C::crypto},
+        {R::prefix, "skcipher_walk_", C::crypto},
+        {R::prefix, "tls_sw_", C::crypto},  // kTLS (net/tls) by name, for a kernel with tls built in
+        {R::prefix, "tls_push_", C::crypto},
+        {R::prefix, "tls_tx_", C::crypto},
+        {R::prefix, "tls_rx_", C::crypto},
+        {R::prefix, "tls_encrypt", C::crypto},
+        {R::prefix, "tls_decrypt", C::crypto},
+        {R::prefix, "tls_enc_", C::crypto},
+        {R::prefix, "tls_strp_", C::crypto},
+        {R::prefix, "tls_device_", C::crypto},
+        {R::prefix, "tls_make_aad", C::crypto},
+        {R::prefix, "tls_setup_from_iter", C::crypto},
+        {R::prefix, "decrypt_skb", C::crypto},         // not decrypt_bh (fscrypt's buffer heads)
+        {R::exact, "bpf_exec_tx_verdict", C::crypto},  // tls_sw's path to tls_push_record
 
         // Zero-copy bookkeeping: MSG_ZEROCOPY's pinned-page accounting and completions, the error queue,
         // TCP_ZEROCOPY_RECEIVE's mapping, io_uring's notifications.
@@ -614,18 +670,36 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "do_xdp_generic", C::netdev},
         {R::prefix, "neigh_", C::netdev},
         {R::prefix, "__neigh", C::netdev},
+
+        // Modules, for a function no name rule names: aesni's assembly labels (kallsyms lists aesni_intel's
+        // GCM loop labels, _encrypt_by_8_new15047, _initial_blocks_done102 ..., as if functions, and a sample
+        // in the loop lands on one), the gcm and chacha20poly1305 templates' helpers (crypto_rfc4543_encrypt,
+        // poly_cipher) and kTLS's own (process_rx_list, tx_work_handler). The other crypto modules' names
+        // are all named by the rules above.
+        {R::module, "aesni_intel", C::crypto},
+        {R::module, "gcm", C::crypto},
+        {R::module, "chacha20poly1305", C::crypto},
+        {R::module, "tls", C::crypto},
     };
     return rules;
 }
 
-// "tcp_sendmsg.isra.0" -> "tcp_sendmsg": the compiler's clones are the same function for the table.
+// "tcp_sendmsg.isra.0 [mod]" -> "tcp_sendmsg": the compiler's clones are the same function for the table.
 std::string_view base_name(std::string_view name) {
-    size_t dot = name.find('.');
-    return dot == std::string_view::npos || dot == 0 ? name : name.substr(0, dot);
+    size_t end = name.find_first_of(". ");
+    return end == std::string_view::npos || end == 0 ? name : name.substr(0, end);
+}
+
+// "virtnet_poll [virtio_net]" -> "virtio_net"; "" for a name without its module.
+std::string_view module_of(std::string_view name) {
+    size_t open = name.find(" [");
+    if (open == std::string_view::npos || name.back() != ']') return {};
+    return name.substr(open + 2, name.size() - open - 3);
 }
 
 struct Index {
-    std::unordered_map<std::string_view, Category> exact;
+    std::unordered_map<std::string_view, const CategoryRule*> exact;
+    std::unordered_map<std::string_view, const CategoryRule*> modules;
     std::vector<const CategoryRule*> ordered;  // prefix and contains rules, in table order
 };
 
@@ -634,7 +708,9 @@ const Index& index() {
         Index i;
         for (const auto& r : table()) {
             if (r.kind == R::exact)
-                i.exact.emplace(r.pattern, r.category);  // the first exact rule for a name wins
+                i.exact.emplace(r.pattern, &r);  // the first exact rule for a name wins
+            else if (r.kind == R::module)
+                i.modules.emplace(r.pattern, &r);
             else
                 i.ordered.push_back(&r);
         }
@@ -649,6 +725,7 @@ const std::array<CategoryName, kCategoryCount>& category_names() {
     static const std::array<CategoryName, kCategoryCount> names = {{
         {"copy", "data copy"},
         {"checksum", "checksum"},
+        {"crypto", "crypto/kTLS"},
         {"tcp", "TCP/IP"},
         {"udp", "UDP/IP"},
         {"netdev", "netdev"},
@@ -660,6 +737,7 @@ const std::array<CategoryName, kCategoryCount>& category_names() {
         {"syscall", "syscall/IRQ entry"},
         {"rdma", "RDMA"},
         {"user", "zcperf user"},
+        {"user_crypto", "zcperf user: libcrypto"},
         {"other_process", "other processes"},
         {"other", "other kernel"},
         {"unknown", "unknown"},
@@ -676,16 +754,22 @@ const char* category_label(Category c) {
     return c < Category::count_ ? category_names()[static_cast<size_t>(c)].label : category_key(c);
 }
 
-Category category_of_function(std::string_view name) {
-    name = base_name(name);
+const CategoryRule* rule_of_function(std::string_view name_and_module) {
+    const std::string_view name = base_name(name_and_module);
     const Index& idx = index();
     if (auto it = idx.exact.find(name); it != idx.exact.end()) return it->second;
     for (const CategoryRule* r : idx.ordered) {
         bool hit = r->kind == R::prefix ? name.substr(0, r->pattern.size()) == r->pattern
                                         : name.find(r->pattern) != std::string_view::npos;
-        if (hit) return r->category;
+        if (hit) return r;
     }
-    return Category::other;
+    if (auto it = idx.modules.find(module_of(name_and_module)); it != idx.modules.end()) return it->second;
+    return nullptr;
+}
+
+Category category_of_function(std::string_view name_and_module) {
+    const CategoryRule* r = rule_of_function(name_and_module);
+    return r == nullptr ? Category::other : r->category;
 }
 
 Category attribute_chain(const std::vector<std::string_view>& leaf_first) {

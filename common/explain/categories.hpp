@@ -15,6 +15,7 @@ namespace zc {
 enum class Category : uint8_t {
     copy,           // data copy: user <-> kernel, skb <-> skb
     checksum,       // software checksums
+    crypto,         // the kernel's crypto (AES-GCM, GHASH, ChaCha20/Poly1305, the crypto API's glue) and kTLS's records
     tcp,            // TCP/IP: tcp_*, ip_*, inet_*, the socket layer's TCP side
     udp,            // UDP/IP
     netdev,         // driver, NAPI, GRO/GSO, qdisc, DMA mapping, loopback's xmit
@@ -25,7 +26,8 @@ enum class Category : uint8_t {
     sched,          // scheduling, wake-ups, waiting
     syscall,        // system call entry and exit, fd lookup
     rdma,           // RDMA provider (rxe, siw, mlx5_ib) and the verbs core
-    user,           // user-space time of the process that samples (zcperf or zcserver)
+    user,           // user-space time of the process that samples (zcperf or zcserver), libcrypto's apart
+    user_crypto,    // the same processes' user time in libcrypto's text: user-space TLS's AES-GCM, GHASH, ChaCha20
     other_process,  // user-space time of every other process
     other,          // kernel functions no rule names
     unknown,        // addresses with no symbol
@@ -44,25 +46,30 @@ const std::array<CategoryName, kCategoryCount>& category_names();
 const char* category_key(Category c);
 const char* category_label(Category c);
 
-// The category of one function by name alone (Category::inherit and Category::idle included): the rule
-// table's first match, exact names before prefixes and substrings; other when nothing matches.
+// The category of one function by name (Category::inherit and Category::idle included): the rule table's
+// first match, exact names before prefixes and substrings; then, for a name no rule names, its module's
+// rule; other when nothing matches. `name` may carry its module as folded stacks write it,
+// "virtnet_poll [virtio_net]" (the module rules need it: an assembly label in aesni_intel has no name
+// of its own that says crypto).
 Category category_of_function(std::string_view name);
 
-// The category of a call chain, leaf first: the leaf's, walking up to the first caller that is not
-// `inherit`. A chain of inherit frames only is `other`.
+// The category of a call chain, leaf first (names as category_of_function takes them): the leaf's,
+// walking up to the first caller that is not `inherit`. A chain of inherit frames only is `other`.
 Category attribute_chain(const std::vector<std::string_view>& leaf_first);
 
 // Frames that say the interrupted code ran in interrupt or softirq context: a sample of the idle task
 // (pid 0) with one of these in its chain is real work (/proc/stat counts it as irq or softirq time).
 bool is_interrupt_entry(std::string_view name);
 
-// The rules, for tests and --explain's documentation: kind ("exact", "prefix", "contains"), pattern,
-// category.
+// The rules, for tests and --explain's documentation: kind ("exact", "prefix", "contains": on the
+// function's name; "module": the module a function no name rule names lives in), pattern, category.
 struct CategoryRule {
-    enum Kind : uint8_t { exact, prefix, contains } kind;
+    enum Kind : uint8_t { exact, prefix, contains, module } kind;
     std::string_view pattern;
     Category category;
 };
 const std::vector<CategoryRule>& category_rules();
+// The rule that gives `name` (as category_of_function takes it) its category; nullptr: none does (other).
+const CategoryRule* rule_of_function(std::string_view name);
 
 }  // namespace zc

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 namespace zc {
 
@@ -50,7 +51,30 @@ uint64_t mix(uint64_t h, uint64_t v) {
     return h;
 }
 
+bool in_text(const std::vector<TextRange>& text, pid_t pid, uint64_t ip) {
+    for (const auto& t : text)
+        if (t.pid == pid && ip >= t.begin && ip < t.end) return true;
+    return false;
+}
+
 }  // namespace
+
+std::vector<TextRange> library_text(std::istream& maps, pid_t pid, std::string_view library) {
+    // "7f00c4200000-7f00c4500000 r-xp 00000000 08:01 1234   /usr/lib/x86_64-linux-gnu/libcrypto.so.3"
+    std::vector<TextRange> out;
+    std::string line;
+    while (std::getline(maps, line)) {
+        std::istringstream l(line);
+        std::string span, perms, offset, dev, inode, path;
+        if (!(l >> span >> perms >> offset >> dev >> inode >> path) || perms.size() < 3 || perms[2] != 'x') continue;
+        const std::string_view file = std::string_view(path).substr(path.rfind('/') + 1);
+        const size_t dash = span.find('-');
+        if (file.substr(0, library.size()) != library || dash == std::string::npos) continue;
+        out.push_back(
+            {std::stoull(span.substr(0, dash), nullptr, 16), std::stoull(span.substr(dash + 1), nullptr, 16), pid});
+    }
+    return out;
+}
 
 size_t SampleKeyHash::operator()(const SampleKey& k) const {
     uint64_t h = mix(k.cpu, k.flags);
@@ -61,6 +85,11 @@ size_t SampleKeyHash::operator()(const SampleKey& k) const {
 Sampler::Sampler(const std::vector<int>& cpus, int hz, std::vector<pid_t> own)
     : cpus_(cpus), hz_(hz), own_(std::move(own)) {
     period_ns_ = hz > 0 ? 1000000000ull / static_cast<uint64_t>(hz) : 1000000;
+    for (pid_t p : own_) {  // a process we cannot read (gone, another user's) has none: its time stays user
+        std::ifstream maps("/proc/" + std::to_string(p) + "/maps");
+        auto text = library_text(maps, p, "libcrypto.so");
+        libcrypto_.insert(libcrypto_.end(), text.begin(), text.end());
+    }
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
     for (int cpu : cpus_) {
         perf_event_attr a{};
@@ -226,6 +255,8 @@ void Sampler::on_record(const char* rec, size_t size) {
     if (static_cast<pid_t>(tid) == sampler_tid_.load(std::memory_order_relaxed)) k.flags |= SampleKey::sampler;
     if (!is_kernel_address(ip)) {
         k.flags |= SampleKey::user;
+        if ((k.flags & SampleKey::own) && in_text(libcrypto_, static_cast<pid_t>(pid), ip))
+            k.flags |= SampleKey::libcrypto;
     } else {
         for (uint64_t i = 0; i < nr; ++i) {
             uint64_t v = 0;

@@ -8,7 +8,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <istream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -19,10 +21,10 @@
 
 namespace zc {
 
-// One distinct sample: where (CPU), whose (user or kernel, this process or not, the idle task), and the
-// kernel call chain, leaf first.
+// One distinct sample: where (CPU), whose (user or kernel, this process or not, the idle task; in
+// libcrypto's text), and the kernel call chain, leaf first.
 struct SampleKey {
-    enum Flags : uint8_t { user = 1, own = 2, idle_task = 4, sampler = 8 };
+    enum Flags : uint8_t { user = 1, own = 2, idle_task = 4, sampler = 8, libcrypto = 16 };
     uint32_t cpu = 0;
     uint8_t flags = 0;
     std::vector<uint64_t> ips;
@@ -52,6 +54,16 @@ struct SampleTotals {
 // `period_s`: the nominal CPU time per sample (the rate reported); each sample weighs its SampleTally::ns. `stacks`:
 // keep folded stacks (at most kMaxStacks distinct ones).
 ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& symbols, double period_s, bool stacks);
+
+// A process's executable mappings of one library, from its /proc/PID/maps: user-space TLS's crypto
+// (OpenSSL's AES-GCM, GHASH, ChaCha20/Poly1305) runs in libcrypto's text, so a user sample's IP there is
+// crypto without resolving a symbol. `library`: the file name's start ("libcrypto.so" for
+// /usr/lib/x86_64-linux-gnu/libcrypto.so.3).
+struct TextRange {
+    uint64_t begin = 0, end = 0;  // [begin, end)
+    pid_t pid = 0;
+};
+std::vector<TextRange> library_text(std::istream& maps, pid_t pid, std::string_view library);
 
 class Sampler {
 public:
@@ -95,6 +107,7 @@ private:
     std::vector<uint64_t> last_ns_;  // per CPU: the previous sample's time (CLOCK_MONOTONIC), or the enable
     std::vector<bool> last_idle_;    // per CPU: the previous sample was in the idle task
     std::vector<pid_t> own_;
+    std::vector<TextRange> libcrypto_;  // the own processes' libcrypto text, read before the interval
     std::atomic<pid_t> sampler_tid_{0};
     std::atomic<bool> stop_{false};
     std::thread thread_;

@@ -15,6 +15,12 @@ struct Resolved {
     bool idle = false;
 };
 
+// "virtnet_poll [virtio_net]": a frame as folded stacks write it, and as the table's module rules read it.
+std::string frame_name(const KernelSymbol* s) {
+    if (s == nullptr) return "[unknown]";
+    return s->module.empty() ? s->name : s->name + " [" + s->module + "]";
+}
+
 Resolved resolve(const SampleKey& k, const KernelSymbols& symbols) {
     Resolved r;
     for (uint64_t ip : k.ips) r.frames.push_back(symbols.find(ip));
@@ -22,23 +28,18 @@ Resolved resolve(const SampleKey& k, const KernelSymbols& symbols) {
         r.category = Category::unknown;
         return r;
     }
-    std::vector<std::string_view> names;
+    std::vector<std::string> named;  // once per distinct chain, not per sample
     bool interrupted = false;
     for (const KernelSymbol* s : r.frames) {
         if (s == nullptr) break;  // a chain is walked up only through frames we can name
-        names.push_back(s->name);
+        named.push_back(frame_name(s));
         interrupted = interrupted || is_interrupt_entry(s->name);
     }
-    r.category = attribute_chain(names);
+    r.category = attribute_chain(std::vector<std::string_view>(named.begin(), named.end()));
     // The idle task's own time is idle (so /proc/stat counts it) unless it was interrupted for work;
     // an idle function's time is idle whoever runs it (a polling idle loop).
     r.idle = ((k.flags & SampleKey::idle_task) && !interrupted) || r.category == Category::idle;
     return r;
-}
-
-std::string frame_name(const KernelSymbol* s) {
-    if (s == nullptr) return "[unknown]";
-    return s->module.empty() ? s->name : s->name + " [" + s->module + "]";
 }
 
 }  // namespace
@@ -55,6 +56,7 @@ ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& s
     std::map<int, ExplainCpu> per_cpu;
     std::unordered_map<size_t, ExplainFunction> by_leaf;  // kernel leaves by symbol index
     ExplainFunction own_user{"[zcperf user]", "", Category::user, 0};
+    ExplainFunction own_crypto{"[zcperf user: libcrypto]", "", Category::user_crypto, 0};
     ExplainFunction other_user{"[other processes' user time]", "", Category::other_process, 0};
     ExplainFunction unknown{"[unknown kernel address]", "", Category::unknown, 0};
     std::unordered_map<std::string, uint64_t> folded;
@@ -78,7 +80,8 @@ ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& s
         out.samples += tally.samples;
         Keyed x{&key, &tally, Category::other, {}};
         if (key.flags & SampleKey::user) {
-            x.category = (key.flags & SampleKey::own) ? Category::user : Category::other_process;
+            const bool own = key.flags & SampleKey::own, crypto = own && (key.flags & SampleKey::libcrypto);
+            x.category = crypto ? Category::user_crypto : own ? Category::user : Category::other_process;
         } else {
             Resolved r = resolve(key, symbols);
             if (r.idle) continue;
@@ -101,9 +104,9 @@ ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& s
         ExplainFunction* leaf = nullptr;
         std::string stack;
         if (key.flags & SampleKey::user) {
-            bool own = key.flags & SampleKey::own;
-            leaf = own ? &own_user : &other_user;
-            if (stacks) stack = own ? "[zcperf user]" : "[other process user]";
+            const bool own = key.flags & SampleKey::own, crypto = cat == Category::user_crypto;
+            leaf = crypto ? &own_crypto : own ? &own_user : &other_user;
+            if (stacks) stack = crypto ? "[zcperf user];[libcrypto]" : own ? "[zcperf user]" : "[other process user]";
         } else if (x.frames.empty() || x.frames.front() == nullptr) {
             leaf = &unknown;
         } else {
@@ -113,7 +116,7 @@ ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& s
                 it->second.name = x.frames.front()->name;
                 it->second.module = x.frames.front()->module;
                 // The leaf's own rule: "inherit" for a leaf whose samples went to its callers'.
-                it->second.category = category_of_function(it->second.name);
+                it->second.category = category_of_function(frame_name(x.frames.front()));
             }
             leaf = &it->second;
         }
@@ -134,7 +137,7 @@ ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& s
     }
     std::vector<ExplainFunction> all;
     for (auto& [i, f] : by_leaf) all.push_back(std::move(f));
-    for (auto* f : {&own_user, &other_user, &unknown})
+    for (auto* f : {&own_user, &own_crypto, &other_user, &unknown})
         if (f->cpu_s > 0) all.push_back(*f);
     std::sort(all.begin(), all.end(),
               [](const auto& a, const auto& b) { return a.cpu_s != b.cpu_s ? a.cpu_s > b.cpu_s : a.name < b.name; });

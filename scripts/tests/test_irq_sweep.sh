@@ -56,4 +56,11 @@ grep -q "; 0 to run" "$tmp/run2.log" || fail "second run did not skip everything
 "$sweep" --summary-only --out "$prefix" > "$tmp/summary.out" 2> "$tmp/summary.log" || fail "--summary-only exited $?"
 grep -q "no pairs to compare" "$tmp/summary.out" || fail "--summary-only printed: $(cat "$tmp/summary.out")"
 
-echo "PASS: irq_sweep wrote 4 rows in 2 alternating rounds, 2 PNGs and a summary, and the rerun skipped them all" >&2
+# zclib's --explain categories (irq_sweep's and compare_paths' columns) are zcperf's, in its order.
+got=$("$zcperf" -l 0.2 -o csv 2> "$tmp/csv.log" | head -n1 | tr ',' '\n' | sed -n 's/^local_explain_//p' |
+      grep -vxE 'unit|sampled_busy_cpu_s|proc_stat_busy_cpu_s|per_unit' | tr '\n' ' ')
+want=$(/usr/bin/python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import zclib
+print(" ".join(zclib.EXPLAIN_CATEGORIES), end=" ")' "$here")
+[ -n "$got" ] && [ "$got" = "$want" ] || fail "zcperf's CSV explain columns: '$got'; zclib.EXPLAIN_CATEGORIES: '$want'"
+
+echo "PASS: irq_sweep wrote 4 rows in 2 alternating rounds, 2 PNGs and a summary, and the rerun skipped them all; zclib's explain categories are zcperf's" >&2

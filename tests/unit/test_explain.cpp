@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 
 #include "explain/categories.hpp"
 #include "explain/kallsyms.hpp"
@@ -241,9 +243,146 @@ TEST(ExplainCategories, EveryRuleIsReachable) {
     for (const auto& r : category_rules()) {
         std::string name(r.pattern);
         if (r.kind == CategoryRule::prefix && name.back() == '_') name += "x";
+        if (r.kind == CategoryRule::module) name = "a_label_no_rule_names [" + name + "]";
         EXPECT_EQ(category_key(category_of_function(name)), std::string(category_key(r.category)))
             << "rule '" << r.pattern << "' is shadowed";
     }
+}
+
+namespace {
+// A fixture of real kernel names: "CATEGORY NAME [MODULE]" a line, '#' comments.
+std::vector<std::pair<std::string, std::string>> expected_categories(const std::string& file) {
+    std::ifstream in(kFixtures + "/explain/" + file);
+    EXPECT_TRUE(in.good()) << file;
+    std::vector<std::pair<std::string, std::string>> out;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        size_t space = line.find(' ');
+        out.emplace_back(line.substr(0, space), line.substr(space + 1));
+    }
+    return out;
+}
+
+// Checks each name's category; returns the rules that decided them.
+std::set<const CategoryRule*> check_names(const std::string& file) {
+    std::set<const CategoryRule*> used;
+    for (const auto& [want, name] : expected_categories(file)) {
+        EXPECT_EQ(category_key(category_of_function(name)), want) << file << ": " << name;
+        used.insert(rule_of_function(name));
+    }
+    return used;
+}
+}  // namespace
+
+TEST(ExplainCrypto, EveryRuleOnRealNamesOfBothKernels) {
+    const auto used61 = check_names("crypto_names_6.1.txt");
+    const auto used618 = check_names("crypto_names_6.18.txt");
+    EXPECT_GE(used61.size(), 40u);  // the files hold what they say: many names, many rules
+    EXPECT_GE(used618.size(), 12u);
+    // Every crypto rule (and the hash API's inherit rules) decides a real name: a rule no kernel name
+    // reaches would be a guess. crypto_lskcipher_ is 6.18's (6.1 has no lskcipher).
+    for (const auto& r : category_rules()) {
+        const bool hash_glue = r.category == Category::inherit && r.pattern.find("hash_") != std::string_view::npos;
+        if (r.category != Category::crypto && !hash_glue) continue;
+        const bool only_618 = r.pattern == "crypto_lskcipher_";
+        EXPECT_TRUE((only_618 ? used618 : used61).count(&r)) << "no real name decided by rule '" << r.pattern << "'";
+    }
+}
+
+TEST(ExplainCrypto, KtlsEncryptionIsCryptoAndItsDataCopyIsCopy) {
+    // Leaf first, as the sampler has them (6.1's kTLS over aesni, frames as kallsyms names them).
+    // Sending: the encryption inside tls_sw_sendmsg is crypto, to the GCM loop's assembly label...
+    EXPECT_EQ(attribute_chain({"_encrypt_by_8_new15047 [aesni_intel]", "gcmaes_crypt_by_sg [aesni_intel]",
+                               "gcmaes_encrypt [aesni_intel]", "generic_gcmaes_encrypt [aesni_intel]",
+                               "crypto_aead_encrypt", "simd_aead_encrypt [crypto_simd]", "crypto_aead_encrypt",
+                               "tls_push_record [tls]", "bpf_exec_tx_verdict [tls]", "tls_sw_sendmsg [tls]",
+                               "inet_sendmsg", "sock_sendmsg", "__sys_sendto"}),
+              Category::crypto);
+    // ... and the FPU's save around it is the encryption's
+    EXPECT_EQ(attribute_chain({"kernel_fpu_begin_mask", "gcmaes_crypt_by_sg [aesni_intel]", "tls_push_record [tls]"}),
+              Category::crypto);
+    // while the copy of the user's data into kTLS's plaintext buffer is a data copy
+    EXPECT_EQ(attribute_chain({"copy_user_enhanced_fast_string", "_copy_from_iter", "sk_msg_memcopy_from_iter",
+                               "tls_sw_sendmsg [tls]", "inet_sendmsg", "sock_sendmsg"}),
+              Category::copy);
+    // Receiving: decryption into the user's buffer is crypto; a copy of an already decrypted record is copy.
+    EXPECT_EQ(attribute_chain({"aesni_gcm_dec_update_avx_gen4 [aesni_intel]", "gcmaes_crypt_by_sg [aesni_intel]",
+                               "crypto_aead_decrypt", "tls_decrypt_sg [tls]", "tls_rx_one_record [tls]",
+                               "tls_sw_recvmsg [tls]", "inet_recvmsg"}),
+              Category::crypto);
+    EXPECT_EQ(attribute_chain({"copy_user_enhanced_fast_string", "_copy_to_iter", "simple_copy_to_iter",
+                               "__skb_datagram_iter", "skb_copy_datagram_iter", "process_rx_list [tls]",
+                               "tls_sw_recvmsg [tls]"}),
+              Category::copy);
+    // without its module a label is no function anyone named: the module is what makes it crypto
+    EXPECT_EQ(category_of_function("_encrypt_by_8_new15047"), Category::other);
+}
+
+TEST(ExplainCrypto, SummaryNamesTheModuleOfALabel) {
+    // The sampler's chain resolved through kallsyms: the leaf is aesni's GCM loop label in its module.
+    KernelSymbols k(kFixtures + "/kallsyms/kallsyms_6.1_ktls.txt");
+    SampleTotals t;
+    const std::vector<uint64_t> encrypt = {0xffffffffc062f0e0, 0xffffffffc0609d00, 0xffffffffc060a0a0,
+                                           0xffffffff814bb0d0, 0xffffffffc0700360, 0xffffffffc0803fa0,
+                                           0xffffffffc08056d0, 0xffffffff818caa70, 0xffffffff81c000c0};
+    const std::vector<uint64_t> copy = {0xffffffff819f6fe0, 0xffffffff81535f10, 0xffffffff8182df60,
+                                        0xffffffffc08056d0, 0xffffffff818caa70, 0xffffffff81c000c0};
+    t.counts[SampleKey{0, 0, encrypt}] = {30, 30000000};
+    t.counts[SampleKey{0, 0, copy}] = {10, 10000000};
+    ExplainSide e = summarize_samples(t, k, 0.001, true);
+    EXPECT_NEAR(e.category(Category::crypto), 0.030, 1e-9);
+    EXPECT_NEAR(e.category(Category::copy), 0.010, 1e-9);
+    ASSERT_FALSE(e.top.empty());
+    EXPECT_EQ(e.top[0].name, "_encrypt_by_8_new15047");
+    EXPECT_EQ(e.top[0].module, "aesni_intel");
+    EXPECT_EQ(e.top[0].category, Category::crypto);
+    bool folded = false;
+    for (const auto& [s, n] : e.stacks)
+        folded = folded || (n == 30 && s == "entry_SYSCALL_64_after_hwframe;inet_sendmsg;tls_sw_sendmsg [tls];"
+                                            "tls_push_record [tls];simd_aead_encrypt [crypto_simd];crypto_aead_encrypt;"
+                                            "gcmaes_encrypt [aesni_intel];gcmaes_crypt_by_sg [aesni_intel];"
+                                            "_encrypt_by_8_new15047 [aesni_intel]");
+    EXPECT_TRUE(folded);
+}
+
+TEST(ExplainCrypto, LibcryptoTextFromProcMaps) {
+    // Real lines of a process that maps OpenSSL 3 (Debian 12's python3 with ssl, this host): only the executable
+    // mapping of libcrypto counts, not its data, not libssl, not an anonymous mapping.
+    std::istringstream maps(
+        "7f2dc8500000-7f2dc8600000 rw-p 00000000 00:00 0 \n"
+        "7f2dc8600000-7f2dc86c5000 r--p 00000000 fe:00 332870                     "
+        "/usr/lib/x86_64-linux-gnu/libcrypto.so.3\n"
+        "7f2dc86c5000-7f2dc8942000 r-xp 000c5000 fe:00 332870                     "
+        "/usr/lib/x86_64-linux-gnu/libcrypto.so.3\n"
+        "7f2dc8a82000-7f2dc8a85000 rw-p 00481000 fe:00 332870                     "
+        "/usr/lib/x86_64-linux-gnu/libcrypto.so.3\n"
+        "7f75d1d7b000-7f75d1dd8000 r-xp 0001f000 fe:00 333427                     "
+        "/usr/lib/x86_64-linux-gnu/libssl.so.3\n");
+    auto text = library_text(maps, 42, "libcrypto.so");
+    ASSERT_EQ(text.size(), 1u);
+    EXPECT_EQ(text[0].begin, 0x7f2dc86c5000u);
+    EXPECT_EQ(text[0].end, 0x7f2dc8942000u);
+    EXPECT_EQ(text[0].pid, 42);
+    std::istringstream none("garbage\n\n");
+    EXPECT_TRUE(library_text(none, 1, "libcrypto.so").empty());
+}
+
+TEST(ExplainCrypto, LibcryptoSamplesAreUserCryptoOfOwnProcessesOnly) {
+    KernelSymbols k(kFixtures + "/kallsyms/kallsyms_6.1_ktls.txt");
+    SampleTotals t;
+    t.counts[SampleKey{0, SampleKey::user | SampleKey::own | SampleKey::libcrypto, {}}] = {6, 6000000};
+    t.counts[SampleKey{0, SampleKey::user | SampleKey::own, {}}] = {3, 3000000};
+    t.counts[SampleKey{0, SampleKey::user, {}}] = {1, 1000000};  // another process: its libcrypto is not looked at
+    ExplainSide e = summarize_samples(t, k, 0.001, true);
+    EXPECT_NEAR(e.category(Category::user_crypto), 0.006, 1e-9);
+    EXPECT_NEAR(e.category(Category::user), 0.003, 1e-9);
+    EXPECT_NEAR(e.category(Category::other_process), 0.001, 1e-9);
+    ASSERT_FALSE(e.top.empty());
+    EXPECT_EQ(e.top[0].name, "[zcperf user: libcrypto]");
+    bool folded = false;
+    for (const auto& [s, n] : e.stacks) folded = folded || (s == "[zcperf user];[libcrypto]" && n == 6);
+    EXPECT_TRUE(folded);
 }
 
 TEST(ExplainKallsyms, LooksUpFunctionsAndModules) {
