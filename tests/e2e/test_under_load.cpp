@@ -81,16 +81,16 @@ TEST(UnderLoadE2e, ASweepAgainstADaemonGivesOneResultPerCount) {
     EXPECT_EQ(j["results"][0]["under_load"]["streams"], 0);
     EXPECT_EQ(j["results"][0]["under_load"]["bytes"], 0);
     expect_load(j["results"][1], 2);
-    EXPECT_EQ(j["results"][1]["under_load"]["local_cpus"], json({0}));  // --load-cpu, read back
-    EXPECT_EQ(j["results"][1]["under_load"]["remote_cpus"], json({1}));
+    EXPECT_EQ(j["results"][1]["under_load"]["local_cpus"], json({0, 0}));  // --load-cpu, each thread's, read back
+    EXPECT_EQ(j["results"][1]["under_load"]["remote_cpus"], json({1, 1}));
     for (const auto& r : j["results"]) EXPECT_GT(r["rr"]["transactions"].get<uint64_t>(), 0u);
 
     auto csv =
         run({zcperf_bin(), "-H", server.address(), "-t", "rr", "-l", "0.5", "--under-load", "1", "-o", "csv"}, 60s);
-    ASSERT_EQ(csv.code, 0) << csv.err;
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
     EXPECT_NE(csv.out.find("under_load_streams,under_load_transport,under_load_gbps"), std::string::npos) << csv.out;
     auto human = run({zcperf_bin(), "-H", server.address(), "-t", "rr", "-l", "0.5", "--under-load", "1"}, 60s);
-    ASSERT_EQ(human.code, 0) << human.err;
+    ASSERT_EQ(human.exit_code, 0) << human.err;
     EXPECT_NE(human.out.find("under load: 1 tcp stream of"), std::string::npos) << human.out;
 }
 
@@ -102,10 +102,10 @@ TEST(UnderLoadE2e, AnotherTransportForTheLoadAndClearRefusals) {
     EXPECT_GT(j["results"][0]["under_load"]["bytes"].get<uint64_t>(), 0u);
 
     auto stream = run({zcperf_bin(), "-t", "stream", "--under-load", "1"});
-    EXPECT_EQ(stream.code, 2);
+    EXPECT_EQ(stream.exit_code, 2);
     EXPECT_NE(stream.err.find("give -t rr"), std::string::npos) << stream.err;
     auto placement = run({zcperf_bin(), "-t", "rr", "--load-cpu", "0"});
-    EXPECT_EQ(placement.code, 2);
+    EXPECT_EQ(placement.exit_code, 2);
     EXPECT_NE(placement.err.find("give --under-load N too"), std::string::npos) << placement.err;
 }
 
@@ -113,7 +113,7 @@ TEST(UnderLoadE2e, AnotherTransportForTheLoadAndClearRefusals) {
 TEST(UnderLoadE2e, AnExclusiveServerIsRefusedClearly) {
     LocalServer server({"--exclusive"});
     auto o = run({zcperf_bin(), "-H", server.address(), "-t", "rr", "-l", "0.5", "--under-load", "0,1"}, 60s);
-    EXPECT_EQ(o.code, 1);
+    EXPECT_EQ(o.exit_code, 1);
     EXPECT_NE(o.err.find("runs --exclusive"), std::string::npos) << o.err;
     EXPECT_EQ(o.out.find("transactions counted"), std::string::npos) << o.out;  // not even the test alone
 }
