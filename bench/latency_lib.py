@@ -4,8 +4,12 @@ latency.sh sources lib.sh and points its LIBPY here, so lib.sh's alternating-rou
   latency_lib.py parse TOOL VARIANT RAW CSV ROUND SIZE BYTES DURATION CLIENT_CPU SERVER_CPU
   latency_lib.py skip TOOL VARIANT CSV ROUND SIZE BYTES DURATION NOTE
   latency_lib.py report latency CSV
+  latency_lib.py rate CSV ROUND SIZE      (zcperf's rr alone in that round: sockperf under-load's --mps)
 Every tool's figure is turned into a round-trip time (RTT, µs): zcperf reports it; qperf tcp_lat
 reports one-way latency = RTT/2, so it is doubled; sockperf ping-pong runs with --full-rtt.
+Under load (variants): zcperf's "loadN" is its rr beside N stream connections (--under-load N, their
+Gb/s counted by their receiver); sockperf's "underload" is its under-load mode, its own messages at the
+rate zcperf's rr ran alone in the same round, RTT of the messages it times.
 """
 import csv, json, os, re, statistics, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
@@ -13,7 +17,7 @@ import zclib  # noqa: E402
 
 FIELDS = ["round", "size", "msg_bytes", "tool", "variant", "duration_s", "rtt_mean_us", "rtt_p50_us",
           "rtt_p99_us", "trans_per_s", "local_sd_us_per_tran", "remote_sd_us_per_tran", "other_cpu_pct",
-          "tool_msg_bytes", "raw", "note"]
+          "tool_msg_bytes", "load_streams", "load_gbps", "raw", "note"]
 TIME_UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "sec": 1e6, "s": 1e6}
 SOCKPERF_MIN = 14   # sockperf's messages carry its 14-byte header: smaller sizes run at 14
 
@@ -31,7 +35,9 @@ def parse_zcperf(text, ccpu, scpu):
         raise Bad(f"zcperf: unexpected pinning {loc['cpus']} {rem['cpus']}")
     if rr["transactions"] != rem["messages"]["messages"]:
         raise Bad("zcperf: the two sides' transaction counts differ")
-    return dict(rtt_mean_us=rr["rtt_us"]["mean"], rtt_p50_us=rr["rtt_us"]["p50"], rtt_p99_us=rr["rtt_us"]["p99"],
+    load = r.get("under_load", {})
+    return dict(load_streams=load.get("streams", ""), load_gbps=load.get("throughput_gbps", ""),
+                rtt_mean_us=rr["rtt_us"]["mean"], rtt_p50_us=rr["rtt_us"]["p50"], rtt_p99_us=rr["rtt_us"]["p99"],
                 trans_per_s=rr["transactions_per_s"], local_sd_us_per_tran=rr["local_sd_us_per_tran"],
                 remote_sd_us_per_tran=rr["remote_sd_us_per_tran"],
                 other_cpu_pct=max(loc["other_processes_cpu_pct_of_one_cpu"], rem["other_processes_cpu_pct_of_one_cpu"]))
@@ -94,13 +100,42 @@ def cmd_skip(tool, variant, csv_path, rnd, size, nbytes, duration, note):
     zclib.append_row(csv_path, FIELDS, dict(round=rnd, size=size, msg_bytes=nbytes, tool=tool, variant=variant, duration_s=duration, note=note))
 
 
+def cmd_rate(csv_path, rnd, size):
+    rows = [r for r in csv.DictReader(open(csv_path)) if r["tool"] == "zcperf" and not r["variant"]
+            and r["round"] == rnd and r["size"] == size and r["trans_per_s"]]
+    if not rows:
+        sys.exit(1)
+    print(max(1, round(float(rows[-1]["trans_per_s"]))))
+
+
+def under_load_report(rows, sizes):
+    """zcperf's rr alone and beside N streams, sockperf under-load, by size: medians of p50/p99 and the load."""
+    cases = list(dict.fromkeys((r["tool"], r["variant"]) for r in rows if r["variant"]))
+    if not cases:
+        return
+    print("\nUnder load: RTT p50/p99 µs (median of the rounds); zcperf loadN: its rr beside N tcp streams "
+          "(their Gb/s counted by their receiver); sockperf underload: its under-load mode at zcperf's alone rate.\n")
+    head = "| size | zcperf alone p50/p99 | " + " | ".join(f"{t} {v} p50/p99" for t, v in cases) + " |"
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for s in sizes:
+        def cell(tool, variant):
+            sel = [r for r in rows if r["size"] == s and r["tool"] == tool and r["variant"] == variant]
+            p50, p99, gbps = med(sel, "rtt_p50_us")[0], med(sel, "rtt_p99_us")[0], med(sel, "load_gbps")[0]
+            if p50 is None:
+                return "n/a"
+            return f"{zclib.fmt(p50)}/{zclib.fmt(p99)}" + (f" ({zclib.fmt(gbps)} Gb/s)" if gbps is not None else "")
+        print(f"| {s} | {cell('zcperf', '')} | " + " | ".join(cell(t, v) for t, v in cases) + " |")
+
+
 def med(rows, key):
     v = [float(r[key]) for r in rows if r.get(key) not in ("", None)]
     return (statistics.median(v), min(v), max(v)) if v else (None, None, None)
 
 
 def cmd_report(layout, csv_path):
-    rows = list(csv.DictReader(open(csv_path)))
+    every = list(csv.DictReader(open(csv_path)))
+    rows = [r for r in every if not r["variant"]]  # the tools alone; under load below
     sizes = list(dict.fromkeys(r["size"] for r in rows))
     tools = list(dict.fromkeys(r["tool"] for r in rows))
     print("Round-trip time, µs (median of the rounds; qperf's one-way latency x 2; sockperf --full-rtt).")
@@ -126,6 +161,7 @@ def cmd_report(layout, csv_path):
         ratio = lambda o: zclib.fmt(mean["zcperf"] / mean[o]) if mean.get("zcperf") and mean.get(o) else "–"
         print(f"| {s} | " + " | ".join(cells) + f" | {zclib.fmt(p50)} | {zclib.fmt(p99)} | {ratio('qperf')} | {ratio('sockperf')} | "
               f"{zclib.fmt(tps, '.0f')} | {zclib.fmt(lsd)}/{zclib.fmt(rsd)} |")
+    under_load_report(every, sizes)
     print("\nmin..max behind each median:")
     for line in spread:
         print("  " + line)
@@ -139,4 +175,4 @@ def cmd_report(layout, csv_path):
 
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
-    {"parse": cmd_parse, "skip": cmd_skip, "report": cmd_report}[cmd](*args)
+    {"parse": cmd_parse, "skip": cmd_skip, "report": cmd_report, "rate": cmd_rate}[cmd](*args)

@@ -187,7 +187,7 @@ bench_setup() {   # tool... (besides zcperf)
     [[ -x $ZCPERF ]] || die "$ZCPERF not found; build first: cmake -S . -B build -G Ninja && cmake --build build -j2"
     local t s
     for t in "$@" taskset timeout ss; do
-        command -v "$t" >/dev/null || die "$t not found (apt-get install -y iperf3 qperf)"
+        command -v "$t" >/dev/null || die "$t not found (Debian 12: apt-get install -y $t; the peers: iperf3 qperf sockperf)"
     done
     taskset -c "$SERVER_CPU" true 2>/dev/null || die "CPU $SERVER_CPU is not available here"
     IFS=, read -ra SIZE_LIST <<<"$SIZES"

@@ -22,6 +22,7 @@
 #include "tcp/tcp_tuning.hpp"
 #include "compare_cli.hpp"
 #include "measure/latency_samples.hpp"
+#include "under_load.hpp"
 #include "measure/percentiles.hpp"
 
 namespace zc {
@@ -162,6 +163,24 @@ void check_tests(const ClientOptions& o) {
     }
     for (const TestSpec& spec : expand_tests(o)) {
         if (std::string why = spec_problem(spec); !why.empty()) throw std::invalid_argument(why);
+    }
+}
+
+// --under-load's rules over the other options; its load's own test against the capability rules.
+void check_under_load(const ClientOptions& o) {
+    if (!o.load.asked) {
+        if (!o.load.local_cpus.empty() || !o.load.remote_cpus.empty())
+            throw std::invalid_argument("--load-cpu places --under-load's streams: give --under-load N too");
+        return;
+    }
+    if (!std::all_of(o.tests.begin(), o.tests.end(), is_transaction_test))
+        throw std::invalid_argument(
+            "--under-load times rr, crr or cc transactions beside stream connections: give -t rr (or crr, cc); "
+            "for streams beside streams use -P");
+    if (o.goal.max_iterations > 1)
+        throw std::invalid_argument("--under-load runs each test once, without -i/-I: repeat the run for more rounds");
+    for (const TestSpec& spec : expand_tests(o)) {
+        if (std::string why = load_problem(spec); !why.empty()) throw std::invalid_argument(why);
     }
 }
 
@@ -543,6 +562,33 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                   " per stream, 16 B each) and "
                   "written after it; a full buffer drops the rest and the report says how many were kept and dropped")
             .value_kind("FILE"),
+        value("--histogram-log", o.histogram_log,
+              "FILE: write each rr (crr, cc) test's round-trip histogram there as an HdrHistogram interval log "
+              "(log format 1.3, compressed V2 histograms, values in ns): HdrHistogram's HistogramLogProcessor, "
+              "hdr-plot and the hdrhistogram packages read it. zcperf's buckets are HdrHistogram's at 2 significant "
+              "digits, so every count keeps its value range; one line per test (tagged with the test when the run "
+              "has several)")
+            .value_kind("FILE"),
+        text(
+            "--under-load",
+            "N[:TRANSPORT]: run N stream connections beside each rr (crr, cc) between the same two hosts, over "
+            "the test's transport or TRANSPORT (rr over tcp beside tcp-msgzc streams: 1:tcp-msgzc), started " +
+                fmt::format("{:g}", kLoadLeadS) +
+                " s before the test's measured interval and stopped after it (sockperf's under-load mode); the "
+                "report gives the test's latency beside the streams' throughput (counted by their receiver) and "
+                "both sides' CPU. A list sweeps it: 0,1,4 runs each test alone, beside 1 and beside 4 (not with -i/-I)",
+            [&o](const std::string& t) {
+                auto [counts, transport] = parse_under_load(t);
+                o.under_load_counts = counts;
+                o.load.asked = true;
+                o.load.transport = transport;
+            })
+            .value_kind("N[:T]"),
+        text("--load-cpu", "LOCAL[,REMOTE]: pin --under-load's stream threads, same forms as --cpu",
+             [&o](const std::string& t) {
+                 parse_cpu_option(t, o.load.local_cpus, o.load.remote_cpus);
+                 check_cpus_exist(o.load.local_cpus, allowed_cpus(), "available");
+             }),
         text("-i,--iterations", "MAX,MIN repetitions of each test (netperf's -i; up to 30)",
              [&o, iterations_given](const std::string& t) {
                  auto [mx, mn] = parse_pair(t, "-i");
@@ -612,6 +658,9 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
         o.params.keep_samples = !o.samples_file.empty();
         if (o.params.keep_samples && std::none_of(o.tests.begin(), o.tests.end(), is_transaction_test))
             throw std::invalid_argument("--samples keeps rr, crr and cc transactions: add -t rr (or crr, cc)");
+        if (!o.histogram_log.empty() && std::none_of(o.tests.begin(), o.tests.end(), is_transaction_test))
+            throw std::invalid_argument("--histogram-log holds rr, crr and cc round trips: add -t rr (or crr, cc)");
+        check_under_load(o);
         check_tests(o);
         check_goal(o.goal);
         if (program.check) program.check(o);
@@ -642,13 +691,17 @@ std::vector<TestSpec> expand_tests(const ClientOptions& o) {
                 std::vector<uint64_t> sizes =
                     o.sizes_given ? o.message_sizes : std::vector<uint64_t>{default_message_size(t, tr)};
                 for (uint64_t size : sizes) {
-                    TestSpec s{o.params, o.local, o.remote};
+                    TestSpec s{o.params, o.local, o.remote, o.load};
                     s.transport = tr;
                     s.rx = rx;
                     s.test = t;
                     s.message_size = size;
                     if (t != TestKind::msgrate && !transport_info(tr).datagrams) s.batch = 1;
-                    out.push_back(s);
+                    if (o.under_load_counts.empty()) out.push_back(s);
+                    for (int load : o.under_load_counts) {
+                        s.load.streams = load;
+                        out.push_back(s);
+                    }
                 }
             }
         }

@@ -28,6 +28,7 @@ struct ClientOptions {
     std::string explain_stacks;    // --explain-stacks FILE
     std::string html;              // --html FILE
     std::string samples_file;      // --samples FILE
+    std::string histogram_log;     // --histogram-log FILE
     ConfidenceGoal goal;
     int connect_timeout_ms = 5000;
     bool topology = false;
@@ -37,6 +38,10 @@ struct ClientOptions {
     bool sizes_given = false;  // -m given: otherwise each test kind takes its own default size
     int family = 0;            // -4: AF_INET, -6: AF_INET6, 0 (AF_UNSPEC): whatever the name resolves to
     bool bidir = false;        // --bidir: each stream test runs beside its maerts twin (client/bidir.hpp)
+    // --under-load: each transaction test once per count, with that many stream connections beside it
+    // (client/under_load.hpp); load.streams is set per test by expand_tests.
+    std::vector<int> under_load_counts;
+    UnderLoad load;
 };
 
 // -m's default per test kind: 1 MiB for stream and maerts, 1 B for rr (netperf's TCP_RR), 2 B for
@@ -63,7 +68,7 @@ struct CliProgram {
 // printing what is wrong and what to do), or -1 to go on.
 int parse_client_options(int argc, char** argv, ClientOptions& out, const CliProgram& program = {});
 
-// One TestSpec per (transport, test, message size), in the order they run.
+// One TestSpec per (transport, test, message size, --under-load count), in the order they run.
 std::vector<TestSpec> expand_tests(const ClientOptions& o);
 
 // "0,1" -> local {0}, remote {1}; "0+2,1+3" -> lists; "0-3" -> local only; ",1" -> remote only.

@@ -4,7 +4,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -25,8 +27,10 @@
 #include "report/report_writer.hpp"
 #include "html/html_page.hpp"
 #include "report/samples_report.hpp"
+#include "report/histogram_log.hpp"
 #include "run_driver.hpp"
 #include "topology_report.hpp"
+#include "under_load.hpp"
 
 namespace {
 
@@ -113,6 +117,21 @@ int main(int argc, char** argv) {
         }
         zc::write_samples_header(samples);
     }
+    std::ofstream histogram_log;  // --histogram-log
+    const auto log_start = std::chrono::system_clock::now();
+    auto since_log_start = [&] {
+        return std::chrono::duration<double>(std::chrono::system_clock::now() - log_start).count();
+    };
+    if (!opt.histogram_log.empty()) {
+        histogram_log.open(opt.histogram_log);
+        if (!histogram_log) {
+            std::cerr << "zcperf: cannot write --histogram-log " << opt.histogram_log << ": " << std::strerror(errno)
+                      << "\n";
+            return 2;
+        }
+        zc::write_histogram_log_header(histogram_log,
+                                       std::chrono::duration<double>(log_start.time_since_epoch()).count());
+    }
     std::ofstream csv_intervals;
     std::unique_ptr<zc::ReportWriter> writer = zc::make_report_writer(opt.output, std::cout);
     if (!opt.csv_intervals.empty()) {
@@ -138,13 +157,19 @@ int main(int argc, char** argv) {
         }
         writer = zc::make_tee_report(std::move(both));
     }
-    std::vector<std::unique_ptr<zc::ControlClient>> controls, reverse;  // reverse: --bidir's maerts twins
+    // reverse: --bidir's maerts twins; loads: --under-load's stream tests (each a second connection to its server)
+    std::vector<std::unique_ptr<zc::ControlClient>> controls, reverse, loads;
+    const bool under_load =
+        std::any_of(opt.under_load_counts.begin(), opt.under_load_counts.end(), [](int n) { return n > 0; });
     try {
         for (const auto& ep : servers) {
             controls.push_back(
                 zc::connect_control(ep, std::chrono::milliseconds(opt.connect_timeout_ms), key, std::cerr));
             if (opt.bidir)
                 reverse.push_back(
+                    zc::connect_control(ep, std::chrono::milliseconds(opt.connect_timeout_ms), key, std::cerr));
+            if (under_load)
+                loads.push_back(
                     zc::connect_control(ep, std::chrono::milliseconds(opt.connect_timeout_ms), key, std::cerr));
         }
     } catch (const std::exception& e) {
@@ -156,6 +181,12 @@ int main(int argc, char** argv) {
         if (auto problem = zc::remote_memory_problem(c->welcome().host, opt.remote.buffer); !problem.empty()) {
             std::cerr << "zcperf: " << problem << "\n";
             return 1;
+        }
+        if (under_load) {  // refused before any test, not after the sweep's first ran alone
+            if (auto why = zc::under_load_support_problem(c->welcome()); !why.empty()) {
+                std::cerr << "zcperf: " << c->server().host << ": " << why << "\n";
+                return 1;
+            }
         }
         // Said now, before any test: the run goes on with this side's intervals only.
         if (auto note = zc::interval_support_problem(opt.params, c->welcome()); !note.empty())
@@ -192,12 +223,18 @@ int main(int argc, char** argv) {
                     writer->add(back);
                     continue;
                 }
-                zc::TestResult r = run_with_iterations(*control, spec, opt.goal, *writer);
+                zc::TestResult r = spec.load.streams > 0 ? zc::run_under_load(*control, *loads[c], spec)
+                                                         : run_with_iterations(*control, spec, opt.goal, *writer);
+                r.under_load.asked = spec.load.asked;  // a sweep's 0: the test alone, reported as such
                 zc::compare_with_baseline(r, done, opt.transports.front(), opt.rx_modes.front());
                 writer->add(r);
                 if (stacks.is_open())
                     zc::write_folded_stacks(stacks, r, specs.size() > 1 ? zc::explain_test_label(r) : std::string());
                 if (samples.is_open()) zc::write_samples(samples, r);
+                if (histogram_log.is_open()) {  // the test's interval ended about now (its results just came in)
+                    const double start_s = since_log_start() - r.messages.elapsed_s;
+                    zc::write_histogram_log_line(histogram_log, r, std::max(0.0, start_s), specs.size() > 1);
+                }
                 done.push_back(std::move(r));
             }
         }

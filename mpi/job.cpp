@@ -30,6 +30,7 @@
 #include "gpu_checks.hpp"
 #include "pattern.hpp"
 #include "placement.hpp"
+#include "under_load.hpp"
 #include "protocol/field_table.hpp"
 #include "report/pairs_report.hpp"
 #include "server.hpp"
@@ -134,6 +135,7 @@ struct LocalPair {
     Endpoint server;
     std::string error;
     nlohmann::json local, remote;
+    nlohmann::json under_load;  // --under-load: the load beside the pair's test (null without)
     double setup_ms = 0;
     bool same_host = false;
     double start_wall_s = 0;
@@ -156,7 +158,15 @@ void run_pair(LocalPair& lp, StartGate& gate, const ClientOptions& opt, const Sh
             lp.start_wall_s = wall_now();
             waited_s = lp.start_wall_s - t;
         };
-        TestResult r = run_test(*control, lp.spec, hooks);
+        std::unique_ptr<ControlClient> load_control;  // --under-load: the load's stream test, to the same server
+        if (lp.spec.load.streams > 0)
+            load_control = connect_control(lp.server, std::chrono::milliseconds(opt.connect_timeout_ms), key, note);
+        TestResult r = load_control ? run_under_load(*control, *load_control, lp.spec, hooks.before_start)
+                                    : run_test(*control, lp.spec, hooks);
+        if (r.under_load.asked || lp.spec.load.asked) {
+            r.under_load.asked = true;
+            lp.under_load = to_json(r.under_load);
+        }
         lp.same_host = control->same_host();
         lp.local = to_json(r.local);
         lp.remote = to_json(r.remote);
@@ -183,6 +193,7 @@ nlohmann::json to_json(const LocalPair& lp) {
         j["local"] = lp.local;
         j["remote"] = lp.remote;
         j["setup_ms"] = lp.setup_ms;
+        if (!lp.under_load.is_null()) j["under_load"] = lp.under_load;
         j["same_host"] = lp.same_host;
     }
     return j;

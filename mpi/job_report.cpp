@@ -51,6 +51,8 @@ void Job::add_round_to_report(const TestSpec& base, int round_index, const Round
                                      side_result_from_json(pj->at("local")), side_result_from_json(pj->at("remote")),
                                      pj->at("same_host"));
             rec.result.setup_ms = pj->at("setup_ms");
+            if (auto load = pj->find("under_load"); load != pj->end())
+                rec.result.under_load = load_beside_from_json(*load);
         } catch (const std::exception& e) {
             rec.error = e.what();
             any_failed_ = true;

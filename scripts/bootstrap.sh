@@ -21,10 +21,14 @@ mode="${1:-run}"
 # systemd-analyze verify of the zcserver units (ctest -L install, docs/install.md); strace: the floor_calls test
 # counts the loops' system calls per operation against bench/'s floors (issue 38).
 # chromium: the --html page opened headless, as a person's browser would (ctest -L html, docs/compare.md).
+# zlib1g-dev: --histogram-log's compressed histograms (HdrHistogram's V2 log is zlib's deflate);
+# default-jre-headless, libhdrhistogram-java: HdrHistogram's own HistogramLogProcessor reads that log back
+# in its test (histogram_log_script, docs/latency.md).
 packages=(cmake ninja-build g++ pkg-config libboost-dev libboost-system-dev nlohmann-json3-dev libcli11-dev
           libfmt-dev libnuma-dev libhwloc-dev liburing-dev libssl-dev libibverbs-dev librdmacm-dev libgtest-dev
           iproute2 clang libclang-rt-dev clang-format python3-matplotlib libopenmpi-dev openmpi-bin munge
-          slurmctld slurmd slurm-client help2man dpkg-dev file debootstrap systemd strace chromium)
+          slurmctld slurmd slurm-client help2man dpkg-dev file debootstrap systemd strace chromium
+          zlib1g-dev default-jre-headless libhdrhistogram-java)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else

@@ -12,6 +12,7 @@ the GPU-GPU / CPU-CPU tables of the field.
   scripts/latency_table.py --combo "loopback=" --combo "veth=-H 198.18.0.2" --baseline loopback --metric p99
   scripts/latency_table.py --from "host-host=old.json" --from "gpu-gpu=gpu.json" --out bench/out/lat
   scripts/latency_table.py ... -- -P 1 --align 64          # anything after -- goes to every run
+  scripts/latency_table.py --sizes 64 --combo "tcp=" --under-load 0,1,4   # columns tcp, tcp+load1, tcp+load4
 
 --metric: mean (default), p50, p90, p99, p99.9, min, max of the RTT; --one-way halves them
 (latency_us = RTT/2, OSU's and perftest's convention). Writes PREFIX.csv (one row per size, the
@@ -63,8 +64,14 @@ def run_combo(zcperf, label, args, sizes, extra, out_prefix):
     return report
 
 
+def load_label(label, streams):
+    """The column of a combination's results beside `streams` --under-load streams (0: the combination alone)."""
+    return label if streams == 0 else f"{label}+load{streams}"
+
+
 def rr_by_size(label, report):
-    """message size -> {metric: RTT µs}, plus the transactions behind it."""
+    """column -> {message size -> {metric: RTT µs}, plus the transactions behind it}: one column per
+    --under-load count the report holds (LABEL alone, LABEL+loadN beside N streams, with their Gb/s)."""
     out = {}
     for r in report.get("results", []):
         if r.get("test") != "rr" or "rr" not in r:
@@ -72,10 +79,14 @@ def rr_by_size(label, report):
         row = dict(r["rr"]["rtt_us"])
         row["transactions"] = r["rr"]["transactions"]
         row["transactions_per_s"] = r["rr"]["transactions_per_s"]
+        load = r.get("under_load", {})
+        if load.get("streams"):
+            row["load_gbps"] = load["throughput_gbps"]
+        column = out.setdefault(load_label(label, load.get("streams", 0)), {})
         size = int(r["message_size"])
-        if size in out:
+        if size in column:
             die(f"{label}: two results for {size} B (several -T or -t in one combination?): make each its own --combo")
-        out[size] = row
+        column[size] = row
     if not out:
         die(f"{label}: no rr results in the report")
     return out
@@ -99,6 +110,8 @@ def build_rows(tables, labels, baseline, metric, scale):
             for m in METRICS:
                 row[f"{lab}_{m}_us"] = cell[m] * scale if m in cell else None
             row[f"{lab}_transactions"] = cell.get("transactions")
+            if "load_gbps" in cell:  # --under-load: the streams beside it, counted by their receiver
+                row[f"{lab}_load_gbps"] = cell["load_gbps"]
         rows.append(row)
     return rows
 
@@ -169,6 +182,9 @@ def main():
     ap.add_argument("--one-way", action="store_true", help="show RTT/2 (OSU's and perftest's latency) instead of RTT")
     ap.add_argument("--out", default="latency", help="output prefix (default: latency)")
     ap.add_argument("--zcperf", help="zcperf binary (default: the installed one, a checkout's build/zcperf, or PATH)")
+    ap.add_argument("--under-load", metavar="N,N..[:TRANSPORT]",
+                    help="also run each combination beside N stream connections (zcperf --under-load): a column "
+                         "LABEL+loadN per N (0: LABEL alone), with the streams' Gb/s in the CSV")
     ap.add_argument("--no-plot", action="store_true", help="CSV and table only")
     args, extra = ap.parse_known_args()
     if extra and extra[0] == "--":
@@ -180,29 +196,33 @@ def main():
               [("file",) + label_and_value(s, "--from") for s in args.sources]
     if not columns:
         die("give at least one --combo LABEL=ARGS or --from LABEL=REPORT.json")
-    labels = [c[1] for c in columns]
-    if len(set(labels)) != len(labels):
-        die(f"labels must differ: {labels}")
-    baseline = args.baseline or labels[0]
-    if baseline not in labels:
-        die(f"--baseline '{baseline}' is not one of the columns {labels}")
+    names = [c[1] for c in columns]
+    if len(set(names)) != len(names):
+        die(f"labels must differ: {names}")
+    if args.baseline and not any(re.fullmatch(re.escape(n) + r"(\+load[0-9]+)?", args.baseline) for n in names):
+        die(f"--baseline '{args.baseline}' is not one of the columns {names} (or LABEL+loadN with --under-load)")
     zcperf = args.zcperf or zclib.program("zcperf")
     if any(kind == "run" for kind, _, _ in columns) and not (zcperf and os.access(zcperf, os.X_OK)):
         die(zclib.missing_program(args.zcperf or "zcperf", "--zcperf"))
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
 
+    load = ["--under-load", args.under_load] if args.under_load else []
     tables, commands = {}, []
     for kind, label, value in columns:
         if kind == "run":
-            report = run_combo(zcperf, label, value, args.sizes, ["-l", args.duration] + extra, args.out)
+            report = run_combo(zcperf, label, value, args.sizes, ["-l", args.duration] + load + extra, args.out)
         else:
             try:
                 with open(value) as f:
                     report = json.load(f)
             except (OSError, json.JSONDecodeError) as e:
                 die(f"{label}: cannot read {value}: {e}")
-        tables[label] = rr_by_size(label, report)
+        tables.update(rr_by_size(label, report))
         commands.append(f"{label}: {report.get('run', {}).get('command_line', value)}")
+    labels = list(tables)
+    baseline = args.baseline or labels[0]
+    if baseline not in labels:
+        die(f"--baseline '{baseline}' is not one of the columns {labels}")
 
     scale = 0.5 if args.one_way else 1.0
     rows = build_rows(tables, labels, baseline, args.metric, scale)

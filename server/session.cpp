@@ -138,7 +138,7 @@ void Session::handle(const Message& m) {
         w.software = "zcserver " ZCPERF_VERSION;
         w.has_host = true;
         w.host = server_.host();
-        w.features = server_features();
+        w.features = server_features(server_.options().exclusive);
         send(w);
         state_ = State::idle;
         return read_next(server_.options().idle_timeout);
@@ -257,7 +257,7 @@ void Session::welcome(const Hello& hello) {
     }
     w.has_host = true;
     w.host = server_.host();
-    w.features = server_features();
+    w.features = server_features(server_.options().exclusive);
     send(w);
     state_ = State::idle;
     read_next(server_.options().idle_timeout);

@@ -50,8 +50,15 @@ inline constexpr const char* kFeatureExplain = "explain";
 // "flows" = it serves a setup's flows > 1 (--flows): an older server would ignore the field and wait
 // for one connection per stream, so zcperf refuses before the setup instead.
 inline constexpr const char* kFeatureFlows = "flows";
+// "under-load" = it runs a client's --under-load stream test beside that client's rr, on a second control
+// connection: an older server is not known to, and an --exclusive one runs one test at a time.
+inline constexpr const char* kFeatureUnderLoad = "under-load";
 // What this release's zcserver lists.
-inline std::vector<std::string> server_features() { return {kFeatureIntervals, kFeatureExplain, kFeatureFlows}; }
+inline std::vector<std::string> server_features(bool exclusive = false) {
+    std::vector<std::string> out{kFeatureIntervals, kFeatureExplain, kFeatureFlows};
+    if (!exclusive) out.emplace_back(kFeatureUnderLoad);
+    return out;
+}
 
 struct Hello {
     int version = kProtocolVersion;

@@ -130,6 +130,27 @@ struct BaselineRatio {
     std::vector<std::pair<Category, double>> local_explain_delta, remote_explain_delta;
 };
 
+// --under-load: the load streams that ran beside a transaction test (client/under_load.hpp), as their own
+// stream test counted them (bytes by the receiver); asked = false: the test ran without --under-load.
+struct LoadBeside {
+    bool asked = false;
+    int streams = 0;  // 0: this test ran alone (a sweep's "0")
+    std::string transport;
+    uint64_t message_size = 0;
+    uint64_t bytes = 0;  // counted by the load's receiver
+    double elapsed_s = 0;
+    double throughput_gbps = 0;
+    double local_cpu_pct = 0, remote_cpu_pct = 0;  // whole host, over the load's interval (the test's work too)
+    std::vector<int> local_cpus, remote_cpus;      // where the load's threads ran (read back)
+    // How long the load ran before the test's measured interval began and after it ended, by the client's
+    // clock (the load's own interval around the test's); a negative tail: the load stopped first.
+    double lead_s = 0, tail_s = 0;
+};
+
+// The under_load object of the report, and back (zcperf-mpi's ranks send it to rank 0); throws ProtocolError.
+nlohmann::json to_json(const LoadBeside& l);
+LoadBeside load_beside_from_json(const nlohmann::json& j);
+
 struct TestResult {
     Transport transport = Transport::tcp;
     RxMode rx = RxMode::copy;
@@ -153,6 +174,7 @@ struct TestResult {
     double bidir_sum_gbps = 0;
     // -i: each repetition's result_figures, in turn (zcperf compare's samples); empty for one run.
     std::vector<nlohmann::json> round_figures;
+    LoadBeside under_load;  // --under-load
 };
 
 // --explain's unit, as service demand's: KB moved (stream, maerts), transactions (rr), messages

@@ -128,6 +128,18 @@ const auto kTestResultFields = std::make_tuple(
 const auto kBidirFields = std::make_tuple(derived<TR>("bidir", [](const TR& r) {
     return nlohmann::json{{"with", r.bidir_with}, {"sum_gbps", r.bidir_sum_gbps}};
 }));
+// --under-load only: the load's own stream test, beside the transaction test it ran with.
+using LB = LoadBeside;
+const auto kLoadBesideFields = std::make_tuple(
+    number("asked", &LB::asked), number("streams", &LB::streams, 0, kMaxStreams), str("transport", &LB::transport, 64),
+    number("message_size", &LB::message_size, uint64_t{0}, kMaxMessageSize), number("bytes", &LB::bytes),
+    number("elapsed_s", &LB::elapsed_s, 0.0, 2 * kMaxDurationS),
+    number("throughput_gbps", &LB::throughput_gbps, 0.0, 1e9),
+    number("local_cpu_util_pct", &LB::local_cpu_pct, 0.0, 100.0),
+    number("remote_cpu_util_pct", &LB::remote_cpu_pct, 0.0, 100.0), cpu_list("local_cpus", &LB::local_cpus),
+    cpu_list("remote_cpus", &LB::remote_cpus), number("lead_s", &LB::lead_s, -kMaxDurationS, kMaxDurationS),
+    number("tail_s", &LB::tail_s, -kMaxDurationS, kMaxDurationS));
+const auto kUnderLoadFields = std::make_tuple(object("under_load", &TR::under_load, kLoadBesideFields));
 // --interval only.
 const auto kIntervalFields =
     std::make_tuple(number("interval_s", &TR::interval_s), derived<TR>("intervals", [](const TR& r) {
@@ -168,12 +180,21 @@ nlohmann::json result_figures(const TestResult& r) {
     return f;
 }
 
+nlohmann::json to_json(const LoadBeside& l) { return encoded(l, kLoadBesideFields); }
+
+LoadBeside load_beside_from_json(const nlohmann::json& j) {
+    LoadBeside l;
+    decode_fields(j, l, kLoadBesideFields);
+    return l;
+}
+
 nlohmann::json to_json(const TestResult& r) {
     nlohmann::json j = encoded(r, kTestResultFields);
     encode_fields(j["iterations"], r, kRoundFields);
     if (is_message_test(r.test)) j[test_name(r.test)] = to_json(r.messages, r.test, r.message_size);
     if (!r.bidir_with.empty()) encode_fields(j, r, kBidirFields);
     if (r.interval_s > 0) encode_fields(j, r, kIntervalFields);
+    if (r.under_load.asked) encode_fields(j, r, kUnderLoadFields);
     return j;
 }
 

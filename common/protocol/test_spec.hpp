@@ -2,6 +2,7 @@
 // One test, both sides: what the CLI builds, and the half of it the server receives.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,9 +81,20 @@ struct TestParams {
 };
 inline constexpr double kMaxWaitS = 3600;
 
+// --under-load (issue 37), the client's own and never on the wire: N stream connections beside a
+// transaction test, run as an ordinary stream test of their own on a second control connection to the
+// same server (client/under_load.hpp), so a server needs nothing new to serve it.
+struct UnderLoad {
+    bool asked = false;                        // --under-load given (a sweep's 0 is reported as "alone")
+    int streams = 0;                           // load connections; 0: the test runs alone
+    std::optional<Transport> transport;        // the load's (N:TRANSPORT); none: the test's own
+    std::vector<int> local_cpus, remote_cpus;  // --load-cpu LOCAL[,REMOTE]; empty: not pinned
+};
+
 // The whole test: the shared parameters plus both sides' placement.
 struct TestSpec : TestParams {
     SideSpec local, remote;
+    UnderLoad load;
 };
 
 // The server's half: everything but the client's own placement.

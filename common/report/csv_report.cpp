@@ -239,6 +239,19 @@ const Column<TestResult> kMessageColumns[] = {
     ZC_MSG("remote_sd_us_per_msg", false, fmt::format("{:.4f}", m.remote_sd_us)),
     ZC_MSG("batch", false, num(m.batch)),
     ZC_MSG("segments_per_message", false, fmt::format("{:.4f}", m.segments_per_message)),
+#define ZC_LOAD(hdr, expr)                                                                                      \
+    {                                                                                                           \
+        hdr, [](const TestResult& r) {                                                                          \
+            return r.under_load.asked ? [](const LoadBeside& l) { return expr; }(r.under_load) : std::string(); \
+        }                                                                                                       \
+    }
+    // --under-load: the streams beside the transaction test (0: it ran alone); empty without the option.
+    ZC_LOAD("under_load_streams", num(l.streams)),
+    ZC_LOAD("under_load_transport", l.transport),
+    ZC_LOAD("under_load_gbps", fmt::format("{:.3f}", l.throughput_gbps)),
+    ZC_LOAD("under_load_local_cpu_pct", fmt::format("{:.1f}", l.local_cpu_pct)),
+    ZC_LOAD("under_load_remote_cpu_pct", fmt::format("{:.1f}", l.remote_cpu_pct)),
+#undef ZC_LOAD
 };
 #undef ZC_MSG
 

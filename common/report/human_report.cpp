@@ -63,6 +63,18 @@ std::string placement_line(const SideResult& s) {
     return out;
 }
 
+// --under-load: what ran beside the test (its rate counted by the load's receiver), or that it ran alone.
+std::string under_load_line(const LoadBeside& l) {
+    if (l.streams == 0) return "    under load: none (--under-load 0: the test ran alone)\n";
+    auto cpus = [](const std::vector<int>& c) { return c.empty() ? std::string("any") : format_cpu_list(c); };
+    return fmt::format(
+        "    under load: {} {} stream{} of {} B beside it, {:.2f} Gb/s (counted by their receiver), on CPUs local {} "
+        "remote {}; whole-host CPU over the load's {:.2f} s local {:.1f} % remote {:.1f} %; the load ran {:.2f} s "
+        "before the test's interval and {:.2f} s after it\n",
+        l.streams, l.transport, l.streams == 1 ? "" : "s", l.message_size, l.throughput_gbps, cpus(l.local_cpus),
+        cpus(l.remote_cpus), l.elapsed_s, l.local_cpu_pct, l.remote_cpu_pct, l.lead_s, l.tail_s);
+}
+
 std::string rate_text(uint64_t bytes_per_s) {
     return bytes_per_s ? fmt::format("{:.2f} Gb/s", static_cast<double>(bytes_per_s) * 8 / 1e9) : std::string("-");
 }
@@ -259,6 +271,7 @@ public:
                 "together {:.2f} Gb/s (CPU% is the host's over both)\n",
                 r.bidir_with, r.bidir_sum_gbps);
         }
+        if (r.under_load.asked) out_ << under_load_line(r.under_load);
         out_ << fmt::format("    set-up + teardown {:.1f} ms\n", r.setup_ms);
         for (const auto& w : r.warnings) {
             if (seen_notes_.insert(w).second) out_ << "    note: " << w << "\n";  // each note once per report

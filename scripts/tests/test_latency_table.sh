@@ -2,8 +2,8 @@
 # Smoke test of scripts/latency_table.py: two combinations (pinned across CPUs, unpinned) x two sizes
 # on loopback, -l 0.2, into a temporary directory. The CSV must have one row per size with both
 # columns, the ratio column and every percentile; the PNG must be a PNG; a second table made from
-# the saved reports (--from) with the other baseline must give the inverse ratios; bad arguments
-# must fail with a message.
+# the saved reports (--from) with the other baseline must give the inverse ratios; --under-load 0,1
+# must add the column beside one stream with its Gb/s; bad arguments must fail with a message.
 #
 #   scripts/tests/test_latency_table.sh [PATH/TO/zcperf]      (default: $ZCPERF, else build/zcperf)
 #
@@ -58,6 +58,21 @@ for x, y in zip(a, b):
     assert abs(float(y["pinned/unpinned"]) - want) < 1e-3 * want, (x, y)
 PY
 grep -q "one-way latency (RTT/2), p50" "$tmp/run2.out" || fail "--one-way table not labelled"
+
+# --under-load: a column per count, the load's Gb/s beside it, the ratio against the combination alone.
+"$table" --zcperf "$zcperf" --sizes 64 -l 0.3 --combo "tcp=" --under-load 0,1 --no-plot --out "$tmp/load" \
+    >"$tmp/load.out" 2>"$tmp/load.log" || fail "--under-load run exited $?"
+/usr/bin/python3 - "$tmp/load.csv" <<'PY' || fail "--under-load CSV check"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["message_size"] for r in rows] == ["64"], rows
+r = rows[0]
+for c in ("tcp", "tcp+load1", "tcp+load1/tcp", "tcp+load1_p99_us", "tcp+load1_load_gbps"):
+    assert r.get(c) not in (None, ""), (c, r)
+assert float(r["tcp+load1_load_gbps"]) > 0, r
+assert abs(float(r["tcp+load1/tcp"]) - float(r["tcp+load1"]) / float(r["tcp"])) < 1e-3 * float(r["tcp+load1/tcp"]), r
+assert "tcp_load_gbps" not in r, r  # alone: no load column
+PY
 
 "$table" --zcperf "$zcperf" --combo "a=" --baseline b --out "$tmp/x" 2>"$tmp/bad1.log" && fail "unknown baseline accepted"
 grep -q "is not one of the columns" "$tmp/bad1.log" || fail "unknown baseline: no clear error"
