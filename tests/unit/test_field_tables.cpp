@@ -417,30 +417,28 @@ UdpInfo full_udp() {
 }
 
 RdmaInfo full_rdma() {
-    RdmaInfo r;
-    r.device = "mlx5_1";
-    r.port = 2;
-    r.gid_index = 3;
-    r.mtu = 4096;
-    r.link_layer = "Ethernet";
-    r.cq_mode = "event";
-    r.qps = 8;
-    r.registration_ms = 1.25;
-    r.registered_bytes = 1ull << 33;
-    r.credit_waits = 44;
-    r.gpu_path = "staged";
-    r.gpu_path_note = "direct refused";
-    r.stage_slots = 16;
-    r.contexts_opened = 2;
-    r.max_inline = 220;
-    r.inline_sends = 55;
-    r.data_sends = 66;
-    r.post_calls = 7;
-    r.rr_wait = "receive completion";
-    r.thread_domains = 4;
-    r.provider = "mlx5";
-    r.doorbell_env = {{"MLX5_SHUT_UP_BF", "1"}};
-    return r;
+    return {.device = "mlx5_1",
+            .port = 2,
+            .gid_index = 3,
+            .mtu = 4096,
+            .link_layer = "Ethernet",
+            .cq_mode = "event",
+            .qps = 8,
+            .registration_ms = 1.25,
+            .registered_bytes = 1ull << 33,
+            .credit_waits = 44,
+            .gpu_path = "staged",
+            .gpu_path_note = "direct refused",
+            .stage_slots = 16,
+            .contexts_opened = 2,
+            .max_inline = 220,
+            .inline_sends = 55,
+            .data_sends = 66,
+            .post_calls = 7,
+            .rr_wait = "receive completion",
+            .thread_domains = 4,
+            .provider = "mlx5",
+            .doorbell_env = {{"MLX5_SHUT_UP_BF", "1"}}};
 }
 
 }  // namespace
