@@ -17,6 +17,7 @@
 #include "system/cpu_list.hpp"
 #include "system/numa.hpp"
 #include "paths/test_rules.hpp"
+#include "paths/transport_ops.hpp"
 #include "core/pacer.hpp"
 #include "core/units.hpp"
 #include "tcp/tcp_tuning.hpp"
@@ -332,12 +333,9 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
              "RDMA: LOCAL[,REMOTE] device the data must use (e.g. mlx5_0); by default the one the route to the peer "
              "goes through; a mismatch is an error, never a silent change",
              [&o](const std::string& t) { parse_rdma_dev_option(t, o.local.rdma_dev, o.remote.rdma_dev); }),
-        text("--rx",
-             "how the receiver takes the data, comma-separated for several: copy (recv), zerocopy "
-             "(TCP_ZEROCOPY_RECEIVE), splice (into a pipe, discarded), trunc (MSG_TRUNC, discarded); UDP: copy "
-             "(a datagram per recvmsg), mmsg (recvmmsg, 64 per call), gro (UDP_GRO: coalesced datagrams)",
+        text("--rx", "how the receiver takes the data, comma-separated for several; " + rx_mode_help(),
              name_list(o.rx_modes, [](const std::string& n) { return rx_mode_from_name(n); }))
-            .choose(enum_names(RxMode::gro, rx_mode_name))
+            .choose(rx_mode_choices())
             .shows("copy"),
         flag("--uring-fixed", o.params.uring_fixed, "tcp-uringzc: register the send buffers with io_uring"),
         text("-m,--message-size",

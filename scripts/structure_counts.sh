@@ -11,7 +11,12 @@
 #   6. lines of parse_client_options (client/cli.cpp);
 #   7. source files that mention the --rcvlowat option (rcv_lowat / rcvlowat, any case);
 #   8. shared files a transport kind touches (mptcp, issue 33): the files outside its own (those not
-#      named after it) that name it, as ../shared/tools/kind-footprint counts them.
+#      named after it) that name it, as ../shared/tools/kind-footprint counts them;
+#   9. JSON keys named twice in one file (issue 33): per .cpp that uses nlohmann, the distinct
+#      "snake_case" literals it spells at least twice (a to_json and its from_json, a key written then
+#      looked up again), summed, as kind-footprint counts them; field tables name each key once;
+#  10. files docs/structure.md names that do not exist (a path as written from the root, or a bare file
+#      name that is nowhere in the tree; build/... is the build's, not checked), so the map stays true.
 # Usage: scripts/structure_counts.sh [--check]
 #   --check: exit 1 when a count is above its limit (the ctest structure_counts, label unit).
 set -euo pipefail
@@ -49,6 +54,22 @@ printf '%-62s %s\n' "lines of parse_client_options:" "$parse_lines"
 printf '%-62s %s\n' "source files that mention --rcvlowat:" "$(count "$lowat")"
 printf '%-62s %s\n' "shared files a transport kind touches (mptcp):" "$(count "$mptcp")"
 printf '    %s\n' $mptcp
+json_keys=0
+for f in $(grep -rl nlohmann --include='*.cpp' "${src[@]}" | sort); do
+    n=$({ grep -ohE '"[a-z][a-z0-9_]{2,}"' "$f" || true; } | sort | uniq -c | awk '$1 >= 2' | wc -l)
+    ((n > 0)) && printf '    %3d in %s\n' "$n" "$f"
+    json_keys=$((json_keys + n))
+done
+printf '%-62s %s\n' "JSON keys named twice in one file:" "$json_keys"
+missing=$(grep -oE '[A-Za-z0-9_./-]+\.(cpp|hpp|h|c|py|sh|md|cmake|txt)\b' docs/structure.md | sort -u |
+    while read -r p; do
+        [[ $p == build/* || -e $p ]] && continue
+        [[ $p != */* && -n $(find common client server mpi tests scripts bench docs cmake -name "$p" -print -quit) ]] &&
+            continue
+        echo "$p"
+    done)
+printf '%-62s %s\n' "files docs/structure.md names that do not exist:" "$(count "$missing")"
+[[ -n $missing ]] && printf '    %s\n' $missing
 
 # The limits: where each count stands now, so that none grows back. Lower them as the code improves.
 if ((check)); then
@@ -67,5 +88,7 @@ if ((check)); then
     limit "lines of parse_client_options" "$parse_lines" 243
     limit "source files that mention --rcvlowat" "$(count "$lowat")" 10
     limit "shared files a transport kind touches (mptcp)" "$(count "$mptcp")" 5
+    limit "JSON keys named twice in one file" "$json_keys" 39
+    limit "files docs/structure.md names that do not exist" "$(count "$missing")" 0
     exit $bad
 fi

@@ -38,7 +38,6 @@ const std::vector<TransportInfo>& transport_table() {
          .tests = kAllTests | kConnectionTests,
          .buffers = kAnyMemory,
          .message_buffers = kAnyMemory,
-         .rx_modes = true,
          .send_batch = true,
          .flows = true,
          .tcp_sockets = true},
@@ -49,7 +48,6 @@ const std::vector<TransportInfo>& transport_table() {
          .tests = kStreams,
          .buffers = kHost,
          .send_buffer = SendBuffer::file,
-         .rx_modes = true,
          .tcp_sockets = true},
         {.id = Transport::tcp_msgzc,
          .name = "tcp-msgzc",
@@ -58,7 +56,6 @@ const std::vector<TransportInfo>& transport_table() {
          .tests = kStreams,
          .buffers = kHost,
          .send_buffer = SendBuffer::zc_ring,
-         .rx_modes = true,
          .tcp_sockets = true},
         {.id = Transport::tcp_uringzc,
          .name = "tcp-uringzc",
@@ -67,7 +64,6 @@ const std::vector<TransportInfo>& transport_table() {
          .tests = kStreams,
          .buffers = kHost,
          .send_buffer = SendBuffer::zc_ring,
-         .rx_modes = true,
          .tcp_sockets = true},
         {.id = Transport::rsocket,
          .name = "rsocket",
@@ -255,10 +251,10 @@ const char* rx_mode_name(RxMode m) { return kRxNames[static_cast<int>(m)]; }
 RxMode rx_mode_from_name(std::string_view name) {
     for (int i = 0; i < static_cast<int>(std::size(kRxNames)); ++i)
         if (name == kRxNames[i]) return static_cast<RxMode>(i);
-    throw std::invalid_argument("unknown receive mode '" + std::string(name) +
-                                "'; use copy (recv), zerocopy (TCP_ZEROCOPY_RECEIVE), splice (to a pipe, "
-                                "discarded) or trunc (MSG_TRUNC, discarded); UDP: copy, mmsg (recvmmsg) or gro "
-                                "(UDP_GRO)");
+    std::string known;
+    for (const char* n : kRxNames) known += (known.empty() ? "" : ", ") + std::string(n);
+    throw std::invalid_argument("unknown receive mode '" + std::string(name) + "'; the modes are " + known +
+                                " (--help's --rx says which transports take each)");
 }
 
 }  // namespace zc

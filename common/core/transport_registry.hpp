@@ -52,8 +52,8 @@ constexpr unsigned bit(MemoryKind m) { return 1u << static_cast<unsigned>(m); }
 // read: one-sided, the receiver pulls from the sender's registered buffer (RDMA READ).
 enum class RdmaOp { none, send, write, read };
 
-// How the receiving side of a stream takes the data: TCP's copy, zerocopy, splice, trunc; UDP's
-// copy (one datagram per recvmsg), mmsg (recvmmsg) and gro (UDP_GRO's coalesced datagrams).
+// How the receiving side of a stream takes the data: the names --rx, the wire and the report share. Which
+// kind takes which, and what each does, are the kinds' rows (paths/transport_ops.hpp's RxModeRow).
 enum class RxMode { copy, zerocopy, splice, trunc, mmsg, gro };
 
 struct TransportInfo {
@@ -68,7 +68,6 @@ struct TransportInfo {
     unsigned message_buffers = 0;  // bit(MemoryKind) of the memory its rr loops take
     bool gpu_direct = false;       // the NIC can DMA GPU memory itself (GPUDirect RDMA: a dmabuf memory region)
     SendBuffer send_buffer = SendBuffer::message;
-    bool rx_modes = false;      // its receiver is chosen by --rx (copy, zerocopy, splice, trunc)
     bool send_batch = false;    // --batch N: msgrate hands N messages to one call (sendmmsg)
     bool queue_pairs = false;   // its threads post work requests on QPs of ours: --qps, --postlist, --thread-domains
     bool rdma_options = false;  // the RDMA options (--tx-depth, --cq-mode, --rdma-dev, ...) travel to the server

@@ -67,6 +67,7 @@ TransportOps mptcp_ops() {
     ops.path_name = name_of_path;
     ops.stream_info = nullptr;  // TCP_INFO would be one subflow's: the kind's block has them all
     ops.kind_block = read_block;
+    ops.rx_modes = {};  // recv only: TCP_ZEROCOPY_RECEIVE, splice and MSG_TRUNC are not tried over subflows
     return ops;
 }
 

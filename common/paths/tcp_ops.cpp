@@ -269,14 +269,19 @@ uint64_t bytes_per_stream(const ServerSpec& h, Role role) {
             return std::min<uint64_t>(std::max<uint64_t>(m, 65536), 1 << 20);  // the pipe
         case RxMode::trunc:
             return 0;
-        case RxMode::mmsg:
-        case RxMode::gro:
-            break;  // UDP's (spec_problem refused them over TCP)
+        default:
+            break;  // not one of kTcpRxModes (rx_mode_problem refused it)
     }
     return m;
 }
 
 }  // namespace
+
+// --rx over TCP (make_tcp_recv builds each one's receiver, bytes_per_stream sizes it).
+constexpr RxModeRow kTcpRxModes[] = {{RxMode::copy, "recv"},
+                                     {RxMode::zerocopy, "TCP_ZEROCOPY_RECEIVE", false},
+                                     {RxMode::splice, "into a pipe, discarded", false},
+                                     {RxMode::trunc, "MSG_TRUNC, discarded", false}};
 
 extern const TransportOps kTcpOps;  // found by transport_ops() from the row's kind
 const TransportOps kTcpOps = {.listen = listen,
@@ -290,7 +295,8 @@ const TransportOps kTcpOps = {.listen = listen,
                               .settings_in_force = settings_in_force,
                               .buffer_bytes = bytes_per_stream,
                               .stream_info = stream_info,
-                              .connect_latency = connect_latency};
+                              .connect_latency = connect_latency,
+                              .rx_modes = kTcpRxModes};
 
 // GPU memory over TCP is always staged (spec_problem refused --gpu-path direct).
 void make_tcp_send(StreamLoop& loop, const ServerSpec& h, int fd) {
@@ -329,9 +335,8 @@ void make_tcp_recv(StreamLoop& loop, const ServerSpec& h, int fd) {
         case RxMode::trunc:
             loop.emplace<TcpTruncReceiver>(fd, m);
             return;
-        case RxMode::mmsg:
-        case RxMode::gro:
-            break;  // UDP's (spec_problem refused them over TCP)
+        default:
+            break;  // not one of kTcpRxModes (rx_mode_problem refused it)
     }
     throw std::logic_error("make_tcp_recv: unhandled mode");
 }

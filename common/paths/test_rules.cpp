@@ -79,9 +79,9 @@ std::string memory_problem(const ServerSpec& h, Role role, const TransportInfo& 
                transport_names_where([&](const TransportInfo& r) { return (r.message_buffers & bit(b.kind)) != 0; }) +
                " (staged through pinned memory); " + t.name + " runs rr in host memory";
     }
-    // A receiver chosen by --rx: only recv (copy) lands the data in the buffer.
-    if (role == Role::recv && t.rx_modes && !is_message_test(h.test)) {
-        if (b.kind != MemoryKind::host && h.rx != RxMode::copy) {
+    // A receiver chosen by --rx (its kind's rows): only those that land the data take other memory.
+    if (role == Role::recv && !transport_ops(t.id).rx_modes.empty() && !is_message_test(h.test)) {
+        if (b.kind != MemoryKind::host && !rx_mode_row(t, h.rx)->lands_in_buffer) {
             return "the receiver's --buffer " + buffer_spec_name(b) + " works with --rx copy, not --rx " +
                    rx_mode_name(h.rx) + " (it maps, splices or drops the data instead of landing it in the buffer)";
         }
@@ -131,11 +131,9 @@ std::string spec_problem(const ServerSpec& half, Role role) {
         if (std::string why = message_test_problem(half, t); !why.empty()) return why;
     }
     if (std::string why = tcp_socket_options_problem(half, t); !why.empty()) return why;
+    if (std::string why = rx_mode_problem(half); !why.empty()) return why;
     if (t.datagrams) return udp_spec_problem(half, role);
     if (std::string why = udp_options_problem(half); !why.empty()) return why;
-    if (!t.rx_modes && half.rx != RxMode::copy && !is_message_test(half.test))  // a row's receiver is its own
-        return std::string(t.name) + " receives with recv() (--rx copy); --rx " + rx_mode_name(half.rx) +
-               " is for -T " + transport_names_where([](const TransportInfo& r) { return r.rx_modes; });
     return memory_problem(half, role, t);
 }
 

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,15 @@ struct PeerAddress {
     std::string host;
     std::string address;
     uint16_t port = 0;
+};
+
+// One receive mode of a kind (--rx NAME, stream and maerts): the kind's receiver builds its loop from it.
+// copy (recv into the stream's buffer) is every kind's; a kind lists its rows when it has more.
+struct RxModeRow {
+    RxMode mode;      // its name is rx_mode_name(mode), the one the wire and the report carry
+    const char* how;  // one line for --rx's help: the call it makes ("recvmmsg, 64 per call")
+    // Whether the data lands in the stream's buffer; one that maps, splices or drops it takes host memory only.
+    bool lands_in_buffer = true;
 };
 
 struct TransportOps {
@@ -77,11 +87,22 @@ struct TransportOps {
     // its connections (stream order, still open) and its result so far, into r.kinds.
     void (*kind_block)(const ServerSpec& half, Role role, const std::vector<const DataConnection*>& conns,
                        SideResult& r) = nullptr;
+    // Its receive modes (empty: copy only), in the order --rx's help lists them.
+    std::span<const RxModeRow> rx_modes{};
 };
 
 inline void no_settings(const ServerSpec&, Role, const DataConnection&, SideResult&) {}
 
 // The table of the transport's kind (its registry row says which).
 const TransportOps& transport_ops(Transport t);
+
+// The row's receive mode `mode` (copy: every kind's), or nullptr when its kind has none of that name.
+const RxModeRow* rx_mode_row(const TransportInfo& t, RxMode mode);
+// --rx's help and choices, from the kinds' rows: each kind that has rows, its modes with their help lines;
+// and each mode's name once, in the rows' order.
+std::string rx_mode_help();
+std::vector<std::string> rx_mode_choices();
+// "" when the row's kind takes --rx half.rx; else why, naming the modes it takes and the rows that take this one.
+std::string rx_mode_problem(const ServerSpec& half);
 
 }  // namespace zc

@@ -134,6 +134,11 @@ void settings_in_force(const ServerSpec&, Role, const DataConnection& conn, Side
 
 }  // namespace
 
+// --rx over UDP (udp_rules.cpp sizes their buffers, make_recv picks the receiver).
+constexpr RxModeRow kUdpRxModes[] = {{RxMode::copy, "a datagram per recvmsg"},
+                                     {RxMode::mmsg, "recvmmsg, 64 per call"},
+                                     {RxMode::gro, "UDP_GRO: coalesced datagrams"}};
+
 extern const TransportOps kUdpOps;  // found by transport_ops() from the row's kind
 const TransportOps kUdpOps = {.listen = listen,
                               .connect = connect,
@@ -144,6 +149,7 @@ const TransportOps kUdpOps = {.listen = listen,
                               .path_name = name_of_path,
                               .ran_on = ran_on,
                               .settings_in_force = settings_in_force,
-                              .buffer_bytes = udp_buffer_bytes};
+                              .buffer_bytes = udp_buffer_bytes,
+                              .rx_modes = kUdpRxModes};
 
 }  // namespace zc

@@ -14,11 +14,6 @@ bool gso_transport(Transport t) { return transport_info(t).gso; }
 }  // namespace
 
 std::string udp_options_problem(const ServerSpec& h) {
-    if (h.rx == RxMode::mmsg || h.rx == RxMode::gro) {
-        return std::string("--rx ") + rx_mode_name(h.rx) + " is UDP's (recvmmsg, UDP_GRO); " +
-               transport_name(h.transport) + " receives with --rx copy" +
-               (transport_info(h.transport).rx_modes ? ", zerocopy, splice or trunc" : "");
-    }
     if (h.gso_size) {
         return "--gso-size is for -T udp-gso and udp-msgzc (UDP_SEGMENT); " + std::string(transport_name(h.transport)) +
                " has no GSO size of its own";
@@ -35,10 +30,6 @@ std::string udp_options_problem(const ServerSpec& h) {
 
 std::string udp_spec_problem(const ServerSpec& h, Role) {
     const char* name = transport_name(h.transport);
-    if (h.rx != RxMode::copy && h.rx != RxMode::mmsg && h.rx != RxMode::gro) {
-        return std::string("UDP receives with --rx copy (recvmsg), mmsg (recvmmsg) or gro (UDP_GRO); --rx ") +
-               rx_mode_name(h.rx) + " is TCP's";
-    }
     if (h.side.buffer.kind != MemoryKind::host)
         return std::string(name) + " uses host memory; --buffer " + buffer_spec_name(h.side.buffer) + " is not offered";
     if (!h.side.rdma_dev.empty())

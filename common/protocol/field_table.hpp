@@ -2,8 +2,8 @@
 // Field tables: one line per wire field of a struct (its JSON name, the member, the range a decoded
 // value must be in, and what a peer that leaves it out means), driving both JSON directions, so a
 // parameter is declared once (neper's one-line flag definitions are the model). A table is a tuple
-// built with number(), named(), cpu_list(), text(), str(), object(), list(), custom(), flat() and
-// derived(); encode_fields/decode_fields walk it. Decoding is bounded: every list has a maximum length,
+// built with number(), named(), cpu_list(), text(), str(), scaled(), object(), list(), custom(), flat(),
+// derived() and spread(); encode_fields/decode_fields walk it. Decoding is bounded: every list has a maximum length,
 // every nested object its own table, and anything else is a ProtocolError naming the field.
 #include <cstddef>
 #include <limits>
@@ -60,7 +60,8 @@ struct TextField {
 //  - Scalar<T>: a number, bool or string, exactly typed (value_as); a string at most max_bytes long;
 //  - Nested<T, Table>: an object whose fields are T's own table;
 //  - Codec<T, To, From>: the value's own to/from functions (`from` may take the field's name too);
-//  - List<Elem>: an array of at most `max` values, each one through Elem.
+//  - List<Elem>: an array of at most `max` values, each one through Elem;
+//  - Scaled<T>: a number sent in another unit (seconds as ms, ns as s), checked in the wire's unit.
 template <class T>
 struct Scalar {
     size_t max_bytes = std::numeric_limits<size_t>::max();  // strings: longer is refused
@@ -114,6 +115,21 @@ struct List {
     }
 };
 
+template <class T>
+struct Scaled {
+    double to_wire, from_wire;  // the member times to_wire is the wire's value; the wire's times from_wire, the member
+    double lo, hi;              // the wire value's range
+    nlohmann::json put(const T& v) const { return static_cast<double>(v) * to_wire; }
+    T get(const nlohmann::json& v, const char* name) const {
+        double d = value_as<double>(v, name);
+        if (d < lo || d > hi) {
+            throw ProtocolError(std::string("field '") + name + "' = " + nlohmann::json(d).dump() + " is outside [" +
+                                nlohmann::json(lo).dump() + ", " + nlohmann::json(hi).dump() + "]");
+        }
+        return static_cast<T>(d * from_wire);
+    }
+};
+
 // A member through a codec. optional: an absent field keeps the member's default (an older peer);
 // `sent`: encoded only when it says so (nullptr: always); a field that is not always sent is optional.
 template <class S, class T, class C>
@@ -148,6 +164,13 @@ template <class S, class F>
 struct DerivedField {
     const char* name;
     F value;  // (const S&) -> anything nlohmann::json takes
+};
+
+// Report-only keys whose names are known only at run time (--percentiles' labels): `add(s, j)` writes
+// them into the struct's own object, after the fixed fields; never decoded.
+template <class S, class F>
+struct SpreadField {
+    F add;
 };
 
 // The member's type is T; bounds and `absent` convert to it (no casts needed at the table).
@@ -194,6 +217,13 @@ template <class S, class T, class To, class From>
 constexpr ValueField<S, T, Codec<T, To, From>> custom(const char* name, T S::*member, To to, From from) {
     return {name, member, {to, from}};
 }
+// A number in another unit on the wire: `to_wire` converts the member (e.g. 1e3: seconds sent as ms),
+// `from_wire` back; a decoded value must lie in [lo, hi] of the wire's unit. Required.
+template <class S, class T>
+constexpr ValueField<S, T, Scaled<T>> scaled(const char* name, T S::*member, double to_wire, double from_wire,
+                                             double lo, double hi) {
+    return {name, member, {to_wire, from_wire, lo, hi}};
+}
 // A list of at most `max` numbers or strings.
 template <class S, class T>
 constexpr ValueField<S, std::vector<T>, List<Scalar<T>>> list(const char* name, std::vector<T> S::*member, size_t max) {
@@ -233,6 +263,11 @@ constexpr DerivedField<S, F> derived(const char* name, F value) {
     return {name, value};
 }
 
+template <class S, class F>
+constexpr SpreadField<S, F> spread(F add) {
+    return {add};
+}
+
 template <class S, class To, class From>
 constexpr CustomField<S, To, From> custom(const char* name, To to, From from, bool optional = false) {
     return {name, to, from, optional};
@@ -267,6 +302,10 @@ void put(nlohmann::json& j, const S& s, const ValueField<S, T, C>& f) {
 }
 template <class S, class T, class Table>
 void put(nlohmann::json& j, const S& s, const FlatField<S, T, Table>& f);
+template <class S, class To, class From>
+void put(nlohmann::json& j, const S& s, const CustomField<S, To, From>& f);
+template <class S, class To, class From>
+void get(const nlohmann::json& j, S& s, const CustomField<S, To, From>& f);
 template <class S, class F>
 void put(nlohmann::json& j, const S& s, const DerivedField<S, F>& f) {
     j[f.name] = f.value(s);
@@ -289,6 +328,12 @@ template <class S, class T, class Table>
 void get(const nlohmann::json& j, S& s, const FlatField<S, T, Table>& f);
 template <class S, class F>
 void get(const nlohmann::json&, S&, const DerivedField<S, F>&) {}
+template <class S, class F>
+void put(nlohmann::json& j, const S& s, const SpreadField<S, F>& f) {
+    f.add(s, j);
+}
+template <class S, class F>
+void get(const nlohmann::json&, S&, const SpreadField<S, F>&) {}
 
 template <class S, class T>
 void get(const nlohmann::json& j, S& s, const NumberField<S, T>& f) {

@@ -198,18 +198,24 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
 
 namespace {
 
+// --percentiles' choice under their own names (p99.99 ...) beside the fixed ones.
+void add_chosen(const LatencySummary& s, nlohmann::json& j) {
+    for (const PercentileReading& c : s.chosen) j[percentile_label(c.percentile)] = c.us;
+}
+
 // The report's fields (encoded only). Latency figures in us, as percentiles.
 const auto kLatencySummaryFields =
     std::make_tuple(number("min", &LatencySummary::min_us), number("mean", &LatencySummary::mean_us),
                     number("p50", &LatencySummary::p50_us), number("p90", &LatencySummary::p90_us),
                     number("p99", &LatencySummary::p99_us), number("p99.9", &LatencySummary::p999_us),
-                    number("max", &LatencySummary::max_us));
+                    number("max", &LatencySummary::max_us), spread<LatencySummary>(add_chosen));
 
 LatencySummary halved(LatencySummary s) {
     for (double LatencySummary::*m :
          {&LatencySummary::min_us, &LatencySummary::mean_us, &LatencySummary::p50_us, &LatencySummary::p90_us,
           &LatencySummary::p99_us, &LatencySummary::p999_us, &LatencySummary::max_us})
         s.*m /= 2;
+    for (PercentileReading& c : s.chosen) c.us /= 2;
     return s;
 }
 
@@ -247,15 +253,8 @@ const auto kMessageReportFields = std::tuple_cat(
                     number("local_proc_sd_us_per_msg", &MR::local_proc_sd_us),
                     number("remote_proc_sd_us_per_msg", &MR::remote_proc_sd_us)));
 
-// --percentiles' choice under the same names (p99.99 ...) in each latency summary the report has, their
-// errors in rtt_percentiles, and what --samples kept.
+// --percentiles' errors in rtt_percentiles (their values are in each latency summary), and what --samples kept.
 void add_chosen_percentiles(nlohmann::json& j, const MessageResult& m) {
-    auto add = [](nlohmann::json& summary, const LatencySummary& s, double scale) {
-        for (const PercentileReading& c : s.chosen) summary[percentile_label(c.percentile)] = c.us * scale;
-    };
-    if (j.contains("rtt_us")) add(j["rtt_us"], m.rtt, 1.0);
-    if (j.contains("latency_us")) add(j["latency_us"], m.rtt, 0.5);
-    if (j.contains("connect_us")) add(j["connect_us"], m.connect, 1.0);
     nlohmann::json a = nlohmann::json::array();
     for (const PercentileReading& c : m.rtt.chosen)
         a.push_back({{"percentile", c.percentile}, {"rtt_us", c.us}, {"error_pct", c.error_pct}});

@@ -2,8 +2,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
-#include "protocol/json_fields.hpp"
+#include "protocol/field_table.hpp"
 
 namespace zc {
 
@@ -50,78 +51,59 @@ void RdmaInfo::add(const RdmaInfo& o) {
     thread_domains += o.thread_domains;
 }
 
-nlohmann::json to_json(const RdmaInfo& r) {
-    // Every variable of the list, null where unset: "not set" is recorded, not left to be assumed.
+namespace {
+
+// Every variable of the list, null where unset: "not set" is recorded, not left to be assumed.
+nlohmann::json doorbell_env_json(const std::map<std::string, std::string>& set) {
     nlohmann::json env = nlohmann::json::object();
     for (const auto& v : kDoorbellEnv) env[v.name] = nullptr;
-    for (const auto& [name, value] : r.doorbell_env) env[name] = value;
-    return {{"device", r.device},
-            {"provider", r.provider},
-            {"doorbell_env", env},
-            {"thread_domains", r.thread_domains},
-            {"port", r.port},
-            {"gid_index", r.gid_index},
-            {"mtu", r.mtu},
-            {"link_layer", r.link_layer},
-            {"cq_mode", r.cq_mode},
-            {"qps", r.qps},
-            {"registration_ms", r.registration_ms},
-            {"registered_bytes", r.registered_bytes},
-            {"credit_waits", r.credit_waits},
-            {"gpu_path", r.gpu_path},
-            {"gpu_path_note", r.gpu_path_note},
-            {"stage_slots", r.stage_slots},
-            {"contexts_opened", r.contexts_opened},
-            {"max_inline", r.max_inline},
-            {"inline_sends", r.inline_sends},
-            {"data_sends", r.data_sends},
-            {"post_calls", r.post_calls},
-            {"rr_wait", r.rr_wait}};
+    for (const auto& [name, value] : set) env[name] = value;
+    return env;
+}
+std::map<std::string, std::string> doorbell_env_from_json(const nlohmann::json& env) {
+    if (!env.is_object() || env.size() > kMaxDoorbellEnv) {
+        throw ProtocolError("field 'doorbell_env' must be an object of at most " + std::to_string(kMaxDoorbellEnv) +
+                            " variables");
+    }
+    std::map<std::string, std::string> out;
+    for (const auto& [name, value] : env.items()) {
+        if (value.is_null()) continue;  // not set on that side
+        std::string text = value_as<std::string>(value, "doorbell_env." + name);
+        if (name.empty() || name.size() > kMaxEnvText || text.size() > kMaxEnvText)
+            throw ProtocolError("field 'doorbell_env' has a name or value of 0 or more than 256 characters");
+        out[name] = std::move(text);
+    }
+    return out;
 }
 
-RdmaInfo rdma_info_from_json(const nlohmann::json& j) {
-    RdmaInfo r;
-    r.device = field<std::string>(j, "device");
-    r.port = field_in<int>(j, "port", 0, 255);
-    r.gid_index = field_in<int>(j, "gid_index", -1, 1 << 20);
-    r.mtu = field_in<int>(j, "mtu", 0, 1 << 20);
-    r.link_layer = field<std::string>(j, "link_layer");
-    r.cq_mode = field<std::string>(j, "cq_mode");
-    r.qps = field<uint32_t>(j, "qps");
-    r.registration_ms = field_in<double>(j, "registration_ms", 0.0, 1e9);
-    r.registered_bytes = field<uint64_t>(j, "registered_bytes");
-    r.credit_waits = field<uint64_t>(j, "credit_waits");
-    // Added with GPU memory on verbs: absent from older peers.
-    if (j.contains("gpu_path")) r.gpu_path = field<std::string>(j, "gpu_path");
-    if (j.contains("gpu_path_note")) r.gpu_path_note = field<std::string>(j, "gpu_path_note");
-    if (j.contains("stage_slots")) r.stage_slots = field<uint32_t>(j, "stage_slots");
-    // Absent in an older peer's result: keep the zeros.
-    if (j.contains("contexts_opened")) r.contexts_opened = field_in<uint32_t>(j, "contexts_opened", 0, 1 << 20);
-    if (j.contains("max_inline")) r.max_inline = field_in<uint32_t>(j, "max_inline", 0, 1 << 20);
-    if (j.contains("inline_sends")) r.inline_sends = field<uint64_t>(j, "inline_sends");
-    if (j.contains("data_sends")) r.data_sends = field<uint64_t>(j, "data_sends");
-    if (j.contains("post_calls")) r.post_calls = field<uint64_t>(j, "post_calls");
-    if (j.contains("rr_wait")) r.rr_wait = field<std::string>(j, "rr_wait");
-    if (j.contains("provider")) r.provider = field<std::string>(j, "provider");
-    if (r.provider.size() > kMaxEnvText) throw ProtocolError("field 'provider' is longer than 256 characters");
-    if (j.contains("thread_domains")) r.thread_domains = field_in<uint32_t>(j, "thread_domains", 0, 1 << 20);
-    if (j.contains("doorbell_env")) {
-        const auto& env = j["doorbell_env"];
-        if (!env.is_object() || env.size() > kMaxDoorbellEnv) {
-            throw ProtocolError("field 'doorbell_env' must be an object of at most " + std::to_string(kMaxDoorbellEnv) +
-                                " variables");
-        }
-        for (const auto& [name, value] : env.items()) {
-            if (value.is_null()) continue;  // not set on that side
-            std::string text = value_as<std::string>(value, "doorbell_env." + name);
-            if (name.empty() || name.size() > kMaxEnvText || text.size() > kMaxEnvText) {
-                throw ProtocolError("field 'doorbell_env' has a name or value of 0 or more than 256 characters");
-            }
-            r.doorbell_env[name] = std::move(text);
-        }
-    }
-    return r;
-}
+constexpr uint32_t kAnyU32 = std::numeric_limits<uint32_t>::max();
+constexpr uint64_t kAnyU64 = std::numeric_limits<uint64_t>::max();
+
+// The wire fields, one line each (field_table.hpp). Those added after the first RDMA release are
+// optional: an older peer leaves them out and they keep their zeros / "".
+const auto kRdmaInfoFields = std::make_tuple(
+    str("device", &RdmaInfo::device), number("port", &RdmaInfo::port, 0, 255),
+    number("gid_index", &RdmaInfo::gid_index, -1, 1 << 20), number("mtu", &RdmaInfo::mtu, 0, 1 << 20),
+    str("link_layer", &RdmaInfo::link_layer), str("cq_mode", &RdmaInfo::cq_mode), number("qps", &RdmaInfo::qps),
+    number("registration_ms", &RdmaInfo::registration_ms, 0.0, 1e9),
+    number("registered_bytes", &RdmaInfo::registered_bytes), number("credit_waits", &RdmaInfo::credit_waits),
+    // Added with GPU memory on verbs.
+    optional(str("gpu_path", &RdmaInfo::gpu_path)), optional(str("gpu_path_note", &RdmaInfo::gpu_path_note)),
+    number("stage_slots", &RdmaInfo::stage_slots, 0, kAnyU32, 0),
+    // Added with --qps-per-context, --inline and --postlist, rr's wait, the provider and its env.
+    number("contexts_opened", &RdmaInfo::contexts_opened, 0, 1 << 20, 0),
+    number("max_inline", &RdmaInfo::max_inline, 0, 1 << 20, 0),
+    number("inline_sends", &RdmaInfo::inline_sends, 0, kAnyU64, 0),
+    number("data_sends", &RdmaInfo::data_sends, 0, kAnyU64, 0),
+    number("post_calls", &RdmaInfo::post_calls, 0, kAnyU64, 0), optional(str("rr_wait", &RdmaInfo::rr_wait)),
+    optional(str("provider", &RdmaInfo::provider, kMaxEnvText)),
+    number("thread_domains", &RdmaInfo::thread_domains, 0, 1 << 20, 0),
+    optional(custom("doorbell_env", &RdmaInfo::doorbell_env, doorbell_env_json, doorbell_env_from_json)));
+
+}  // namespace
+
+nlohmann::json to_json(const RdmaInfo& r) { return encoded(r, kRdmaInfoFields); }
+RdmaInfo rdma_info_from_json(const nlohmann::json& j) { return decoded<RdmaInfo>(j, kRdmaInfoFields); }
 
 std::string describe(const RdmaInfo& r) {
     // snprintf rather than fmt: the protocol files also build alone (the fuzzer links no fmt).

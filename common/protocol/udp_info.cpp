@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "protocol/json_fields.hpp"
+#include "protocol/field_table.hpp"
 
 namespace zc {
 
@@ -71,64 +71,53 @@ std::vector<std::string> udp_notes(const UdpInfo& tx, double tx_rate_bps, int st
     return out;
 }
 
-nlohmann::json to_json(const UdpInfo& u) {
-    const UdpCounts& c = u.counts;
-    nlohmann::json j = {{"datagram_path", u.datagram_path},
-                        {"datagrams", c.datagrams},
-                        {"sender_datagrams", c.sender_datagrams},
-                        {"end_marker", c.end_marker},
-                        {"lost", c.lost},
-                        {"loss_pct", u.loss_pct()},
-                        {"reordered", c.reordered},
-                        {"duplicates", c.duplicates},
-                        {"jitter_ms", c.jitter_s * 1e3},
-                        {"kernel_drops", c.kernel_drops},
-                        {"gro_buffers", c.gro_buffers},
-                        {"rr_timeouts", c.rr_timeouts},
-                        {"gso_size", c.gso_size},
-                        {"gso_where", u.gso_where},
-                        {"rx_mode", u.rx_mode},
-                        {"bitrate", u.bitrate},
-                        {"pacing", pacing_method_name(u.pacing.method)},
-                        {"paced_sleep_s", static_cast<double>(u.pacing.sleep_ns) * 1e-9}};
-    if (c.snmp_valid) {
-        j["snmp"] = {{"in_errors", c.snmp_in_errors},
-                     {"rcvbuf_errors", c.snmp_rcvbuf_errors},
-                     {"sndbuf_errors", c.snmp_sndbuf_errors}};
-    }
-    return j;
+namespace {
+
+// The wire fields, one line each (field_table.hpp): all required, as every peer since UDP has sent them,
+// except the host's snmp counters, sent only when they were read.
+const auto kSnmpFields = std::make_tuple(number("in_errors", &UdpCounts::snmp_in_errors),
+                                         number("rcvbuf_errors", &UdpCounts::snmp_rcvbuf_errors),
+                                         number("sndbuf_errors", &UdpCounts::snmp_sndbuf_errors));
+
+nlohmann::json snmp_json(const UdpCounts& c) { return c.snmp_valid ? encoded(c, kSnmpFields) : nlohmann::json(); }
+void snmp_from_json(const nlohmann::json& v, UdpCounts& c) {
+    if (!v.is_object()) throw ProtocolError("field 'snmp' must be an object");
+    decode_fields(v, c, kSnmpFields);
+    c.snmp_valid = true;
 }
 
-UdpInfo udp_info_from_json(const nlohmann::json& j) {
-    UdpInfo u;
-    u.used = true;
-    UdpCounts& c = u.counts;
-    u.datagram_path = field<bool>(j, "datagram_path");
-    c.datagrams = field<uint64_t>(j, "datagrams");
-    c.sender_datagrams = field<uint64_t>(j, "sender_datagrams");
-    c.end_marker = field<bool>(j, "end_marker");
-    c.lost = field<uint64_t>(j, "lost");
-    c.reordered = field<uint64_t>(j, "reordered");
-    c.duplicates = field<uint64_t>(j, "duplicates");
-    c.jitter_s = field_in<double>(j, "jitter_ms", 0.0, 1e9) * 1e-3;
-    c.kernel_drops = field<uint64_t>(j, "kernel_drops");
-    c.gro_buffers = field<uint64_t>(j, "gro_buffers");
-    c.rr_timeouts = field<uint64_t>(j, "rr_timeouts");
-    c.gso_size = field_in<uint64_t>(j, "gso_size", 0, 65535);
-    u.gso_where = field<std::string>(j, "gso_where");
-    u.rx_mode = field<std::string>(j, "rx_mode");
-    u.bitrate = field<uint64_t>(j, "bitrate");
-    std::string method = field<std::string>(j, "pacing");
+const auto kUdpCountFields = std::make_tuple(
+    number("datagrams", &UdpCounts::datagrams), number("sender_datagrams", &UdpCounts::sender_datagrams),
+    number("end_marker", &UdpCounts::end_marker), number("lost", &UdpCounts::lost),
+    number("reordered", &UdpCounts::reordered), number("duplicates", &UdpCounts::duplicates),
+    scaled("jitter_ms", &UdpCounts::jitter_s, 1e3, 1e-3, 0.0, 1e9),  // seconds kept, milliseconds sent
+    number("kernel_drops", &UdpCounts::kernel_drops), number("gro_buffers", &UdpCounts::gro_buffers),
+    number("rr_timeouts", &UdpCounts::rr_timeouts), number("gso_size", &UdpCounts::gso_size, 0, 65535),
+    custom<UdpCounts>("snmp", snmp_json, snmp_from_json, true));
+
+// A method this side does not know (a newer peer's) reads as none, as before the table.
+PacingMethod pacing_method_from(const std::string& name) {
     for (PacingMethod m : {PacingMethod::none, PacingMethod::sender_clock, PacingMethod::kernel_fq})
-        if (method == pacing_method_name(m)) u.pacing.method = m;
-    u.pacing.sleep_ns = static_cast<uint64_t>(field_in<double>(j, "paced_sleep_s", 0.0, 1e9) * 1e9);
-    if (j.contains("snmp")) {
-        const auto& s = j.at("snmp");
-        c.snmp_valid = true;
-        c.snmp_in_errors = field<uint64_t>(s, "in_errors");
-        c.snmp_rcvbuf_errors = field<uint64_t>(s, "rcvbuf_errors");
-        c.snmp_sndbuf_errors = field<uint64_t>(s, "sndbuf_errors");
-    }
+        if (name == pacing_method_name(m)) return m;
+    return PacingMethod::none;
+}
+const auto kPacingFields =
+    std::make_tuple(named("pacing", &PacingCounts::method, pacing_method_name, pacing_method_from),
+                    scaled("paced_sleep_s", &PacingCounts::sleep_ns, 1e-9, 1e9, 0.0, 1e9));
+
+const auto kUdpInfoFields =
+    std::make_tuple(number("datagram_path", &UdpInfo::datagram_path), flat(&UdpInfo::counts, kUdpCountFields),
+                    derived<UdpInfo>("loss_pct", [](const UdpInfo& u) { return u.loss_pct(); }),  // for readers
+                    str("gso_where", &UdpInfo::gso_where), str("rx_mode", &UdpInfo::rx_mode),
+                    number("bitrate", &UdpInfo::bitrate), flat(&UdpInfo::pacing, kPacingFields));
+
+}  // namespace
+
+nlohmann::json to_json(const UdpInfo& u) { return encoded(u, kUdpInfoFields); }
+
+UdpInfo udp_info_from_json(const nlohmann::json& j) {
+    UdpInfo u = decoded<UdpInfo>(j, kUdpInfoFields);
+    u.used = true;
     return u;
 }
 

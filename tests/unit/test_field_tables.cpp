@@ -375,6 +375,13 @@ TEST(FieldTableReport, TestResultCarriesItsBlocks) {
     EXPECT_DOUBLE_EQ(j["rr"]["latency_us"]["p50"].get<double>(), 5);
     EXPECT_EQ(j["rr"]["latency_definition"], "RTT/2");
     EXPECT_FALSE(j["rr"].contains("connect_us"));
+    // --percentiles' choice under its labels in each summary (halved in the one-way one), errors apart.
+    r.messages.rtt.chosen = {{99.99, 40, 0.5}};
+    r.messages.connect.chosen = {{90, 70, 0.25}};
+    j = to_json(r);
+    EXPECT_DOUBLE_EQ(j["rr"]["rtt_us"]["p99.99"].get<double>(), 40);
+    EXPECT_DOUBLE_EQ(j["rr"]["latency_us"]["p99.99"].get<double>(), 20);
+    EXPECT_EQ(j["rr"]["rtt_percentiles"], json::parse(R"([{"percentile": 99.99, "rtt_us": 40.0, "error_pct": 0.5}])"));
     EXPECT_EQ(j["local"]["flows"]["count"], 4);
     EXPECT_DOUBLE_EQ(j["local"]["zerocopy"]["copied_pct"].get<double>(), 100.0 * 12 / 11);
     EXPECT_TRUE(j["local"].contains("cpu_util_pct"));
@@ -382,6 +389,7 @@ TEST(FieldTableReport, TestResultCarriesItsBlocks) {
     r.test = TestKind::crr;
     j = to_json(r);
     EXPECT_TRUE(j["crr"].contains("connect_us"));
+    EXPECT_DOUBLE_EQ(j["crr"]["connect_us"]["p90"].get<double>(), 70);
     EXPECT_FALSE(j["crr"].contains("latency_us"));
     r.local.flow_bytes.clear();
     r.bidir_with.clear();
@@ -392,4 +400,137 @@ TEST(FieldTableReport, TestResultCarriesItsBlocks) {
     EXPECT_FALSE(j.contains("bidir"));
     EXPECT_FALSE(j.contains("intervals"));
     EXPECT_TRUE(j["baseline"].is_null());
+}
+
+namespace {
+
+UdpInfo full_udp() {
+    UdpInfo u;
+    u.used = true;
+    u.datagram_path = true;
+    u.counts = {1001, 1010, true, 9, 7, 3, 0.00125, 11, 13, 17, 1472, 21, 23, 25, true};
+    u.gso_where = "software";
+    u.rx_mode = "gro";
+    u.bitrate = 2500000000ull;
+    u.pacing = {PacingMethod::kernel_fq, 1234567890};
+    return u;
+}
+
+RdmaInfo full_rdma() {
+    return {.device = "mlx5_1",
+            .port = 2,
+            .gid_index = 3,
+            .mtu = 4096,
+            .link_layer = "Ethernet",
+            .cq_mode = "event",
+            .qps = 8,
+            .registration_ms = 1.25,
+            .registered_bytes = 1ull << 33,
+            .credit_waits = 44,
+            .gpu_path = "staged",
+            .gpu_path_note = "direct refused",
+            .stage_slots = 16,
+            .contexts_opened = 2,
+            .max_inline = 220,
+            .inline_sends = 55,
+            .data_sends = 66,
+            .post_calls = 7,
+            .rr_wait = "receive completion",
+            .thread_domains = 4,
+            .provider = "mlx5",
+            .doorbell_env = {{"MLX5_SHUT_UP_BF", "1"}}};
+}
+
+}  // namespace
+
+TEST(FieldTableRoundTrip, EveryFieldOfUdpInfo) {
+    UdpInfo a = full_udp();
+    json j = to_json(a);
+    UdpInfo b = udp_info_from_json(j);
+    EXPECT_TRUE(b.used);
+    expect_members_eq("udp", a, b, &UdpInfo::datagram_path, &UdpInfo::gso_where, &UdpInfo::rx_mode, &UdpInfo::bitrate);
+    using C = UdpCounts;
+    expect_members_eq("udp counts", a.counts, b.counts, &C::datagrams, &C::sender_datagrams, &C::end_marker, &C::lost,
+                      &C::reordered, &C::duplicates, &C::kernel_drops, &C::gro_buffers, &C::rr_timeouts, &C::gso_size,
+                      &C::snmp_in_errors, &C::snmp_rcvbuf_errors, &C::snmp_sndbuf_errors, &C::snmp_valid);
+    EXPECT_DOUBLE_EQ(b.counts.jitter_s, a.counts.jitter_s);
+    EXPECT_EQ(b.pacing.method, PacingMethod::kernel_fq);
+    EXPECT_EQ(b.pacing.sleep_ns, a.pacing.sleep_ns);
+    // The wire's own units and shapes, as before the table.
+    EXPECT_DOUBLE_EQ(j["jitter_ms"].get<double>(), 1.25);
+    EXPECT_DOUBLE_EQ(j["paced_sleep_s"].get<double>(), 1.23456789);
+    EXPECT_EQ(j["pacing"], "kernel (fq)");
+    EXPECT_DOUBLE_EQ(j["loss_pct"].get<double>(), a.loss_pct());
+    EXPECT_EQ(j["snmp"]["rcvbuf_errors"], 23);
+    // Through a whole result too.
+    SideResult s = full_side();
+    s.udp = a;
+    EXPECT_EQ(through_wire(ResultMsg{s}).side.udp.counts.gro_buffers, 13u);
+}
+
+TEST(FieldTableOlderPeer, UdpInfoWithoutSnmpAndWithAnUnknownPacingMethod) {
+    json j = to_json(full_udp());
+    j.erase("snmp");             // not read on that side
+    j["pacing"] = "newer kind";  // a newer peer's method: none here, not an error
+    UdpInfo b = udp_info_from_json(j);
+    EXPECT_FALSE(b.counts.snmp_valid);
+    EXPECT_EQ(b.counts.snmp_rcvbuf_errors, 0u);
+    EXPECT_EQ(b.pacing.method, PacingMethod::none);
+    EXPECT_FALSE(to_json(b).contains("snmp"));
+    for (auto [key, bad] : {std::pair<const char*, json>{"jitter_ms", -1},
+                            {"gso_size", 65536},
+                            {"snmp", 3},
+                            {"paced_sleep_s", "1"},
+                            {"datagrams", -2}}) {
+        json x = to_json(full_udp());
+        x[key] = bad;
+        try {
+            udp_info_from_json(x);
+            ADD_FAILURE() << key << " = " << bad.dump() << " was taken";
+        } catch (const ProtocolError& e) {
+            EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+        }
+    }
+    json missing = to_json(full_udp());
+    missing.erase("lost");  // required: every peer with UDP sent it
+    EXPECT_THROW(udp_info_from_json(missing), ProtocolError);
+}
+
+TEST(FieldTableRoundTrip, EveryFieldOfRdmaInfo) {
+    RdmaInfo a = full_rdma();
+    RdmaInfo b = rdma_info_from_json(to_json(a));
+    using R = RdmaInfo;
+    expect_members_eq("rdma", a, b, &R::device, &R::port, &R::gid_index, &R::mtu, &R::link_layer, &R::cq_mode, &R::qps,
+                      &R::registration_ms, &R::registered_bytes, &R::credit_waits, &R::gpu_path, &R::gpu_path_note,
+                      &R::stage_slots, &R::contexts_opened, &R::max_inline, &R::inline_sends, &R::data_sends,
+                      &R::post_calls, &R::rr_wait, &R::thread_domains, &R::provider, &R::doorbell_env);
+    SideResult s = full_side();
+    s.rdma = a;
+    EXPECT_EQ(through_wire(ResultMsg{s}).side.rdma.post_calls, 7u);
+}
+
+TEST(FieldTableOlderPeer, RdmaInfoOfTheFirstReleaseDecodesWithDefaults) {
+    json j = to_json(full_rdma());
+    for (const char* f : {"gpu_path", "gpu_path_note", "stage_slots", "contexts_opened", "max_inline", "inline_sends",
+                          "data_sends", "post_calls", "rr_wait", "provider", "thread_domains", "doorbell_env"})
+        j.erase(f);
+    RdmaInfo b = rdma_info_from_json(j);
+    EXPECT_EQ(b.device, "mlx5_1");
+    EXPECT_EQ(b.credit_waits, 44u);
+    EXPECT_TRUE(b.gpu_path.empty() && b.gpu_path_note.empty() && b.rr_wait.empty() && b.provider.empty());
+    EXPECT_EQ(b.stage_slots + b.contexts_opened + b.max_inline + b.thread_domains, 0u);
+    EXPECT_EQ(b.inline_sends + b.data_sends + b.post_calls, 0u);
+    EXPECT_TRUE(b.doorbell_env.empty());
+    for (const char* required : {"device", "port", "gid_index", "mtu", "link_layer", "cq_mode", "qps",
+                                 "registration_ms", "registered_bytes", "credit_waits"}) {
+        json x = to_json(full_rdma());
+        x.erase(required);
+        EXPECT_THROW(rdma_info_from_json(x), ProtocolError) << required;
+    }
+    json x = to_json(full_rdma());
+    x["provider"] = std::string(300, 'p');
+    EXPECT_THROW(rdma_info_from_json(x), ProtocolError);
+    x = to_json(full_rdma());
+    x["port"] = 256;
+    EXPECT_THROW(rdma_info_from_json(x), ProtocolError);
 }
