@@ -53,10 +53,11 @@ std::vector<T> records_from_json(const nlohmann::json& j, const char* name, size
 // rr counts both ways), the share each subflow carried.
 uint64_t subflow_bytes(const MptcpSubflowReport& s) { return s.bytes_acked + s.bytes_received; }
 
-std::string subflow_line(const MptcpSubflowReport& s, uint64_t all) {
+// `position` (from 1) names the subflow where the kernel gave no id (MPTCP_TCPINFO, before 6.5).
+std::string subflow_line(const MptcpSubflowReport& s, size_t position, uint64_t all) {
     double share = all ? 100.0 * static_cast<double>(subflow_bytes(s)) / static_cast<double>(all) : 0;
-    return fmt::format("  subflow {} {} -> {}: {} B acked, {} B received, {:.1f}% of the subflows' bytes", s.id,
-                       s.local, s.remote, s.bytes_acked, s.bytes_received, share);
+    return fmt::format("  subflow {} {} -> {}: {} B acked, {} B received, {:.1f}% of the subflows' bytes",
+                       s.id ? s.id : position, s.local, s.remote, s.bytes_acked, s.bytes_received, share);
 }
 
 std::vector<std::string> human_lines(const nlohmann::json& block) {
@@ -69,14 +70,22 @@ std::vector<std::string> human_lines(const nlohmann::json& block) {
             out.push_back(fmt::format("mptcp stream {}: FELL BACK TO TCP, not MPTCP: {}", i, c.fallback));
             continue;
         }
-        out.push_back(
-            fmt::format("mptcp stream {}: {} subflow{} ({}); connection sent {} B, acked {} B, received {} B, "
-                        "reinjected {} B",
-                        i, c.subflows.size(), c.subflows.size() == 1 ? "" : "s", c.source, c.bytes_sent, c.bytes_acked,
-                        c.bytes_received, c.bytes_retrans));
+        std::string head = fmt::format("mptcp stream {}: {} subflow{} ({}); ", i, c.subflows.size(),
+                                       c.subflows.size() == 1 ? "" : "s", c.source);
         uint64_t all = 0;
         for (const auto& s : c.subflows) all += subflow_bytes(s);
-        for (const auto& s : c.subflows) out.push_back(subflow_line(s, all));
+        if (!c.has_bytes) {  // a kernel before 6.5: printing its zeros as the connection's would be a lie
+            out.push_back(head + "no connection byte counters in this kernel (MPTCP_INFO has them from Linux 6.5)");
+            for (size_t k = 0; k < c.subflows.size(); ++k) out.push_back(subflow_line(c.subflows[k], k + 1, all));
+            out.push_back(
+                fmt::format("  subflows' sum: acked {} B, received {} B (nothing of the connection's to "
+                            "check it against)",
+                            c.subflow_acked(), c.subflow_received()));
+            continue;
+        }
+        out.push_back(head + fmt::format("connection sent {} B, acked {} B, received {} B, reinjected {} B",
+                                         c.bytes_sent, c.bytes_acked, c.bytes_received, c.bytes_retrans));
+        for (size_t k = 0; k < c.subflows.size(); ++k) out.push_back(subflow_line(c.subflows[k], k + 1, all));
         if (std::string problem = subflow_sum_problem(c); !problem.empty()) {
             out.push_back("  SUBFLOWS DO NOT ADD UP: " + problem);
             continue;
