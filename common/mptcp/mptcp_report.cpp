@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <tuple>
 
 #include "protocol/field_table.hpp"
@@ -19,6 +20,9 @@ constexpr const char* kBytesAcked = "bytes_acked";  // a subflow's and the conne
 constexpr const char* kBytesReceived = "bytes_received";
 constexpr uint64_t kMaxBytes = ~0ull;
 constexpr size_t kMaxSubflowsOnWire = 64;
+// Bytes a subflow's tcpi_bytes_acked may count beyond the data it carried: its SYN and FIN, and up to 2
+// more seen under load (6 over two subflows beyond reinjection in 1 of 20 runs; the DATA_FIN's?).
+constexpr uint64_t kExtraPerSubflow = 4;
 
 const auto kSubflowFields = std::make_tuple(
     number("id", &MptcpSubflowReport::id, 0u, ~0u, 0u), text("local", &MptcpSubflowReport::local, 64, "an address"),
@@ -195,9 +199,13 @@ std::string subflow_sum_problem(const MptcpConnectionReport& c) {
     if (!c.mptcp || !c.has_bytes) return "";  // nothing to add up: plain TCP, or a kernel before 6.5
     if (c.subflows.empty()) return "the kernel listed no subflow";
     const uint64_t slack = 2 * c.subflows.size(), acked = c.subflow_acked(), received = c.subflow_received();
-    if (acked + slack < c.bytes_acked || acked > c.bytes_acked + c.bytes_retrans + slack)
-        return fmt::format("the subflows acked {} B, the connection {} B (+ {} B reinjected)", acked, c.bytes_acked,
-                           c.bytes_retrans);
+    // Read while data is in flight, a subflow has TCP-acked bytes the connection has not yet data-acked
+    // (they wait for a gap on the other subflow): the upper bound is what the connection sent (its acked
+    // holds one more, the DATA_FIN, once all is acked).
+    const uint64_t carried = std::max(c.bytes_sent, c.bytes_acked) + c.bytes_retrans;
+    if (acked + slack < c.bytes_acked || acked > carried + kExtraPerSubflow * c.subflows.size())
+        return fmt::format("the subflows acked {} B, the connection {} B of {} B sent (+ {} B reinjected)", acked,
+                           c.bytes_acked, c.bytes_sent, c.bytes_retrans);
     if (received + slack < c.bytes_received)
         return fmt::format("the subflows received {} B, the connection {} B", received, c.bytes_received);
     return "";

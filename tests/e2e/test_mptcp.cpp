@@ -40,10 +40,11 @@ void expect_mptcp_side(const json& side, size_t streams, size_t subflows) {
         ASSERT_TRUE(c["mptcp"].get<bool>()) << c.dump();
         ASSERT_EQ(c["subflows"].size(), subflows) << c.dump();
         ASSERT_TRUE(c["has_bytes"].get<bool>()) << "a kernel before 6.5: " << c.dump();
-        // Each subflow's SYN and FIN take a sequence number; reinjected bytes count on each subflow.
+        // Each subflow's SYN and FIN take a sequence number; reinjected bytes count on each subflow; read in
+        // flight, subflows have acked bytes the connection has not (mptcp_report.hpp's subflow_sum_problem).
         uint64_t acked = sum(c["subflows"], "bytes_acked"), slack = 2 * subflows;
         EXPECT_GE(acked + slack, c["bytes_acked"].get<uint64_t>()) << c.dump();
-        EXPECT_LE(acked, c["bytes_acked"].get<uint64_t>() + c["bytes_retrans"].get<uint64_t>() + slack) << c.dump();
+        EXPECT_LE(acked, c["bytes_sent"].get<uint64_t>() + c["bytes_retrans"].get<uint64_t>() + 2 * slack) << c.dump();
         EXPECT_GE(sum(c["subflows"], "bytes_received") + slack, c["bytes_received"].get<uint64_t>()) << c.dump();
     }
     for (const auto& w : side["warnings"]) EXPECT_EQ(w.get<std::string>().find("mptcp"), std::string::npos) << w;

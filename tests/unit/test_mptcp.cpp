@@ -90,6 +90,22 @@ TEST(MptcpReport, SubflowsMustAddUpWithinTheKernelsOwnCounts) {
     EXPECT_EQ(subflow_sum_problem(fell_back), "");  // nothing to add up; reported as a fallback instead
 }
 
+// Two subflows read by a loaded two-link run's sender (MptcpTwoLinks): a maerts server read while 4.6 MB
+// were in flight, its subflows having TCP-acked 2.9 MB the connection had not yet data-acked; and a stream
+// client whose subflows counted 7 bytes beyond what was sent and reinjected.
+TEST(MptcpReport, ASendersSubflowsReadInFlightMayHaveAckedMoreThanTheConnection) {
+    MptcpConnectionReport maerts = one_subflow(177941172, 347677224, 132680);
+    maerts.bytes_sent = 352321536;
+    maerts.subflows.push_back({2, "198.18.12.2:35585", "198.18.12.1:52440", 172786864, 0});
+    EXPECT_EQ(subflow_sum_problem(maerts), "");
+    maerts.subflows[1].bytes_acked += 352321536 + 132680 - 350728036 + 9;  // beyond all it sent: a problem
+    EXPECT_NE(subflow_sum_problem(maerts), "");
+    MptcpConnectionReport stream = one_subflow(137310700, 271581193, 135232);
+    stream.bytes_sent = 271581192;
+    stream.subflows.push_back({2, "198.18.12.1:42963", "198.18.12.2:39083", 134405731, 1});
+    EXPECT_EQ(subflow_sum_problem(stream), "");
+}
+
 TEST(MptcpReport, JsonBothWaysAndOlderPeers) {
     MptcpSideReport r;
     r.connections.push_back(one_subflow(1001, 1000, 0));
