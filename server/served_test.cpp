@@ -54,6 +54,9 @@ void TestRun::coordinate() {
     try {
         std::vector<DataConnection> fds =
             listener_->accept(token_, std::chrono::steady_clock::now() + kAcceptWindow, stopped_);
+        // Open until this run ends where later subflows join it (KindListener::keeps_listening), else closed now.
+        std::unique_ptr<DataListener> open_for_joins;
+        if (listener_->keeps_listening()) open_for_joins = std::move(listener_);
         listener_.reset();
 
         // zcserver, or the server inside zcperf (the embedded one) or zcperf-mpi.

@@ -40,7 +40,7 @@ private:
     std::string host_;
     std::string peer_;
     Notify notify_;
-    std::unique_ptr<DataListener> listener_;  // until the streams are in
+    std::unique_ptr<DataListener> listener_;  // until the streams are in (coordinate() may keep it longer)
     uint16_t port_ = 0;
     std::string fd_note_;  // --flows: the open-file limit raised for this test, for its report
     uint64_t token_ = 0;

@@ -42,7 +42,9 @@ MptcpConnectionReport connection_report(const MptcpRead& read);
 // subflow's SYN and FIN take a sequence number tcpi_bytes_acked counts (2 per subflow), and data the
 // connection sent again (MPTCP_INFO's bytes_retrans: reinjected on another subflow, or sent twice at the
 // MPTCP level) is counted on every subflow that carried it. So Σ acked lies in [acked - 2n,
-// acked + retrans + 2n] and Σ received >= received - 2n (the upper bound is the sender's: check_sides).
+// sent + retrans + 4n] (sent, not acked: read mid-flight, subflows have TCP-acked bytes the connection has
+// not data-acked yet; 4n: SYN, FIN and a few more bytes seen under load) and Σ received >= received - 2n
+// (the upper bound is the sender's: check_sides).
 std::string subflow_sum_problem(const MptcpConnectionReport& c);
 
 nlohmann::json to_json(const MptcpSideReport& r);

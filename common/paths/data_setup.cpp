@@ -11,6 +11,8 @@ DataListener::~DataListener() = default;
 
 uint16_t DataListener::port() const { return listener_->port(); }
 
+bool DataListener::keeps_listening() const { return listener_->keeps_listening(); }
+
 std::vector<DataConnection> DataListener::accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
                                                  const std::atomic<bool>& stopped) {
     return listener_->accept(token, deadline, stopped);

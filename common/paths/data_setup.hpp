@@ -25,6 +25,7 @@ public:
     DataListener(const DataListener&) = delete;
     DataListener& operator=(const DataListener&) = delete;
     uint16_t port() const;
+    bool keeps_listening() const;  // KindListener::keeps_listening: open until the test ends
     // The half's streams, each having presented the token, before the deadline. Throws
     // std::runtime_error when fewer arrive, or kStoppedBeforeStart when `stopped` is set first.
     std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,

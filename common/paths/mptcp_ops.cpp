@@ -19,10 +19,13 @@ void require_mptcp() {
 }
 
 // The data listener takes any address of the control connection's family, not only its address: the
-// subflows the path manager adds join on the server's other addresses (those it announces).
-std::unique_ptr<KindListener> listen(const ServerSpec& half, Role role, const std::string& bind_address) {
+// subflows the path manager adds join on the server's other addresses (those it announces). It stays open
+// until the test ends: a join's SYN needs a listener on its address and port, and the client sends it only
+// after the server's ADD_ADDR, which races the accept (closed then, a third of the two-link runs here lost
+// their second subflow to a reset).
+std::unique_ptr<KindListener> listen(const ServerSpec& half, Role, const std::string& bind_address) {
     require_mptcp();
-    return kTcpOps.listen(half, role, bind_address.find(':') != std::string::npos ? "::" : "0.0.0.0");
+    return listen_keeping_open(half, bind_address.find(':') != std::string::npos ? "::" : "0.0.0.0");
 }
 
 std::vector<DataConnection> connect(const ServerSpec& half, Role role, const PeerAddress& peer, uint64_t token) {

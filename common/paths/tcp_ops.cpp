@@ -101,20 +101,23 @@ std::vector<DataConnection> as_flow_sets(std::vector<UniqueFd> fds, int flows) {
 
 class TcpListener final : public KindListener {
 public:
-    TcpListener(const ServerSpec& half, const std::string& bind_address)
+    TcpListener(const ServerSpec& half, const std::string& bind_address, bool keep_listening)
         : flows_(half.flows),
           wanted_(static_cast<int>(data_connections(half))),
           per_transaction_(is_connection_test(half.test)),
+          keep_listening_(keep_listening),
           tuning_(server_tuning(half)) {
         // crr, cc: the same listener takes every transaction's connection, up to one per stream at once
-        // (and the goodbyes): the system's largest backlog keeps a burst from being dropped.
-        int backlog = per_transaction_ ? SOMAXCONN : wanted_;
+        // (and the goodbyes): the system's largest backlog keeps a burst from being dropped. A listener
+        // kept open takes the connections' later joins (each a SYN in its queue) the same way.
+        int backlog = per_transaction_ || keep_listening_ ? SOMAXCONN : wanted_;
         auto [fd, port] = listen_tcp(bind_address, 0, backlog, half.side.socket_buffer,
                                      transport_info(half.transport).socket_protocol);
         fd_ = std::move(fd);
         port_ = port;
     }
     uint16_t port() const override { return port_; }
+    bool keeps_listening() const override { return keep_listening_; }
     std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
                                        const std::atomic<bool>& stopped) override {
         std::vector<UniqueFd> tcp = accept_tcp(fd_.get(), wanted_, token, deadline, stopped);
@@ -140,7 +143,7 @@ public:
             fd_.reset();
             return out;
         }
-        fd_.reset();
+        if (!keep_listening_) fd_.reset();
         for (auto& fd : tcp) {
             if (tuning_.any()) apply_tcp_tuning(fd.get(), tuning_);         // -C, --fq-rate, --tos: both sides
             if (flows_ == 1) set_receive_timeout(fd.get(), kStallTimeout);  // flow sets wait in epoll instead
@@ -153,13 +156,14 @@ public:
 private:
     int flows_, wanted_;  // connections per stream; all the half's connections
     bool per_transaction_;
+    bool keep_listening_;  // open after accept, for joins on the same address and port
     TcpTuning tuning_;
     UniqueFd fd_;
     uint16_t port_ = 0;
 };
 
 std::unique_ptr<KindListener> listen(const ServerSpec& half, Role, const std::string& bind_address) {
-    return std::make_unique<TcpListener>(half, bind_address);
+    return std::make_unique<TcpListener>(half, bind_address, false);
 }
 
 std::vector<DataConnection> connect(const ServerSpec& half, Role, const PeerAddress& peer, uint64_t token) {
@@ -297,6 +301,10 @@ const TransportOps kTcpOps = {.listen = listen,
                               .stream_info = stream_info,
                               .connect_latency = connect_latency,
                               .rx_modes = kTcpRxModes};
+
+std::unique_ptr<KindListener> listen_keeping_open(const ServerSpec& half, const std::string& bind_address) {
+    return std::make_unique<TcpListener>(half, bind_address, true);
+}
 
 // GPU memory over TCP is always staged (spec_problem refused --gpu-path direct).
 void make_tcp_send(StreamLoop& loop, const ServerSpec& h, int fd) {

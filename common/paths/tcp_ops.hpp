@@ -4,6 +4,9 @@
 // std::runtime_error naming what the half cannot run or what is missing (no io_uring, SO_ZEROCOPY
 // refused, ...). The loops a test checks for are in the headers it includes (the copy and staged
 // loops, here; the zero-copy ones in their own tcp/ files).
+#include <memory>
+#include <string>
+
 #include "core/stream_loop.hpp"
 #include "measure/latency_histogram.hpp"
 #include "protocol/test_spec.hpp"
@@ -27,6 +30,11 @@ using TcpRrGpuResponder = RrResponder<GpuRrMessage, KernelSockets>;
 // socket may reuse: they open the row's socket_protocol.
 struct TransportOps;
 extern const TransportOps kTcpOps;
+
+// kTcpOps's listener, left open after its streams are in (KindListener::keeps_listening) until the test
+// ends: for a kind whose connections later add subflows that join on this address and port.
+class KindListener;
+std::unique_ptr<KindListener> listen_keeping_open(const ServerSpec& half, const std::string& bind_address);
 
 void make_tcp_send(StreamLoop& loop, const ServerSpec& half, int fd);
 void make_tcp_recv(StreamLoop& loop, const ServerSpec& half, int fd);

@@ -32,6 +32,10 @@ class KindListener {
 public:
     virtual ~KindListener() = default;
     virtual uint16_t port() const = 0;
+    // True: connections join this listener after accept (a multipath kind's later subflows, to this port:
+    // with no listener the kernel answers their SYN with a reset), so the test keeps it open until its
+    // end. False: the test closes it once its streams are in.
+    virtual bool keeps_listening() const { return false; }
     // The half's streams, each having presented the token, before the deadline. Throws
     // std::runtime_error when fewer arrive, or kStoppedBeforeStart when `stopped` is set first.
     virtual std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,

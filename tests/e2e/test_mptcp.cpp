@@ -40,10 +40,11 @@ void expect_mptcp_side(const json& side, size_t streams, size_t subflows) {
         ASSERT_TRUE(c["mptcp"].get<bool>()) << c.dump();
         ASSERT_EQ(c["subflows"].size(), subflows) << c.dump();
         ASSERT_TRUE(c["has_bytes"].get<bool>()) << "a kernel before 6.5: " << c.dump();
-        // Each subflow's SYN and FIN take a sequence number; reinjected bytes count on each subflow.
+        // Each subflow's SYN and FIN take a sequence number; reinjected bytes count on each subflow; read in
+        // flight, subflows have acked bytes the connection has not (mptcp_report.hpp's subflow_sum_problem).
         uint64_t acked = sum(c["subflows"], "bytes_acked"), slack = 2 * subflows;
         EXPECT_GE(acked + slack, c["bytes_acked"].get<uint64_t>()) << c.dump();
-        EXPECT_LE(acked, c["bytes_acked"].get<uint64_t>() + c["bytes_retrans"].get<uint64_t>() + slack) << c.dump();
+        EXPECT_LE(acked, c["bytes_sent"].get<uint64_t>() + c["bytes_retrans"].get<uint64_t>() + 2 * slack) << c.dump();
         EXPECT_GE(sum(c["subflows"], "bytes_received") + slack, c["bytes_received"].get<uint64_t>()) << c.dump();
     }
     for (const auto& w : side["warnings"]) EXPECT_EQ(w.get<std::string>().find("mptcp"), std::string::npos) << w;
@@ -167,36 +168,26 @@ TEST_F(MptcpTwoLinks, TwoSubflowsCarryTheDataAndSumToTheConnection) {
     ASSERT_TRUE(server.wait_for_stderr("listening on", 5s)) << server.stderr_so_far();
     for (const char* test : {"stream", "maerts"}) {
         SCOPED_TRACE(test);
-        // The second subflow joins after the server's ADD_ADDR, a handshake later, and the kernel's path
-        // manager did not always open it in a run (seen here in about a third of the runs: one subflow for the whole 3
-        // s). zcperf only reports what the kernel did, so up to six runs are made for a two-subflow one; every run's
-        // report must add up, whatever its subflow count.
-        std::string one_subflow_runs;
-        bool two = false;
-        for (int attempt = 1; attempt <= 6 && !two; ++attempt) {
-            auto o = run(in(client_, {zcperf_bin(), "-H", "198.18.11.2:12890", "-T", "mptcp", "-t", test, "-l", "3",
-                                      "-o", "json"}),
-                         120s);
-            ASSERT_EQ(o.exit_code, 0) << o.err;
-            json r = report_json(o)["results"][0];
-            EXPECT_GT(r["bytes"].get<uint64_t>(), 16ull << 20);
-            const json& subflows = receiver(r)["mptcp"]["connections"][0]["subflows"];
-            two = subflows.size() == 2;
-            expect_mptcp_side(r["local"], 1, subflows.size());
-            expect_mptcp_side(r["remote"], 1, subflows.size());
-            expect_carried(r);
-            if (!two) {
-                one_subflow_runs += "\n  run " + std::to_string(attempt) + ": " + subflows.dump();
-                continue;
-            }
-            // Both links carried data: each subflow's share is its own, on its own addresses.
-            std::set<std::string> locals;
-            for (const auto& s : subflows) {
-                EXPECT_GT(s["bytes_received"].get<uint64_t>(), 1u << 20) << subflows.dump();
-                locals.insert(s["local"].get<std::string>().substr(0, 9));
-            }
-            EXPECT_EQ(locals.size(), 2u) << subflows.dump();  // 198.18.11 and 198.18.12
+        // One run each, no retry: the second subflow joins on the data listener, which zcserver keeps open
+        // until the test ends (closed at accept, it lost the race with the server's ADD_ADDR in about a
+        // third of the runs here: the join's SYN met a reset). It joins a round trip after the first
+        // subflow is up, long before the 3 s end.
+        auto o = run(
+            in(client_, {zcperf_bin(), "-H", "198.18.11.2:12890", "-T", "mptcp", "-t", test, "-l", "3", "-o", "json"}),
+            120s);
+        ASSERT_EQ(o.exit_code, 0) << o.err;
+        json r = report_json(o)["results"][0];
+        EXPECT_GT(r["bytes"].get<uint64_t>(), 16ull << 20);
+        expect_mptcp_side(r["local"], 1, 2);
+        expect_mptcp_side(r["remote"], 1, 2);
+        expect_carried(r);
+        // Both links carried data: each subflow's share is its own, on its own addresses.
+        const json& subflows = receiver(r)["mptcp"]["connections"][0]["subflows"];
+        std::set<std::string> locals;
+        for (const auto& s : subflows) {
+            EXPECT_GT(s["bytes_received"].get<uint64_t>(), 1u << 20) << subflows.dump();
+            locals.insert(s["local"].get<std::string>().substr(0, 9));
         }
-        EXPECT_TRUE(two) << "no run had a second subflow:" << one_subflow_runs;
+        EXPECT_EQ(locals.size(), 2u) << subflows.dump();  // 198.18.11 and 198.18.12
     }
 }

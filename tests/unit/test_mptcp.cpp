@@ -90,6 +90,22 @@ TEST(MptcpReport, SubflowsMustAddUpWithinTheKernelsOwnCounts) {
     EXPECT_EQ(subflow_sum_problem(fell_back), "");  // nothing to add up; reported as a fallback instead
 }
 
+// Two subflows read by a loaded two-link run's sender (MptcpTwoLinks): a maerts server read while 4.6 MB
+// were in flight, its subflows having TCP-acked 2.9 MB the connection had not yet data-acked; and a stream
+// client whose subflows counted 7 bytes beyond what was sent and reinjected.
+TEST(MptcpReport, ASendersSubflowsReadInFlightMayHaveAckedMoreThanTheConnection) {
+    MptcpConnectionReport maerts = one_subflow(177941172, 347677224, 132680);
+    maerts.bytes_sent = 352321536;
+    maerts.subflows.push_back({2, "198.18.12.2:35585", "198.18.12.1:52440", 172786864, 0});
+    EXPECT_EQ(subflow_sum_problem(maerts), "");
+    maerts.subflows[1].bytes_acked += 352321536 + 132680 - 350728036 + 9;  // beyond all it sent: a problem
+    EXPECT_NE(subflow_sum_problem(maerts), "");
+    MptcpConnectionReport stream = one_subflow(137310700, 271581193, 135232);
+    stream.bytes_sent = 271581192;
+    stream.subflows.push_back({2, "198.18.12.1:42963", "198.18.12.2:39083", 134405731, 1});
+    EXPECT_EQ(subflow_sum_problem(stream), "");
+}
+
 TEST(MptcpReport, JsonBothWaysAndOlderPeers) {
     MptcpSideReport r;
     r.connections.push_back(one_subflow(1001, 1000, 0));
@@ -199,4 +215,26 @@ TEST(MptcpKernel, ReadsALoopbackConnectionAndAFallback) {
         EXPECT_EQ(subflow_sum_problem(rx), "");
         EXPECT_GE(rx.subflow_received(), 16u << 16);
     }
+}
+
+// A kernel before 6.5 (the lab's Debian 12 guests run 6.1) gives subflows but no connection byte counters:
+// the human lines say so and show the subflows' sum, never the absent counters as "connection sent 0 B".
+TEST(KindBlock, AnOlderKernelsConnectionSaysItHasNoByteCounters) {
+    MptcpConnectionReport c = one_subflow(1001, 0, 0);
+    c.has_bytes = false;
+    c.source = "MPTCP_TCPINFO, MPTCP_SUBFLOW_ADDRS";
+    c.subflows.push_back({0, "10.0.2.1:1", "10.0.2.2:2", 500, 7});
+    MptcpSideReport r;
+    r.connections.push_back(c);
+    auto lines = kind_block_lines({{"mptcp", to_json(r)}});
+    ASSERT_EQ(lines.size(), 4u);
+    EXPECT_NE(lines[0].find("2 subflows (MPTCP_TCPINFO, MPTCP_SUBFLOW_ADDRS); no connection byte counters in this "
+                            "kernel (MPTCP_INFO has them from Linux 6.5)"),
+              std::string::npos)
+        << lines[0];
+    EXPECT_EQ(lines[0].find("connection sent"), std::string::npos) << lines[0];
+    EXPECT_NE(lines[2].find("subflow 2 10.0.2.1:1 -> 10.0.2.2:2: 500 B acked, 7 B received"), std::string::npos)
+        << lines[2];  // no id from the kernel: its position
+    EXPECT_NE(lines[3].find("subflows' sum: acked 1501 B, received 7 B"), std::string::npos) << lines[3];
+    EXPECT_EQ(subflow_sum_problem(c), "");  // nothing to check against: no warning either
 }
