@@ -169,17 +169,8 @@ SideResult await_remote(ControlClient& control, SideRunner& runner, const TestSp
     }
 }
 
-}  // namespace
-
-TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote, bool same_host) {
-    TestResult r;
-    r.transport = spec.transport;
-    r.rx = spec.rx;
-    r.test = spec.test;
-    r.message_size = spec.message_size;
-    r.streams = spec.streams;
-    const SideResult& rx = local.role == Role::recv ? local : remote;
-    const SideResult& tx = local.role == Role::recv ? remote : local;
+// The two sides' counts must agree before any figure is reported; throws what does not.
+void check_counts(const TestSpec& spec, const SideResult& tx, const SideResult& rx) {
     const bool udp = transport_info(spec.transport).datagrams;
     if (udp && spec.test != TestKind::rr) {  // datagrams may be lost: the two sides' counts must add up instead
         if (std::string why = udp_count_problem(tx.udp, tx.bytes, rx.udp, rx.bytes); !why.empty())
@@ -195,68 +186,99 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
                         "stream early or the data connection lost data. No figures are reported for this test.",
                         tx.bytes, rx.bytes));
     }
-    r.bytes = rx.bytes;
-    r.elapsed_s = rx.elapsed_s;
-    r.throughput_gbps = r.elapsed_s > 0 ? static_cast<double>(r.bytes) * 8 / r.elapsed_s / 1e9 : 0;
+}
+
+// Each side's own warnings, and the load other processes put on its host.
+void note_sides(const SideResult& local, const SideResult& remote, std::vector<std::string>& warnings) {
     for (const auto* side : {&local, &remote}) {
         const char* name = side == &local ? "local" : "remote";
-        for (const auto& w : side->warnings) r.warnings.push_back(std::string(name) + ": " + w);
+        for (const auto& w : side->warnings) warnings.push_back(std::string(name) + ": " + w);
         double pct = side->others_cpu_pct_of_one_cpu();
         if (pct > kOtherLoadWarnPct) {
             std::string who;
             for (const auto& t : side->cpu.others.top)
                 who += fmt::format("{}{}[{}] {:.2f} s", who.empty() ? "" : ", ", t.comm, t.pid, t.cpu_s);
-            r.warnings.push_back(
+            warnings.push_back(
                 fmt::format("{}: other processes used at least {:.1f}% of a CPU during the test ({}); the whole-host "
                             "CPU figures and "
                             "service demand include that load",
                             name, pct, who));
         }
     }
+}
+
+// A UDP sender's pace and losses.
+void note_udp(const TestSpec& spec, const SideResult& tx, const SideResult& rx, std::vector<std::string>& warnings) {
+    if (tx.udp.empty()) return;
+    // A timed paced sender sends what is due before the end of -l: its rate is its bytes over -l (its
+    // measured interval also holds the end marker's exchange); with -n, over its interval. Per stream.
+    // rdma-read's paced loop is the reader's: its side carries the pacing, the sender's the bytes.
+    double span = spec.total_bytes == 0 ? spec.duration_s : tx.elapsed_s;
+    int streams = std::max(1, static_cast<int>(tx.stream_bytes.size()));
+    double rate = span > 0 ? static_cast<double>(tx.bytes) * 8 / span / streams : 0;
+    UdpInfo paced = tx.udp;
+    if (paced.pacing.method == PacingMethod::none) paced.pacing = rx.udp.pacing;
+    const bool udp = transport_info(spec.transport).datagrams;
+    for (auto& n : udp_notes(paced, rate, streams, spec.test == TestKind::rr ? UdpInfo{} : rx.udp, udp))
+        warnings.push_back(std::move(n));
+}
+
+// How much of a zero-copy send the kernel copied anyway, and why it may have.
+void note_tx_zerocopy(const SideResult& tx, bool same_host, std::vector<std::string>& warnings) {
+    if (tx.zerocopy.sent_bytes == 0) return;
+    double pct = 100.0 * static_cast<double>(tx.zerocopy.copied_bytes) / static_cast<double>(tx.zerocopy.sent_bytes);
+    std::string note =
+        fmt::format("{}: the kernel reports it copied {:.1f}% of the {} zero-copy bytes anyway ({} completions{})",
+                    tx.path, pct, tx.zerocopy.sent_bytes, tx.zerocopy.completions,
+                    tx.zerocopy.enobufs ? fmt::format(", {} ENOBUFS waits", tx.zerocopy.enobufs) : "");
+    if (pct > 99.9) {
+        note += same_host ? "; on loopback and veth it always copies (the receiver must not see pages the sender "
+                            "may still change), so this measures the zero-copy machinery's overhead, not its gain"
+                          : "; the device cannot send from user pages (no scatter-gather or checksum offload?)";
+    }
+    warnings.push_back(note);
+}
+
+// How much of a zero-copy receive was mapped, and why pages may not have been.
+void note_rx_zerocopy(const SideResult& rx, bool same_host, std::vector<std::string>& warnings) {
+    if (rx.zerocopy.rx_mapped_bytes + rx.zerocopy.rx_copied_bytes == 0) return;
+    double pct = 100.0 * static_cast<double>(rx.zerocopy.rx_mapped_bytes) /
+                 static_cast<double>(rx.zerocopy.rx_mapped_bytes + rx.zerocopy.rx_copied_bytes);
+    std::string note = fmt::format("rx-zerocopy: {:.1f}% of the bytes were mapped, {:.1f}% copied", pct, 100 - pct);
+    if (pct < 50) {
+        // Between hosts the sender does not matter: the receiving NIC's buffers decide (issue #14's lab: 0 %).
+        note += same_host ? "; pages map only when whole pages arrive from a sender that did not copy them "
+                            "(on loopback: tcp-msgzc or tcp-uringzc, and an MSS that is a multiple of the "
+                            "page size)"
+                          : "; pages map only when the receiving driver puts each segment's payload in whole pages "
+                            "at page offset 0 (header split, and an MSS that is a multiple of the page size); "
+                            "drivers without header split, virtio-net among them, put it right after the headers, "
+                            "so the kernel copies it";
+    }
+    warnings.push_back(note);
+}
+
+}  // namespace
+
+TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote, bool same_host) {
+    TestResult r;
+    r.transport = spec.transport;
+    r.rx = spec.rx;
+    r.test = spec.test;
+    r.message_size = spec.message_size;
+    r.streams = spec.streams;
+    const SideResult& rx = local.role == Role::recv ? local : remote;
+    const SideResult& tx = local.role == Role::recv ? remote : local;
+    check_counts(spec, tx, rx);
+    r.bytes = rx.bytes;
+    r.elapsed_s = rx.elapsed_s;
+    r.throughput_gbps = r.elapsed_s > 0 ? static_cast<double>(r.bytes) * 8 / r.elapsed_s / 1e9 : 0;
+    note_sides(local, remote, r.warnings);
     note_overrun(spec, local, remote, r.warnings);
     for (auto& n : kind_block_notes(tx.kinds, rx.kinds)) r.warnings.push_back(std::move(n));  // each kind's checks
-    if (!tx.udp.empty()) {
-        // A timed paced sender sends what is due before the end of -l: its rate is its bytes over -l (its
-        // measured interval also holds the end marker's exchange); with -n, over its interval. Per stream.
-        // rdma-read's paced loop is the reader's: its side carries the pacing, the sender's the bytes.
-        double span = spec.total_bytes == 0 ? spec.duration_s : tx.elapsed_s;
-        int streams = std::max(1, static_cast<int>(tx.stream_bytes.size()));
-        double rate = span > 0 ? static_cast<double>(tx.bytes) * 8 / span / streams : 0;
-        UdpInfo paced = tx.udp;
-        if (paced.pacing.method == PacingMethod::none) paced.pacing = rx.udp.pacing;
-        for (auto& n : udp_notes(paced, rate, streams, spec.test == TestKind::rr ? UdpInfo{} : rx.udp, udp))
-            r.warnings.push_back(std::move(n));
-    }
-    if (tx.zerocopy.sent_bytes > 0) {
-        double pct =
-            100.0 * static_cast<double>(tx.zerocopy.copied_bytes) / static_cast<double>(tx.zerocopy.sent_bytes);
-        std::string note =
-            fmt::format("{}: the kernel reports it copied {:.1f}% of the {} zero-copy bytes anyway ({} completions{})",
-                        tx.path, pct, tx.zerocopy.sent_bytes, tx.zerocopy.completions,
-                        tx.zerocopy.enobufs ? fmt::format(", {} ENOBUFS waits", tx.zerocopy.enobufs) : "");
-        if (pct > 99.9) {
-            note += same_host ? "; on loopback and veth it always copies (the receiver must not see pages the sender "
-                                "may still change), so this measures the zero-copy machinery's overhead, not its gain"
-                              : "; the device cannot send from user pages (no scatter-gather or checksum offload?)";
-        }
-        r.warnings.push_back(note);
-    }
-    if (rx.zerocopy.rx_mapped_bytes + rx.zerocopy.rx_copied_bytes > 0) {
-        double pct = 100.0 * static_cast<double>(rx.zerocopy.rx_mapped_bytes) /
-                     static_cast<double>(rx.zerocopy.rx_mapped_bytes + rx.zerocopy.rx_copied_bytes);
-        std::string note = fmt::format("rx-zerocopy: {:.1f}% of the bytes were mapped, {:.1f}% copied", pct, 100 - pct);
-        if (pct < 50) {
-            // Between hosts the sender does not matter: the receiving NIC's buffers decide (issue #14's lab: 0 %).
-            note += same_host ? "; pages map only when whole pages arrive from a sender that did not copy them "
-                                "(on loopback: tcp-msgzc or tcp-uringzc, and an MSS that is a multiple of the "
-                                "page size)"
-                              : "; pages map only when the receiving driver puts each segment's payload in whole pages "
-                                "at page offset 0 (header split, and an MSS that is a multiple of the page size); "
-                                "drivers without header split, virtio-net among them, put it right after the headers, "
-                                "so the kernel copies it";
-        }
-        r.warnings.push_back(note);
-    }
+    note_udp(spec, tx, rx, r.warnings);
+    note_tx_zerocopy(tx, same_host, r.warnings);
+    note_rx_zerocopy(rx, same_host, r.warnings);
     if (same_host) {
         r.warnings.push_back(
             "client and server share one host: local and remote whole-host CPU figures both count the whole machine "

@@ -27,7 +27,8 @@
 
 namespace zc {
 
-// The server's side of set-up: listening for one test's data connections.
+// The server's side of set-up: one kind's listener for one test's data connections, made by its
+// table's listen. DataListener (data_setup.hpp) holds one, whatever the kind, and names none.
 class KindListener {
 public:
     virtual ~KindListener() = default;

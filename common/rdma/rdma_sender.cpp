@@ -40,6 +40,240 @@ struct QpTx {
     uint64_t posted = 0;  // data messages posted (a staged sender's slot index)
 };
 
+// One run of the sender's loop: all its state, made before the first message, and the loop's steps
+// (stream, end each QP, drain). Members of one template, inlined as the lambdas they were: no
+// allocation or virtual call per message.
+template <class Stage>
+class SendRun {
+public:
+    SendRun(RdmaConnection& c, bool write, const StopRule& stop, Stage& stage)
+        : c_(c),
+          write_(write),
+          stop_(stop),
+          stage_(stage),
+          waiter_(c, stop.abort),
+          nq_(c.qp_count()),
+          msg_(c.message_size()),
+          depth_(window(c)),
+          signal_every_(std::max(1u, depth_ / 4)),
+          postlist_(std::min(c.options().postlist, depth_)),
+          may_inline_(c.options().inline_size > 0),
+          tx_(nq_),
+          wrs_(postlist_),
+          sges_(postlist_) {
+        for (size_t q = 0; q < nq_; ++q) tx_[q].credits = tx_[q].slots = c_.peer(q).slots;
+        announce_ = rdma_wire::announce_every(tx_[0].slots);
+    }
+
+    // The data messages, round-robin over the QPs in chains of --postlist, until the stop rule says
+    // stop. False when the loop ended on an error (sc_ says which).
+    bool stream() {
+        if constexpr (Stage::staged) {
+            for (size_t s = 0; s < nq_; ++s) stage_.top_up(s, stop_);  // the first window, before the first post
+        }
+        size_t q = 0;
+        size_t len = stop_.next_length(sc_.bytes, msg_);
+        while (len) {
+            // A QP with a free slot at the receiver and room in its send queue, round-robin.
+            auto has_room = [&](size_t i) { return tx_[i].credits != 0 && tx_[i].outstanding < depth_; };
+            auto apply = [&](int n) { return this->apply(n); };
+            if (!next_qp_with_room(q, nq_, has_room, waiter_, wc_, sc_, apply, credit_waits_)) return false;
+            len = chain(q, len);
+            len = clock_check(len);
+            ++sc_.ops;  // one ibv_post_send
+            stop_.publish(sc_);
+            ibv_send_wr* bad = nullptr;
+            if (ibv_post_send(c_.qp(q), wrs_.data(), &bad) != 0) {
+                CqWaiter::fail(sc_, errno ? errno : EIO, "ibv_post_send");
+                return false;
+            }
+            q = q + 1 == nq_ ? 0 : q + 1;
+            if (!take_ready()) return false;
+        }
+        return true;
+    }
+
+    // End of stream, per QP: a signalled end message (rdma-send needs a credit for it: it lands in a
+    // posted receive).
+    bool end_each_qp() {
+        for (size_t e = 0; e < nq_; ++e)
+            if (!end_qp(e)) return false;
+        return true;
+    }
+
+    // Waits until everything posted has completed.
+    bool drain() {
+        for (size_t e = 0; e < nq_; ++e) {
+            while (tx_[e].outstanding > 0)
+                if (!wait_and_apply()) return false;
+        }
+        return true;
+    }
+
+    StreamCounters finish() {
+        c_.info().credit_waits += credit_waits_;
+        sc_.staging = stage_.counts();
+        c_.info().inline_sends += inline_sends_;
+        c_.info().data_sends += sc_.messages;
+        c_.info().post_calls += sc_.ops;
+        return sc_;
+    }
+
+private:
+    static uint32_t window(const RdmaConnection& c) {
+        uint32_t depth = std::min(c.options().tx_depth, c.send_depth() - 2);  // room for the end message
+        if constexpr (Stage::staged) depth = std::min(depth, c.slots());      // one bounce slot per send in flight
+        return depth;
+    }
+
+    // Applies completions: returned credits, finished sends. False on a failed completion.
+    bool apply(int n) {
+        for (int i = 0; i < n; ++i) {
+            const ibv_wc& w = wc_[i];
+            if (w.status != IBV_WC_SUCCESS) return fail_completion(sc_, w) != 0;
+            size_t q = w.wr_id >> 32;
+            if (w.opcode & IBV_WC_RECV) {
+                tx_[q].credits += ntohl(w.imm_data);
+                if (!post_ctrl_recv(c_, q)) return CqWaiter::fail(sc_, EIO, "ibv_post_recv") != 0;
+            } else {
+                tx_[q].outstanding -= static_cast<uint32_t>(w.wr_id);
+                stage_.completed(q, static_cast<uint32_t>(w.wr_id));  // their bounce slots are free
+                stage_.top_up(q, stop_);
+            }
+        }
+        return true;
+    }
+
+    // Completions there now, taken without waiting.
+    bool take_ready() {
+        int n = waiter_.poll(wc_);
+        if (n < 0) return CqWaiter::fail(sc_, EIO, "ibv_poll_cq") != 0;
+        return n == 0 || apply(n);
+    }
+
+    bool wait_and_apply() {
+        int n = waiter_.wait(wc_, sc_);
+        return n > 0 && apply(n);
+    }
+
+    // Builds QP q's chain in wrs_ while it has credits and room; returns the length of the next
+    // message (0: the byte budget is spent).
+    size_t chain(size_t q, size_t len) {
+        QpTx& t = tx_[q];
+        uint32_t k = 0;
+        while (len && k < postlist_ && t.credits && t.outstanding < depth_) {
+            build(q, t, k, len);
+            sc_.bytes += len;
+            ++sc_.messages;
+            ++k;
+            // With a time limit the clock is read once per chain (clock_check), not beside every message.
+            if (stop_.byte_budget) len = stop_.next_length(sc_.bytes, msg_);
+        }
+        return len;
+    }
+
+    // Work request k of the chain: one message of `len` bytes on QP q.
+    void build(size_t q, QpTx& t, uint32_t k, size_t len) {
+        ibv_send_wr& wr = wrs_[k];
+        std::byte* from = stage_.ready(q, t.posted++);
+        sges_[k] = ibv_sge{reinterpret_cast<uint64_t>(from), static_cast<uint32_t>(len), c_.data_lkey()};
+        wr.wr_id = uint64_t(q) << 32;
+        wr.sg_list = &sges_[k];
+        wr.num_sge = 1;
+        wr.next = nullptr;
+        wr.send_flags = may_inline_ && len <= c_.max_inline() ? IBV_SEND_INLINE : 0;
+        inline_sends_ += wr.send_flags != 0;
+        if (k) wrs_[k - 1].next = &wr;
+        --t.credits;
+        if (write_)
+            place_write(wr, t, c_.peer(q), len);
+        else
+            wr.opcode = IBV_WR_SEND;
+        ++t.outstanding;
+        if (++t.since_signal >= signal_every_) {
+            wr.send_flags |= IBV_SEND_SIGNALED;
+            wr.wr_id |= t.since_signal;  // one completion frees this many entries
+            t.since_signal = 0;
+        }
+    }
+
+    // rdma-write: the next slot of the receiver's ring, and the immediate that announces the slots written.
+    void place_write(ibv_send_wr& wr, QpTx& t, const PeerBuffer& peer, size_t len) {
+        wr.opcode = IBV_WR_RDMA_WRITE;
+        wr.wr.rdma.remote_addr = peer.addr + uint64_t(t.slot) * msg_;
+        wr.wr.rdma.rkey = peer.rkey;
+        t.slot = t.slot + 1 == t.slots ? 0 : t.slot + 1;
+        ++t.unannounced;
+        t.last_length = len;
+        // Announce every quarter window, and before running dry (credits come back only for
+        // announced slots). A short (last) message is left to the end message, which has its length.
+        if (len == msg_ && (t.unannounced >= announce_ || t.credits == 0)) {
+            wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+            wr.imm_data = htonl(t.unannounced);
+            t.unannounced = 0;
+        }
+    }
+
+    // With a time limit the clock is read every 32 posts or 256 KiB, whichever comes first: a
+    // clock read can cost more than a small post (a guest whose clock source is the HPET traps
+    // on every read), and the overshoot stays within a few tens of small messages.
+    size_t clock_check(size_t len) {
+        if (stop_.byte_budget) return len;
+        if (++posts_unclocked_ >= 32 || sc_.bytes - clocked_bytes_ >= (256u << 10)) {
+            posts_unclocked_ = 0;
+            clocked_bytes_ = sc_.bytes;
+            return stop_.next_length(sc_.bytes, msg_);
+        }
+        return stop_.abort->load(std::memory_order_relaxed) ? 0 : len;
+    }
+
+    bool end_qp(size_t e) {
+        QpTx& t = tx_[e];
+        while ((!write_ && t.credits == 0) || t.outstanding >= c_.send_depth() - 1)
+            if (!wait_and_apply()) return false;
+        auto* end = reinterpret_cast<rdma_wire::EndMessage*>(c_.ctrl_send(e));
+        *end = rdma_wire::EndMessage{rdma_wire::kMagic, t.unannounced, t.last_length, 0};
+        ibv_sge sge{reinterpret_cast<uint64_t>(end), sizeof(*end), c_.ctrl_lkey()};
+        ibv_send_wr wr{};
+        wr.wr_id = (uint64_t(e) << 32) | (t.since_signal + 1);
+        wr.sg_list = &sge;
+        // rdma-send: the immediate alone marks the end, with no payload: it lands in a data receive,
+        // which may be smaller than the end message (msgrate's 2-byte messages).
+        wr.num_sge = write_ ? 1 : 0;
+        wr.opcode = write_ ? IBV_WR_SEND : IBV_WR_SEND_WITH_IMM;
+        wr.imm_data = 0;
+        wr.send_flags = IBV_SEND_SIGNALED | (c_.max_inline() >= sizeof(*end) ? IBV_SEND_INLINE : 0);
+        if (!write_) --t.credits;
+        ++t.outstanding;
+        t.since_signal = 0;
+        ibv_send_wr* bad = nullptr;
+        if (ibv_post_send(c_.qp(e), &wr, &bad) != 0)
+            return CqWaiter::fail(sc_, errno ? errno : EIO, "ibv_post_send") != 0;
+        return true;
+    }
+
+    RdmaConnection& c_;
+    const bool write_;
+    const StopRule& stop_;
+    Stage& stage_;
+    StreamCounters sc_;
+    CqWaiter waiter_;
+    const size_t nq_;
+    const uint64_t msg_;
+    const uint32_t depth_;
+    const uint32_t signal_every_;
+    const uint32_t postlist_;
+    const bool may_inline_;
+    uint32_t announce_ = 0;
+    std::vector<QpTx> tx_;
+    std::vector<ibv_send_wr> wrs_;
+    std::vector<ibv_sge> sges_;
+    ibv_wc wc_[CqWaiter::kBatch];
+    uint64_t credit_waits_ = 0, inline_sends_ = 0;
+    uint32_t posts_unclocked_ = 0;
+    uint64_t clocked_bytes_ = 0;
+};
+
 }  // namespace
 
 RdmaSender::RdmaSender(RdmaConnection& c) : c_(c), write_(c.op() == RdmaOp::write) {
@@ -57,162 +291,10 @@ StreamCounters RdmaSender::run(const StopRule& stop) {
 
 template <class Stage>
 StreamCounters RdmaSender::loop(const StopRule& stop, Stage& stage) {
-    StreamCounters sc;
-    CqWaiter waiter(c_, stop.abort);
-    const size_t nq = c_.qp_count();
-    const uint64_t msg = c_.message_size();
-    const RdmaOptions& o = c_.options();
-    uint32_t depth = std::min(o.tx_depth, c_.send_depth() - 2);        // room for the end message
-    if constexpr (Stage::staged) depth = std::min(depth, c_.slots());  // one bounce slot per send in flight
-    const uint32_t signal_every = std::max(1u, depth / 4);
-    const uint32_t postlist = std::min(o.postlist, depth);
-    const bool may_inline = o.inline_size > 0;
-    std::vector<QpTx> tx(nq);  // all per-run state is made here, before the first message
-    std::vector<ibv_send_wr> wrs(postlist);
-    std::vector<ibv_sge> sges(postlist);
-    for (size_t q = 0; q < nq; ++q) tx[q].credits = tx[q].slots = c_.peer(q).slots;
-    const uint32_t announce = rdma_wire::announce_every(tx[0].slots);
-    ibv_wc wc[CqWaiter::kBatch];
-    uint64_t credit_waits = 0, inline_sends = 0;
-    uint32_t posts_unclocked = 0;
-    uint64_t clocked_bytes = 0;
-
-    // Applies completions: returned credits, finished sends. False on a failed completion.
-    auto apply = [&](int n) {
-        for (int i = 0; i < n; ++i) {
-            if (wc[i].status != IBV_WC_SUCCESS) return fail_completion(sc, wc[i]) != 0;
-            size_t q = wc[i].wr_id >> 32;
-            if (wc[i].opcode & IBV_WC_RECV) {
-                tx[q].credits += ntohl(wc[i].imm_data);
-                if (!post_ctrl_recv(c_, q)) return CqWaiter::fail(sc, EIO, "ibv_post_recv") != 0;
-            } else {
-                tx[q].outstanding -= static_cast<uint32_t>(wc[i].wr_id);
-                stage.completed(q, static_cast<uint32_t>(wc[i].wr_id));  // their bounce slots are free
-                stage.top_up(q, stop);
-            }
-        }
-        return true;
-    };
-    if constexpr (Stage::staged) {
-        for (size_t s = 0; s < nq; ++s) stage.top_up(s, stop);  // the first window, before the first post
-    }
-
-    size_t q = 0;
-    size_t len = stop.next_length(sc.bytes, msg);
-    bool ok = true;
-    while (len && ok) {
-        // A QP with a free slot at the receiver and room in its send queue, round-robin.
-        auto has_room = [&](size_t i) { return tx[i].credits != 0 && tx[i].outstanding < depth; };
-        if (!(ok = next_qp_with_room(q, nq, has_room, waiter, wc, sc, apply, credit_waits))) break;
-        QpTx& t = tx[q];
-        const PeerBuffer& peer = c_.peer(q);
-        uint32_t k = 0;
-        while (len && k < postlist && t.credits && t.outstanding < depth) {
-            ibv_send_wr& wr = wrs[k];
-            std::byte* from = stage.ready(q, t.posted++);
-            sges[k] = ibv_sge{reinterpret_cast<uint64_t>(from), static_cast<uint32_t>(len), c_.data_lkey()};
-            wr.wr_id = uint64_t(q) << 32;
-            wr.sg_list = &sges[k];
-            wr.num_sge = 1;
-            wr.next = nullptr;
-            wr.send_flags = may_inline && len <= c_.max_inline() ? IBV_SEND_INLINE : 0;
-            inline_sends += wr.send_flags != 0;
-            if (k) wrs[k - 1].next = &wr;
-            --t.credits;
-            if (write_) {
-                wr.opcode = IBV_WR_RDMA_WRITE;
-                wr.wr.rdma.remote_addr = peer.addr + uint64_t(t.slot) * msg;
-                wr.wr.rdma.rkey = peer.rkey;
-                t.slot = t.slot + 1 == t.slots ? 0 : t.slot + 1;
-                ++t.unannounced;
-                t.last_length = len;
-                // Announce every quarter window, and before running dry (credits come back only for
-                // announced slots). A short (last) message is left to the end message, which has its length.
-                if (len == msg && (t.unannounced >= announce || t.credits == 0)) {
-                    wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-                    wr.imm_data = htonl(t.unannounced);
-                    t.unannounced = 0;
-                }
-            } else {
-                wr.opcode = IBV_WR_SEND;
-            }
-            ++t.outstanding;
-            if (++t.since_signal >= signal_every) {
-                wr.send_flags |= IBV_SEND_SIGNALED;
-                wr.wr_id |= t.since_signal;  // one completion frees this many entries
-                t.since_signal = 0;
-            }
-            sc.bytes += len;
-            ++sc.messages;
-            ++k;
-            // With a time limit the clock is read once per chain (below), not beside every message.
-            if (stop.byte_budget) len = stop.next_length(sc.bytes, msg);
-        }
-        // With a time limit the clock is read every 32 posts or 256 KiB, whichever comes first: a
-        // clock read can cost more than a small post (a guest whose clock source is the HPET traps
-        // on every read), and the overshoot stays within a few tens of small messages.
-        if (!stop.byte_budget && (++posts_unclocked >= 32 || sc.bytes - clocked_bytes >= (256u << 10))) {
-            posts_unclocked = 0;
-            clocked_bytes = sc.bytes;
-            len = stop.next_length(sc.bytes, msg);
-        } else if (!stop.byte_budget && stop.abort->load(std::memory_order_relaxed)) {
-            len = 0;
-        }
-        ++sc.ops;  // one ibv_post_send
-        stop.publish(sc);
-        ibv_send_wr* bad = nullptr;
-        if (ibv_post_send(c_.qp(q), wrs.data(), &bad) != 0) {
-            CqWaiter::fail(sc, errno ? errno : EIO, "ibv_post_send");
-            ok = false;
-            break;
-        }
-        q = q + 1 == nq ? 0 : q + 1;
-        int n = waiter.poll(wc);  // take what is there without waiting
-        if (n < 0)
-            ok = CqWaiter::fail(sc, EIO, "ibv_poll_cq") != 0;
-        else if (n > 0)
-            ok = apply(n);
-    }
-
-    // End of stream, per QP: a signalled end message (rdma-send needs a credit for it: it lands in a
-    // posted receive), then wait until everything posted has completed.
-    for (size_t e = 0; ok && e < nq; ++e) {
-        QpTx& t = tx[e];
-        while (ok && ((!write_ && t.credits == 0) || t.outstanding >= c_.send_depth() - 1)) {
-            int n = waiter.wait(wc, sc);
-            ok = n > 0 && apply(n);
-        }
-        if (!ok) break;
-        auto* end = reinterpret_cast<rdma_wire::EndMessage*>(c_.ctrl_send(e));
-        *end = rdma_wire::EndMessage{rdma_wire::kMagic, t.unannounced, t.last_length, 0};
-        ibv_sge sge{reinterpret_cast<uint64_t>(end), sizeof(*end), c_.ctrl_lkey()};
-        ibv_send_wr wr{};
-        wr.wr_id = (uint64_t(e) << 32) | (t.since_signal + 1);
-        wr.sg_list = &sge;
-        // rdma-send: the immediate alone marks the end, with no payload: it lands in a data receive,
-        // which may be smaller than the end message (msgrate's 2-byte messages).
-        wr.num_sge = write_ ? 1 : 0;
-        wr.opcode = write_ ? IBV_WR_SEND : IBV_WR_SEND_WITH_IMM;
-        wr.imm_data = 0;
-        wr.send_flags = IBV_SEND_SIGNALED | (c_.max_inline() >= sizeof(*end) ? IBV_SEND_INLINE : 0);
-        if (!write_) --t.credits;
-        ++t.outstanding;
-        t.since_signal = 0;
-        ibv_send_wr* bad = nullptr;
-        if (ibv_post_send(c_.qp(e), &wr, &bad) != 0) ok = CqWaiter::fail(sc, errno ? errno : EIO, "ibv_post_send") != 0;
-    }
-    for (size_t e = 0; ok && e < nq; ++e) {
-        while (ok && tx[e].outstanding > 0) {
-            int n = waiter.wait(wc, sc);
-            ok = n > 0 && apply(n);
-        }
-    }
-    c_.info().credit_waits += credit_waits;
-    sc.staging = stage.counts();
-    c_.info().inline_sends += inline_sends;
-    c_.info().data_sends += sc.messages;
-    c_.info().post_calls += sc.ops;
-    return sc;
+    SendRun<Stage> run(c_, write_, stop, stage);
+    // Each step runs only when the one before ended well; the counts are kept either way.
+    if (run.stream() && run.end_each_qp()) run.drain();
+    return run.finish();
 }
 
 }  // namespace zc
