@@ -11,7 +11,8 @@
 #   6. lines of parse_client_options (client/cli.cpp);
 #   7. source files that mention the --rcvlowat option (rcv_lowat / rcvlowat, any case);
 #   8. shared files a transport kind touches (mptcp, issue 33): the files outside its own (those not
-#      named after it) that name it, as ../shared/tools/kind-footprint counts them.
+#      named after it) that name it, as ../shared/tools/kind-footprint counts them; and the same for the
+#      tls kinds (tls, ktls: issue 36).
 # Usage: scripts/structure_counts.sh [--check]
 #   --check: exit 1 when a count is above its limit (the ctest structure_counts, label unit).
 set -euo pipefail
@@ -34,6 +35,8 @@ parse_lines=$(awk '/^int parse_client_options\(/ {on=1} on {n++} on && /^}/ {pri
 lowat=$(files 'rcv_lowat|rcvlowat|RCVLOWAT' | grep -vi cmakelists || true)
 mptcp=$(grep -rliE '\bmptcp\b' --include='*.cpp' --include='*.hpp' --include=CMakeLists.txt "${src[@]}" |
     grep -viE 'mptcp[^/]*$' | sort || true)
+tls=$(grep -rliE '\b(tls|ktls)\b' --include='*.cpp' --include='*.hpp' --include=CMakeLists.txt "${src[@]}" |
+    grep -viE 'tls[^/]*$' | sort || true)
 
 printf '%-62s %s\n' "shared files a socket transport touches (tcp-sendfile):" "$(count "$transport")"
 printf '    %s\n' $transport
@@ -49,6 +52,8 @@ printf '%-62s %s\n' "lines of parse_client_options:" "$parse_lines"
 printf '%-62s %s\n' "source files that mention --rcvlowat:" "$(count "$lowat")"
 printf '%-62s %s\n' "shared files a transport kind touches (mptcp):" "$(count "$mptcp")"
 printf '    %s\n' $mptcp
+printf '%-62s %s\n' "shared files a transport kind touches (tls, ktls):" "$(count "$tls")"
+printf '    %s\n' $tls
 
 # The limits: where each count stands now, so that none grows back. Lower them as the code improves.
 if ((check)); then
@@ -67,5 +72,6 @@ if ((check)); then
     limit "lines of parse_client_options" "$parse_lines" 243
     limit "source files that mention --rcvlowat" "$(count "$lowat")" 10
     limit "shared files a transport kind touches (mptcp)" "$(count "$mptcp")" 5
+    limit "shared files a transport kind touches (tls, ktls)" "$(count "$tls")" 5
     exit $bad
 fi

@@ -10,6 +10,8 @@ extern const TransportOps kRsocketOps;  // rsocket_ops.cpp
 extern const TransportOps kVerbsOps;    // verbs_ops.cpp
 extern const TransportOps kUdpOps;      // udp_ops.cpp
 extern const TransportOps kMptcpOps;    // mptcp_ops.cpp
+extern const TransportOps kTlsOps;      // tls_ops.cpp
+extern const TransportOps kKtlsOps;     // tls_ops.cpp
 
 namespace {
 
@@ -23,6 +25,8 @@ const KindOps kKinds[] = {
     {TransportKind::tcp, &kTcpOps},      // sockets: TCP
     {TransportKind::udp, &kUdpOps},      // UDP
     {TransportKind::mptcp, &kMptcpOps},  // MPTCP, on the tcp kind's loops
+    {TransportKind::tls, &kTlsOps},      // TLS in user space (OpenSSL)
+    {TransportKind::ktls, &kKtlsOps},    // kernel TLS, on the tcp kind's loops
 #if ZCPERF_WITH_RDMA
     {TransportKind::rsocket, &kRsocketOps},  // RDMA
     {TransportKind::verbs, &kVerbsOps},
