@@ -204,9 +204,11 @@ void check_tcp_options(const ClientOptions& o) {
 void check_kind_options(const ClientOptions& o) {
     for (const auto& [name, value] : o.params.kind_options) {
         auto reads = [&name](const TransportInfo& r) {
-            return r.kind_options && (" " + std::string(r.kind_options) + " ").find(" " + name + " ") != std::string::npos;
+            return r.kind_options &&
+                   (" " + std::string(r.kind_options) + " ").find(" " + name + " ") != std::string::npos;
         };
-        if (std::none_of(o.transports.begin(), o.transports.end(), [&](Transport t) { return reads(transport_info(t)); }))
+        if (std::none_of(o.transports.begin(), o.transports.end(),
+                         [&](Transport t) { return reads(transport_info(t)); }))
             throw std::invalid_argument("--" + name + " is for -T " + transport_names_where(reads) +
                                         ": none of the transports given reads it");
     }

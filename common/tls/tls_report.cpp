@@ -15,18 +15,18 @@ constexpr const char* kTlsStat = "tls_stat";
 constexpr size_t kMaxCounters = 64;
 constexpr size_t kMaxCounterName = 64;
 
-const auto kFields = std::make_tuple(
-    text("crypto", &TlsSideReport::crypto, 16, "16 bytes"), text("version", &TlsSideReport::version, 16, "16 bytes"),
-    text("cipher", &TlsSideReport::cipher, 64, "64 bytes"),
-    number("record_payload", &TlsSideReport::record_payload, 0u, 1u << 20, 0u),
-    number("openssl_ktls_send", &TlsSideReport::openssl_ktls_send, false, true, false),
-    number("openssl_ktls_recv", &TlsSideReport::openssl_ktls_recv, false, true, false),
-    text("kernel_tx", &TlsSideReport::kernel_tx, 64, "64 bytes"),
-    text("kernel_rx", &TlsSideReport::kernel_rx, 64, "64 bytes"),
-    text("rx_expect_no_pad", &TlsSideReport::rx_expect_no_pad, 100, "100 bytes"),
-    number("sessions", &TlsSideReport::sessions, 0u, 1u << 20, 0u),
-    number("tls_stat_present", &TlsSideReport::tls_stat_present, false, true, false),
-    text("note", &TlsSideReport::note, 500, "500 bytes"));
+const auto kFields = std::make_tuple(text("crypto", &TlsSideReport::crypto, 16, "16 bytes"),
+                                     text("version", &TlsSideReport::version, 16, "16 bytes"),
+                                     text("cipher", &TlsSideReport::cipher, 64, "64 bytes"),
+                                     number("record_payload", &TlsSideReport::record_payload, 0u, 1u << 20, 0u),
+                                     number("openssl_ktls_send", &TlsSideReport::openssl_ktls_send, false, true, false),
+                                     number("openssl_ktls_recv", &TlsSideReport::openssl_ktls_recv, false, true, false),
+                                     text("kernel_tx", &TlsSideReport::kernel_tx, 64, "64 bytes"),
+                                     text("kernel_rx", &TlsSideReport::kernel_rx, 64, "64 bytes"),
+                                     text("rx_expect_no_pad", &TlsSideReport::rx_expect_no_pad, 100, "100 bytes"),
+                                     number("sessions", &TlsSideReport::sessions, 0u, 1u << 20, 0u),
+                                     number("tls_stat_present", &TlsSideReport::tls_stat_present, false, true, false),
+                                     text("note", &TlsSideReport::note, 500, "500 bytes"));
 
 std::string direction(const std::string& kernel, bool openssl) {
     return (kernel.empty() ? std::string("not in the kernel") : "kernel (" + kernel + ")") +
@@ -36,8 +36,8 @@ std::string direction(const std::string& kernel, bool openssl) {
 std::vector<std::string> human_lines(const nlohmann::json& block) {
     TlsSideReport r = tls_side_from_json(block);
     std::vector<std::string> out;
-    out.push_back(fmt::format("tls: {} {}, records of up to {} B, crypto in {}", r.version, r.cipher,
-                              r.record_payload, r.crypto == "kernel" ? "the kernel (kTLS)" : "user space (OpenSSL)"));
+    out.push_back(fmt::format("tls: {} {}, records of up to {} B, crypto in {}", r.version, r.cipher, r.record_payload,
+                              r.crypto == "kernel" ? "the kernel (kTLS)" : "user space (OpenSSL)"));
     if (r.crypto == "kernel") {
         out.push_back("  kTLS send: " + direction(r.kernel_tx, r.openssl_ktls_send));
         out.push_back("  kTLS receive: " + direction(r.kernel_rx, r.openssl_ktls_recv) +
@@ -84,7 +84,8 @@ std::vector<std::string> check_sides(const nlohmann::json* sender, const nlohman
         notes.push_back("tls: the sides report different sessions: " + tx.version + " " + tx.cipher + " and " +
                         rx.version + " " + rx.cipher);
     if (int64_t bad = counter(rx, "TlsDecryptError"); bad > 0)
-        notes.push_back(fmt::format("tls: the kernel counted {} record(s) that failed to decrypt (TlsDecryptError)", bad));
+        notes.push_back(
+            fmt::format("tls: the kernel counted {} record(s) that failed to decrypt (TlsDecryptError)", bad));
     return notes;
 }
 

@@ -17,9 +17,9 @@ namespace {
 constexpr int kRecordPayload = 16384;
 
 struct Cipher {
-    const char* name;     // --tls-cipher
-    const char* tls13;    // SSL_CTX_set_ciphersuites
-    const char* tls12;    // SSL_CTX_set_cipher_list (the server's key is ECDSA)
+    const char* name;   // --tls-cipher
+    const char* tls13;  // SSL_CTX_set_ciphersuites
+    const char* tls12;  // SSL_CTX_set_cipher_list (the server's key is ECDSA)
 };
 constexpr Cipher kCiphers[] = {
     {"aes-128-gcm", "TLS_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256"},
@@ -51,8 +51,7 @@ void use_ephemeral_identity(SSL_CTX* ctx) {
     X509_gmtime_adj(X509_getm_notAfter(cert.get()), 365L * 24 * 3600);
     X509_set_pubkey(cert.get(), key.get());
     X509_NAME* name = X509_get_subject_name(cert.get());
-    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("zcserver"), -1, -1,
-                               0);
+    X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("zcserver"), -1, -1, 0);
     X509_set_issuer_name(cert.get(), name);
     if (!X509_sign(cert.get(), key.get(), EVP_sha256()) || !SSL_CTX_use_certificate(ctx, cert.get()) ||
         !SSL_CTX_use_PrivateKey(ctx, key.get()))
@@ -98,22 +97,29 @@ CtxPtr client_context(const TlsChoice& choice) {
     return c;
 }
 
-// The handshake's failure, in words: a timeout, the peer's end, or OpenSSL's reason.
-[[noreturn]] void handshake_failed(SSL* ssl, int rc, const char* side) {
+// The handshake's failure, in words: a timeout, the peer's end, or OpenSSL's reason. `err`: errno as the
+// failed call left it (OpenSSL 3 also puts a system error on its queue: ERR_LIB_SYS with that errno).
+[[noreturn]] void handshake_failed(SSL* ssl, int rc, int err, const char* side) {
     int why = SSL_get_error(ssl, rc);
-    int err = errno;
+    unsigned long first = ERR_peek_error();
+    if (ERR_GET_LIB(first) == ERR_LIB_SYS) err = ERR_GET_REASON(first);
     std::string what = std::string("TLS handshake (") + side + ") failed: ";
-    if (why == SSL_ERROR_SYSCALL && (err == EAGAIN || err == EWOULDBLOCK))
-        throw std::runtime_error(what + "no answer from the peer within the data socket's timeout (10 s): is it a " +
-                                 "zcserver that runs -T tls, ktls or ktls-sendfile?");
-    if (why == SSL_ERROR_SYSCALL || why == SSL_ERROR_ZERO_RETURN) {
+    if (err == EAGAIN || err == EWOULDBLOCK) {
+        ERR_clear_error();
+        throw std::runtime_error(what +
+                                 "no answer from the peer within the data socket's receive timeout: is it "
+                                 "a zcserver that runs -T tls, ktls and ktls-sendfile?");
+    }
+    if (why == SSL_ERROR_SYSCALL || why == SSL_ERROR_ZERO_RETURN ||
+        ERR_GET_REASON(first) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
         std::string errs = openssl_errors();
-        throw std::runtime_error(what + "the peer closed the connection" + (err ? std::string(" (") +
-                                 std::strerror(err) + ")" : std::string()) +
+        throw std::runtime_error(what + "the peer closed the connection" +
+                                 (err ? std::string(" (") + std::strerror(err) + ")" : std::string()) +
                                  (errs.empty() ? "" : ": " + errs) + "; a peer without TLS on this connection?");
     }
-    throw std::runtime_error(what + openssl_errors() + " (a peer that does not speak TLS answers 'wrong version " +
-                             "number' or 'packet length too long')");
+    throw std::runtime_error(what + openssl_errors() +
+                             " (a peer that does not speak TLS answers 'wrong version number' or 'packet length too "
+                             "long')");
 }
 
 TlsSessionPtr handshake(SSL_CTX* ctx, int fd, bool ktls, bool client) {
@@ -125,7 +131,8 @@ TlsSessionPtr handshake(SSL_CTX* ctx, int fd, bool ktls, bool client) {
     if (!SSL_set_fd(ssl.get(), fd)) fail("TLS: SSL_set_fd");
     errno = 0;
     int rc = client ? SSL_connect(ssl.get()) : SSL_accept(ssl.get());
-    if (rc != 1) handshake_failed(ssl.get(), rc, client ? "client" : "server");
+    int err = errno;
+    if (rc != 1) handshake_failed(ssl.get(), rc, err, client ? "client" : "server");
     return ssl;
 }
 
@@ -141,7 +148,8 @@ std::string checked_tls_cipher(const std::string& text) { return cipher_named(te
 
 TlsChoice tls_choice(const std::map<std::string, std::string>& kind_options) {
     TlsChoice c;
-    if (auto it = kind_options.find(kTlsVersionKey); it != kind_options.end()) c.version = parse_tls_version(it->second);
+    if (auto it = kind_options.find(kTlsVersionKey); it != kind_options.end())
+        c.version = parse_tls_version(it->second);
     if (auto it = kind_options.find(kTlsCipherKey); it != kind_options.end()) c.cipher = checked_tls_cipher(it->second);
     return c;
 }

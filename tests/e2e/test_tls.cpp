@@ -65,8 +65,8 @@ TEST(TlsE2e, StreamMaertsAndRrOverLoopbackNameTheirCipher) {
 
 TEST(TlsE2e, PacedStreamKeepsItsRate) {
     LocalServer server;
-    json j = zcperf_report({"-H", server.address(), "-T", "tls", "-m", "64K", "-l", "2", "-b", "200M",
-                            "--tls-cipher", "aes-256-gcm"});
+    json j = zcperf_report(
+        {"-H", server.address(), "-T", "tls", "-m", "64K", "-l", "2", "-b", "200M", "--tls-cipher", "aes-256-gcm"});
     ASSERT_EQ(j["results"].size(), 1u) << j.dump();
     const json& r = j["results"][0];
     expect_sessions(r, "TLSv1.3", "TLS_AES_256_GCM_SHA384", "openssl");
@@ -154,10 +154,16 @@ void expect_kernel_tls(const json& r, const std::string& version) {
         EXPECT_EQ(b["version"], version) << b.dump();
         bool sends = rr || (*side)["role"] == "send";
         bool receives = rr || (*side)["role"] == "recv";
-        if (sends) EXPECT_NE(b["kernel_tx"], "") << b.dump();
-        if (receives) EXPECT_NE(b["kernel_rx"], "") << b.dump();
+        if (sends) {
+            EXPECT_NE(b["kernel_tx"], "") << b.dump();
+        }
+        if (receives) {
+            EXPECT_NE(b["kernel_rx"], "") << b.dump();
+        }
         EXPECT_TRUE(b["tls_stat_present"].get<bool>()) << b.dump();
-        if (sends) EXPECT_GE(b["tls_stat"]["TlsTxSw"].get<int64_t>(), 1) << b.dump();
+        if (sends) {
+            EXPECT_GE(b["tls_stat"]["TlsTxSw"].get<int64_t>(), 1) << b.dump();
+        }
         EXPECT_EQ(b["tls_stat"]["TlsDecryptError"].get<int64_t>(), 0) << b.dump();
     }
 }
@@ -180,12 +186,13 @@ void expect_tls13_runs_or_says_why(const std::vector<std::string>& target) {
 }  // namespace
 
 TEST(Ktls, StreamMaertsAndRrWithTheKernelsKeys) {
-    if (env_or("RDMA_VM") != "1") GTEST_SKIP() << "runs in the RDMA guest (scripts/rdma_vm.sh), whose kernel has tls.ko";
+    if (env_or("RDMA_VM") != "1")
+        GTEST_SKIP() << "runs in the RDMA guest (scripts/rdma_vm.sh), whose kernel has tls.ko";
     TlsModule module(local_shell);
     if (!module.why_not().empty()) GTEST_SKIP() << module.why_not();
     LocalServer server;
-    json j = zcperf_report({"-H", server.address(), "-T", "ktls,ktls-sendfile", "-t", "stream,maerts", "-P", "2",
-                            "-m", "64K", "-n", "8M", "--tls-version", "1.2"},
+    json j = zcperf_report({"-H", server.address(), "-T", "ktls,ktls-sendfile", "-t", "stream,maerts", "-P", "2", "-m",
+                            "64K", "-n", "8M", "--tls-version", "1.2"},
                            300s);
     ASSERT_EQ(j["results"].size(), 4u) << j.dump();
     for (const auto& r : j["results"]) {
@@ -204,15 +211,15 @@ TEST(Ktls, StreamMaertsAndRrWithTheKernelsKeys) {
 TEST(Lab, KtlsAcrossTwoKernels) {
     const Lab lab;
     if (!lab.here()) GTEST_SKIP() << kNotInLab;
-    TlsModule mine(local_shell), theirs([&](const std::string& cmd) { return lab.in_b(cmd, 30); });
+    TlsModule mine(local_shell), theirs([&](const std::string&cmd) { return lab.in_b(cmd, 30); });
     if (!mine.why_not().empty() || !theirs.why_not().empty())
         GTEST_SKIP() << "A: " << mine.why_not() << " B: " << theirs.why_not();
     std::vector<std::string> servers{lab.server};
     if (!lab.server_offload.empty()) servers.push_back(lab.server_offload);  // eth1, the offloading link
     for (const std::string& s : servers) {
         SCOPED_TRACE(s);
-        json j = zcperf_report({"-H", s, "-T", "ktls,ktls-sendfile,tls", "-t", "stream,maerts", "-m", "64K", "-n",
-                                "8M", "--tls-version", "1.2"},
+        json j = zcperf_report({"-H", s, "-T", "ktls,ktls-sendfile,tls", "-t", "stream,maerts", "-m", "64K", "-n", "8M",
+                                "--tls-version", "1.2"},
                                300s);
         ASSERT_EQ(j["results"].size(), 6u) << j.dump();
         for (const auto& r : j["results"]) {
