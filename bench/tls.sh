@@ -2,7 +2,7 @@
 # tls.sh: what TLS costs per KB (issue 36). Alternating rounds: in each round every transport runs once,
 # the order rotated round by round (so a drift in the machine's load falls on all of them), then per
 # transport the medians of throughput and both sides' service demand, and each transport's per-round
-# ratio of sender and receiver service demand against the first one's, as the geometric mean with a
+# ratio of sender and receiver process service demand against the first one's, as the geometric mean with a
 # 95 % t-interval over the rounds (scripts/irq_sweep_stats.py's ratio_stats). The load average before and
 # after. On this host's loopback: tls against tcp (the cost of TLS in user space); in the lab, where the
 # kernel has the TLS ULP: -T ktls-sendfile,ktls,tls (add --explain for the categories that move).
@@ -78,8 +78,9 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 base = sys.argv[3]
 def side(r, role):
     return r["local"] if r["local"]["role"] == role else r["remote"]
+KEY = "process_service_demand_us_per_kb"  # each side's own process: on one host the whole-host SD counts both
 def sd(r, role):
-    return side(r, role)["service_demand_us_per_kb"]
+    return side(r, role)[KEY]
 by = {}
 for r in rows:
     by.setdefault(r["transport"], {})[r["bench_round"]] = r
@@ -97,6 +98,6 @@ for t, runs in by.items():
     tls = side(next(iter(runs.values())), "send").get("tls", {})
     cipher = f"{tls.get('version', '')} {tls.get('cipher', '')} {tls.get('crypto', '')}".strip()
     print(f"{t:>14} {len(runs):>4} {g:>7.2f} {s:>8.3f} {v:>8.3f} {cols[0]:>24} {cols[1]:>24}  {cipher}")
-print("SD: service demand, us of CPU per KB (medians); ratios: geometric mean of the per-round ratios, 95 % t-interval")
+print("SD: each side's process service demand, us of CPU per KB (medians; the kernel's softirq work on other CPUs is not in it); ratios: geometric mean of the per-round ratios, 95 % t-interval")
 print(f"raw: {sys.argv[1]}")
 PY
