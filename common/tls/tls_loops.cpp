@@ -89,31 +89,26 @@ StreamCounters TlsReceiver::run(const StopRule& stop) {
     return c;
 }
 
-ssize_t SslCalls::send(int, const void* p, size_t n) {
-    int r = SSL_write(t_session, p, static_cast<int>(n));
+// An SSL call's result as a socket call's: the bytes, 0 at close_notify, or -1 with errno set (EINTR: again).
+ssize_t as_socket_call(int r, bool reading) {
     if (r > 0) return r;
-    if (!retry(t_session, r)) {
-        StreamCounters c;
-        record_failure(c, t_session, r, false);
-        errno = c.error;
+    if (reading && SSL_get_error(t_session, r) == SSL_ERROR_ZERO_RETURN) return 0;
+    if (retry(t_session, r)) {
+        errno = EINTR;
         return -1;
     }
-    errno = EINTR;
+    StreamCounters c;
+    record_failure(c, t_session, r, reading);
+    errno = c.error;
     return -1;
 }
 
+ssize_t SslCalls::send(int, const void* p, size_t n) {
+    return as_socket_call(SSL_write(t_session, p, static_cast<int>(n)), false);
+}
+
 ssize_t SslCalls::recv(int, void* p, size_t n) {
-    int r = SSL_read(t_session, p, static_cast<int>(n));
-    if (r > 0) return r;
-    if (SSL_get_error(t_session, r) == SSL_ERROR_ZERO_RETURN) return 0;
-    if (!retry(t_session, r)) {
-        StreamCounters c;
-        record_failure(c, t_session, r, true);
-        errno = c.error;
-        return -1;
-    }
-    errno = EINTR;
-    return -1;
+    return as_socket_call(SSL_read(t_session, p, static_cast<int>(n)), true);
 }
 
 void SslCalls::shutdown(int fd, int how) {
