@@ -50,10 +50,11 @@ std::string ktls_missing(int fd, ssl_st* ssl, const ServerSpec& h, Role role) {
                ": OpenSSL did not hand the keys to the kernel; the kernel's tls module may lack the cipher "
                "(chacha20-poly1305 needs Linux 5.11). Try --tls-cipher aes-128-gcm, or -T tls";
     if ((both || role == Role::recv) && !read_ktls(fd, false).in_force)
-        return "kTLS receive is not in force" + what +
-               ": OpenSSL did not hand the receive keys to the kernel (BIO_get_ktls_recv " +
-               std::to_string(a.openssl_ktls_recv) +
-               "); OpenSSL releases before 3.2 set kTLS receive for TLS 1.2 only: try --tls-version 1.2, or -T tls";
+        return "kTLS receive is not in force" + what + ": OpenSSL did not hand the receive keys to the kernel " +
+               "(BIO_get_ktls_recv " + std::to_string(a.openssl_ktls_recv) + ")" +
+               (a.version == "TLSv1.3" ? "; OpenSSL releases before 3.2 set kTLS receive for TLS 1.2 only: try "
+                                         "--tls-version 1.2, or -T tls"
+                                       : "; run -T tls (OpenSSL in user space)");
     return "";
 }
 
