@@ -21,6 +21,7 @@
 #include "core/pacer.hpp"
 #include "core/units.hpp"
 #include "tcp/tcp_tuning.hpp"
+#include "tls/tls_session.hpp"
 #include "compare_cli.hpp"
 #include "measure/latency_samples.hpp"
 #include "under_load.hpp"
@@ -219,6 +220,20 @@ void check_tcp_options(const ClientOptions& o) {
         throw std::invalid_argument("--bidir runs each direction once, without -i/-I or -D");
 }
 
+// A kind's own options (TestParams::kind_options) need a -T row whose kind reads them: never silently ignored.
+void check_kind_options(const ClientOptions& o) {
+    for (const auto& [name, value] : o.params.kind_options) {
+        auto reads = [&name](const TransportInfo& r) {
+            return r.kind_options &&
+                   (" " + std::string(r.kind_options) + " ").find(" " + name + " ") != std::string::npos;
+        };
+        if (std::none_of(o.transports.begin(), o.transports.end(),
+                         [&](Transport t) { return reads(transport_info(t)); }))
+            throw std::invalid_argument("--" + name + " is for -T " + transport_names_where(reads) +
+                                        ": none of the transports given reads it");
+    }
+}
+
 void check_interval(const ClientOptions& o) {
     double every = o.params.interval_s;
     if (every == 0) {
@@ -371,6 +386,19 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                  "socket (IP_MTU less 28 bytes of IP and UDP headers, 48 over IPv6: 1472 on Ethernet), which is "
                  "also the most it may be")
             .shows("path MTU payload"),
+        // Issue 36: what the client offers in the tls kinds' handshake (the server takes any of them).
+        text("--tls-version",
+             "-T tls, ktls, ktls-sendfile: the TLS version the client offers (the server takes 1.2 or 1.3); the "
+             "report gives what ran",
+             [&o](const std::string& t) { o.params.kind_options[kTlsVersionKey] = (parse_tls_version(t), t); })
+            .choose({"1.2", "1.3"})
+            .shows("1.3"),
+        text("--tls-cipher",
+             "-T tls, ktls, ktls-sendfile: the AEAD cipher the client offers: aes-128-gcm, aes-256-gcm or "
+             "chacha20-poly1305 (TLS 1.2: with ECDHE-ECDSA)",
+             [&o](const std::string& t) { o.params.kind_options[kTlsCipherKey] = checked_tls_cipher(t); })
+            .choose({"aes-128-gcm", "aes-256-gcm", "chacha20-poly1305"})
+            .shows("aes-128-gcm"),
         value_in("-l,--duration", o.params.duration_s, wire_range(&TestParams::duration_s).from(0.01),
                  "seconds of data transfer per test (>= 5 for trustworthy CPU figures)"),
         size_in("-n,--bytes", o.params.total_bytes, 1, wire_range(&TestParams::total_bytes).hi,
@@ -648,6 +676,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
             throw std::invalid_argument(flows_need(o.params) + " exceed " + std::to_string(kMaxDataConnections) +
                                         " connections per side");
         check_tcp_options(o);
+        check_kind_options(o);
         if (!o.explain_stacks.empty() && o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;
         // With --explain, the sides send their stacks back for --explain-stacks, for --html's flame graphs and
         // into -o json (so `zcperf compare --html` can draw two saved runs' flame graphs).

@@ -11,7 +11,8 @@
 #   6. lines of parse_client_options (client/cli.cpp);
 #   7. source files that mention the --rcvlowat option (rcv_lowat / rcvlowat, any case);
 #   8. shared files a transport kind touches (mptcp, issue 33): the files outside its own (those not
-#      named after it) that name it, as ../shared/tools/kind-footprint counts them;
+#      named after it) that name it, as ../shared/tools/kind-footprint counts them; and the same for the
+#      tls kinds (tls, ktls: issue 36);
 #   9. JSON keys named twice in one file (issue 33): per .cpp that uses nlohmann, the distinct
 #      "snake_case" literals it spells at least twice (a to_json and its from_json, a key written then
 #      looked up again), summed, as kind-footprint counts them; field tables name each key once;
@@ -39,6 +40,8 @@ parse_lines=$(awk '/^int parse_client_options\(/ {on=1} on {n++} on && /^}/ {pri
 lowat=$(files 'rcv_lowat|rcvlowat|RCVLOWAT' | grep -vi cmakelists || true)
 mptcp=$(grep -rliE '\bmptcp\b' --include='*.cpp' --include='*.hpp' --include=CMakeLists.txt "${src[@]}" |
     grep -viE 'mptcp[^/]*$' | sort || true)
+tls=$(grep -rliE '\b(tls|ktls)\b' --include='*.cpp' --include='*.hpp' --include=CMakeLists.txt "${src[@]}" |
+    grep -viE 'tls[^/]*$' | sort || true)
 
 printf '%-62s %s\n' "shared files a socket transport touches (tcp-sendfile):" "$(count "$transport")"
 printf '    %s\n' $transport
@@ -54,6 +57,8 @@ printf '%-62s %s\n' "lines of parse_client_options:" "$parse_lines"
 printf '%-62s %s\n' "source files that mention --rcvlowat:" "$(count "$lowat")"
 printf '%-62s %s\n' "shared files a transport kind touches (mptcp):" "$(count "$mptcp")"
 printf '    %s\n' $mptcp
+printf '%-62s %s\n' "shared files a transport kind touches (tls, ktls):" "$(count "$tls")"
+printf '    %s\n' $tls
 json_keys=0
 for f in $(grep -rl nlohmann --include='*.cpp' "${src[@]}" | sort); do
     n=$({ grep -ohE '"[a-z][a-z0-9_]{2,}"' "$f" || true; } | sort | uniq -c | awk '$1 >= 2' | wc -l)
@@ -90,5 +95,6 @@ if ((check)); then
     limit "shared files a transport kind touches (mptcp)" "$(count "$mptcp")" 5
     limit "JSON keys named twice in one file" "$json_keys" 39
     limit "files docs/structure.md names that do not exist" "$(count "$missing")" 0
+    limit "shared files a transport kind touches (tls, ktls)" "$(count "$tls")" 5
     exit $bad
 fi

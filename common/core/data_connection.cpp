@@ -6,6 +6,7 @@ namespace zc {
 
 int tcp_fd(const DataConnection& c) {
     if (const UniqueFd* fd = std::get_if<UniqueFd>(&c)) return fd->get();
+    if (const auto* s = std::get_if<SessionSocket>(&c)) return s->fd.get();
     if (const auto* flows = std::get_if<TcpFlowSockets>(&c); flows && !flows->fds.empty())
         return flows->fds.front().get();
     return -1;

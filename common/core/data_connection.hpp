@@ -67,9 +67,17 @@ struct TcpFlowSockets {
     std::vector<UniqueFd> fds;
 };
 
-using DataConnection = std::variant<UniqueFd, RsocketFd, RdmaConnectionPtr, TcpFlowSockets>;
+// A TCP socket with a session a kind set up over it (an OpenSSL session and what the kind read before
+// the handshake): the kind knows the session's type and made the pointer with its deleter, so this layer
+// links without the library. The session is freed first, then the socket closed.
+struct SessionSocket {
+    UniqueFd fd;
+    std::shared_ptr<void> session;
+};
 
-// The TCP socket of a TCP connection (the first flow's of a set of flows), else -1.
+using DataConnection = std::variant<UniqueFd, RsocketFd, RdmaConnectionPtr, TcpFlowSockets, SessionSocket>;
+
+// The TCP socket of a TCP connection (the first flow's of a set of flows; a session's socket), else -1.
 int tcp_fd(const DataConnection& c);
 // Wakes a thread blocked on the connection (abort: the peer vanished, Ctrl-C): shutdown for
 // sockets; rsocket and verbs loops never block unbounded and look at their abort flag instead.

@@ -22,6 +22,10 @@ constexpr unsigned kConnectionTests = bit(TestKind::crr) | bit(TestKind::cc);
 constexpr unsigned kHost = bit(MemoryKind::host);
 constexpr unsigned kGpuLike = bit(MemoryKind::cuda) | bit(MemoryKind::sim_gpu);
 constexpr unsigned kAnyMemory = kHost | bit(MemoryKind::pinned) | kGpuLike;
+constexpr const char* kTlsMessages =
+    "each small message would be a TLS record of its own, one SSL call or kernel encryption each: rr measures "
+    "that per transaction. Use -t rr";
+constexpr const char* kTlsOptions = "tls-version tls-cipher";  // tls/tls_session.hpp reads them
 constexpr int kMptcpProtocol = 262;  // IPPROTO_MPTCP (Linux 5.6+; glibc's headers name it only since 2.32)
 }  // namespace
 
@@ -188,6 +192,36 @@ const std::vector<TransportInfo>& transport_table() {
          .buffers = kHost,
          .send_buffer = SendBuffer::file,
          .socket_protocol = kMptcpProtocol},
+        // TLS: OpenSSL's handshake on TCP sockets (common/tls/), --tls-version and --tls-cipher on the client.
+        {.id = Transport::tls,
+         .name = "tls",
+         .summary = "TLS in user space: OpenSSL's SSL_write/SSL_read, the copy and the crypto in the process",
+         .kind = TransportKind::tls,
+         .tests = kStreams | bit(TestKind::rr),
+         .no_message_tests = kTlsMessages,
+         .buffers = kHost,
+         .message_buffers = kHost,
+         .tcp_sockets = true,
+         .kind_options = kTlsOptions},
+        {.id = Transport::ktls,
+         .name = "ktls",
+         .summary = "kernel TLS: OpenSSL's handshake, then send()/recv() with the kernel encrypting (TLS_TX/TLS_RX)",
+         .kind = TransportKind::ktls,
+         .tests = kStreams | bit(TestKind::rr),
+         .no_message_tests = kTlsMessages,
+         .buffers = kHost,
+         .message_buffers = kHost,
+         .tcp_sockets = true,
+         .kind_options = kTlsOptions},
+        {.id = Transport::ktls_sendfile,
+         .name = "ktls-sendfile",
+         .summary = "kernel TLS, sender uses sendfile() from a memfd: encrypted from the file's pages, no user copy",
+         .kind = TransportKind::ktls,
+         .tests = kStreams,
+         .buffers = kHost,
+         .send_buffer = SendBuffer::file,
+         .tcp_sockets = true,
+         .kind_options = kTlsOptions},
     };
     return table;
 }

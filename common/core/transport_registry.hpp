@@ -29,13 +29,17 @@ enum class Transport {
     udp_msgzc,
     // MPTCP (IPPROTO_MPTCP, common/mptcp/): TCP's loops on multipath sockets, its subflows reported.
     mptcp,
-    mptcp_sendfile
+    mptcp_sendfile,
+    // TLS (common/tls/): OpenSSL's handshake, then OpenSSL's loops (tls) or the kernel's crypto (ktls*).
+    tls,
+    ktls,
+    ktls_sendfile
 };
 
 // Which operations table connects a transport and builds its loops (paths/transport_ops.cpp): the kinds
 // share nothing below the test rules, each has its own data connection (a TCP socket, an rsocket, QPs
 // connected with rdma_cm). Nothing outside that table branches on the kind: what differs is a row field.
-enum class TransportKind { tcp, rsocket, verbs, udp, mptcp };
+enum class TransportKind { tcp, rsocket, verbs, udp, mptcp, tls, ktls };
 
 // What one stream's sender allocates (buffer_bytes, test_rules.hpp): one message, a ring of messages awaiting
 // zero-copy completions, or a memfd the kernel sends from.
@@ -84,6 +88,9 @@ struct TransportInfo {
     bool tcp_sockets = false;
     // The protocol its stream sockets are opened with (socket()'s third argument; 0: the family's TCP).
     int socket_protocol = 0;
+    // The kind's own options its client reads (TestParams::kind_options, by name, space-separated): any other
+    // row refuses them.
+    const char* kind_options = nullptr;
     uint32_t stream_size = 0;     // -m for stream and maerts when not given (0: 1 MiB)
     uint32_t msgrate_size = 0;    // -m for msgrate when not given (0: 2 B)
     const char* needs = nullptr;  // what the build lacks when it is not built in (nullptr: always built)

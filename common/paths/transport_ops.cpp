@@ -11,6 +11,8 @@ extern const TransportOps kRsocketOps;  // rsocket_ops.cpp
 extern const TransportOps kVerbsOps;    // verbs_ops.cpp
 extern const TransportOps kUdpOps;      // udp_ops.cpp
 extern const TransportOps kMptcpOps;    // mptcp_ops.cpp
+extern const TransportOps kTlsOps;      // tls_ops.cpp
+extern const TransportOps kKtlsOps;     // tls_ops.cpp
 
 namespace {
 
@@ -25,6 +27,8 @@ const KindOps kKinds[] = {
     {TransportKind::tcp, &kTcpOps, "tcp"},        // sockets: TCP
     {TransportKind::udp, &kUdpOps, "udp"},        // UDP
     {TransportKind::mptcp, &kMptcpOps, "mptcp"},  // MPTCP, on the tcp kind's loops
+    {TransportKind::tls, &kTlsOps, "tls"},        // TLS in user space (OpenSSL)
+    {TransportKind::ktls, &kKtlsOps, "ktls"},     // kernel TLS, on the tcp kind's loops
 #if ZCPERF_WITH_RDMA
     {TransportKind::rsocket, &kRsocketOps, "rsocket"},  // RDMA
     {TransportKind::verbs, &kVerbsOps, "verbs"},

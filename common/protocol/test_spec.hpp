@@ -1,6 +1,7 @@
 #pragma once
 // One test, both sides: what the CLI builds, and the half of it the server receives.
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -78,6 +79,10 @@ struct TestParams {
     // report reads from the round-trip histogram, and --samples, every transaction kept in memory.
     std::vector<double> percentiles = kDefaultPercentiles;
     bool keep_samples = false;
+    // A transport kind's own options, by name, as the client's command line gave them (its option rows
+    // check them): read by the kind's connect on the client, not on the wire (the kind's server side
+    // takes whatever its client offers).
+    std::map<std::string, std::string> kind_options;
 };
 inline constexpr double kMaxWaitS = 3600;
 

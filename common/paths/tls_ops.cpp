@@ -1,0 +1,227 @@
+// The tls and ktls kinds' operations tables (docs/tls.md). Both take the tcp kind's sockets (its listener,
+// the token, connect) and run OpenSSL's handshake on each data connection before the test: the client
+// offers the version and cipher asked for, the server takes any of the three. Then
+//  - tls: OpenSSL's own loops, SSL_write/SSL_read (tls/tls_loops.hpp): copy and crypto in user space;
+//  - ktls: OpenSSL hands the keys to the kernel (SSL_OP_ENABLE_KTLS) and the tcp kind's loops run as they
+//    are, send()/recv() or sendfile() (ktls-sendfile: the row's send_buffer), the kernel encrypting.
+//    Where the kernel lacks the TLS ULP, or OpenSSL did not hand over a direction the test needs, the
+//    test fails and says why: never a silent fall back to user space.
+// Each side's block (tls/tls_report.hpp) is read at its end from its sessions and the kernel.
+#include <exception>
+#include <stdexcept>
+#include <thread>
+
+#include "paths/tcp_ops.hpp"
+#include "paths/test_rules.hpp"
+#include "paths/transport_ops.hpp"
+#include "tls/tls_kernel.hpp"
+#include "tls/tls_loops.hpp"
+#include "tls/tls_report.hpp"
+#include "tls/tls_session.hpp"
+
+namespace zc {
+
+namespace {
+
+// What the kind keeps on each data connection (SessionSocket::session).
+struct TlsConnection {
+    TlsSessionPtr ssl;
+    TlsStat before;                // /proc/net/tls_stat before this side's handshakes
+    std::string rx_expect_no_pad;  // what TLS_RX_EXPECT_NO_PAD gave ("" not asked)
+};
+
+TlsConnection& session_of(const DataConnection& conn) {
+    const auto* s = std::get_if<SessionSocket>(&conn);
+    if (!s || !s->session) throw std::logic_error("a tls path needs a data connection with its TLS session");
+    return *static_cast<TlsConnection*>(s->session.get());
+}
+
+void require_ktls() {
+    if (std::string why = ktls_unavailable(); !why.empty()) throw std::runtime_error(why);
+}
+
+// kTLS: the directions this side's loops use must be the kernel's, as the kernel itself reads them back.
+std::string ktls_missing(int fd, ssl_st* ssl, const ServerSpec& h, Role role) {
+    const bool both = is_message_test(h.test);
+    const TlsAgreed a = tls_agreed(ssl);
+    const std::string what = " after the " + a.version + " " + a.cipher + " handshake (getsockopt SOL_TLS)";
+    if ((both || role == Role::send) && !read_ktls(fd, true).in_force)
+        return "kTLS send is not in force" + what +
+               ": OpenSSL did not hand the keys to the kernel; the kernel's tls module may lack the cipher "
+               "(chacha20-poly1305 needs Linux 5.11). Try --tls-cipher aes-128-gcm, or -T tls";
+    if ((both || role == Role::recv) && !read_ktls(fd, false).in_force)
+        return "kTLS receive is not in force" + what + ": OpenSSL did not hand the receive keys to the kernel " +
+               "(BIO_get_ktls_recv " + std::to_string(a.openssl_ktls_recv) + ")" +
+               (a.version == "TLSv1.3" ? "; OpenSSL releases before 3.2 set kTLS receive for TLS 1.2 only: try "
+                                         "--tls-version 1.2, or -T tls"
+                                       : "; run -T tls (OpenSSL in user space)");
+    return "";
+}
+
+// One connection's handshake, wrapped with what the side read before it.
+SessionSocket secured(UniqueFd fd, const ServerSpec& h, Role role, bool client, bool ktls, const TlsStat& before) {
+    auto conn = std::make_shared<TlsConnection>();
+    conn->before = before;
+    conn->ssl = client ? tls_client_handshake(fd.get(), tls_choice(h.kind_options), ktls)
+                       : tls_server_handshake(fd.get(), ktls);
+    if (ktls) {
+        if (std::string why = ktls_missing(fd.get(), conn->ssl.get(), h, role); !why.empty())
+            throw std::runtime_error(why);
+        if (read_ktls(fd.get(), false).in_force) conn->rx_expect_no_pad = set_expect_no_pad(fd.get());
+    }
+    return SessionSocket{std::move(fd), std::move(conn)};
+}
+
+// The server's handshakes side by side: the client runs its streams' in its own order, which need not be
+// the order their connections were accepted in. Each is bounded by the socket's receive timeout.
+std::vector<DataConnection> secure_all(std::vector<DataConnection> plain, const ServerSpec& h, Role role, bool client,
+                                       bool ktls) {
+    const TlsStat before = read_tls_stat();
+    std::vector<SessionSocket> done(plain.size());
+    std::vector<std::exception_ptr> failed(plain.size());
+    auto one = [&](size_t i) {
+        try {
+            done[i] = secured(std::move(std::get<UniqueFd>(plain[i])), h, role, client, ktls, before);
+        } catch (...) {
+            failed[i] = std::current_exception();
+        }
+    };
+    if (client) {
+        for (size_t i = 0; i < plain.size(); ++i) one(i);
+    } else {
+        std::vector<std::jthread> threads;
+        for (size_t i = 0; i < plain.size(); ++i) threads.emplace_back(one, i);
+    }
+    for (auto& f : failed)
+        if (f) std::rethrow_exception(f);
+    std::vector<DataConnection> out;
+    for (auto& s : done) out.emplace_back(std::move(s));
+    return out;
+}
+
+class TlsListener final : public KindListener {
+public:
+    TlsListener(std::unique_ptr<KindListener> tcp, const ServerSpec& half, Role role, bool ktls)
+        : tcp_(std::move(tcp)), half_(half), role_(role), ktls_(ktls) {}
+    uint16_t port() const override { return tcp_->port(); }
+    std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
+                                       const std::atomic<bool>& stopped) override {
+        return secure_all(tcp_->accept(token, deadline, stopped), half_, role_, false, ktls_);
+    }
+
+private:
+    std::unique_ptr<KindListener> tcp_;
+    ServerSpec half_;
+    Role role_;
+    bool ktls_;
+};
+
+template <bool Ktls>
+std::unique_ptr<KindListener> listen(const ServerSpec& half, Role role, const std::string& bind_address) {
+    if (Ktls) require_ktls();
+    return std::make_unique<TlsListener>(kTcpOps.listen(half, role, bind_address), half, role, Ktls);
+}
+
+template <bool Ktls>
+std::vector<DataConnection> connect(const ServerSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
+    if (Ktls) require_ktls();
+    return secure_all(kTcpOps.connect(half, role, peer, token), half, role, true, Ktls);
+}
+
+void require_runnable(const ServerSpec& h, Role role) {
+    if (std::string why = spec_problem(h, role); !why.empty()) throw std::runtime_error(why);
+}
+
+void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+    require_runnable(h, Role::send);
+    loop.emplace<TlsSender>(session_of(conn).ssl.get(), tcp_fd(conn), h.message_size, h.alignment);
+}
+
+void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+    require_runnable(h, Role::recv);
+    loop.emplace<TlsReceiver>(session_of(conn).ssl.get(), h.message_size, h.alignment);
+}
+
+void make_exchange(StreamLoop& loop, const ServerSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
+    require_runnable(h, role);  // rr only (the rows' tests)
+    ssl_st* ssl = session_of(conn).ssl.get();
+    if (role == Role::send)
+        loop.emplace<TlsRrInitiator>(ssl, tcp_fd(conn), h.message_size, h.alignment, rtt, h.side.buffer);
+    else
+        loop.emplace<TlsRrResponder>(ssl, tcp_fd(conn), h.message_size, h.alignment, h.side.buffer);
+}
+
+template <bool Ktls>
+std::string name_of_path(const ServerSpec& h, Role role) {
+    if (role == Role::send || is_message_test(h.test)) return transport_name(h.transport);
+    return Ktls ? "ktls recv" : "tls SSL_read";
+}
+
+uint64_t bytes_per_stream(const ServerSpec& h, Role role) {
+    return is_message_test(h.test) ? message_test_bytes(h, role) : h.message_size;
+}
+
+std::string kernel_direction(int fd, bool tx) {
+    KtlsDirection d = read_ktls(fd, tx);
+    return d.in_force ? d.cipher + " " + d.version : "";
+}
+
+template <bool Ktls>
+void read_block(const ServerSpec&, Role, const std::vector<const DataConnection*>& conns, SideResult& r) {
+    if (conns.empty()) return;
+    const TlsConnection& first = session_of(*conns.front());
+    const int fd = tcp_fd(*conns.front());
+    const TlsAgreed a = tls_agreed(first.ssl.get());
+    const TlsStat after = read_tls_stat();
+    TlsSideReport report{.crypto = Ktls ? "kernel" : "openssl",
+                         .version = a.version,
+                         .cipher = a.cipher,
+                         .record_payload = static_cast<uint32_t>(a.max_record_payload),
+                         .openssl_ktls_send = a.openssl_ktls_send,
+                         .openssl_ktls_recv = a.openssl_ktls_recv,
+                         .kernel_tx = kernel_direction(fd, true),
+                         .kernel_rx = kernel_direction(fd, false),
+                         .rx_expect_no_pad = first.rx_expect_no_pad,
+                         .sessions = static_cast<uint32_t>(conns.size()),
+                         .tls_stat_present = !after.empty(),
+                         .tls_stat = tls_stat_delta(first.before, after),
+                         .note = conns.size() > 1 ? "the first stream's session shown; every stream ran the same "
+                                                    "handshake"
+                                                  : ""};
+    r.kinds[tls_block_type().key] = to_json(report);
+}
+
+TransportOps tls_ops() {
+    TransportOps ops = kTcpOps;  // the read-backs of the TCP socket underneath (buffers, TCP_INFO)
+    ops.listen = listen<false>;
+    ops.connect = connect<false>;
+    ops.make_send = make_send;
+    ops.make_recv = make_recv;
+    ops.make_exchange = make_exchange;
+    ops.path_name = name_of_path<false>;
+    ops.buffer_bytes = bytes_per_stream;
+    ops.connect_latency = nullptr;
+    ops.kind_block = read_block<false>;
+    return ops;
+}
+
+// kTLS: the tcp kind's loops on the socket the kernel now encrypts (tcp_fd reads a session's socket).
+TransportOps ktls_ops() {
+    TransportOps ops = kTcpOps;
+    ops.listen = listen<true>;
+    ops.connect = connect<true>;
+    ops.path_name = name_of_path<true>;
+    ops.connect_latency = nullptr;
+    ops.kind_block = read_block<true>;
+    return ops;
+}
+
+[[maybe_unused]] const bool kBlockRegistered = register_kind_block(tls_block_type());
+
+}  // namespace
+
+extern const TransportOps kTlsOps, kKtlsOps;  // found by transport_ops() from the rows' kinds
+const TransportOps kTlsOps = tls_ops();
+const TransportOps kKtlsOps = ktls_ops();
+
+}  // namespace zc

@@ -1,0 +1,33 @@
+#pragma once
+// The tls and ktls kinds' report block (protocol/kind_block.hpp), one per side: what the handshake
+// agreed (version, cipher, record size), per direction whether the kernel holds the keys (OpenSSL's
+// BIO_get_ktls_send/recv beside the kernel's own getsockopt SOL_TLS), TLS_RX_EXPECT_NO_PAD, and
+// /proc/net/tls_stat's counters over the side's run (from before its handshakes to its end).
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "protocol/kind_block.hpp"
+
+namespace zc {
+
+struct TlsSideReport {
+    std::string crypto;  // "openssl" (user space) or "kernel" (kTLS)
+    std::string version, cipher;
+    uint32_t record_payload = 0;  // bytes of plaintext per record at most
+    bool openssl_ktls_send = false, openssl_ktls_recv = false;
+    std::string kernel_tx, kernel_rx;         // "aes-128-gcm 1.3" when the socket holds the keys, "" when not
+    std::string rx_expect_no_pad;             // "on", why not, or "" (not asked: no kTLS receive)
+    uint32_t sessions = 0;                    // the side's connections read (the first one's values above)
+    bool tls_stat_present = false;            // /proc/net/tls_stat exists (the tls module is loaded)
+    std::map<std::string, int64_t> tls_stat;  // each counter's change over the run
+    std::string note;
+};
+
+nlohmann::json to_json(const TlsSideReport& r);
+TlsSideReport tls_side_from_json(const nlohmann::json& j);  // throws ProtocolError
+
+const KindBlockType& tls_block_type();
+
+}  // namespace zc
