@@ -174,7 +174,7 @@ const std::vector<CategoryRule>& table() {
         {R::exact, "__crypto_xor", C::crypto},
         {R::prefix, "scatterwalk_", C::crypto},
         {R::prefix, "skcipher_walk_", C::crypto},
-        {R::prefix, "tls_sw_", C::crypto},  // kTLS (net/tls) by name, for a kernel with tls built in
+        {R::prefix, "tls_sw_", C::crypto},  // kTLS by name, also where it is built in
         {R::prefix, "tls_push_", C::crypto},
         {R::prefix, "tls_tx_", C::crypto},
         {R::prefix, "tls_rx_", C::crypto},
@@ -674,12 +674,14 @@ const std::vector<CategoryRule>& table() {
         // Modules, for a function no name rule names: aesni's assembly labels (kallsyms lists aesni_intel's
         // GCM loop labels, _encrypt_by_8_new15047, _initial_blocks_done102 ..., as if functions, and a sample
         // in the loop lands on one), the gcm and chacha20poly1305 templates' helpers (crypto_rfc4543_encrypt,
-        // poly_cipher) and kTLS's own (process_rx_list, tx_work_handler). The other crypto modules' names
-        // are all named by the rules above.
+        // poly_cipher). The other crypto modules' names are all named by the rules above; kTLS's two
+        // helpers without its prefixes are named here (its module's name is also a transport's, and a
+        // transport's name stays in its own files).
         {R::module, "aesni_intel", C::crypto},
         {R::module, "gcm", C::crypto},
         {R::module, "chacha20poly1305", C::crypto},
-        {R::module, "tls", C::crypto},
+        {R::exact, "process_rx_list", C::crypto},  // kTLS: the decrypted records' list, to the reader
+        {R::exact, "tx_work_handler", C::crypto},  // kTLS: the deferred record push
     };
     return rules;
 }

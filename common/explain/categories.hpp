@@ -27,7 +27,7 @@ enum class Category : uint8_t {
     syscall,        // system call entry and exit, fd lookup
     rdma,           // RDMA provider (rxe, siw, mlx5_ib) and the verbs core
     user,           // user-space time of the process that samples (zcperf or zcserver), libcrypto's apart
-    user_crypto,    // the same processes' user time in libcrypto's text: user-space TLS's AES-GCM, GHASH, ChaCha20
+    user_crypto,    // the same processes' user time in libcrypto's text: OpenSSL's AES-GCM, GHASH, ChaCha20
     other_process,  // user-space time of every other process
     other,          // kernel functions no rule names
     unknown,        // addresses with no symbol

@@ -55,7 +55,7 @@ struct SampleTotals {
 // keep folded stacks (at most kMaxStacks distinct ones).
 ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& symbols, double period_s, bool stacks);
 
-// A process's executable mappings of one library, from its /proc/PID/maps: user-space TLS's crypto
+// A process's executable mappings of one library, from its /proc/PID/maps: OpenSSL's crypto
 // (OpenSSL's AES-GCM, GHASH, ChaCha20/Poly1305) runs in libcrypto's text, so a user sample's IP there is
 // crypto without resolving a symbol. `library`: the file name's start ("libcrypto.so" for
 // /usr/lib/x86_64-linux-gnu/libcrypto.so.3).
