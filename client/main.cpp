@@ -99,48 +99,29 @@ int main(int argc, char** argv) {
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
 
-    std::ofstream stacks;  // --explain-stacks
-    if (!opt.explain_stacks.empty()) {
-        stacks.open(opt.explain_stacks);
-        if (!stacks) {
-            std::cerr << "zcperf: cannot write --explain-stacks " << opt.explain_stacks << ": " << std::strerror(errno)
-                      << "\n";
-            return 2;
-        }
-    }
-    std::ofstream samples;  // --samples
-    if (!opt.samples_file.empty()) {
-        samples.open(opt.samples_file);
-        if (!samples) {
-            std::cerr << "zcperf: cannot write --samples " << opt.samples_file << ": " << std::strerror(errno) << "\n";
-            return 2;
-        }
-        zc::write_samples_header(samples);
-    }
-    std::ofstream histogram_log;  // --histogram-log
-    const auto log_start = std::chrono::system_clock::now();
+    // The output files the options name, opened before any test: one that cannot be written ends the run.
+    auto open_output = [](std::ofstream& f, const std::string& path, const char* option) {
+        if (path.empty()) return true;
+        f.open(path);
+        if (!f) std::cerr << "zcperf: cannot write " << option << " " << path << ": " << std::strerror(errno) << "\n";
+        return static_cast<bool>(f);
+    };
+    std::ofstream stacks, samples, histogram_log, csv_intervals;
+    if (!open_output(stacks, opt.explain_stacks, "--explain-stacks") ||
+        !open_output(samples, opt.samples_file, "--samples") ||
+        !open_output(histogram_log, opt.histogram_log, "--histogram-log") ||
+        !open_output(csv_intervals, opt.csv_intervals, "--csv-intervals"))
+        return 2;
+    if (samples.is_open()) zc::write_samples_header(samples);
+    const auto log_start = std::chrono::system_clock::now();  // --histogram-log's StartTime
     auto since_log_start = [&] {
         return std::chrono::duration<double>(std::chrono::system_clock::now() - log_start).count();
     };
-    if (!opt.histogram_log.empty()) {
-        histogram_log.open(opt.histogram_log);
-        if (!histogram_log) {
-            std::cerr << "zcperf: cannot write --histogram-log " << opt.histogram_log << ": " << std::strerror(errno)
-                      << "\n";
-            return 2;
-        }
+    if (histogram_log.is_open())
         zc::write_histogram_log_header(histogram_log,
                                        std::chrono::duration<double>(log_start.time_since_epoch()).count());
-    }
-    std::ofstream csv_intervals;
     std::unique_ptr<zc::ReportWriter> writer = zc::make_report_writer(opt.output, std::cout);
-    if (!opt.csv_intervals.empty()) {
-        csv_intervals.open(opt.csv_intervals);
-        if (!csv_intervals) {
-            std::cerr << "zcperf: cannot write --csv-intervals " << opt.csv_intervals << ": " << std::strerror(errno)
-                      << "\n";
-            return 2;
-        }
+    if (csv_intervals.is_open()) {
         std::vector<std::unique_ptr<zc::ReportWriter>> both;
         both.push_back(std::move(writer));
         both.push_back(zc::make_csv_intervals_report(csv_intervals));
