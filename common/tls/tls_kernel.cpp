@@ -51,14 +51,15 @@ std::string ktls_unavailable(const std::string& ulp_list) {
 std::string ktls_unavailable() { return ktls_unavailable(read_file("/proc/sys/net/ipv4/tcp_available_ulp")); }
 
 KtlsDirection read_ktls(int fd, bool tx) {
-    // The largest crypto_info the kernel returns (AES-256-GCM's); its header says version and cipher.
-    tls12_crypto_info_aes_gcm_256 info{};
+    // The header alone (version and cipher, no keys): the kernel answers a header-sized buffer so, and
+    // refuses (EINVAL) any size but the exact one of the cipher in force, e.g. AES-256-GCM's for AES-128-GCM.
+    tls_crypto_info info{};
     socklen_t len = sizeof(info);
     KtlsDirection d;
-    if (::getsockopt(fd, SOL_TLS, tx ? TLS_TX : TLS_RX, &info, &len) != 0 || len < sizeof(info.info)) return d;
+    if (::getsockopt(fd, SOL_TLS, tx ? TLS_TX : TLS_RX, &info, &len) != 0 || len < sizeof(info)) return d;
     d.in_force = true;
-    d.version = info.info.version == TLS_1_3_VERSION ? "1.3" : info.info.version == TLS_1_2_VERSION ? "1.2" : "?";
-    d.cipher = cipher_name(info.info.cipher_type);
+    d.version = info.version == TLS_1_3_VERSION ? "1.3" : info.version == TLS_1_2_VERSION ? "1.2" : "?";
+    d.cipher = cipher_name(info.cipher_type);
     return d;
 }
 

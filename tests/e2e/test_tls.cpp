@@ -179,6 +179,9 @@ void expect_kernel_tls(const json& r, const std::string& version) {
         if (sends) {
             EXPECT_GE(b["tls_stat"]["TlsTxSw"].get<int64_t>(), 1) << b.dump();
         }
+        if (receives) {
+            EXPECT_GE(b["tls_stat"]["TlsRxSw"].get<int64_t>(), 1) << b.dump();
+        }
         EXPECT_EQ(b["tls_stat"]["TlsDecryptError"].get<int64_t>(), 0) << b.dump();
     }
 }
