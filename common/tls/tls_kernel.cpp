@@ -63,6 +63,27 @@ KtlsDirection read_ktls(int fd, bool tx) {
     return d;
 }
 
+std::string ktls_aead_missing(const std::string& openssl_cipher, const std::string& proc_crypto) {
+    const bool chacha = openssl_cipher.find("CHACHA20") != std::string::npos;
+    const std::string aead = chacha ? "rfc7539(chacha20,poly1305)" : "gcm(aes)";
+    std::istringstream lines(proc_crypto);
+    std::string line;
+    while (std::getline(lines, line)) {  // "name         : gcm(aes)"
+        const size_t colon = line.find(':');
+        if (line.rfind("name", 0) != 0 || colon == std::string::npos) continue;
+        std::string value = line.substr(colon + 1);
+        value.erase(0, value.find_first_not_of(' '));
+        if (value == aead) return "";
+    }
+    return "the kernel has no " + aead + " (/proc/crypto) and could not load it, so it refused the keys: load it " +
+           "with `modprobe " + (chacha ? "chacha20poly1305" : "gcm") +
+           "` (root), and check that /proc/sys/kernel/modprobe names a working modprobe";
+}
+
+std::string ktls_aead_missing(const std::string& openssl_cipher) {
+    return ktls_aead_missing(openssl_cipher, read_file("/proc/crypto"));
+}
+
 std::string set_expect_no_pad(int fd) {
     int on = 1;
     if (::setsockopt(fd, SOL_TLS, TLS_RX_EXPECT_NO_PAD, &on, sizeof(on)) != 0)
