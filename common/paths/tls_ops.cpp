@@ -40,21 +40,28 @@ void require_ktls() {
     if (std::string why = ktls_unavailable(); !why.empty()) throw std::runtime_error(why);
 }
 
+// Why one direction's keys are not the kernel's: OpenSSL before 3.2 never hands over TLS 1.3 receive keys;
+// a kernel without the cipher's AEAD (/proc/crypto) refuses them; else its tls module refused them.
+std::string why_not_kernel(const TlsAgreed& a, bool tx) {
+    if (!tx && a.version == "TLSv1.3" && !a.openssl_ktls_recv)
+        return "OpenSSL releases before 3.2 hand the kernel TLS 1.3 send keys only, receive stays in user space: "
+               "try --tls-version 1.2, or -T tls";
+    if (std::string aead = ktls_aead_missing(a.cipher); !aead.empty()) return aead + "; or run -T tls";
+    return std::string("OpenSSL did not hand the keys to the kernel (BIO_get_ktls_") + (tx ? "send " : "recv ") +
+           std::to_string(tx ? a.openssl_ktls_send : a.openssl_ktls_recv) +
+           "), or the kernel's tls module refused them (chacha20-poly1305 needs Linux 5.11): try --tls-cipher "
+           "aes-128-gcm, or -T tls";
+}
+
 // kTLS: the directions this side's loops use must be the kernel's, as the kernel itself reads them back.
 std::string ktls_missing(int fd, ssl_st* ssl, const ServerSpec& h, Role role) {
     const bool both = is_message_test(h.test);
     const TlsAgreed a = tls_agreed(ssl);
-    const std::string what = " after the " + a.version + " " + a.cipher + " handshake (getsockopt SOL_TLS)";
-    if ((both || role == Role::send) && !read_ktls(fd, true).in_force)
-        return "kTLS send is not in force" + what +
-               ": OpenSSL did not hand the keys to the kernel; the kernel's tls module may lack the cipher "
-               "(chacha20-poly1305 needs Linux 5.11). Try --tls-cipher aes-128-gcm, or -T tls";
-    if ((both || role == Role::recv) && !read_ktls(fd, false).in_force)
-        return "kTLS receive is not in force" + what + ": OpenSSL did not hand the receive keys to the kernel " +
-               "(BIO_get_ktls_recv " + std::to_string(a.openssl_ktls_recv) + ")" +
-               (a.version == "TLSv1.3" ? "; OpenSSL releases before 3.2 set kTLS receive for TLS 1.2 only: try "
-                                         "--tls-version 1.2, or -T tls"
-                                       : "; run -T tls (OpenSSL in user space)");
+    const bool tx = read_ktls(fd, true).in_force, rx = read_ktls(fd, false).in_force;
+    const std::string what = " after the " + a.version + " " + a.cipher + " handshake (getsockopt SOL_TLS: send " +
+                             (tx ? "kernel" : "user space") + ", receive " + (rx ? "kernel" : "user space") + "): ";
+    if ((both || role == Role::send) && !tx) return "kTLS send is not in force" + what + why_not_kernel(a, true);
+    if ((both || role == Role::recv) && !rx) return "kTLS receive is not in force" + what + why_not_kernel(a, false);
     return "";
 }
 

@@ -51,15 +51,37 @@ std::string ktls_unavailable(const std::string& ulp_list) {
 std::string ktls_unavailable() { return ktls_unavailable(read_file("/proc/sys/net/ipv4/tcp_available_ulp")); }
 
 KtlsDirection read_ktls(int fd, bool tx) {
-    // The largest crypto_info the kernel returns (AES-256-GCM's); its header says version and cipher.
-    tls12_crypto_info_aes_gcm_256 info{};
+    // The header alone (version and cipher, no keys): the kernel answers a header-sized buffer so, and
+    // refuses (EINVAL) any size but the exact one of the cipher in force, e.g. AES-256-GCM's for AES-128-GCM.
+    tls_crypto_info info{};
     socklen_t len = sizeof(info);
     KtlsDirection d;
-    if (::getsockopt(fd, SOL_TLS, tx ? TLS_TX : TLS_RX, &info, &len) != 0 || len < sizeof(info.info)) return d;
+    if (::getsockopt(fd, SOL_TLS, tx ? TLS_TX : TLS_RX, &info, &len) != 0 || len < sizeof(info)) return d;
     d.in_force = true;
-    d.version = info.info.version == TLS_1_3_VERSION ? "1.3" : info.info.version == TLS_1_2_VERSION ? "1.2" : "?";
-    d.cipher = cipher_name(info.info.cipher_type);
+    d.version = info.version == TLS_1_3_VERSION ? "1.3" : info.version == TLS_1_2_VERSION ? "1.2" : "?";
+    d.cipher = cipher_name(info.cipher_type);
     return d;
+}
+
+std::string ktls_aead_missing(const std::string& openssl_cipher, const std::string& proc_crypto) {
+    const bool chacha = openssl_cipher.find("CHACHA20") != std::string::npos;
+    const std::string aead = chacha ? "rfc7539(chacha20,poly1305)" : "gcm(aes)";
+    std::istringstream lines(proc_crypto);
+    std::string line;
+    while (std::getline(lines, line)) {  // "name         : gcm(aes)"
+        const size_t colon = line.find(':');
+        if (line.rfind("name", 0) != 0 || colon == std::string::npos) continue;
+        std::string value = line.substr(colon + 1);
+        value.erase(0, value.find_first_not_of(' '));
+        if (value == aead) return "";
+    }
+    return "the kernel has no " + aead + " (/proc/crypto) and could not load it, so it refused the keys: load it " +
+           "with `modprobe " + (chacha ? "chacha20poly1305" : "gcm") +
+           "` (root), and check that /proc/sys/kernel/modprobe names a working modprobe";
+}
+
+std::string ktls_aead_missing(const std::string& openssl_cipher) {
+    return ktls_aead_missing(openssl_cipher, read_file("/proc/crypto"));
 }
 
 std::string set_expect_no_pad(int fd) {

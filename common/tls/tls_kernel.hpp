@@ -21,6 +21,13 @@ struct KtlsDirection {
 };
 KtlsDirection read_ktls(int fd, bool tx);
 
+// Why the kernel may have refused OpenSSL's keys (setsockopt SOL_TLS) for `openssl_cipher` (an OpenSSL
+// cipher name): "" when /proc/crypto (`proc_crypto`, read when not given) lists the AEAD the kernel's
+// kTLS allocates for it (gcm(aes), rfc7539(chacha20,poly1305)); else that it lacks it, with what to load.
+// The kernel loads the AEAD itself on the first setsockopt; missing afterwards, its module loading failed.
+std::string ktls_aead_missing(const std::string& openssl_cipher, const std::string& proc_crypto);
+std::string ktls_aead_missing(const std::string& openssl_cipher);
+
 // TLS_RX_EXPECT_NO_PAD (Linux 6.0+, TLS 1.3 receive): asks the kernel to decrypt straight into the
 // user's buffer. "on" when read back on, else why not ("not in this kernel", "TLS 1.2", errno's text).
 std::string set_expect_no_pad(int fd);

@@ -80,6 +80,12 @@ read -r KTREE <"$NEWROOT$RUN/kernel_tree"
 mkdir -p "$NEWROOT/lib/modules/$KVER"
 mount --bind "$NEWROOT$KTREE/lib/modules/$KVER" "$NEWROOT/lib/modules/$KVER" ||
     log "no module tree for $KVER: modprobe will not work in the guest"
+# The kernel's own module requests (request_module: kTLS's cipher, "gcm(aes)" and its parts, a qdisc)
+# run /proc/sys/kernel/modprobe in this initramfs, whose root has no module tree, so they failed
+# (kTLS's setsockopt SOL_TLS then said ENOENT): send them to the guest's root.
+printf '#!/bin/busybox sh\nexec /bin/busybox chroot %s /sbin/modprobe "$@"\n' "$NEWROOT" >/bin/guest-modprobe
+chmod 755 /bin/guest-modprobe
+echo /bin/guest-modprobe >/proc/sys/kernel/modprobe
 log "root and shares mounted"
 
 # NETDEV ADDRESS/PREFIX RDMA_DEV HOSTNAME, written by rdma_vm.sh. The address is in RFC 2544's

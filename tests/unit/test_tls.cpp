@@ -124,6 +124,22 @@ TEST(TlsKernel, MissingUlpNamesModprobeAndTheList) {
     EXPECT_NE(ktls_unavailable("").find("offers none"), std::string::npos);
 }
 
+// The kernel refuses OpenSSL's keys (setsockopt SOL_TLS: ENOENT) when it has not the AEAD and cannot load it.
+TEST(TlsKernel, MissingAeadNamesTheModuleToLoad) {
+    const std::string gcm_loaded =
+        "name         : gcm(aes)\ndriver       : generic-gcm-aesni\nmodule       : aesni_intel\n\n"
+        "name         : ghash\ndriver       : ghash-generic\n";
+    EXPECT_EQ(ktls_aead_missing("ECDHE-ECDSA-AES128-GCM-SHA256", gcm_loaded), "");
+    EXPECT_EQ(ktls_aead_missing("TLS_AES_256_GCM_SHA384", gcm_loaded), "");
+    std::string why = ktls_aead_missing("ECDHE-ECDSA-AES128-GCM-SHA256", "name         : ghash\n");
+    EXPECT_NE(why.find("no gcm(aes)"), std::string::npos) << why;
+    EXPECT_NE(why.find("modprobe gcm"), std::string::npos) << why;
+    why = ktls_aead_missing("TLS_CHACHA20_POLY1305_SHA256", gcm_loaded);
+    EXPECT_NE(why.find("rfc7539(chacha20,poly1305)"), std::string::npos) << why;
+    EXPECT_NE(why.find("modprobe chacha20poly1305"), std::string::npos) << why;
+    EXPECT_EQ(ktls_aead_missing("TLS_CHACHA20_POLY1305_SHA256", "name : rfc7539(chacha20,poly1305)\n"), "");
+}
+
 TEST(TlsOptions, RefusedWithWhatToUse) {
     ClientOptions o;
     EXPECT_EQ(test::parse({"-T", "tls", "--tls-cipher", "rot13"}), 2);
