@@ -6,7 +6,7 @@
 
 #include "control_client.hpp"
 #include "protocol/result.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 
 namespace zc {
 

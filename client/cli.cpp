@@ -16,7 +16,7 @@
 #include "system/affinity.hpp"
 #include "system/cpu_list.hpp"
 #include "system/numa.hpp"
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
 #include "core/pacer.hpp"
 #include "core/units.hpp"
@@ -214,7 +214,7 @@ void check_tcp_options(const ClientOptions& o) {
     if (o.params.crr_close != CrrClose::rst && std::none_of(o.tests.begin(), o.tests.end(), is_connection_test))
         throw std::invalid_argument("--crr-close is for -t crr and -t cc (a connection per transaction)");
     if (!o.bidir) return;
-    if (o.tests != std::vector<TestKind>{TestKind::stream})
+    if (o.tests != std::vector<Workload>{Workload::stream})
         throw std::invalid_argument("--bidir runs stream and maerts together: give -t stream (or no -t)");
     if (o.goal.max_iterations > 1 || o.params.interval_s > 0)
         throw std::invalid_argument("--bidir runs each direction once, without -i/-I or -D");
@@ -305,8 +305,8 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
              "stream (client sends), maerts (server sends), rr (request/response latency: one message each way per "
              "transaction), msgrate (message rate), crr (a new TCP connection per transaction: connect, request, "
              "response, close; netperf's TCP_CRR) or cc (connect and close only); several: stream,maerts",
-             name_list(o.tests, test_from_name))
-            .choose(enum_names(TestKind::cc, test_name))
+             name_list(o.tests, workload_from_name))
+            .choose(enum_names(Workload::cc, workload_name))
             .shows("stream"),
         text("-T,--transport",
              "data path(s) of the sender, comma-separated; the first is the baseline others are compared with "
@@ -367,7 +367,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                  }
              }),
         // The verbs message-rate knobs (--postlist, --qps-per-context, --inline) are --batch's kin: they
-        // travel in the spec like batch and are checked by spec_problem() (paths/test_rules.hpp).
+        // travel in the spec like batch and are checked by spec_problem() (paths/spec_rules.hpp).
         value_in("--batch", o.params.batch, wire_range(&TestParams::batch),
                  "msgrate, and udp's stream: messages (datagrams) per send call (sendmmsg), 1..1024"),
         // Issue 27: how a sender paces (any transport) and how UDP GSO cuts its calls.
@@ -669,7 +669,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
         const bool datagrams = std::any_of(o.transports.begin(), o.transports.end(),
                                            [](Transport t) { return transport_info(t).datagrams; });
         if (o.params.batch != 1 && !datagrams &&
-            std::find(o.tests.begin(), o.tests.end(), TestKind::msgrate) == o.tests.end())
+            std::find(o.tests.begin(), o.tests.end(), Workload::msgrate) == o.tests.end())
             throw std::invalid_argument("--batch is for -t msgrate (messages per send call), and udp's stream");
         check_interval(o);
         if (data_connections(o.params) > kMaxDataConnections)
@@ -694,16 +694,16 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
     });
 }
 
-uint64_t default_message_size(TestKind t, Transport tr) {
+uint64_t default_message_size(Workload t, Transport tr) {
     const TransportInfo& row = transport_info(tr);  // UDP's rows carry their own (a datagram's size)
-    if (t == TestKind::msgrate && row.msgrate_size) return row.msgrate_size;
-    if ((t == TestKind::stream || t == TestKind::maerts) && row.stream_size) return row.stream_size;
+    if (t == Workload::msgrate && row.msgrate_size) return row.msgrate_size;
+    if ((t == Workload::stream || t == Workload::maerts) && row.stream_size) return row.stream_size;
     switch (t) {
-        case TestKind::rr:
-        case TestKind::crr:
-        case TestKind::cc:
+        case Workload::rr:
+        case Workload::crr:
+        case Workload::cc:
             return 1;
-        case TestKind::msgrate:
+        case Workload::msgrate:
             return 2;
         default:
             return 1u << 20;
@@ -714,7 +714,7 @@ std::vector<TestSpec> expand_tests(const ClientOptions& o) {
     std::vector<TestSpec> out;
     for (Transport tr : o.transports) {
         for (RxMode rx : o.rx_modes) {
-            for (TestKind t : o.tests) {
+            for (Workload t : o.tests) {
                 std::vector<uint64_t> sizes =
                     o.sizes_given ? o.message_sizes : std::vector<uint64_t>{default_message_size(t, tr)};
                 for (uint64_t size : sizes) {
@@ -723,7 +723,7 @@ std::vector<TestSpec> expand_tests(const ClientOptions& o) {
                     s.rx = rx;
                     s.test = t;
                     s.message_size = size;
-                    if (t != TestKind::msgrate && !transport_info(tr).datagrams) s.batch = 1;
+                    if (t != Workload::msgrate && !transport_info(tr).datagrams) s.batch = 1;
                     if (o.under_load_counts.empty()) out.push_back(s);
                     for (int load : o.under_load_counts) {
                         s.load.streams = load;

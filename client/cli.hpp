@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "measure/confidence.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 
 #include "options/option_rows.hpp"
 
@@ -15,7 +15,7 @@ namespace zc {
 struct ClientOptions {
     std::vector<std::string> servers;  // HOST[:PORT]; empty = embedded server on loopback
     uint16_t port = 12875;
-    std::vector<TestKind> tests{TestKind::stream};
+    std::vector<Workload> tests{Workload::stream};
     std::vector<Transport> transports{Transport::tcp};
     std::vector<RxMode> rx_modes{RxMode::copy};
     std::vector<uint64_t> message_sizes{1u << 20};
@@ -46,7 +46,7 @@ struct ClientOptions {
 
 // -m's default per test kind: 1 MiB for stream and maerts, 1 B for rr (netperf's TCP_RR), 2 B for
 // msgrate (the verbs message-rate studies' size).
-uint64_t default_message_size(TestKind t, Transport tr);
+uint64_t default_message_size(Workload t, Transport tr);
 
 // "--rdma-dev mlx5_0" (local) or "mlx5_0,mlx5_1" (local, remote); an empty side keeps the route's.
 void parse_rdma_dev_option(const std::string& text, std::string& local, std::string& remote);

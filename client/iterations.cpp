@@ -68,9 +68,9 @@ double tracked_rate(const TestResult& r) {
     return is_message_test(r.test) ? r.messages.messages_per_s : r.throughput_gbps;
 }
 
-const char* tracked_metric(TestKind t) {
+const char* tracked_metric(Workload t) {
     return is_transaction_test(t)   ? "transactions_per_s"
-           : t == TestKind::msgrate ? "messages_per_s"
+           : t == Workload::msgrate ? "messages_per_s"
                                     : "throughput_gbps";
 }
 

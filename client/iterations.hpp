@@ -18,6 +18,6 @@ TestResult merge_iterations(const std::vector<TestResult>& runs, const Confidenc
 // demand (per KB; per transaction or message for rr and msgrate).
 std::vector<std::vector<double>> tracked_series(const std::vector<TestResult>& runs);
 double tracked_rate(const TestResult& r);
-const char* tracked_metric(TestKind t);
+const char* tracked_metric(Workload t);
 
 }  // namespace zc

@@ -172,7 +172,7 @@ SideResult await_remote(ControlClient& control, SideRunner& runner, const TestSp
 // The two sides' counts must agree before any figure is reported; throws what does not.
 void check_counts(const TestSpec& spec, const SideResult& tx, const SideResult& rx) {
     const bool udp = transport_info(spec.transport).datagrams;
-    if (udp && spec.test != TestKind::rr) {  // datagrams may be lost: the two sides' counts must add up instead
+    if (udp && spec.test != Workload::rr) {  // datagrams may be lost: the two sides' counts must add up instead
         if (std::string why = udp_count_problem(tx.udp, tx.bytes, rx.udp, rx.bytes); !why.empty())
             throw std::runtime_error("UDP count mismatch: " + why + ". No figures are reported for this test.");
     } else if (udp) {
@@ -219,7 +219,7 @@ void note_udp(const TestSpec& spec, const SideResult& tx, const SideResult& rx, 
     UdpInfo paced = tx.udp;
     if (paced.pacing.method == PacingMethod::none) paced.pacing = rx.udp.pacing;
     const bool udp = transport_info(spec.transport).datagrams;
-    for (auto& n : udp_notes(paced, rate, streams, spec.test == TestKind::rr ? UdpInfo{} : rx.udp, udp))
+    for (auto& n : udp_notes(paced, rate, streams, spec.test == Workload::rr ? UdpInfo{} : rx.udp, udp))
         warnings.push_back(std::move(n));
 }
 

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "cli.hpp"
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 #include "protocol/messages.hpp"
 #include "side_by_side.hpp"
 
@@ -50,8 +50,8 @@ UnderLoadOption parse_under_load(const std::string& text) {
 TestSpec load_spec(const TestSpec& test) {
     TestSpec s;
     s.transport = test.load.transport.value_or(test.transport);
-    s.test = TestKind::stream;
-    s.message_size = default_message_size(TestKind::stream, s.transport);
+    s.test = Workload::stream;
+    s.message_size = default_message_size(Workload::stream, s.transport);
     s.duration_s = test.duration_s + 2 * kLoadLeadS;
     s.streams = test.load.streams;
     s.irq_wait_s = test.irq_wait_s;

@@ -299,7 +299,7 @@ bool Job::run_round(const TestSpec& base, size_t spec_index, int round_index, co
             roles += fmt::format("{}{} -> {} ({})", roles.empty() ? "" : ", ", p.client, p.server,
                                  p.client == rank_ ? "its client" : "its server");
     dog_.phase(
-        fmt::format("round {} ({}), pairs {}", round_index, test_name(base.test), roles.empty() ? "none" : roles));
+        fmt::format("round {} ({}), pairs {}", round_index, workload_name(base.test), roles.empty() ? "none" : roles));
     std::vector<LocalPair> mine;
     for (const Pair& p : round) {
         if (p.client != rank_) continue;

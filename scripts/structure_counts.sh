@@ -34,7 +34,7 @@ transport=$(files 'tcp_sendfile|TcpSendfile' | grep -v '^common/tcp/tcp_sendfile
 kind=$(lines '\bis_rdma\(|\bis_verbs\(|TransportKind::' |
     grep -vE '^common/core/transport_registry\.|^common/paths/transport_ops\.cpp:' || true)
 named=$(lines 'Transport::' | grep -v '^common/core/transport_registry\.' || true)
-memory=$(lines '\.simulated\(\)' | grep -E '^common/paths/' | grep -v '^common/paths/test_rules\.cpp:' || true)
+memory=$(lines '\.simulated\(\)' | grep -E '^common/paths/' | grep -v '^common/paths/spec_rules\.cpp:' || true)
 tcp_names=$(grep -rnE '^\s*(class|struct|using) Tcp|^template <[^>]*>\s*(class|struct) Tcp' common/socket || true)
 parse_lines=$(awk '/^int parse_client_options\(/ {on=1} on {n++} on && /^}/ {print n; exit}' client/cli.cpp)
 lowat=$(files 'rcv_lowat|rcvlowat|RCVLOWAT' | grep -vi cmakelists || true)

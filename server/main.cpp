@@ -11,7 +11,7 @@
 #include "system/irq.hpp"
 #include "core/units.hpp"
 #include "options/option_rows.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 
 namespace {
 

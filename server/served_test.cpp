@@ -16,7 +16,7 @@ constexpr auto kStartWindow = std::chrono::seconds(30);
 
 }  // namespace
 
-TestRun::TestRun(ServerSpec spec, const std::string& bind_address, std::set<int> exclude_pids, std::string host,
+TestRun::TestRun(HalfSpec spec, const std::string& bind_address, std::set<int> exclude_pids, std::string host,
                  std::string peer, Notify notify)
     : spec_(std::move(spec)),
       exclude_pids_(std::move(exclude_pids)),

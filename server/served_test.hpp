@@ -21,7 +21,7 @@ public:
     // Opens the data listener on `bind_address` (the address the client reached us on).
     // Throws std::runtime_error if it cannot.
     // `peer`: the client, as the other tests of this host see this one.
-    TestRun(ServerSpec spec, const std::string& bind_address, std::set<int> exclude_pids, std::string host,
+    TestRun(HalfSpec spec, const std::string& bind_address, std::set<int> exclude_pids, std::string host,
             std::string peer, Notify notify);
     TestRun(const TestRun&) = delete;
     TestRun& operator=(const TestRun&) = delete;
@@ -35,7 +35,7 @@ public:
 private:
     void coordinate();
 
-    ServerSpec spec_;
+    HalfSpec spec_;
     std::set<int> exclude_pids_;
     std::string host_;
     std::string peer_;

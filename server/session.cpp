@@ -6,7 +6,7 @@
 #include "system/affinity.hpp"
 #include "system/cpu_list.hpp"
 #include "served_test.hpp"
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 
 #include <fmt/format.h>
 
@@ -145,7 +145,7 @@ void Session::handle(const Message& m) {
     }
     if (const auto* setup = std::get_if<Setup>(&m)) {
         if (state_ != State::idle) return fail("setup while a test is in progress");
-        const ServerSpec& spec = setup->spec;
+        const HalfSpec& spec = setup->spec;
         const auto& cpus = server_.host().cpus;
         for (int c : spec.side.cpus) {
             if (std::find(cpus.begin(), cpus.end(), c) == cpus.end()) {
@@ -190,12 +190,12 @@ void Session::handle(const Message& m) {
     fail(std::string("unexpected ") + message_name(m) + " message from the client");
 }
 
-void Session::prepare_test(const ServerSpec& spec, std::chrono::steady_clock::time_point asked,
+void Session::prepare_test(const HalfSpec& spec, std::chrono::steady_clock::time_point asked,
                            std::chrono::steady_clock::time_point wait_until) {
     using namespace std::chrono;
     auto now = steady_clock::now();
     double waited = duration<double>(now - asked).count();
-    std::string what = std::string(transport_name(spec.transport)) + " " + test_name(spec.test);
+    std::string what = std::string(transport_name(spec.transport)) + " " + workload_name(spec.test);
     if (server_.options().exclusive && !server_.take_exclusive(id_, peer_, what)) {
         const auto& other = server_.exclusive_test();
         if (now >= wait_until) {
@@ -234,9 +234,9 @@ void Session::prepare_test(const ServerSpec& spec, std::chrono::steady_clock::ti
     } catch (const std::exception& e) {
         return fail(std::string("cannot prepare the test: ") + e.what());
     }
-    server_.log("session " + std::to_string(id_) + ": " + transport_name(spec.transport) + " " + test_name(spec.test) +
-                " " + std::to_string(spec.message_size) + " B x " + std::to_string(spec.streams) + " on data port " +
-                std::to_string(run_->data_port()));
+    server_.log("session " + std::to_string(id_) + ": " + transport_name(spec.transport) + " " +
+                workload_name(spec.test) + " " + std::to_string(spec.message_size) + " B x " +
+                std::to_string(spec.streams) + " on data port " + std::to_string(run_->data_port()));
     send(Ready{run_->data_port(), run_->token(), waited >= 0.05 ? waited : 0});
     state_ = State::ready;
     return read_next(std::chrono::seconds(0));  // the test's own timeouts bound this phase
@@ -263,7 +263,7 @@ void Session::welcome(const Hello& hello) {
     read_next(server_.options().idle_timeout);
 }
 
-std::string Session::check_limits(const ServerSpec& spec) const {
+std::string Session::check_limits(const HalfSpec& spec) const {
     const ServerOptions& o = server_.options();
     if (!spec.total_bytes && spec.duration_s > o.max_duration_s) {
         return fmt::format("a test of {} s exceeds this zcserver's limit of {} s (its --max-duration)", spec.duration_s,

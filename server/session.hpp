@@ -35,10 +35,10 @@ private:
     void read_next(std::chrono::steady_clock::duration timeout);
     void handle(const Message& m);
     void welcome(const Hello& hello);
-    std::string check_limits(const ServerSpec& spec) const;  // "" = within this server's limits
+    std::string check_limits(const HalfSpec& spec) const;  // "" = within this server's limits
     // Opens the test's data listener and answers ready; an --exclusive server first waits (up to
     // `wait_until`) for the test another session runs, or refuses, naming it.
-    void prepare_test(const ServerSpec& spec, std::chrono::steady_clock::time_point asked,
+    void prepare_test(const HalfSpec& spec, std::chrono::steady_clock::time_point asked,
                       std::chrono::steady_clock::time_point wait_until);
     void send(const Message& m);
     void flush();

@@ -15,10 +15,10 @@ constexpr const char* kRdmaCore =
     "it was built without rdma-core (libibverbs, librdmacm); on Debian: apt-get install libibverbs-dev "
     "librdmacm-dev, then reconfigure and rebuild";
 
-constexpr unsigned kStreams = bit(TestKind::stream) | bit(TestKind::maerts);
-constexpr unsigned kAllTests = kStreams | bit(TestKind::rr) | bit(TestKind::msgrate);
+constexpr unsigned kStreams = bit(Workload::stream) | bit(Workload::maerts);
+constexpr unsigned kAllTests = kStreams | bit(Workload::rr) | bit(Workload::msgrate);
 // A connection per transaction (crr, cc): the kernel's connect/accept is what they measure, so TCP's alone.
-constexpr unsigned kConnectionTests = bit(TestKind::crr) | bit(TestKind::cc);
+constexpr unsigned kConnectionTests = bit(Workload::crr) | bit(Workload::cc);
 constexpr unsigned kHost = bit(MemoryKind::host);
 constexpr unsigned kGpuLike = bit(MemoryKind::cuda) | bit(MemoryKind::sim_gpu);
 constexpr unsigned kAnyMemory = kHost | bit(MemoryKind::pinned) | kGpuLike;
@@ -73,7 +73,7 @@ const std::vector<TransportInfo>& transport_table() {
          .name = "rsocket",
          .summary = "rsockets rsend/rrecv: the socket API over RDMA, copies through its buffers",
          .kind = TransportKind::rsocket,
-         .tests = kStreams | bit(TestKind::rr),
+         .tests = kStreams | bit(Workload::rr),
          .no_message_tests =
              "rsockets copy each rsend into their own buffer and send in chunks of up to 64 KiB, so small messages "
              "are coalesced and their rate is a stream's. Use -T tcp, rdma-send or rdma-write",
@@ -180,7 +180,7 @@ const std::vector<TransportInfo>& transport_table() {
          .name = "mptcp",
          .summary = "Multipath TCP (IPPROTO_MPTCP): send() and recv(); each subflow's addresses and bytes reported",
          .kind = TransportKind::mptcp,
-         .tests = kStreams | bit(TestKind::rr) | bit(TestKind::crr),
+         .tests = kStreams | bit(Workload::rr) | bit(Workload::crr),
          .buffers = kHost,
          .message_buffers = kHost,
          .socket_protocol = kMptcpProtocol},
@@ -197,7 +197,7 @@ const std::vector<TransportInfo>& transport_table() {
          .name = "tls",
          .summary = "TLS in user space: OpenSSL's SSL_write/SSL_read, the copy and the crypto in the process",
          .kind = TransportKind::tls,
-         .tests = kStreams | bit(TestKind::rr),
+         .tests = kStreams | bit(Workload::rr),
          .no_message_tests = kTlsMessages,
          .buffers = kHost,
          .message_buffers = kHost,
@@ -207,7 +207,7 @@ const std::vector<TransportInfo>& transport_table() {
          .name = "ktls",
          .summary = "kernel TLS: OpenSSL's handshake, then send()/recv() with the kernel encrypting (TLS_TX/TLS_RX)",
          .kind = TransportKind::ktls,
-         .tests = kStreams | bit(TestKind::rr),
+         .tests = kStreams | bit(Workload::rr),
          .no_message_tests = kTlsMessages,
          .buffers = kHost,
          .message_buffers = kHost,

@@ -1,13 +1,13 @@
 #pragma once
 // Which data paths this build has, and what each can do: one row per transport. The capabilities are
 // data in the row (UCX perftest's test-type table is the model), read by one check, spec_problem()
-// (paths/test_rules.hpp), on both zcperf and zcserver; the row's kind finds the operations table that
+// (paths/spec_rules.hpp), on both zcperf and zcserver; the row's kind finds the operations table that
 // connects it and builds its loops (paths/transport_ops.hpp). -T's help and --version list the rows.
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "core/test_kind.hpp"
+#include "core/workload.hpp"
 #include "core/buffer_spec.hpp"
 
 namespace zc {
@@ -41,12 +41,12 @@ enum class Transport {
 // connected with rdma_cm). Nothing outside that table branches on the kind: what differs is a row field.
 enum class TransportKind { tcp, rsocket, verbs, udp, mptcp, tls, ktls };
 
-// What one stream's sender allocates (buffer_bytes, test_rules.hpp): one message, a ring of messages awaiting
+// What one stream's sender allocates (buffer_bytes, spec_rules.hpp): one message, a ring of messages awaiting
 // zero-copy completions, or a memfd the kernel sends from.
 enum class SendBuffer { message, zc_ring, file };
 
 // Bit sets of test kinds and memory kinds, for the table's rows.
-constexpr unsigned bit(TestKind t) { return 1u << static_cast<unsigned>(t); }
+constexpr unsigned bit(Workload t) { return 1u << static_cast<unsigned>(t); }
 constexpr unsigned bit(MemoryKind m) { return 1u << static_cast<unsigned>(m); }
 
 // How an RDMA row's data reaches the receiver: the one thing that tells apart the rows of the rsocket kind
@@ -65,7 +65,7 @@ struct TransportInfo {
     const char* name;
     const char* summary;  // -T's help line
     TransportKind kind;
-    unsigned tests;  // bit(TestKind) of each test it runs
+    unsigned tests;  // bit(Workload) of each test it runs
     // Why it runs no message test it lacks (after "rr over NAME is not offered: "); nullptr: a bulk sender path.
     const char* no_message_tests = nullptr;
     unsigned buffers = 0;          // bit(MemoryKind) of the memory its loops hand the kernel or the NIC (stream tests)

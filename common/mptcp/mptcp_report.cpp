@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "protocol/field_table.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 
 namespace zc {
 

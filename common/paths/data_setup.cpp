@@ -4,7 +4,7 @@
 
 namespace zc {
 
-DataListener::DataListener(const ServerSpec& half, Role role, const std::string& bind_address)
+DataListener::DataListener(const HalfSpec& half, Role role, const std::string& bind_address)
     : listener_(transport_ops(half.transport).listen(half, role, bind_address)) {}
 
 DataListener::~DataListener() = default;
@@ -18,7 +18,7 @@ std::vector<DataConnection> DataListener::accept(uint64_t token, std::chrono::st
     return listener_->accept(token, deadline, stopped);
 }
 
-std::vector<DataConnection> connect_data_streams(const ServerSpec& half, Role role, const std::string& host,
+std::vector<DataConnection> connect_data_streams(const HalfSpec& half, Role role, const std::string& host,
                                                  const std::string& address, uint16_t port, uint64_t token) {
     return transport_ops(half.transport).connect(half, role, PeerAddress{host, address, port}, token);
 }

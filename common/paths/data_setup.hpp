@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/data_connection.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 
 namespace zc {
 
@@ -20,7 +20,7 @@ class KindListener;
 class DataListener {
 public:
     // Throws std::runtime_error naming what is missing (the port, an RDMA device on the address, ...).
-    DataListener(const ServerSpec& half, Role role, const std::string& bind_address);
+    DataListener(const HalfSpec& half, Role role, const std::string& bind_address);
     ~DataListener();
     DataListener(const DataListener&) = delete;
     DataListener& operator=(const DataListener&) = delete;
@@ -37,7 +37,7 @@ private:
 
 // The client's streams to the server's data port: `host` as the user gave it, `address` the numeric
 // address the control connection reached (rdma_cm connects by address, never by name).
-std::vector<DataConnection> connect_data_streams(const ServerSpec& half, Role role, const std::string& host,
+std::vector<DataConnection> connect_data_streams(const HalfSpec& half, Role role, const std::string& host,
                                                  const std::string& address, uint16_t port, uint64_t token);
 
 // The numeric local address a stream's data leaves from ("" when unknown).

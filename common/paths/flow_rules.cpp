@@ -2,7 +2,7 @@
 
 namespace zc {
 
-std::string flows_problem(const ServerSpec& h) {
+std::string flows_problem(const HalfSpec& h) {
     if (h.flows <= 1) return "";
     const TransportInfo& t = transport_info(h.transport);
     if (!t.flows) {
@@ -12,8 +12,8 @@ std::string flows_problem(const ServerSpec& h) {
     }
     // The flows loops run stream, maerts (the same loops, the other way) and rr. A test of its own
     // (crr, connect/request/response/close, issue #28) joins with a flow state machine on TcpFlowSet.
-    if (h.test != TestKind::stream && h.test != TestKind::maerts && h.test != TestKind::rr) {
-        return std::string("--flows runs stream, maerts and rr; -t ") + test_name(h.test) +
+    if (h.test != Workload::stream && h.test != Workload::maerts && h.test != Workload::rr) {
+        return std::string("--flows runs stream, maerts and rr; -t ") + workload_name(h.test) +
                " over flows is not built yet (use -P N for more connections)";
     }
     if (h.rx != RxMode::copy)

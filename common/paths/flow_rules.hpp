@@ -1,13 +1,13 @@
 #pragma once
-// --flows' part of the one capability check (spec_problem, test_rules.hpp): which rows, tests and
+// --flows' part of the one capability check (spec_problem, spec_rules.hpp): which rows, tests and
 // options a side's flows loops (tcp/tcp_flows.hpp) serve.
 #include <string>
 
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 
 namespace zc {
 
 // Why this half cannot run its flows > 1 ("" when it can, or when flows is 1).
-std::string flows_problem(const ServerSpec& half);
+std::string flows_problem(const HalfSpec& half);
 
 }  // namespace zc

@@ -23,17 +23,17 @@ void require_mptcp() {
 // until the test ends: a join's SYN needs a listener on its address and port, and the client sends it only
 // after the server's ADD_ADDR, which races the accept (closed then, a third of the two-link runs here lost
 // their second subflow to a reset).
-std::unique_ptr<KindListener> listen(const ServerSpec& half, Role, const std::string& bind_address) {
+std::unique_ptr<KindListener> listen(const HalfSpec& half, Role, const std::string& bind_address) {
     require_mptcp();
     return listen_keeping_open(half, bind_address.find(':') != std::string::npos ? "::" : "0.0.0.0");
 }
 
-std::vector<DataConnection> connect(const ServerSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
+std::vector<DataConnection> connect(const HalfSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
     require_mptcp();
     return kTcpOps.connect(half, role, peer, token);
 }
 
-std::string name_of_path(const ServerSpec& h, Role role) {
+std::string name_of_path(const HalfSpec& h, Role role) {
     return role == Role::send ? transport_name(h.transport) : "mptcp rx-copy";
 }
 
@@ -46,7 +46,7 @@ bool listening(int fd) {
 // Each stream's connection as the kernel saw it at the end. crr's server holds listeners (each
 // transaction's connection closed within the loop): nothing to read there; its client reads the stream's
 // own connection, which shows whether the peer took MPTCP.
-void read_block(const ServerSpec& h, Role, const std::vector<const DataConnection*>& conns, SideResult& r) {
+void read_block(const HalfSpec& h, Role, const std::vector<const DataConnection*>& conns, SideResult& r) {
     MptcpSideReport report;
     for (const DataConnection* c : conns) {
         int fd = tcp_fd(*c);

@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
 #include "rdma/rdma_connection.hpp"
 #include "rdma/rsocket_paths.hpp"
@@ -21,7 +21,7 @@ constexpr auto kConnectTimeout = std::chrono::seconds(10);
 
 class Listener final : public KindListener {
 public:
-    Listener(const ServerSpec& half, Role role, const std::string& bind_address)
+    Listener(const HalfSpec& half, Role role, const std::string& bind_address)
         : streams_(half.streams), rs_(bind_address, half, role) {}
     uint16_t port() const override { return rs_.port(); }
     std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
@@ -34,11 +34,11 @@ private:
     RsocketListener rs_;
 };
 
-std::unique_ptr<KindListener> listen(const ServerSpec& half, Role role, const std::string& bind_address) {
+std::unique_ptr<KindListener> listen(const HalfSpec& half, Role role, const std::string& bind_address) {
     return std::make_unique<Listener>(half, role, bind_address);
 }
 
-std::vector<DataConnection> connect(const ServerSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
+std::vector<DataConnection> connect(const HalfSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
     std::vector<DataConnection> out;
     for (int i = 0; i < half.streams; ++i)
         out.emplace_back(connect_rsocket(peer.address, peer.port, token, half, role, kConnectTimeout));
@@ -56,7 +56,7 @@ std::string address_of(const DataConnection& c) {
 
 // rsockets pick their device inside librdmacm; --rdma-dev is checked against the one the local
 // address sits on, as for verbs.
-int rsocket_of(DataConnection& conn, const ServerSpec& h) {
+int rsocket_of(DataConnection& conn, const HalfSpec& h) {
     auto* c = std::get_if<RsocketFd>(&conn);
     if (!c || !*c) throw std::logic_error("an rsocket path needs an rsocket");
     if (!h.side.rdma_dev.empty()) require_wanted_device(h.side.rdma_dev, device_info_for(address_of(conn)).device);
@@ -65,7 +65,7 @@ int rsocket_of(DataConnection& conn, const ServerSpec& h) {
 
 // rsend/rrecv copy through rsockets' own registered buffers, so GPU memory is staged through bounce
 // slots (the NIC never sees our memory); spec_problem refused what cannot be honoured.
-void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+void make_send(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
     const int fd = rsocket_of(conn, h);
     if (transport_info(h.transport).rdma_op == RdmaOp::write)
         loop.emplace<RsocketIomapSender>(fd, h.message_size, h.alignment);
@@ -73,7 +73,7 @@ void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
         emplace_stream_loop<RsocketSender, RsocketStagedSender>(loop, h.side.buffer, fd, h.message_size, h.alignment);
 }
 
-void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+void make_recv(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
     const int fd = rsocket_of(conn, h);
     if (transport_info(h.transport).rdma_op == RdmaOp::write)
         loop.emplace<RsocketIomapReceiver>(fd, h.message_size, h.alignment, h.rdma.tx_depth);
@@ -83,14 +83,14 @@ void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
 }
 
 // rr only (the rows offer no msgrate over rsockets).
-void make_exchange(StreamLoop& loop, const ServerSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
+void make_exchange(StreamLoop& loop, const HalfSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
     if (role == Role::send)
         loop.emplace<RsocketRrInitiator>(rsocket_of(conn, h), h.message_size, h.alignment, rtt);
     else
         loop.emplace<RsocketRrResponder>(rsocket_of(conn, h), h.message_size, h.alignment);
 }
 
-std::string name_of_path(const ServerSpec& h, Role) { return transport_name(h.transport); }
+std::string name_of_path(const HalfSpec& h, Role) { return transport_name(h.transport); }
 
 // What the local address's RDMA device is (rsockets keep their cm_id to themselves), and what the
 // riomap'ed ring cost to register.
@@ -105,7 +105,7 @@ RdmaInfo ran_on(const DataConnection& conn, const StreamLoop& loop) {
     return info;
 }
 
-uint64_t bytes_per_stream(const ServerSpec& h, Role role) {
+uint64_t bytes_per_stream(const HalfSpec& h, Role role) {
     const uint64_t m = h.message_size;
     if (is_message_test(h.test)) return message_test_bytes(h, role);
     if (h.side.buffer.gpu_like()) return staged_socket_bytes(m);

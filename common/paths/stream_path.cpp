@@ -2,13 +2,12 @@
 
 #include <stdexcept>
 
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
 
 namespace zc {
 
-void make_stream_path(StreamPath& path, const ServerSpec& half, Role role, DataConnection& conn,
-                      LatencyHistogram& rtt) {
+void make_stream_path(StreamLoop& path, const HalfSpec& half, Role role, DataConnection& conn, LatencyHistogram& rtt) {
     if (std::string why = spec_problem(half, role); !why.empty()) throw std::runtime_error(why);
     const TransportOps& ops = transport_ops(half.transport);
     if (is_message_test(half.test))
@@ -19,17 +18,17 @@ void make_stream_path(StreamPath& path, const ServerSpec& half, Role role, DataC
         ops.make_recv(path, half, conn);
 }
 
-std::string path_name(const ServerSpec& half, Role role) { return transport_ops(half.transport).path_name(half, role); }
+std::string path_name(const HalfSpec& half, Role role) { return transport_ops(half.transport).path_name(half, role); }
 
-RdmaInfo rdma_info_of(Transport t, const DataConnection& conn, const StreamPath& path) {
+RdmaInfo rdma_info_of(Transport t, const DataConnection& conn, const StreamLoop& path) {
     return transport_ops(t).ran_on(conn, path);
 }
 
-void read_back_settings(const ServerSpec& half, Role role, const DataConnection& conn, SideResult& r) {
+void read_back_settings(const HalfSpec& half, Role role, const DataConnection& conn, SideResult& r) {
     transport_ops(half.transport).settings_in_force(half, role, conn, r);
 }
 
-bool reads_stream_info(const ServerSpec& half) {
+bool reads_stream_info(const HalfSpec& half) {
     return transport_ops(half.transport).stream_info != nullptr && !is_connection_test(half.test);
 }
 
@@ -38,13 +37,12 @@ TcpInfo stream_info_of(Transport t, const DataConnection& conn) {
     return ops.stream_info ? ops.stream_info(conn) : TcpInfo{};
 }
 
-void read_kind_block(const ServerSpec& half, Role role, const std::vector<const DataConnection*>& conns,
-                     SideResult& r) {
+void read_kind_block(const HalfSpec& half, Role role, const std::vector<const DataConnection*>& conns, SideResult& r) {
     const TransportOps& ops = transport_ops(half.transport);
     if (ops.kind_block) ops.kind_block(half, role, conns, r);
 }
 
-LatencyHistogram connect_latency_of(Transport t, const StreamPath& path) {
+LatencyHistogram connect_latency_of(Transport t, const StreamLoop& path) {
     const TransportOps& ops = transport_ops(t);
     return ops.connect_latency ? ops.connect_latency(path) : LatencyHistogram{};
 }

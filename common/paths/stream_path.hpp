@@ -8,31 +8,29 @@
 #include "measure/latency_histogram.hpp"
 #include "protocol/rdma_info.hpp"
 #include "protocol/result.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 
 namespace zc {
-
-using StreamPath = StreamLoop;
 
 // Builds this side's loop for one stream (in place: paths own kernel objects). `rtt` receives an rr
 // initiator's round trips (the caller keeps it, so it outlives the path). Throws std::runtime_error
 // naming what the half cannot run (spec_problem) or what is missing here.
-void make_stream_path(StreamPath& path, const ServerSpec& half, Role role, DataConnection& conn, LatencyHistogram& rtt);
+void make_stream_path(StreamLoop& path, const HalfSpec& half, Role role, DataConnection& conn, LatencyHistogram& rtt);
 
 // What ran, read back after the run: the path's name in the report (the sender's transport, a TCP
 // receiver's --rx mode), and the RDMA device and registration costs (empty where no RDMA ran).
-std::string path_name(const ServerSpec& half, Role role);
-RdmaInfo rdma_info_of(Transport t, const DataConnection& conn, const StreamPath& path);
+std::string path_name(const HalfSpec& half, Role role);
+RdmaInfo rdma_info_of(Transport t, const DataConnection& conn, const StreamLoop& path);
 // The kernel's settings in force on a side's first connection (socket buffers, the receive low-water mark), into its
 // result.
-void read_back_settings(const ServerSpec& half, Role role, const DataConnection& conn, SideResult& r);
+void read_back_settings(const HalfSpec& half, Role role, const DataConnection& conn, SideResult& r);
 // Whether this side's streams carry a TCP_INFO worth reading (the kind has one, and the stream's own
 // connection carries the data: not crr and cc's, whose transactions each open their own), and the reading.
-bool reads_stream_info(const ServerSpec& half);
+bool reads_stream_info(const HalfSpec& half);
 TcpInfo stream_info_of(Transport t, const DataConnection& conn);
 // The kind's own report block, into r.kinds (nothing where the kind has none): at the end, connections open.
-void read_kind_block(const ServerSpec& half, Role role, const std::vector<const DataConnection*>& conns, SideResult& r);
+void read_kind_block(const HalfSpec& half, Role role, const std::vector<const DataConnection*>& conns, SideResult& r);
 // crr, cc initiators: socket() to connected, per transaction (empty for every other loop).
-LatencyHistogram connect_latency_of(Transport t, const StreamPath& path);
+LatencyHistogram connect_latency_of(Transport t, const StreamLoop& path);
 
 }  // namespace zc

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
 #include "socket/stream_memory.hpp"
 #include "protocol/frame.hpp"
@@ -40,10 +40,8 @@ constexpr auto kConnectTimeout = std::chrono::seconds(5);
 
 // What this half asks of its data sockets (-C, --fq-rate, --tos, --bind-dev). --bind-dev names the
 // client's interface only: the server's socket answers on whatever the client reached.
-TcpTuning client_tuning(const ServerSpec& h) {
-    return TcpTuning{h.congestion, h.max_pacing_Bps, h.tos, h.side.bind_dev};
-}
-TcpTuning server_tuning(const ServerSpec& h) { return TcpTuning{h.congestion, h.max_pacing_Bps, h.tos, {}}; }
+TcpTuning client_tuning(const HalfSpec& h) { return TcpTuning{h.congestion, h.max_pacing_Bps, h.tos, h.side.bind_dev}; }
+TcpTuning server_tuning(const HalfSpec& h) { return TcpTuning{h.congestion, h.max_pacing_Bps, h.tos, {}}; }
 
 // Accepts TCP data connections until `wanted` have presented the token, before the deadline. Pending
 // connections are read side by side, so a stray one that stays silent delays nobody.
@@ -101,7 +99,7 @@ std::vector<DataConnection> as_flow_sets(std::vector<UniqueFd> fds, int flows) {
 
 class TcpListener final : public KindListener {
 public:
-    TcpListener(const ServerSpec& half, const std::string& bind_address, bool keep_listening)
+    TcpListener(const HalfSpec& half, const std::string& bind_address, bool keep_listening)
         : flows_(half.flows),
           wanted_(static_cast<int>(data_connections(half))),
           per_transaction_(is_connection_test(half.test)),
@@ -162,11 +160,11 @@ private:
     uint16_t port_ = 0;
 };
 
-std::unique_ptr<KindListener> listen(const ServerSpec& half, Role, const std::string& bind_address) {
+std::unique_ptr<KindListener> listen(const HalfSpec& half, Role, const std::string& bind_address) {
     return std::make_unique<TcpListener>(half, bind_address, false);
 }
 
-std::vector<DataConnection> connect(const ServerSpec& half, Role, const PeerAddress& peer, uint64_t token) {
+std::vector<DataConnection> connect(const HalfSpec& half, Role, const PeerAddress& peer, uint64_t token) {
     std::vector<UniqueFd> fds;
     // The data follows the control connection's address family (-4/-6 chose it).
     const std::string& a = peer.address;
@@ -184,7 +182,7 @@ std::vector<DataConnection> connect(const ServerSpec& half, Role, const PeerAddr
     return out;
 }
 
-void require_runnable(const ServerSpec& h, Role role) {
+void require_runnable(const HalfSpec& h, Role role) {
     if (std::string why = spec_problem(h, role); !why.empty()) throw std::runtime_error(why);
 }
 
@@ -195,8 +193,7 @@ int socket_of(DataConnection& conn) {
 }
 
 // --flows: one loop over the stream's set of connections (spec_problem kept it to the tests it serves).
-void make_flows_loop(StreamLoop& loop, const ServerSpec& h, Role role, const TcpFlowSockets& set,
-                     LatencyHistogram* rtt) {
+void make_flows_loop(StreamLoop& loop, const HalfSpec& h, Role role, const TcpFlowSockets& set, LatencyHistogram* rtt) {
     require_runnable(h, role);
     std::vector<int> fds;
     for (const auto& fd : set.fds) fds.push_back(fd.get());
@@ -211,17 +208,17 @@ void make_flows_loop(StreamLoop& loop, const ServerSpec& h, Role role, const Tcp
         loop.emplace<TcpFlowsReceiver>(fds, m, align);
 }
 
-void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+void make_send(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
     if (const auto* set = std::get_if<TcpFlowSockets>(&conn))
         return make_flows_loop(loop, h, Role::send, *set, nullptr);
     make_tcp_send(loop, h, socket_of(conn));
 }
-void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+void make_recv(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
     if (const auto* set = std::get_if<TcpFlowSockets>(&conn))
         return make_flows_loop(loop, h, Role::recv, *set, nullptr);
     make_tcp_recv(loop, h, socket_of(conn));
 }
-void make_exchange(StreamLoop& loop, const ServerSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
+void make_exchange(StreamLoop& loop, const HalfSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
     if (const auto* set = std::get_if<TcpFlowSockets>(&conn)) return make_flows_loop(loop, h, role, *set, &rtt);
     make_tcp_exchange(loop, h, role, socket_of(conn), rtt);
 }
@@ -232,14 +229,14 @@ std::string address_of(const DataConnection& conn) {
 }
 
 // The sender is named by its transport, the receiver by its --rx mode (any TCP sender meets any receiver).
-std::string name_of_path(const ServerSpec& h, Role role) {
+std::string name_of_path(const HalfSpec& h, Role role) {
     return role == Role::send ? transport_name(h.transport) : std::string("rx-") + rx_mode_name(h.rx);
 }
 
 // Plain TCP uses no RDMA device, even when one sits on its netdev (rxe on a NIC, RoCE NICs).
 RdmaInfo ran_on(const DataConnection&, const StreamLoop&) { return {}; }
 
-void settings_in_force(const ServerSpec& h, Role role, const DataConnection& conn, SideResult& r) {
+void settings_in_force(const HalfSpec& h, Role role, const DataConnection& conn, SideResult& r) {
     int fd = tcp_fd(conn);
     if (fd < 0) return;
     auto [snd, rcv] = socket_buffers(fd);
@@ -257,7 +254,7 @@ LatencyHistogram connect_latency(const StreamLoop& loop) {
     return crr ? crr->connect_latency() : LatencyHistogram{};
 }
 
-uint64_t bytes_per_stream(const ServerSpec& h, Role role) {
+uint64_t bytes_per_stream(const HalfSpec& h, Role role) {
     const uint64_t m = h.message_size;
     if (is_message_test(h.test)) return message_test_bytes(h, role);
     if (h.side.buffer.gpu_like()) return staged_socket_bytes(m);
@@ -302,12 +299,12 @@ const TransportOps kTcpOps = {.listen = listen,
                               .connect_latency = connect_latency,
                               .rx_modes = kTcpRxModes};
 
-std::unique_ptr<KindListener> listen_keeping_open(const ServerSpec& half, const std::string& bind_address) {
+std::unique_ptr<KindListener> listen_keeping_open(const HalfSpec& half, const std::string& bind_address) {
     return std::make_unique<TcpListener>(half, bind_address, true);
 }
 
 // GPU memory over TCP is always staged (spec_problem refused --gpu-path direct).
-void make_tcp_send(StreamLoop& loop, const ServerSpec& h, int fd) {
+void make_tcp_send(StreamLoop& loop, const HalfSpec& h, int fd) {
     require_runnable(h, Role::send);
     const size_t m = h.message_size, align = h.alignment;
     if (transport_info(h.transport).send_buffer == SendBuffer::file) {  // tcp-sendfile, and other kinds' rows
@@ -326,7 +323,7 @@ void make_tcp_send(StreamLoop& loop, const ServerSpec& h, int fd) {
     }
 }
 
-void make_tcp_recv(StreamLoop& loop, const ServerSpec& h, int fd) {
+void make_tcp_recv(StreamLoop& loop, const HalfSpec& h, int fd) {
     require_runnable(h, Role::recv);
     const size_t m = h.message_size, align = h.alignment;
     set_receive_low_water(fd, h.rcv_lowat);
@@ -349,7 +346,7 @@ void make_tcp_recv(StreamLoop& loop, const ServerSpec& h, int fd) {
     throw std::logic_error("make_tcp_recv: unhandled mode");
 }
 
-void make_tcp_exchange(StreamLoop& loop, const ServerSpec& half, Role role, int fd, LatencyHistogram& rtt) {
+void make_tcp_exchange(StreamLoop& loop, const HalfSpec& half, Role role, int fd, LatencyHistogram& rtt) {
     require_runnable(half, role);
     size_t size = half.message_size;
     size_t align = half.alignment;
@@ -357,7 +354,7 @@ void make_tcp_exchange(StreamLoop& loop, const ServerSpec& half, Role role, int 
     if (is_connection_test(half.test)) {
         // The client's fd is its stream's connection (where to connect); the server's, the listener,
         // whose accepted sockets inherit its settings (TcpListener set them): none per accept.
-        CrrShape shape{half.test == TestKind::crr, size, align, half.crr_close, {}};
+        CrrShape shape{half.test == Workload::crr, size, align, half.crr_close, {}};
         if (role == Role::send) {
             shape.tuning = client_tuning(half);
             loop.emplace<TcpCrrInitiator>(fd, shape, rtt);
@@ -366,7 +363,7 @@ void make_tcp_exchange(StreamLoop& loop, const ServerSpec& half, Role role, int 
         }
         return;
     }
-    if (half.test == TestKind::rr) {
+    if (half.test == Workload::rr) {
         if (where.on_gpu()) {  // TCP only stages GPU memory (spec_problem refused --gpu-path direct)
             if (role == Role::send)
                 loop.emplace<TcpRrGpuInitiator>(fd, size, align, rtt, where);

@@ -9,7 +9,7 @@
 
 #include "core/stream_loop.hpp"
 #include "measure/latency_histogram.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 #include "socket/socket_rr.hpp"
 #include "socket/staged_stream.hpp"
 #include "tcp/tcp_copy.hpp"
@@ -34,10 +34,10 @@ extern const TransportOps kTcpOps;
 // kTcpOps's listener, left open after its streams are in (KindListener::keeps_listening) until the test
 // ends: for a kind whose connections later add subflows that join on this address and port.
 class KindListener;
-std::unique_ptr<KindListener> listen_keeping_open(const ServerSpec& half, const std::string& bind_address);
+std::unique_ptr<KindListener> listen_keeping_open(const HalfSpec& half, const std::string& bind_address);
 
-void make_tcp_send(StreamLoop& loop, const ServerSpec& half, int fd);
-void make_tcp_recv(StreamLoop& loop, const ServerSpec& half, int fd);
-void make_tcp_exchange(StreamLoop& loop, const ServerSpec& half, Role role, int fd, LatencyHistogram& rtt);
+void make_tcp_send(StreamLoop& loop, const HalfSpec& half, int fd);
+void make_tcp_recv(StreamLoop& loop, const HalfSpec& half, int fd);
+void make_tcp_exchange(StreamLoop& loop, const HalfSpec& half, Role role, int fd, LatencyHistogram& rtt);
 
 }  // namespace zc

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "paths/tcp_ops.hpp"
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
 #include "tls/tls_kernel.hpp"
 #include "tls/tls_loops.hpp"
@@ -54,7 +54,7 @@ std::string why_not_kernel(const TlsAgreed& a, bool tx) {
 }
 
 // kTLS: the directions this side's loops use must be the kernel's, as the kernel itself reads them back.
-std::string ktls_missing(int fd, ssl_st* ssl, const ServerSpec& h, Role role) {
+std::string ktls_missing(int fd, ssl_st* ssl, const HalfSpec& h, Role role) {
     const bool both = is_message_test(h.test);
     const TlsAgreed a = tls_agreed(ssl);
     const bool tx = read_ktls(fd, true).in_force, rx = read_ktls(fd, false).in_force;
@@ -66,7 +66,7 @@ std::string ktls_missing(int fd, ssl_st* ssl, const ServerSpec& h, Role role) {
 }
 
 // One connection's handshake, wrapped with what the side read before it.
-SessionSocket secured(UniqueFd fd, const ServerSpec& h, Role role, bool client, bool ktls, const TlsStat& before) {
+SessionSocket secured(UniqueFd fd, const HalfSpec& h, Role role, bool client, bool ktls, const TlsStat& before) {
     auto conn = std::make_shared<TlsConnection>();
     conn->before = before;
     conn->ssl = client ? tls_client_handshake(fd.get(), tls_choice(h.kind_options), ktls)
@@ -81,7 +81,7 @@ SessionSocket secured(UniqueFd fd, const ServerSpec& h, Role role, bool client, 
 
 // The server's handshakes side by side: the client runs its streams' in its own order, which need not be
 // the order their connections were accepted in. Each is bounded by the socket's receive timeout.
-std::vector<DataConnection> secure_all(std::vector<DataConnection> plain, const ServerSpec& h, Role role, bool client,
+std::vector<DataConnection> secure_all(std::vector<DataConnection> plain, const HalfSpec& h, Role role, bool client,
                                        bool ktls) {
     const TlsStat before = read_tls_stat();
     std::vector<SessionSocket> done(plain.size());
@@ -108,7 +108,7 @@ std::vector<DataConnection> secure_all(std::vector<DataConnection> plain, const 
 
 class TlsListener final : public KindListener {
 public:
-    TlsListener(std::unique_ptr<KindListener> tcp, const ServerSpec& half, Role role, bool ktls)
+    TlsListener(std::unique_ptr<KindListener> tcp, const HalfSpec& half, Role role, bool ktls)
         : tcp_(std::move(tcp)), half_(half), role_(role), ktls_(ktls) {}
     uint16_t port() const override { return tcp_->port(); }
     std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
@@ -118,38 +118,38 @@ public:
 
 private:
     std::unique_ptr<KindListener> tcp_;
-    ServerSpec half_;
+    HalfSpec half_;
     Role role_;
     bool ktls_;
 };
 
 template <bool Ktls>
-std::unique_ptr<KindListener> listen(const ServerSpec& half, Role role, const std::string& bind_address) {
+std::unique_ptr<KindListener> listen(const HalfSpec& half, Role role, const std::string& bind_address) {
     if (Ktls) require_ktls();
     return std::make_unique<TlsListener>(kTcpOps.listen(half, role, bind_address), half, role, Ktls);
 }
 
 template <bool Ktls>
-std::vector<DataConnection> connect(const ServerSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
+std::vector<DataConnection> connect(const HalfSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
     if (Ktls) require_ktls();
     return secure_all(kTcpOps.connect(half, role, peer, token), half, role, true, Ktls);
 }
 
-void require_runnable(const ServerSpec& h, Role role) {
+void require_runnable(const HalfSpec& h, Role role) {
     if (std::string why = spec_problem(h, role); !why.empty()) throw std::runtime_error(why);
 }
 
-void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+void make_send(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
     require_runnable(h, Role::send);
     loop.emplace<TlsSender>(session_of(conn).ssl.get(), tcp_fd(conn), h.message_size, h.alignment);
 }
 
-void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+void make_recv(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
     require_runnable(h, Role::recv);
     loop.emplace<TlsReceiver>(session_of(conn).ssl.get(), h.message_size, h.alignment);
 }
 
-void make_exchange(StreamLoop& loop, const ServerSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
+void make_exchange(StreamLoop& loop, const HalfSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
     require_runnable(h, role);  // rr only (the rows' tests)
     ssl_st* ssl = session_of(conn).ssl.get();
     if (role == Role::send)
@@ -159,12 +159,12 @@ void make_exchange(StreamLoop& loop, const ServerSpec& h, Role role, DataConnect
 }
 
 template <bool Ktls>
-std::string name_of_path(const ServerSpec& h, Role role) {
+std::string name_of_path(const HalfSpec& h, Role role) {
     if (role == Role::send || is_message_test(h.test)) return transport_name(h.transport);
     return Ktls ? "ktls recv" : "tls SSL_read";
 }
 
-uint64_t bytes_per_stream(const ServerSpec& h, Role role) {
+uint64_t bytes_per_stream(const HalfSpec& h, Role role) {
     return is_message_test(h.test) ? message_test_bytes(h, role) : h.message_size;
 }
 
@@ -174,7 +174,7 @@ std::string kernel_direction(int fd, bool tx) {
 }
 
 template <bool Ktls>
-void read_block(const ServerSpec&, Role, const std::vector<const DataConnection*>& conns, SideResult& r) {
+void read_block(const HalfSpec&, Role, const std::vector<const DataConnection*>& conns, SideResult& r) {
     if (conns.empty()) return;
     const TlsConnection& first = session_of(*conns.front());
     const int fd = tcp_fd(*conns.front());

@@ -84,7 +84,7 @@ std::vector<std::string> rx_mode_choices() {
     return out;
 }
 
-std::string rx_mode_problem(const ServerSpec& half) {
+std::string rx_mode_problem(const HalfSpec& half) {
     const TransportInfo& t = transport_info(half.transport);
     if (rx_mode_row(t, half.rx)) return "";
     return std::string(t.name) + " receives with --rx " + modes_of(t) + "; --rx " + rx_mode_name(half.rx) +

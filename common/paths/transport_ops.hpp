@@ -23,7 +23,7 @@
 #include "measure/latency_histogram.hpp"
 #include "protocol/rdma_info.hpp"
 #include "protocol/result.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 
 namespace zc {
 
@@ -63,25 +63,25 @@ struct RxModeRow {
 struct TransportOps {
     // Server: listens on bind_address (port 0: any) for the half's streams. Throws std::runtime_error
     // naming what is missing (an RDMA device on the address, ...).
-    std::unique_ptr<KindListener> (*listen)(const ServerSpec& half, Role role, const std::string& bind_address);
+    std::unique_ptr<KindListener> (*listen)(const HalfSpec& half, Role role, const std::string& bind_address);
     // Client: the half's streams, each presenting the token, every wait bounded.
-    std::vector<DataConnection> (*connect)(const ServerSpec& half, Role role, const PeerAddress& peer, uint64_t token);
+    std::vector<DataConnection> (*connect)(const HalfSpec& half, Role role, const PeerAddress& peer, uint64_t token);
     // One stream's loop on its connection: a stream test's sender or receiver, or a message test's
     // side (rr: `rtt` gets the initiator's round trips). spec_problem(half, role) has passed.
-    void (*make_send)(StreamLoop& loop, const ServerSpec& half, DataConnection& conn);
-    void (*make_recv)(StreamLoop& loop, const ServerSpec& half, DataConnection& conn);
-    void (*make_exchange)(StreamLoop& loop, const ServerSpec& half, Role role, DataConnection& conn,
+    void (*make_send)(StreamLoop& loop, const HalfSpec& half, DataConnection& conn);
+    void (*make_recv)(StreamLoop& loop, const HalfSpec& half, DataConnection& conn);
+    void (*make_exchange)(StreamLoop& loop, const HalfSpec& half, Role role, DataConnection& conn,
                           LatencyHistogram& rtt);
     // Read back what ran: the numeric local address the data leaves from ("" when unknown), the path's
     // name in the report, and the RDMA device and registration costs (empty where none).
     std::string (*local_address)(const DataConnection& conn);
-    std::string (*path_name)(const ServerSpec& half, Role role);
+    std::string (*path_name)(const HalfSpec& half, Role role);
     RdmaInfo (*ran_on)(const DataConnection& conn, const StreamLoop& loop);
     // The kernel's settings in force on the side's first connection (socket buffers, the receive low-water mark), into
     // the side's result; no_settings for connections that are not kernel sockets.
-    void (*settings_in_force)(const ServerSpec& half, Role role, const DataConnection& conn, SideResult& r);
+    void (*settings_in_force)(const HalfSpec& half, Role role, const DataConnection& conn, SideResult& r);
     // The bytes of memory one stream of this side allocates (the server checks it against its limit).
-    uint64_t (*buffer_bytes)(const ServerSpec& half, Role role);
+    uint64_t (*buffer_bytes)(const HalfSpec& half, Role role);
     // Optional read-backs (nullptr: the kind has none). stream_info: the kernel's view of one stream's
     // connection now (TCP_INFO), read at the start, at each --interval and at the end, from the sampler's
     // thread beside the running loop (one getsockopt, safe there). connect_latency: crr and cc's
@@ -90,13 +90,13 @@ struct TransportOps {
     LatencyHistogram (*connect_latency)(const StreamLoop& loop) = nullptr;
     // The kind's own report block (protocol/kind_block.hpp), read once at the end of the side's run from
     // its connections (stream order, still open) and its result so far, into r.kinds.
-    void (*kind_block)(const ServerSpec& half, Role role, const std::vector<const DataConnection*>& conns,
+    void (*kind_block)(const HalfSpec& half, Role role, const std::vector<const DataConnection*>& conns,
                        SideResult& r) = nullptr;
     // Its receive modes (empty: copy only), in the order --rx's help lists them.
     std::span<const RxModeRow> rx_modes{};
 };
 
-inline void no_settings(const ServerSpec&, Role, const DataConnection&, SideResult&) {}
+inline void no_settings(const HalfSpec&, Role, const DataConnection&, SideResult&) {}
 
 // The table of the transport's kind (its registry row says which).
 const TransportOps& transport_ops(Transport t);
@@ -108,6 +108,6 @@ const RxModeRow* rx_mode_row(const TransportInfo& t, RxMode mode);
 std::string rx_mode_help();
 std::vector<std::string> rx_mode_choices();
 // "" when the row's kind takes --rx half.rx; else why, naming the modes it takes and the rows that take this one.
-std::string rx_mode_problem(const ServerSpec& half);
+std::string rx_mode_problem(const HalfSpec& half);
 
 }  // namespace zc

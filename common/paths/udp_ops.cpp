@@ -3,7 +3,7 @@
 // transport's row (copy, GSO, GSO + MSG_ZEROCOPY), --rx (copy, mmsg, gro) and the test.
 #include <stdexcept>
 
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
 #include "paths/udp_rules.hpp"
 #include "protocol/messages.hpp"
@@ -21,7 +21,7 @@ constexpr auto kConnectTimeout = std::chrono::seconds(5);
 
 class Listener final : public KindListener {
 public:
-    Listener(const ServerSpec& half, const std::string& bind_address)
+    Listener(const HalfSpec& half, const std::string& bind_address)
         : streams_(half.streams), udp_(bind_address, half.side.socket_buffer) {}
     uint16_t port() const override { return udp_.port(); }
     std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
@@ -42,11 +42,11 @@ private:
     UdpListener udp_;
 };
 
-std::unique_ptr<KindListener> listen(const ServerSpec& half, Role, const std::string& bind_address) {
+std::unique_ptr<KindListener> listen(const HalfSpec& half, Role, const std::string& bind_address) {
     return std::make_unique<Listener>(half, bind_address);
 }
 
-std::vector<DataConnection> connect(const ServerSpec& half, Role, const PeerAddress& peer, uint64_t token) {
+std::vector<DataConnection> connect(const HalfSpec& half, Role, const PeerAddress& peer, uint64_t token) {
     std::vector<DataConnection> out;
     for (auto& fd :
          connect_udp_streams(peer.host, peer.port, half.streams, token, kConnectTimeout, half.side.socket_buffer))
@@ -60,11 +60,11 @@ int socket_of(DataConnection& conn) {
     return fd;
 }
 
-void require_runnable(const ServerSpec& h, Role role) {
+void require_runnable(const HalfSpec& h, Role role) {
     if (std::string why = spec_problem(h, role); !why.empty()) throw std::runtime_error(why);
 }
 
-UdpSendOptions send_options(const ServerSpec& h) {
+UdpSendOptions send_options(const HalfSpec& h) {
     UdpSendOptions o;
     o.bytes_per_call = h.message_size;
     const TransportInfo& row = transport_info(h.transport);
@@ -74,36 +74,36 @@ UdpSendOptions send_options(const ServerSpec& h) {
     o.batch = h.batch;
     o.bitrate = h.bitrate;
     o.alignment = h.alignment;
-    o.count_messages = h.test == TestKind::msgrate;
+    o.count_messages = h.test == Workload::msgrate;
     return o;
 }
 
-UdpRecvOptions recv_options(const ServerSpec& h) {
+UdpRecvOptions recv_options(const HalfSpec& h) {
     UdpRecvOptions o;
     o.mode = h.rx == RxMode::gro ? UdpRxMode::gro : h.rx == RxMode::mmsg ? UdpRxMode::mmsg : UdpRxMode::copy;
     o.datagram_size = h.gso_size ? h.gso_size : h.message_size;  // GSO without a size: segments of at most -m
     o.alignment = h.alignment;
-    o.count_messages = h.test == TestKind::msgrate;
+    o.count_messages = h.test == Workload::msgrate;
     return o;
 }
 
-void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+void make_send(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
     require_runnable(h, Role::send);
     loop.emplace<UdpSender>(socket_of(conn), send_options(h));
 }
 
-void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+void make_recv(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
     require_runnable(h, Role::recv);
     loop.emplace<UdpReceiver>(socket_of(conn), recv_options(h));
 }
 
 // rr: a datagram each way per transaction; msgrate: the stream loops counting datagrams as messages.
-void make_exchange(StreamLoop& loop, const ServerSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
+void make_exchange(StreamLoop& loop, const HalfSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
     require_runnable(h, role);
     int fd = socket_of(conn);
-    if (h.test == TestKind::rr && role == Role::send)
+    if (h.test == Workload::rr && role == Role::send)
         loop.emplace<UdpRrInitiator>(fd, h.message_size, h.alignment, rtt);
-    else if (h.test == TestKind::rr)
+    else if (h.test == Workload::rr)
         loop.emplace<UdpRrResponder>(fd, h.message_size, h.alignment);
     else if (role == Role::send)
         loop.emplace<UdpSender>(fd, send_options(h));
@@ -117,14 +117,14 @@ std::string address_of(const DataConnection& conn) {
 }
 
 // The sender is named by its transport, the receiver by its --rx mode.
-std::string name_of_path(const ServerSpec& h, Role role) {
-    return role == Role::send || h.test == TestKind::rr ? transport_name(h.transport)
+std::string name_of_path(const HalfSpec& h, Role role) {
+    return role == Role::send || h.test == Workload::rr ? transport_name(h.transport)
                                                         : std::string("rx-") + rx_mode_name(h.rx);
 }
 
 RdmaInfo ran_on(const DataConnection&, const StreamLoop&) { return {}; }
 
-void settings_in_force(const ServerSpec&, Role, const DataConnection& conn, SideResult& r) {
+void settings_in_force(const HalfSpec&, Role, const DataConnection& conn, SideResult& r) {
     int fd = tcp_fd(conn);
     if (fd < 0) return;
     auto [snd, rcv] = socket_buffers(fd);

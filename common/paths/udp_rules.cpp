@@ -13,22 +13,22 @@ namespace {
 bool gso_transport(Transport t) { return transport_info(t).gso; }
 }  // namespace
 
-std::string udp_options_problem(const ServerSpec& h) {
+std::string udp_options_problem(const HalfSpec& h) {
     if (h.gso_size) {
         return "--gso-size is for -T udp-gso and udp-msgzc (UDP_SEGMENT); " + std::string(transport_name(h.transport)) +
                " has no GSO size of its own";
     }
     // Every stream loop asks the stop rule, which paces (core/stream_counters.hpp); the TCP, rsocket and
     // verbs message loops keep their own clocks, so a -b they would ignore is refused, not passed.
-    if (h.bitrate && h.test != TestKind::stream && h.test != TestKind::maerts) {
+    if (h.bitrate && h.test != Workload::stream && h.test != Workload::maerts) {
         return std::string("-b paces a stream (stream, maerts); ") + transport_name(h.transport) + "'s " +
-               test_name(h.test) + " runs as fast as its " +
-               (h.test == TestKind::msgrate ? "calls go (UDP's msgrate takes -b)" : "transactions go");
+               workload_name(h.test) + " runs as fast as its " +
+               (h.test == Workload::msgrate ? "calls go (UDP's msgrate takes -b)" : "transactions go");
     }
     return "";
 }
 
-std::string udp_spec_problem(const ServerSpec& h, Role) {
+std::string udp_spec_problem(const HalfSpec& h, Role) {
     const char* name = transport_name(h.transport);
     if (h.side.buffer.kind != MemoryKind::host)
         return std::string(name) + " uses host memory; --buffer " + buffer_spec_name(h.side.buffer) + " is not offered";
@@ -45,7 +45,7 @@ std::string udp_spec_problem(const ServerSpec& h, Role) {
     }
     const bool gso = gso_transport(h.transport);
     if (h.gso_size && !gso) return "--gso-size is for -T udp-gso and udp-msgzc; -T udp sends one datagram per -m";
-    if (h.test == TestKind::rr) {
+    if (h.test == Workload::rr) {
         if (h.bitrate)
             return "-b paces a sender (stream, maerts, msgrate); rr has one message in flight per transaction";
         return udp_size_problem(h.message_size, 0, 0, false);
@@ -56,21 +56,21 @@ std::string udp_spec_problem(const ServerSpec& h, Role) {
     return udp_size_problem(h.message_size, gso ? h.gso_size : 0, 0, true);
 }
 
-uint64_t udp_buffer_bytes(const ServerSpec& h, Role role) {
+uint64_t udp_buffer_bytes(const HalfSpec& h, Role role) {
     const uint64_t m = h.message_size;
     if (role == Role::send) {
-        if (h.test == TestKind::rr) return std::max<uint64_t>(m, kUdpSeqHeader);
+        if (h.test == Workload::rr) return std::max<uint64_t>(m, kUdpSeqHeader);
         const TransportInfo& t = transport_info(h.transport);
         if (t.send_buffer == SendBuffer::zc_ring) return m * SendRing::slots_for(m);
         return m * (t.send_batch ? h.batch : 1);
     }
-    if (h.test == TestKind::rr) return std::max<uint64_t>(m, kUdpSeqHeader);
+    if (h.test == Workload::rr) return std::max<uint64_t>(m, kUdpSeqHeader);
     if (h.rx == RxMode::gro) return 65536;
     uint64_t slot = std::max<uint64_t>(h.gso_size ? h.gso_size : m, kUdpSeqHeader);
     return slot * (h.rx == RxMode::mmsg ? UdpReceiver::kBatch : 1);
 }
 
-UdpInfo udp_info(const ServerSpec& h, Role role, const StreamCounters& total, const std::string& interface) {
+UdpInfo udp_info(const HalfSpec& h, Role role, const StreamCounters& total, const std::string& interface) {
     UdpInfo u;
     u.used = true;
     u.counts = total.udp;
@@ -79,7 +79,7 @@ UdpInfo udp_info(const ServerSpec& h, Role role, const StreamCounters& total, co
     if (!transport_info(h.transport).datagrams) return u;
     u.datagram_path = true;
     if (role == Role::send && gso_transport(h.transport)) u.gso_where = gso_segmentation_where(interface);
-    if (role == Role::recv && h.test != TestKind::rr) u.rx_mode = rx_mode_name(h.rx);
+    if (role == Role::recv && h.test != Workload::rr) u.rx_mode = rx_mode_name(h.rx);
     return u;
 }
 

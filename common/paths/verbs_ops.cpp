@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
 #include "rdma/rdma_connection.hpp"
 #include "rdma/verbs_paths.hpp"
@@ -19,7 +19,7 @@ constexpr auto kConnectTimeout = std::chrono::seconds(10);
 
 class Listener final : public KindListener {
 public:
-    Listener(const ServerSpec& half, Role role, const std::string& bind_address)
+    Listener(const HalfSpec& half, Role role, const std::string& bind_address)
         : half_(half), role_(role), cm_(bind_address, half.streams * static_cast<int>(half.rdma.qps) + 8) {}
     uint16_t port() const override { return cm_.port(); }
     std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
@@ -28,16 +28,16 @@ public:
     }
 
 private:
-    ServerSpec half_;
+    HalfSpec half_;
     Role role_;
     RdmaListener cm_;
 };
 
-std::unique_ptr<KindListener> listen(const ServerSpec& half, Role role, const std::string& bind_address) {
+std::unique_ptr<KindListener> listen(const HalfSpec& half, Role role, const std::string& bind_address) {
     return std::make_unique<Listener>(half, role, bind_address);
 }
 
-std::vector<DataConnection> connect(const ServerSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
+std::vector<DataConnection> connect(const HalfSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
     std::vector<DataConnection> out;
     std::shared_ptr<DeviceGroup> group;  // --qps-per-context K: a new one every K streams
     const uint32_t per_ctx = half.rdma.qps_per_context;
@@ -55,23 +55,23 @@ RdmaConnection& verbs_of(DataConnection& conn) {
 }
 
 // rdma-read's sender is passive (its buffer is read); its receiver pulls.
-void make_send(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+void make_send(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
     if (transport_info(h.transport).rdma_op == RdmaOp::read)
         loop.emplace<RdmaReadSource>(verbs_of(conn));
     else
         loop.emplace<RdmaSender>(verbs_of(conn));
 }
 
-void make_recv(StreamLoop& loop, const ServerSpec& h, DataConnection& conn) {
+void make_recv(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
     if (transport_info(h.transport).rdma_op == RdmaOp::read)
         loop.emplace<RdmaReadSink>(verbs_of(conn));
     else
         loop.emplace<RdmaReceiver>(verbs_of(conn));
 }
 
-void make_exchange(StreamLoop& loop, const ServerSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
+void make_exchange(StreamLoop& loop, const HalfSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
     const bool initiator = role == Role::send;
-    if (h.test == TestKind::rr)
+    if (h.test == Workload::rr)
         loop.emplace<RdmaRr>(verbs_of(conn), initiator, initiator ? &rtt : nullptr);
     else if (initiator)
         loop.emplace<RdmaMsgRateSender>(verbs_of(conn));
@@ -84,17 +84,17 @@ std::string address_of(const DataConnection& c) {
     return r && *r ? (*r)->local_address() : std::string();
 }
 
-std::string name_of_path(const ServerSpec& h, Role) { return transport_name(h.transport); }
+std::string name_of_path(const HalfSpec& h, Role) { return transport_name(h.transport); }
 
 RdmaInfo ran_on(const DataConnection& conn, const StreamLoop&) {
     auto* c = std::get_if<RdmaConnectionPtr>(&conn);
     return c && *c ? (*c)->info() : RdmaInfo{};
 }
 
-uint64_t bytes_per_stream(const ServerSpec& h, Role role) {
+uint64_t bytes_per_stream(const HalfSpec& h, Role role) {
     const uint64_t m = h.message_size;
     const bool sending = role == Role::send;
-    if (h.test == TestKind::msgrate && !sending) {
+    if (h.test == Workload::msgrate && !sending) {
         // The receiver's ring of at least rdma_wire::kMsgrateWindow slots per QP.
         uint32_t window = std::max(h.rdma.tx_depth, rdma_wire::kMsgrateWindow);
         return uint64_t(h.rdma.qps) * rdma_wire::slots_per_qp(window, h.rdma.qps, m) * m;

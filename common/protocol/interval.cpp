@@ -6,7 +6,7 @@
 #include "measure/service_demand.hpp"
 #include "protocol/field_table.hpp"
 #include "protocol/tcp_report.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 
 namespace zc {
 
@@ -82,7 +82,7 @@ SideInterval interval_between(const IntervalReading& a, const IntervalReading& b
 namespace {
 // The report's view of one side's interval: its counts with their service demand, and the round trips
 // where there are any (rr's counting side).
-nlohmann::json side_json(const std::optional<SideInterval>& s, TestKind test) {
+nlohmann::json side_json(const std::optional<SideInterval>& s, Workload test) {
     if (!s) return nullptr;
     nlohmann::json j = encoded(*s, kCountFields);
     if (!s->tcp.empty()) j[kTcpInfo] = to_json(s->tcp);
@@ -99,7 +99,7 @@ const auto kIntervalRowFields =
                                                                number("stall", &IntervalRow::stall)));
 }  // namespace
 
-nlohmann::json to_json(const IntervalRow& r, TestKind test) {
+nlohmann::json to_json(const IntervalRow& r, Workload test) {
     nlohmann::json j = encoded(r, kIntervalRowFields);
     j["local"] = side_json(r.local, test);
     j["remote"] = side_json(r.remote, test);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/tcp_stats.hpp"
-#include "core/test_kind.hpp"
+#include "core/workload.hpp"
 #include "measure/latency_histogram.hpp"
 #include "measure/proc_stat.hpp"
 
@@ -71,7 +71,7 @@ struct IntervalRow {
     std::optional<SideInterval> local, remote;
 };
 
-nlohmann::json to_json(const IntervalRow& r, TestKind test);
+nlohmann::json to_json(const IntervalRow& r, Workload test);
 
 // Pairs the two sides' intervals by index as they arrive (the server's over the control connection,
 // ours from our sampler) and hands out one row per interval of the counting side, in order, as soon as
@@ -80,7 +80,7 @@ class IntervalPairer {
 public:
     // counting_side_local: whose intervals the rows are (see IntervalRow). remote_expected: false for a
     // server too old to send samples (the rows are then ours alone, whoever counts).
-    IntervalPairer(TestKind test, bool counting_side_local, bool remote_expected, double interval_s, int iteration)
+    IntervalPairer(Workload test, bool counting_side_local, bool remote_expected, double interval_s, int iteration)
         : test_(test),
           local_counts_(counting_side_local || !remote_expected),
           remote_expected_(remote_expected),
@@ -95,7 +95,7 @@ private:
     void add(const SideInterval& s, bool counting);
     IntervalRow row(const SideInterval& counting, const SideInterval* other) const;
 
-    TestKind test_;
+    Workload test_;
     bool local_counts_, remote_expected_;
     double interval_s_;
     int iteration_;

@@ -87,7 +87,7 @@ const auto kMessageSideFields = std::make_tuple(
 nlohmann::json to_json(const MessageSide& m) { return encoded(m, kMessageSideFields); }
 MessageSide message_side_from_json(const nlohmann::json& j) { return decoded<MessageSide>(j, kMessageSideFields); }
 
-MessageResult message_result(TestKind test, uint32_t batch, const SideResult& local, const SideResult& remote,
+MessageResult message_result(Workload test, uint32_t batch, const SideResult& local, const SideResult& remote,
                              double receiver_elapsed_s, const std::vector<double>& percentiles) {
     const char* what = is_transaction_test(test) ? kTransactions : kMessages;
     const MessageSide& l = local.messages;
@@ -95,7 +95,7 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
     // UDP may lose datagrams: the side that counts what arrived is the figure (rr: the initiator, its
     // answers; msgrate: the receiver), and it may only count fewer than the other side handled.
     const bool lossy = local.udp.datagram_path;
-    const MessageSide& counted = !lossy || test == TestKind::rr || local.role == Role::recv ? l : r;
+    const MessageSide& counted = !lossy || test == Workload::rr || local.role == Role::recv ? l : r;
     const MessageSide& handled = &counted == &l ? r : l;
     if (lossy && counted.messages > handled.messages) {
         throw std::runtime_error(std::string(what) + " count mismatch: over UDP " + std::to_string(counted.messages) +
@@ -146,9 +146,9 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
         std::snprintf(how, sizeof(how),
                       "a new TCP connection per transaction (%s); latency of the whole transaction "
                       "and of socket()+connect()",
-                      test == TestKind::crr ? "connect, request, response, close" : "connect, close");
+                      test == Workload::crr ? "connect, request, response, close" : "connect, close");
         if (!local.connection_close.empty()) m.measured = std::string(how) + "; " + local.connection_close;
-    } else if (lossy && test == TestKind::rr) {
+    } else if (lossy && test == Workload::rr) {
         std::snprintf(how, sizeof(how),
                       "one UDP datagram each way per transaction; a request unanswered within %d ms is counted lost "
                       "and the next one sent",
@@ -165,7 +165,7 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
                       batch, batch == 1 ? "send()" : "sendmmsg()");
     } else if (!local.rdma.cq_mode.empty()) {  // verbs
         const RdmaInfo& ri = local.rdma;
-        if (test == TestKind::msgrate) {
+        if (test == Workload::msgrate) {
             std::snprintf(
                 how, sizeof(how),
                 "one %s work request each, up to %u chained per ibv_post_send (%llu calls for %llu requests), "
@@ -184,7 +184,7 @@ MessageResult message_result(TestKind test, uint32_t batch, const SideResult& lo
         std::snprintf(how, sizeof(how), "rsend/rrecv (rsockets: copied through their registered buffers)");
     }
     if (m.measured.empty()) m.measured = how;
-    if (m.tcp && test == TestKind::msgrate && m.messages && m.segments_per_message < 0.9) {
+    if (m.tcp && test == Workload::msgrate && m.messages && m.segments_per_message < 0.9) {
         char segs[32];
         std::snprintf(segs, sizeof(segs), "%.2f", m.segments_per_message);
         m.notes.push_back(
@@ -267,7 +267,7 @@ void add_chosen_percentiles(nlohmann::json& j, const MessageResult& m) {
 
 }  // namespace
 
-nlohmann::json to_json(const MessageResult& m, TestKind test, uint64_t message_size) {
+nlohmann::json to_json(const MessageResult& m, Workload test, uint64_t message_size) {
     if (is_transaction_test(test)) {
         nlohmann::json j = encoded(m, kTransactionReportFields);
         if (is_connection_test(test))

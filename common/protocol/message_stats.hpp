@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "measure/latency_histogram.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 
 namespace zc {
 
@@ -56,11 +56,11 @@ struct MessageResult {
 
 // Checks that both sides counted the same messages (transactions), stream by stream, and computes
 // the test's figures. Throws std::runtime_error on a mismatch: no figure is then reported.
-MessageResult message_result(TestKind test, uint32_t batch, const SideResult& local, const SideResult& remote,
+MessageResult message_result(Workload test, uint32_t batch, const SideResult& local, const SideResult& remote,
                              double receiver_elapsed_s, const std::vector<double>& percentiles = kDefaultPercentiles);
 
 // The report's object: "rr" {transactions, transactions_per_s, rtt_us{...}, latency_us{...}, ...}
 // or "msgrate" {messages, messages_per_s, stream_messages_per_s, ...}.
-nlohmann::json to_json(const MessageResult& m, TestKind test, uint64_t message_size);
+nlohmann::json to_json(const MessageResult& m, Workload test, uint64_t message_size);
 
 }  // namespace zc

@@ -76,7 +76,7 @@ const auto kWelcomeHostFields =
                     sent_if(has_host, list("features", &Welcome::features, 256)));  // absent: an older server
 
 const auto kAuthFields = std::make_tuple(str("proof", &Auth::proof, 256));
-const auto kSetupFields = std::make_tuple(custom("spec", &Setup::spec, kToJson, server_spec_from_json));
+const auto kSetupFields = std::make_tuple(custom("spec", &Setup::spec, kToJson, half_spec_from_json));
 const auto kReadyFields =
     std::make_tuple(number("data_port", &Ready::data_port, 1, 65535), number("token", &Ready::token),
                     number("waited_s", &Ready::waited_s, 0, kMaxWaitS, 0));  // absent: an older server

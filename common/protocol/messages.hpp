@@ -25,7 +25,7 @@
 
 #include "protocol/interval.hpp"
 #include "protocol/result.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 #include "system/host_info.hpp"
 
 namespace zc {
@@ -82,7 +82,7 @@ struct Auth {
     std::string proof;
 };
 struct Setup {
-    ServerSpec spec;
+    HalfSpec spec;
 };
 struct Ready {
     uint16_t data_port = 0;

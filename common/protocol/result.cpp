@@ -116,7 +116,7 @@ const auto kSideResultFields = std::make_tuple(
     number("longest_call_s", &SideResult::longest_call_s, 0, kMaxSeconds, 0),
     number("longest_call_end_s", &SideResult::longest_call_end_s, 0, kMaxSeconds, 0),
     list("warnings", &SideResult::warnings, 64),
-    optional(list("shared_with", &SideResult::shared_with, 64, kToJson, shared_host_test_from_json)),
+    optional(list("shared_with", &SideResult::shared_with, 64, kToJson, concurrent_test_from_json)),
     optional(custom("messages", &SideResult::messages, kToJson, message_side_from_json)),
     optional(custom("memory", &SideResult::memory, kToJson, memory_report_from_json)),
     sent_if(has_rdma, custom("rdma", &SideResult::rdma, kToJson, rdma_info_from_json)),
@@ -159,8 +159,8 @@ FlowFigures flow_figures(const SideResult& s) {
     return f;
 }
 
-const char* explain_unit(TestKind t) {
-    return is_transaction_test(t) ? "us/tran" : t == TestKind::msgrate ? "us/msg" : "us/KB";
+const char* explain_unit(Workload t) {
+    return is_transaction_test(t) ? "us/tran" : t == Workload::msgrate ? "us/msg" : "us/KB";
 }
 
 double explain_units(const TestResult& r, const SideResult& s) {

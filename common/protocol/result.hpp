@@ -16,9 +16,9 @@
 #include "protocol/rdma_info.hpp"
 #include "protocol/udp_info.hpp"
 #include "protocol/gpu_report.hpp"
-#include "protocol/shared_host.hpp"
+#include "protocol/concurrent_test.hpp"
 #include "protocol/tcp_report.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 #include "core/stream_counters.hpp"
 
 namespace zc {
@@ -77,7 +77,7 @@ struct SideResult {
     std::vector<std::string> warnings;
     // Other tests on this side's host during its measured interval: when any, the whole-host CPU figures
     // (CPU%, SD, per CPU) count their work too, and the reports mark them shared.
-    std::vector<SharedHostTest> shared_with;
+    std::vector<ConcurrentTest> shared_with;
     MessageSide messages;  // rr, msgrate: messages (transactions) this side counted
     RdmaInfo rdma;         // RDMA paths: device, port, GID, MTU, link layer, CQ mode, registration cost
     MemoryReport memory;   // buffer memory kind; GPU staging's cost
@@ -154,7 +154,7 @@ LoadBeside load_beside_from_json(const nlohmann::json& j);
 struct TestResult {
     Transport transport = Transport::tcp;
     RxMode rx = RxMode::copy;
-    TestKind test = TestKind::stream;
+    Workload test = Workload::stream;
     uint64_t message_size = 0;
     int streams = 1;
     uint64_t bytes = 0;    // counted by the receiver
@@ -179,7 +179,7 @@ struct TestResult {
 
 // --explain's unit, as service demand's: KB moved (stream, maerts), transactions (rr), messages
 // (msgrate); explain_units is how many of them the side moved (its own bytes; the agreed message count).
-const char* explain_unit(TestKind t);  // "us/KB", "us/tran", "us/msg"
+const char* explain_unit(Workload t);  // "us/KB", "us/tran", "us/msg"
 double explain_units(const TestResult& r, const SideResult& s);
 // A category's CPU time per unit, in us.
 inline double explain_per_unit(double cpu_s, double units) { return units > 0 ? cpu_s * 1e6 / units : 0; }

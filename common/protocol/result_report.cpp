@@ -86,7 +86,7 @@ nlohmann::json side_report(const TestResult& r, const SideResult& s,
 }
 
 // "us/KB" -> "us_per_kb": a unit as a name's tail.
-std::string unit_suffix(TestKind test) {
+std::string unit_suffix(Workload test) {
     std::string u = explain_unit(test);
     std::string out;
     for (char c : u) out += c == '/' ? std::string("_per_") : std::string(1, static_cast<char>(std::tolower(c)));
@@ -110,7 +110,7 @@ const auto kBaselineFields =
 using TR = TestResult;
 const auto kTestResultFields = std::make_tuple(
     named("transport", &TR::transport, transport_name, transport_from_name),
-    named("test", &TR::test, test_name, test_from_name), named("rx", &TR::rx, rx_mode_name, rx_mode_from_name),
+    named("test", &TR::test, workload_name, workload_from_name), named("rx", &TR::rx, rx_mode_name, rx_mode_from_name),
     number("message_size", &TR::message_size), number("streams", &TR::streams), number("bytes", &TR::bytes),
     number("elapsed_s", &TR::elapsed_s), number("throughput_gbps", &TR::throughput_gbps),
     number("setup_ms", &TR::setup_ms), object("iterations", &TR::iterations, kIterationFields),
@@ -191,7 +191,7 @@ LoadBeside load_beside_from_json(const nlohmann::json& j) {
 nlohmann::json to_json(const TestResult& r) {
     nlohmann::json j = encoded(r, kTestResultFields);
     encode_fields(j["iterations"], r, kRoundFields);
-    if (is_message_test(r.test)) j[test_name(r.test)] = to_json(r.messages, r.test, r.message_size);
+    if (is_message_test(r.test)) j[workload_name(r.test)] = to_json(r.messages, r.test, r.message_size);
     if (!r.bidir_with.empty()) encode_fields(j, r, kBidirFields);
     if (r.interval_s > 0) encode_fields(j, r, kIntervalFields);
     if (r.under_load.asked) encode_fields(j, r, kUnderLoadFields);

@@ -20,7 +20,7 @@ namespace {
 void destroy(RdmaConnection* c) { delete c; }
 }  // namespace
 
-RdmaConnectionPtr make_rdma_connection(const ServerSpec& half, Role role, std::shared_ptr<DeviceGroup> group) {
+RdmaConnectionPtr make_rdma_connection(const HalfSpec& half, Role role, std::shared_ptr<DeviceGroup> group) {
     return RdmaConnectionPtr(new RdmaConnection(half, role, std::move(group)), RdmaConnectionDeleter{destroy});
 }
 

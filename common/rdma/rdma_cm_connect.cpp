@@ -67,7 +67,7 @@ CmEvent expect_event(rdma_event_channel* ch, rdma_cm_event_type want, Clock::tim
 // ---- client ----
 
 RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_t port, uint64_t token, int stream,
-                                      const ServerSpec& half, Role role, std::chrono::milliseconds timeout,
+                                      const HalfSpec& half, Role role, std::chrono::milliseconds timeout,
                                       std::shared_ptr<DeviceGroup> group) {
     require_rdma_device();
     std::string peer = server_address + ":" + std::to_string(port);
@@ -154,7 +154,7 @@ RdmaListener::RdmaListener(const std::string& bind_address, int backlog) : addre
     port_ = ntohs(rdma_get_src_port(id_.get()));
 }
 
-std::vector<DataConnection> RdmaListener::accept(const ServerSpec& half, Role role, uint64_t token,
+std::vector<DataConnection> RdmaListener::accept(const HalfSpec& half, Role role, uint64_t token,
                                                  Clock::time_point deadline, const std::atomic<bool>& stopped) {
     const uint32_t qps = half.rdma.qps;
     std::vector<RdmaConnectionPtr> conns(half.streams);

@@ -22,12 +22,12 @@ using rdma_call::mtu_bytes;
 
 namespace {
 
-uint32_t qp_slots(const ServerSpec& h) {
-    if (h.test == TestKind::rr) return 1;
+uint32_t qp_slots(const HalfSpec& h) {
+    if (h.test == Workload::rr) return 1;
     // msgrate: a receive window of at least kMsgrateWindow, so a receiver a little behind does not
     // stop the sender for credits (the sends in flight stay --tx-depth).
     uint32_t window =
-        h.test == TestKind::msgrate ? std::max(h.rdma.tx_depth, rdma_wire::kMsgrateWindow) : h.rdma.tx_depth;
+        h.test == Workload::msgrate ? std::max(h.rdma.tx_depth, rdma_wire::kMsgrateWindow) : h.rdma.tx_depth;
     return rdma_wire::slots_per_qp(window, h.rdma.qps, h.message_size);
 }
 
@@ -45,28 +45,28 @@ RdmaOptions with_cq_mode(RdmaOptions o, CqMode m) {
 // rr has no passive side: both write, and both must see arrivals the same way (RdmaRr picks plain
 // writes and last-byte polling or writes with immediate from the CQ mode), so auto polls on both;
 // the responder (Role::recv) on event alone waited for immediates the polling initiator never sent.
-bool is_passive(const ServerSpec& half, Role role) {
-    if (half.test == TestKind::rr) return false;
+bool is_passive(const HalfSpec& half, Role role) {
+    if (half.test == Workload::rr) return false;
     const RdmaOp op = transport_info(half.transport).rdma_op;
     return (op == RdmaOp::write && role == Role::recv) || (op == RdmaOp::read && role == Role::send);
 }
 }  // namespace
 
-RdmaConnection::RdmaConnection(const ServerSpec& half, Role role, std::shared_ptr<DeviceGroup> group)
+RdmaConnection::RdmaConnection(const HalfSpec& half, Role role, std::shared_ptr<DeviceGroup> group)
     : op_(transport_info(half.transport).rdma_op),
       role_(role),
       opt_(with_cq_mode(half.rdma, effective_cq_mode(half.rdma.cq_mode, is_passive(half, role)))),
       cq_auto_stream_(half.rdma.cq_mode == CqMode::auto_ &&
-                      (half.test == TestKind::stream || half.test == TestKind::maerts)),
+                      (half.test == Workload::stream || half.test == Workload::maerts)),
       message_size_(half.message_size),
       slots_(qp_slots(half)),
       want_device_(half.side.rdma_dev),
       where_(half.side.buffer),
       gpu_path_(half.side.gpu_path),
       align_(half.alignment < 4096 ? 4096 : half.alignment),
-      data_bytes_(needs_ring(role) && half.test != TestKind::rr ? uint64_t(half.rdma.qps) * slots_ * half.message_size
+      data_bytes_(needs_ring(role) && half.test != Workload::rr ? uint64_t(half.rdma.qps) * slots_ * half.message_size
                                                                 : half.message_size),
-      rr_(half.test == TestKind::rr),
+      rr_(half.test == Workload::rr),
       group_(std::move(group)) {
     channel_.reset(rdma_create_event_channel());
     if (!channel_) throw std::runtime_error(err("rdma_create_event_channel"));

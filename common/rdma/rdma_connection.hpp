@@ -14,7 +14,7 @@
 #include "memory/host_buffer.hpp"
 #include "protocol/rdma_info.hpp"
 #include "rdma/data_memory.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 #include "rdma/resources.hpp"
 #include "rdma/wire.hpp"
 #include "core/data_connection.hpp"
@@ -33,7 +33,7 @@ class RdmaConnection {
 public:
     // `group`: the device context and PD shared with other streams (--qps-per-context), or null for
     // rdma_cm's shared context and a PD of this stream's own.
-    RdmaConnection(const ServerSpec& half, Role role, std::shared_ptr<DeviceGroup> group = nullptr);
+    RdmaConnection(const HalfSpec& half, Role role, std::shared_ptr<DeviceGroup> group = nullptr);
     RdmaConnection(const RdmaConnection&) = delete;
     RdmaConnection& operator=(const RdmaConnection&) = delete;
     ~RdmaConnection();
@@ -126,12 +126,12 @@ private:
 };
 
 // A new connection, held as the data-connection variant holds it (deleted by this layer's code).
-RdmaConnectionPtr make_rdma_connection(const ServerSpec& half, Role role, std::shared_ptr<DeviceGroup> group);
+RdmaConnectionPtr make_rdma_connection(const HalfSpec& half, Role role, std::shared_ptr<DeviceGroup> group);
 
 // Client: connects stream `stream` (all its QPs) to the server's rdma_cm port. Throws
 // std::runtime_error saying what to do next (no device, refused, unreachable, ...).
 RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_t port, uint64_t token, int stream,
-                                      const ServerSpec& half, Role role, std::chrono::milliseconds timeout,
+                                      const HalfSpec& half, Role role, std::chrono::milliseconds timeout,
                                       std::shared_ptr<DeviceGroup> group = nullptr);
 
 // Server: an rdma_cm listener on the address the control connection arrived on, port 0.
@@ -141,7 +141,7 @@ public:
     uint16_t port() const { return port_; }
     // Accepts streams x qps connections presenting `token`; the rest are rejected. Returns one
     // connection per stream, in stream order. Throws std::runtime_error on failure or timeout.
-    std::vector<DataConnection> accept(const ServerSpec& half, Role role, uint64_t token,
+    std::vector<DataConnection> accept(const HalfSpec& half, Role role, uint64_t token,
                                        std::chrono::steady_clock::time_point deadline,
                                        const std::atomic<bool>& stopped);
 

@@ -110,7 +110,7 @@ bool send_all(int fd, const void* data, size_t len, const StopRule* stop = nullp
 }
 
 // Options that must be set before the connection exists (an accepted rsocket inherits the listener's).
-void configure(int fd, const ServerSpec& half, Role) {
+void configure(int fd, const HalfSpec& half, Role) {
     {
         // rsockets do not autotune; their small default buffers cost ~30 % at 64K in the Soft-RoCE
         // guest, so without -s/-S both ends ask for 512 KiB (the registered copy buffers).
@@ -368,7 +368,7 @@ StreamCounters RsocketIomapReceiver::run(const StopRule& stop) {
 
 // ---- set-up ----
 
-RsocketListener::RsocketListener(const std::string& bind_address, const ServerSpec& half, Role role) {
+RsocketListener::RsocketListener(const std::string& bind_address, const HalfSpec& half, Role role) {
     require_rdma_device();
     sockaddr_storage ss = numeric_sockaddr(bind_address, 0);
     fd_ = RsocketFd(::rsocket(ss.ss_family, SOCK_STREAM, 0), close_rsocket);
@@ -415,7 +415,7 @@ std::vector<DataConnection> RsocketListener::accept(int wanted, uint64_t token, 
     return out;
 }
 
-RsocketFd connect_rsocket(const std::string& server_address, uint16_t port, uint64_t token, const ServerSpec& half,
+RsocketFd connect_rsocket(const std::string& server_address, uint16_t port, uint64_t token, const HalfSpec& half,
                           Role role, std::chrono::milliseconds timeout) {
     require_rdma_device();
     sockaddr_storage ss = numeric_sockaddr(server_address, port);

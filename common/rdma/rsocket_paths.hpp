@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "memory/host_buffer.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 #include "core/data_connection.hpp"
 #include "core/stream_counters.hpp"
 #include "socket/staged_stream.hpp"
@@ -126,7 +126,7 @@ using RsocketRrResponder = RrResponder<HostRrMessage, Rsockets>;
 // rsockets that present the token; the client connects one per stream and sends the token.
 class RsocketListener {
 public:
-    RsocketListener(const std::string& bind_address, const ServerSpec& half, Role role);
+    RsocketListener(const std::string& bind_address, const HalfSpec& half, Role role);
     uint16_t port() const { return port_; }
     std::vector<DataConnection> accept(int wanted, uint64_t token, std::chrono::steady_clock::time_point deadline,
                                        const std::atomic<bool>& stopped);
@@ -139,7 +139,7 @@ private:
 // How an RsocketFd made here closes: rclose, on a detached thread when the peer may be gone (abandon()).
 void close_rsocket(int fd, bool abandoned);
 
-RsocketFd connect_rsocket(const std::string& server_address, uint16_t port, uint64_t token, const ServerSpec& half,
+RsocketFd connect_rsocket(const std::string& server_address, uint16_t port, uint64_t token, const HalfSpec& half,
                           Role role, std::chrono::milliseconds timeout);
 
 }  // namespace zc

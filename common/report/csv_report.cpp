@@ -57,7 +57,7 @@ std::string tcp_cell(const std::vector<TcpSample>& streams, F f) {
 const Column<TestResult> kTestColumns[] = {
     {"transport", [](const TestResult& r) -> std::string { return transport_name(r.transport); }},
     {"rx", [](const TestResult& r) -> std::string { return rx_mode_name(r.rx); }},
-    {"test", [](const TestResult& r) -> std::string { return test_name(r.test); }},
+    {"test", [](const TestResult& r) -> std::string { return workload_name(r.test); }},
     {"message_size", [](const TestResult& r) { return num(r.message_size); }},
     {"streams", [](const TestResult& r) { return std::to_string(r.streams); }},
     {"bytes", [](const TestResult& r) { return num(r.bytes); }},
@@ -269,7 +269,7 @@ const Column<PairRecord> kPairColumns[] = {
 // zcperf-mpi's aggregate of each round, as a '#' line after the round's pairs.
 const Column<RoundSummary> kRoundColumns[] = {
     {"round", [](const RoundSummary& s) { return std::to_string(s.round); }},
-    {"test", [](const RoundSummary& s) -> std::string { return test_name(s.test); }},
+    {"test", [](const RoundSummary& s) -> std::string { return workload_name(s.test); }},
     {"transport", [](const RoundSummary& s) -> std::string { return transport_name(s.transport); }},
     {"message_size", [](const RoundSummary& s) { return num(s.message_size); }},
     {"pairs", [](const RoundSummary& s) { return std::to_string(s.pairs); }},
@@ -348,7 +348,7 @@ std::string side_cell(const std::optional<SideInterval>& s, std::string (*f)(con
 const Column<IntervalCell> kIntervalColumns[] = {
     {"transport", [](const IntervalCell& c) -> std::string { return transport_name(c.test.transport); }},
     {"rx", [](const IntervalCell& c) -> std::string { return rx_mode_name(c.test.rx); }},
-    {"test", [](const IntervalCell& c) -> std::string { return test_name(c.test.test); }},
+    {"test", [](const IntervalCell& c) -> std::string { return workload_name(c.test.test); }},
     {"message_size", [](const IntervalCell& c) { return num(c.test.message_size); }},
     {"streams", [](const IntervalCell& c) { return std::to_string(c.test.streams); }},
     {"iteration", [](const IntervalCell& c) { return std::to_string(c.row.iteration); }},

@@ -107,7 +107,7 @@ std::string explain_delta_text(const TestResult& r, const std::vector<std::pair<
 
 std::string explain_test_label(const TestResult& r) {
     return fmt::format("{}{} {} {}{}", transport_name(r.transport),
-                       r.rx == RxMode::copy ? "" : std::string("/rx-") + rx_mode_name(r.rx), test_name(r.test),
+                       r.rx == RxMode::copy ? "" : std::string("/rx-") + rx_mode_name(r.rx), workload_name(r.test),
                        format_size(r.message_size),
                        r.under_load.asked ? fmt::format(" under-load {}", r.under_load.streams) : "");
 }

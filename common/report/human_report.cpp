@@ -171,7 +171,7 @@ std::string udp_line(const SideResult& s) {
 std::string flows_line(const TestResult& r, const SideResult& s) {
     FlowFigures f = flow_figures(s);
     std::string rates;
-    if (r.test == TestKind::rr && r.message_size > 0) {
+    if (r.test == Workload::rr && r.message_size > 0) {
         double per = 8.0 * static_cast<double>(r.message_size);  // bits per transaction, each way
         rates = fmt::format("{:.1f} / {:.1f} / {:.1f} trans/s", f.min_bps / per, f.median_bps / per, f.max_bps / per);
     } else {
@@ -185,7 +185,7 @@ std::string flows_line(const TestResult& r, const SideResult& s) {
 // Over UDP a lost datagram is not a mismatch: the side that sees what arrived counts (rr: the initiator).
 const char* counted_by(const TestResult& r) {
     if (!r.local.udp.datagram_path) return "both sides";
-    return r.test == TestKind::rr ? "the initiator (answers that arrived)" : "the receiver (datagrams that arrived)";
+    return r.test == Workload::rr ? "the initiator (answers that arrived)" : "the receiver (datagrams that arrived)";
 }
 
 std::string label(const TestResult& r) {
@@ -211,12 +211,12 @@ public:
         header_for(r.test);
         if (is_transaction_test(r.test)) {
             add_rr_row(r);
-        } else if (r.test == TestKind::msgrate) {
+        } else if (r.test == Workload::msgrate) {
             add_msgrate_row(r);
         } else {
             out_ << fmt::format(
                 "{:<20} {:<7} {:>7} {:>3} {:>10.2f} | {:>6.1f} {:>8.3f} {:>8.3f} | {:>6.1f} {:>8.3f} {:>8.3f}\n",
-                label(r), test_name(r.test), format_size(r.message_size), r.streams, r.throughput_gbps,
+                label(r), workload_name(r.test), format_size(r.message_size), r.streams, r.throughput_gbps,
                 r.local.cpu_util_pct(), r.local.service_demand_us_per_kb(), r.local.process_service_demand_us_per_kb(),
                 r.remote.cpu_util_pct(), r.remote.service_demand_us_per_kb(),
                 r.remote.process_service_demand_us_per_kb());
@@ -285,7 +285,7 @@ public:
         if (row.index == 0) {
             out_ << fmt::format(
                 "\n{} {} {} x{}{}, every {:g} s ({}; each side: CPU% of its host, SD {}):\n",
-                transport_name(p.transport), test_name(p.test), format_size(p.message_size), p.streams,
+                transport_name(p.transport), workload_name(p.test), format_size(p.message_size), p.streams,
                 row.iteration > 1 ? fmt::format(" (run {})", row.iteration) : "", p.interval_s,
                 is_transaction_test(p.test) ? "the client's transactions and round trips" : "counted by the receiver",
                 is_message_test(p.test) ? (is_transaction_test(p.test) ? "us/Tran" : "us/msg") : "us/KB");
@@ -294,7 +294,7 @@ public:
             is_transaction_test(p.test)
                 ? fmt::format("{:>10.1f} trans/s  RTT p50 {:>8.2f} p99 {:>8.2f} us", row.messages_per_s,
                               row.local ? row.local->rtt_p50_us : 0.0, row.local ? row.local->rtt_p99_us : 0.0)
-            : p.test == TestKind::msgrate ? fmt::format("{:>12.0f} msgs/s", row.messages_per_s)
+            : p.test == Workload::msgrate ? fmt::format("{:>12.0f} msgs/s", row.messages_per_s)
                                           : fmt::format("{:>8.2f} Gb/s", row.throughput_gbps);
         auto side = [&](const char* name, const std::optional<SideInterval>& s) {
             if (!s) return fmt::format("{} {:>6} {:>8}", name, "-", "-");
@@ -336,8 +336,8 @@ public:
 
 private:
     // Each kind of test has its own columns: a header whenever the kind changes.
-    void header_for(TestKind t) {
-        int kind = is_transaction_test(t) ? 1 : t == TestKind::msgrate ? 2 : 0;
+    void header_for(Workload t) {
+        int kind = is_transaction_test(t) ? 1 : t == Workload::msgrate ? 2 : 0;
         if (kind == header_kind_) return;
         header_kind_ = kind;
         out_ << "\n";
@@ -377,9 +377,9 @@ private:
         const MessageResult& m = r.messages;
         out_ << fmt::format(
             "{:<20} {:<7} {:>7} {:>3} {:>10.1f} | {:>8.2f} {:>8.2f} {:>8.2f} | {:>8} | {:>9.2f} {:>9.2f}\n", label(r),
-            test_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s, m.rtt.mean_us, m.rtt.p50_us,
-            m.rtt.p99_us, is_connection_test(r.test) ? "-" : fmt::format("{:.2f}", m.rtt.mean_us / 2), m.local_sd_us,
-            m.remote_sd_us);
+            workload_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s, m.rtt.mean_us,
+            m.rtt.p50_us, m.rtt.p99_us, is_connection_test(r.test) ? "-" : fmt::format("{:.2f}", m.rtt.mean_us / 2),
+            m.local_sd_us, m.remote_sd_us);
         // crr, cc: the "RTT" is the whole transaction (socket to close); half of it is no one-way latency.
         out_ << fmt::format(
             "    {} transactions counted by {} in {:.2f} s; {} us min {:.2f} p90 {:.2f} p99.9 {:.2f} "
@@ -417,7 +417,7 @@ private:
         // Segments are TCP's count (TCP_INFO); RDMA has none to report.
         std::string segs = m.tcp ? fmt::format("{:.3f}", m.segments_per_message) : std::string("-");
         out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12.0f} {:>5} | {:>8.3f} {:>8} | {:>9.3f} {:>9.3f}\n", label(r),
-                            test_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s, m.batch,
+                            workload_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s, m.batch,
                             m.calls_per_message, segs, m.local_sd_us, m.remote_sd_us);
         std::string per;
         for (double v : m.stream_messages_per_s) per += fmt::format("{}{:.0f}", per.empty() ? "" : ", ", v);

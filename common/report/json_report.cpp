@@ -43,7 +43,7 @@ public:
     void interval(const TestParams& p, const IntervalRow& row) override {
         nlohmann::json j = event("interval");
         j.update({{"transport", transport_name(p.transport)},
-                  {"test", test_name(p.test)},
+                  {"test", workload_name(p.test)},
                   {"rx", rx_mode_name(p.rx)},
                   {"message_size", p.message_size},
                   {"streams", p.streams}});

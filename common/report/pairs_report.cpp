@@ -89,14 +89,14 @@ void write_human_pair(std::ostream& out, const PairRecord& p) {
     bool msg = is_message_test(t.test);
     out << fmt::format("{:>5} {:>16} {:>16} {:>7} {:>12} {:>8} {:>10.3f} {:>12} {:>10} {:>7.1f} {:>7.1f} {:>9.1f}\n",
                        p.round, rank_at(p.client_rank, p.client_host), rank_at(p.server_rank, p.server_host),
-                       test_name(t.test), transport_name(t.transport), t.message_size, t.throughput_gbps,
+                       workload_name(t.test), transport_name(t.transport), t.message_size, t.throughput_gbps,
                        msg ? fmt::format("{:.0f}", t.messages.messages_per_s) : "-",
                        is_transaction_test(t.test) ? fmt::format("{:.2f}", t.messages.rtt.mean_us / 2) : "-",
                        t.local.cpu_util_pct(), t.remote.cpu_util_pct(), p.start_offset_us);
 }
 
 void write_human_summary(std::ostream& out, const RoundSummary& s) {
-    out << fmt::format("round {}: {} pairs ({} failed), {} {} {} B", s.round, s.pairs, s.failed, test_name(s.test),
+    out << fmt::format("round {}: {} pairs ({} failed), {} {} {} B", s.round, s.pairs, s.failed, workload_name(s.test),
                        transport_name(s.transport), s.message_size);
     if (!is_message_test(s.test)) {  // rr and msgrate: their rate, not Gb/s of tiny messages
         out << fmt::format(": {:.3f} Gb/s in all, per pair {:.3f}/{:.3f}/{:.3f}", s.gbps.sum, s.gbps.min, s.gbps.median,
@@ -136,7 +136,7 @@ nlohmann::json to_json(const PairRecord& p) {
 
 nlohmann::json to_json(const RoundSummary& s) {
     nlohmann::json j = {{kRound, s.round},
-                        {"test", test_name(s.test)},
+                        {"test", workload_name(s.test)},
                         {"transport", transport_name(s.transport)},
                         {"message_size", s.message_size},
                         {"pairs", s.pairs},

@@ -27,7 +27,7 @@ Spread spread_of(std::vector<double> values);  // all zero when empty
 
 struct RoundSummary {
     int round = 0;
-    TestKind test = TestKind::stream;
+    Workload test = Workload::stream;
     Transport transport = Transport::tcp;
     uint64_t message_size = 0;
     int pairs = 0, failed = 0;

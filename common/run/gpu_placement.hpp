@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "protocol/result.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 
 namespace zc {
 

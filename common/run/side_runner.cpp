@@ -142,7 +142,7 @@ int64_t clock_ns(clockid_t c) {
 IntervalReading SideRunner::read_totals() const {
     IntervalReading r;
     r.t_s = static_cast<double>(monotonic_ns() - started_ns_) * 1e-9;
-    bool msgrate = cfg_.half.test == TestKind::msgrate;  // its loops count whole messages only at the end
+    bool msgrate = cfg_.half.test == Workload::msgrate;  // its loops count whole messages only at the end
     for (const Stream& s : streams_) {
         uint64_t bytes = joined_ ? s.counters.bytes : s.live.bytes.load(std::memory_order_relaxed);
         r.bytes += bytes;
@@ -162,13 +162,14 @@ IntervalReading SideRunner::read_totals() const {
 }
 
 void SideRunner::register_on_host() {
-    HostTestEntry me{cfg_.program,   ::getpid(),
-                     cfg_.peer,      std::string(transport_name(cfg_.half.transport)) + " " + test_name(cfg_.half.test),
-                     cfg_.token,     cfg_.half.side.cpus,
-                     wall_clock_s(), 0};
+    ConcurrentTestEntry me{
+        cfg_.program,   ::getpid(),
+        cfg_.peer,      std::string(transport_name(cfg_.half.transport)) + " " + workload_name(cfg_.half.test),
+        cfg_.token,     cfg_.half.side.cpus,
+        wall_clock_s(), 0};
     started_wall_s_ = me.start_s;
     try {
-        host_record_ = std::make_unique<HostTestRecord>(std::move(me));
+        host_record_ = std::make_unique<ConcurrentTestRecord>(std::move(me));
     } catch (const std::exception& e) {
         host_record_problem_ = e.what();
     }
@@ -256,7 +257,7 @@ void SideRunner::move_irqs() {
 void SideRunner::run_stream(Stream& s, int index) {
     // Everything a path needs (pinning, buffers, memfd, io_uring, mappings) is set up here, before
     // the start barrier, so none of it lands in the measured interval.
-    StreamPath path;
+    StreamLoop path;
     try {
         if (s.cpu >= 0) pin_current_thread(s.cpu);
         if (cfg_.half.side.mem_node >= 0)
@@ -436,7 +437,7 @@ SideResult SideRunner::finish() {
     note_placement_mismatches(r);
     if (explainer_) r.explain = explainer_->finish(r.cpu);
     r.warnings.insert(r.warnings.end(), cfg_.notes.begin(), cfg_.notes.end());
-    note_shared_host(r);
+    note_concurrent_tests(r);
     if (abort_.load()) throw std::runtime_error(kStoppedMidTest);
     if (!first_error.empty()) throw std::runtime_error(first_error);
     if (r.elapsed_s < 5.0) {
@@ -448,7 +449,7 @@ SideResult SideRunner::finish() {
     return r;
 }
 
-void SideRunner::note_shared_host(SideResult& r) {
+void SideRunner::note_concurrent_tests(SideResult& r) {
     if (!host_record_) {
         r.warnings.push_back("other tests on this host cannot be seen (" + host_record_problem_ +
                              "): the whole-host CPU figures may count theirs");
@@ -459,7 +460,7 @@ void SideRunner::note_shared_host(SideResult& r) {
     constexpr size_t kMaxSharedWith = 64;         // the wire's bound on shared_with (protocol/result.cpp)
     if (r.shared_with.size() > kMaxSharedWith) {  // a busy zcserver (fifty clients): name the longest overlaps
         std::stable_sort(r.shared_with.begin(), r.shared_with.end(),
-                         [](const SharedHostTest& a, const SharedHostTest& b) { return a.overlap_s > b.overlap_s; });
+                         [](const ConcurrentTest& a, const ConcurrentTest& b) { return a.overlap_s > b.overlap_s; });
         r.warnings.push_back(std::to_string(r.shared_with.size()) + " other tests overlapped this one on this host; " +
                              "the " + std::to_string(kMaxSharedWith) + " that overlapped longest are named");
         r.shared_with.resize(kMaxSharedWith);

@@ -19,10 +19,10 @@
 #include "explain/side_explainer.hpp"
 #include "measure/cpu_meter.hpp"
 #include "measure/latency_histogram.hpp"
-#include "run/host_tests.hpp"
+#include "run/concurrent_tests.hpp"
 #include "protocol/interval.hpp"
 #include "protocol/result.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 #include "system/irq.hpp"
 #include "core/data_connection.hpp"
 #include "core/stream_counters.hpp"
@@ -31,7 +31,7 @@
 namespace zc {
 
 struct SideConfig {
-    ServerSpec half;  // this side's half of the test: shared parameters plus its own placement
+    HalfSpec half;  // this side's half of the test: shared parameters plus its own placement
     Role role = Role::send;
     std::set<int> exclude_pids;  // not "other load" (ourselves, a same-host peer)
     std::string host;
@@ -105,8 +105,8 @@ private:
     void place_interrupts();
     void report_interrupts(Placement& p) const;
     void note_placement_mismatches(SideResult& r) const;
-    void register_on_host();               // at the start barrier: this side joins the host's list of tests
-    void note_shared_host(SideResult& r);  // at the end: the tests that overlapped it, and it leaves the list
+    void register_on_host();                    // at the start barrier: this side joins the host's list of tests
+    void note_concurrent_tests(SideResult& r);  // at the end: the tests that overlapped it, and it leaves the list
     void run_stream(Stream& s, int index);
     // --interval: the sampler thread's loop, one reading of every stream's running totals, and the end.
     void sample_intervals();
@@ -129,9 +129,9 @@ private:
     std::map<int, InterruptLine> irq_counts_before_;
     std::unique_ptr<IrqAffinityGuard> irq_guard_;  // restores the IRQs when the test ends, however
     bool irqs_moved_ = false;
-    std::unique_ptr<HostTestRecord> host_record_;  // this side in the host's list of tests, while it measures
-    std::string host_record_problem_;              // why there is none (the run directory cannot be used)
-    double started_wall_s_ = 0;                    // wall clock at the start barrier (compared across processes)
+    std::unique_ptr<ConcurrentTestRecord> host_record_;  // this side in the host's list of tests, while it measures
+    std::string host_record_problem_;                    // why there is none (the run directory cannot be used)
+    double started_wall_s_ = 0;                          // wall clock at the start barrier (compared across processes)
     bool started_ = false;
     bool joined_ = false;             // finish() saw every stream thread end
     bool reads_stream_info_ = false;  // TCP_INFO per stream (stream_path.hpp: reads_stream_info)

@@ -253,7 +253,7 @@ std::map<std::string, double> perf_shares(const std::string& script, CategorySta
 }
 }  // namespace
 
-// zcperf's shares against perf's over one run. CI (and ctest -j2 here, beside a SharedHost test) once saw
+// zcperf's shares against perf's over one run. CI (and ctest -j2 here, beside a ConcurrentTests test) once saw
 // zcperf's lock share at 9-13 % where perf saw 3 %, with no sample lost on either side and a second perf of
 // the same run agreeing with the first; quiet runs agree within a point or two. A misfiled function
 // disagrees in every run, a passing disturbance of a shared 2-CPU host does not: up to three runs, and

@@ -96,10 +96,10 @@ zc::Hello hello() {
 }
 
 // A test the raw client sets up but never finishes: 1 GiB, far more than it will send.
-zc::ServerSpec long_stream() {
-    zc::ServerSpec s;
+zc::HalfSpec long_stream() {
+    zc::HalfSpec s;
     s.transport = zc::Transport::tcp;
-    s.test = zc::TestKind::stream;
+    s.test = zc::Workload::stream;
     s.message_size = 64 * 1024;
     s.total_bytes = 1ull << 30;
     s.duration_s = 0;

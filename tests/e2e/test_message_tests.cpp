@@ -173,7 +173,7 @@ TEST(MessageTestsE2e, ServerRefusesARrSpecItCannotRunAndKeepsServing) {
     auto welcome = zc::decode_body(zc::read_frame(fd.get(), zc::kMaxReplyBody, 5s));
     ASSERT_TRUE(std::holds_alternative<zc::Welcome>(welcome));
     zc::TestSpec spec;
-    spec.test = zc::TestKind::rr;
+    spec.test = zc::Workload::rr;
     spec.transport = zc::Transport::tcp_msgzc;
     spec.message_size = 1;
     spec.duration_s = 1;

@@ -16,7 +16,7 @@
 #include "../transport_built.hpp"
 #include "process.hpp"
 #include "report.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 #include "paths/data_setup.hpp"
 #if ZCPERF_WITH_RDMA
 #include <arpa/inet.h>
@@ -652,7 +652,7 @@ TEST(Rdma, RsocketWaitStaysBoundedAfterAnRpollTimeout) {
 // rdma_cm to a port nothing listens on: a clear error, not a hang.
 TEST(Rdma, ClosedPortIsAClearError) {
     REQUIRE_RDMA();
-    zc::ServerSpec half;
+    zc::HalfSpec half;
     half.transport = zc::Transport::rdma_write;
     half.message_size = 65536;
     uint16_t closed = free_port();

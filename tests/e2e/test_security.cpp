@@ -58,7 +58,7 @@ TEST(Security, UnauthenticatedClientLearnsNothingAndCannotSkipAhead) {
     ASSERT_TRUE(std::holds_alternative<zc::Welcome>(w));
     EXPECT_FALSE(std::get<zc::Welcome>(w).has_host) << "host facts sent before authentication";
     EXPECT_EQ(std::get<zc::Welcome>(w).auth_challenge.size(), 64u);
-    zc::ServerSpec spec;
+    zc::HalfSpec spec;
     spec.message_size = 65536;
     spec.total_bytes = 1 << 20;
     zc::write_all(fd.get(), zc::encode_message(zc::Setup{spec}), 2s);

@@ -31,8 +31,8 @@ HostInfo sample_host() {
     return h;
 }
 
-ServerSpec sample_spec(Transport t, TestKind k, RxMode rx) {
-    ServerSpec s;
+HalfSpec sample_spec(Transport t, Workload k, RxMode rx) {
+    HalfSpec s;
     s.transport = t;
     s.test = k;
     s.message_size = 65536;
@@ -118,10 +118,10 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     welcome.has_host = true;
     welcome.features = {kFeatureIntervals};
     valid("welcome", welcome);
-    valid("setup-tcp-stream", Setup{sample_spec(Transport::tcp, TestKind::stream, RxMode::copy)});
-    valid("setup-sendfile-maerts", Setup{sample_spec(Transport::tcp_sendfile, TestKind::maerts, RxMode::zerocopy)});
-    valid("setup-msgzc-stream-splice", Setup{sample_spec(Transport::tcp_msgzc, TestKind::stream, RxMode::splice)});
-    ServerSpec bytes_spec = sample_spec(Transport::tcp_uringzc, TestKind::maerts, RxMode::trunc);
+    valid("setup-tcp-stream", Setup{sample_spec(Transport::tcp, Workload::stream, RxMode::copy)});
+    valid("setup-sendfile-maerts", Setup{sample_spec(Transport::tcp_sendfile, Workload::maerts, RxMode::zerocopy)});
+    valid("setup-msgzc-stream-splice", Setup{sample_spec(Transport::tcp_msgzc, Workload::stream, RxMode::splice)});
+    HalfSpec bytes_spec = sample_spec(Transport::tcp_uringzc, Workload::maerts, RxMode::trunc);
     bytes_spec.total_bytes = 8ull << 20;
     bytes_spec.duration_s = 0;
     valid("setup-uringzc-total-bytes", Setup{bytes_spec});

@@ -49,9 +49,9 @@ struct Pair {
     }
 };
 
-ServerSpec rr_half(size_t m, BufferSpec where) {
-    ServerSpec h;
-    h.test = TestKind::rr;
+HalfSpec rr_half(size_t m, BufferSpec where) {
+    HalfSpec h;
+    h.test = Workload::rr;
     h.transport = Transport::tcp;
     h.message_size = m;
     h.side.buffer = where;

@@ -23,7 +23,7 @@ namespace {
 
 using Pair = zc::test::SocketPair;
 
-ServerSpec options(size_t message_size, BufferSpec b) { return zc::test::half_spec(Transport::tcp, message_size, b); }
+HalfSpec options(size_t message_size, BufferSpec b) { return zc::test::half_spec(Transport::tcp, message_size, b); }
 
 // Checks the GPU buffer (its first `bytes`; a ring of messages of `m` bytes) against the pattern,
 // and prints a few samples.

@@ -24,7 +24,7 @@ TEST(Cli, Defaults) {
     ASSERT_EQ(parse({}, o), -1);
     EXPECT_TRUE(o.servers.empty());
     EXPECT_EQ(o.port, 12875);
-    EXPECT_EQ(o.tests, std::vector<TestKind>{TestKind::stream});
+    EXPECT_EQ(o.tests, std::vector<Workload>{Workload::stream});
     EXPECT_EQ(o.transports, std::vector<Transport>{Transport::tcp});
     EXPECT_EQ(o.rx_modes, std::vector<RxMode>{RxMode::copy});
     EXPECT_FALSE(o.params.uring_fixed);
@@ -78,7 +78,7 @@ TEST(Cli, ManyGoodOptions) {
               -1);
     EXPECT_EQ(o.servers, (std::vector<std::string>{"server1", "10.0.0.2:5000"}));
     EXPECT_EQ(o.port, 6000);
-    EXPECT_EQ(o.tests, (std::vector<TestKind>{TestKind::stream, TestKind::maerts}));
+    EXPECT_EQ(o.tests, (std::vector<Workload>{Workload::stream, Workload::maerts}));
     EXPECT_EQ(o.message_sizes, (std::vector<uint64_t>{65536, 131072, 262144}));
     EXPECT_DOUBLE_EQ(o.params.duration_s, 5);
     EXPECT_EQ(o.params.streams, 4);
@@ -98,7 +98,7 @@ TEST(Cli, LongOptionNamesAndLimits) {
                      "86400", "--streams", "256", "--output", "csv", "--align", "2M"},
                     o),
               -1);
-    EXPECT_EQ(o.tests, std::vector<TestKind>{TestKind::maerts});
+    EXPECT_EQ(o.tests, std::vector<Workload>{Workload::maerts});
     EXPECT_EQ(o.message_sizes, std::vector<uint64_t>{1ull << 30});
     EXPECT_DOUBLE_EQ(o.params.duration_s, 86400);
     EXPECT_EQ(o.params.streams, 256);
@@ -445,9 +445,9 @@ TEST(ExpandTests, OrderIsTransportThenTestThenSize) {
               -1);
     auto specs = expand_tests(o);
     ASSERT_EQ(specs.size(), 6u);
-    const std::vector<std::pair<TestKind, uint64_t>> want{{TestKind::maerts, 1 << 20},  {TestKind::maerts, 64 << 10},
-                                                          {TestKind::maerts, 4 << 20},  {TestKind::stream, 1 << 20},
-                                                          {TestKind::stream, 64 << 10}, {TestKind::stream, 4 << 20}};
+    const std::vector<std::pair<Workload, uint64_t>> want{{Workload::maerts, 1 << 20},  {Workload::maerts, 64 << 10},
+                                                          {Workload::maerts, 4 << 20},  {Workload::stream, 1 << 20},
+                                                          {Workload::stream, 64 << 10}, {Workload::stream, 4 << 20}};
     for (size_t i = 0; i < specs.size(); ++i) {
         EXPECT_EQ(specs[i].transport, Transport::tcp);
         EXPECT_EQ(specs[i].test, want[i].first) << i;
@@ -476,7 +476,7 @@ TEST(ExpandTests, TransportOuterThenReceiveModeThenTestThenSize) {
     for (size_t i = 0; i < specs.size(); ++i) {
         EXPECT_EQ(specs[i].transport, i < 8 ? Transport::tcp_msgzc : Transport::tcp) << i;
         EXPECT_EQ(specs[i].rx, (i / 4) % 2 == 0 ? RxMode::zerocopy : RxMode::copy) << i;
-        EXPECT_EQ(specs[i].test, (i / 2) % 2 == 0 ? TestKind::stream : TestKind::maerts) << i;
+        EXPECT_EQ(specs[i].test, (i / 2) % 2 == 0 ? Workload::stream : Workload::maerts) << i;
         EXPECT_EQ(specs[i].message_size, i % 2 + 1) << i;
         EXPECT_DOUBLE_EQ(specs[i].duration_s, 3);
         EXPECT_TRUE(specs[i].uring_fixed);
@@ -507,7 +507,7 @@ TEST(ExpandTests, ServerHalfCarriesTheRemoteSide) {
     o.transports = {Transport::tcp_uringzc};
     o.rx_modes = {RxMode::splice};
     o.params.uring_fixed = true;
-    ServerSpec s = server_half(expand_tests(o).front());
+    HalfSpec s = server_half(expand_tests(o).front());
     EXPECT_EQ(s.transport, Transport::tcp_uringzc);
     EXPECT_EQ(s.rx, RxMode::splice);
     EXPECT_TRUE(s.uring_fixed);
@@ -516,10 +516,10 @@ TEST(ExpandTests, ServerHalfCarriesTheRemoteSide) {
     EXPECT_EQ(s.side.mem_node, 1);  // the remote side's, not the local 0
     EXPECT_EQ(s.side.irq_cpus, (std::vector<int>{8, 9}));
     EXPECT_EQ(s.message_size, 1u << 20);
-    EXPECT_EQ(server_role(TestKind::stream), Role::recv);
-    EXPECT_EQ(client_role(TestKind::stream), Role::send);
-    EXPECT_EQ(server_role(TestKind::maerts), Role::send);
-    EXPECT_EQ(client_role(TestKind::maerts), Role::recv);
+    EXPECT_EQ(server_role(Workload::stream), Role::recv);
+    EXPECT_EQ(client_role(Workload::stream), Role::send);
+    EXPECT_EQ(server_role(Workload::maerts), Role::send);
+    EXPECT_EQ(client_role(Workload::maerts), Role::recv);
 }
 
 TEST(StreamShare, RemainderGoesToTheFirstStreams) {

@@ -548,11 +548,11 @@ TEST(ExplainCli, OptionsSetTheRateAndStacks) {
     EXPECT_EQ(test::parse({"--explain-hz", "0"}), 2);
     EXPECT_EQ(test::parse({"--explain-hz", "100000"}), 2);
     // the server's half carries the rate; an older server's silence means off
-    ServerSpec half = server_half(TestSpec{h.params, {}, {}, {}});
-    EXPECT_EQ(server_spec_from_json(to_json(half)).explain_hz, 4999);
+    HalfSpec half = server_half(TestSpec{h.params, {}, {}, {}});
+    EXPECT_EQ(half_spec_from_json(to_json(half)).explain_hz, 4999);
     auto j = to_json(half);
     j.erase("explain_hz");
-    EXPECT_EQ(server_spec_from_json(j).explain_hz, 0);
+    EXPECT_EQ(half_spec_from_json(j).explain_hz, 0);
 }
 
 TEST(ExplainSummary, ASampleWeighsTheTimeSinceItsCpusLastOne) {

@@ -133,7 +133,7 @@ void expect_full_side_eq(const SideResult& a, const SideResult& b) {
     expect_members_eq("gpu", a.placement.gpu, b.placement.gpu, &G::device, &G::name, &G::pci, &G::numa_node,
                       &G::pcie_path, &G::nic_relation, &G::shares_root_port);
     ASSERT_EQ(b.shared_with.size(), 1u);
-    using H = SharedHostTest;
+    using H = ConcurrentTest;
     expect_members_eq("shared_with", a.shared_with[0], b.shared_with[0], &H::program, &H::pid, &H::peer, &H::test,
                       &H::overlap_s, &H::cpus, &H::died);
     using MS = MessageSide;
@@ -351,7 +351,7 @@ TEST(FieldTableMalformed, NestedValuesNameTheirField) {
 // The report (encoded only) keeps its keys: each side's figures, and the blocks of the options that add them.
 TEST(FieldTableReport, TestResultCarriesItsBlocks) {
     TestResult r;
-    r.test = TestKind::rr;
+    r.test = Workload::rr;
     r.local = full_side();
     r.remote = full_side();
     r.messages.rtt.p50_us = 10;
@@ -386,7 +386,7 @@ TEST(FieldTableReport, TestResultCarriesItsBlocks) {
     EXPECT_DOUBLE_EQ(j["local"]["zerocopy"]["copied_pct"].get<double>(), 100.0 * 12 / 11);
     EXPECT_TRUE(j["local"].contains("cpu_util_pct"));
     EXPECT_DOUBLE_EQ(j["local"]["memory"]["stage_copy_s"].get<double>(), 103e-9);
-    r.test = TestKind::crr;
+    r.test = Workload::crr;
     j = to_json(r);
     EXPECT_TRUE(j["crr"].contains("connect_us"));
     EXPECT_DOUBLE_EQ(j["crr"]["connect_us"]["p90"].get<double>(), 70);

@@ -14,7 +14,7 @@
 #include "core/flow_stats.hpp"
 #include "core/stream_counters.hpp"
 #include "parse_cli.hpp"
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/result.hpp"
 #include "run_driver.hpp"
@@ -110,14 +110,14 @@ TEST(FdLimit, AChildWithALowSoftLimitIsRaisedAndBeyondTheHardOneRefused) {
 TEST(FlowRules, FlowsRunOverTcpCopiesForStreamMaertsAndRr) {
     TestSpec s;
     s.flows = 100;
-    for (TestKind t : {TestKind::stream, TestKind::maerts, TestKind::rr}) {
+    for (Workload t : {Workload::stream, Workload::maerts, Workload::rr}) {
         s.test = t;
-        s.message_size = t == TestKind::rr ? 1 : 1 << 16;
-        EXPECT_EQ(spec_problem(s), "") << test_name(t);
+        s.message_size = t == Workload::rr ? 1 : 1 << 16;
+        EXPECT_EQ(spec_problem(s), "") << workload_name(t);
     }
-    s.test = TestKind::msgrate;
+    s.test = Workload::msgrate;
     EXPECT_NE(spec_problem(s).find("--flows runs stream, maerts and rr"), std::string::npos) << spec_problem(s);
-    s.test = TestKind::stream;
+    s.test = Workload::stream;
     for (const char* t : {"tcp-sendfile", "udp"}) {
         s.transport = transport_from_name(t);
         std::string why = spec_problem(s);

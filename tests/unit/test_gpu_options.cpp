@@ -17,7 +17,7 @@
 #include "memory/host_buffer.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/result.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 #include "paths/tcp_ops.hpp"
 #include "socket/staged_stream.hpp"
 #include "core/unique_fd.hpp"
@@ -120,15 +120,15 @@ TEST(GpuSpec, BufferAndGpuPathTravelAndDefaultToHost) {
     t.remote.buffer = {MemoryKind::cuda, 2};
     t.remote.gpu_path = GpuPath::staged;
     auto j = to_json(server_half(t));
-    ServerSpec s = server_spec_from_json(j);
+    HalfSpec s = half_spec_from_json(j);
     EXPECT_EQ(s.side.buffer, (BufferSpec{MemoryKind::cuda, 2}));
     EXPECT_EQ(s.side.gpu_path, GpuPath::staged);
     j.erase("buffer");
     j.erase("gpu_path");
-    ServerSpec old = server_spec_from_json(j);  // a peer from before GPU buffers
+    HalfSpec old = half_spec_from_json(j);  // a peer from before GPU buffers
     EXPECT_EQ(old.side.buffer.kind, MemoryKind::host);
     j["buffer"] = "vram";
-    EXPECT_THROW(server_spec_from_json(j), ProtocolError);
+    EXPECT_THROW(half_spec_from_json(j), ProtocolError);
 }
 
 TEST(GpuResult, MemoryAndGpuPlacementRoundTrip) {
@@ -167,11 +167,11 @@ TEST(GpuPaths, OnlyTheCopyPathsTakeOtherMemory) {
     const BufferSpec gpu{MemoryKind::cuda, 0};
     StreamLoop s;
     StreamLoop r;
-    ServerSpec sendfile = zc::test::half_spec(Transport::tcp_sendfile, 4096, gpu);
+    HalfSpec sendfile = zc::test::half_spec(Transport::tcp_sendfile, 4096, gpu);
     EXPECT_NE(error_of([&] { make_tcp_send(s, sendfile, a.get()); }).find("-T tcp"), std::string::npos);
-    ServerSpec splice = zc::test::half_spec(Transport::tcp, 4096, gpu, RxMode::splice);
+    HalfSpec splice = zc::test::half_spec(Transport::tcp, 4096, gpu, RxMode::splice);
     EXPECT_NE(error_of([&] { make_tcp_recv(r, splice, b.get()); }).find("--rx copy"), std::string::npos);
-    ServerSpec direct = zc::test::half_spec(Transport::tcp, 4096, gpu);
+    HalfSpec direct = zc::test::half_spec(Transport::tcp, 4096, gpu);
     direct.side.gpu_path = GpuPath::direct;
     EXPECT_NE(error_of([&] { make_tcp_send(s, direct, a.get()); }).find("cannot DMA"), std::string::npos);
     EXPECT_NE(error_of([&] { make_tcp_recv(r, direct, b.get()); }).find("use --gpu-path staged"), std::string::npos);

@@ -111,7 +111,7 @@ TEST(Intervals, RoundTripPercentilesAreThoseOfTheIntervalOnly) {
 
 TEST(Intervals, PairerWaitsForBothSidesThenHandsRowsOutInOrder) {
     // Stream test, the client sends: the rows carry the server's (receiver's) counts.
-    IntervalPairer p(TestKind::stream, false, true, 1.0, 1);
+    IntervalPairer p(Workload::stream, false, true, 1.0, 1);
     p.add_local(side(0, 0, 1, 1250000000));
     EXPECT_TRUE(p.take().empty());  // the server's half is not in yet
     p.add_remote(side(0, 0.001, 1.001, 1250000001));
@@ -140,7 +140,7 @@ TEST(Intervals, PairerWaitsForBothSidesThenHandsRowsOutInOrder) {
 TEST(Intervals, PairerMatchesByEdgeWhenOneSideSkippedSome) {
     // maerts: the client receives and counts. The server was stopped from 0.75 s to 2.25 s, so its
     // sampler woke once, late: one interval 3 over [0.75, 2.25], then 9.
-    IntervalPairer p(TestKind::maerts, true, true, 0.25, 1);
+    IntervalPairer p(Workload::maerts, true, true, 0.25, 1);
     for (uint32_t i = 3; i < 10; ++i) p.add_local(side(i, i * 0.25, (i + 1) * 0.25, i == 3 ? 100 : 0));
     p.add_remote(side(3, 0.75, 2.25, 100));
     auto rows = p.take();
@@ -156,7 +156,7 @@ TEST(Intervals, PairerMatchesByEdgeWhenOneSideSkippedSome) {
 }
 
 TEST(Intervals, PairerWithoutServerSamplesUsesOursAlone) {
-    IntervalPairer p(TestKind::rr, true, false, 0.5, 2);
+    IntervalPairer p(Workload::rr, true, false, 0.5, 2);
     p.add_local(side(0, 0, 0.5, 100, 5000));
     auto rows = p.take();
     ASSERT_EQ(rows.size(), 1u);
@@ -227,21 +227,21 @@ TEST(Intervals, WelcomeListsTheFeatureAndAnOlderOneDoesNot) {
 }
 
 TEST(Intervals, SpecCarriesTheIntervalAndRefusesBadOnes) {
-    ServerSpec s;
+    HalfSpec s;
     s.duration_s = 5;
     s.interval_s = 0.25;
     nlohmann::json j = to_json(s);
-    EXPECT_DOUBLE_EQ(server_spec_from_json(j).interval_s, 0.25);
+    EXPECT_DOUBLE_EQ(half_spec_from_json(j).interval_s, 0.25);
     j.erase("interval_s");  // an older client
-    EXPECT_EQ(server_spec_from_json(j).interval_s, 0.0);
+    EXPECT_EQ(half_spec_from_json(j).interval_s, 0.0);
     for (double bad : {0.001, 6.0, -1.0}) {
         j["interval_s"] = bad;
-        EXPECT_THROW(server_spec_from_json(j), ProtocolError) << bad;
+        EXPECT_THROW(half_spec_from_json(j), ProtocolError) << bad;
     }
     j["total_bytes"] = 1 << 30;  // a byte total has no duration to exceed
     j["duration_s"] = 0;
     j["interval_s"] = 6.0;
-    EXPECT_NO_THROW(server_spec_from_json(j));
+    EXPECT_NO_THROW(half_spec_from_json(j));
 }
 
 TEST(Intervals, OptionErrorsExitWith2) {
@@ -294,7 +294,7 @@ TestResult result_with_intervals(int iteration, uint64_t a, uint64_t b) {
     r.bytes = a + b;
     r.elapsed_s = 2;
     r.throughput_gbps = 1;
-    IntervalPairer p(TestKind::stream, true, true, 1, iteration);
+    IntervalPairer p(Workload::stream, true, true, 1, iteration);
     p.add_local(side(0, 0, 1, a));
     p.add_local(side(1, 1, 2, b));
     p.add_remote(side(0, 0, 1, a));

@@ -29,7 +29,7 @@ SideResult side(Role role, uint64_t bytes, double elapsed_s) {
     return s;
 }
 
-TestSpec spec(TestKind t, int streams = 1) {
+TestSpec spec(Workload t, int streams = 1) {
     TestSpec s;
     s.test = t;
     s.message_size = 65536;
@@ -50,9 +50,9 @@ bool has_warning_containing(const TestResult& r, const std::string& text) {
 TEST(MergeSides, StreamThroughputFromTheReceiver) {
     // stream: the client (local) sends, the server (remote) receives.
     // Receiver: 1e9 bytes in 2.0 s = 1e9 x 8 / 2.0 / 1e9 = 4.0 Gbit/s (the sender's 2.1 s is not used).
-    TestResult r = merge_sides(spec(TestKind::stream), side(Role::send, 1000000000, 2.1),
+    TestResult r = merge_sides(spec(Workload::stream), side(Role::send, 1000000000, 2.1),
                                side(Role::recv, 1000000000, 2.0), false);
-    EXPECT_EQ(r.test, TestKind::stream);
+    EXPECT_EQ(r.test, Workload::stream);
     EXPECT_EQ(r.transport, Transport::tcp);
     EXPECT_EQ(r.message_size, 65536u);
     EXPECT_EQ(r.streams, 1);
@@ -67,22 +67,22 @@ TEST(MergeSides, StreamThroughputFromTheReceiver) {
 
 TEST(MergeSides, MaertsThroughputFromTheLocalReceiver) {
     // maerts: the client (local) receives: 5e9 bytes in 4.0 s = 10.0 Gbit/s (not the sender's 4.2 s).
-    TestResult r = merge_sides(spec(TestKind::maerts), side(Role::recv, 5000000000, 4.0),
+    TestResult r = merge_sides(spec(Workload::maerts), side(Role::recv, 5000000000, 4.0),
                                side(Role::send, 5000000000, 4.2), false);
-    EXPECT_EQ(r.test, TestKind::maerts);
+    EXPECT_EQ(r.test, Workload::maerts);
     EXPECT_DOUBLE_EQ(r.elapsed_s, 4.0);
     EXPECT_DOUBLE_EQ(r.throughput_gbps, 10.0);
     EXPECT_EQ(r.local.role, Role::recv);
 }
 
 TEST(MergeSides, ZeroElapsedIsZeroThroughput) {
-    TestResult r = merge_sides(spec(TestKind::stream), side(Role::send, 0, 0), side(Role::recv, 0, 0), false);
+    TestResult r = merge_sides(spec(Workload::stream), side(Role::send, 0, 0), side(Role::recv, 0, 0), false);
     EXPECT_EQ(r.throughput_gbps, 0.0);
 }
 
 TEST(MergeSides, ByteCountMismatchThrows) {
     try {
-        merge_sides(spec(TestKind::stream), side(Role::send, 1000, 1), side(Role::recv, 999, 1), false);
+        merge_sides(spec(Workload::stream), side(Role::send, 1000, 1), side(Role::recv, 999, 1), false);
         FAIL() << "a short receive was accepted";
     } catch (const std::runtime_error& e) {
         std::string what = e.what();
@@ -90,7 +90,7 @@ TEST(MergeSides, ByteCountMismatchThrows) {
         EXPECT_NE(what.find("counted 999"), std::string::npos) << what;
     }
     // maerts, the other way round
-    EXPECT_THROW(merge_sides(spec(TestKind::maerts), side(Role::recv, 5, 1), side(Role::send, 6, 1), false),
+    EXPECT_THROW(merge_sides(spec(Workload::maerts), side(Role::recv, 5, 1), side(Role::send, 6, 1), false),
                  std::runtime_error);
 }
 
@@ -98,9 +98,9 @@ TEST(MergeSides, PerStreamMismatchThrowsEvenWhenTotalsAgree) {
     SideResult tx = side(Role::send, 1000, 1), rx = side(Role::recv, 1000, 1);
     tx.stream_bytes = {600, 400};
     rx.stream_bytes = {500, 500};
-    EXPECT_THROW(merge_sides(spec(TestKind::stream, 2), tx, rx, false), std::runtime_error);
+    EXPECT_THROW(merge_sides(spec(Workload::stream, 2), tx, rx, false), std::runtime_error);
     rx.stream_bytes = {600, 400};
-    TestResult r = merge_sides(spec(TestKind::stream, 2), tx, rx, false);
+    TestResult r = merge_sides(spec(Workload::stream, 2), tx, rx, false);
     EXPECT_EQ(r.bytes, 1000u);
     EXPECT_EQ(r.streams, 2);
 }
@@ -110,7 +110,7 @@ TEST(MergeSides, OtherLoadWarningAboveFivePercentOfACpu) {
     // 0.6 CPU-s of other processes over 10 s = 6.0 % of one CPU: warned, naming the top processes.
     rx.cpu.others.cpu_s = 0.6;
     rx.cpu.others.top = {{100, "nginx", 0.5}, {600, "make", 0.1}};
-    TestResult r = merge_sides(spec(TestKind::stream), tx, rx, false);
+    TestResult r = merge_sides(spec(Workload::stream), tx, rx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
     const std::string& w = r.warnings[0];
     EXPECT_EQ(w.rfind("remote: other processes used ", 0), 0u) << w;
@@ -119,7 +119,7 @@ TEST(MergeSides, OtherLoadWarningAboveFivePercentOfACpu) {
     // On the local side it says "local".
     tx.cpu.others = rx.cpu.others;
     rx.cpu.others = {};
-    r = merge_sides(spec(TestKind::stream), tx, rx, false);
+    r = merge_sides(spec(Workload::stream), tx, rx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0].rfind("local: other processes used ", 0), 0u) << r.warnings[0];
     EXPECT_NE(r.warnings[0].find(" 6.0% of a CPU"), std::string::npos) << r.warnings[0];
@@ -130,17 +130,17 @@ TEST(MergeSides, NoOtherLoadWarningAtOrBelowFivePercent) {
     rx.cpu.others.cpu_s = 0.5;  // exactly 5.0 %: not above
     rx.cpu.others.top = {{100, "nginx", 0.5}};
     tx.cpu.others.cpu_s = 0.4;  // 4 %
-    EXPECT_TRUE(merge_sides(spec(TestKind::stream), tx, rx, false).warnings.empty());
+    EXPECT_TRUE(merge_sides(spec(Workload::stream), tx, rx, false).warnings.empty());
     // The percentage is of the CPU meter's interval: the same 0.5 s over 5 s is 10 %.
     rx.cpu.elapsed_s = 5;
-    EXPECT_TRUE(has_warning_containing(merge_sides(spec(TestKind::stream), tx, rx, false), "10.0% of a CPU"));
+    EXPECT_TRUE(has_warning_containing(merge_sides(spec(Workload::stream), tx, rx, false), "10.0% of a CPU"));
 }
 
 TEST(MergeSides, SideWarningsArePrefixedAndSameHostIsNoted) {
     SideResult tx = side(Role::send, 10, 1), rx = side(Role::recv, 10, 1);
     tx.warnings = {"CPU 3 asked, ran on 2"};
     rx.warnings = {"short buffer"};
-    TestResult r = merge_sides(spec(TestKind::stream), tx, rx, true);
+    TestResult r = merge_sides(spec(Workload::stream), tx, rx, true);
     ASSERT_EQ(r.warnings.size(), 3u);
     EXPECT_EQ(r.warnings[0], "local: CPU 3 asked, ran on 2");
     EXPECT_EQ(r.warnings[1], "remote: short buffer");
@@ -150,7 +150,7 @@ TEST(MergeSides, SideWarningsArePrefixedAndSameHostIsNoted) {
 }
 
 TEST(MergeSides, SpecFieldsCopied) {
-    TestSpec sp = spec(TestKind::maerts, 3);
+    TestSpec sp = spec(Workload::maerts, 3);
     sp.transport = Transport::tcp_uringzc;
     sp.rx = RxMode::splice;
     sp.message_size = 12345;
@@ -159,7 +159,7 @@ TEST(MergeSides, SpecFieldsCopied) {
     TestResult r = merge_sides(sp, rx, tx, false);
     EXPECT_EQ(r.transport, Transport::tcp_uringzc);
     EXPECT_EQ(r.rx, RxMode::splice);
-    EXPECT_EQ(r.test, TestKind::maerts);
+    EXPECT_EQ(r.test, Workload::maerts);
     EXPECT_EQ(r.message_size, 12345u);
     EXPECT_EQ(r.streams, 3);
     EXPECT_TRUE(r.baseline.transport.empty());
@@ -167,7 +167,7 @@ TEST(MergeSides, SpecFieldsCopied) {
 
 // A timed run that outlasts -l by more than 20 % says so once, with the stalled call that explains it.
 TEST(MergeSides, OverrunWarningNamesTheLongestCall) {
-    TestSpec s = spec(TestKind::stream);
+    TestSpec s = spec(Workload::stream);
     s.duration_s = 4;
     SideResult tx = side(Role::send, GiB, 14.68);
     tx.path = "tcp";
@@ -181,7 +181,7 @@ TEST(MergeSides, OverrunWarningNamesTheLongestCall) {
 }
 
 TEST(MergeSides, OverrunWithoutAStalledCallSaysSo) {
-    TestSpec s = spec(TestKind::stream);
+    TestSpec s = spec(Workload::stream);
     s.duration_s = 10;
     // 12.1 s is 1.21x: warned; no call waited as much as a tenth of it.
     SideResult tx = side(Role::send, GiB, 12.0);
@@ -193,7 +193,7 @@ TEST(MergeSides, OverrunWithoutAStalledCallSaysSo) {
 }
 
 TEST(MergeSides, NoOverrunWarningWithinTwentyPercentOrForAByteBudget) {
-    TestSpec s = spec(TestKind::stream);
+    TestSpec s = spec(Workload::stream);
     s.duration_s = 10;
     EXPECT_TRUE(merge_sides(s, side(Role::send, GiB, 11.9), side(Role::recv, GiB, 11.95), false).warnings.empty());
     s.total_bytes = GiB;  // -n: no time was asked
@@ -206,25 +206,25 @@ TEST(MergeSides, ZeroCopySendNoteFromTheSender) {
     tx.zerocopy.sent_bytes = 1000;
     tx.zerocopy.copied_bytes = 250;  // 25.0 %
     tx.zerocopy.completions = 10;
-    TestResult r = merge_sides(spec(TestKind::stream), tx, rx, false);
+    TestResult r = merge_sides(spec(Workload::stream), tx, rx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0],
               "tcp-msgzc: the kernel reports it copied 25.0% of the 1000 zero-copy bytes anyway (10 completions)");
     // ENOBUFS waits are mentioned when there were any.
     tx.zerocopy.enobufs = 3;
-    r = merge_sides(spec(TestKind::stream), tx, rx, false);
+    r = merge_sides(spec(Workload::stream), tx, rx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_NE(r.warnings[0].find("(10 completions, 3 ENOBUFS waits)"), std::string::npos) << r.warnings[0];
     // maerts: the sender is the remote side; its counters are the ones reported.
     SideResult rtx = tx, lrx = rx;
     rtx.path = "tcp-uringzc";
-    r = merge_sides(spec(TestKind::maerts), lrx, rtx, false);
+    r = merge_sides(spec(Workload::maerts), lrx, rtx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0].rfind("tcp-uringzc: the kernel reports it copied 25.0%", 0), 0u) << r.warnings[0];
     // A receiver's zc counters (none on a receiver in practice) are not taken for the sender's.
     SideResult plain_tx = side(Role::send, GiB, 1), odd_rx = rx;
     odd_rx.zerocopy.sent_bytes = 5;
-    EXPECT_TRUE(merge_sides(spec(TestKind::stream), plain_tx, odd_rx, false).warnings.empty());
+    EXPECT_TRUE(merge_sides(spec(Workload::stream), plain_tx, odd_rx, false).warnings.empty());
 }
 
 TEST(MergeSides, ZeroCopyThatAlwaysCopiedIsExplained) {
@@ -233,19 +233,19 @@ TEST(MergeSides, ZeroCopyThatAlwaysCopiedIsExplained) {
     tx.zerocopy.sent_bytes = tx.zerocopy.copied_bytes = 1 << 20;  // 100 %
     tx.zerocopy.completions = 16;
     // Same host (loopback, veth): the kernel always copies.
-    TestResult r = merge_sides(spec(TestKind::stream), tx, rx, true);
+    TestResult r = merge_sides(spec(Workload::stream), tx, rx, true);
     ASSERT_EQ(r.warnings.size(), 2u);
     EXPECT_NE(r.warnings[0].find("copied 100.0% of the 1048576 zero-copy bytes"), std::string::npos) << r.warnings[0];
     EXPECT_NE(r.warnings[0].find("on loopback and veth it always copies"), std::string::npos) << r.warnings[0];
     EXPECT_NE(r.warnings[1].find("share one host"), std::string::npos);
     // Another host: the device is the suspect.
-    r = merge_sides(spec(TestKind::stream), tx, rx, false);
+    r = merge_sides(spec(Workload::stream), tx, rx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_NE(r.warnings[0].find("the device cannot send from user pages"), std::string::npos) << r.warnings[0];
     // 99.9 % exactly is not "always": no explanation.
     tx.zerocopy.sent_bytes = 1000;
     tx.zerocopy.copied_bytes = 999;
-    r = merge_sides(spec(TestKind::stream), tx, rx, false);
+    r = merge_sides(spec(Workload::stream), tx, rx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_NE(r.warnings[0].find("copied 99.9%"), std::string::npos) << r.warnings[0];
     EXPECT_EQ(r.warnings[0].find("device"), std::string::npos) << r.warnings[0];
@@ -255,28 +255,28 @@ TEST(MergeSides, ZeroCopyReceiveNoteFromTheReceiver) {
     SideResult tx = side(Role::send, GiB, 1), rx = side(Role::recv, GiB, 1);
     rx.zerocopy.rx_mapped_bytes = 3000;
     rx.zerocopy.rx_copied_bytes = 1000;  // 75 % mapped
-    TestResult r = merge_sides(spec(TestKind::stream), tx, rx, false);
+    TestResult r = merge_sides(spec(Workload::stream), tx, rx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0], "rx-zerocopy: 75.0% of the bytes were mapped, 25.0% copied");
     // Under half mapped: says when pages map at all.
     rx.zerocopy.rx_mapped_bytes = 1000;
     rx.zerocopy.rx_copied_bytes = 3000;
-    r = merge_sides(spec(TestKind::stream), tx, rx, false);
+    r = merge_sides(spec(Workload::stream), tx, rx, false);
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0].rfind("rx-zerocopy: 25.0% of the bytes were mapped, 75.0% copied; pages map only when", 0),
               0u)
         << r.warnings[0];
     // Between two hosts the reason is the receiving driver; on one host, the sender.
     EXPECT_NE(r.warnings[0].find("receiving driver"), std::string::npos) << r.warnings[0];
-    r = merge_sides(spec(TestKind::stream), tx, rx, true);
+    r = merge_sides(spec(Workload::stream), tx, rx, true);
     EXPECT_NE(r.warnings.at(0).find("on loopback: tcp-msgzc"), std::string::npos) << r.warnings.at(0);
     EXPECT_EQ(r.warnings.at(0).find("receiving driver"), std::string::npos) << r.warnings.at(0);
     // Exactly 50 % is not "under half".
     rx.zerocopy.rx_mapped_bytes = rx.zerocopy.rx_copied_bytes = 2000;
-    r = merge_sides(spec(TestKind::stream), tx, rx, false);
+    r = merge_sides(spec(Workload::stream), tx, rx, false);
     EXPECT_EQ(r.warnings.at(0), "rx-zerocopy: 50.0% of the bytes were mapped, 50.0% copied");
     // maerts: the receiver is local.
-    r = merge_sides(spec(TestKind::maerts), rx, tx, false);
+    r = merge_sides(spec(Workload::maerts), rx, tx, false);
     EXPECT_EQ(r.warnings.at(0), "rx-zerocopy: 50.0% of the bytes were mapped, 50.0% copied");
 }
 

@@ -13,16 +13,16 @@
 #include "../half_spec.hpp"
 #include "paths/tcp_ops.hpp"
 #include "tcp/tcp_msgrate.hpp"
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 
 using namespace zc;
 using zc::test::half_spec;
 
 namespace {
 // What a half of this message test may not do (spec_problem), with the options it carries.
-std::string problem(TestKind test, Transport t, RxMode rx, uint64_t total_bytes, uint32_t batch,
+std::string problem(Workload test, Transport t, RxMode rx, uint64_t total_bytes, uint32_t batch,
                     const RdmaOptions& rdma = {}) {
-    ServerSpec h = half_spec(t, 1, {}, rx, test);
+    HalfSpec h = half_spec(t, 1, {}, rx, test);
     h.total_bytes = total_bytes;
     h.batch = batch;
     h.rdma = rdma;
@@ -52,7 +52,7 @@ SideResult side(Role role, uint64_t transactions, double elapsed_s, double busy_
 
 TestSpec rr_spec() {
     TestSpec s;
-    s.test = TestKind::rr;
+    s.test = Workload::rr;
     s.message_size = 1;
     return s;
 }
@@ -91,13 +91,13 @@ TEST(MessageTests, TransactionRateIsOverTheClientsLoopsNotItsWaitForTheResult) {
     SideResult client = side(Role::send, 30000, 3.08, 1.0);
     client.loops_s = 3.0;
     SideResult server = side(Role::recv, 30000, 3.01, 1.0);
-    for (TestKind t : {TestKind::rr, TestKind::crr, TestKind::cc}) {
+    for (Workload t : {Workload::rr, Workload::crr, Workload::cc}) {
         TestSpec s = rr_spec();
         s.test = t;
         TestResult r = merge_sides(s, client, server, true);
-        EXPECT_DOUBLE_EQ(r.messages.elapsed_s, 3.0) << test_name(t);
-        EXPECT_DOUBLE_EQ(r.messages.messages_per_s, 10000.0) << test_name(t);
-        EXPECT_DOUBLE_EQ(r.messages.stream_messages_per_s.at(0), 10000.0) << test_name(t);
+        EXPECT_DOUBLE_EQ(r.messages.elapsed_s, 3.0) << workload_name(t);
+        EXPECT_DOUBLE_EQ(r.messages.messages_per_s, 10000.0) << workload_name(t);
+        EXPECT_DOUBLE_EQ(r.messages.stream_messages_per_s.at(0), 10000.0) << workload_name(t);
     }
     SideResult back = side_result_from_json(to_json(client));  // it crosses the wire (a server's side)
     EXPECT_DOUBLE_EQ(back.loops_s, 3.0);
@@ -122,7 +122,7 @@ TEST(MessageTests, TransactionCountsMustAgree) {
 
 TEST(MessageTests, MsgrateNotesMergedSegments) {
     TestSpec s = rr_spec();
-    s.test = TestKind::msgrate;
+    s.test = Workload::msgrate;
     s.message_size = 2;
     s.batch = 4;
     SideResult tx = side(Role::send, 1000, 1.0, 1.0);
@@ -203,70 +203,70 @@ TEST(MessageTests, CommandLineDefaultsAndBadCombinations) {
 }
 
 TEST(MessageTests, ServerSideChecksAndBufferSizes) {
-    EXPECT_EQ(problem(TestKind::rr, Transport::tcp, RxMode::copy, 0, 1), "");
+    EXPECT_EQ(problem(Workload::rr, Transport::tcp, RxMode::copy, 0, 1), "");
     // The rows that run rr, named from the table.
-    EXPECT_NE(problem(TestKind::rr, Transport::tcp_uringzc, RxMode::copy, 0, 1).find("rr runs over tcp, "),
+    EXPECT_NE(problem(Workload::rr, Transport::tcp_uringzc, RxMode::copy, 0, 1).find("rr runs over tcp, "),
               std::string::npos);
-    EXPECT_NE(problem(TestKind::msgrate, Transport::tcp, RxMode::copy, 100, 1).find("-l"), std::string::npos);
-    EXPECT_NE(problem(TestKind::rr, Transport::tcp, RxMode::copy, 0, 4), "");
-    EXPECT_EQ(problem(TestKind::stream, Transport::tcp_msgzc, RxMode::zerocopy, 100, 1), "");
-    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 1ull << 30, {}, RxMode::copy, TestKind::rr), Role::recv),
+    EXPECT_NE(problem(Workload::msgrate, Transport::tcp, RxMode::copy, 100, 1).find("-l"), std::string::npos);
+    EXPECT_NE(problem(Workload::rr, Transport::tcp, RxMode::copy, 0, 4), "");
+    EXPECT_EQ(problem(Workload::stream, Transport::tcp_msgzc, RxMode::zerocopy, 100, 1), "");
+    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 1ull << 30, {}, RxMode::copy, Workload::rr), Role::recv),
               1ull << 30);
     // rr takes host, pinned and GPU memory; msgrate host memory only, and the server says so too.
     EXPECT_EQ(msgrate_buffer_problem({MemoryKind::host, 0}), "");
     EXPECT_NE(msgrate_buffer_problem({MemoryKind::cuda, 1}).find("msgrate uses host memory"), std::string::npos);
-    ServerSpec gpu_msgrate = server_half(rr_spec());
-    gpu_msgrate.test = TestKind::msgrate;
+    HalfSpec gpu_msgrate = server_half(rr_spec());
+    gpu_msgrate.test = Workload::msgrate;
     gpu_msgrate.side.buffer = {MemoryKind::cuda, 0};
     StreamLoop path;
     LatencyHistogram rtt;
     EXPECT_THROW(make_tcp_exchange(path, gpu_msgrate, Role::send, -1, rtt), std::runtime_error);
-    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 2, {}, RxMode::copy, TestKind::msgrate), Role::recv),
+    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 2, {}, RxMode::copy, Workload::msgrate), Role::recv),
               TcpMsgRateReceiver::kChunk);
     // Verbs msgrate: the receiver's ring, at least 512 slots per QP (2 QPs x 512 x 4 KiB).
     RdmaOptions two;
     two.qps = 2;
-    ServerSpec verbs = half_spec(Transport::rdma_send, 4096, {}, RxMode::copy, TestKind::msgrate);
+    HalfSpec verbs = half_spec(Transport::rdma_send, 4096, {}, RxMode::copy, Workload::msgrate);
     verbs.rdma = two;
     EXPECT_EQ(buffer_bytes(verbs, Role::recv), 2ull * 512 * 4096);
     // The spec carries the test kind and batch to the server, and refuses a bad batch.
     TestSpec s = rr_spec();
-    s.test = TestKind::msgrate;
+    s.test = Workload::msgrate;
     s.batch = 16;
-    ServerSpec back = server_spec_from_json(to_json(server_half(s)));
-    EXPECT_EQ(back.test, TestKind::msgrate);
+    HalfSpec back = half_spec_from_json(to_json(server_half(s)));
+    EXPECT_EQ(back.test, Workload::msgrate);
     EXPECT_EQ(back.batch, 16u);
     auto j = to_json(server_half(s));
     j["batch"] = 5000;
-    EXPECT_THROW(server_spec_from_json(j), ProtocolError);
+    EXPECT_THROW(half_spec_from_json(j), ProtocolError);
     j.erase("batch");
-    EXPECT_EQ(server_spec_from_json(j).batch, 1u);  // an older client
+    EXPECT_EQ(half_spec_from_json(j).batch, 1u);  // an older client
 }
 
 TEST(MessageTests, RdmaTransportsAndWhatTheyRefuse) {
     for (Transport t : {Transport::rdma_send, Transport::rdma_write, Transport::rsocket}) {
-        EXPECT_EQ(problem(TestKind::rr, t, RxMode::copy, 0, 1), "") << transport_name(t);
+        EXPECT_EQ(problem(Workload::rr, t, RxMode::copy, 0, 1), "") << transport_name(t);
     }
     for (Transport t : {Transport::rdma_send, Transport::rdma_write}) {
-        EXPECT_EQ(problem(TestKind::msgrate, t, RxMode::copy, 0, 1, RdmaOptions{CqMode::poll, 128, 8, 64, 2, 2}), "")
+        EXPECT_EQ(problem(Workload::msgrate, t, RxMode::copy, 0, 1, RdmaOptions{CqMode::poll, 128, 8, 64, 2, 2}), "")
             << transport_name(t);
     }
     auto says = [](const std::string& why, const char* what) {
         EXPECT_NE(why.find(what), std::string::npos) << "'" << why << "' should say '" << what << "'";
     };
-    says(problem(TestKind::rr, Transport::rsocket_iomap, RxMode::copy, 0, 1), "-T rsocket");
-    says(problem(TestKind::rr, Transport::rdma_read, RxMode::copy, 0, 1), "one-sided");
-    says(problem(TestKind::msgrate, Transport::rdma_read, RxMode::copy, 0, 1), "-T rdma-send");
-    says(problem(TestKind::msgrate, Transport::rsocket, RxMode::copy, 0, 1), "coalesced");
-    says(problem(TestKind::msgrate, Transport::rdma_send, RxMode::copy, 0, 4), "--postlist");
+    says(problem(Workload::rr, Transport::rsocket_iomap, RxMode::copy, 0, 1), "-T rsocket");
+    says(problem(Workload::rr, Transport::rdma_read, RxMode::copy, 0, 1), "one-sided");
+    says(problem(Workload::msgrate, Transport::rdma_read, RxMode::copy, 0, 1), "-T rdma-send");
+    says(problem(Workload::msgrate, Transport::rsocket, RxMode::copy, 0, 1), "coalesced");
+    says(problem(Workload::msgrate, Transport::rdma_send, RxMode::copy, 0, 4), "--postlist");
     RdmaOptions two_qps;
     two_qps.qps = 2;
-    says(problem(TestKind::rr, Transport::rdma_write, RxMode::copy, 0, 1, two_qps), "--qps must be 1");
+    says(problem(Workload::rr, Transport::rdma_write, RxMode::copy, 0, 1, two_qps), "--qps must be 1");
     RdmaOptions chained;
     chained.postlist = 8;
-    says(problem(TestKind::rr, Transport::rdma_send, RxMode::copy, 0, 1, chained), "-t msgrate");
+    says(problem(Workload::rr, Transport::rdma_send, RxMode::copy, 0, 1, chained), "-t msgrate");
     // The stream tests keep every RDMA option.
-    EXPECT_EQ(problem(TestKind::stream, Transport::rdma_write, RxMode::copy, 0, 1, two_qps), "");
+    EXPECT_EQ(problem(Workload::stream, Transport::rdma_write, RxMode::copy, 0, 1, two_qps), "");
 }
 
 TEST(MessageTests, RdmaCommandLine) {
@@ -312,14 +312,14 @@ TEST(MessageTests, RepetitionsJudgeTheTransactionRateNotThroughput) {
     EXPECT_GT(m.iterations.throughput_width_pct, 100.0);  // 1000 vs 3000: wide, though Gb/s did not move
     EXPECT_FALSE(m.iterations.met);
     TestSpec ms = rr_spec();
-    ms.test = TestKind::msgrate;
-    EXPECT_EQ(tracked_metric(TestKind::msgrate), std::string("messages_per_s"));
-    EXPECT_EQ(tracked_metric(TestKind::stream), std::string("throughput_gbps"));
+    ms.test = Workload::msgrate;
+    EXPECT_EQ(tracked_metric(Workload::msgrate), std::string("messages_per_s"));
+    EXPECT_EQ(tracked_metric(Workload::stream), std::string("throughput_gbps"));
 }
 
 TEST(MessageTests, VerbsMsgrateSaysHowItSent) {
     TestSpec spec = rr_spec();
-    spec.test = TestKind::msgrate;
+    spec.test = Workload::msgrate;
     spec.message_size = 2;
     spec.transport = Transport::rdma_send;
     spec.rdma.postlist = 8;
@@ -339,6 +339,6 @@ TEST(MessageTests, VerbsMsgrateSaysHowItSent) {
     EXPECT_NE(r.messages.measured.find("80 posted inline (max_inline 64)"), std::string::npos) << r.messages.measured;
     // No TCP autocorking note for verbs, whatever the segment count says.
     for (const auto& w : r.warnings) EXPECT_EQ(w.find("autocorking"), std::string::npos) << w;
-    auto j = to_json(r.messages, TestKind::msgrate, 2);
+    auto j = to_json(r.messages, Workload::msgrate, 2);
     EXPECT_EQ(j["measured"].get<std::string>().rfind("2 B messages, one SEND work request each", 0), 0u) << j.dump();
 }

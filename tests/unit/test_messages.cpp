@@ -16,10 +16,10 @@ using nlohmann::json;
 
 namespace {
 
-ServerSpec sample_spec() {
-    ServerSpec s;
+HalfSpec sample_spec() {
+    HalfSpec s;
     s.transport = Transport::tcp_msgzc;
-    s.test = TestKind::maerts;
+    s.test = Workload::maerts;
     s.rx = RxMode::zerocopy;
     s.uring_fixed = true;
     s.message_size = 65536;
@@ -259,9 +259,9 @@ TEST(MessageRoundTrip, Auth) {
 TEST(MessageRoundTrip, SetupWithServerSpec) {
     Message m = round_trip(zc::Setup{sample_spec()});
     ASSERT_TRUE(std::holds_alternative<zc::Setup>(m));
-    const ServerSpec& s = std::get<zc::Setup>(m).spec;
+    const HalfSpec& s = std::get<zc::Setup>(m).spec;
     EXPECT_EQ(s.transport, Transport::tcp_msgzc);
-    EXPECT_EQ(s.test, TestKind::maerts);
+    EXPECT_EQ(s.test, Workload::maerts);
     EXPECT_EQ(s.rx, RxMode::zerocopy);
     EXPECT_TRUE(s.uring_fixed);
     EXPECT_EQ(s.message_size, 65536u);
@@ -276,8 +276,8 @@ TEST(MessageRoundTrip, SetupWithServerSpec) {
 }
 
 TEST(MessageRoundTrip, SetupAtTheLimits) {
-    ServerSpec s = sample_spec();
-    s.test = TestKind::stream;
+    HalfSpec s = sample_spec();
+    s.test = Workload::stream;
     s.message_size = kMaxMessageSize;
     s.duration_s = 0;  // allowed because a byte total is given
     s.total_bytes = 1ull << 50;
@@ -288,8 +288,8 @@ TEST(MessageRoundTrip, SetupAtTheLimits) {
     s.side.mem_node = 65535;
     s.side.irq_cpus = {0, 65535};
     Message m = round_trip(zc::Setup{s});
-    ServerSpec g = std::get<zc::Setup>(m).spec;
-    EXPECT_EQ(g.test, TestKind::stream);
+    HalfSpec g = std::get<zc::Setup>(m).spec;
+    EXPECT_EQ(g.test, Workload::stream);
     EXPECT_EQ(g.message_size, kMaxMessageSize);
     EXPECT_EQ(g.total_bytes, 1ull << 50);
     EXPECT_EQ(g.streams, 256);
@@ -323,11 +323,11 @@ TEST(MessageRoundTrip, SetupWithEveryTransportAndReceiveMode) {
     for (Transport t : transports) {
         for (RxMode rx : modes) {
             for (bool fixed : {false, true}) {
-                ServerSpec s = sample_spec();
+                HalfSpec s = sample_spec();
                 s.transport = t;
                 s.rx = rx;
                 s.uring_fixed = fixed;
-                ServerSpec g = std::get<zc::Setup>(round_trip(zc::Setup{s})).spec;
+                HalfSpec g = std::get<zc::Setup>(round_trip(zc::Setup{s})).spec;
                 EXPECT_EQ(g.transport, t) << transport_name(t);
                 EXPECT_EQ(g.rx, rx) << rx_mode_name(rx);
                 EXPECT_EQ(g.uring_fixed, fixed);

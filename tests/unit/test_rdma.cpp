@@ -15,11 +15,11 @@
 #include "protocol/json_fields.hpp"
 #include "protocol/rdma_info.hpp"
 #include "protocol/rdma_options.hpp"
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 #include "rdma/wire.hpp"
 #include "paths/stream_path.hpp"
 #include "paths/tcp_ops.hpp"
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 #include "../half_spec.hpp"
 
 using namespace zc;
@@ -27,8 +27,8 @@ using zc::test::parse;
 
 namespace {
 // What spec_problem says of a half of this test over this transport with these RDMA options.
-std::string td_problem(TestKind test, Transport t, const RdmaOptions& rdma) {
-    ServerSpec h = zc::test::half_spec(t, 2, {}, RxMode::copy, test);
+std::string td_problem(Workload test, Transport t, const RdmaOptions& rdma) {
+    HalfSpec h = zc::test::half_spec(t, 2, {}, RxMode::copy, test);
     h.rdma = rdma;
     return spec_problem(h, Role::send);
 }
@@ -117,7 +117,7 @@ TEST(RdmaOptions, AutoCqModeSleepsOnThePassiveSideAndOverSoftwareDevices) {
     EXPECT_STREQ(cq_mode_name(CqMode::auto_), "auto");
     TestSpec t;
     t.transport = Transport::rdma_write;
-    EXPECT_EQ(server_spec_from_json(to_json(server_half(t))).rdma.cq_mode, CqMode::auto_);
+    EXPECT_EQ(half_spec_from_json(to_json(server_half(t))).rdma.cq_mode, CqMode::auto_);
 }
 
 TEST(RdmaOptions, TravelToTheServerAndAreRangeChecked) {
@@ -126,7 +126,7 @@ TEST(RdmaOptions, TravelToTheServerAndAreRangeChecked) {
     t.transport = Transport::rdma_write;
     t.rdma = RdmaOptions{CqMode::event, 64, 8, 128, 2};
     t.remote.rdma_dev = "rxe0";
-    ServerSpec back = server_spec_from_json(to_json(server_half(t)));
+    HalfSpec back = half_spec_from_json(to_json(server_half(t)));
     EXPECT_EQ(back.rdma.cq_mode, CqMode::event);
     EXPECT_EQ(back.rdma.tx_depth, 64u);
     EXPECT_EQ(back.rdma.postlist, 8u);
@@ -135,13 +135,13 @@ TEST(RdmaOptions, TravelToTheServerAndAreRangeChecked) {
     EXPECT_EQ(back.side.rdma_dev, "rxe0");
     auto j = to_json(server_half(t));
     j["qps"] = 100000;
-    EXPECT_THROW(server_spec_from_json(j), ProtocolError);
+    EXPECT_THROW(half_spec_from_json(j), ProtocolError);
     j = to_json(server_half(t));
     j["postlist"] = 1000;  // more than tx_depth
-    EXPECT_THROW(server_spec_from_json(j), ProtocolError);
+    EXPECT_THROW(half_spec_from_json(j), ProtocolError);
     // An older client sends no RDMA fields: defaults.
     TestSpec tcp;
-    EXPECT_EQ(server_spec_from_json(to_json(server_half(tcp))).rdma.tx_depth, 128u);
+    EXPECT_EQ(half_spec_from_json(to_json(server_half(tcp))).rdma.tx_depth, 128u);
 }
 
 TEST(RdmaInfo, JsonRoundTripAndOneLine) {
@@ -176,12 +176,12 @@ TEST(RdmaOptions, QpsPerContextTravelsAndIsChecked) {
     TestSpec t;
     t.transport = Transport::rdma_send;
     t.rdma.qps_per_context = 3;
-    EXPECT_EQ(server_spec_from_json(to_json(server_half(t))).rdma.qps_per_context, 3u);
+    EXPECT_EQ(half_spec_from_json(to_json(server_half(t))).rdma.qps_per_context, 3u);
     auto j = to_json(server_half(t));
     j["qps_per_context"] = 100000;
-    EXPECT_THROW(server_spec_from_json(j), ProtocolError);
+    EXPECT_THROW(half_spec_from_json(j), ProtocolError);
     j.erase("qps_per_context");  // an older client: rdma_cm's shared context
-    EXPECT_EQ(server_spec_from_json(j).rdma.qps_per_context, 0u);
+    EXPECT_EQ(half_spec_from_json(j).rdma.qps_per_context, 0u);
     RdmaOptions o;
     o.qps_per_context = kMaxQpsPerContext + 1;
     EXPECT_THROW(check_rdma_options(o), std::invalid_argument);
@@ -219,25 +219,25 @@ TEST(RdmaOptions, ThreadDomainsTravelAndAreCheckedAgainstTheTransport) {
     TestSpec t;
     t.transport = Transport::rdma_write;
     t.rdma.thread_domains = true;
-    EXPECT_TRUE(server_spec_from_json(to_json(server_half(t))).rdma.thread_domains);
+    EXPECT_TRUE(half_spec_from_json(to_json(server_half(t))).rdma.thread_domains);
     t.rdma.thread_domains = false;
-    EXPECT_FALSE(server_spec_from_json(to_json(server_half(t))).rdma.thread_domains);
+    EXPECT_FALSE(half_spec_from_json(to_json(server_half(t))).rdma.thread_domains);
     auto j = to_json(server_half(t));
     j["thread_domains"] = 1;  // not a boolean
-    EXPECT_THROW(server_spec_from_json(j), ProtocolError);
+    EXPECT_THROW(half_spec_from_json(j), ProtocolError);
     j.erase("thread_domains");  // an older client: none
-    EXPECT_FALSE(server_spec_from_json(j).rdma.thread_domains);
+    EXPECT_FALSE(half_spec_from_json(j).rdma.thread_domains);
 
     RdmaOptions td;
     td.thread_domains = true;
     td.qps_per_context = 2;  // combinable
     for (Transport v : {Transport::rdma_write, Transport::rdma_send}) {
-        EXPECT_EQ(td_problem(TestKind::stream, v, td), "");
-        EXPECT_EQ(td_problem(TestKind::msgrate, v, td), "");
+        EXPECT_EQ(td_problem(Workload::stream, v, td), "");
+        EXPECT_EQ(td_problem(Workload::msgrate, v, td), "");
     }
-    EXPECT_EQ(td_problem(TestKind::stream, Transport::rdma_read, td), "");
+    EXPECT_EQ(td_problem(Workload::stream, Transport::rdma_read, td), "");
     for (Transport other : {Transport::tcp, Transport::rsocket, Transport::rsocket_iomap}) {
-        for (TestKind k : {TestKind::stream, TestKind::msgrate}) {
+        for (Workload k : {Workload::stream, Workload::msgrate}) {
             std::string why = td_problem(k, other, td);
             EXPECT_NE(why.find("--thread-domains is for the verbs transports"), std::string::npos) << why;
         }

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
 
 using namespace zc;
@@ -26,11 +26,11 @@ TEST(RxModeRows, HelpAndChoicesAreTheKindsRows) {
 
 TEST(RxModeRows, EachTransportTakesItsKindsModesAndNamesTheRowsThatTakeAnother) {
     for (const auto& t : transport_table()) {
-        if (!t.built || !(t.tests & bit(TestKind::stream))) continue;
+        if (!t.built || !(t.tests & bit(Workload::stream))) continue;
         for (const std::string& name : rx_mode_choices()) {
             TestSpec s;
             s.transport = t.id;
-            s.test = TestKind::stream;
+            s.test = Workload::stream;
             s.message_size = 1400;
             s.rx = rx_mode_from_name(name);
             std::string why = spec_problem(s);

@@ -17,7 +17,7 @@
 #include "../socket_pair.hpp"
 #include "../transport_built.hpp"
 #include "core/unique_fd.hpp"
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 #include "../half_spec.hpp"
 
 using namespace zc;
@@ -27,7 +27,7 @@ namespace {
 
 using Pair = zc::test::SocketPair;
 
-ServerSpec sim(size_t m) { return zc::test::half_spec(Transport::tcp, m, {MemoryKind::sim_gpu, 0}); }
+HalfSpec sim(size_t m) { return zc::test::half_spec(Transport::tcp, m, {MemoryKind::sim_gpu, 0}); }
 
 struct Moved {
     StreamCounters sent, received;
@@ -132,7 +132,7 @@ TEST(GpuPaths, BufferBytesCountTheBounceSlots) {
     uint64_t ring = buffer_bytes(half_spec(verbs, 1u << 20), Role::recv);
     EXPECT_EQ(buffer_bytes(half_spec(verbs, 1u << 20, gpu), Role::recv), 2 * ring);
     EXPECT_EQ(buffer_bytes(half_spec(verbs, 1u << 20, gpu), Role::send), ring + (1u << 20));
-    EXPECT_EQ(buffer_bytes(half_spec(tcp, 4096, gpu, RxMode::copy, TestKind::rr), Role::send), 8192u);
+    EXPECT_EQ(buffer_bytes(half_spec(tcp, 4096, gpu, RxMode::copy, Workload::rr), Role::send), 8192u);
 }
 
 TEST(GpuCli, GpuMemoryOnEachTransport) {

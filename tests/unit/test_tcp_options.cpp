@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 #include "parse_cli.hpp"
 #include "tcp/tcp_tuning.hpp"
 
@@ -42,9 +42,9 @@ TEST(TcpOptions, CrrAndCcTakeOneByteAndTheCloseMethod) {
     EXPECT_EQ(o.params.crr_close, CrrClose::fin);
     auto specs = expand_tests(o);
     ASSERT_EQ(specs.size(), 2u);
-    EXPECT_EQ(specs[0].test, TestKind::crr);
+    EXPECT_EQ(specs[0].test, Workload::crr);
     EXPECT_EQ(specs[0].message_size, 1u);  // netperf's TCP_CRR default, as rr's
-    EXPECT_EQ(specs[1].test, TestKind::cc);
+    EXPECT_EQ(specs[1].test, Workload::cc);
     ClientOptions d;
     ASSERT_EQ(parse({"-t", "crr"}, d), -1);
     EXPECT_EQ(d.params.crr_close, CrrClose::rst);
@@ -90,14 +90,14 @@ TEST(TcpOptions, TheRowsSayWhoRunsCrrAndTheTcpSettings) {
     for (const TransportInfo& t : transport_table()) {
         TestSpec spec;
         spec.transport = t.id;
-        spec.test = TestKind::crr;
+        spec.test = Workload::crr;
         spec.message_size = 1;
         std::string why = spec_problem(side_half(spec, spec.local), Role::send);
-        if (t.tests & bit(TestKind::crr)) {
+        if (t.tests & bit(Workload::crr)) {
             EXPECT_EQ(why, "") << t.name;
         } else {
             std::string rows =
-                transport_names_where([](const TransportInfo& r) { return r.tests & bit(TestKind::crr); });
+                transport_names_where([](const TransportInfo& r) { return r.tests & bit(Workload::crr); });
             EXPECT_NE(why.find("runs over -T " + rows + ", not " + std::string(t.name)), std::string::npos) << why;
         }
         TestSpec cc;

@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "core/connection_test.hpp"
+#include "core/crr_close.hpp"
 #include "core/tcp_stats.hpp"
 #include "tcp/tcp_info.hpp"
 #include "tcp/tcp_socket.hpp"

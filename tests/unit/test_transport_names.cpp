@@ -4,7 +4,7 @@
 #include <set>
 #include <sstream>
 
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 #include "run/build_info.hpp"
 #include "core/transport_registry.hpp"
 #include "paths/transport_ops.hpp"
@@ -65,22 +65,22 @@ TEST(RxModeNames, RoundTrip) {
 }
 
 TEST(TestNames, RoundTripAndRoles) {
-    EXPECT_STREQ(test_name(TestKind::stream), "stream");
-    EXPECT_STREQ(test_name(TestKind::maerts), "maerts");
-    EXPECT_EQ(test_from_name("stream"), TestKind::stream);
-    EXPECT_EQ(test_from_name("maerts"), TestKind::maerts);
-    EXPECT_EQ(test_from_name(test_name(TestKind::rr)), TestKind::rr);
-    EXPECT_EQ(test_from_name(test_name(TestKind::msgrate)), TestKind::msgrate);
-    EXPECT_EQ(client_role(TestKind::rr), Role::send);  // the client asks, the server answers
-    EXPECT_EQ(server_role(TestKind::rr), Role::recv);
-    EXPECT_EQ(server_role(TestKind::msgrate), Role::recv);
-    for (TestKind t : {TestKind::crr, TestKind::cc}) {  // issue #28: a connection per transaction
-        EXPECT_EQ(test_from_name(test_name(t)), t);
+    EXPECT_STREQ(workload_name(Workload::stream), "stream");
+    EXPECT_STREQ(workload_name(Workload::maerts), "maerts");
+    EXPECT_EQ(workload_from_name("stream"), Workload::stream);
+    EXPECT_EQ(workload_from_name("maerts"), Workload::maerts);
+    EXPECT_EQ(workload_from_name(workload_name(Workload::rr)), Workload::rr);
+    EXPECT_EQ(workload_from_name(workload_name(Workload::msgrate)), Workload::msgrate);
+    EXPECT_EQ(client_role(Workload::rr), Role::send);  // the client asks, the server answers
+    EXPECT_EQ(server_role(Workload::rr), Role::recv);
+    EXPECT_EQ(server_role(Workload::msgrate), Role::recv);
+    for (Workload t : {Workload::crr, Workload::cc}) {  // issue #28: a connection per transaction
+        EXPECT_EQ(workload_from_name(workload_name(t)), t);
         EXPECT_EQ(client_role(t), Role::send);
         EXPECT_TRUE(is_connection_test(t) && is_transaction_test(t) && is_message_test(t));
     }
-    EXPECT_THROW(test_from_name("tcp_crr"), std::invalid_argument);
-    EXPECT_THROW(test_from_name("STREAM"), std::invalid_argument);
+    EXPECT_THROW(workload_from_name("tcp_crr"), std::invalid_argument);
+    EXPECT_THROW(workload_from_name("STREAM"), std::invalid_argument);
     EXPECT_STREQ(role_name(Role::send), "send");
     EXPECT_STREQ(role_name(Role::recv), "recv");
 }
@@ -155,7 +155,7 @@ TEST(TransportOps, EveryBuiltRowHasACompleteTable) {
 // What ran, read back through the table: a TCP sender is named by its transport, a TCP receiver by its
 // --rx mode; a transport choosing its own receiver is named by the transport on both sides.
 TEST(TransportOps, PathNamesFollowTheRow) {
-    ServerSpec h;
+    HalfSpec h;
     h.transport = Transport::tcp_msgzc;
     h.rx = RxMode::zerocopy;
     EXPECT_EQ(transport_ops(h.transport).path_name(h, Role::send), "tcp-msgzc");

@@ -50,10 +50,10 @@ TEST(UnderLoad, TheLoadIsAPlainStreamTestAroundTheTest) {
               -1);
     const TestSpec rr = expand_tests(o).at(0);
     const TestSpec load = load_spec(rr);
-    EXPECT_EQ(load.test, TestKind::stream);
+    EXPECT_EQ(load.test, Workload::stream);
     EXPECT_EQ(load.transport, transport_from_name("tcp-msgzc"));
     EXPECT_EQ(load.streams, 2);
-    EXPECT_EQ(load.message_size, default_message_size(TestKind::stream, load.transport));
+    EXPECT_EQ(load.message_size, default_message_size(Workload::stream, load.transport));
     EXPECT_DOUBLE_EQ(load.duration_s, 3 + 2 * kLoadLeadS);  // it starts before the rr's interval, ends after
     EXPECT_EQ(load.local.cpus, std::vector<int>{0});        // --load-cpu, not the rr's --cpu
     EXPECT_TRUE(load.remote.cpus.empty());

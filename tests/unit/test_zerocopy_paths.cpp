@@ -6,7 +6,7 @@
 
 #include "paths/tcp_ops.hpp"
 #include "core/unique_fd.hpp"
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 #include "../half_spec.hpp"
 
 using namespace zc;

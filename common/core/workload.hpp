@@ -8,19 +8,19 @@ namespace zc {
 // transaction, the client asks and the server answers (netperf's TCP_RR); msgrate: the client sends
 // small messages as fast as it can, one connection per thread, the server counts them.
 // crr: a new connection per transaction: connect, request, response, close (netperf's TCP_CRR);
-// cc: connect and close only (netperf's TCP_CC). Both count transactions like rr (connection_test.hpp).
-enum class TestKind { stream, maerts, rr, msgrate, crr, cc };
+// cc: connect and close only (netperf's TCP_CC). Both count transactions like rr (crr_close.hpp).
+enum class Workload { stream, maerts, rr, msgrate, crr, cc };
 enum class Role { send, recv };
 
-const char* test_name(TestKind t);
-TestKind test_from_name(const std::string& name);  // throws std::invalid_argument
+const char* workload_name(Workload t);
+Workload workload_from_name(const std::string& name);  // throws std::invalid_argument
 const char* role_name(Role r);
-Role server_role(TestKind t);
-Role client_role(TestKind t);  // rr: the client is the sender of requests, the server the responder
+Role server_role(Workload t);
+Role client_role(Workload t);  // rr: the client is the sender of requests, the server the responder
 // rr and msgrate count messages (transactions) besides bytes, and run other loops (exchange_path.hpp).
-inline bool is_connection_test(TestKind t) { return t == TestKind::crr || t == TestKind::cc; }
-inline bool is_message_test(TestKind t) { return t == TestKind::rr || t == TestKind::msgrate || is_connection_test(t); }
+inline bool is_connection_test(Workload t) { return t == Workload::crr || t == Workload::cc; }
+inline bool is_message_test(Workload t) { return t == Workload::rr || t == Workload::msgrate || is_connection_test(t); }
 // Counted in transactions, timed by the client per transaction (rr, crr, cc).
-inline bool is_transaction_test(TestKind t) { return t == TestKind::rr || is_connection_test(t); }
+inline bool is_transaction_test(Workload t) { return t == Workload::rr || is_connection_test(t); }
 
 }  // namespace zc

@@ -49,7 +49,7 @@ const json* shared_entry(const json& side, const std::string& program) {
 
 }  // namespace
 
-TEST(SharedHost, TwoClientsOfOneServerAreToldOfEachOther) {
+TEST(ConcurrentTests, TwoClientsOfOneServerAreToldOfEachOther) {
     OwnRunDir own_dir;
     LocalServer server;
     // The long test, with live intervals; the short one starts while it measures.
@@ -90,7 +90,7 @@ TEST(SharedHost, TwoClientsOfOneServerAreToldOfEachOther) {
     EXPECT_GT(alone, 0) << a["intervals"].dump();
 }
 
-TEST(SharedHost, TwoEmbeddedServerRunsPinnedToOneCpuAreWarnedNamingIt) {
+TEST(ConcurrentTests, TwoEmbeddedServerRunsPinnedToOneCpuAreWarnedNamingIt) {
     OwnRunDir own_dir;
     Process longer({zcperf_bin(), "-l", "3", "--cpu", "0,1", "-o", "json"});
     std::this_thread::sleep_for(1000ms);
@@ -123,7 +123,7 @@ TEST(SharedHost, TwoEmbeddedServerRunsPinnedToOneCpuAreWarnedNamingIt) {
     EXPECT_NE(row.find("zcperf "), std::string::npos) << row;
 }
 
-TEST(SharedHost, ATestAloneSharesNothing) {
+TEST(ConcurrentTests, ATestAloneSharesNothing) {
     OwnRunDir own_dir;
     Outcome o = run({zcperf_bin(), "-n", "8M", "-o", "json"}, 30s);
     ASSERT_EQ(o.exit_code, 0) << o.err;
@@ -135,7 +135,7 @@ TEST(SharedHost, ATestAloneSharesNothing) {
     EXPECT_FALSE(any_warning(r, "was the data CPU"));
 }
 
-TEST(SharedHost, ExclusiveServerRefusesOrMakesTheSecondClientWait) {
+TEST(ConcurrentTests, ExclusiveServerRefusesOrMakesTheSecondClientWait) {
     OwnRunDir own_dir;
     LocalServer server({"--exclusive"});
     Process longer({zcperf_bin(), "-H", server.address(), "-l", "3", "-o", "json"});

@@ -1,4 +1,4 @@
-// Issue 26: the host's list of running tests (run/host_tests.hpp) in a temporary run directory: which
+// Issue 26: the host's list of running tests (run/concurrent_tests.hpp) in a temporary run directory: which
 // tests overlapped a measured interval and by how much, a test's own other side left out, a killed
 // test told apart by its free lock, the same-CPU warning, and the result field's round trip.
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/result.hpp"
-#include "protocol/test_spec.hpp"
-#include "run/host_tests.hpp"
+#include "protocol/run_spec.hpp"
+#include "run/concurrent_tests.hpp"
 
 namespace fs = std::filesystem;
 using namespace zc;
@@ -30,19 +30,19 @@ struct TempRunDir {
     std::string dir() const { return root.string(); }
 };
 
-HostTestEntry entry(const std::string& peer, uint64_t token, double start, std::vector<int> cpus = {}) {
-    return HostTestEntry{"zcperf", ::getpid(), peer, "tcp stream", token, std::move(cpus), start, 0};
+ConcurrentTestEntry entry(const std::string& peer, uint64_t token, double start, std::vector<int> cpus = {}) {
+    return ConcurrentTestEntry{"zcperf", ::getpid(), peer, "tcp stream", token, std::move(cpus), start, 0};
 }
 
 }  // namespace
 
-TEST(HostTests, OverlapsAreMeasuredOnBothSidesOfTheInterval) {
+TEST(ConcurrentTests, OverlapsAreMeasuredOnBothSidesOfTheInterval) {
     TempRunDir run;
     double t = wall_clock_s();
-    HostTestRecord before(entry("a:1", 1, t - 10), run.dir());  // ran 10 s before us, ends 3 s into our interval
+    ConcurrentTestRecord before(entry("a:1", 1, t - 10), run.dir());  // ran 10 s before us, ends 3 s into our interval
     before.end(t + 3);
-    HostTestRecord after(entry("b:2", 2, t + 4, {1}), run.dir());  // starts 4 s in, still running at our end
-    HostTestRecord outside(entry("c:3", 3, t - 30), run.dir());    // ended before we started
+    ConcurrentTestRecord after(entry("b:2", 2, t + 4, {1}), run.dir());  // starts 4 s in, still running at our end
+    ConcurrentTestRecord outside(entry("c:3", 3, t - 30), run.dir());    // ended before we started
     outside.end(t - 20);
     auto o = tests_overlapping(run.dir(), 99, t, t + 6, t + 6);
     ASSERT_EQ(o.size(), 2u);
@@ -55,16 +55,16 @@ TEST(HostTests, OverlapsAreMeasuredOnBothSidesOfTheInterval) {
     EXPECT_FALSE(o[1].died);
 }
 
-TEST(HostTests, TheSameTestsOtherSideIsNoOtherTest) {
+TEST(ConcurrentTests, TheSameTestsOtherSideIsNoOtherTest) {
     TempRunDir run;
     double t = wall_clock_s();
-    HostTestRecord client(entry("127.0.0.1:12875", 42, t), run.dir());
-    HostTestRecord server(entry("127.0.0.1:40000", 42, t), run.dir());
+    ConcurrentTestRecord client(entry("127.0.0.1:12875", 42, t), run.dir());
+    ConcurrentTestRecord server(entry("127.0.0.1:40000", 42, t), run.dir());
     EXPECT_TRUE(client.overlapping(t + 1).empty());
     EXPECT_EQ(tests_overlapping(run.dir(), 7, t, t + 1, t + 1).size(), 2u);
 }
 
-TEST(HostTests, AKilledTestIsCountedUntilItIsFoundDeadAndNotAfter) {
+TEST(ConcurrentTests, AKilledTestIsCountedUntilItIsFoundDeadAndNotAfter) {
     TempRunDir run;
     double t = wall_clock_s();
     // What kill -9 leaves: a file with a start, no end, and nobody holding its lock.
@@ -83,11 +83,11 @@ TEST(HostTests, AKilledTestIsCountedUntilItIsFoundDeadAndNotAfter) {
     EXPECT_TRUE(tests_overlapping(run.dir(), 1, t + 1, t + 2, t + 2).empty());
 }
 
-TEST(HostTests, ARunningTestHoldsItsLockAndARecordEndsWhenDestroyed) {
+TEST(ConcurrentTests, ARunningTestHoldsItsLockAndARecordEndsWhenDestroyed) {
     TempRunDir run;
     double t = wall_clock_s();
     {
-        HostTestRecord r(entry("a:1", 1, t), run.dir());
+        ConcurrentTestRecord r(entry("a:1", 1, t), run.dir());
         auto o = tests_overlapping(run.dir(), 2, t, t + 100, t + 0.5);  // it runs: counted up to now
         ASSERT_EQ(o.size(), 1u);
         EXPECT_NEAR(o[0].overlap_s, 0.5, 1e-3);
@@ -99,8 +99,8 @@ TEST(HostTests, ARunningTestHoldsItsLockAndARecordEndsWhenDestroyed) {
     EXPECT_FALSE(o[0].died);
 }
 
-TEST(HostTests, TwoTestsPinnedToOneCpuAreWarnedNamingIt) {
-    SharedHostTest other{"zcperf", 812, "10.0.0.2:12875", "tcp stream", 3.0, {1, 2}, false};
+TEST(ConcurrentTests, TwoTestsPinnedToOneCpuAreWarnedNamingIt) {
+    ConcurrentTest other{"zcperf", 812, "10.0.0.2:12875", "tcp stream", 3.0, {1, 2}, false};
     auto w = shared_cpu_warnings({0, 1}, {other});
     ASSERT_EQ(w.size(), 1u);
     EXPECT_EQ(w[0].rfind("CPU 1 was the data CPU of this test and of another test", 0), 0u) << w[0];
@@ -110,7 +110,7 @@ TEST(HostTests, TwoTestsPinnedToOneCpuAreWarnedNamingIt) {
     EXPECT_TRUE(shared_cpu_warnings({}, {other}).empty()) << "an unpinned test shares no named CPU";
 }
 
-TEST(HostTests, SharedWithTravelsInTheResult) {
+TEST(ConcurrentTests, SharedWithTravelsInTheResult) {
     SideResult s;
     s.host = "h";
     s.cpu.ncpus = 2;
@@ -128,25 +128,25 @@ TEST(HostTests, SharedWithTravelsInTheResult) {
     EXPECT_TRUE(side_result_from_json(old).shared_with.empty());
 }
 
-TEST(HostTests, WaitOptionsParseAndTravelWithTheirBounds) {
+TEST(ConcurrentTests, WaitOptionsParseAndTravelWithTheirBounds) {
     ClientOptions o;
     ASSERT_EQ(parse({"--irq-wait", "30", "--server-wait", "2.5"}, o), -1);
     EXPECT_DOUBLE_EQ(o.params.irq_wait_s, 30);
     EXPECT_DOUBLE_EQ(o.params.server_wait_s, 2.5);
     EXPECT_EQ(parse({"--irq-wait", "-1"}), 2);
     EXPECT_EQ(parse({"--server-wait", "4000"}), 2) << "over an hour";
-    ServerSpec s;
+    HalfSpec s;
     s.irq_wait_s = 30;
     s.server_wait_s = 2.5;
     nlohmann::json j = to_json(s);
-    EXPECT_DOUBLE_EQ(server_spec_from_json(j).irq_wait_s, 30);
-    EXPECT_DOUBLE_EQ(server_spec_from_json(j).server_wait_s, 2.5);
+    EXPECT_DOUBLE_EQ(half_spec_from_json(j).irq_wait_s, 30);
+    EXPECT_DOUBLE_EQ(half_spec_from_json(j).server_wait_s, 2.5);
     j.erase("irq_wait_s");  // an older client: refused at once
     j.erase("server_wait_s");
-    EXPECT_EQ(server_spec_from_json(j).irq_wait_s, 0.0);
-    EXPECT_EQ(server_spec_from_json(j).server_wait_s, 0.0);
+    EXPECT_EQ(half_spec_from_json(j).irq_wait_s, 0.0);
+    EXPECT_EQ(half_spec_from_json(j).server_wait_s, 0.0);
     j["irq_wait_s"] = 1e6;
-    EXPECT_THROW(server_spec_from_json(j), ProtocolError);
+    EXPECT_THROW(half_spec_from_json(j), ProtocolError);
     // The ready carries the wait.
     Ready r{4000, 7, 1.5};
     auto back = std::get<Ready>(decode_body(encode_message(r).substr(kFrameHeaderSize)));

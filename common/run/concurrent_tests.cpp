@@ -1,4 +1,4 @@
-#include "run/host_tests.hpp"
+#include "run/concurrent_tests.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,7 +33,7 @@ std::string text_of(const KeyValues& kv, const char* key) {
     return it == kv.end() ? std::string() : it->second;
 }
 
-std::string format_entry(const HostTestEntry& e, bool died = false) {
+std::string format_entry(const ConcurrentTestEntry& e, bool died = false) {
     KeyValues kv{{"program", e.program},
                  {"pid", std::to_string(e.pid)},
                  {"peer", e.peer},
@@ -48,9 +48,9 @@ std::string format_entry(const HostTestEntry& e, bool died = false) {
 
 }  // namespace
 
-std::vector<SharedHostTest> tests_overlapping(const std::string& dir, uint64_t token, double from_s, double to_s,
+std::vector<ConcurrentTest> tests_overlapping(const std::string& dir, uint64_t token, double from_s, double to_s,
                                               double now_s) {
-    std::vector<SharedHostTest> out;
+    std::vector<ConcurrentTest> out;
     std::error_code ec;
     for (const auto& f : fs::directory_iterator(dir, ec)) {
         std::string path = f.path().string();
@@ -85,7 +85,7 @@ std::vector<SharedHostTest> tests_overlapping(const std::string& dir, uint64_t t
         if (std::to_string(token) == text_of(kv, "token")) continue;  // this test's own sides
         double overlap = std::min(end, to_s) - std::max(start, from_s);
         if (overlap <= 0) continue;
-        SharedHostTest t;
+        ConcurrentTest t;
         t.program = text_of(kv, "program");
         t.pid = static_cast<int>(number_of(kv, "pid"));
         t.peer = text_of(kv, "peer");
@@ -101,7 +101,7 @@ std::vector<SharedHostTest> tests_overlapping(const std::string& dir, uint64_t t
     return out;
 }
 
-HostTestRecord::HostTestRecord(HostTestEntry me, const std::string& dir)
+ConcurrentTestRecord::ConcurrentTestRecord(ConcurrentTestEntry me, const std::string& dir)
     : me_(std::move(me)), dir_(dir.empty() ? host_run_dir("tests") : dir) {
     static std::atomic<unsigned> seq{0};
     path_ = dir_ + "/" + std::to_string(::getpid()) + "-" + std::to_string(seq.fetch_add(1)) + ".test";
@@ -110,18 +110,18 @@ HostTestRecord::HostTestRecord(HostTestEntry me, const std::string& dir)
     lock_->write(format_entry(me_));
 }
 
-HostTestRecord::~HostTestRecord() {
+ConcurrentTestRecord::~ConcurrentTestRecord() {
     if (ended_) return;
     try {
         end(wall_clock_s());  // a test stopped early loaded the host all the same
     } catch (...) {}
 }
 
-std::vector<SharedHostTest> HostTestRecord::overlapping(double end_s) const {
+std::vector<ConcurrentTest> ConcurrentTestRecord::overlapping(double end_s) const {
     return tests_overlapping(dir_, me_.token, me_.start_s, end_s, wall_clock_s());
 }
 
-void HostTestRecord::end(double end_s) {
+void ConcurrentTestRecord::end(double end_s) {
     me_.end_s = end_s;
     lock_->write(format_entry(me_));
     lock_.reset();
@@ -129,7 +129,7 @@ void HostTestRecord::end(double end_s) {
 }
 
 std::vector<std::string> shared_cpu_warnings(const std::vector<int>& my_cpus,
-                                             const std::vector<SharedHostTest>& others) {
+                                             const std::vector<ConcurrentTest>& others) {
     std::vector<std::string> out;
     for (const auto& t : others) {
         std::vector<int> both;

@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "protocol/shared_host.hpp"
+#include "protocol/concurrent_test.hpp"
 #include "system/run_dir.hpp"
 
 namespace zc {
 
-struct HostTestEntry {
+struct ConcurrentTestEntry {
     std::string program;
     int pid = 0;
     std::string peer;
@@ -30,28 +30,28 @@ struct HostTestEntry {
 
 // The other tests (not `token`'s) of the run directory that ran during [from_s, to_s], with how long
 // each overlapped it. `now_s` ends a test still running.
-std::vector<SharedHostTest> tests_overlapping(const std::string& dir, uint64_t token, double from_s, double to_s,
+std::vector<ConcurrentTest> tests_overlapping(const std::string& dir, uint64_t token, double from_s, double to_s,
                                               double now_s);
 
 // This side's file: written with its lock held at the start of the measured interval, given its end
 // by end() (or, destroyed without one, by its destructor: a test stopped early loaded the host too).
-class HostTestRecord {
+class ConcurrentTestRecord {
 public:
     // dir "" = host_run_dir("tests"). Throws std::runtime_error if the run directory cannot be used.
-    HostTestRecord(HostTestEntry me, const std::string& dir = "");
-    HostTestRecord(const HostTestRecord&) = delete;
-    HostTestRecord& operator=(const HostTestRecord&) = delete;
-    ~HostTestRecord();
+    ConcurrentTestRecord(ConcurrentTestEntry me, const std::string& dir = "");
+    ConcurrentTestRecord(const ConcurrentTestRecord&) = delete;
+    ConcurrentTestRecord& operator=(const ConcurrentTestRecord&) = delete;
+    ~ConcurrentTestRecord();
 
     const std::string& dir() const { return dir_; }
-    const HostTestEntry& entry() const { return me_; }
+    const ConcurrentTestEntry& entry() const { return me_; }
     // The others that overlapped [start, end_s] so far (end_s: now while it runs).
-    std::vector<SharedHostTest> overlapping(double end_s) const;
+    std::vector<ConcurrentTest> overlapping(double end_s) const;
     // Records the end (the file stays, for the tests still running) and lets the lock go.
     void end(double end_s);
 
 private:
-    HostTestEntry me_;
+    ConcurrentTestEntry me_;
     std::string dir_;
     std::string path_;
     std::optional<LockedFile> lock_;
@@ -60,6 +60,6 @@ private:
 
 // Tests two same-host tests share data CPUs with: "CPU 1 with zcperf pid 812 (...)"; empty if none.
 std::vector<std::string> shared_cpu_warnings(const std::vector<int>& my_cpus,
-                                             const std::vector<SharedHostTest>& others);
+                                             const std::vector<ConcurrentTest>& others);
 
 }  // namespace zc

@@ -1,4 +1,4 @@
-#include "core/connection_test.hpp"
+#include "core/crr_close.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -6,14 +6,14 @@
 #include <cstdint>
 #include <string>
 
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 
 namespace zc {
 
 // Why this side cannot run this test ("" when it can), in words that say what to use instead: the
 // test kind on the transport, the message tests' options, and this side's --buffer and --gpu-path
 // for the role it plays.
-std::string spec_problem(const ServerSpec& half, Role role);
+std::string spec_problem(const HalfSpec& half, Role role);
 // Both sides of a whole test, the client's side first.
 std::string spec_problem(const TestSpec& spec);
 
@@ -25,7 +25,7 @@ bool path_can_dma_gpu(Transport t);
 
 // Buffer memory one stream of this half allocates in the given role (what a server checks against
 // its limit): with GPU memory, the bounce slots and the GPU buffer both count.
-uint64_t buffer_bytes(const ServerSpec& half, Role role);
+uint64_t buffer_bytes(const HalfSpec& half, Role role);
 
 // The parts the operations tables size their buffers with (transport_ops.hpp, buffer_bytes):
 // a verbs or riomap receiver's ring of slots, bounded to 64 MiB per stream, 2 slots at least (rdma/wire.hpp);
@@ -33,6 +33,6 @@ uint64_t rdma_ring_bytes(uint64_t message_size);
 // the pinned bounce slots of a staged socket stream plus the GPU buffer they stage (staged_stream.hpp);
 uint64_t staged_socket_bytes(uint64_t message_size);
 // a socket message test's buffer: rr's message (and its bounce slot), msgrate's message or receive chunk.
-uint64_t message_test_bytes(const ServerSpec& half, Role role);
+uint64_t message_test_bytes(const HalfSpec& half, Role role);
 
 }  // namespace zc

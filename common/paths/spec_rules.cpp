@@ -1,4 +1,4 @@
-#include "paths/test_rules.hpp"
+#include "paths/spec_rules.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -15,8 +15,8 @@ namespace zc {
 namespace {
 
 // The rules of the message tests (rr, msgrate) that do not depend on memory.
-std::string message_test_problem(const ServerSpec& h, const TransportInfo& t) {
-    std::string name = test_name(h.test);
+std::string message_test_problem(const HalfSpec& h, const TransportInfo& t) {
+    std::string name = workload_name(h.test);
     if (!(t.tests & bit(h.test))) {
         auto runs_it = [&](const TransportInfo& r) { return (r.tests & bit(h.test)) != 0; };
         if (is_connection_test(h.test)) {
@@ -35,26 +35,26 @@ std::string message_test_problem(const ServerSpec& h, const TransportInfo& t) {
                "); over " + std::string(t.name) +
                (t.queue_pairs ? " chain work requests with --postlist N instead" : " there is no batched send");
     }
-    if (t.queue_pairs && h.test == TestKind::rr && h.rdma.qps != 1) {
+    if (t.queue_pairs && h.test == Workload::rr && h.rdma.qps != 1) {
         return "rr keeps one message in flight per transaction, on one QP: --qps must be 1 (use -P N for N "
                "connections, each with its own QP)";
     }
-    if (t.queue_pairs && h.test == TestKind::rr && h.rdma.postlist != 1) {
+    if (t.queue_pairs && h.test == Workload::rr && h.rdma.postlist != 1) {
         return "--postlist chains the work requests of many messages; rr has one message per transaction (use "
                "-t msgrate for --postlist)";
     }
-    if (h.rx != RxMode::copy && !(t.datagrams && h.test == TestKind::msgrate)) {
+    if (h.rx != RxMode::copy && !(t.datagrams && h.test == Workload::msgrate)) {
         return name + " receives with recv (--rx copy); --rx " + rx_mode_name(h.rx) + " is for stream and maerts";
     }
     if (h.total_bytes > 0) return name + " runs for a time (-l SECONDS); -n BYTES is for stream and maerts";
-    if (h.test == TestKind::rr && h.batch != 1)
+    if (h.test == Workload::rr && h.batch != 1)
         return "--batch is for -t msgrate; rr has one message in flight per transaction";
     if (h.batch < 1 || h.batch > kMaxBatch) return "--batch must be 1.." + std::to_string(kMaxBatch);
     return "";
 }
 
 // -C, --fq-rate, --tos and --bind-dev are settings of a kernel TCP socket (issue 28).
-std::string tcp_socket_options_problem(const ServerSpec& h, const TransportInfo& t) {
+std::string tcp_socket_options_problem(const HalfSpec& h, const TransportInfo& t) {
     const bool asked = !h.congestion.empty() || h.max_pacing_Bps || h.tos >= 0 || !h.side.bind_dev.empty();
     if (!asked || t.tcp_sockets) return "";
     return "-C, --fq-rate, --tos and --bind-dev set TCP sockets (-T " +
@@ -63,18 +63,18 @@ std::string tcp_socket_options_problem(const ServerSpec& h, const TransportInfo&
 }
 
 // This side's --buffer for the role it plays.
-std::string memory_problem(const ServerSpec& h, Role role, const TransportInfo& t) {
+std::string memory_problem(const HalfSpec& h, Role role, const TransportInfo& t) {
     const BufferSpec& b = h.side.buffer;
-    if (h.test == TestKind::msgrate) return msgrate_buffer_problem(b);
+    if (h.test == Workload::msgrate) return msgrate_buffer_problem(b);
     if (is_connection_test(h.test) && b.kind != MemoryKind::host) {
-        return test_name(h.test) +
+        return workload_name(h.test) +
                std::string(" uses host memory (its cost is the connection, not the data); --buffer ") +
                buffer_spec_name(b) + " is for stream, maerts and rr";
     }
-    if (h.test == TestKind::rr && b.simulated()) {
+    if (h.test == Workload::rr && b.simulated()) {
         return "--buffer sim-gpu (a test kind) stages stream tests only; rr stages GPU memory with CUDA";
     }
-    if (h.test == TestKind::rr && !(t.message_buffers & bit(b.kind))) {
+    if (h.test == Workload::rr && !(t.message_buffers & bit(b.kind))) {
         return "--buffer " + buffer_spec_name(b) + " with rr runs over -T " +
                transport_names_where([&](const TransportInfo& r) { return (r.message_buffers & bit(b.kind)) != 0; }) +
                " (staged through pinned memory); " + t.name + " runs rr in host memory";
@@ -112,13 +112,13 @@ uint64_t staged_socket_bytes(uint64_t message_size) {
     return s.host_bytes() + s.gpu_bytes(message_size);
 }
 
-uint64_t message_test_bytes(const ServerSpec& h, Role role) {
-    if (h.test == TestKind::msgrate && role == Role::recv) return TcpMsgRateReceiver::kChunk;
+uint64_t message_test_bytes(const HalfSpec& h, Role role) {
+    if (h.test == Workload::msgrate && role == Role::recv) return TcpMsgRateReceiver::kChunk;
     if (h.side.buffer.gpu_like()) return 2 * h.message_size;  // rr: the GPU message and its pinned bounce slot
     return h.message_size;  // rr: one buffer for both directions; msgrate sender: one message
 }
 
-std::string spec_problem(const ServerSpec& half, Role role) {
+std::string spec_problem(const HalfSpec& half, Role role) {
     const TransportInfo& t = transport_info(half.transport);
     if (half.rdma.thread_domains && !t.queue_pairs) {
         return "--thread-domains is for the verbs transports (" +
@@ -162,6 +162,6 @@ std::string msgrate_buffer_problem(const BufferSpec& b) {
 // through CPU-addressable pages: never.
 bool path_can_dma_gpu(Transport t) { return transport_info(t).gpu_direct; }
 
-uint64_t buffer_bytes(const ServerSpec& h, Role role) { return transport_ops(h.transport).buffer_bytes(h, role); }
+uint64_t buffer_bytes(const HalfSpec& h, Role role) { return transport_ops(h.transport).buffer_bytes(h, role); }
 
 }  // namespace zc

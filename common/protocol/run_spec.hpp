@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "core/test_kind.hpp"
+#include "core/workload.hpp"
 #include "protocol/rdma_options.hpp"
 #include "protocol/wire_range.hpp"
 #include "core/buffer_spec.hpp"
-#include "core/connection_test.hpp"
+#include "core/crr_close.hpp"
 #include "core/gpu_path.hpp"
 #include "core/transport_registry.hpp"
 #include "measure/percentiles.hpp"
@@ -46,10 +46,10 @@ struct SideSpec {
 
 // The parameters both sides share: what the client's spec and the server's half have in common,
 // declared once. Their wire names, ranges and what an older peer's silence means are in one table
-// (kTestParamFields, test_spec.cpp); the defaults here are zcperf's when an option is not given.
+// (kTestParamFields, run_spec.cpp); the defaults here are zcperf's when an option is not given.
 struct TestParams {
     Transport transport = Transport::tcp;
-    TestKind test = TestKind::stream;
+    Workload test = Workload::stream;
     uint64_t message_size = 1 << 20;
     double duration_s = 10;
     uint64_t total_bytes = 0;  // > 0: move exactly this many bytes instead of running for duration_s
@@ -103,14 +103,14 @@ struct TestSpec : TestParams {
 };
 
 // The server's half: everything but the client's own placement.
-struct ServerSpec : TestParams {
+struct HalfSpec : TestParams {
     SideSpec side;
 };
 
 // One side's half of a test: the shared parameters plus that side's placement. The server gets
 // the remote half over the wire; the client runs its own side from the local half.
-inline ServerSpec side_half(const TestSpec& spec, const SideSpec& side) { return {spec, side}; }
-inline ServerSpec server_half(const TestSpec& spec) { return side_half(spec, spec.remote); }
+inline HalfSpec side_half(const TestSpec& spec, const SideSpec& side) { return {spec, side}; }
+inline HalfSpec server_half(const TestSpec& spec) { return side_half(spec, spec.remote); }
 
 // Data connections a side opens or accepts: -P streams, each of --flows connections.
 inline uint64_t data_connections(const TestParams& p) {
@@ -123,9 +123,9 @@ std::string flows_need(const TestParams& p);
 // Bytes for stream i of n when a total is split (the remainder goes to the first streams).
 uint64_t stream_share(uint64_t total, int streams, int i);
 
-nlohmann::json to_json(const ServerSpec& s);
+nlohmann::json to_json(const HalfSpec& s);
 // Decodes and range-checks; throws ProtocolError naming the bad field.
-ServerSpec server_spec_from_json(const nlohmann::json& j);
+HalfSpec half_spec_from_json(const nlohmann::json& j);
 
 // The range a number field's line in the wire table accepts (kTestParamFields, kSideFields), for
 // zcperf's option rows (client/cli.cpp): the command line refuses what the server would.

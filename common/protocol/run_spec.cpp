@@ -1,4 +1,4 @@
-#include "protocol/test_spec.hpp"
+#include "protocol/run_spec.hpp"
 
 #include <stdexcept>
 
@@ -24,7 +24,7 @@ namespace {
 // a byte total, and alignment must be a power of two: check_params below.
 const auto kTestParamFields = std::make_tuple(
     named("transport", &TestParams::transport, transport_name, transport_from_name),
-    named("test", &TestParams::test, test_name, test_from_name),
+    named("test", &TestParams::test, workload_name, workload_from_name),
     named("rx", &TestParams::rx, rx_mode_name, rx_mode_from_name),
     number("message_size", &TestParams::message_size, 1, kMaxMessageSize),
     number("total_bytes", &TestParams::total_bytes, 0, 1ull << 50),
@@ -76,7 +76,7 @@ void check_params(const TestParams& p) {
 
 }  // namespace
 
-nlohmann::json to_json(const ServerSpec& s) {
+nlohmann::json to_json(const HalfSpec& s) {
     nlohmann::json j;
     encode_fields(j, static_cast<const TestParams&>(s), kTestParamFields);
     encode_fields(j, s.side, kSideFields);
@@ -94,8 +94,8 @@ WireRange<double> wire_range(double TestParams::*m) { return range_of(kTestParam
 WireRange<uint64_t> wire_range(uint64_t SideSpec::*m) { return range_of(kSideFields, m); }
 WireRange<int> wire_range(int SideSpec::*m) { return range_of(kSideFields, m); }
 
-ServerSpec server_spec_from_json(const nlohmann::json& j) {
-    ServerSpec s;
+HalfSpec half_spec_from_json(const nlohmann::json& j) {
+    HalfSpec s;
     decode_fields(j, static_cast<TestParams&>(s), kTestParamFields);
     check_params(s);
     decode_fields(j, s.side, kSideFields);
