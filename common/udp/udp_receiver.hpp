@@ -53,7 +53,7 @@ private:
     HostBuffer buf_;
     std::vector<iovec> iov_;
     std::vector<mmsghdr> msgs_;
-    bool drops_by_cmsg_;  // no SO_MEMINFO drops: SO_RXQ_OVFL's control message on each datagram
+    bool drops_by_cmsg_;         // no SO_MEMINFO drops: SO_RXQ_OVFL's control message on each datagram
     std::vector<char> control_;  // per slot: UDP_GRO's segment size, SO_RXQ_OVFL's count; empty: none asked
     SeqAccountant acct_;
     uint64_t drops_ = 0;  // the socket's drop count (as last seen, with SO_RXQ_OVFL)

@@ -72,12 +72,12 @@ TEST(SeqAccountant, GapsAcrossWordsForgetOnlyTheSkippedNumbers) {
     SeqAccountant a;
     const uint64_t w = SeqAccountant::kWindow;
     for (uint64_t s = 0; s < w + 10; ++s) a.datagram(s, 0, 0);  // every bit set once, the first 10 twice
-    a.datagram(w + 200, 0, 0);                                   // skips w+10 .. w+199: 190 numbers, 3+ words
+    a.datagram(w + 200, 0, 0);                                  // skips w+10 .. w+199: 190 numbers, 3+ words
     EXPECT_EQ(a.lost(), 190u);
     for (uint64_t s = w + 10; s < w + 200; s += 2) a.datagram(s, 0, 0);  // half of them late: reordered
-    a.datagram(w + 5, 0, 0);                                              // seen before the gap: a duplicate
-    a.datagram(w + 198, 0, 0);                                            // came late already: a duplicate
-    a.datagram(w + 200, 0, 0);                                            // the gap's end: a duplicate
+    a.datagram(w + 5, 0, 0);                                             // seen before the gap: a duplicate
+    a.datagram(w + 198, 0, 0);                                           // came late already: a duplicate
+    a.datagram(w + 200, 0, 0);                                           // the gap's end: a duplicate
     UdpCounts u;
     a.fill(u);
     EXPECT_EQ(u.reordered, 95u);
