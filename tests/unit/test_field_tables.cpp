@@ -4,7 +4,9 @@
 // defaults, and a malformed nested value is a ProtocolError naming the field.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "protocol/field_table.hpp"
@@ -346,6 +348,21 @@ TEST(FieldTableMalformed, NestedValuesNameTheirField) {
     j = good;
     j["flow_bytes"] = std::vector<int>(kMaxDataConnections + 1, 1);
     rejects_naming(j, "flow_bytes");
+}
+
+// name_of: the JSON name of a member's line (a CSV column or a figure named as its field).
+TEST(FieldTableNames, NameOfFindsTheMembersLine) {
+    struct S {
+        int a = 0, b = 0;
+        std::string c;
+        double d = 0;
+    };
+    const auto table = std::make_tuple(number("first", &S::a), number("second", &S::b), str("third", &S::c),
+                                       derived<S>("derived", [](const S& s) { return s.a + s.b; }));
+    EXPECT_STREQ(name_of(table, &S::a), "first");
+    EXPECT_STREQ(name_of(table, &S::b), "second");
+    EXPECT_STREQ(name_of(table, &S::c), "third");
+    EXPECT_THROW(name_of(table, &S::d), std::logic_error);  // no line for it
 }
 
 // The report (encoded only) keeps its keys: each side's figures, and the blocks of the options that add them.
