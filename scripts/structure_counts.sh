@@ -94,7 +94,9 @@ if ((check)); then
     limit "lines of parse_client_options" "$parse_lines" 243
     limit "source files that mention --rcvlowat" "$(count "$lowat")" 10
     limit "shared files a transport kind touches (mptcp)" "$(count "$mptcp")" 5
-    limit "JSON keys named twice in one file" "$json_keys" 49  # 39 before the under-load and tls blocks (issue 33: <= 40)
+    # 49 before the stream figures' shared lines, tls's CSV columns named by its table, compare and the html
+    # page reading the report by its writer's keys (issue 33's goal was <= 40)
+    limit "JSON keys named twice in one file" "$json_keys" 22
     limit "files docs/structure.md names that do not exist" "$(count "$missing")" 0
     limit "shared files a transport kind touches (tls)" "$(count "$tls")" 5
     exit $bad

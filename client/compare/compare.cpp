@@ -8,10 +8,19 @@
 #include <set>
 
 #include "options/option_rows.hpp"
+#include "protocol/field_table.hpp"
+#include "report/report_writer.hpp"
 
 namespace zc {
 
 namespace {
+
+// A test's identity, as a report's result names it and as compare's document repeats it: one line a field.
+const auto kTestIdFields =
+    std::make_tuple(str("transport", &TestComparison::transport), str("test", &TestComparison::test),
+                    number("message_size", &TestComparison::message_size), str("rx", &TestComparison::rx));
+
+TestComparison test_id(const nlohmann::json& result) { return decoded<TestComparison>(result, kTestIdFields); }
 
 nlohmann::json read_report(const std::string& file) {
     std::ifstream in(file);
@@ -24,23 +33,30 @@ nlohmann::json read_report(const std::string& file) {
     } catch (const nlohmann::json::exception& e) {
         throw CompareError(file + " is not JSON (" + e.what() + "): give a report from zcperf -o json");
     }
-    const bool zcperf = j.is_object() && j.contains("run") && j["run"].is_object() && j.contains("results") &&
-                        j["results"].is_array() && j["run"].value("software", "").rfind("zcperf", 0) == 0;
+    const bool zcperf = j.is_object() && j.contains(kRunKey) && j[kRunKey].is_object() && j.contains(kResultsKey) &&
+                        j[kResultsKey].is_array() && j[kRunKey].value("software", "").rfind("zcperf", 0) == 0;
     if (!zcperf)
         throw CompareError(file +
                            " is JSON but not a zcperf report (no \"run\" by zcperf and \"results\"): give a "
                            "report from zcperf -o json");
-    for (const auto& r : j["results"])
-        if (!r.is_object() || !r.contains("figures"))
-            throw CompareError(file +
-                               " has a result without \"figures\": it was written by a zcperf older than "
-                               "compare; run the test again with this zcperf (-o json)");
+    for (const auto& r : j[kResultsKey]) {
+        if (!r.is_object() || !r.contains(kFiguresKey))
+            throw CompareError(file + " has a result without \"" + kFiguresKey +
+                               "\": it was written by a zcperf older than compare; run the test again with this "
+                               "zcperf (-o json)");
+        try {
+            test_id(r);
+        } catch (const ProtocolError& e) {
+            throw CompareError(file + " has a result that does not say which test it is (" + e.what() +
+                               "): give a report from zcperf -o json, as zcperf wrote it");
+        }
+    }
     return j;
 }
 
 std::string test_key(const nlohmann::json& r) {
-    return r.value("transport", "?") + " " + r.value("test", "?") + " " +
-           std::to_string(r.value("message_size", uint64_t{0})) + " B rx " + r.value("rx", "?");
+    const TestComparison t = test_id(r);
+    return t.transport + " " + t.test + " " + std::to_string(t.message_size) + " B rx " + t.rx;
 }
 
 // {test key: {figure: samples}} over a side's reports: each -i round is a sample, else the result is.
@@ -49,15 +65,15 @@ using Samples = std::map<std::string, std::map<std::string, std::vector<double>>
 Samples samples_of(const CompareSide& side, std::vector<std::string>& order) {
     Samples s;
     for (const auto& doc : side.reports) {
-        for (const auto& r : doc["results"]) {
+        for (const auto& r : doc[kResultsKey]) {
             std::string key = test_key(r);
             if (!s.count(key)) order.push_back(key);
             auto& figures = s[key];
             const nlohmann::json* rounds = nullptr;
-            if (auto it = r.find("iterations"); it != r.end() && it->is_object() && it->contains("rounds") &&
-                                                (*it)["rounds"].is_array() && !(*it)["rounds"].empty())
-                rounds = &(*it)["rounds"];
-            for (const auto& f : rounds ? *rounds : nlohmann::json::array({r["figures"]}))
+            if (auto it = r.find(kIterationsKey); it != r.end() && it->is_object() && it->contains(kRoundsKey) &&
+                                                  (*it)[kRoundsKey].is_array() && !(*it)[kRoundsKey].empty())
+                rounds = &(*it)[kRoundsKey];
+            for (const auto& f : rounds ? *rounds : nlohmann::json::array({r[kFiguresKey]}))
                 for (const auto& [name, v] : f.items())
                     if (v.is_number()) figures[name].push_back(v.get<double>());
         }
@@ -128,15 +144,11 @@ CompareResult compare_sides(const CompareSide& base, const CompareSide& next) {
     CompareResult out;
     for (const auto& key : base_order) {
         if (!b.count(key)) continue;
-        TestComparison t;
         const nlohmann::json* any = nullptr;
         for (const auto& doc : base.reports)
-            for (const auto& r : doc["results"])
+            for (const auto& r : doc[kResultsKey])
                 if (!any && test_key(r) == key) any = &r;
-        t.transport = any->value("transport", "");
-        t.test = any->value("test", "");
-        t.rx = any->value("rx", "");
-        t.message_size = any->value("message_size", uint64_t{0});
+        TestComparison t = test_id(*any);
         for (const auto& [name, va] : a[key]) {
             auto it = b[key].find(name);
             if (it == b[key].end() || (all_zero(va) && all_zero(it->second))) continue;  // nothing to compare
@@ -155,7 +167,7 @@ CompareResult compare_sides(const CompareSide& base, const CompareSide& next) {
 nlohmann::json describe_side(const CompareSide& side) {
     std::set<std::string> hosts, kernels, software, commands;
     for (const auto& doc : side.reports) {
-        const auto& run = doc["run"];
+        const auto& run = doc[kRunKey];
         auto kernel = [&](const char* k) { return run.value(k, std::string("unknown (an older report)")); };
         hosts.insert("client " + run.value("local_host", "?") + ", server " + run.value("remote_host", "?"));
         kernels.insert("client " + kernel("local_kernel") + ", server " + kernel("remote_kernel"));
@@ -184,11 +196,9 @@ nlohmann::json to_json(const CompareResult& r, const CompareSide& base, const Co
                                {"changed", f.c.changed},
                                {"verdict", f.verdict}});
         }
-        tests.push_back({{"transport", t.transport},
-                         {"test", t.test},
-                         {"message_size", t.message_size},
-                         {"rx", t.rx},
-                         {"figures", figures}});
+        nlohmann::json test = encoded(t, kTestIdFields);
+        test["figures"] = figures;  // compare's own: each figure's comparison
+        tests.push_back(std::move(test));
     }
     return {{"base", describe_side(base)},
             {"new", describe_side(next)},

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <set>
 #include <stdexcept>
 
@@ -18,9 +19,9 @@ namespace {
 nlohmann::json frame_categories(const std::vector<nlohmann::json>& reports) {
     std::set<std::string> names;
     for (const auto& doc : reports)
-        for (const auto& r : doc.value("results", nlohmann::json::array()))
+        for (const auto& r : doc.value(kResultsKey, nlohmann::json::array()))
             for (const char* side : {"local", "remote"}) {
-                const auto& e = r.value(side, nlohmann::json::object()).value("explain", nlohmann::json::object());
+                const auto& e = r.value(side, nlohmann::json::object()).value(kExplainKey, nlohmann::json::object());
                 for (const auto& s : e.value("stacks", nlohmann::json::array())) {
                     const std::string stack = s.at(0).get<std::string>();
                     size_t start = 0;
@@ -56,29 +57,45 @@ std::string script_safe(const std::string& json) {
 
 std::string asset(const EmbeddedAsset& a) { return std::string(reinterpret_cast<const char*>(a.data), a.size); }
 
-}  // namespace
+// The page's kinds (page.js draws by data.kind): a run's page, its one side named so too; a compare page,
+// which holds zcperf compare's document under the same name (data.compare).
+constexpr const char* kKindKey = "kind";
+constexpr const char* kRunPage = "run";
+constexpr const char* kComparePage = "compare";
 
-nlohmann::json run_page_data(const nlohmann::json& report) {
-    return {{"kind", "run"},
-            {"sides", {{{"name", "run"}, {"reports", {report}}}}},
-            {"categories", category_list()},
-            {"frame_categories", frame_categories({report})}};
-}
+struct PageSide {
+    const char* name;
+    const std::vector<nlohmann::json>& reports;
+};
 
-nlohmann::json compare_page_data(const nlohmann::json& compare, const std::vector<nlohmann::json>& base,
-                                 const std::vector<nlohmann::json>& next) {
-    std::vector<nlohmann::json> all(base);
-    all.insert(all.end(), next.begin(), next.end());
-    return {{"kind", "compare"},
-            {"compare", compare},
-            {"sides", {{{"name", "base"}, {"reports", base}}, {{"name", "new"}, {"reports", next}}}},
+// What page.js reads: the page's kind, each side's reports, the categories and every sampled frame's.
+nlohmann::json page_data(const char* kind, std::initializer_list<PageSide> sides) {
+    nlohmann::json side_list = nlohmann::json::array();
+    std::vector<nlohmann::json> all;
+    for (const auto& s : sides) {
+        side_list.push_back({{"name", s.name}, {"reports", s.reports}});
+        all.insert(all.end(), s.reports.begin(), s.reports.end());
+    }
+    return {{kKindKey, kind},
+            {"sides", side_list},
             {"categories", category_list()},
             {"frame_categories", frame_categories(all)}};
 }
 
+}  // namespace
+
+nlohmann::json run_page_data(const nlohmann::json& report) { return page_data(kRunPage, {{kRunPage, {report}}}); }
+
+nlohmann::json compare_page_data(const nlohmann::json& compare, const std::vector<nlohmann::json>& base,
+                                 const std::vector<nlohmann::json>& next) {
+    nlohmann::json data = page_data(kComparePage, {{"base", base}, {"new", next}});
+    data[kComparePage] = compare;
+    return data;
+}
+
 std::string html_page(const nlohmann::json& data) {
     std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>";
-    page += data.value("kind", "") == "compare" ? "zcperf compare" : "zcperf run";
+    page += data.value(kKindKey, "") == kComparePage ? "zcperf compare" : "zcperf run";
     page += "</title>\n<style>\n" + asset(kPageCss) + "</style>\n";
     // d3 and d3-flame-graph as published (third_party/d3-flame-graph: versions, integrity, licences).
     page += "<script>\n" + asset(kD3Js) + "\n</script>\n<script>\n" + asset(kD3FlameGraphJs) + "\n</script>\n";

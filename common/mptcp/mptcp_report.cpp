@@ -64,8 +64,7 @@ std::string subflow_line(const MptcpSubflowReport& s, size_t position, uint64_t 
                        s.id ? s.id : position, s.local, s.remote, s.bytes_acked, s.bytes_received, share);
 }
 
-std::vector<std::string> human_lines(const nlohmann::json& block) {
-    MptcpSideReport r = mptcp_side_from_json(block);
+std::vector<std::string> human_lines(const MptcpSideReport& r) {
     std::vector<std::string> out;
     constexpr size_t kShown = 4;  // streams shown in full; the rest summed
     for (size_t i = 0; i < r.connections.size() && i < kShown; ++i) {
@@ -113,8 +112,7 @@ std::vector<std::string> csv_columns() {
             kBytesAcked,  kBytesReceived, "bytes_retrans_sum", "subflows_add_up"};
 }
 
-std::vector<std::string> csv_cells(const nlohmann::json& block) {
-    MptcpSideReport r = mptcp_side_from_json(block);
+std::vector<std::string> csv_cells(const MptcpSideReport& r) {
     uint64_t fallbacks = 0, subflows = 0, sa = 0, sr = 0, a = 0, rc = 0, rt = 0;
     bool add_up = true;
     for (const auto& c : r.connections) {
@@ -132,9 +130,7 @@ std::vector<std::string> csv_cells(const nlohmann::json& block) {
 }
 
 // The receiver's subflows may count bytes twice that the sender reinjected: never more than those.
-std::vector<std::string> check_sides(const nlohmann::json* sender, const nlohmann::json* receiver) {
-    if (!sender || !receiver) return {};
-    MptcpSideReport tx = mptcp_side_from_json(*sender), rx = mptcp_side_from_json(*receiver);
+std::vector<std::string> check_sides(const MptcpSideReport& tx, const MptcpSideReport& rx) {
     std::vector<std::string> notes;
     for (const auto* side : {&tx, &rx})
         for (const auto& c : side->connections)
@@ -157,14 +153,10 @@ std::vector<std::string> check_sides(const nlohmann::json* sender, const nlohman
     return notes;
 }
 
-nlohmann::json decode(const nlohmann::json& wire) { return to_json(mptcp_side_from_json(wire)); }
-
-const KindBlockType kBlock = {.key = kKey,
-                              .decode = decode,
-                              .human_lines = human_lines,
-                              .csv_columns = csv_columns,
-                              .csv_cells = csv_cells,
-                              .check_sides = check_sides};
+// Its key, its struct's two codecs and its hooks, in KindBlockOf's order.
+constexpr KindBlockOf<MptcpSideReport> kMptcp = {kKey,        to_json,   mptcp_side_from_json, human_lines,
+                                                 csv_columns, csv_cells, check_sides};
+const KindBlockType kBlock = kind_block_type<kMptcp>();
 
 }  // namespace
 

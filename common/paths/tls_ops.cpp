@@ -180,7 +180,7 @@ void read_block(const HalfSpec&, Role, const std::vector<const DataConnection*>&
     const int fd = tcp_fd(*conns.front());
     const TlsAgreed a = tls_agreed(first.ssl.get());
     const TlsStat after = read_tls_stat();
-    TlsSideReport report{.crypto = Ktls ? "kernel" : "openssl",
+    TlsSideReport report{.crypto = Ktls ? TlsSideReport::kKernelCrypto : "openssl",
                          .version = a.version,
                          .cipher = a.cipher,
                          .record_payload = static_cast<uint32_t>(a.max_record_payload),

@@ -3,8 +3,9 @@
 // value must be in, and what a peer that leaves it out means), driving both JSON directions, so a
 // parameter is declared once (neper's one-line flag definitions are the model). A table is a tuple
 // built with number(), named(), cpu_list(), text(), str(), scaled(), object(), list(), custom(), flat(),
-// derived() and spread(); encode_fields/decode_fields walk it. Decoding is bounded: every list has a maximum length,
-// every nested object its own table, and anything else is a ProtocolError naming the field.
+// derived() and spread(); encode_fields/decode_fields walk it, name_of/range_of look up a member's line.
+// Decoding is bounded: every list has a maximum length, every nested object its own table, and anything
+// else is a ProtocolError naming the field.
 #include <cstddef>
 #include <limits>
 #include <optional>
@@ -376,6 +377,17 @@ void get(const nlohmann::json& j, S& s, const TextField<S>& f) {
     s.*f.member = std::move(v);
 }
 
+template <class F, class M>
+void find_name(const F& f, M member, const char*& out) {
+    if constexpr (requires {
+                      f.name;
+                      f.member;
+                  }) {
+        if constexpr (std::is_same_v<decltype(f.member), M>)
+            if (f.member == member) out = f.name;
+    }
+}
+
 template <class S, class T, class F>
 void find_range(const F&, T S::*, std::optional<WireRange<T>>&) {}
 template <class S, class T>
@@ -430,6 +442,16 @@ WireRange<T> range_of(const Table& table, T S::*member) {
     std::apply([&](const auto&... f) { (field_table_detail::find_range(f, member, out), ...); }, table);
     if (!out) throw std::logic_error("no number field for this member in the wire table");
     return *out;
+}
+
+// The JSON name of the table's field for `member`, for what names the same figure elsewhere (a CSV column,
+// a figure's key); throws std::logic_error when the table has none.
+template <class S, class T, class Table>
+const char* name_of(const Table& table, T S::*member) {
+    const char* out = nullptr;
+    std::apply([&](const auto&... f) { (field_table_detail::find_name(f, member, out), ...); }, table);
+    if (!out) throw std::logic_error("no field for this member in the wire table");
+    return out;
 }
 
 template <class S, class Table>

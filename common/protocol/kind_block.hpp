@@ -29,6 +29,44 @@ struct KindBlockType {
     std::vector<std::string> (*check_sides)(const nlohmann::json* sender, const nlohmann::json* receiver) = nullptr;
 };
 
+// A kind whose block is one struct with its two codecs: its hooks read the struct, and kind_block_type<kOf>()
+// makes the KindBlockType whose decode is to_json(from_json(wire)) and whose hooks decode the block first.
+template <class Side>
+struct KindBlockOf {
+    const char* key;
+    nlohmann::json (*to_json)(const Side&);
+    Side (*from_json)(const nlohmann::json&);  // throws ProtocolError
+    std::vector<std::string> (*human_lines)(const Side&);
+    std::vector<std::string> (*csv_columns)();
+    std::vector<std::string> (*csv_cells)(const Side&);
+    // Called only when both sides have the block (one side alone has nothing to compare).
+    std::vector<std::string> (*check_sides)(const Side& sender, const Side& receiver);
+};
+
+namespace kind_block_detail {
+template <const auto& Of>
+struct Hooks {
+    static nlohmann::json decode(const nlohmann::json& wire) { return Of.to_json(Of.from_json(wire)); }
+    static std::vector<std::string> human_lines(const nlohmann::json& b) { return Of.human_lines(Of.from_json(b)); }
+    static std::vector<std::string> csv_cells(const nlohmann::json& b) { return Of.csv_cells(Of.from_json(b)); }
+    static std::vector<std::string> check_sides(const nlohmann::json* sender, const nlohmann::json* receiver) {
+        if (!sender || !receiver) return {};
+        return Of.check_sides(Of.from_json(*sender), Of.from_json(*receiver));
+    }
+};
+}  // namespace kind_block_detail
+
+template <const auto& Of>
+constexpr KindBlockType kind_block_type() {
+    using H = kind_block_detail::Hooks<Of>;
+    return {.key = Of.key,
+            .decode = H::decode,
+            .human_lines = H::human_lines,
+            .csv_columns = Of.csv_columns,
+            .csv_cells = H::csv_cells,
+            .check_sides = H::check_sides};
+}
+
 // Called once per kind, from the kind's module (a static registration in its operations table's file, so
 // any program that can run the kind can also read and print its block). Returns true.
 bool register_kind_block(const KindBlockType& type);

@@ -194,8 +194,12 @@ nlohmann::json to_json(const CpuUsage& u);
 // The figures zcperf compare puts side by side, flat, by name (the unit in the name): the rate
 // (throughput_gbps; rr transactions_per_s, msgrate messages_per_s), each side's service demand and the
 // test threads' own (proc), rr's RTT percentiles, and with --explain each category per unit
-// (local_explain_copy_us_per_kb ...). The JSON report's "figures"; each repetition's in "iterations"."rounds".
+// (local_explain_copy_us_per_kb ...). The JSON report's kFiguresKey; each repetition's in kIterationsKey.kRoundsKey.
 nlohmann::json result_figures(const TestResult& r);
+// The keys of a test's report document that zcperf compare reads back (result_report.cpp writes them).
+inline constexpr const char* kFiguresKey = "figures";
+inline constexpr const char* kIterationsKey = "iterations";
+inline constexpr const char* kRoundsKey = "rounds";
 CpuUsage cpu_usage_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const SideResult& s);
 SideResult side_result_from_json(const nlohmann::json& j);  // throws ProtocolError

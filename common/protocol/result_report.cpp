@@ -93,14 +93,27 @@ std::string unit_suffix(Workload test) {
     return out;
 }
 
+// A stream test's figures, one line each for the test's own (encoded only) and for the load beside it
+// (--under-load, which zcperf-mpi's ranks send to rank 0: decoded, so bounded).
+template <class S>
+auto stream_figure_fields() {
+    return std::make_tuple(number("message_size", &S::message_size, uint64_t{0}, kMaxMessageSize),
+                           number("streams", &S::streams, 0, kMaxStreams), number("bytes", &S::bytes),
+                           number("elapsed_s", &S::elapsed_s, 0.0, 2 * kMaxDurationS),
+                           number("throughput_gbps", &S::throughput_gbps, 0.0, 1e9));
+}
+
 const auto kIterationFields = std::make_tuple(
     number("count", &IterationStats::iterations), number("confidence_level_pct", &IterationStats::level_pct),
     number("width_goal_pct", &IterationStats::width_goal_pct),
     number("throughput_width_pct", &IterationStats::throughput_width_pct), str("metric", &IterationStats::metric),
     number("met", &IterationStats::met));
-// -i: each repetition's result_figures (zcperf compare's samples), beside the iteration statistics.
-const auto kRoundFields =
-    std::make_tuple(derived<TestResult>("rounds", [](const TestResult& r) { return nlohmann::json(r.round_figures); }));
+// The iteration statistics, and beside them each -i repetition's result_figures (zcperf compare's samples).
+nlohmann::json iterations_json(const TestResult& r) {
+    nlohmann::json j = encoded(r.iterations, kIterationFields);
+    j[kRoundsKey] = r.round_figures;
+    return j;
+}
 
 const auto kBaselineFields =
     std::make_tuple(str("transport", &BaselineRatio::transport), number("throughput_ratio", &BaselineRatio::throughput),
@@ -108,21 +121,22 @@ const auto kBaselineFields =
                     number("remote_service_demand_ratio", &BaselineRatio::remote_service_demand));
 
 using TR = TestResult;
-const auto kTestResultFields = std::make_tuple(
-    named("transport", &TR::transport, transport_name, transport_from_name),
-    named("test", &TR::test, workload_name, workload_from_name), named("rx", &TR::rx, rx_mode_name, rx_mode_from_name),
-    number("message_size", &TR::message_size), number("streams", &TR::streams), number("bytes", &TR::bytes),
-    number("elapsed_s", &TR::elapsed_s), number("throughput_gbps", &TR::throughput_gbps),
-    number("setup_ms", &TR::setup_ms), object("iterations", &TR::iterations, kIterationFields),
-    derived<TR>("figures", [](const TR& r) { return result_figures(r); }),
-    derived<TR>("baseline",
-                [](const TR& r) {
-                    return r.baseline.transport.empty() ? nlohmann::json(nullptr)
-                                                        : encoded(r.baseline, kBaselineFields);
-                }),
-    derived<TR>("local", [](const TR& r) { return side_report(r, r.local, r.baseline.local_explain_delta); }),
-    derived<TR>("remote", [](const TR& r) { return side_report(r, r.remote, r.baseline.remote_explain_delta); }),
-    list("warnings", &TR::warnings, 0));
+const auto kTestResultFields = std::tuple_cat(
+    std::make_tuple(named("transport", &TR::transport, transport_name, transport_from_name),
+                    named("test", &TR::test, workload_name, workload_from_name),
+                    named("rx", &TR::rx, rx_mode_name, rx_mode_from_name)),
+    stream_figure_fields<TR>(),
+    std::make_tuple(
+        number("setup_ms", &TR::setup_ms), derived<TR>(kIterationsKey, iterations_json),
+        derived<TR>(kFiguresKey, [](const TR& r) { return result_figures(r); }),
+        derived<TR>("baseline",
+                    [](const TR& r) {
+                        return r.baseline.transport.empty() ? nlohmann::json(nullptr)
+                                                            : encoded(r.baseline, kBaselineFields);
+                    }),
+        derived<TR>("local", [](const TR& r) { return side_report(r, r.local, r.baseline.local_explain_delta); }),
+        derived<TR>("remote", [](const TR& r) { return side_report(r, r.remote, r.baseline.remote_explain_delta); }),
+        list("warnings", &TR::warnings, 0)));
 
 // --bidir only.
 const auto kBidirFields = std::make_tuple(derived<TR>("bidir", [](const TR& r) {
@@ -130,15 +144,13 @@ const auto kBidirFields = std::make_tuple(derived<TR>("bidir", [](const TR& r) {
 }));
 // --under-load only: the load's own stream test, beside the transaction test it ran with.
 using LB = LoadBeside;
-const auto kLoadBesideFields = std::make_tuple(
-    number("asked", &LB::asked), number("streams", &LB::streams, 0, kMaxStreams), str("transport", &LB::transport, 64),
-    number("message_size", &LB::message_size, uint64_t{0}, kMaxMessageSize), number("bytes", &LB::bytes),
-    number("elapsed_s", &LB::elapsed_s, 0.0, 2 * kMaxDurationS),
-    number("throughput_gbps", &LB::throughput_gbps, 0.0, 1e9),
-    number("local_cpu_util_pct", &LB::local_cpu_pct, 0.0, 100.0),
-    number("remote_cpu_util_pct", &LB::remote_cpu_pct, 0.0, 100.0), cpu_list("local_cpus", &LB::local_cpus),
-    cpu_list("remote_cpus", &LB::remote_cpus), number("lead_s", &LB::lead_s, -kMaxDurationS, kMaxDurationS),
-    number("tail_s", &LB::tail_s, -kMaxDurationS, kMaxDurationS));
+const auto kLoadBesideFields = std::tuple_cat(
+    std::make_tuple(number("asked", &LB::asked), str("transport", &LB::transport, 64)), stream_figure_fields<LB>(),
+    std::make_tuple(number("local_cpu_util_pct", &LB::local_cpu_pct, 0.0, 100.0),
+                    number("remote_cpu_util_pct", &LB::remote_cpu_pct, 0.0, 100.0),
+                    cpu_list("local_cpus", &LB::local_cpus), cpu_list("remote_cpus", &LB::remote_cpus),
+                    number("lead_s", &LB::lead_s, -kMaxDurationS, kMaxDurationS),
+                    number("tail_s", &LB::tail_s, -kMaxDurationS, kMaxDurationS)));
 const auto kUnderLoadFields = std::make_tuple(object("under_load", &TR::under_load, kLoadBesideFields));
 // --interval only.
 const auto kIntervalFields =
@@ -157,7 +169,7 @@ nlohmann::json result_figures(const TestResult& r) {
     if (msg)
         f[is_transaction_test(r.test) ? "transactions_per_s" : "messages_per_s"] = r.messages.messages_per_s;
     else
-        f["throughput_gbps"] = r.throughput_gbps;
+        f[name_of(kTestResultFields, &TestResult::throughput_gbps)] = r.throughput_gbps;
     f["local_service_demand_" + unit] = msg ? r.messages.local_sd_us : r.local.service_demand_us_per_kb();
     f["remote_service_demand_" + unit] = msg ? r.messages.remote_sd_us : r.remote.service_demand_us_per_kb();
     f["local_proc_service_demand_" + unit] =
@@ -190,7 +202,6 @@ LoadBeside load_beside_from_json(const nlohmann::json& j) {
 
 nlohmann::json to_json(const TestResult& r) {
     nlohmann::json j = encoded(r, kTestResultFields);
-    encode_fields(j["iterations"], r, kRoundFields);
     if (is_message_test(r.test)) j[workload_name(r.test)] = to_json(r.messages, r.test, r.message_size);
     if (!r.bidir_with.empty()) encode_fields(j, r, kBidirFields);
     if (r.interval_s > 0) encode_fields(j, r, kIntervalFields);

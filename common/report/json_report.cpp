@@ -16,8 +16,6 @@ nlohmann::json to_json(const ReportHeader& h) {
 
 namespace {
 
-constexpr const char* kRun = "run";  // the header, in both documents
-
 class JsonReport : public ReportWriter {
 public:
     explicit JsonReport(std::ostream& out) : out_(out) {}
@@ -25,7 +23,7 @@ public:
     void add(const TestResult& r) override { results_.push_back(to_json(r)); }
     void error(const std::string& what) override { errors_.push_back(what); }
     void end() override {
-        nlohmann::json doc = {{kRun, run_}, {"results", results_}, {"errors", errors_}};
+        nlohmann::json doc = {{kRunKey, run_}, {kResultsKey, results_}, {"errors", errors_}};
         out_ << doc.dump(2) << "\n";
     }
 
@@ -39,7 +37,8 @@ private:
 class JsonStreamReport : public ReportWriter {
 public:
     explicit JsonStreamReport(std::ostream& out) : out_(out) {}
-    void begin(const ReportHeader& h) override { line(event("start", kRun, to_json(h))); }
+    // The header under the same key as in the whole document.
+    void begin(const ReportHeader& h) override { line(event("start", kRunKey, to_json(h))); }
     void interval(const TestParams& p, const IntervalRow& row) override {
         nlohmann::json j = event("interval");
         j.update({{"transport", transport_name(p.transport)},

@@ -50,5 +50,9 @@ std::unique_ptr<ReportWriter> make_csv_intervals_report(std::ostream& out);
 std::unique_ptr<ReportWriter> make_tee_report(std::vector<std::unique_ptr<ReportWriter>> writers);
 
 nlohmann::json to_json(const ReportHeader& h);
+// The JSON report's document: {kRunKey: the header, kResultsKey: [each test's to_json], "errors": [...]}
+// (json_report.cpp writes it, zcperf compare reads it back).
+inline constexpr const char* kRunKey = "run";
+inline constexpr const char* kResultsKey = "results";
 
 }  // namespace zc

@@ -33,12 +33,12 @@ std::string direction(const std::string& kernel, bool openssl) {
            (openssl ? ", OpenSSL: handed over" : ", OpenSSL: not handed over");
 }
 
-std::vector<std::string> human_lines(const nlohmann::json& block) {
-    TlsSideReport r = tls_side_from_json(block);
+std::vector<std::string> human_lines(const TlsSideReport& r) {
+    const bool in_kernel = r.crypto == TlsSideReport::kKernelCrypto;
     std::vector<std::string> out;
     out.push_back(fmt::format("tls: {} {}, records of up to {} B, crypto in {}", r.version, r.cipher, r.record_payload,
-                              r.crypto == "kernel" ? "the kernel (kTLS)" : "user space (OpenSSL)"));
-    if (r.crypto == "kernel") {
+                              in_kernel ? "the kernel (kTLS)" : "user space (OpenSSL)"));
+    if (in_kernel) {
         out.push_back("  kTLS send: " + direction(r.kernel_tx, r.openssl_ktls_send));
         out.push_back("  kTLS receive: " + direction(r.kernel_rx, r.openssl_ktls_recv) +
                       (r.rx_expect_no_pad.empty() ? "" : "; TLS_RX_EXPECT_NO_PAD " + r.rx_expect_no_pad));
@@ -60,12 +60,15 @@ int64_t counter(const TlsSideReport& r, const char* name) {
     return it == r.tls_stat.end() ? 0 : it->second;
 }
 
+// The first five columns are the fields of those names (kernel_tx, kernel_rx: 1 when the kernel holds the keys).
 std::vector<std::string> csv_columns() {
-    return {"crypto", "version", "cipher", "kernel_tx", "kernel_rx", "decrypt_errors", "rx_no_pad_violations"};
+    using R = TlsSideReport;
+    return {name_of(kFields, &R::crypto),    name_of(kFields, &R::version),   name_of(kFields, &R::cipher),
+            name_of(kFields, &R::kernel_tx), name_of(kFields, &R::kernel_rx), "decrypt_errors",
+            "rx_no_pad_violations"};
 }
 
-std::vector<std::string> csv_cells(const nlohmann::json& block) {
-    TlsSideReport r = tls_side_from_json(block);
+std::vector<std::string> csv_cells(const TlsSideReport& r) {
     return {r.crypto,
             r.version,
             r.cipher,
@@ -76,10 +79,8 @@ std::vector<std::string> csv_cells(const nlohmann::json& block) {
 }
 
 // Both sides ran the handshake's one agreement; the kernel's decryption errors are the test's to see.
-std::vector<std::string> check_sides(const nlohmann::json* sender, const nlohmann::json* receiver) {
+std::vector<std::string> check_sides(const TlsSideReport& tx, const TlsSideReport& rx) {
     std::vector<std::string> notes;
-    if (!sender || !receiver) return notes;
-    TlsSideReport tx = tls_side_from_json(*sender), rx = tls_side_from_json(*receiver);
     if (tx.cipher != rx.cipher || tx.version != rx.version)
         notes.push_back("tls: the sides report different sessions: " + tx.version + " " + tx.cipher + " and " +
                         rx.version + " " + rx.cipher);
@@ -89,14 +90,10 @@ std::vector<std::string> check_sides(const nlohmann::json* sender, const nlohman
     return notes;
 }
 
-nlohmann::json decode(const nlohmann::json& wire) { return to_json(tls_side_from_json(wire)); }
-
-const KindBlockType kBlock = {.key = kKey,
-                              .decode = decode,
-                              .human_lines = human_lines,
-                              .csv_columns = csv_columns,
-                              .csv_cells = csv_cells,
-                              .check_sides = check_sides};
+// Its key, its struct's two codecs and its hooks, in KindBlockOf's order.
+constexpr KindBlockOf<TlsSideReport> kTls = {kKey,        to_json,   tls_side_from_json, human_lines,
+                                             csv_columns, csv_cells, check_sides};
+const KindBlockType kBlock = kind_block_type<kTls>();
 
 }  // namespace
 

@@ -13,7 +13,8 @@
 namespace zc {
 
 struct TlsSideReport {
-    std::string crypto;  // "openssl" (user space) or "kernel" (kTLS)
+    static constexpr const char* kKernelCrypto = "kernel";  // crypto's value under kTLS
+    std::string crypto;                                     // "openssl" (user space) or kKernelCrypto
     std::string version, cipher;
     uint32_t record_payload = 0;  // bytes of plaintext per record at most
     bool openssl_ktls_send = false, openssl_ktls_recv = false;

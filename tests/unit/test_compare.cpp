@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "compare.hpp"
+#include "html/html_page.hpp"
 #include "parse_cli.hpp"
 #include "measure/welch.hpp"
 
@@ -144,6 +145,47 @@ TEST(Compare, RefusesWhatIsNoZcperfReport) {
     } catch (const zc::CompareError& e) {
         EXPECT_NE(std::string(e.what()).find("not a zcperf report"), std::string::npos) << e.what();
     }
+}
+
+// A result that does not say which test it is cannot be matched: refused, saying what to give.
+TEST(Compare, RefusesAResultWithoutItsTest) {
+    std::string dir = ::testing::TempDir();
+    nlohmann::json doc = side("base", {result("tcp", {5.0}, {0.3})}).reports[0];
+    doc["results"][0].erase("transport");
+    std::ofstream(dir + "/no_transport.json") << doc.dump();
+    try {
+        zc::load_side("base", dir + "/no_transport.json");
+        FAIL() << "no error";
+    } catch (const zc::CompareError& e) {
+        EXPECT_NE(std::string(e.what()).find("does not say which test"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("transport"), std::string::npos) << e.what();
+    }
+}
+
+// The --html page's data: its kind, each side's reports, and every sampled frame's category.
+TEST(HtmlPage, TheDataNamesItsKindSidesAndFrames) {
+    nlohmann::json report = side("base", {result("tcp", {5.0}, {0.3})}).reports[0];
+    const auto stack = nlohmann::json::array({"main;memcpy", 3});  // a sampled stack and its count
+    report["results"][0]["local"] = {{"explain", {{"stacks", nlohmann::json::array({stack})}}}};
+    nlohmann::json run = zc::run_page_data(report);
+    EXPECT_EQ(run["kind"], "run");
+    ASSERT_EQ(run["sides"].size(), 1u);
+    EXPECT_EQ(run["sides"][0]["name"], "run");
+    EXPECT_EQ(run["sides"][0]["reports"], nlohmann::json::array({report}));
+    EXPECT_FALSE(run.contains("compare"));
+    EXPECT_TRUE(run["frame_categories"].contains("main"));
+    EXPECT_TRUE(run["frame_categories"].contains("memcpy"));
+    EXPECT_FALSE(run["categories"].empty());
+    EXPECT_NE(zc::html_page(run).find("<title>zcperf run</title>"), std::string::npos);
+    nlohmann::json cmp = zc::compare_page_data({{"tests", nlohmann::json::array()}}, {report}, {report, report});
+    EXPECT_EQ(cmp["kind"], "compare");
+    EXPECT_EQ(cmp["compare"]["tests"], nlohmann::json::array());
+    ASSERT_EQ(cmp["sides"].size(), 2u);
+    EXPECT_EQ(cmp["sides"][0]["name"], "base");
+    EXPECT_EQ(cmp["sides"][1]["name"], "new");
+    EXPECT_EQ(cmp["sides"][1]["reports"].size(), 2u);
+    EXPECT_TRUE(cmp["frame_categories"].contains("memcpy"));
+    EXPECT_NE(zc::html_page(cmp).find("<title>zcperf compare</title>"), std::string::npos);
 }
 
 // The stacks come back for the page and for -o json (so compare --html can draw saved runs), not for a

@@ -4,7 +4,9 @@
 // defaults, and a malformed nested value is a ProtocolError naming the field.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "protocol/field_table.hpp"
@@ -348,6 +350,21 @@ TEST(FieldTableMalformed, NestedValuesNameTheirField) {
     rejects_naming(j, "flow_bytes");
 }
 
+// name_of: the JSON name of a member's line (a CSV column or a figure named as its field).
+TEST(FieldTableNames, NameOfFindsTheMembersLine) {
+    struct S {
+        int a = 0, b = 0;
+        std::string c;
+        double d = 0;
+    };
+    const auto table = std::make_tuple(number("first", &S::a), number("second", &S::b), str("third", &S::c),
+                                       derived<S>("derived", [](const S& s) { return s.a + s.b; }));
+    EXPECT_STREQ(name_of(table, &S::a), "first");
+    EXPECT_STREQ(name_of(table, &S::b), "second");
+    EXPECT_STREQ(name_of(table, &S::c), "third");
+    EXPECT_THROW(name_of(table, &S::d), std::logic_error);  // no line for it
+}
+
 // The report (encoded only) keeps its keys: each side's figures, and the blocks of the options that add them.
 TEST(FieldTableReport, TestResultCarriesItsBlocks) {
     TestResult r;
@@ -360,12 +377,28 @@ TEST(FieldTableReport, TestResultCarriesItsBlocks) {
     r.interval_s = 1;
     r.intervals = {IntervalRow{}};
     r.iterations.iterations = 3;
+    r.round_figures = {json{{"transactions_per_s", 1000.0}}, json{{"transactions_per_s", 1100.0}}};
+    r.message_size = 64;
+    r.streams = 2;
+    r.bytes = 12345;
+    r.elapsed_s = 2.5;
+    r.throughput_gbps = 0.75;
     r.baseline.transport = "tcp";
     r.baseline.throughput = 1.25;
     json j = to_json(r);
     EXPECT_EQ(j["transport"], "tcp");
     EXPECT_EQ(j["test"], "rr");
     EXPECT_EQ(j["iterations"]["count"], 3);
+    // -i's rounds beside the statistics, the figures compare reads, the stream figures the load shares.
+    EXPECT_EQ(j[kIterationsKey][kRoundsKey].size(), 2u);
+    EXPECT_DOUBLE_EQ(j[kIterationsKey][kRoundsKey][1]["transactions_per_s"].get<double>(), 1100.0);
+    EXPECT_TRUE(j[kFiguresKey].contains("transactions_per_s"));
+    EXPECT_EQ(j["message_size"], 64);
+    EXPECT_EQ(j["streams"], 2);
+    EXPECT_EQ(j["bytes"], 12345);
+    EXPECT_DOUBLE_EQ(j["elapsed_s"].get<double>(), 2.5);
+    EXPECT_DOUBLE_EQ(j["throughput_gbps"].get<double>(), 0.75);
+    EXPECT_FALSE(j.contains("under_load"));
     EXPECT_EQ(j["baseline"]["transport"], "tcp");
     EXPECT_DOUBLE_EQ(j["baseline"]["throughput_ratio"].get<double>(), 1.25);
     EXPECT_EQ(j["bidir"]["with"], "maerts");
@@ -386,6 +419,8 @@ TEST(FieldTableReport, TestResultCarriesItsBlocks) {
     EXPECT_DOUBLE_EQ(j["local"]["zerocopy"]["copied_pct"].get<double>(), 100.0 * 12 / 11);
     EXPECT_TRUE(j["local"].contains("cpu_util_pct"));
     EXPECT_DOUBLE_EQ(j["local"]["memory"]["stage_copy_s"].get<double>(), 103e-9);
+    r.test = Workload::stream;  // a stream test's rate among its figures under the field's own name
+    EXPECT_DOUBLE_EQ(to_json(r)[kFiguresKey]["throughput_gbps"].get<double>(), 0.75);
     r.test = Workload::crr;
     j = to_json(r);
     EXPECT_TRUE(j["crr"].contains("connect_us"));

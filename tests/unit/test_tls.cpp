@@ -290,7 +290,42 @@ TEST(TlsReport, BlockRoundTripsAndSaysWhatRan) {
     EXPECT_NE(lines.find("kTLS receive: not in the kernel"), std::string::npos) << lines;
     EXPECT_NE(lines.find("TlsTxSw +2"), std::string::npos) << lines;
     EXPECT_EQ(type.csv_cells(j).size(), type.csv_columns().size());
+    // The CSV's first columns are the fields of the same names.
+    EXPECT_EQ(type.csv_columns(), (std::vector<std::string>{"crypto", "version", "cipher", "kernel_tx", "kernel_rx",
+                                                            "decrypt_errors", "rx_no_pad_violations"}));
+    EXPECT_EQ(type.csv_cells(j),
+              (std::vector<std::string>{"kernel", "TLSv1.3", "TLS_AES_128_GCM_SHA256", "1", "0", "0", "0"}));
     nlohmann::json bad = j;
     bad["tls_stat"]["TlsTxSw"] = "many";
     EXPECT_THROW(type.decode(bad), ProtocolError);
+}
+
+// An older peer's block without the newer fields keeps their defaults; the sides are compared only when both
+// have the block, and then a different session or a decryption error is the test's warning.
+TEST(TlsReport, OlderPeersAndTheTwoSides) {
+    const KindBlockType& type = tls_block_type();
+    TlsSideReport old = tls_side_from_json(type.decode(nlohmann::json{{"crypto", "openssl"}, {"version", "TLSv1.2"}}));
+    EXPECT_EQ(old.crypto, "openssl");
+    EXPECT_EQ(old.record_payload, 0u);
+    EXPECT_FALSE(old.tls_stat_present);
+    EXPECT_TRUE(old.tls_stat.empty());
+    TlsSideReport tx;
+    tx.crypto = TlsSideReport::kKernelCrypto;
+    tx.version = "TLSv1.3";
+    tx.cipher = "TLS_AES_128_GCM_SHA256";
+    TlsSideReport rx = tx;
+    ASSERT_NE(type.check_sides, nullptr);
+    const nlohmann::json a = to_json(tx);
+    EXPECT_TRUE(type.check_sides(&a, nullptr).empty());
+    EXPECT_TRUE(type.check_sides(nullptr, &a).empty());
+    EXPECT_TRUE(type.check_sides(&a, &a).empty());
+    rx.cipher = "TLS_AES_256_GCM_SHA384";
+    rx.tls_stat = {{"TlsDecryptError", 3}};
+    const nlohmann::json b = to_json(rx);
+    auto notes = type.check_sides(&a, &b);
+    ASSERT_EQ(notes.size(), 2u);
+    EXPECT_NE(notes[0].find("different sessions"), std::string::npos) << notes[0];
+    EXPECT_NE(notes[1].find("3 record(s) that failed to decrypt"), std::string::npos) << notes[1];
+    for (const auto& line : type.human_lines(a))
+        EXPECT_EQ(line.find("OpenSSL)"), std::string::npos) << line;  // the kernel's crypto, said so
 }

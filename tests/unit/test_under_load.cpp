@@ -111,6 +111,15 @@ TEST(UnderLoad, TheReportObjectRoundTrips) {
     nlohmann::json bad = j;
     bad["local_cpu_util_pct"] = 250.0;  // a rank's out-of-range figure is refused, not reported
     EXPECT_THROW(load_beside_from_json(bad), ProtocolError);
+    // The stream figures it shares with the test's own lines keep the load's bounds.
+    EXPECT_EQ(j.at("message_size"), 1 << 20);
+    EXPECT_EQ(j.at("bytes"), 123456789);
+    bad = j;
+    bad["streams"] = kMaxStreams + 1;
+    EXPECT_THROW(load_beside_from_json(bad), ProtocolError);
+    bad = j;
+    bad.erase("elapsed_s");  // every field is required, as before
+    EXPECT_THROW(load_beside_from_json(bad), ProtocolError);
 }
 
 TEST(UnderLoad, AServerThatDoesNotSayItServesTheLoadIsRefused) {
