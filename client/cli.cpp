@@ -418,8 +418,8 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
             .shows("aes-128-gcm"),
         action("--tls-offload",
                "-T ktls, ktls-sendfile: require the NIC's TLS offload (TLS_DEVICE): the data interface must offer "
-               "tls-hw-tx-offload to send, tls-hw-rx-offload to receive (as ethtool -k says), else the test is "
-               "refused before its handshake; with ktls-sendfile also TLS_TX_ZEROCOPY_RO. The report says whether "
+               "tls-hw-tx-offload to send, tls-hw-rx-offload to receive (as ethtool -k says), else zcperf "
+               "refuses to start, in ethtool's words; with ktls-sendfile also TLS_TX_ZEROCOPY_RO. The report says whether "
                "the kernel put the keys on the NIC (TlsTxDevice, TlsRxDevice)",
                [&o] { o.params.kind_options[kTlsOffloadKey] = "on"; }),
         value_in("-l,--duration", o.params.duration_s, wire_range(&TestParams::duration_s).from(0.01),

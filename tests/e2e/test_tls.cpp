@@ -275,15 +275,14 @@ TEST(Lab, KtlsAcrossTwoKernels) {
 // The done-when, across the lab's eth1 (the link that offloads checksums and scatter-gather, so the
 // kernel copies no segment in software: on eth0 software GSO copies every encrypted byte, the same for both):
 // ktls and ktls-sendfile with --explain, TLS 1.2 (both directions in the kernel on OpenSSL 3.0).
-// - Each side's largest category is the kernel's crypto (the sender encrypts, the receiver decrypts): the
-//   guests' CPU model has no AES-NI, so gcm(aes) is gcm_base(ctr(aes-generic),ghash-clmulni).
+// - Each side's largest category is the kernel's crypto (the sender encrypts, the receiver decrypts).
 // - The sender's data copy: sendfile over kTLS adds the file's pages to the record by reference
 //   (tls_sw_sendpage, 6.1; tls_sw_sendmsg_splice from 6.5) and encrypts from them. kTLS's send() copies the
-//   user's bytes into the record (sk_msg_memcopy_from_iter) only where its zero-copy path is closed to it
-//   (an AEAD it may run asynchronously, a record left open); else, as with the guests' synchronous generic
-//   gcm(aes), it pins the user's pages (sk_msg_zerocopy_from_iter) and encrypts from them too. So ktls-sendfile copies less than ktls where the kernel copied for send(), and
-//   neither copies the payload where it did not: the test reads which path the kernel took from the
-//   sender's stacks and asserts that path's outcome.
+//   user's bytes into the record (sk_msg_memcopy_from_iter) only where its zero-copy path is closed (a kvec,
+//   a record MSG_MORE leaves open); a full record's user pages it pins (sk_msg_zerocopy_from_iter) and
+//   encrypts from, as 6.1 did here with the generic gcm(aes) and with aesni_intel's. So ktls-sendfile
+//   copies less than ktls where the kernel copied for send(), and neither copies the payload where it did
+//   not: the test reads which path the kernel took from the sender's stacks and asserts that path's outcome.
 TEST(Lab, KtlsCryptoExplainedAndSendfileCopyOnAnOffloadingNic) {
     const Lab lab;
     if (!lab.here()) GTEST_SKIP() << kNotInLab;
