@@ -416,12 +416,13 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
              [&o](const std::string& t) { o.params.kind_options[kTlsCipherKey] = checked_tls_cipher(t); })
             .choose({"aes-128-gcm", "aes-256-gcm", "chacha20-poly1305"})
             .shows("aes-128-gcm"),
-        action("--tls-offload",
-               "-T ktls, ktls-sendfile: require the NIC's TLS offload (TLS_DEVICE): the data interface must offer "
-               "tls-hw-tx-offload to send, tls-hw-rx-offload to receive (as ethtool -k says), else zcperf "
-               "refuses to start, in ethtool's words; with ktls-sendfile also TLS_TX_ZEROCOPY_RO. The report says whether "
-               "the kernel put the keys on the NIC (TlsTxDevice, TlsRxDevice)",
-               [&o] { o.params.kind_options[kTlsOffloadKey] = "on"; }),
+        action(
+            "--tls-offload",
+            "-T ktls, ktls-sendfile: require the NIC's TLS offload (TLS_DEVICE): the data interface must offer "
+            "tls-hw-tx-offload to send, tls-hw-rx-offload to receive (as ethtool -k says), else zcperf "
+            "refuses to start, in ethtool's words; with ktls-sendfile also TLS_TX_ZEROCOPY_RO. The report says whether "
+            "the kernel put the keys on the NIC (TlsTxDevice, TlsRxDevice)",
+            [&o] { o.params.kind_options[kTlsOffloadKey] = "on"; }),
         value_in("-l,--duration", o.params.duration_s, wire_range(&TestParams::duration_s).from(0.01),
                  "seconds of data transfer per test (>= 5 for trustworthy CPU figures)"),
         size_in("-n,--bytes", o.params.total_bytes, 1, wire_range(&TestParams::total_bytes).hi,

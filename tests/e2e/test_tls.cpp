@@ -290,16 +290,18 @@ TEST(Lab, KtlsCryptoExplainedAndSendfileCopyOnAnOffloadingNic) {
     TlsModule mine(local_shell), theirs([&](const std::string&cmd) { return lab.in_b(cmd, 30); });
     if (!mine.why_not().empty() || !theirs.why_not().empty())
         GTEST_SKIP() << "A: " << mine.why_not() << " B: " << theirs.why_not();
-    json j = zcperf_report({"-H", lab.server_offload, "-T", "ktls,ktls-sendfile", "-m", "64K", "-l", "4",
+    json j = zcperf_report({"-H", lab.server_offload, "-T", "ktls,ktls-sendfile,tls", "-m", "64K", "-l", "4",
                             "--tls-version", "1.2", "--explain"},
                            300s);
-    ASSERT_EQ(j["results"].size(), 2u) << j.dump();
+    ASSERT_EQ(j["results"].size(), 3u) << j.dump();
     std::map<std::string, double> copy, crypto;
     std::map<std::string, std::map<std::string, uint64_t>> frames;  // the sender's samples under these frames
     for (const json& r : j["results"]) {
         const std::string t = r["transport"];
         EXPECT_NE(r["local"]["host"], r["remote"]["host"]) << "both ends in one kernel";
         EXPECT_GT(r["bytes"].get<uint64_t>(), 0u);
+        copy[t] = r["local"]["explain"]["per_unit"]["copy"];
+        if (t == "tls") continue;  // the yardstick: write() copies OpenSSL's records into the socket
         expect_kernel_tls(r, "TLSv1.2");
         for (const char* side : {"local", "remote"}) {
             SCOPED_TRACE(t + " " + side);
@@ -315,7 +317,6 @@ TEST(Lab, KtlsCryptoExplainedAndSendfileCopyOnAnOffloadingNic) {
             EXPECT_GT(pu["crypto"].get<double>(), 0.0) << pu.dump();
             EXPECT_EQ(largest, "crypto") << pu.dump();
         }
-        copy[t] = r["local"]["explain"]["per_unit"]["copy"];
         crypto[t] = r["local"]["explain"]["per_unit"]["crypto"];
         for (const auto& st : r["local"]["explain"]["stacks"])
             for (const char* f : {"sk_msg_memcopy_from_iter", "sk_msg_zerocopy_from_iter", "tls_sw_sendmsg",
@@ -324,7 +325,8 @@ TEST(Lab, KtlsCryptoExplainedAndSendfileCopyOnAnOffloadingNic) {
     }
     const bool send_copied = frames["ktls"]["sk_msg_memcopy_from_iter"] > 0;
     std::cout << "sender data copy / crypto, us/KB: ktls " << copy["ktls"] << " / " << crypto["ktls"]
-              << ", ktls-sendfile " << copy["ktls-sendfile"] << " / " << crypto["ktls-sendfile"] << "; ktls's send() "
+              << ", ktls-sendfile " << copy["ktls-sendfile"] << " / " << crypto["ktls-sendfile"] << ", tls's copy "
+              << copy["tls"] << "; ktls's send() "
               << (send_copied ? "copied into the record" : "encrypted from the user's pages")
               << " (samples under sk_msg_memcopy_from_iter " << frames["ktls"]["sk_msg_memcopy_from_iter"]
               << ", sk_msg_zerocopy_from_iter " << frames["ktls"]["sk_msg_zerocopy_from_iter"] << ")\n";
@@ -332,11 +334,13 @@ TEST(Lab, KtlsCryptoExplainedAndSendfileCopyOnAnOffloadingNic) {
     EXPECT_GT(frames["ktls-sendfile"]["tls_sw_sendpage"] + frames["ktls-sendfile"]["tls_sw_sendmsg_splice"], 0u)
         << "ktls-sendfile's sender is not under kTLS's splice path";
     EXPECT_EQ(frames["ktls-sendfile"]["sk_msg_memcopy_from_iter"], 0u) << "sendfile copied into the record";
-    // No payload copy on sendfile's side: under 5 % of the encryption's cost (0.2-0.4 % measured, stray
-    // skb header copies), and on ktls's where its send() took the user's pages.
-    EXPECT_LT(copy["ktls-sendfile"], 0.05 * crypto["ktls-sendfile"]);
+    // No copy of the payload on sendfile's side: less than tls's sender copies, one copy of every record
+    // (write()); 0.3-1.0 against 4.1-8.8 us/KB in the lab's runs. The same for ktls where send() took the
+    // user's pages; where it copied, ktls-sendfile's copy is below ktls's (the done-when).
+    EXPECT_GT(copy["tls"], 0.0);
+    EXPECT_LT(copy["ktls-sendfile"], copy["tls"]) << "sender data copy, us/KB";
     if (send_copied)
         EXPECT_LT(copy["ktls-sendfile"], copy["ktls"]) << "sender data copy, us/KB";
     else
-        EXPECT_LT(copy["ktls"], 0.05 * crypto["ktls"]);
+        EXPECT_LT(copy["ktls"], copy["tls"]) << "sender data copy, us/KB";
 }
