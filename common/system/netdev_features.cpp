@@ -31,7 +31,7 @@ FeatureState feature_state(const NetdevFeatures& f, std::string_view name) {
 std::string ethtool_words(const FeatureState& s) {
     if (!s.known) return "not known to this kernel";
     std::string w = s.active ? "on" : "off";
-    if (!s.changeable) w += " [fixed]";
+    if (!s.changeable) return w + " [fixed]";  // ethtool says one or the other, [fixed] first
     if (s.requested != s.active) w += s.requested ? " [requested on]" : " [requested off]";
     return w;
 }
