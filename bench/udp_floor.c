@@ -8,8 +8,9 @@
 //   receivers: recv (a datagram per recvmsg, --rx copy), mmsg (recvmmsg of 64, MSG_WAITFORONE, --rx mmsg),
 //              gro (UDP_GRO, 64 KiB buffers, --rx gro)
 // As zcperf: socket buffers at the kernel's defaults, a receive timeout of 100 ms (to see the end).
-// Where the floor differs: no sequence header written or read, no SO_RXQ_OVFL drop count (its control
-// message per receive call is zcperf's measurement), no end marker exchange (the threads share a flag).
+// Where the floor differs: no sequence header written or read (zcperf's measurement: loss, reordering,
+// jitter), no drop count (zcperf's one getsockopt(SO_MEMINFO) after its loop), no end marker exchange
+// (the threads share a flag).
 // Usage: udp_floor SENDER,RECEIVER SECONDS SIZE TX_CPU RX_CPU   (floor.h's line; ops: receive calls
 // that returned data)
 #include "floor.h"

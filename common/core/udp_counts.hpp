@@ -19,7 +19,7 @@ struct UdpCounts {
     uint64_t reordered = 0;         // receiver: arrived after a later one
     uint64_t duplicates = 0;        // receiver: a sequence number seen before
     double jitter_s = 0;            // receiver: RFC 3550 interarrival jitter (the largest over streams)
-    uint64_t kernel_drops = 0;      // receiver: the socket's drop count (SO_RXQ_OVFL), over the interval
+    uint64_t kernel_drops = 0;      // receiver: the socket's drop count at its end (SO_MEMINFO)
     uint64_t gro_buffers = 0;       // receiver with UDP_GRO: coalesced buffers read (their datagrams are counted)
     uint64_t rr_timeouts = 0;       // rr initiator: requests whose answer did not come within the wait
     uint64_t gso_size = 0;          // sender: the segment size in force (0: no GSO)

@@ -58,7 +58,7 @@ std::vector<std::string> udp_notes(const UdpInfo& tx, double tx_rate_bps, int st
     if (r.kernel_drops != r.lost || (r.snmp_valid && r.snmp_rcvbuf_errors + r.snmp_in_errors > 0 && r.lost == 0)) {
         std::snprintf(line, sizeof(line),
                       "udp: the receiver counted %llu datagrams lost; the kernel says the sockets dropped %llu "
-                      "(SO_RXQ_OVFL), and the host's Udp RcvbufErrors rose by %llu, InErrors by %llu over the test%s",
+                      "(sk_drops), and the host's Udp RcvbufErrors rose by %llu, InErrors by %llu over the test%s",
                       static_cast<unsigned long long>(r.lost), static_cast<unsigned long long>(r.kernel_drops),
                       static_cast<unsigned long long>(r.snmp_rcvbuf_errors),
                       static_cast<unsigned long long>(r.snmp_in_errors),

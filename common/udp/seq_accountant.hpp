@@ -5,6 +5,7 @@
 // last 4096 numbers remembers which); jitter is RFC 3550's J += (|D| - J) / 16 over the transit times
 // (arrival less the sender's stamp: on two hosts their clocks' offset cancels out of D). Pure logic,
 // no system call: the receive loops feed it, the unit tests drive it directly.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
@@ -16,16 +17,14 @@ class SeqAccountant {
 public:
     static constexpr uint64_t kWindow = 4096;  // numbers remembered for duplicate detection
 
-    // One data datagram: its number, the sender's stamp and the arrival time (ns).
+    // One data datagram: its number, the sender's stamp and the arrival time (ns). In order (the common
+    // case) it costs a bit set and the jitter's update; a gap clears the skipped numbers' bits a word at a time.
     void datagram(uint64_t seq, int64_t send_ns, int64_t arrival_ns) {
-        if (seq >= next_) {
-            if (seq - next_ >= kWindow)
-                seen_.fill(0);  // a jump past the window: nothing in it was seen
-            else
-                for (uint64_t s = next_; s < seq; ++s) clear(s);
-            gaps_ += seq - next_;
-            next_ = seq + 1;
+        if (seq == next_) [[likely]] {
             mark(seq);
+            ++next_;
+        } else if (seq > next_) {
+            skip_to(seq);
         } else if (next_ - seq <= kWindow && was_seen(seq)) {
             ++dups_;
             return;  // neither counted nor timed again
@@ -73,7 +72,23 @@ public:
 private:
     static constexpr size_t kWords = kWindow / 64;
     void mark(uint64_t s) { seen_[(s / 64) % kWords] |= 1ull << (s % 64); }
-    void clear(uint64_t s) { seen_[(s / 64) % kWords] &= ~(1ull << (s % 64)); }
+    // A datagram past the next expected one: the numbers between are lost (until they come late), and
+    // their bits, last used by numbers a window ago, are cleared.
+    void skip_to(uint64_t seq) {
+        if (seq - next_ >= kWindow) {
+            seen_.fill(0);  // a jump past the window: nothing in it was seen
+        } else {
+            for (uint64_t s = next_; s < seq;) {
+                uint64_t bit = s % 64, n = std::min<uint64_t>(64 - bit, seq - s);
+                uint64_t bits = n == 64 ? ~0ull : ((1ull << n) - 1) << bit;
+                seen_[(s / 64) % kWords] &= ~bits;
+                s += n;
+            }
+        }
+        gaps_ += seq - next_;
+        next_ = seq + 1;
+        mark(seq);
+    }
     bool was_seen(uint64_t s) const { return seen_[(s / 64) % kWords] >> (s % 64) & 1; }
 
     uint64_t next_ = 0;  // the next number expected

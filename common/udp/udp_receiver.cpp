@@ -24,10 +24,12 @@ UdpReceiver::UdpReceiver(int fd, const UdpRecvOptions& o)
       o_(o),
       slot_(o.mode == UdpRxMode::gro ? 65536 : std::max<size_t>(o.datagram_size, kUdpSeqHeader)),
       buf_(slot_ * (o.mode == UdpRxMode::mmsg ? kBatch : 1), o.alignment),
-      control_(kControlBytes * (o.mode == UdpRxMode::mmsg ? kBatch : 1)),
+      drops_by_cmsg_(!socket_drops(fd)),
       snmp0_(read_udp_snmp()) {
     if (o_.mode == UdpRxMode::gro) set_udp_gro(fd_);
-    set_rxq_overflow(fd_);
+    if (drops_by_cmsg_) set_rxq_overflow(fd_);
+    if (drops_by_cmsg_ || o_.mode == UdpRxMode::gro)
+        control_.resize(kControlBytes * (o.mode == UdpRxMode::mmsg ? kBatch : 1));
     set_udp_receive_timeout(fd_, kTickMs);
     unsigned n = o_.mode == UdpRxMode::mmsg ? kBatch : 1;
     iov_.resize(n);
@@ -55,25 +57,26 @@ void UdpReceiver::read_control(const msghdr& m, size_t& segment) {
     }
 }
 
-bool UdpReceiver::take(const std::byte* data, size_t len, size_t segment, int64_t now, StreamCounters& c) {
-    bool more = true;
-    for (size_t off = 0; off < len; off += segment) {
-        size_t piece = std::min(segment, len - off);
-        if (piece < kUdpSeqHeader) {  // no zcperf sender sends this: count it, do not read a header from it
-            c.bytes += piece;
-            continue;
-        }
-        SeqHeader h = read_seq(data + off);
-        if (h.seq >= kUdpFirstControl) {
-            if (h.seq == kUdpEnd) {
-                acct_.sender_total(static_cast<uint64_t>(h.send_ns));
-                more = false;
-            }
-            continue;  // a stray hello or answer
-        }
-        acct_.datagram(h.seq, h.send_ns, now);
-        c.bytes += piece;
+inline bool UdpReceiver::take_datagram(const std::byte* data, size_t len, int64_t now, StreamCounters& c) {
+    if (len < kUdpSeqHeader) [[unlikely]] {  // no zcperf sender sends this: count it, do not read a header from it
+        c.bytes += len;
+        return true;
     }
+    SeqHeader h = read_seq(data);
+    if (h.seq >= kUdpFirstControl) [[unlikely]] {
+        if (h.seq != kUdpEnd) return true;  // a stray hello or answer
+        acct_.sender_total(static_cast<uint64_t>(h.send_ns));
+        return false;
+    }
+    acct_.datagram(h.seq, h.send_ns, now);
+    c.bytes += len;
+    return true;
+}
+
+bool UdpReceiver::take_segments(const std::byte* data, size_t len, size_t segment, int64_t now, StreamCounters& c) {
+    bool more = true;
+    for (size_t off = 0; off < len; off += segment)
+        if (!take_datagram(data + off, std::min(segment, len - off), now, c)) more = false;
     return more;
 }
 
@@ -84,8 +87,9 @@ StreamCounters UdpReceiver::run(const StopRule& stop) {
     int64_t last = 0;  // last arrival
     bool more = true;
     int flags = 0;  // MSG_DONTWAIT once the end marker came: drain what is queued, then stop
+    const bool control = !control_.empty();
     while (more || flags) {
-        for (unsigned i = 0; i < n; ++i) {
+        for (unsigned i = 0; control && i < n; ++i) {  // the kernel shortens msg_controllen to what it wrote
             msgs_[i].msg_hdr.msg_control = control_.data() + i * kControlBytes;
             msgs_[i].msg_hdr.msg_controllen = kControlBytes;
         }
@@ -126,15 +130,20 @@ StreamCounters UdpReceiver::run(const StopRule& stop) {
             const msghdr& m = msgs_[i].msg_hdr;
             size_t len = msgs_[i].msg_len;
             size_t segment = len;
-            read_control(m, segment);
+            if (control) read_control(m, segment);
             if (m.msg_flags & MSG_TRUNC) {
                 c.error = EMSGSIZE;
                 c.failed_call = "recvmsg (a datagram larger than -m arrived: is the peer a zcperf of this test?)";
                 more = false;
                 break;
             }
-            if (o_.mode == UdpRxMode::gro && segment < len) ++c.udp.gro_buffers;
-            if (!take(static_cast<const std::byte*>(iov_[i].iov_base), len, segment, now, c)) more = false;
+            const auto* data = static_cast<const std::byte*>(iov_[i].iov_base);
+            if (segment < len) {  // UDP_GRO coalesced several datagrams
+                ++c.udp.gro_buffers;
+                if (!take_segments(data, len, segment, now, c)) more = false;
+            } else if (!take_datagram(data, len, now, c)) {
+                more = false;
+            }
             ++c.ops;
         }
         if (c.error) break;
@@ -148,6 +157,8 @@ StreamCounters UdpReceiver::run(const StopRule& stop) {
         stop.publish(c);
     }
     acct_.fill(c.udp);
+    if (!drops_by_cmsg_)
+        if (std::optional<uint64_t> d = socket_drops(fd_)) drops_ = *d;
     c.udp.kernel_drops = drops_;
     const UdpSnmp snmp1 = read_udp_snmp();
     if (snmp0_.valid && snmp1.valid) {  // the kernel's word, beside ours (read outside the hot loop)

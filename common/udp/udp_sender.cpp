@@ -69,35 +69,45 @@ bool UdpSender::reap(StreamCounters& c, int wait_ms) {
     return got > 0;
 }
 
-bool UdpSender::send_call(std::byte* data, size_t len, int flags, int64_t now, StreamCounters& c) {
-    const size_t step = gso_size_ ? gso_size_ : len;
-    uint64_t first = seq_;
-    for (size_t off = 0; off < len; off += step) write_seq(data + off, seq_++, now);
-    while (true) {
-        ssize_t n = ::send(fd_, data, len, flags | MSG_NOSIGNAL);
-        if (n >= 0) break;
-        if (errno == EINTR) continue;
-        if (errno == ENOBUFS && ring_) {  // optmem_max exhausted by pinned pages: wait for completions
-            ++c.zerocopy.enobufs;
-            reap(c, 10);
-            continue;
-        }
+// The per-call work inline: headers, the send, the counts; a failed send (rare) goes out of line.
+inline bool UdpSender::send_call(std::byte* data, size_t len, int flags, int64_t now, StreamCounters& c) {
+    const uint64_t first = seq_;
+    if (gso_size_ == 0) {
+        write_seq(data, seq_++, now);
+    } else {
+        for (size_t off = 0; off < len; off += gso_size_) write_seq(data + off, seq_++, now);
+    }
+    if (::send(fd_, data, len, flags | MSG_NOSIGNAL) < 0 && !send_again(data, len, flags, c)) [[unlikely]] {
         seq_ = first;  // nothing of this call left
-        c.error = errno;
-        c.failed_call = ring_ ? "send(MSG_ZEROCOPY)" : "send";
-        // Linux refused UDP_SEGMENT over a device without checksum offload until 2024 ("udp: Allow GSO transmit
-        // from devices with no checksum offload"); Debian 12's 6.1 still does, e.g. on a virtio-net without
-        // VIRTIO_NET_F_CSUM. The only other EIO here is an IPsec (xfrm) policy on the path.
-        if (errno == EIO && gso_size_)
-            c.failed_call =
-                "send with UDP_SEGMENT (this kernel segments UDP only where the egress device offloads checksums: "
-                "ethtool -k shows tx-checksumming off, or an IPsec policy covers the path; use -T udp)";
         return false;
     }
     c.bytes += len;
     c.udp.datagrams += seq_ - first;
     ++c.ops;
     return true;
+}
+
+bool UdpSender::send_again(std::byte* data, size_t len, int flags, StreamCounters& c) {
+    while (true) {
+        if (errno == EINTR) {
+        } else if (errno == ENOBUFS && ring_) {  // optmem_max exhausted by pinned pages: wait for completions
+            ++c.zerocopy.enobufs;
+            reap(c, 10);
+        } else {
+            break;
+        }
+        if (::send(fd_, data, len, flags | MSG_NOSIGNAL) >= 0) return true;
+    }
+    c.error = errno;
+    c.failed_call = ring_ ? "send(MSG_ZEROCOPY)" : "send";
+    // Linux refused UDP_SEGMENT over a device without checksum offload until 2024 ("udp: Allow GSO transmit
+    // from devices with no checksum offload"); Debian 12's 6.1 still does, e.g. on a virtio-net without
+    // VIRTIO_NET_F_CSUM. The only other EIO here is an IPsec (xfrm) policy on the path.
+    if (errno == EIO && gso_size_)
+        c.failed_call =
+            "send with UDP_SEGMENT (this kernel segments UDP only where the egress device offloads checksums: "
+            "ethtool -k shows tx-checksumming off, or an IPsec policy covers the path; use -T udp)";
+    return false;
 }
 
 StreamCounters UdpSender::run(const StopRule& stop) {

@@ -48,6 +48,9 @@ public:
 private:
     // One call of `len` bytes from `data`: headers at each segment, then the send. Returns false on an error.
     bool send_call(std::byte* data, size_t len, int flags, int64_t now, StreamCounters& c);
+    // After a failed send: retries where errno says to (EINTR; ENOBUFS on udp-msgzc, after reaping); false
+    // with the error in `c` otherwise.
+    bool send_again(std::byte* data, size_t len, int flags, StreamCounters& c);
     bool reap(StreamCounters& c, int wait_ms);
     void send_end(StreamCounters& c);
 

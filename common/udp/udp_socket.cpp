@@ -1,5 +1,6 @@
 #include "udp/udp_socket.hpp"
 
+#include <linux/sock_diag.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -46,6 +47,15 @@ void set_udp_zerocopy(int fd) {
 void set_rxq_overflow(int fd) {
     int one = 1;
     must(::setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)), "SO_RXQ_OVFL");
+}
+
+std::optional<uint64_t> socket_drops(int fd) {
+    uint32_t mem[SK_MEMINFO_VARS] = {};
+    socklen_t len = sizeof(mem);
+    // A kernel whose array ends before the drops (or that has no SO_MEMINFO) does not say.
+    if (::getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) != 0 || len <= SK_MEMINFO_DROPS * sizeof(uint32_t))
+        return std::nullopt;
+    return mem[SK_MEMINFO_DROPS];
 }
 
 void set_udp_receive_timeout(int fd, int ms) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 // The kernel's numbers, for C libraries whose headers predate them (uapi linux/udp.h, asm/socket.h).
@@ -19,6 +20,9 @@
 #ifndef SO_RXQ_OVFL
 #define SO_RXQ_OVFL 40
 #endif
+#ifndef SO_MEMINFO
+#define SO_MEMINFO 55
+#endif
 
 namespace zc {
 
@@ -27,6 +31,10 @@ void set_udp_segment(int fd, size_t gso_size);  // UDP_SEGMENT: one send() carri
 void set_udp_gro(int fd);                       // UDP_GRO: recv() returns coalesced datagrams (Linux 5.0)
 void set_udp_zerocopy(int fd);                  // SO_ZEROCOPY for MSG_ZEROCOPY sends (UDP: Linux 5.0)
 void set_rxq_overflow(int fd);                  // SO_RXQ_OVFL: each recvmsg carries the socket's drop count
+// The socket's drop count now (sk_drops, the counter SO_RXQ_OVFL reports), by one getsockopt(SO_MEMINFO)
+// (Linux 4.12): a receiver reads it once at its end instead of a control message per datagram. nullopt
+// where the kernel does not say.
+std::optional<uint64_t> socket_drops(int fd);
 // Bounded waits on a blocking socket: recv returns EAGAIN after `ms`.
 void set_udp_receive_timeout(int fd, int ms);
 
