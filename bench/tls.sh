@@ -4,8 +4,11 @@
 # transport the medians of throughput and both sides' service demand, and each transport's per-round
 # ratio of sender and receiver process service demand against the first one's, as the geometric mean with a
 # 95 % t-interval over the rounds (scripts/irq_sweep_stats.py's ratio_stats). The load average before and
-# after. On this host's loopback: tls against tcp (the cost of TLS in user space); in the lab, where the
-# kernel has the TLS ULP: -T ktls-sendfile,ktls,tls (add --explain for the categories that move).
+# after. On this host's loopback: tls against tcp (the cost of TLS in user space); with --lab across the
+# two-guest lab's link (scripts/lab.sh: its kernels have tls.ko, this host's has no TLS ULP):
+# ktls-sendfile, ktls and tls, TLS 1.2 (kernel receive on OpenSSL 3.0) with --explain, and the explain
+# categories that move (data copy, crypto/kTLS, libcrypto's user time) per side. TCG emulates the guests'
+# CPUs (AES-NI included): the lab's figures show behaviour, not speed.
 set -euo pipefail
 
 ROUNDS=5
@@ -16,9 +19,15 @@ HOST=
 CPUS=0,1
 EXTRA=()
 OUT=
+LAB=
+ARGS=("$@")
 usage() {
     cat <<EOT
-Usage: $0 [--rounds N] [--duration S] [--size 64K] [--transports tcp,tls] [--host H] [--cpu L,R] [--out FILE] [-- ZCPERF ARGS]
+Usage: $0 [--lab] [--rounds N] [--duration S] [--size 64K] [--transports tcp,tls] [--host H] [--cpu L,R] [--out FILE] [-- ZCPERF ARGS]
+  --lab             across the two-guest lab (scripts/lab.sh; boots one unless one is up): zcperf in guest A,
+                    B's zcserver across eth1 (eth0 where the lab has no eth1); tls.ko loaded in both; defaults
+                    --transports ktls-sendfile,ktls,tls
+                    --cpu 1,1 and -- --tls-version 1.2 --explain; --out under bench/out (shared with the guests)
   --rounds N        rounds, each running every transport once (default $ROUNDS)
   --duration S      seconds per run (default $DURATION)
   --size SIZE       -m (default $SIZE)
@@ -38,6 +47,7 @@ while (($#)); do
         --host) HOST=${2:?}; shift 2 ;;
         --cpu) CPUS=${2:?}; shift 2 ;;
         --out) OUT=${2:?}; shift 2 ;;
+        --lab) LAB=1; shift ;;
         --) shift; EXTRA=("$@"); break ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; exit 2 ;;
@@ -45,6 +55,22 @@ while (($#)); do
 done
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "tls.sh: --rounds wants a positive integer" >&2; exit 2; }
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [[ -n $LAB && -z ${ZCPERF_LAB_SERVER:-} ]]; then   # on the host: run this script again in guest A
+    mkdir -p "$ROOT/bench/out"
+    cd "$ROOT"
+    exec "$ROOT/scripts/lab.sh" --rw "$ROOT/bench/out" --timeout $((ROUNDS * 3 * (DURATION + 90) + 600)) -- \
+        "$(printf '%q ' "$0" "${ARGS[@]}")"
+fi
+if [[ -n $LAB ]]; then   # in guest A: B's zcserver, the kernel's TLS on both sides
+    # eth1 where the lab has it: it offloads checksums and scatter-gather, so no software GSO copies the
+    # ciphertext (on eth0 it does, the same for every transport, and hides the senders' own copies)
+    [[ " ${ARGS[*]} " == *" --host "* ]] || HOST=${ZCPERF_LAB_SERVER_OFFLOAD:-$ZCPERF_LAB_SERVER}
+    [[ " ${ARGS[*]} " == *" --transports "* ]] || TRANSPORTS=ktls-sendfile,ktls,tls
+    [[ " ${ARGS[*]} " == *" --cpu "* ]] || CPUS=1,1
+    ((${#EXTRA[@]})) || EXTRA=(--tls-version 1.2 --explain)
+    modprobe tls || { echo "tls.sh: modprobe tls failed in guest A" >&2; exit 1; }
+    "$ZCPERF_LAB_PEER" -- modprobe tls || { echo "tls.sh: modprobe tls failed in guest B" >&2; exit 1; }
+fi
 ZCPERF=${ZCPERF:-$ROOT/build/zcperf}
 [[ -x $ZCPERF ]] || { echo "tls.sh: no $ZCPERF: build first (scripts/bootstrap.sh build)" >&2; exit 1; }
 mkdir -p "$ROOT/bench/out"
@@ -73,7 +99,7 @@ echo "[tls] load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 /usr/bin/python3 - "$OUT" "$ROOT/scripts" "${transports[0]}" <<'PY'
 import json, statistics, sys
 sys.path.insert(0, sys.argv[2])
-from irq_sweep_stats import ratio_stats
+from irq_sweep_stats import delta_stats, ratio_stats
 rows = [json.loads(l) for l in open(sys.argv[1])]
 base = sys.argv[3]
 def side(r, role):
@@ -98,6 +124,28 @@ for t, runs in by.items():
     tls = side(next(iter(runs.values())), "send").get("tls", {})
     cipher = f"{tls.get('version', '')} {tls.get('cipher', '')} {tls.get('crypto', '')}".strip()
     print(f"{t:>14} {len(runs):>4} {g:>7.2f} {s:>8.3f} {v:>8.3f} {cols[0]:>24} {cols[1]:>24}  {cipher}")
+# --explain: the categories that move, per side (medians, us/KB), and each one's per-round difference from
+# the baseline's (mean, 95 % t-interval).
+MOVING = ("copy", "crypto", "user_crypto")
+def per_unit(r, role, cat):
+    e = side(r, role).get("explain") or {}
+    return (e.get("per_unit") or {}).get(cat) if e.get("ran") else None
+if any(per_unit(r, "send", "copy") is not None for r in rows):
+    print(f"\n--explain, us/KB (median) and the per-round difference from {base}'s (mean [95 % interval])")
+    for role in ("send", "recv"):
+        for cat in MOVING:
+            line = []
+            for t, runs in by.items():
+                vals = [v for v in (per_unit(r, role, cat) for r in runs.values()) if v is not None]
+                ds = [per_unit(r, role, cat) - per_unit(by[base][k], role, cat) for k, r in runs.items()
+                      if k in by.get(base, {}) and per_unit(r, role, cat) is not None
+                      and per_unit(by[base][k], role, cat) is not None]
+                d = delta_stats(ds)
+                lo, hi = d["delta_ci"]
+                dt = "" if t == base or d["delta"] is None else (
+                    f" ({d['delta']:+.3f} [{lo:+.3f}, {hi:+.3f}])" if lo is not None else f" ({d['delta']:+.3f})")
+                line.append(f"{t} {statistics.median(vals):.3f}{dt}" if vals else f"{t} -")
+            print(f"  {role} {cat:>11}: " + ", ".join(line))
 print("SD: each side's process service demand, us of CPU per KB (medians; the kernel's softirq work on other CPUs is not in it); ratios: geometric mean of the per-round ratios, 95 % t-interval")
 print(f"raw: {sys.argv[1]}")
 PY

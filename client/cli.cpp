@@ -20,7 +20,9 @@
 #include "paths/transport_ops.hpp"
 #include "core/pacer.hpp"
 #include "core/units.hpp"
+#include "tcp/tcp_socket.hpp"
 #include "tcp/tcp_tuning.hpp"
+#include "tls/tls_offload.hpp"
 #include "tls/tls_session.hpp"
 #include "compare_cli.hpp"
 #include "measure/latency_samples.hpp"
@@ -234,6 +236,21 @@ void check_kind_options(const ClientOptions& o) {
     }
 }
 
+// --tls-offload: refused before any test where the route to a server leaves by an interface that cannot
+// encrypt (stream, rr) or decrypt (maerts, rr) TLS records; the data sockets are checked again at connect.
+void check_tls_offload(const ClientOptions& o) {
+    if (!o.params.kind_options.contains(kTlsOffloadKey)) return;
+    auto runs = [&o](Workload w) { return std::find(o.tests.begin(), o.tests.end(), w) != o.tests.end(); };
+    const bool tx = runs(Workload::stream) || runs(Workload::rr);
+    const bool rx = runs(Workload::maerts) || runs(Workload::rr) || (o.bidir && tx);
+    std::vector<std::string> hosts;
+    if (o.servers.empty()) hosts.emplace_back(o.family == AF_INET6 ? "::1" : "127.0.0.1");  // the embedded server
+    for (const auto& s : o.servers) hosts.push_back(parse_endpoint(s, o.port).host);
+    for (const auto& h : hosts)
+        if (std::string why = tls_offload_refusal_towards(h, o.family, tx, rx); !why.empty())
+            throw std::invalid_argument(why);
+}
+
 void check_interval(const ClientOptions& o) {
     double every = o.params.interval_s;
     if (every == 0) {
@@ -399,6 +416,13 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
              [&o](const std::string& t) { o.params.kind_options[kTlsCipherKey] = checked_tls_cipher(t); })
             .choose({"aes-128-gcm", "aes-256-gcm", "chacha20-poly1305"})
             .shows("aes-128-gcm"),
+        action(
+            "--tls-offload",
+            "-T ktls, ktls-sendfile: require the NIC's TLS offload (TLS_DEVICE): the data interface must offer "
+            "tls-hw-tx-offload to send, tls-hw-rx-offload to receive (as ethtool -k says), else zcperf "
+            "refuses to start, in ethtool's words; with ktls-sendfile also TLS_TX_ZEROCOPY_RO. The report says whether "
+            "the kernel put the keys on the NIC (TlsTxDevice, TlsRxDevice)",
+            [&o] { o.params.kind_options[kTlsOffloadKey] = "on"; }),
         value_in("-l,--duration", o.params.duration_s, wire_range(&TestParams::duration_s).from(0.01),
                  "seconds of data transfer per test (>= 5 for trustworthy CPU figures)"),
         size_in("-n,--bytes", o.params.total_bytes, 1, wire_range(&TestParams::total_bytes).hi,
@@ -677,6 +701,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
                                         " connections per side");
         check_tcp_options(o);
         check_kind_options(o);
+        check_tls_offload(o);
         if (!o.explain_stacks.empty() && o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;
         // With --explain, the sides send their stacks back for --explain-stacks, for --html's flame graphs and
         // into -o json (so `zcperf compare --html` can draw two saved runs' flame graphs).

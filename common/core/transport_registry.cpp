@@ -25,7 +25,8 @@ constexpr unsigned kAnyMemory = kHost | bit(MemoryKind::pinned) | kGpuLike;
 constexpr const char* kTlsMessages =
     "each small message would be a TLS record of its own, one SSL call or kernel encryption each: rr measures "
     "that per transaction. Use -t rr";
-constexpr const char* kTlsOptions = "tls-version tls-cipher";  // tls/tls_session.hpp reads them
+constexpr const char* kTlsOptions = "tls-version tls-cipher";               // tls/tls_session.hpp reads them
+constexpr const char* kKtlsOptions = "tls-version tls-cipher tls-offload";  // and tls/tls_offload.hpp
 constexpr int kMptcpProtocol = 262;  // IPPROTO_MPTCP (Linux 5.6+; glibc's headers name it only since 2.32)
 }  // namespace
 
@@ -212,7 +213,7 @@ const std::vector<TransportInfo>& transport_table() {
          .buffers = kHost,
          .message_buffers = kHost,
          .tcp_sockets = true,
-         .kind_options = kTlsOptions},
+         .kind_options = kKtlsOptions},
         {.id = Transport::ktls_sendfile,
          .name = "ktls-sendfile",
          .summary = "kernel TLS, sender uses sendfile() from a memfd: encrypted from the file's pages, no user copy",
@@ -221,7 +222,7 @@ const std::vector<TransportInfo>& transport_table() {
          .buffers = kHost,
          .send_buffer = SendBuffer::file,
          .tcp_sockets = true,
-         .kind_options = kTlsOptions},
+         .kind_options = kKtlsOptions},
     };
     return table;
 }

@@ -167,6 +167,8 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "crypto_skcipher_", C::crypto},
         {R::prefix, "crypto_lskcipher_", C::crypto},
         {R::prefix, "crypto_cipher_", C::crypto},
+        {R::prefix, "crypto_ctr_", C::crypto},  // the ctr template: gcm(aes) without aesni_intel is ctr(aes) + ghash
+        {R::prefix, "crypto_rfc3686_", C::crypto},
         {R::prefix, "simd_aead_", C::crypto},  // crypto_simd: the wrapper aesni's AEADs are reached through
         {R::prefix, "simd_skcipher_", C::crypto},
         {R::prefix, "cryptd_", C::crypto},

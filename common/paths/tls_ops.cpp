@@ -14,8 +14,10 @@
 #include "paths/tcp_ops.hpp"
 #include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
+#include "system/topology.hpp"
 #include "tls/tls_kernel.hpp"
 #include "tls/tls_loops.hpp"
+#include "tls/tls_offload.hpp"
 #include "tls/tls_report.hpp"
 #include "tls/tls_session.hpp"
 
@@ -28,6 +30,7 @@ struct TlsConnection {
     TlsSessionPtr ssl;
     TlsStat before;                // /proc/net/tls_stat before this side's handshakes
     std::string rx_expect_no_pad;  // what TLS_RX_EXPECT_NO_PAD gave ("" not asked)
+    std::string offload;           // --tls-offload: what was checked and asked ("" not asked)
 };
 
 TlsConnection& session_of(const DataConnection& conn) {
@@ -65,16 +68,37 @@ std::string ktls_missing(int fd, ssl_st* ssl, const HalfSpec& h, Role role) {
     return "";
 }
 
+// --tls-offload, the client's (kind_options): the directions this side runs must be the NIC's to offer.
+bool offload_asked(const HalfSpec& h) { return h.kind_options.contains(kTlsOffloadKey); }
+bool sends(const HalfSpec& h, Role role) { return is_message_test(h.test) || role == Role::send; }
+bool receives(const HalfSpec& h, Role role) { return is_message_test(h.test) || role == Role::recv; }
+
+// After the handshake: a sendfile sender asks that the NIC read the file's pages as they are.
+std::string offload_asked_for(int fd, const HalfSpec& h, Role role) {
+    std::string what = interface_of_socket(fd) + ": " + std::string(sends(h, role) ? kTlsTxOffload : "") +
+                       (sends(h, role) && receives(h, role) ? ", " : "") + (receives(h, role) ? kTlsRxOffload : "") +
+                       " on";
+    if (transport_info(h.transport).send_buffer == SendBuffer::file && sends(h, role))  // ktls-sendfile
+        what += "; TLS_TX_ZEROCOPY_RO " + set_tx_zerocopy_ro(fd);
+    return what;
+}
+
 // One connection's handshake, wrapped with what the side read before it.
 SessionSocket secured(UniqueFd fd, const HalfSpec& h, Role role, bool client, bool ktls, const TlsStat& before) {
     auto conn = std::make_shared<TlsConnection>();
     conn->before = before;
+    const bool offload = client && ktls && offload_asked(h);
+    if (offload) {
+        if (std::string why = tls_offload_refusal(fd.get(), sends(h, role), receives(h, role)); !why.empty())
+            throw std::runtime_error(why);
+    }
     conn->ssl = client ? tls_client_handshake(fd.get(), tls_choice(h.kind_options), ktls)
                        : tls_server_handshake(fd.get(), ktls);
     if (ktls) {
         if (std::string why = ktls_missing(fd.get(), conn->ssl.get(), h, role); !why.empty())
             throw std::runtime_error(why);
         if (read_ktls(fd.get(), false).in_force) conn->rx_expect_no_pad = set_expect_no_pad(fd.get());
+        if (offload) conn->offload = offload_asked_for(fd.get(), h, role);
     }
     return SessionSocket{std::move(fd), std::move(conn)};
 }
@@ -189,6 +213,7 @@ void read_block(const HalfSpec&, Role, const std::vector<const DataConnection*>&
                          .kernel_tx = kernel_direction(fd, true),
                          .kernel_rx = kernel_direction(fd, false),
                          .rx_expect_no_pad = first.rx_expect_no_pad,
+                         .offload = first.offload,
                          .sessions = static_cast<uint32_t>(conns.size()),
                          .tls_stat_present = !after.empty(),
                          .tls_stat = tls_stat_delta(first.before, after),

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <hwloc.h>
+#include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <netdb.h>
 #include <sys/socket.h>
@@ -145,6 +146,18 @@ std::string interface_of_address(const std::string& address) {
     }
     freeifaddrs(list);
     return found;
+}
+
+std::string interface_of_socket(int fd) {
+    sockaddr_storage ss{};
+    socklen_t len = sizeof(ss);
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return {};
+    char text[INET6_ADDRSTRLEN] = {};
+    const void* a = ss.ss_family == AF_INET6
+                        ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr)
+                        : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&ss)->sin_addr);
+    if (!inet_ntop(ss.ss_family, a, text, sizeof(text))) return {};
+    return interface_of_address(text);
 }
 
 DeviceLocality interface_locality(const std::string& iface, const std::string& hwloc_xml) {

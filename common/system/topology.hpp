@@ -28,6 +28,8 @@ int node_of_cpu(const Topology& t, int cpu);  // -1 if unknown
 
 // The network device behind a local address (getifaddrs): "lo" for loopback.
 std::string interface_of_address(const std::string& address);
+// The interface a connected socket's local address is on ("lo" on loopback); "" when none is found.
+std::string interface_of_socket(int fd);
 // Locality of one network interface; a virtual one (lo, veth) has no PCI address.
 DeviceLocality interface_locality(const std::string& iface, const std::string& hwloc_xml = "");
 // Locality of a PCI function by address (a GPU from cudaDeviceGetPCIBusId); numa_node -1 and no

@@ -24,6 +24,7 @@ const auto kFields = std::make_tuple(text("crypto", &TlsSideReport::crypto, 16, 
                                      text("kernel_tx", &TlsSideReport::kernel_tx, 64, "64 bytes"),
                                      text("kernel_rx", &TlsSideReport::kernel_rx, 64, "64 bytes"),
                                      text("rx_expect_no_pad", &TlsSideReport::rx_expect_no_pad, 100, "100 bytes"),
+                                     text("offload", &TlsSideReport::offload, 300, "300 bytes"),
                                      number("sessions", &TlsSideReport::sessions, 0u, 1u << 20, 0u),
                                      number("tls_stat_present", &TlsSideReport::tls_stat_present, false, true, false),
                                      text("note", &TlsSideReport::note, 500, "500 bytes"));
@@ -31,6 +32,11 @@ const auto kFields = std::make_tuple(text("crypto", &TlsSideReport::crypto, 16, 
 std::string direction(const std::string& kernel, bool openssl) {
     return (kernel.empty() ? std::string("not in the kernel") : "kernel (" + kernel + ")") +
            (openssl ? ", OpenSSL: handed over" : ", OpenSSL: not handed over");
+}
+
+int64_t counter(const TlsSideReport& r, const char* name) {
+    auto it = r.tls_stat.find(name);
+    return it == r.tls_stat.end() ? 0 : it->second;
 }
 
 std::vector<std::string> human_lines(const TlsSideReport& r) {
@@ -43,6 +49,12 @@ std::vector<std::string> human_lines(const TlsSideReport& r) {
         out.push_back("  kTLS receive: " + direction(r.kernel_rx, r.openssl_ktls_recv) +
                       (r.rx_expect_no_pad.empty() ? "" : "; TLS_RX_EXPECT_NO_PAD " + r.rx_expect_no_pad));
     }
+    if (!r.offload.empty()) {
+        const bool device = counter(r, "TlsTxDevice") > 0 || counter(r, "TlsRxDevice") > 0;
+        out.push_back("  --tls-offload: " + r.offload + "; the kernel " +
+                      (device ? "put the keys on the NIC (TLS_DEVICE)"
+                              : "kept the keys in software (TlsTxDevice and TlsRxDevice did not grow)"));
+    }
     if (!r.tls_stat_present) {
         out.push_back("  /proc/net/tls_stat: not present (no tls module loaded)");
     } else {
@@ -53,11 +65,6 @@ std::vector<std::string> human_lines(const TlsSideReport& r) {
     }
     if (!r.note.empty()) out.push_back("  " + r.note);
     return out;
-}
-
-int64_t counter(const TlsSideReport& r, const char* name) {
-    auto it = r.tls_stat.find(name);
-    return it == r.tls_stat.end() ? 0 : it->second;
 }
 
 // The first five columns are the fields of those names (kernel_tx, kernel_rx: 1 when the kernel holds the keys).

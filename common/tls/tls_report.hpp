@@ -20,6 +20,7 @@ struct TlsSideReport {
     bool openssl_ktls_send = false, openssl_ktls_recv = false;
     std::string kernel_tx, kernel_rx;         // "aes-128-gcm 1.3" when the socket holds the keys, "" when not
     std::string rx_expect_no_pad;             // "on", why not, or "" (not asked: no kTLS receive)
+    std::string offload;                      // --tls-offload: the NIC's features, TLS_TX_ZEROCOPY_RO; "" not asked
     uint32_t sessions = 0;                    // the side's connections read (the first one's values above)
     bool tls_stat_present = false;            // /proc/net/tls_stat exists (the tls module is loaded)
     std::map<std::string, int64_t> tls_stat;  // each counter's change over the run

@@ -19,19 +19,6 @@ namespace {
 constexpr int kEndWaitMs = 2000;  // the end marker is repeated until answered, this long at most
 constexpr int kEndEveryMs = 20;
 
-// The interface the connected socket's local address is on ("lo" on loopback).
-std::string data_interface(int fd) {
-    sockaddr_storage ss{};
-    socklen_t len = sizeof(ss);
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return {};
-    char text[INET6_ADDRSTRLEN] = {};
-    const void* a = ss.ss_family == AF_INET6
-                        ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr)
-                        : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&ss)->sin_addr);
-    if (!inet_ntop(ss.ss_family, a, text, sizeof(text))) return {};
-    return interface_of_address(text);
-}
-
 size_t buffer_bytes(const UdpSendOptions& o) {
     if (o.zerocopy) return kUdpSeqHeader;  // the data lives in the ring
     return o.bytes_per_call * (o.gso ? 1 : o.batch);
@@ -64,8 +51,8 @@ UdpSender::UdpSender(int fd, const UdpSendOptions& o) : fd_(fd), o_(o), buf_(buf
         }
     }
     if (o_.bitrate) {
-        method_ =
-            kernel_paces(fd_, o_.bitrate, data_interface(fd_)) ? PacingMethod::kernel_fq : PacingMethod::sender_clock;
+        method_ = kernel_paces(fd_, o_.bitrate, interface_of_socket(fd_)) ? PacingMethod::kernel_fq
+                                                                          : PacingMethod::sender_clock;
     }
 }
 

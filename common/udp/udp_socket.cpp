@@ -1,11 +1,8 @@
 #include "udp/udp_socket.hpp"
 
-#include <linux/ethtool.h>
 #include <linux/sock_diag.h>
-#include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -19,6 +16,7 @@
 
 #include "core/unique_fd.hpp"
 #include "socket/zerocopy_completions.hpp"
+#include "system/netdev_features.hpp"
 #include "udp/udp_wire.hpp"
 
 namespace zc {
@@ -118,39 +116,9 @@ UdpSnmp read_udp_snmp(const std::string& path) {
 
 std::string gso_segmentation_where(const std::string& interface) {
     if (interface == "lo") return "none";
-    UniqueFd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-    if (!fd || interface.size() >= IFNAMSIZ) return {};
-    ifreq ifr{};
-    std::memcpy(ifr.ifr_name, interface.c_str(), interface.size());
-    // The feature names (ETH_SS_FEATURES) and their state: find "tx-udp-segmentation" by name, as ethtool -k does.
-    alignas(8) char sset_buf[sizeof(ethtool_sset_info) + sizeof(uint32_t)] = {};
-    auto* sset = reinterpret_cast<ethtool_sset_info*>(sset_buf);
-    sset->cmd = ETHTOOL_GSSET_INFO;
-    sset->sset_mask = 1ull << ETH_SS_FEATURES;
-    ifr.ifr_data = sset_buf;
-    if (::ioctl(fd.get(), SIOCETHTOOL, &ifr) != 0 || !sset->sset_mask) return {};
-    uint32_t n = sset->data[0];
-    std::vector<char> strings(sizeof(ethtool_gstrings) + n * ETH_GSTRING_LEN);
-    auto* gs = reinterpret_cast<ethtool_gstrings*>(strings.data());
-    gs->cmd = ETHTOOL_GSTRINGS;
-    gs->string_set = ETH_SS_FEATURES;
-    gs->len = n;
-    ifr.ifr_data = strings.data();
-    if (::ioctl(fd.get(), SIOCETHTOOL, &ifr) != 0) return {};
-    uint32_t blocks = (n + 31) / 32;
-    std::vector<char> feat(sizeof(ethtool_gfeatures) + blocks * sizeof(ethtool_get_features_block));
-    auto* gf = reinterpret_cast<ethtool_gfeatures*>(feat.data());
-    gf->cmd = ETHTOOL_GFEATURES;
-    gf->size = blocks;
-    ifr.ifr_data = feat.data();
-    if (::ioctl(fd.get(), SIOCETHTOOL, &ifr) != 0) return {};
-    for (uint32_t i = 0; i < n; ++i) {
-        const char* name = reinterpret_cast<const char*>(gs->data) + i * ETH_GSTRING_LEN;
-        if (std::strncmp(name, "tx-udp-segmentation", ETH_GSTRING_LEN) != 0) continue;
-        bool active = gf->features[i / 32].active & (1u << (i % 32));
-        return active ? "device" : "software";
-    }
-    return "software";
+    auto features = read_netdev_features(interface);
+    if (!features) return {};
+    return feature_state(*features, "tx-udp-segmentation").active ? "device" : "software";
 }
 
 }  // namespace zc

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "tcp/tcp_socket.hpp"
 #include "tls/tls_kernel.hpp"
 #include "tls/tls_loops.hpp"
+#include "tls/tls_offload.hpp"
 #include "tls/tls_report.hpp"
 #include "tls/tls_session.hpp"
 
@@ -140,11 +142,95 @@ TEST(TlsKernel, MissingAeadNamesTheModuleToLoad) {
     EXPECT_EQ(ktls_aead_missing("TLS_CHACHA20_POLY1305_SHA256", "name : rfc7539(chacha20,poly1305)\n"), "");
 }
 
+namespace {
+
+// A fixture of tests/fixtures/tls/dump_netdev_features.py: what SIOCETHTOOL's ETHTOOL_GSTRINGS
+// (ETH_SS_FEATURES) and ETHTOOL_GFEATURES returned for one interface.
+NetdevFeatures features_fixture(const std::string& name) {
+    NetdevFeatures f;
+    std::istringstream lines(fixture(name));
+    std::string line, word;
+    while (std::getline(lines, line)) {
+        std::istringstream w(line);
+        size_t index = 0;
+        if (!(w >> word >> index)) continue;
+        if (word == "feature") {
+            f.names.resize(std::max(f.names.size(), index + 1));
+            w >> f.names[index];
+        } else if (word == "block") {
+            std::string a, r, act, nc, av, rv, acv, ncv;
+            w >> a >> av >> r >> rv >> act >> acv >> nc >> ncv;
+            f.blocks.resize(std::max(f.blocks.size(), index + 1));
+            f.blocks[index] = {static_cast<uint32_t>(std::stoul(av, nullptr, 16)),
+                               static_cast<uint32_t>(std::stoul(rv, nullptr, 16)),
+                               static_cast<uint32_t>(std::stoul(acv, nullptr, 16)),
+                               static_cast<uint32_t>(std::stoul(ncv, nullptr, 16))};
+        }
+    }
+    return f;
+}
+
+size_t feature_index(const NetdevFeatures& f, const std::string& name) {
+    return static_cast<size_t>(std::find(f.names.begin(), f.names.end(), name) - f.names.begin());
+}
+
+}  // namespace
+
+// The features as ethtool -k says them, read from fixtures of this host's lo (Linux 6.18) and the lab
+// guests' virtio-net (Debian's 6.1): neither offers TLS, and the refusal says so in ethtool's words.
+TEST(TlsOffload, FeaturesReadAsEthtoolSaysThem) {
+    const NetdevFeatures lo = features_fixture("netdev_features_lo_6.18.txt");
+    ASSERT_EQ(lo.blocks.size(), 2u);
+    EXPECT_EQ(ethtool_words(feature_state(lo, "tls-hw-tx-offload")), "off [fixed]");
+    EXPECT_EQ(ethtool_words(feature_state(lo, "tls-hw-rx-offload")), "off [fixed]");
+    EXPECT_EQ(ethtool_words(feature_state(lo, "tx-checksum-ip-generic")), "on [fixed]");  // ethtool -k lo
+    EXPECT_EQ(ethtool_words(feature_state(lo, "rx-gro-list")), "off");
+    EXPECT_EQ(ethtool_words(feature_state(lo, "tls-hw-quantum")), "not known to this kernel");
+    EXPECT_EQ(tls_offload_refusal("lo", lo, true, false),
+              "lo: tls-hw-tx-offload off [fixed]: this NIC cannot encrypt TLS records; run without --tls-offload");
+    EXPECT_EQ(tls_offload_refusal("lo", lo, false, true),
+              "lo: tls-hw-rx-offload off [fixed]: this NIC cannot decrypt TLS records; run without --tls-offload");
+    const NetdevFeatures virtio = features_fixture("netdev_features_virtio_eth1_6.1.txt");
+    EXPECT_NE(tls_offload_refusal("eth1", virtio, true, true).find("eth1: tls-hw-tx-offload off [fixed]"),
+              std::string::npos);
+    EXPECT_EQ(ethtool_words(feature_state(virtio, "tx-tcp-segmentation")), "on");  // docs/lab.md's ethtool -k eth1
+}
+
+// A NIC that offers TLS (no fixture of a real one here: the lo fixture with the two bits set): taken in
+// each direction only when active; "requested on" when the driver could not turn it on.
+TEST(TlsOffload, AnOfferingNicIsTakenPerDirection) {
+    NetdevFeatures nic = features_fixture("netdev_features_lo_6.18.txt");
+    const size_t tx = feature_index(nic, "tls-hw-tx-offload"), rx = feature_index(nic, "tls-hw-rx-offload");
+    ASSERT_LT(tx, nic.names.size());
+    ASSERT_LT(rx, nic.names.size());
+    for (size_t i : {tx, rx}) nic.blocks[i / 32].available |= 1u << (i % 32);
+    nic.blocks[tx / 32].active |= 1u << (tx % 32);
+    nic.blocks[tx / 32].requested |= 1u << (tx % 32);
+    nic.blocks[rx / 32].requested |= 1u << (rx % 32);  // asked for, the driver said no
+    EXPECT_EQ(tls_offload_refusal("mlx0", nic, true, false), "");
+    EXPECT_EQ(ethtool_words(feature_state(nic, "tls-hw-rx-offload")), "off [requested on]");
+    EXPECT_EQ(tls_offload_refusal("mlx0", nic, true, true),
+              "mlx0: tls-hw-rx-offload off [requested on]: this NIC cannot decrypt TLS records; run without "
+              "--tls-offload");
+}
+
+// The live read on this host's lo, where the ioctl works for any user; an unknown interface says why.
+TEST(TlsOffload, LiveLoopbackAndAMissingInterface) {
+    std::string why;
+    auto lo = read_netdev_features("lo", &why);
+    ASSERT_TRUE(lo) << why;
+    EXPECT_TRUE(feature_state(*lo, "tx-checksum-ip-generic").known);
+    EXPECT_FALSE(read_netdev_features("zcnosuch0", &why));
+    EXPECT_NE(why.find("zcnosuch0: SIOCETHTOOL ETHTOOL_GSSET_INFO failed"), std::string::npos) << why;
+}
+
 TEST(TlsOptions, RefusedWithWhatToUse) {
     ClientOptions o;
     EXPECT_EQ(test::parse({"-T", "tls", "--tls-cipher", "rot13"}), 2);
     EXPECT_EQ(test::parse({"-T", "tls", "--tls-version", "1.1"}), 2);
     EXPECT_EQ(test::parse({"-T", "tcp", "--tls-cipher", "aes-256-gcm"}), 2);  // no tls row reads it
+    EXPECT_EQ(test::parse({"-T", "tls", "--tls-offload"}), 2);                // user-space TLS has no NIC keys
+    EXPECT_EQ(test::parse({"-T", "ktls-sendfile", "--tls-offload"}), 2);      // to the embedded server: lo
     ASSERT_EQ(test::parse({"-T", "tcp,ktls", "--tls-cipher", "chacha20-poly1305", "--tls-version", "1.2"}, o), -1);
     TlsChoice c = tls_choice(o.params.kind_options);
     EXPECT_EQ(c.cipher, "chacha20-poly1305");
