@@ -360,6 +360,7 @@ TEST(TlsReport, BlockRoundTripsAndSaysWhatRan) {
                     .kernel_tx = "aes-128-gcm 1.3",
                     .kernel_rx = "",
                     .rx_expect_no_pad = "on",
+                    .offload = "",
                     .sessions = 2,
                     .tls_stat_present = true,
                     .tls_stat = {{"TlsTxSw", 2}, {"TlsDecryptError", 0}},
