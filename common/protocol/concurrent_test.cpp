@@ -17,16 +17,10 @@ const auto kConcurrentTestFields = std::make_tuple(
 
 }  // namespace
 
-nlohmann::json to_json(const ConcurrentTest& t) {
-    nlohmann::json j;
-    encode_fields(j, t, kConcurrentTestFields);
-    return j;
-}
+nlohmann::json to_json(const ConcurrentTest& t) { return encoded(t, kConcurrentTestFields); }
 
 ConcurrentTest concurrent_test_from_json(const nlohmann::json& j) {
-    ConcurrentTest t;
-    decode_fields(j, t, kConcurrentTestFields);
-    return t;
+    return decoded<ConcurrentTest>(j, kConcurrentTestFields);
 }
 
 std::string describe(const ConcurrentTest& t) {

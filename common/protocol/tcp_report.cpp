@@ -42,28 +42,14 @@ const auto kTcpTuningFields = std::make_tuple(
 
 }  // namespace
 
-nlohmann::json to_json(const TcpSample& s) {
-    nlohmann::json j;
-    encode_fields(j, s, kTcpSampleFields);
-    return j;
-}
+nlohmann::json to_json(const TcpSample& s) { return encoded(s, kTcpSampleFields); }
 
-TcpSample tcp_sample_from_json(const nlohmann::json& j) {
-    TcpSample s;
-    decode_fields(j, s, kTcpSampleFields);
-    return s;
-}
+TcpSample tcp_sample_from_json(const nlohmann::json& j) { return decoded<TcpSample>(j, kTcpSampleFields); }
 
-nlohmann::json to_json(const TcpTuningInForce& t) {
-    nlohmann::json j;
-    encode_fields(j, t, kTcpTuningFields);
-    return j;
-}
+nlohmann::json to_json(const TcpTuningInForce& t) { return encoded(t, kTcpTuningFields); }
 
 TcpTuningInForce tcp_tuning_from_json(const nlohmann::json& j) {
-    TcpTuningInForce t;
-    decode_fields(j, t, kTcpTuningFields);
-    return t;
+    return decoded<TcpTuningInForce>(j, kTcpTuningFields);
 }
 
 nlohmann::json to_json(const std::vector<TcpSample>& v) {
