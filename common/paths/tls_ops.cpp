@@ -43,6 +43,10 @@ void require_ktls() {
     if (std::string why = ktls_unavailable(); !why.empty()) throw std::runtime_error(why);
 }
 
+// The directions this side's loops use: both for a message test (rr, msgrate), else its role's.
+bool sends(const HalfSpec& h, Role role) { return is_message_test(h.test) || role == Role::send; }
+bool receives(const HalfSpec& h, Role role) { return is_message_test(h.test) || role == Role::recv; }
+
 // Why one direction's keys are not the kernel's: OpenSSL before 3.2 never hands over TLS 1.3 receive keys;
 // a kernel without the cipher's AEAD (/proc/crypto) refuses them; else its tls module refused them.
 std::string why_not_kernel(const TlsAgreed& a, bool tx) {
@@ -58,20 +62,17 @@ std::string why_not_kernel(const TlsAgreed& a, bool tx) {
 
 // kTLS: the directions this side's loops use must be the kernel's, as the kernel itself reads them back.
 std::string ktls_missing(int fd, ssl_st* ssl, const HalfSpec& h, Role role) {
-    const bool both = is_message_test(h.test);
     const TlsAgreed a = tls_agreed(ssl);
     const bool tx = read_ktls(fd, true).in_force, rx = read_ktls(fd, false).in_force;
     const std::string what = " after the " + a.version + " " + a.cipher + " handshake (getsockopt SOL_TLS: send " +
                              (tx ? "kernel" : "user space") + ", receive " + (rx ? "kernel" : "user space") + "): ";
-    if ((both || role == Role::send) && !tx) return "kTLS send is not in force" + what + why_not_kernel(a, true);
-    if ((both || role == Role::recv) && !rx) return "kTLS receive is not in force" + what + why_not_kernel(a, false);
+    if (sends(h, role) && !tx) return "kTLS send is not in force" + what + why_not_kernel(a, true);
+    if (receives(h, role) && !rx) return "kTLS receive is not in force" + what + why_not_kernel(a, false);
     return "";
 }
 
-// --tls-offload, the client's (kind_options): the directions this side runs must be the NIC's to offer.
+// --tls-offload is the client's (kind_options): the directions this side runs must be the NIC's to offer.
 bool offload_asked(const HalfSpec& h) { return h.kind_options.contains(kTlsOffloadKey); }
-bool sends(const HalfSpec& h, Role role) { return is_message_test(h.test) || role == Role::send; }
-bool receives(const HalfSpec& h, Role role) { return is_message_test(h.test) || role == Role::recv; }
 
 // After the handshake: a sendfile sender asks that the NIC read the file's pages as they are.
 std::string offload_asked_for(int fd, const HalfSpec& h, Role role) {
