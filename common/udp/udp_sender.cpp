@@ -88,13 +88,10 @@ inline bool UdpSender::send_call(std::byte* data, size_t len, int flags, int64_t
 }
 
 bool UdpSender::send_again(std::byte* data, size_t len, int flags, StreamCounters& c) {
-    while (true) {
-        if (errno == EINTR) {
-        } else if (errno == ENOBUFS && ring_) {  // optmem_max exhausted by pinned pages: wait for completions
+    while (errno == EINTR || (errno == ENOBUFS && ring_)) {
+        if (errno == ENOBUFS) {  // optmem_max exhausted by pinned pages: wait for completions
             ++c.zerocopy.enobufs;
             reap(c, 10);
-        } else {
-            break;
         }
         if (::send(fd_, data, len, flags | MSG_NOSIGNAL) >= 0) return true;
     }
