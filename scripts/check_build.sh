@@ -3,17 +3,19 @@
 # that silently lost a transport (rdma-core missing when it was configured) or a set of tests (a test
 # label nobody registered any more) passes its own tests, so it is checked against what must be there.
 #   scripts/check_build.sh [BUILD_DIR]     (default: build/, or $ZCPERF_BUILD_DIR)
+# ctest runs it too (test check_build, label e2e-scripts), so a new transport or label that is not added
+# here fails where it was added, not only in CI.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-${ZCPERF_BUILD_DIR:-$here/build}}
 
 # Every transport of the card, in the registry's order (zcperf --version's "transports:" line).
-transports="tcp tcp-sendfile tcp-msgzc tcp-uringzc rsocket rsocket-iomap rdma-write rdma-send rdma-read udp udp-gso udp-msgzc mptcp mptcp-sendfile"
+transports="tcp tcp-sendfile tcp-msgzc tcp-uringzc rsocket rsocket-iomap rdma-write rdma-send rdma-read udp udp-gso udp-msgzc mptcp mptcp-sendfile tls ktls ktls-sendfile"
 # Every test label (ctest -L): gpu and rdma tests are registered everywhere and skip with the reason
 # where there is no GPU or RDMA device (mpi where zcperf-mpi or Slurm is missing, so zcperf-mpi is
 # checked below); fuzz needs clang with libFuzzer, which bootstrap.sh installs.
-labels="e2e-flood e2e-irq e2e-loopback e2e-netns e2e-scripts e2e-zerocopy fuzz gpu install lab mpi rdma unit"
+labels="e2e-flood e2e-html e2e-irq e2e-loopback e2e-netns e2e-scripts e2e-zerocopy fuzz gpu install lab mpi rdma unit"
 
 fail=0
 for prog in zcperf zcserver; do
