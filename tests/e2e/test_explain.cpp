@@ -328,7 +328,15 @@ TEST(Explain, CategorySharesAgreeWithPerfRecord) {
             if (std::abs(v - (theirs.count(k) ? theirs[k] : 0.0)) > 5.0 && k != "user")
                 off += "\n    " + k + " zcperf's top:" + top(our_stacks[k]) + "\n    " + k +
                        " perf's top:" + top(their_stacks[k]);
-        runs += "\n  run " + std::to_string(attempt) + " (zcperf lost " + e["lost_samples"].dump() + " samples):" + off;
+        // The conditions, for a cause not yet pinned (issue 34): steal (a vCPU descheduled while it holds a lock makes
+        // the other spin), the host's load, and each CPU's sampled busy time.
+        std::ifstream loadavg("/proc/loadavg");
+        std::string load;
+        std::getline(loadavg, load);
+        std::string cpus;
+        for (const auto& c : e["per_cpu"]) cpus += " cpu" + c["cpu"].dump() + " " + c["busy_s"].dump() + " s";
+        runs += "\n  run " + std::to_string(attempt) + " (zcperf lost " + e["lost_samples"].dump() + " samples; steal " +
+                e["proc_stat_steal_cpu_s"].dump() + " CPU-s; busy" + cpus + "; loadavg " + load + "):" + off;
     }
     ADD_FAILURE() << "zcperf's category shares differ from perf's by more than 5 points in every run:" << runs;
 }
