@@ -16,6 +16,7 @@
 
 #include "explain/categories.hpp"
 #include "explain/sampler.hpp"
+#include "explain/side_explainer.hpp"
 
 #include "process.hpp"
 #include "report.hpp"
@@ -41,7 +42,7 @@ double sum_categories(const json& cats) {
 }  // namespace
 
 TEST(Explain, ThreeBusySourcesAgreeAndUnknownIsSmall) {
-    json j = zcperf_report({"-l", "3", "-m", "64K", "--cpu", "0,1", "--explain"});
+    json j = zcperf_report({"-l", "3", "-m", "64K", "--cpu", "0,1", "--explain-hz", "999"});  // 5 % needs the samples
     ASSERT_EQ(j["results"].size(), 1u);
     const json& r = j["results"][0];
     if (auto why = refusal(r["local"]); !why.empty()) GTEST_SKIP() << why;
@@ -97,7 +98,8 @@ TEST(Explain, ThreeBusySourcesAgreeAndUnknownIsSmall) {
     // The human report says the same in a block under the result.
     auto o = run({zcperf_bin(), "-l", "1", "-m", "64K", "--explain"}, std::chrono::seconds(60));
     EXPECT_EQ(o.exit_code, 0) << o.err;
-    EXPECT_NE(o.out.find("explain local: cpu-clock 999 Hz"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("explain local: cpu-clock " + std::to_string(zc::kDefaultExplainHz) + " Hz"), std::string::npos)
+        << o.out;
     // the three busy sources, and what the categories add up to against the SD
     EXPECT_NE(o.out.find("busy CPU-s: sampled"), std::string::npos) << o.out;
     EXPECT_TRUE(o.out.find("by cpuidle") != std::string::npos || o.out.find("no cpuidle") != std::string::npos)
@@ -110,7 +112,7 @@ TEST(Explain, ThreeBusySourcesAgreeAndUnknownIsSmall) {
 TEST(Explain, RxTruncCutsTheReceiversDataCopy) {
     // The receiver runs on CPU 1; on loopback the sender's CPU 0 carries the receive softirq, so the
     // receiver's own copy (recvmsg into its buffer) is CPU 1's: MSG_TRUNC must take most of it away.
-    json j = zcperf_report({"-l", "3", "-m", "64K", "--cpu", "0,1", "--rx", "copy,trunc", "--explain"});
+    json j = zcperf_report({"-l", "3", "-m", "64K", "--cpu", "0,1", "--rx", "copy,trunc", "--explain-hz", "999"});
     ASSERT_EQ(j["results"].size(), 2u);
     if (auto why = refusal(j["results"][0]["remote"]); !why.empty()) GTEST_SKIP() << why;
     auto copy_per_kb_on_cpu1 = [](const json& r) {
@@ -164,7 +166,7 @@ TEST(Explain, StacksFileIsFoldedForFlameGraphs) {
 }
 
 TEST(Explain, ZeroCopyPathShowsItsDeltas) {
-    auto o = run({zcperf_bin(), "-l", "1", "-m", "64K", "-T", "tcp,tcp-msgzc", "--explain"}, std::chrono::seconds(60));
+    auto o = run({zcperf_bin(), "-l", "2", "-m", "64K", "-T", "tcp,tcp-msgzc", "--explain"}, std::chrono::seconds(60));
     ASSERT_EQ(o.exit_code, 0) << o.err;
     if (o.out.find("explain local: --explain:") != std::string::npos) GTEST_SKIP() << "explain refused here";
     EXPECT_NE(o.out.find("vs tcp, local explain: "), std::string::npos) << o.out;
@@ -266,10 +268,10 @@ TEST(Explain, CategorySharesAgreeWithPerfRecord) {
         int fd = mkstemp(data);
         ASSERT_GE(fd, 0);
         close(fd);
-        // perf samples the same CPUs, the same way, over zcperf's whole run (its set-up included).
+        // perf samples the same CPUs, the same way and at the same rate, over zcperf's whole run (its set-up included).
         auto o = run(
             {"/usr/bin/perf", "record", "-q", "-a", "-g",  "-e",    "cpu-clock", "-F",        "999", "-o",  data, "--",
-             zcperf_bin(),    "-l",     "4",  "-m", "64K", "--cpu", "0,1",       "--explain", "-o",  "json"},
+             zcperf_bin(),    "-l",     "4",  "-m", "64K", "--cpu", "0,1",       "--explain-hz", "999", "-o",  "json"},
             std::chrono::seconds(90));
         if (o.exit_code != 0 && o.out.empty()) {
             unlink(data);

@@ -884,7 +884,7 @@ TEST(Rdma, ExplainNamesTheProviderAndLeavesLittleUnknown) {
     for (const char* t : {"rdma-write", "rsocket"}) {
         SCOPED_TRACE(t);
         RdmaServer server;
-        json j = zcperf_report({"-H", server.address(), "-T", t, "-m", "64K", "-l", "2", "--explain"});
+        json j = zcperf_report({"-H", server.address(), "-T", t, "-m", "64K", "-l", "2", "--explain-hz", "999"});
         ASSERT_EQ(j["results"].size(), 1u) << j.dump();
         const json& r = j["results"][0];
         for (const char* side : {"local", "remote"}) {
