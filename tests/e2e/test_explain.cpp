@@ -98,7 +98,8 @@ TEST(Explain, ThreeBusySourcesAgreeAndUnknownIsSmall) {
     // The human report says the same in a block under the result.
     auto o = run({zcperf_bin(), "-l", "1", "-m", "64K", "--explain"}, std::chrono::seconds(60));
     EXPECT_EQ(o.exit_code, 0) << o.err;
-    EXPECT_NE(o.out.find("explain local: cpu-clock " + std::to_string(zc::kDefaultExplainHz) + " Hz"), std::string::npos)
+    EXPECT_NE(o.out.find("explain local: cpu-clock " + std::to_string(zc::kDefaultExplainHz) + " Hz"),
+              std::string::npos)
         << o.out;
     // the three busy sources, and what the categories add up to against the SD
     EXPECT_NE(o.out.find("busy CPU-s: sampled"), std::string::npos) << o.out;
@@ -269,10 +270,10 @@ TEST(Explain, CategorySharesAgreeWithPerfRecord) {
         ASSERT_GE(fd, 0);
         close(fd);
         // perf samples the same CPUs, the same way and at the same rate, over zcperf's whole run (its set-up included).
-        auto o = run(
-            {"/usr/bin/perf", "record", "-q", "-a", "-g",  "-e",    "cpu-clock", "-F",        "999", "-o",  data, "--",
-             zcperf_bin(),    "-l",     "4",  "-m", "64K", "--cpu", "0,1",       "--explain-hz", "999", "-o",  "json"},
-            std::chrono::seconds(90));
+        auto o = run({"/usr/bin/perf", "record", "-q",  "-a",           "-g",         "-e", "cpu-clock", "-F",
+                      "999",           "-o",     data,  "--",           zcperf_bin(), "-l", "4",         "-m",
+                      "64K",           "--cpu",  "0,1", "--explain-hz", "999",        "-o", "json"},
+                     std::chrono::seconds(90));
         if (o.exit_code != 0 && o.out.empty()) {
             unlink(data);
             GTEST_SKIP() << "perf record failed here: " << o.err;
@@ -337,8 +338,9 @@ TEST(Explain, CategorySharesAgreeWithPerfRecord) {
         std::getline(loadavg, load);
         std::string cpus;
         for (const auto& c : e["per_cpu"]) cpus += " cpu" + c["cpu"].dump() + " " + c["busy_s"].dump() + " s";
-        runs += "\n  run " + std::to_string(attempt) + " (zcperf lost " + e["lost_samples"].dump() + " samples; steal " +
-                e["proc_stat_steal_cpu_s"].dump() + " CPU-s; busy" + cpus + "; loadavg " + load + "):" + off;
+        runs += "\n  run " + std::to_string(attempt) + " (zcperf lost " + e["lost_samples"].dump() +
+                " samples; steal " + e["proc_stat_steal_cpu_s"].dump() + " CPU-s; busy" + cpus + "; loadavg " + load +
+                "):" + off;
     }
     ADD_FAILURE() << "zcperf's category shares differ from perf's by more than 5 points in every run:" << runs;
 }

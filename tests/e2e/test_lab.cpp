@@ -602,7 +602,8 @@ TEST(Lab, CrrAcrossTwoKernels) {
 // module symbols resolve), and the sender's data copy per KB is lower with MSG_ZEROCOPY than with send().
 TEST(Lab, ExplainAcrossTheLinkNamesTheWorkAndZeroCopyCopiesLess) {
     REQUIRE_LAB();
-    json j = zcperf_report({"-H", server(), "-T", "tcp,tcp-msgzc", "-m", "64K", "-l", "3", "--explain-hz", "999"}, 180s);
+    json j =
+        zcperf_report({"-H", server(), "-T", "tcp,tcp-msgzc", "-m", "64K", "-l", "3", "--explain-hz", "999"}, 180s);
     ASSERT_EQ(j["results"].size(), 2u) << j.dump();
     std::map<std::string, double> copy;
     for (const json& r : j["results"]) {
@@ -788,8 +789,8 @@ TEST(Lab, UdpZeroCopySendsFromUserPagesOnAnOffloadingNic) {
         EXPECT_GE(b_packets, all_sent);
     }
 
-    json j = zcperf_report({"-H", kLab.server_offload, "-T", "tcp,tcp-msgzc,udp-gso,udp-msgzc", "-l", "3", "--explain-hz", "999"},
-                           180s);
+    json j = zcperf_report(
+        {"-H", kLab.server_offload, "-T", "tcp,tcp-msgzc,udp-gso,udp-msgzc", "-l", "3", "--explain-hz", "999"}, 180s);
     ASSERT_EQ(j["results"].size(), 4u) << j.dump();
     std::map<std::string, double> copy;
     for (const json& r : j["results"]) {
