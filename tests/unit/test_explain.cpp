@@ -200,6 +200,8 @@ TEST(ExplainCategories, RealSymbolNames) {
         {"__x86_return_thunk", Category::inherit},
         {"srso_return_thunk", Category::inherit},
         {"_raw_spin_unlock_irqrestore", Category::inherit},
+        {"pvm_irq_enable", Category::inherit},
+        {"__raw_callee_save_pvm_irq_enable", Category::inherit},
         {"__local_bh_enable_ip", Category::inherit},
         {"memset_orig", Category::inherit},
         {"read_hpet", Category::inherit},  // the clocksource of the lab's TCG guests (6.1)
@@ -215,6 +217,10 @@ TEST(ExplainCategories, GenericLeavesTakeTheirCallersCategory) {
     // A sample held back while interrupts were off lands at the unlock that enables them: the work is the caller's.
     EXPECT_EQ(attribute_chain({"_raw_spin_unlock_irqrestore", "try_to_wake_up", "__wake_up_common"}), Category::sched);
     EXPECT_EQ(attribute_chain({"memset_orig", "__alloc_skb", "tcp_stream_alloc_skb"}), Category::skb);
+    // a paravirtual guest delivers it where its IRQ-enable hypercall's thunk returns
+    EXPECT_EQ(attribute_chain({"pvm_irq_enable", "__raw_callee_save_pvm_irq_enable", "_raw_spin_unlock_irqrestore",
+                               "tcp_write_xmit"}),
+              Category::tcp);
     EXPECT_EQ(attribute_chain({"__x86_return_thunk", "__local_bh_enable_ip", "tcp_sendmsg"}), Category::tcp);
     EXPECT_EQ(attribute_chain({"rep_movs_alternative", "_copy_from_iter", "tcp_sendmsg_locked"}), Category::copy);
     // crc32-pclmul's inner loop is a label kallsyms lists as a function: the work is crc32's, RoCE's ICRC
