@@ -318,12 +318,8 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
         value("-H,--host", o.servers,
               "zcserver to test against, HOST[:PORT]; repeat for several (default: an embedded server on loopback)"),
         value("-p,--port", o.port, "control port for -H hosts given without one"),
-        text("-t,--test",
-             "stream (client sends), maerts (server sends), rr (request/response latency: one message each way per "
-             "transaction), msgrate (message rate), crr (a new TCP connection per transaction: connect, request, "
-             "response, close; netperf's TCP_CRR) or cc (connect and close only); several: stream,maerts",
-             name_list(o.tests, workload_from_name))
-            .choose(enum_names(Workload::cc, workload_name))
+        text("-t,--test", workload_help() + "; several: stream,maerts", name_list(o.tests, workload_from_name))
+            .choose(row_names(workload_rows()))
             .shows("stream"),
         text("-T,--transport",
              "data path(s) of the sender, comma-separated; the first is the baseline others are compared with "

@@ -1,38 +1,45 @@
 #include "core/workload.hpp"
 
+#include <array>
 #include <stdexcept>
 
 namespace zc {
 
+namespace {
+
+constexpr std::array kWorkloads{
+    WorkloadRow{Workload::stream, "stream", "client sends"},
+    WorkloadRow{Workload::maerts, "maerts", "server sends"},
+    WorkloadRow{Workload::rr, "rr", "request/response latency: one message each way per transaction"},
+    WorkloadRow{Workload::msgrate, "msgrate", "message rate"},
+    WorkloadRow{Workload::crr, "crr",
+                "a new TCP connection per transaction: connect, request, response, close; netperf's TCP_CRR"},
+    WorkloadRow{Workload::cc, "cc", "connect and close only"},
+};
+
+}  // namespace
+
+std::span<const WorkloadRow> workload_rows() { return kWorkloads; }
+
 const char* workload_name(Workload t) {
-    switch (t) {
-        case Workload::stream:
-            return "stream";
-        case Workload::maerts:
-            return "maerts";
-        case Workload::rr:
-            return "rr";
-        case Workload::msgrate:
-            return "msgrate";
-        case Workload::crr:
-            return "crr";
-        case Workload::cc:
-            return "cc";
-    }
+    for (const auto& w : kWorkloads)
+        if (w.workload == t) return w.name;
     return "?";
 }
 
+std::string workload_help() {
+    std::string out;
+    for (size_t i = 0; i < kWorkloads.size(); ++i) {
+        out += i == 0 ? "" : i + 1 == kWorkloads.size() ? " or " : ", ";
+        out += std::string(kWorkloads[i].name) + " (" + kWorkloads[i].what + ")";
+    }
+    return out;
+}
+
 Workload workload_from_name(const std::string& name) {
-    if (name == "stream") return Workload::stream;
-    if (name == "maerts") return Workload::maerts;
-    if (name == "rr") return Workload::rr;
-    if (name == "msgrate") return Workload::msgrate;
-    if (name == "crr") return Workload::crr;
-    if (name == "cc") return Workload::cc;
-    throw std::invalid_argument("unknown test '" + name +
-                                "'; use stream (client sends), maerts (server sends), "
-                                "rr (request/response latency), msgrate (message rate), crr (a connection per "
-                                "request/response) or cc (connect/close)");
+    for (const auto& w : kWorkloads)
+        if (name == w.name) return w.workload;
+    throw std::invalid_argument("unknown test '" + name + "'; use " + workload_help());
 }
 
 const char* role_name(Role r) { return r == Role::send ? "send" : "recv"; }

@@ -1,5 +1,6 @@
 #pragma once
 // What a test is and which side plays which role: the basic words every layer shares.
+#include <span>
 #include <string>
 
 namespace zc {
@@ -12,8 +13,17 @@ namespace zc {
 enum class Workload { stream, maerts, rr, msgrate, crr, cc };
 enum class Role { send, recv };
 
+// Each workload once: its name and what it does, in the user's words (-t's help and its errors).
+struct WorkloadRow {
+    Workload workload;
+    const char* name;
+    const char* what;
+};
+std::span<const WorkloadRow> workload_rows();
+
 const char* workload_name(Workload t);
-Workload workload_from_name(const std::string& name);  // throws std::invalid_argument
+Workload workload_from_name(const std::string& name);  // throws std::invalid_argument listing the rows
+std::string workload_help();  // "stream (client sends), maerts (server sends), ... or cc (...)"
 const char* role_name(Role r);
 Role server_role(Workload t);
 Role client_role(Workload t);  // rr: the client is the sender of requests, the server the responder

@@ -102,6 +102,14 @@ std::vector<std::string> enum_names(E last, Name name) {
     return out;
 }
 
+// The names of a table's rows (each with a `name`): a row's choices where the values are a table.
+template <class Rows>
+std::vector<std::string> row_names(const Rows& rows) {
+    std::vector<std::string> out;
+    for (const auto& r : rows) out.emplace_back(r.name);
+    return out;
+}
+
 // "a,b,c" -> {"a", "b", "c"}; "" -> {""} (so an empty item is refused by whoever parses it).
 std::vector<std::string> split_commas(const std::string& s);
 
