@@ -1,86 +1,117 @@
 #pragma once
-// One stream's data connection, whatever carries it: a TCP socket, an rsocket, or an RDMA
-// connection (queue pairs connected with rdma_cm, with their PD, CQ, buffer and MR). SideRunner
-// holds one per stream; the data path is built on it once, before the measured interval.
+// One stream's data connection: a plain socket (a TCP or UDP kernel socket), or a connection of a type a
+// kind owns (KindConnection), which this layer holds without knowing it. SideRunner holds one per stream;
+// the data path is built on it once, before the measured interval.
+#include <concepts>
 #include <memory>
-#include <string>
+#include <utility>
 #include <variant>
-#include <vector>
 
 #include "core/unique_fd.hpp"
 
 namespace zc {
 
-// An rsocket descriptor (librdmacm's rsocket(3)): closed with rclose, not close. The rdma layer makes
-// them and hands in how to close one (rdma/data_connection.cpp), so this layer links without librdmacm.
-class RsocketFd {
+// A kind's own connection type T, owned through a pointer and a table of the few calls this layer makes
+// on it. There is one table per type, so the table's address also says which type is held: the kind's own
+// code gets its T back with get_if<T>() (nullptr for any other type), once, when it builds a loop.
+// T may define
+//   void interrupt()       wakes a thread blocked on it, lets its close not wait for a vanished peer (abort:
+//                          the peer vanished, Ctrl-C); without it, nothing is done;
+//   int tcp_fd() const     the TCP socket under it (the tcp kind's loops and read-backs then run on it);
+//                          without it, -1.
+// Destroying a KindConnection runs T's destructor, once.
+class KindConnection {
 public:
-    using Close = void (*)(int fd, bool abandoned);
-    RsocketFd() = default;
-    RsocketFd(int fd, Close close) : fd_(fd), close_(close) {}
-    RsocketFd(const RsocketFd&) = delete;
-    RsocketFd& operator=(const RsocketFd&) = delete;
-    RsocketFd(RsocketFd&& o) noexcept : fd_(o.fd_), close_(o.close_), abandoned_(o.abandoned_) { o.fd_ = -1; }
-    RsocketFd& operator=(RsocketFd&& o) noexcept {
+    KindConnection() = default;
+    template <class T>
+    explicit KindConnection(std::unique_ptr<T> c) : c_(c.release()), table_(c_ ? &kTableOf<T> : nullptr) {}
+    KindConnection(const KindConnection&) = delete;
+    KindConnection& operator=(const KindConnection&) = delete;
+    KindConnection(KindConnection&& o) noexcept
+        : c_(std::exchange(o.c_, nullptr)), table_(std::exchange(o.table_, nullptr)) {}
+    KindConnection& operator=(KindConnection&& o) noexcept {
         if (this != &o) {
             reset();
-            fd_ = o.fd_;
-            close_ = o.close_;
-            abandoned_ = o.abandoned_;
-            o.fd_ = -1;
+            c_ = std::exchange(o.c_, nullptr);
+            table_ = std::exchange(o.table_, nullptr);
         }
         return *this;
     }
-    ~RsocketFd() { reset(); }
-    int get() const { return fd_; }
-    explicit operator bool() const { return fd_ >= 0; }
-    void reset() {
-        if (fd_ >= 0 && close_) close_(fd_, abandoned_);
-        fd_ = -1;
-        abandoned_ = false;
+    ~KindConnection() { reset(); }
+
+    explicit operator bool() const { return c_ != nullptr; }
+    void interrupt() {
+        if (c_) table_->interrupt(c_);
     }
-    // The peer may be gone: rclose sends a disconnect and waits for its completion, which a dead
-    // peer never gives, so the close then runs on a detached thread (librdmacm gives up when the
-    // queue pair's retries run out; a process that exits first loses nothing).
-    void abandon() { abandoned_ = true; }
+    int tcp_fd() const { return c_ ? table_->tcp_fd(c_) : -1; }
+    template <class T>
+    T* get_if() {
+        return c_ && table_ == &kTableOf<T> ? static_cast<T*>(c_) : nullptr;
+    }
+    template <class T>
+    const T* get_if() const {
+        return c_ && table_ == &kTableOf<T> ? static_cast<const T*>(c_) : nullptr;
+    }
+    void reset() {
+        if (c_) table_->destroy(std::exchange(c_, nullptr));
+        table_ = nullptr;
+    }
 
 private:
-    int fd_ = -1;
-    Close close_ = nullptr;
-    bool abandoned_ = false;
-};
-
-// An RDMA connection (rdma/rdma_connection.hpp) is deleted by the function the rdma layer made it
-// with (make_rdma_connection), so this layer needs neither its type nor its code.
-class RdmaConnection;
-struct RdmaConnectionDeleter {
-    void (*destroy)(RdmaConnection*) = nullptr;
-    void operator()(RdmaConnection* c) const {
-        if (c && destroy) destroy(c);
+    struct Table {
+        void (*destroy)(void* c);
+        void (*interrupt)(void* c);
+        int (*tcp_fd)(const void* c);
+    };
+    template <class T>
+    static void destroy_as(void* c) {
+        delete static_cast<T*>(c);
     }
+    template <class T>
+    static void interrupt_as(void* c) {
+        if constexpr (requires { std::declval<T&>().interrupt(); }) static_cast<T*>(c)->interrupt();
+    }
+    template <class T>
+    static int tcp_fd_as(const void* c) {
+        if constexpr (requires {
+                          { std::declval<const T&>().tcp_fd() } -> std::convertible_to<int>;
+                      })
+            return static_cast<const T*>(c)->tcp_fd();
+        else
+            return -1;
+    }
+    // An inline variable: one object per type in the whole program, whichever file instantiates it.
+    template <class T>
+    static constexpr Table kTableOf = {destroy_as<T>, interrupt_as<T>, tcp_fd_as<T>};
+
+    void* c_ = nullptr;
+    const Table* table_ = nullptr;
 };
-using RdmaConnectionPtr = std::unique_ptr<RdmaConnection, RdmaConnectionDeleter>;
 
-// --flows N (issue #28): one stream's N TCP connections, served by one thread through one epoll
-// (tcp/tcp_flows.hpp). A stream is a thread; with flows, its connection is this set.
-struct TcpFlowSockets {
-    std::vector<UniqueFd> fds;
-};
+// A kind's connection made in place, as std::make_unique makes one.
+template <class T, class... Args>
+KindConnection make_kind_connection(Args&&... args) {
+    return KindConnection(std::make_unique<T>(std::forward<Args>(args)...));
+}
 
-// A TCP socket with a session a kind set up over it (an OpenSSL session and what the kind read before
-// the handshake): the kind knows the session's type and made the pointer with its deleter, so this layer
-// links without the library. The session is freed first, then the socket closed.
-struct SessionSocket {
-    UniqueFd fd;
-    std::shared_ptr<void> session;
-};
+using DataConnection = std::variant<UniqueFd, KindConnection>;
 
-using DataConnection = std::variant<UniqueFd, RsocketFd, RdmaConnectionPtr, TcpFlowSockets, SessionSocket>;
+// The kind's own connection of type T, else nullptr (a plain socket, another kind's type).
+template <class T>
+T* kind_connection_if(DataConnection& c) {
+    auto* k = std::get_if<KindConnection>(&c);
+    return k ? k->get_if<T>() : nullptr;
+}
+template <class T>
+const T* kind_connection_if(const DataConnection& c) {
+    const auto* k = std::get_if<KindConnection>(&c);
+    return k ? k->get_if<T>() : nullptr;
+}
 
-// The TCP socket of a TCP connection (the first flow's of a set of flows; a session's socket), else -1.
+// The TCP socket of the connection (a plain socket; the one under a kind's connection), else -1.
 int tcp_fd(const DataConnection& c);
-// Wakes a thread blocked on the connection (abort: the peer vanished, Ctrl-C): shutdown for
-// sockets; rsocket and verbs loops never block unbounded and look at their abort flag instead.
+// Wakes a thread blocked on the connection (abort: the peer vanished, Ctrl-C): shutdown for a plain
+// socket, the kind's own interrupt() for a kind's connection.
 void interrupt(DataConnection& c);
 
 }  // namespace zc

@@ -41,12 +41,13 @@ std::unique_ptr<KindListener> listen(const HalfSpec& half, Role role, const std:
 std::vector<DataConnection> connect(const HalfSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
     std::vector<DataConnection> out;
     for (int i = 0; i < half.streams; ++i)
-        out.emplace_back(connect_rsocket(peer.address, peer.port, token, half, role, kConnectTimeout));
+        out.emplace_back(make_kind_connection<RsocketFd>(
+            connect_rsocket(peer.address, peer.port, token, half, role, kConnectTimeout)));
     return out;
 }
 
 std::string address_of(const DataConnection& c) {
-    auto* rs = std::get_if<RsocketFd>(&c);
+    const auto* rs = kind_connection_if<RsocketFd>(c);
     if (!rs || !*rs) return {};
     sockaddr_storage ss{};
     socklen_t len = sizeof(ss);
@@ -57,7 +58,7 @@ std::string address_of(const DataConnection& c) {
 // rsockets pick their device inside librdmacm; --rdma-dev is checked against the one the local
 // address sits on, as for verbs.
 int rsocket_of(DataConnection& conn, const HalfSpec& h) {
-    auto* c = std::get_if<RsocketFd>(&conn);
+    const auto* c = kind_connection_if<RsocketFd>(conn);
     if (!c || !*c) throw std::logic_error("an rsocket path needs an rsocket");
     if (!h.side.rdma_dev.empty()) require_wanted_device(h.side.rdma_dev, device_info_for(address_of(conn)).device);
     return c->get();
@@ -95,7 +96,7 @@ std::string name_of_path(const HalfSpec& h, Role) { return transport_name(h.tran
 // What the local address's RDMA device is (rsockets keep their cm_id to themselves), and what the
 // riomap'ed ring cost to register.
 RdmaInfo ran_on(const DataConnection& conn, const StreamLoop& loop) {
-    if (!std::holds_alternative<RsocketFd>(conn)) return {};
+    if (!kind_connection_if<RsocketFd>(conn)) return {};
     RdmaInfo info = device_info_for(address_of(conn));
     if (auto* r = loop.get_if<RsocketIomapReceiver>()) {
         info.registration_ms = r->registration_ms();

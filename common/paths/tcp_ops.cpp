@@ -92,7 +92,7 @@ std::vector<DataConnection> as_flow_sets(std::vector<UniqueFd> fds, int flows) {
         TcpFlowSockets set;
         for (size_t k = i; k < i + static_cast<size_t>(flows) && k < fds.size(); ++k)
             set.fds.push_back(std::move(fds[k]));
-        out.emplace_back(std::move(set));
+        out.emplace_back(make_kind_connection<TcpFlowSockets>(std::move(set)));
     }
     return out;
 }
@@ -209,17 +209,17 @@ void make_flows_loop(StreamLoop& loop, const HalfSpec& h, Role role, const TcpFl
 }
 
 void make_send(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
-    if (const auto* set = std::get_if<TcpFlowSockets>(&conn))
+    if (const auto* set = kind_connection_if<TcpFlowSockets>(conn))
         return make_flows_loop(loop, h, Role::send, *set, nullptr);
     make_tcp_send(loop, h, socket_of(conn));
 }
 void make_recv(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
-    if (const auto* set = std::get_if<TcpFlowSockets>(&conn))
+    if (const auto* set = kind_connection_if<TcpFlowSockets>(conn))
         return make_flows_loop(loop, h, Role::recv, *set, nullptr);
     make_tcp_recv(loop, h, socket_of(conn));
 }
 void make_exchange(StreamLoop& loop, const HalfSpec& h, Role role, DataConnection& conn, LatencyHistogram& rtt) {
-    if (const auto* set = std::get_if<TcpFlowSockets>(&conn)) return make_flows_loop(loop, h, role, *set, &rtt);
+    if (const auto* set = kind_connection_if<TcpFlowSockets>(conn)) return make_flows_loop(loop, h, role, *set, &rtt);
     make_tcp_exchange(loop, h, role, socket_of(conn), rtt);
 }
 

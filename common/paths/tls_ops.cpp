@@ -15,6 +15,7 @@
 #include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
 #include "system/topology.hpp"
+#include "tls/tls_connection.hpp"
 #include "tls/tls_kernel.hpp"
 #include "tls/tls_loops.hpp"
 #include "tls/tls_offload.hpp"
@@ -25,18 +26,10 @@ namespace zc {
 
 namespace {
 
-// What the kind keeps on each data connection (SessionSocket::session).
-struct TlsConnection {
-    TlsSessionPtr ssl;
-    TlsStat before;                // /proc/net/tls_stat before this side's handshakes
-    std::string rx_expect_no_pad;  // what TLS_RX_EXPECT_NO_PAD gave ("" not asked)
-    std::string offload;           // --tls-offload: what was checked and asked ("" not asked)
-};
-
-TlsConnection& session_of(const DataConnection& conn) {
-    const auto* s = std::get_if<SessionSocket>(&conn);
-    if (!s || !s->session) throw std::logic_error("a tls path needs a data connection with its TLS session");
-    return *static_cast<TlsConnection*>(s->session.get());
+const TlsConnection& session_of(const DataConnection& conn) {
+    const auto* s = kind_connection_if<TlsConnection>(conn);
+    if (!s || !s->ssl) throw std::logic_error("a tls path needs a data connection with its TLS session");
+    return *s;
 }
 
 void require_ktls() {
@@ -85,8 +78,9 @@ std::string offload_asked_for(int fd, const HalfSpec& h, Role role) {
 }
 
 // One connection's handshake, wrapped with what the side read before it.
-SessionSocket secured(UniqueFd fd, const HalfSpec& h, Role role, bool client, bool ktls, const TlsStat& before) {
-    auto conn = std::make_shared<TlsConnection>();
+std::unique_ptr<TlsConnection> secured(UniqueFd fd, const HalfSpec& h, Role role, bool client, bool ktls,
+                                       const TlsStat& before) {
+    auto conn = std::make_unique<TlsConnection>();
     conn->before = before;
     const bool offload = client && ktls && offload_asked(h);
     if (offload) {
@@ -101,7 +95,8 @@ SessionSocket secured(UniqueFd fd, const HalfSpec& h, Role role, bool client, bo
         if (read_ktls(fd.get(), false).in_force) conn->rx_expect_no_pad = set_expect_no_pad(fd.get());
         if (offload) conn->offload = offload_asked_for(fd.get(), h, role);
     }
-    return SessionSocket{std::move(fd), std::move(conn)};
+    conn->fd = std::move(fd);
+    return conn;
 }
 
 // The server's handshakes side by side: the client runs its streams' in its own order, which need not be
@@ -109,7 +104,7 @@ SessionSocket secured(UniqueFd fd, const HalfSpec& h, Role role, bool client, bo
 std::vector<DataConnection> secure_all(std::vector<DataConnection> plain, const HalfSpec& h, Role role, bool client,
                                        bool ktls) {
     const TlsStat before = read_tls_stat();
-    std::vector<SessionSocket> done(plain.size());
+    std::vector<std::unique_ptr<TlsConnection>> done(plain.size());
     std::vector<std::exception_ptr> failed(plain.size());
     auto one = [&](size_t i) {
         try {
@@ -127,7 +122,7 @@ std::vector<DataConnection> secure_all(std::vector<DataConnection> plain, const 
     for (auto& f : failed)
         if (f) std::rethrow_exception(f);
     std::vector<DataConnection> out;
-    for (auto& s : done) out.emplace_back(std::move(s));
+    for (auto& s : done) out.emplace_back(KindConnection(std::move(s)));
     return out;
 }
 

@@ -55,7 +55,7 @@ std::vector<DataConnection> connect(const HalfSpec& half, Role, const PeerAddres
 }
 
 int socket_of(DataConnection& conn) {
-    int fd = tcp_fd(conn);  // the variant's kernel-socket alternative
+    int fd = tcp_fd(conn);  // the plain socket the data connection holds
     if (fd < 0) throw std::logic_error("a udp path needs its UDP socket");
     return fd;
 }

@@ -43,15 +43,16 @@ std::vector<DataConnection> connect(const HalfSpec& half, Role role, const PeerA
     const uint32_t per_ctx = half.rdma.qps_per_context;
     for (int i = 0; i < half.streams; ++i) {
         if (per_ctx && i % per_ctx == 0) group = std::make_shared<DeviceGroup>();
-        out.emplace_back(connect_rdma_stream(peer.address, peer.port, token, i, half, role, kConnectTimeout, group));
+        out.emplace_back(
+            KindConnection(connect_rdma_stream(peer.address, peer.port, token, i, half, role, kConnectTimeout, group)));
     }
     return out;
 }
 
 RdmaConnection& verbs_of(DataConnection& conn) {
-    auto* c = std::get_if<RdmaConnectionPtr>(&conn);
-    if (!c || !*c) throw std::logic_error("a verbs path needs an RDMA connection");
-    return **c;
+    auto* c = kind_connection_if<RdmaConnection>(conn);
+    if (!c) throw std::logic_error("a verbs path needs an RDMA connection");
+    return *c;
 }
 
 // rdma-read's sender is passive (its buffer is read); its receiver pulls.
@@ -80,15 +81,15 @@ void make_exchange(StreamLoop& loop, const HalfSpec& h, Role role, DataConnectio
 }
 
 std::string address_of(const DataConnection& c) {
-    auto* r = std::get_if<RdmaConnectionPtr>(&c);
-    return r && *r ? (*r)->local_address() : std::string();
+    const auto* r = kind_connection_if<RdmaConnection>(c);
+    return r ? r->local_address() : std::string();
 }
 
 std::string name_of_path(const HalfSpec& h, Role) { return transport_name(h.transport); }
 
 RdmaInfo ran_on(const DataConnection& conn, const StreamLoop&) {
-    auto* c = std::get_if<RdmaConnectionPtr>(&conn);
-    return c && *c ? (*c)->info() : RdmaInfo{};
+    const auto* c = kind_connection_if<RdmaConnection>(conn);
+    return c ? c->info() : RdmaInfo{};
 }
 
 uint64_t bytes_per_stream(const HalfSpec& h, Role role) {

@@ -72,7 +72,7 @@ RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_
     require_rdma_device();
     std::string peer = server_address + ":" + std::to_string(port);
     sockaddr_storage dst = numeric_sockaddr(server_address, port);
-    RdmaConnectionPtr conn = make_rdma_connection(half, role, std::move(group));
+    auto conn = std::make_unique<RdmaConnection>(half, role, std::move(group));
     auto deadline = Clock::now() + timeout;
     for (uint32_t q = 0; q < half.rdma.qps; ++q) {
         rdma_cm_id* raw = nullptr;
@@ -190,7 +190,7 @@ std::vector<DataConnection> RdmaListener::accept(const HalfSpec& half, Role role
             CmId owned(id);
             auto& conn = conns[req.stream];
             if (!conn) {
-                conn = make_rdma_connection(half, role, per_ctx ? groups[req.stream / per_ctx] : nullptr);
+                conn = std::make_unique<RdmaConnection>(half, role, per_ctx ? groups[req.stream / per_ctx] : nullptr);
                 conn->open_device(id);
             }
             conn->add_qp(std::move(owned));
@@ -220,7 +220,7 @@ std::vector<DataConnection> RdmaListener::accept(const HalfSpec& half, Role role
     for (auto& c : conns) {
         c->migrate_to_own_channel();
         c->finish_setup();
-        out.emplace_back(std::move(c));
+        out.emplace_back(KindConnection(std::move(c)));
     }
     return out;
 }

@@ -125,8 +125,9 @@ private:
     mutable bool gone_ = false;
 };
 
-// A new connection, held as the data-connection variant holds it (deleted by this layer's code).
-RdmaConnectionPtr make_rdma_connection(const HalfSpec& half, Role role, std::shared_ptr<DeviceGroup> group);
+// The verbs kind's connection, held by the data connection as a KindConnection (core/data_connection.hpp):
+// neither interrupt() nor tcp_fd(), as the verbs loops never block unbounded and look at their abort flag.
+using RdmaConnectionPtr = std::unique_ptr<RdmaConnection>;
 
 // Client: connects stream `stream` (all its QPs) to the server's rdma_cm port. Throws
 // std::runtime_error saying what to do next (no device, refused, unreachable, ...).

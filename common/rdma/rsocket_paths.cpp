@@ -371,7 +371,7 @@ StreamCounters RsocketIomapReceiver::run(const StopRule& stop) {
 RsocketListener::RsocketListener(const std::string& bind_address, const HalfSpec& half, Role role) {
     require_rdma_device();
     sockaddr_storage ss = numeric_sockaddr(bind_address, 0);
-    fd_ = RsocketFd(::rsocket(ss.ss_family, SOCK_STREAM, 0), close_rsocket);
+    fd_ = RsocketFd(::rsocket(ss.ss_family, SOCK_STREAM, 0));
     if (!fd_) throw std::runtime_error(err("rsocket"));
     configure(fd_.get(), half, role);
     socklen_t len = ss.ss_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
@@ -404,13 +404,14 @@ std::vector<DataConnection> RsocketListener::accept(int wanted, uint64_t token, 
                                      " rsocket data connections arrived in time");
         }
         if (!rsocket_wait_ready(fd_.get(), POLLIN, std::min(left, 100))) continue;
-        RsocketFd s(::raccept(fd_.get(), nullptr, nullptr), close_rsocket);
+        RsocketFd s(::raccept(fd_.get(), nullptr, nullptr));
         if (!s) continue;
         int fl = ::rfcntl(s.get(), F_GETFL, 0);
         ::rfcntl(s.get(), F_SETFL, fl & ~O_NONBLOCK);
         uint64_t got = 0;
         // A silent stray delays us by at most 2 s; a wrong token is dropped.
-        if (read_exact(s.get(), &got, sizeof(got), 2000) && got == token) out.emplace_back(std::move(s));
+        if (read_exact(s.get(), &got, sizeof(got), 2000) && got == token)
+            out.emplace_back(make_kind_connection<RsocketFd>(std::move(s)));
     }
     return out;
 }
@@ -419,7 +420,7 @@ RsocketFd connect_rsocket(const std::string& server_address, uint16_t port, uint
                           Role role, std::chrono::milliseconds timeout) {
     require_rdma_device();
     sockaddr_storage ss = numeric_sockaddr(server_address, port);
-    RsocketFd fd(::rsocket(ss.ss_family, SOCK_STREAM, 0), close_rsocket);
+    RsocketFd fd(::rsocket(ss.ss_family, SOCK_STREAM, 0));
     if (!fd) throw std::runtime_error(err("rsocket"));
     configure(fd.get(), half, role);
     socklen_t len = ss.ss_family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);

@@ -24,6 +24,7 @@
 #include "protocol/run_spec.hpp"
 #include "core/data_connection.hpp"
 #include "core/stream_counters.hpp"
+#include "rdma/rsocket_fd.hpp"
 #include "socket/staged_stream.hpp"
 #include "socket/socket_rr.hpp"
 
@@ -135,9 +136,6 @@ private:
     RsocketFd fd_;
     uint16_t port_ = 0;
 };
-
-// How an RsocketFd made here closes: rclose, on a detached thread when the peer may be gone (abandon()).
-void close_rsocket(int fd, bool abandoned);
 
 RsocketFd connect_rsocket(const std::string& server_address, uint16_t port, uint64_t token, const HalfSpec& half,
                           Role role, std::chrono::milliseconds timeout);

@@ -13,6 +13,10 @@
 
 namespace zc {
 
+void TcpFlowSockets::interrupt() {
+    for (auto& fd : fds) ::shutdown(fd.get(), SHUT_RDWR);
+}
+
 namespace {
 
 constexpr int kStallMs = 10000;  // the longest silence of flows still open (a TCP data socket's, as elsewhere)

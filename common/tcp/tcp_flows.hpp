@@ -26,6 +26,15 @@
 
 namespace zc {
 
+// A stream's connection with flows: its N TCP sockets, served by one thread through one epoll. Held by
+// the data connection as a KindConnection (core/data_connection.hpp); tcp_fd() is the first flow's, for the
+// read-backs of the socket settings and TCP_INFO.
+struct TcpFlowSockets {
+    std::vector<UniqueFd> fds;
+    int tcp_fd() const { return fds.empty() ? -1 : fds.front().get(); }
+    void interrupt();  // shutdown of every flow, which wakes the loop's epoll
+};
+
 // rr over flows: a flow is sending its message or receiving the peer's, and `done` bytes into it.
 enum class FlowPhase : uint8_t { sending, receiving, finished };
 struct FlowState {

@@ -592,7 +592,7 @@ TEST(Rdma, MessageTestsRefusedWithWhatToUse) {
 // steps with rpoll's own timeout, whose outcome is printed (it depends on the librdmacm installed).
 TEST(Rdma, RsocketWaitStaysBoundedAfterAnRpollTimeout) {
     REQUIRE_RDMA();
-    zc::RsocketFd lis(::rsocket(AF_INET, SOCK_STREAM, 0), zc::close_rsocket);
+    zc::RsocketFd lis(::rsocket(AF_INET, SOCK_STREAM, 0));
     ASSERT_TRUE(lis);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -601,10 +601,10 @@ TEST(Rdma, RsocketWaitStaysBoundedAfterAnRpollTimeout) {
     ASSERT_EQ(::rlisten(lis.get(), 1), 0);
     socklen_t len = sizeof(a);
     ASSERT_EQ(::rgetsockname(lis.get(), reinterpret_cast<sockaddr*>(&a), &len), 0);
-    zc::RsocketFd cli(::rsocket(AF_INET, SOCK_STREAM, 0), zc::close_rsocket);
+    zc::RsocketFd cli(::rsocket(AF_INET, SOCK_STREAM, 0));
     auto connected = std::async(std::launch::async,
                                 [&] { return ::rconnect(cli.get(), reinterpret_cast<sockaddr*>(&a), sizeof(a)); });
-    zc::RsocketFd srv(::raccept(lis.get(), nullptr, nullptr), zc::close_rsocket);
+    zc::RsocketFd srv(::raccept(lis.get(), nullptr, nullptr));
     ASSERT_TRUE(srv);
     ASSERT_EQ(connected.get(), 0);
     char byte = 'x';
