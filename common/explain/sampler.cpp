@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 namespace zc {
@@ -91,12 +92,19 @@ Sampler::Sampler(const std::vector<int>& cpus, int hz, std::vector<pid_t> own)
         libcrypto_.insert(libcrypto_.end(), text.begin(), text.end());
     }
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    std::mt19937_64 draw(std::random_device{}());
+    std::uniform_real_distribution<double> spread(1.0 - kPeriodSpread, 1.0 + kPeriodSpread);
+    int top = 0;
+    for (int c : cpus_) top = std::max(top, c);
+    cpu_period_ns_.assign(static_cast<size_t>(top) + 1, period_ns_);
     for (int cpu : cpus_) {
+        uint64_t& period = cpu_period_ns_[static_cast<size_t>(cpu)];
+        period = static_cast<uint64_t>(static_cast<double>(period_ns_) * spread(draw));
         perf_event_attr a{};
         a.size = sizeof(a);
         a.type = PERF_TYPE_SOFTWARE;
         a.config = PERF_COUNT_SW_CPU_CLOCK;
-        a.sample_period = period_ns_;  // cpu-clock counts nanoseconds: one sample per period of CPU time
+        a.sample_period = period;  // cpu-clock counts nanoseconds: one sample per period of CPU time
         a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN;
         a.use_clockid = 1;  // sample times on the clock enable() reads, so the first sample's weight is known
         a.clockid = CLOCK_MONOTONIC;
@@ -239,6 +247,7 @@ void Sampler::on_record(const char* rec, size_t size) {
     uint64_t weight_ns = period_ns_;
     const bool idle_now = pid == 0;
     if (static_cast<uint32_t>(cpu) < last_ns_.size()) {
+        weight_ns = cpu_period_ns_[static_cast<uint32_t>(cpu)];
         uint64_t& last = last_ns_[static_cast<uint32_t>(cpu)];
         const bool idle_before = last_idle_[static_cast<uint32_t>(cpu)];
         if (!idle_now && !idle_before && time_ns > last) weight_ns = time_ns - last;
