@@ -148,12 +148,11 @@ void Sampler::enable() {
     if (!ok() || enabled_) return;
     enabled_ = true;
     stop_.store(false);
-    int top = 0;
-    for (int c : cpus_) top = std::max(top, c);
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
-    last_idle_.assign(static_cast<size_t>(top) + 1, true);  // the first sample's gap: unknown, nominal
-    last_ns_.assign(static_cast<size_t>(top) + 1,
+    // per CPU, indexed as cpu_period_ns_ (sized to the highest CPU sampled, in the constructor)
+    last_idle_.assign(cpu_period_ns_.size(), true);  // the first sample's gap: unknown, nominal
+    last_ns_.assign(cpu_period_ns_.size(),
                     static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec));
     thread_ = std::thread([this] { drain_loop(); });
     for (auto& r : rings_) ioctl(r.fd.get(), PERF_EVENT_IOC_ENABLE, 0);
