@@ -49,10 +49,10 @@ if [[ -n $MPTCP ]]; then
     bench_setup "$IPERF3"
     "$IPERF3" --help 2>&1 | grep -q -- --mptcp ||
         die "$IPERF3 has no --mptcp (iperf3 3.17 or later has it; IPERF3=/path/to/iperf3 picks another)"
-    log "$ROUNDS rounds x ${SIZES} x (zcperf -T mptcp, iperf3 --mptcp), ${DURATION}s each," \
+    log "$ROUNDS rounds x ${SIZES} x (zcperf -T mptcp, the same with --rcvlowat=1, iperf3 --mptcp), ${DURATION}s each," \
         "client CPU $CLIENT_CPU, server CPU $SERVER_CPU"
     log "raw samples: $CSV"
-    bench_rounds zcperf:mptcp iperf3:--mptcp
+    bench_rounds zcperf:mptcp "zcperf:mptcp --rcvlowat=1" iperf3:--mptcp
     echo "zcperf -T mptcp vs iperf3 --mptcp on loopback: $ROUNDS rounds, ${DURATION}s, client CPU $CLIENT_CPU," \
         "server CPU $SERVER_CPU ($(date -Is))"
     bench_report mptcp

@@ -2,6 +2,7 @@
 # Packs the built binaries (stripped), the Debian shared libraries they need (from ldd) and the run
 # scripts into DEST (e.g. the lead checkout's ignored .devcarry/) for the device tool's `carry`.
 #   bench/device/pack_for_device.sh BUILD_DIR DEST
+# A second folder packed from an older build serves run_on_h200.sh's `builds` step (BEFORE=that folder).
 set -euo pipefail
 BUILD=${1:-build}
 DEST=${2:?destination folder}
@@ -16,9 +17,12 @@ for b in zcperf zcserver tests/gpu/zcperf_gpu_tests; do
 done
 # The peers of bench/udp.sh and bench/crr.sh, for the quiet-host benches (run_on_h200.sh peers): the
 # lent machine has no apt and may have no C compiler, so they and the crr floor travel built.
+# IPERF3=/path/to/iperf3 packs another build than the PATH's (Debian 12's 3.12 has no --mptcp; 3.17 has).
 peers=()
 for t in iperf3 sockperf ss; do
-    if command -v "$t" >/dev/null; then cp -L "$(command -v $t)" "$DEST/bin/" && peers+=("$DEST/bin/$t"); fi
+    src=$(command -v "$t" || true)
+    [[ $t == iperf3 && -n ${IPERF3:-} ]] && src=$IPERF3
+    if [[ -n $src ]]; then cp -L "$src" "$DEST/bin/$t" && peers+=("$DEST/bin/$t"); fi
 done
 mkdir -p "$DEST/floors"
 cc -O2 -o "$DEST/floors/crr_floor" "$HERE/../crr_floor.c"

@@ -2,9 +2,12 @@
 # Runs on the lent GPU machine from a carried folder (pack_for_device.sh made it): binaries built on
 # Debian 12 plus the shared libraries they need. Probes the machine, runs the GPU tests, an optional
 # staging-shape sweep, and the matrix; everything lands in $OUT.
-#   run_on_h200.sh [tests] [tune] [matrix] [rr] [peers]   (no arguments: tests tune matrix)
+#   run_on_h200.sh [tests] [tune] [matrix] [rr] [peers] [builds] [mptcp] [explain]   (none: tests tune matrix)
 # peers: the loopback benches against iperf3/sockperf and the kernel's floors (bench/udp.sh, crr.sh,
 # flows.sh, bidir.sh) on a quieter host than ours, from the scripts packed beside the binaries.
+# builds: bench/builds.py, this folder's zcperf against the one packed in $BEFORE (an older build).
+# mptcp: bench/peers.sh --mptcp (zcperf -T mptcp against the packed iperf3, which needs --mptcp).
+# explain: bench/explain.sh at $EXPLAIN_HZ (default zcperf's rate): what --explain costs here.
 set -u
 D=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/out}
@@ -20,11 +23,15 @@ fi
 # Each carried binary behind a one-word wrapper that gives it the carried libraries: the tests run
 # ZCPERF_BIN as one program, and exported globally the libraries would break the machine's python3.
 mkdir -p "$D/wrap"
-for b in zcperf zcserver iperf3 sockperf ss; do
-    [[ -x $D/bin/$b ]] || continue
-    printf '#!/bin/sh\nexec %s %q "$@"\n' "$RUN" "$D/bin/$b" >"$D/wrap/$b"
-    chmod +x "$D/wrap/$b"
-done
+wrap() {  # wrap FOLDER: its wrap/ holds one wrapper per carried binary
+    mkdir -p "$1/wrap"
+    for b in zcperf zcserver iperf3 sockperf ss; do
+        [[ -x $1/bin/$b ]] || continue
+        printf '#!/bin/sh\nexec %s %q "$@"\n' "${RUN//$D/$1}" "$1/bin/$b" >"$1/wrap/$b"
+        chmod +x "$1/wrap/$b"
+    done
+}
+wrap "$D"
 {
     echo "== $(date -u +%FT%TZ) glibc $glibc -> RUN=$RUN"
     head -3 /etc/os-release; uname -r; nproc
@@ -74,4 +81,24 @@ if [[ " $steps " == *" peers "* ]]; then
         timeout 540 bash "$REPO/bench/$b.sh" --rounds "${ROUNDS:-5}" --duration "${DURATION:-5}" 2>"$OUT/peers-$b.log"
         echo "(exit $?)"
     done 2>&1 | tee "$OUT/peers.txt"
+fi
+
+if [[ " $steps " == *" builds "* ]]; then
+    [[ -d ${BEFORE:-} ]] || { echo "builds: BEFORE=folder packed from the older build" >&2; exit 2; }
+    BEFORE=$(cd "$BEFORE" && pwd)
+    wrap "$BEFORE"
+    { $RUN "$BEFORE/bin/zcperf" --version | head -1; echo "before: $BEFORE"; } >>"$OUT/probe.txt" 2>&1
+    timeout "${BUILDS_LIMIT:-300}" python3 "$D/bench/builds.py" "$BEFORE/wrap/zcperf" "$D/wrap/zcperf" \
+        --rounds "${ROUNDS:-5}" --duration "${DURATION:-3}" --csv "$OUT/builds.csv" 2>"$OUT/builds.log" | tee "$OUT/builds.txt"
+fi
+
+if [[ " $steps " == *" mptcp "* ]]; then
+    export PATH="$D/wrap:$PATH"
+    ZCPERF="$D/wrap/zcperf" IPERF3="$D/wrap/iperf3" timeout "${MPTCP_LIMIT:-200}" bash "$D/bench/peers.sh" --mptcp \
+        --rounds "${ROUNDS:-5}" --duration "${DURATION:-3}" --sizes "${MPTCP_SIZES:-64K,256K,1M}" --csv "$OUT/mptcp.csv" 2>"$OUT/mptcp.log" | tee "$OUT/mptcp.txt"
+fi
+
+if [[ " $steps " == *" explain "* ]]; then
+    ZCPERF="$D/wrap/zcperf" timeout "${EXPLAIN_LIMIT:-240}" bash "$D/bench/explain.sh" --rounds "${EXPLAIN_ROUNDS:-9}" \
+        --duration 3 ${EXPLAIN_HZ:+--hz $EXPLAIN_HZ} --out "$OUT/explain.jsonl" 2>"$OUT/explain.log" | tee "$OUT/explain.txt"
 fi
