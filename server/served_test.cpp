@@ -95,6 +95,7 @@ void TestRun::coordinate() {
             runner.move_irqs();  // the client's side holds its host's by now (see move_irqs)
             runner.start([this] { notify_(Started{}); });
             side = runner.finish();
+            ended_connections_ = runner.release_connections();
         } catch (...) {
             std::lock_guard lock(mu_);
             runner_ = nullptr;

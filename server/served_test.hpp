@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "protocol/messages.hpp"
 #include "paths/data_setup.hpp"
@@ -50,6 +51,11 @@ private:
     std::atomic<bool> stopped_{false};
     std::atomic<bool> silent_{false};     // being destroyed: nobody to tell
     class SideRunner* runner_ = nullptr;  // owned by the coordinator thread; guarded by mu_ for stop()
+    // The finished test's data connections, open until this run is destroyed (the session keeps it until
+    // the client's next test or its goodbye). The client reads its side's connections only once our result
+    // reached it, and a connection this side closed first is no longer whole there: MPTCP's kernel closes
+    // the subflows (the client read its initial subflow back as 0.0.0.0 with no bytes, 1 lab run in 4).
+    std::vector<DataConnection> ended_connections_;
     std::thread coordinator_;
 };
 

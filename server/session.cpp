@@ -193,6 +193,7 @@ void Session::handle(const Message& m) {
 void Session::prepare_test(const HalfSpec& spec, std::chrono::steady_clock::time_point asked,
                            std::chrono::steady_clock::time_point wait_until) {
     using namespace std::chrono;
+    ended_run_.reset();  // the test before this one: the client is done with its connections
     auto now = steady_clock::now();
     double waited = duration<double>(now - asked).count();
     std::string what = std::string(transport_name(spec.transport)) + " " + workload_name(spec.test);
@@ -292,7 +293,12 @@ void Session::on_test_event(Message m) {
     }
     send(m);
     if (final_event) {
-        end_test();
+        if (std::holds_alternative<ResultMsg>(m)) {  // its connections stay open for the client's read-back
+            server_.release_exclusive(id_);
+            ended_run_ = std::move(run_);
+        } else {
+            end_test();
+        }
         state_ = State::idle;
         // The pending read stays armed; from now on idle time counts again.
         auto self = shared_from_this();
@@ -305,6 +311,7 @@ void Session::on_test_event(Message m) {
 
 void Session::end_test() {
     server_.release_exclusive(id_);
+    ended_run_.reset();  // its threads are joined: this closes its connections
     if (!run_) return;
     // Joining the test's threads can take a moment (a blocked send being woken): keep the control
     // loop free for every other session.

@@ -64,6 +64,9 @@ private:
     int peer_pid_ = 0;
     std::string challenge_;  // sent to the client when the server has a shared key
     std::unique_ptr<TestRun> run_;
+    // The last test that ended with its result: its data connections stay open until the next test, the
+    // client's goodbye or an error (served_test.hpp's ended_connections_ says why).
+    std::unique_ptr<TestRun> ended_run_;
 };
 
 }  // namespace zc

@@ -369,6 +369,13 @@ void SideRunner::abort() {
     for (auto& s : streams_) interrupt(s.conn);  // wakes a thread blocked in send/recv; close waits for join
 }
 
+std::vector<DataConnection> SideRunner::release_connections() {
+    if (!joined_) throw std::logic_error("SideRunner::release_connections before finish");
+    std::vector<DataConnection> conns;
+    for (auto& s : streams_) conns.push_back(std::move(s.conn));
+    return conns;
+}
+
 SideResult SideRunner::finish() {
     if (!started_) throw std::logic_error("SideRunner::finish before start");
     for (auto& s : streams_)

@@ -74,6 +74,9 @@ public:
     SideResult finish();
     // Ends the test early from any thread: stops the loops and unblocks them (the peer vanished).
     void abort();
+    // After finish(): the streams' connections, for a server that keeps them open until its client has
+    // read its own side (server/served_test.hpp says why).
+    std::vector<DataConnection> release_connections();
     bool done() const { return running_.load() == 0; }
     // Once done(): the first stream's failure in words, naming the stream and the call ("" when none failed,
     // or when the test was aborted). finish() throws it.
