@@ -132,6 +132,10 @@ void settings_in_force(const HalfSpec&, Role, const DataConnection& conn, SideRe
     r.socket_recv_buffer = rcv;
 }
 
+// Its report block (protocol/udp_info.hpp), registered here so any program that can run UDP, or pace a
+// sender of another kind with -b (whose figures the block carries), also reads and prints it.
+[[maybe_unused]] const bool kBlockRegistered = register_kind_block(udp_block_type());
+
 }  // namespace
 
 // --rx over UDP (udp_rules.cpp sizes their buffers, make_recv picks the receiver).

@@ -429,7 +429,7 @@ SideResult SideRunner::finish() {
     r.zerocopy = total.zerocopy;
     r.memory = memory_report(cfg_.half.side, cfg_.half.message_size, total.staging, r.rdma);
     if (transport_info(cfg_.half.transport).datagrams || cfg_.half.bitrate)
-        r.udp = udp_info(cfg_.half, cfg_.role, total, placement_.interface);
+        r.kinds[udp_block_type().key] = to_json(udp_info(cfg_.half, cfg_.role, total, placement_.interface));
     if (!streams_.empty()) read_back_settings(cfg_.half, cfg_.role, streams_[0].conn, r);
     std::vector<const DataConnection*> conns;
     for (const Stream& s : streams_) conns.push_back(&s.conn);
