@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/pacer.hpp"
-#include "core/udp_counts.hpp"
+#include "protocol/udp_counts.hpp"
 #include "protocol/kind_block.hpp"
 
 namespace zc {
