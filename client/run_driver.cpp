@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/flow_stats.hpp"
+#include "protocol/udp_info.hpp"
 #include "run/side_runner.hpp"
 #include "system/fd_limit.hpp"
 #include "paths/data_setup.hpp"
@@ -173,7 +174,7 @@ SideResult await_remote(ControlClient& control, SideRunner& runner, const TestSp
 void check_counts(const TestSpec& spec, const SideResult& tx, const SideResult& rx) {
     const bool udp = transport_info(spec.transport).datagrams;
     if (udp && spec.test != Workload::rr) {  // datagrams may be lost: the two sides' counts must add up instead
-        if (std::string why = udp_count_problem(tx.udp, tx.bytes, rx.udp, rx.bytes); !why.empty())
+        if (std::string why = udp_count_problem(udp_block_of(tx), tx.bytes, udp_block_of(rx), rx.bytes); !why.empty())
             throw std::runtime_error("UDP count mismatch: " + why + ". No figures are reported for this test.");
     } else if (udp) {
         // rr over UDP: a lost request or answer is counted by the initiator (rr_timeouts), not a mismatch.
@@ -207,20 +208,18 @@ void note_sides(const SideResult& local, const SideResult& remote, std::vector<s
     }
 }
 
-// A UDP sender's pace and losses.
-void note_udp(const TestSpec& spec, const SideResult& tx, const SideResult& rx, std::vector<std::string>& warnings) {
-    if (tx.udp.empty()) return;
+// A -b sender's pace (any kind; UDP's losses are its block's check_sides, in kind_block_notes).
+void note_pacing(const TestSpec& spec, const SideResult& tx, const SideResult& rx, std::vector<std::string>& warnings) {
+    UdpInfo paced = udp_block_of(tx);  // -b's figures travel in the udp block (protocol/udp_info.hpp)
+    if (!paced.bitrate) return;
     // A timed paced sender sends what is due before the end of -l: its rate is its bytes over -l (its
     // measured interval also holds the end marker's exchange); with -n, over its interval. Per stream.
     // rdma-read's paced loop is the reader's: its side carries the pacing, the sender's the bytes.
     double span = spec.total_bytes == 0 ? spec.duration_s : tx.elapsed_s;
     int streams = std::max(1, static_cast<int>(tx.stream_bytes.size()));
     double rate = span > 0 ? static_cast<double>(tx.bytes) * 8 / span / streams : 0;
-    UdpInfo paced = tx.udp;
-    if (paced.pacing.method == PacingMethod::none) paced.pacing = rx.udp.pacing;
-    const bool udp = transport_info(spec.transport).datagrams;
-    for (auto& n : udp_notes(paced, rate, streams, spec.test == Workload::rr ? UdpInfo{} : rx.udp, udp))
-        warnings.push_back(std::move(n));
+    if (paced.pacing.method == PacingMethod::none) paced.pacing = udp_block_of(rx).pacing;
+    warnings.push_back(pacing_note(paced, rate, streams));
 }
 
 // How much of a zero-copy send the kernel copied anyway, and why it may have.
@@ -276,7 +275,7 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
     note_sides(local, remote, r.warnings);
     note_overrun(spec, local, remote, r.warnings);
     for (auto& n : kind_block_notes(tx.kinds, rx.kinds)) r.warnings.push_back(std::move(n));  // each kind's checks
-    note_udp(spec, tx, rx, r.warnings);
+    note_pacing(spec, tx, rx, r.warnings);
     note_tx_zerocopy(tx, same_host, r.warnings);
     note_rx_zerocopy(rx, same_host, r.warnings);
     if (same_host) {

@@ -5,7 +5,6 @@
 
 #include "core/pacer.hpp"
 #include "core/staging_counts.hpp"
-#include "core/udp_counts.hpp"
 
 namespace zc {
 
@@ -39,7 +38,6 @@ struct StreamCounters {
     uint64_t segments = 0;  // rr, msgrate: TCP data segments this stream sent (received, msgrate receiver)
     StagingCounts staging;  // GPU memory staged through host bounce buffers (zeros for host memory)
     PacingCounts pacing;    // -b: how the sender kept its rate, and how long it waited for it
-    UdpCounts udp;          // UDP paths: sequence accounting, drops, GSO/GRO, pacing (zeros elsewhere)
 };
 
 // A stream's running totals as its loop publishes them, for the interval sampler (run/interval_sampler.hpp)

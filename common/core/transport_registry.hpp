@@ -77,7 +77,7 @@ struct TransportInfo {
     bool rdma_options = false;  // the RDMA options (--tx-depth, --cq-mode, --rdma-dev, ...) travel to the server
     RdmaOp rdma_op = RdmaOp::none;  // rsocket and verbs rows: how the data reaches the receiver
     // Datagrams, each numbered (UDP): the receiver counts what was lost, so the two sides' counts add up
-    // instead of being equal; its own rules (paths/udp_rules.hpp) and report (SideResult::udp).
+    // instead of being equal; its own rules (paths/udp_rules.hpp) and report (its kind block, protocol/udp_info.hpp).
     bool datagrams = false;
     // --flows N: a stream thread serves N connections through one epoll with send()/recv() copies
     // (tcp/tcp_flows.hpp; paths/flow_rules.hpp has the rest of its rules).

@@ -64,7 +64,7 @@ std::string subflow_line(const MptcpSubflowReport& s, size_t position, uint64_t 
                        s.id ? s.id : position, s.local, s.remote, s.bytes_acked, s.bytes_received, share);
 }
 
-std::vector<std::string> human_lines(const MptcpSideReport& r) {
+std::vector<std::string> human_lines(const MptcpSideReport& r, const SideResult&) {
     std::vector<std::string> out;
     constexpr size_t kShown = 4;  // streams shown in full; the rest summed
     for (size_t i = 0; i < r.connections.size() && i < kShown; ++i) {

@@ -46,10 +46,10 @@ bool listening(int fd) {
 // Each stream's connection as the kernel saw it at the end. crr's server holds listeners (each
 // transaction's connection closed within the loop): nothing to read there; its client reads the stream's
 // own connection, which shows whether the peer took MPTCP.
-void read_block(const HalfSpec& h, Role, const std::vector<const DataConnection*>& conns, SideResult& r) {
+void read_block(const HalfSpec& h, Role, std::span<const KindStream> streams, SideResult& r) {
     MptcpSideReport report;
-    for (const DataConnection* c : conns) {
-        int fd = tcp_fd(*c);
+    for (const KindStream& s : streams) {
+        int fd = tcp_fd(*s.conn);
         if (fd < 0 || listening(fd)) continue;
         report.connections.push_back(connection_report(read_mptcp(fd)));
         if (std::string why = subflow_sum_problem(report.connections.back()); !why.empty())

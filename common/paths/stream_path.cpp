@@ -4,6 +4,7 @@
 
 #include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
+#include "paths/udp_rules.hpp"
 
 namespace zc {
 
@@ -37,9 +38,15 @@ TcpInfo stream_info_of(Transport t, const DataConnection& conn) {
     return ops.stream_info ? ops.stream_info(conn) : TcpInfo{};
 }
 
-void read_kind_block(const HalfSpec& half, Role role, const std::vector<const DataConnection*>& conns, SideResult& r) {
+void read_kind_block(const HalfSpec& half, Role role, std::span<const KindStream> streams, SideResult& r) {
     const TransportOps& ops = transport_ops(half.transport);
-    if (ops.kind_block) ops.kind_block(half, role, conns, r);
+    if (ops.kind_block) ops.kind_block(half, role, streams, r);
+    paced_sender_block(half, role, streams, r);
+}
+
+std::any kind_counts_of(Transport t, const StreamLoop& path) {
+    const TransportOps& ops = transport_ops(t);
+    return ops.loop_counts ? ops.loop_counts(path) : std::any();
 }
 
 LatencyHistogram connect_latency_of(Transport t, const StreamLoop& path) {

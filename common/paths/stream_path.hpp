@@ -3,9 +3,13 @@
 // connection before the measured interval and run once (one virtual call per stream, never per
 // message). The transport's operations table (transport_ops.hpp) builds it; which of its makers runs
 // (stream sender, stream receiver, message test) is decided here and nowhere else.
+#include <any>
+#include <span>
+
 #include "core/data_connection.hpp"
 #include "core/stream_loop.hpp"
 #include "measure/latency_histogram.hpp"
+#include "paths/transport_ops.hpp"
 #include "protocol/rdma_info.hpp"
 #include "protocol/result.hpp"
 #include "protocol/run_spec.hpp"
@@ -28,8 +32,11 @@ void read_back_settings(const HalfSpec& half, Role role, const DataConnection& c
 // connection carries the data: not crr and cc's, whose transactions each open their own), and the reading.
 bool reads_stream_info(const HalfSpec& half);
 TcpInfo stream_info_of(Transport t, const DataConnection& conn);
-// The kind's own report block, into r.kinds (nothing where the kind has none): at the end, connections open.
-void read_kind_block(const HalfSpec& half, Role role, const std::vector<const DataConnection*>& conns, SideResult& r);
+// The kind's own report block, into r.kinds (nothing where the kind has none): at the end, connections open;
+// and a -b sender's pacing, in the udp block for every kind (paths/udp_rules.hpp's paced_sender_block).
+void read_kind_block(const HalfSpec& half, Role role, std::span<const KindStream> streams, SideResult& r);
+// The kind's own counts of a stream's loop as it ended (empty where the kind keeps none): TransportOps::loop_counts.
+std::any kind_counts_of(Transport t, const StreamLoop& path);
 // crr, cc initiators: socket() to connected, per transaction (empty for every other loop).
 LatencyHistogram connect_latency_of(Transport t, const StreamLoop& path);
 

@@ -194,10 +194,10 @@ std::string kernel_direction(int fd, bool tx) {
 }
 
 template <bool Ktls>
-void read_block(const HalfSpec&, Role, const std::vector<const DataConnection*>& conns, SideResult& r) {
-    if (conns.empty()) return;
-    const TlsConnection& first = session_of(*conns.front());
-    const int fd = tcp_fd(*conns.front());
+void read_block(const HalfSpec&, Role, std::span<const KindStream> streams, SideResult& r) {
+    if (streams.empty()) return;
+    const TlsConnection& first = session_of(*streams.front().conn);
+    const int fd = tcp_fd(*streams.front().conn);
     const TlsAgreed a = tls_agreed(first.ssl.get());
     const TlsStat after = read_tls_stat();
     TlsSideReport report{.crypto = Ktls ? TlsSideReport::kKernelCrypto : "openssl",
@@ -210,12 +210,12 @@ void read_block(const HalfSpec&, Role, const std::vector<const DataConnection*>&
                          .kernel_rx = kernel_direction(fd, false),
                          .rx_expect_no_pad = first.rx_expect_no_pad,
                          .offload = first.offload,
-                         .sessions = static_cast<uint32_t>(conns.size()),
+                         .sessions = static_cast<uint32_t>(streams.size()),
                          .tls_stat_present = !after.empty(),
                          .tls_stat = tls_stat_delta(first.before, after),
-                         .note = conns.size() > 1 ? "the first stream's session shown; every stream ran the same "
-                                                    "handshake"
-                                                  : ""};
+                         .note = streams.size() > 1 ? "the first stream's session shown; every stream ran the same "
+                                                      "handshake"
+                                                    : ""};
     r.kinds[tls_block_type().key] = to_json(report);
 }
 

@@ -8,6 +8,7 @@
 //
 // Adding a kind (docs/structure.md, "Adding a transport"): its rows, one table in its own file, and
 // one line in transport_ops.cpp.
+#include <any>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -60,6 +61,15 @@ struct RxModeRow {
     bool lands_in_buffer = true;
 };
 
+// One stream of a side as its kind's block reads it at the end of the run: its connection (still open),
+// the counts every loop keeps (bytes, calls, -b's pacing) and its kind's own counts of the loop (what
+// loop_counts read as the loop ended; empty where the kind has none).
+struct KindStream {
+    const DataConnection* conn;
+    const StreamCounters* counters;
+    const std::any* kind_counts;
+};
+
 struct TransportOps {
     // Server: listens on bind_address (port 0: any) for the half's streams. Throws std::runtime_error
     // naming what is missing (an RDMA device on the address, ...).
@@ -89,9 +99,12 @@ struct TransportOps {
     TcpInfo (*stream_info)(const DataConnection& conn) = nullptr;
     LatencyHistogram (*connect_latency)(const StreamLoop& loop) = nullptr;
     // The kind's own report block (protocol/kind_block.hpp), read once at the end of the side's run from
-    // its connections (stream order, still open) and its result so far, into r.kinds.
-    void (*kind_block)(const HalfSpec& half, Role role, const std::vector<const DataConnection*>& conns,
-                       SideResult& r) = nullptr;
+    // its streams (stream order) and its result so far, into r.kinds.
+    void (*kind_block)(const HalfSpec& half, Role role, std::span<const KindStream> streams, SideResult& r) = nullptr;
+    // The kind's own counts of one stream's loop, read in the stream's thread as its loop ends (the loop
+    // goes with the thread), for kind_block: a value of the kind's own type (UDP's UdpCounts), made once per
+    // stream, never inside the loop.
+    std::any (*loop_counts)(const StreamLoop& loop) = nullptr;
     // Its receive modes (empty: copy only), in the order --rx's help lists them.
     std::span<const RxModeRow> rx_modes{};
 };

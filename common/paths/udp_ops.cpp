@@ -1,6 +1,7 @@
 // The udp kind's operations table: a connected UDP socket per stream (udp/udp_setup.hpp: the hello
 // with the token, answered from the stream's own socket), and the UDP loops on it, chosen by the
 // transport's row (copy, GSO, GSO + MSG_ZEROCOPY), --rx (copy, mmsg, gro) and the test.
+#include <any>
 #include <stdexcept>
 
 #include "paths/spec_rules.hpp"
@@ -132,6 +133,29 @@ void settings_in_force(const HalfSpec&, Role, const DataConnection& conn, SideRe
     r.socket_recv_buffer = rcv;
 }
 
+// Each loop's own counts (the loops this table builds), read as it ended.
+std::any loop_counts(const StreamLoop& loop) {
+    if (const auto* s = loop.get_if<UdpSender>()) return s->udp_counts();
+    if (const auto* r = loop.get_if<UdpReceiver>()) return r->udp_counts();
+    if (const auto* i = loop.get_if<UdpRrInitiator>()) return i->udp_counts();
+    return UdpCounts{};  // rr's responder counts no datagrams of its own
+}
+
+// The side's block: its loops' counts summed, its streams' pacing (a -b sender's), where GSO segments.
+void read_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
+    UdpCounts counts;
+    PacingCounts pacing;
+    for (const KindStream& s : streams) {
+        if (const auto* c = std::any_cast<UdpCounts>(s.kind_counts)) counts.add(*c);  // none: a stream that never ran
+        pacing.add(s.counters->pacing);
+    }
+    r.kinds[udp_block_type().key] = to_json(udp_info(h, role, counts, pacing, r.placement.interface));
+}
+
+// Its report block (protocol/udp_info.hpp), registered here so any program that can run UDP, or pace a
+// sender of another kind with -b (whose figures the block carries), also reads and prints it.
+[[maybe_unused]] const bool kBlockRegistered = register_kind_block(udp_block_type());
+
 }  // namespace
 
 // --rx over UDP (udp_rules.cpp sizes their buffers, make_recv picks the receiver).
@@ -150,6 +174,8 @@ const TransportOps kUdpOps = {.listen = listen,
                               .ran_on = ran_on,
                               .settings_in_force = settings_in_force,
                               .buffer_bytes = udp_buffer_bytes,
+                              .kind_block = read_block,
+                              .loop_counts = loop_counts,
                               .rx_modes = kUdpRxModes};
 
 }  // namespace zc

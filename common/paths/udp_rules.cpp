@@ -70,17 +70,25 @@ uint64_t udp_buffer_bytes(const HalfSpec& h, Role role) {
     return slot * (h.rx == RxMode::mmsg ? UdpReceiver::kBatch : 1);
 }
 
-UdpInfo udp_info(const HalfSpec& h, Role role, const StreamCounters& total, const std::string& interface) {
+UdpInfo udp_info(const HalfSpec& h, Role role, const UdpCounts& counts, const PacingCounts& pacing,
+                 const std::string& interface) {
     UdpInfo u;
     u.used = true;
-    u.counts = total.udp;
+    u.counts = counts;
     u.bitrate = h.bitrate;
-    u.pacing = total.pacing;
+    u.pacing = pacing;
     if (!transport_info(h.transport).datagrams) return u;
     u.datagram_path = true;
     if (role == Role::send && gso_transport(h.transport)) u.gso_where = gso_segmentation_where(interface);
     if (role == Role::recv && h.test != Workload::rr) u.rx_mode = rx_mode_name(h.rx);
     return u;
+}
+
+void paced_sender_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
+    if (!h.bitrate || r.kinds.contains(udp_block_type().key)) return;  // unpaced, or the udp kind's own
+    PacingCounts pacing;
+    for (const KindStream& s : streams) pacing.add(s.counters->pacing);
+    r.kinds[udp_block_type().key] = to_json(udp_info(h, role, {}, pacing, r.placement.interface));
 }
 
 }  // namespace zc

@@ -4,7 +4,10 @@
 #include <cstdint>
 #include <string>
 
+#include <span>
+
 #include "core/stream_counters.hpp"
+#include "paths/transport_ops.hpp"
 #include "protocol/run_spec.hpp"
 #include "protocol/udp_info.hpp"
 
@@ -16,8 +19,12 @@ std::string udp_spec_problem(const HalfSpec& half, Role role);
 // The options of other kinds a non-UDP half must not carry ("" when it does not).
 std::string udp_options_problem(const HalfSpec& half);
 uint64_t udp_buffer_bytes(const HalfSpec& half, Role role);
-// A side's UDP report from its streams' summed counters (and, for any paced sender, its pacing):
+// A side's UDP report from its loops' summed counts and its streams' pacing (any paced sender's):
 // `interface` is the data's device, whose features say where GSO segments.
-UdpInfo udp_info(const HalfSpec& half, Role role, const StreamCounters& total, const std::string& interface);
+UdpInfo udp_info(const HalfSpec& half, Role role, const UdpCounts& counts, const PacingCounts& pacing,
+                 const std::string& interface);
+// -b's figures travel in the udp block for every kind (their wire home since UDP brought them): a paced
+// side whose kind wrote no udp block gets one with its streams' pacing alone (datagram_path false).
+void paced_sender_block(const HalfSpec& half, Role role, std::span<const KindStream> streams, SideResult& r);
 
 }  // namespace zc

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "protocol/json_fields.hpp"
+#include "protocol/result.hpp"
 
 namespace zc {
 
@@ -45,11 +46,11 @@ KindBlocks kind_blocks_from_json(const nlohmann::json& side) {
     return out;
 }
 
-std::vector<std::string> kind_block_lines(const KindBlocks& blocks) {
+std::vector<std::string> kind_block_lines(const SideResult& side) {
     std::vector<std::string> lines;
     for (const KindBlockType* t : kind_block_types())
-        if (const auto* b = find_block(blocks, t->key))
-            for (auto& l : t->human_lines(*b)) lines.push_back(std::move(l));
+        if (const auto* b = find_block(side.kinds, t->key))
+            for (auto& l : t->human_lines(*b, side)) lines.push_back(std::move(l));
     return lines;
 }
 

@@ -11,6 +11,8 @@
 
 namespace zc {
 
+struct SideResult;  // protocol/result.hpp: the side a block belongs to, for hooks that read its generic figures
+
 // A side's blocks, by their key (each kind's JSON key in the side's result).
 using KindBlocks = std::map<std::string, nlohmann::json>;
 
@@ -19,8 +21,9 @@ struct KindBlockType {
     // The wire's block made whole: decoded into the kind's struct (a field an older peer left out keeps its
     // default) and encoded again. Throws ProtocolError when malformed or out of range.
     nlohmann::json (*decode)(const nlohmann::json& wire);
-    // The human report's lines for one side's block (no indentation; the writer indents them).
-    std::vector<std::string> (*human_lines)(const nlohmann::json& block);
+    // The human report's lines for one side's block (no indentation; the writer indents them). `side` is the
+    // side it belongs to, for the side's own figures a line puts beside the block's (its calls, its role).
+    std::vector<std::string> (*human_lines)(const nlohmann::json& block, const SideResult& side);
     // CSV: the column names (after the prefix) and one side's cells, as many, in order.
     std::vector<std::string> (*csv_columns)();
     std::vector<std::string> (*csv_cells)(const nlohmann::json& block);
@@ -36,7 +39,7 @@ struct KindBlockOf {
     const char* key;
     nlohmann::json (*to_json)(const Side&);
     Side (*from_json)(const nlohmann::json&);  // throws ProtocolError
-    std::vector<std::string> (*human_lines)(const Side&);
+    std::vector<std::string> (*human_lines)(const Side&, const SideResult& side);
     std::vector<std::string> (*csv_columns)();
     std::vector<std::string> (*csv_cells)(const Side&);
     // Called only when both sides have the block (one side alone has nothing to compare).
@@ -47,7 +50,9 @@ namespace kind_block_detail {
 template <const auto& Of>
 struct Hooks {
     static nlohmann::json decode(const nlohmann::json& wire) { return Of.to_json(Of.from_json(wire)); }
-    static std::vector<std::string> human_lines(const nlohmann::json& b) { return Of.human_lines(Of.from_json(b)); }
+    static std::vector<std::string> human_lines(const nlohmann::json& b, const SideResult& side) {
+        return Of.human_lines(Of.from_json(b), side);
+    }
     static std::vector<std::string> csv_cells(const nlohmann::json& b) { return Of.csv_cells(Of.from_json(b)); }
     static std::vector<std::string> check_sides(const nlohmann::json* sender, const nlohmann::json* receiver) {
         if (!sender || !receiver) return {};
@@ -74,8 +79,8 @@ const std::vector<const KindBlockType*>& kind_block_types();
 
 // The generic halves the result and the reports call.
 void kind_blocks_to_json(const KindBlocks& blocks, nlohmann::json& side);
-KindBlocks kind_blocks_from_json(const nlohmann::json& side);  // the registered keys it holds; ProtocolError
-std::vector<std::string> kind_block_lines(const KindBlocks& blocks);
+KindBlocks kind_blocks_from_json(const nlohmann::json& side);        // the registered keys it holds; ProtocolError
+std::vector<std::string> kind_block_lines(const SideResult& side);   // its blocks' lines, in registration order
 std::string kind_blocks_csv_header(const std::string& side_prefix);  // "" when no kind registers a block
 std::string kind_blocks_csv_cells(const KindBlocks& blocks);         // as many cells as the header's columns
 std::vector<std::string> kind_block_notes(const KindBlocks& sender, const KindBlocks& receiver);

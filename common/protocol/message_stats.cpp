@@ -9,6 +9,7 @@
 #include "measure/service_demand.hpp"
 #include "protocol/field_table.hpp"
 #include "protocol/result.hpp"
+#include "protocol/udp_info.hpp"
 
 namespace zc {
 
@@ -94,7 +95,7 @@ MessageResult message_result(Workload test, uint32_t batch, const SideResult& lo
     const MessageSide& r = remote.messages;
     // UDP may lose datagrams: the side that counts what arrived is the figure (rr: the initiator, its
     // answers; msgrate: the receiver), and it may only count fewer than the other side handled.
-    const bool lossy = local.udp.datagram_path;
+    const bool lossy = udp_block_of(local).datagram_path;
     const MessageSide& counted = !lossy || test == Workload::rr || local.role == Role::recv ? l : r;
     const MessageSide& handled = &counted == &l ? r : l;
     if (lossy && counted.messages > handled.messages) {

@@ -14,7 +14,6 @@
 #include "protocol/message_stats.hpp"
 #include "core/flow_stats.hpp"
 #include "protocol/rdma_info.hpp"
-#include "protocol/udp_info.hpp"
 #include "protocol/gpu_report.hpp"
 #include "protocol/concurrent_test.hpp"
 #include "protocol/tcp_report.hpp"
@@ -82,7 +81,6 @@ struct SideResult {
     RdmaInfo rdma;         // RDMA paths: device, port, GID, MTU, link layer, CQ mode, registration cost
     MemoryReport memory;   // buffer memory kind; GPU staging's cost
     ExplainSide explain;   // --explain: where the sampled CPU time went (ran = false: not asked, or why not)
-    UdpInfo udp;           // UDP paths: loss, jitter, the kernel's drops, GSO/GRO; any -b sender: its pacing
     // TCP: each stream's TCP_INFO over the measured interval (stream order; empty for crr/cc and RDMA),
     // the settings its data sockets ran with, and crr/cc's close method in words.
     std::vector<TcpSample> tcp;

@@ -1,8 +1,9 @@
 #include "protocol/udp_info.hpp"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 #include "protocol/field_table.hpp"
+#include "protocol/result.hpp"
 
 namespace zc {
 
@@ -28,27 +29,28 @@ std::string udp_count_problem(const UdpInfo& tx, uint64_t tx_bytes, const UdpInf
     return "";
 }
 
-std::vector<std::string> udp_notes(const UdpInfo& tx, double tx_rate_bps, int streams, const UdpInfo& rx, bool is_udp) {
+std::string pacing_note(const UdpInfo& paced, double tx_rate_bps, int streams) {
+    if (!paced.bitrate) return "";
+    double err = 100.0 * (tx_rate_bps - static_cast<double>(paced.bitrate)) / static_cast<double>(paced.bitrate);
+    return fmt::format("-b {}{}: the sender achieved {} ({:+.2f}%), paced by {}; it waited {:.3f} s for its schedule{}",
+                       bitrate_text(paced.bitrate),
+                       streams > 1 ? " per stream (" + std::to_string(streams) + " streams)" : std::string(),
+                       bitrate_text(static_cast<uint64_t>(tx_rate_bps)), err, pacing_method_name(paced.pacing.method),
+                       static_cast<double>(paced.pacing.sleep_ns) * 1e-9,
+                       err < -5 && paced.pacing.method == PacingMethod::sender_clock
+                           ? " (it fell behind: the rate is more than this path sends)"
+                           : "");
+}
+
+std::vector<std::string> udp_side_notes(const UdpInfo& tx, const UdpInfo& rx) {
     std::vector<std::string> out;
-    char line[512];
-    if (tx.bitrate) {
-        double err = 100.0 * (tx_rate_bps - static_cast<double>(tx.bitrate)) / static_cast<double>(tx.bitrate);
-        std::snprintf(line, sizeof(line),
-                      "-b %s%s: the sender achieved %s (%+.2f%%), paced by %s; it waited %.3f s for its schedule%s",
-                      bitrate_text(tx.bitrate).c_str(),
-                      streams > 1 ? (" per stream (" + std::to_string(streams) + " streams)").c_str() : "",
-                      bitrate_text(static_cast<uint64_t>(tx_rate_bps)).c_str(), err,
-                      pacing_method_name(tx.pacing.method), static_cast<double>(tx.pacing.sleep_ns) * 1e-9,
-                      err < -5 && tx.pacing.method == PacingMethod::sender_clock
-                          ? " (it fell behind: the rate is more than this path sends)"
-                          : "");
-        out.push_back(line);
-    } else if (is_udp && tx.counts.datagrams) {
+    if (!tx.datagram_path) return out;
+    if (!tx.bitrate && tx.counts.datagrams) {
         out.push_back(
             "UDP without -b: the sender sends as fast as it can, so the receiver's share of it (the loss) "
             "is part of the figure; give -b RATE for a paced test");
     }
-    if (rx.empty()) return out;
+    if (!rx.datagram_path || rx.rx_mode.empty()) return out;  // rr: the initiator counts its own losses
     const UdpCounts& r = rx.counts;
     if (!r.end_marker && tx.counts.datagrams) {
         out.push_back(
@@ -56,22 +58,21 @@ std::vector<std::string> udp_notes(const UdpInfo& tx, double tx_rate_bps, int st
             "received are not counted as lost");
     }
     if (r.kernel_drops != r.lost || (r.snmp_valid && r.snmp_rcvbuf_errors + r.snmp_in_errors > 0 && r.lost == 0)) {
-        std::snprintf(line, sizeof(line),
-                      "udp: the receiver counted %llu datagrams lost; the kernel says the sockets dropped %llu "
-                      "(sk_drops), and the host's Udp RcvbufErrors rose by %llu, InErrors by %llu over the test%s",
-                      static_cast<unsigned long long>(r.lost), static_cast<unsigned long long>(r.kernel_drops),
-                      static_cast<unsigned long long>(r.snmp_rcvbuf_errors),
-                      static_cast<unsigned long long>(r.snmp_in_errors),
-                      r.kernel_drops > r.lost   ? ": the socket's count includes the end marker's repeats it dropped "
-                                                  "while full, and other UDP sockets' drops count in the host's"
-                      : r.kernel_drops < r.lost ? ": the rest were lost before the socket (qdisc, NIC, the network)"
-                                                : ": other UDP sockets on the host dropped datagrams");
-        out.push_back(line);
+        out.push_back(fmt::format(
+            "udp: the receiver counted {} datagrams lost; the kernel says the sockets dropped {} (sk_drops), and the "
+            "host's Udp RcvbufErrors rose by {}, InErrors by {} over the test{}",
+            r.lost, r.kernel_drops, r.snmp_rcvbuf_errors, r.snmp_in_errors,
+            r.kernel_drops > r.lost   ? ": the socket's count includes the end marker's repeats it dropped "
+                                        "while full, and other UDP sockets' drops count in the host's"
+            : r.kernel_drops < r.lost ? ": the rest were lost before the socket (qdisc, NIC, the network)"
+                                      : ": other UDP sockets on the host dropped datagrams"));
     }
     return out;
 }
 
 namespace {
+
+constexpr const char* kLossPct = "loss_pct";  // the wire's derived field and the CSV's column
 
 // The wire fields, one line each (field_table.hpp): all required, as every peer since UDP has sent them,
 // except the host's snmp counters, sent only when they were read.
@@ -107,9 +108,80 @@ const auto kPacingFields =
 
 const auto kUdpInfoFields =
     std::make_tuple(number("datagram_path", &UdpInfo::datagram_path), flat(&UdpInfo::counts, kUdpCountFields),
-                    derived<UdpInfo>("loss_pct", [](const UdpInfo& u) { return u.loss_pct(); }),  // for readers
+                    derived<UdpInfo>(kLossPct, [](const UdpInfo& u) { return u.loss_pct(); }),  // for readers
                     str("gso_where", &UdpInfo::gso_where), str("rx_mode", &UdpInfo::rx_mode),
                     number("bitrate", &UdpInfo::bitrate), flat(&UdpInfo::pacing, kPacingFields));
+
+// The side's line: what each side counted (datagrams, calls, GSO/GRO), the receiver's loss beside the
+// kernel's drops; any -b sender: how it was paced ("pacing:" alone on a path of another kind).
+std::string counts_text(const UdpInfo& u, const SideResult& s) {
+    const UdpCounts& c = u.counts;
+    auto per_call = [&](uint64_t n) { return s.ops ? static_cast<double>(n) / static_cast<double>(s.ops) : 0.0; };
+    if (u.datagram_path && !u.rx_mode.empty()) {
+        uint64_t sent = c.end_marker ? c.sender_datagrams : c.datagrams + c.lost;
+        std::string out = fmt::format(
+            "received {} of {} datagrams, lost {} ({:.3f}%), reordered {}, duplicates {}, jitter {:.3f} ms; "
+            "--rx {}",
+            c.datagrams, sent, c.lost, u.loss_pct(), c.reordered, c.duplicates, c.jitter_s * 1e3, u.rx_mode);
+        if (c.gro_buffers)
+            out += fmt::format(", GRO: {} coalesced buffers, {:.2f} datagrams per receive", c.gro_buffers,
+                               per_call(c.datagrams));
+        out += fmt::format("; kernel: the sockets dropped {}", c.kernel_drops);
+        if (c.snmp_valid)
+            out += fmt::format(", Udp RcvbufErrors +{} InErrors +{} (host)", c.snmp_rcvbuf_errors, c.snmp_in_errors);
+        if (!c.end_marker) out += "; the end marker never came";
+        return out;
+    }
+    if (u.datagram_path && c.datagrams == 0 && s.role == Role::send)  // rr's initiator
+        return fmt::format("{} requests unanswered within {} ms (counted lost, not waited for)", c.rr_timeouts,
+                           kUdpRrWaitMs);
+    if (!u.datagram_path || c.datagrams == 0) return "";
+    std::string out =
+        fmt::format("sent {} datagrams in {} calls ({:.1f} per call)", c.datagrams, s.ops, per_call(c.datagrams));
+    if (c.gso_size)
+        out += fmt::format(", GSO segments of {} B, cut in {}", c.gso_size,
+                           u.gso_where == "device"     ? "the device"
+                           : u.gso_where == "software" ? "software (the device lacks tx-udp-segmentation)"
+                           : u.gso_where == "none"     ? "no device (lo hands the whole buffer up)"
+                                                       : "an unknown place");
+    return out;
+}
+
+std::vector<std::string> human_lines(const UdpInfo& u, const SideResult& s) {
+    std::string out = counts_text(u, s);
+    if (u.bitrate && u.pacing.method != PacingMethod::none)  // the side whose loop paced (rdma-read: the reader)
+        out += fmt::format("{}paced at {} by the {}, waited {:.3f} s", out.empty() ? "" : "; ", bitrate_text(u.bitrate),
+                           pacing_method_name(u.pacing.method), static_cast<double>(u.pacing.sleep_ns) * 1e-9);
+    if (out.empty()) return {};
+    return {(u.datagram_path ? "udp: " : "pacing: ") + out};
+}
+
+// UDP paths' columns ("<side>_udp_<name>"; empty on a paced path of another kind): datagrams sent or
+// received, the receiver's loss, the kernel's drops.
+std::vector<std::string> csv_columns() {
+    using C = UdpCounts;
+    const auto& t = kUdpCountFields;  // each column named as its wire field
+    return {name_of(t, &C::datagrams),    name_of(t, &C::lost),       kLossPct,
+            name_of(t, &C::reordered),    name_of(t, &C::duplicates), name_of(t, &C::jitter_s),
+            name_of(t, &C::kernel_drops), name_of(t, &C::gso_size),   name_of(t, &C::gro_buffers),
+            name_of(t, &C::rr_timeouts)};
+}
+
+std::vector<std::string> csv_cells(const UdpInfo& u) {
+    if (!u.datagram_path) return std::vector<std::string>(csv_columns().size());
+    const UdpCounts& c = u.counts;
+    auto n = [](uint64_t v) { return std::to_string(v); };
+    return {n(c.datagrams),    n(c.lost),       fmt::format("{:.4f}", u.loss_pct()),
+            n(c.reordered),    n(c.duplicates), fmt::format("{:.6f}", c.jitter_s * 1e3),
+            n(c.kernel_drops), n(c.gso_size),   n(c.gro_buffers),
+            n(c.rr_timeouts)};
+}
+
+UdpInfo block_from_json(const nlohmann::json& j) { return udp_info_from_json(j); }
+
+constexpr KindBlockOf<UdpInfo> kUdp = {"udp",       to_json,   block_from_json, human_lines,
+                                       csv_columns, csv_cells, udp_side_notes};
+const KindBlockType kBlock = kind_block_type<kUdp>();
 
 }  // namespace
 
@@ -119,6 +191,17 @@ UdpInfo udp_info_from_json(const nlohmann::json& j) {
     UdpInfo u = decoded<UdpInfo>(j, kUdpInfoFields);
     u.used = true;
     return u;
+}
+
+}  // namespace zc
+
+namespace zc {
+
+const KindBlockType& udp_block_type() { return kBlock; }
+
+UdpInfo udp_block_of(const SideResult& side) {
+    auto it = side.kinds.find(kBlock.key);
+    return it == side.kinds.end() ? UdpInfo{} : udp_info_from_json(it->second);
 }
 
 }  // namespace zc

@@ -2,15 +2,22 @@
 // What one side's UDP path did (issue #27): the receiver's sequence accounting beside the kernel's word
 // (the socket's drop count, /proc/net/snmp's Udp counters over the interval), GSO/GRO batching, where
 // segmentation ran, and -b pacing (also for TCP: any paced sender). Empty for paths that are neither.
+// It is the udp kind's block (protocol/kind_block.hpp) under the key "udp", registered by the kind's
+// operations table (paths/udp_ops.cpp). -b's figures travel in it for every kind (their wire home since
+// UDP brought them: a paced TCP or RDMA sender's block has datagram_path false), so what reads them
+// (the CSV's bitrate and pacing, the client's -b notes) takes them through udp_block_of.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "core/pacer.hpp"
-#include "core/udp_counts.hpp"
+#include "protocol/udp_counts.hpp"
+#include "protocol/kind_block.hpp"
 
 namespace zc {
+
+struct SideResult;
 
 struct UdpInfo {
     UdpCounts counts;       // summed over streams (jitter, GSO size, the host's snmp counters: the largest)
@@ -32,14 +39,20 @@ struct UdpInfo {
 // be what the sender sent, and the count the sender's end marker carried must be the sender's own.
 // Returns the disagreement in words ("" when they agree). Bytes: the receiver's may only be fewer.
 std::string udp_count_problem(const UdpInfo& tx, uint64_t tx_bytes, const UdpInfo& rx, uint64_t rx_bytes);
-// The notes a UDP or paced test's report carries: the kernel's word beside the receiver's count
-// (socket drops, the host's Udp RcvbufErrors/InErrors) and any disagreement; a missing end marker;
-// the rate asked against the rate the sender achieved (`tx_rate_bps`) and how it was kept; an unpaced
-// UDP sender said so. `rx` is empty for rr.
-// `tx_rate_bps` is one stream's rate: -b is per stream, as iperf3's.
-std::vector<std::string> udp_notes(const UdpInfo& tx, double tx_rate_bps, int streams, const UdpInfo& rx, bool is_udp);
+// A paced test's note: the rate asked against the rate the sender achieved (`tx_rate_bps`, one stream's:
+// -b is per stream, as iperf3's) and how it was kept ("" when `paced` asked no rate).
+std::string pacing_note(const UdpInfo& paced, double tx_rate_bps, int streams);
+// A UDP stream test's notes from its two blocks (the block's check_sides): the kernel's word beside the
+// receiver's count (socket drops, the host's Udp RcvbufErrors/InErrors) and any disagreement; a missing
+// end marker; an unpaced UDP sender said so. rr's receiver (no --rx mode) has none.
+std::vector<std::string> udp_side_notes(const UdpInfo& tx, const UdpInfo& rx);
 
 nlohmann::json to_json(const UdpInfo& u);
 UdpInfo udp_info_from_json(const nlohmann::json& j);  // throws ProtocolError naming a bad field
+
+// The block's table (key "udp"), registered by paths/udp_ops.cpp.
+const KindBlockType& udp_block_type();
+// A side's udp block, decoded (empty, used = false, where the side has none).
+UdpInfo udp_block_of(const SideResult& side);
 
 }  // namespace zc

@@ -5,6 +5,7 @@
 #include "report/pairs_report.hpp"
 #include "report/explain_report.hpp"
 #include "report/report_writer.hpp"
+#include "protocol/udp_info.hpp"
 #include "system/cpu_list.hpp"
 
 namespace zc {
@@ -77,7 +78,6 @@ const Column<TestResult> kTestColumns[] = {
 
 // Each side's columns, prefixed local_ / remote_. The RDMA cells are empty where no RDMA path ran,
 // so TCP rows do not claim a device.
-std::string udp_cell(const SideResult& s, uint64_t v) { return s.udp.datagram_path ? num(v) : std::string(); }
 std::string flow_cell(const SideResult& s, double FlowFigures::*rate) {
     return s.flow_bytes.empty() ? std::string() : fmt::format("{:.3f}", flow_figures(s).*rate / 1e6);
 }
@@ -158,19 +158,6 @@ const Column<SideResult> kSideColumns[] = {
                                  t.overlap_s, format_cpu_list(t.cpus));
          return zc::quoted(text);
      }},
-    // UDP paths (empty elsewhere): datagrams sent or received, the receiver's loss, the kernel's drops.
-    {"udp_datagrams", [](const SideResult& s) { return udp_cell(s, s.udp.counts.datagrams); }},
-    {"udp_lost", [](const SideResult& s) { return udp_cell(s, s.udp.counts.lost); }},
-    {"udp_loss_pct",
-     [](const SideResult& s) { return s.udp.datagram_path ? fmt::format("{:.4f}", s.udp.loss_pct()) : ""; }},
-    {"udp_reordered", [](const SideResult& s) { return udp_cell(s, s.udp.counts.reordered); }},
-    {"udp_duplicates", [](const SideResult& s) { return udp_cell(s, s.udp.counts.duplicates); }},
-    {"udp_jitter_ms",
-     [](const SideResult& s) { return s.udp.datagram_path ? fmt::format("{:.6f}", s.udp.counts.jitter_s * 1e3) : ""; }},
-    {"udp_kernel_drops", [](const SideResult& s) { return udp_cell(s, s.udp.counts.kernel_drops); }},
-    {"udp_gso_size", [](const SideResult& s) { return udp_cell(s, s.udp.counts.gso_size); }},
-    {"udp_gro_buffers", [](const SideResult& s) { return udp_cell(s, s.udp.counts.gro_buffers); }},
-    {"udp_rr_timeouts", [](const SideResult& s) { return udp_cell(s, s.udp.counts.rr_timeouts); }},
     // --flows (empty without): connections, per-flow rate min/median/max, Jain's fairness index
     {"flows", [](const SideResult& s) { return s.flow_bytes.empty() ? std::string() : num(s.flow_bytes.size()); }},
     {"flow_min_mbps", [](const SideResult& s) { return flow_cell(s, &FlowFigures::min_bps); }},
@@ -180,9 +167,17 @@ const Column<SideResult> kSideColumns[] = {
      [](const SideResult&
             s) { return s.flow_bytes.empty() ? std::string() : fmt::format("{:.4f}", flow_figures(s).flows.jain); }},
     // -b (any transport): the rate asked and how it was kept
-    {"bitrate", [](const SideResult& s) { return s.udp.bitrate ? num(s.udp.bitrate) : std::string(); }},
-    {"pacing", [](const SideResult&
-                      s) { return s.udp.bitrate ? quoted(pacing_method_name(s.udp.pacing.method)) : std::string(); }},
+    // (its wire home is the udp block, protocol/udp_info.hpp; UDP's own columns are the block's, at the end)
+    {"bitrate",
+     [](const SideResult& s) {
+         UdpInfo u = udp_block_of(s);
+         return u.bitrate ? num(u.bitrate) : std::string();
+     }},
+    {"pacing",
+     [](const SideResult& s) {
+         UdpInfo u = udp_block_of(s);
+         return u.bitrate ? quoted(pacing_method_name(u.pacing.method)) : std::string();
+     }},
     // TCP: the data sockets' settings as read back, and TCP_INFO over the measured interval, all streams
     // as one (tcp_summary: counts summed, RTT, cwnd and the shares averaged); empty where none was read.
     {"tcp_congestion", [](const SideResult& s) { return s.tcp_settings.congestion; }},

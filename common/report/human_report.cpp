@@ -128,45 +128,6 @@ std::string memory_line(const SideResult& s) {
         s.elapsed_s > 0 ? 100.0 * copy_s / s.elapsed_s : 0.0, static_cast<double>(st.wait_ns) * 1e-9);
 }
 
-// UDP: what each side counted (datagrams, calls, GSO/GRO), the receiver's loss beside the kernel's
-// drops; any -b sender: how it was paced.
-std::string udp_line(const SideResult& s) {
-    const UdpInfo& u = s.udp;
-    const UdpCounts& c = u.counts;
-    std::string out;
-    if (u.datagram_path && !u.rx_mode.empty()) {
-        uint64_t sent = c.end_marker ? c.sender_datagrams : c.datagrams + c.lost;
-        out = fmt::format(
-            "received {} of {} datagrams, lost {} ({:.3f}%), reordered {}, duplicates {}, jitter {:.3f} ms; "
-            "--rx {}",
-            c.datagrams, sent, c.lost, u.loss_pct(), c.reordered, c.duplicates, c.jitter_s * 1e3, u.rx_mode);
-        if (c.gro_buffers)
-            out += fmt::format(", GRO: {} coalesced buffers, {:.2f} datagrams per receive", c.gro_buffers,
-                               s.ops ? static_cast<double>(c.datagrams) / static_cast<double>(s.ops) : 0.0);
-        out += fmt::format("; kernel: the sockets dropped {}", c.kernel_drops);
-        if (c.snmp_valid)
-            out += fmt::format(", Udp RcvbufErrors +{} InErrors +{} (host)", c.snmp_rcvbuf_errors, c.snmp_in_errors);
-        if (!c.end_marker) out += "; the end marker never came";
-    } else if (u.datagram_path && c.datagrams == 0 && s.role == Role::send) {  // rr's initiator
-        out = fmt::format("{} requests unanswered within {} ms (counted lost, not waited for)", c.rr_timeouts,
-                          kUdpRrWaitMs);
-    } else if (u.datagram_path && c.datagrams > 0) {
-        out = fmt::format("sent {} datagrams in {} calls ({:.1f} per call)", c.datagrams, s.ops,
-                          s.ops ? static_cast<double>(c.datagrams) / static_cast<double>(s.ops) : 0.0);
-        if (c.gso_size)
-            out += fmt::format(", GSO segments of {} B, cut in {}", c.gso_size,
-                               u.gso_where == "device"     ? "the device"
-                               : u.gso_where == "software" ? "software (the device lacks tx-udp-segmentation)"
-                               : u.gso_where == "none"     ? "no device (lo hands the whole buffer up)"
-                                                           : "an unknown place");
-    }
-    if (u.bitrate && u.pacing.method != PacingMethod::none) {  // the side whose loop paced (rdma-read: the reader)
-        out += fmt::format("{}paced at {} by the {}, waited {:.3f} s", out.empty() ? "" : "; ", bitrate_text(u.bitrate),
-                           pacing_method_name(u.pacing.method), static_cast<double>(u.pacing.sleep_ns) * 1e-9);
-    }
-    return out;
-}
-
 // --flows: how evenly the side's connections shared the path (rr: each flow's transactions per second).
 std::string flows_line(const TestResult& r, const SideResult& s) {
     FlowFigures f = flow_figures(s);
@@ -184,7 +145,7 @@ std::string flows_line(const TestResult& r, const SideResult& s) {
 
 // Over UDP a lost datagram is not a mismatch: the side that sees what arrived counts (rr: the initiator).
 const char* counted_by(const TestResult& r) {
-    if (!r.local.udp.datagram_path) return "both sides";
+    if (!transport_info(r.transport).datagrams) return "both sides";
     return r.test == Workload::rr ? "the initiator (answers that arrived)" : "the receiver (datagrams that arrived)";
 }
 
@@ -232,8 +193,6 @@ public:
                 busiest_cpus(*s), s->process_cpu_s(), s->process_user_s, s->process_sys_s, s->cpu.others.cpu_s);
             out_ << "           placement: " << placement_line(*s) << "\n";
             if (!s->rdma.empty()) out_ << "           rdma: " << describe(s->rdma) << "\n";
-            if (auto u = s->udp.empty() ? "" : udp_line(*s); !u.empty())  // TCP/RDMA: the -b block alone
-                out_ << (s->udp.datagram_path ? "           udp: " : "           pacing: ") << u << "\n";
             if (!s->flow_bytes.empty()) out_ << "           flows: " << flows_line(r, *s) << "\n";
             if (auto m = memory_line(*s); !m.empty()) out_ << "           memory: " << m << "\n";
             if (s->host_shared()) out_ << "           SHARED host: " << shared_line(*s) << "\n";
@@ -245,7 +204,7 @@ public:
             if (s->tcp.size() > kStreamLines)
                 out_ << "           "
                      << tcp_stream_line(fmt::format("all {} streams", s->tcp.size()), tcp_summary(s->tcp)) << "\n";
-            for (const auto& line : kind_block_lines(s->kinds)) out_ << "           " << line << "\n";
+            for (const auto& line : kind_block_lines(*s)) out_ << "           " << line << "\n";
         }
         for (const auto* s : {&r.local, &r.remote})
             for (const auto& line : explain_lines(r, *s, s == &r.local ? "local" : "remote")) out_ << line << "\n";

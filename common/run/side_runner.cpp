@@ -25,7 +25,6 @@
 #include "system/topology.hpp"
 #include "paths/data_setup.hpp"
 #include "paths/stream_path.hpp"
-#include "paths/udp_rules.hpp"
 #include "protocol/messages.hpp"
 #include "system/cpu_list.hpp"
 
@@ -290,6 +289,7 @@ void SideRunner::run_stream(Stream& s, int index) {
     s.loop_end_ns = monotonic_ns();
     if (const auto* flows = path.flow_bytes()) s.flow_bytes = *flows;
     s.rdma = rdma_info_of(cfg_.half.transport, s.conn, path);
+    s.kind_counts = kind_counts_of(cfg_.half.transport, path);
     s.connect = connect_latency_of(cfg_.half.transport, path);
     s.longest_wait_ns = stop.longest_wait_ns;
     stop.add_pacing(s.counters);
@@ -412,8 +412,6 @@ SideResult SideRunner::finish() {
         total.ops += s.counters.ops;
         total.zerocopy.add(s.counters.zerocopy);
         total.staging.add(s.counters.staging);
-        total.udp.add(s.counters.udp);
-        total.pacing.add(s.counters.pacing);
         r.stream_bytes.push_back(s.counters.bytes);
         r.flow_bytes.insert(r.flow_bytes.end(), s.flow_bytes.begin(), s.flow_bytes.end());
         r.cpus.push_back(s.ran_on);
@@ -435,12 +433,10 @@ SideResult SideRunner::finish() {
     r.ops = total.ops;
     r.zerocopy = total.zerocopy;
     r.memory = memory_report(cfg_.half.side, cfg_.half.message_size, total.staging, r.rdma);
-    if (transport_info(cfg_.half.transport).datagrams || cfg_.half.bitrate)
-        r.udp = udp_info(cfg_.half, cfg_.role, total, placement_.interface);
     if (!streams_.empty()) read_back_settings(cfg_.half, cfg_.role, streams_[0].conn, r);
-    std::vector<const DataConnection*> conns;
-    for (const Stream& s : streams_) conns.push_back(&s.conn);
-    read_kind_block(cfg_.half, cfg_.role, conns, r);
+    std::vector<KindStream> kind_streams;
+    for (const Stream& s : streams_) kind_streams.push_back({&s.conn, &s.counters, &s.kind_counts});
+    read_kind_block(cfg_.half, cfg_.role, kind_streams, r);
     note_placement_mismatches(r);
     if (explainer_) r.explain = explainer_->finish(r.cpu);
     r.warnings.insert(r.warnings.end(), cfg_.notes.begin(), cfg_.notes.end());

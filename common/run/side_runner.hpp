@@ -4,6 +4,7 @@
 // Used by both zcperf and zcserver, so both sides measure the same way.
 #include <time.h>
 
+#include <any>
 #include <atomic>
 #include <condition_variable>
 #include <functional>
@@ -93,6 +94,7 @@ private:
         std::map<int, size_t> buffer_nodes;
         std::vector<uint64_t> flow_bytes;  // --flows: each of this stream's connections' bytes
         RdmaInfo rdma;                     // RDMA paths: device, CQ mode, registration cost
+        std::any kind_counts;              // the kind's own counts of the loop (TransportOps::loop_counts)
         std::thread thread;
         LatencyHistogram rtt;                                  // rr initiator: this stream's round trips
         std::shared_ptr<LatencySamples> samples;               // --samples: each of them (rr initiator only)

@@ -39,7 +39,7 @@ int64_t counter(const TlsSideReport& r, const char* name) {
     return it == r.tls_stat.end() ? 0 : it->second;
 }
 
-std::vector<std::string> human_lines(const TlsSideReport& r) {
+std::vector<std::string> human_lines(const TlsSideReport& r, const SideResult&) {
     const bool in_kernel = r.crypto == TlsSideReport::kKernelCrypto;
     std::vector<std::string> out;
     out.push_back(fmt::format("tls: {} {}, records of up to {} B, crypto in {}", r.version, r.cipher, r.record_payload,

@@ -9,7 +9,7 @@
 #include <array>
 #include <cstdint>
 
-#include "core/udp_counts.hpp"
+#include "protocol/udp_counts.hpp"
 
 namespace zc {
 

@@ -139,7 +139,7 @@ StreamCounters UdpReceiver::run(const StopRule& stop) {
             }
             const auto* data = static_cast<const std::byte*>(iov_[i].iov_base);
             if (segment < len) {  // UDP_GRO coalesced several datagrams
-                ++c.udp.gro_buffers;
+                ++udp_.gro_buffers;
                 if (!take_segments(data, len, segment, now, c)) more = false;
             } else if (!take_datagram(data, len, now, c)) {
                 more = false;
@@ -156,18 +156,18 @@ StreamCounters UdpReceiver::run(const StopRule& stop) {
         if (o_.count_messages) c.messages = acct_.received();
         stop.publish(c);
     }
-    acct_.fill(c.udp);
+    acct_.fill(udp_);
     if (!drops_by_cmsg_)
         if (std::optional<uint64_t> d = socket_drops(fd_)) drops_ = *d;
-    c.udp.kernel_drops = drops_;
+    udp_.kernel_drops = drops_;
     const UdpSnmp snmp1 = read_udp_snmp();
     if (snmp0_.valid && snmp1.valid) {  // the kernel's word, beside ours (read outside the hot loop)
-        c.udp.snmp_valid = true;
-        c.udp.snmp_in_errors = snmp1.in_errors - snmp0_.in_errors;
-        c.udp.snmp_rcvbuf_errors = snmp1.rcvbuf_errors - snmp0_.rcvbuf_errors;
-        c.udp.snmp_sndbuf_errors = snmp1.sndbuf_errors - snmp0_.sndbuf_errors;
+        udp_.snmp_valid = true;
+        udp_.snmp_in_errors = snmp1.in_errors - snmp0_.in_errors;
+        udp_.snmp_rcvbuf_errors = snmp1.rcvbuf_errors - snmp0_.rcvbuf_errors;
+        udp_.snmp_sndbuf_errors = snmp1.sndbuf_errors - snmp0_.sndbuf_errors;
     }
-    if (o_.count_messages) c.messages = c.udp.datagrams;
+    if (o_.count_messages) c.messages = udp_.datagrams;
     return c;
 }
 

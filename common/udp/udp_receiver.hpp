@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/stream_counters.hpp"
+#include "protocol/udp_counts.hpp"
 #include "memory/host_buffer.hpp"
 #include "udp/seq_accountant.hpp"
 #include "udp/udp_socket.hpp"
@@ -39,6 +40,9 @@ public:
     UdpReceiver(int fd, const UdpRecvOptions& o);
     StreamCounters run(const StopRule& stop);
     const HostBuffer& buffer() const { return buf_; }
+    // UDP's own counts of the run (datagrams, sequence accounting, drops, GSO/GRO), read after run() by
+    // the kind's block (paths/udp_ops.cpp).
+    const UdpCounts& udp_counts() const { return udp_; }
 
 private:
     // One datagram's header into the accountant, its bytes counted. Returns false at the end marker.
@@ -60,6 +64,7 @@ private:
     // The host's Udp counters at set-up, before the start barrier: the sender starts at the barrier too, and a
     // starved socket drops within microseconds, before this thread would have read them in run().
     UdpSnmp snmp0_;
+    UdpCounts udp_;
 };
 
 }  // namespace zc

@@ -61,7 +61,7 @@ StreamCounters UdpRrInitiator::run(const StopRule& stop) {
             ssize_t r = ::recv(fd_, b, buf_.size(), 0);
             if (r < 0 && errno == EINTR) continue;
             if (r < 0 && errno == EAGAIN) {  // the wait ran out: the request or its answer was lost
-                ++c.udp.rr_timeouts;
+                ++udp_.rr_timeouts;
                 if (!numbered)
                     while (::recv(fd_, b, buf_.size(), MSG_DONTWAIT) >= 0) {}
                 break;

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "core/stream_counters.hpp"
+#include "protocol/udp_counts.hpp"
 #include "measure/latency_histogram.hpp"
 #include "memory/host_buffer.hpp"
 
@@ -20,12 +21,14 @@ public:
     UdpRrInitiator(int fd, size_t message_size, size_t alignment, LatencyHistogram& rtt);
     StreamCounters run(const StopRule& stop);
     const HostBuffer& buffer() const { return buf_; }
+    const UdpCounts& udp_counts() const { return udp_; }  // requests unanswered (rr_timeouts), read after run()
 
 private:
     int fd_;
     size_t message_size_;
     HostBuffer buf_;  // the request, then the answer (strictly in turn)
     LatencyHistogram& rtt_;
+    UdpCounts udp_;
 };
 
 class UdpRrResponder {

@@ -82,7 +82,7 @@ inline bool UdpSender::send_call(std::byte* data, size_t len, int flags, int64_t
         return false;
     }
     c.bytes += len;
-    c.udp.datagrams += seq_ - first;
+    udp_.datagrams += seq_ - first;
     ++c.ops;
     return true;
 }
@@ -110,7 +110,7 @@ bool UdpSender::send_again(std::byte* data, size_t len, int flags, StreamCounter
 StreamCounters UdpSender::run(const StopRule& stop) {
     StreamCounters c;
     c.pacing.method = method_;
-    c.udp.gso_size = gso_size_;
+    udp_.gso_size = gso_size_;
     const size_t m = o_.bytes_per_call;
     // The sender's clock (the stop rule's pacer) keeps the average rate even where fq paces: fq drops a flow's packets
     // past its flow_limit (100) instead of blocking a UDP sender, so fq alone would turn a burst into losses (counted
@@ -143,13 +143,13 @@ StreamCounters UdpSender::run(const StopRule& stop) {
                 break;
             }
             seq_ += static_cast<unsigned>(r);
-            c.udp.datagrams += static_cast<unsigned>(r);
+            udp_.datagrams += static_cast<unsigned>(r);
             c.bytes += static_cast<uint64_t>(r) * m;
             ++c.ops;
         } else if (!send_call(buf_.data(), len, 0, stop.call_time_ns(), c)) {
             break;
         }
-        if (o_.count_messages) c.messages = c.udp.datagrams;
+        if (o_.count_messages) c.messages = udp_.datagrams;
         stop.publish(c);
     }
     if (ring_)

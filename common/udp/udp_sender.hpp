@@ -19,6 +19,7 @@
 
 #include "core/pacer.hpp"
 #include "core/stream_counters.hpp"
+#include "protocol/udp_counts.hpp"
 #include "memory/host_buffer.hpp"
 #include "tcp/send_ring.hpp"
 
@@ -44,6 +45,9 @@ public:
     StreamCounters run(const StopRule& stop);
     const HostBuffer& buffer() const { return ring_ ? ring_->buffer(0) : buf_; }
     size_t gso_size() const { return gso_size_; }  // segment size in force (0: no GSO)
+    // UDP's own counts of the run (datagrams, sequence accounting, drops, GSO/GRO), read after run() by
+    // the kind's block (paths/udp_ops.cpp).
+    const UdpCounts& udp_counts() const { return udp_; }
 
 private:
     // One call of `len` bytes from `data`: headers at each segment, then the send. Returns false on an error.
@@ -64,6 +68,7 @@ private:
     std::vector<mmsghdr> msgs_;
     PacingMethod method_ = PacingMethod::none;
     uint64_t seq_ = 0;
+    UdpCounts udp_;
 };
 
 }  // namespace zc

@@ -18,6 +18,7 @@
 
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/udp_info.hpp"
 #include "seed_corpus.hpp"
 
 namespace {
@@ -94,7 +95,11 @@ void check_body(std::string_view body) {
 }  // namespace
 
 // ZCPERF_FUZZ_WRITE_CORPUS=DIR: write the seed corpus into DIR and exit (no fuzzing).
+// The udp block (protocol/udp_info.hpp) is decoded only where it is registered (by paths/udp_ops.cpp in
+// zcperf and zcserver, not linked here): registered here, a side's "udp" reaches its decoder as it does
+// in the peers.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+    zc::register_kind_block(zc::udp_block_type());
     if (const char* dir = std::getenv("ZCPERF_FUZZ_WRITE_CORPUS")) {
         try {
             zc::fuzz::write_seed_corpus(dir);

@@ -13,6 +13,7 @@
 
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/udp_info.hpp"
 
 namespace zc::fuzz {
 
@@ -130,6 +131,16 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     valid("started", Started{});
     valid("stop", Stop{});
     valid("result", ResultMsg{sample_side()});
+    SideResult udp_side = sample_side();  // a UDP receiver's side: its block under "udp"
+    UdpInfo udp;
+    udp.datagram_path = true;
+    udp.rx_mode = "gro";
+    udp.counts.datagrams = 1000;
+    udp.counts.sender_datagrams = 1002;
+    udp.counts.end_marker = true;
+    udp.counts.lost = 2;
+    udp_side.kinds[udp_block_type().key] = to_json(udp);
+    valid("result-udp", ResultMsg{udp_side});
     SideInterval sample;
     sample.index = 3;
     sample.start_s = 0.3;

@@ -11,6 +11,7 @@
 
 #include "protocol/field_table.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/udp_info.hpp"
 
 using namespace zc;
 using nlohmann::json;
@@ -499,8 +500,8 @@ TEST(FieldTableRoundTrip, EveryFieldOfUdpInfo) {
     EXPECT_EQ(j["snmp"]["rcvbuf_errors"], 23);
     // Through a whole result too.
     SideResult s = full_side();
-    s.udp = a;
-    EXPECT_EQ(through_wire(ResultMsg{s}).side.udp.counts.gro_buffers, 13u);
+    s.kinds[udp_block_type().key] = to_json(a);
+    EXPECT_EQ(udp_block_of(through_wire(ResultMsg{s}).side).counts.gro_buffers, 13u);
 }
 
 TEST(FieldTableOlderPeer, UdpInfoWithoutSnmpAndWithAnUnknownPacingMethod) {

@@ -21,6 +21,7 @@
 #include "tls/tls_kernel.hpp"
 #include "tls/tls_loops.hpp"
 #include "tls/tls_offload.hpp"
+#include "protocol/result.hpp"
 #include "tls/tls_report.hpp"
 #include "tls/tls_session.hpp"
 
@@ -371,7 +372,7 @@ TEST(TlsReport, BlockRoundTripsAndSaysWhatRan) {
     EXPECT_EQ(back.kernel_tx, "aes-128-gcm 1.3");
     EXPECT_EQ(back.tls_stat.at("TlsTxSw"), 2);
     std::string lines;
-    for (const auto& l : type.human_lines(j)) lines += l + "\n";
+    for (const auto& l : type.human_lines(j, SideResult{})) lines += l + "\n";
     EXPECT_NE(lines.find("TLSv1.3 TLS_AES_128_GCM_SHA256"), std::string::npos) << lines;
     EXPECT_NE(lines.find("kTLS send: kernel (aes-128-gcm 1.3)"), std::string::npos) << lines;
     EXPECT_NE(lines.find("kTLS receive: not in the kernel"), std::string::npos) << lines;
@@ -413,6 +414,6 @@ TEST(TlsReport, OlderPeersAndTheTwoSides) {
     ASSERT_EQ(notes.size(), 2u);
     EXPECT_NE(notes[0].find("different sessions"), std::string::npos) << notes[0];
     EXPECT_NE(notes[1].find("3 record(s) that failed to decrypt"), std::string::npos) << notes[1];
-    for (const auto& line : type.human_lines(a))
+    for (const auto& line : type.human_lines(a, SideResult{}))
         EXPECT_EQ(line.find("OpenSSL)"), std::string::npos) << line;  // the kernel's crypto, said so
 }

@@ -203,8 +203,20 @@ StopRule timed(double s, const std::atomic<bool>& abort) {
     return r;
 }
 
-std::pair<StreamCounters, StreamCounters> run_pair(UdpPair& p, const UdpSendOptions& so, const UdpRecvOptions& ro,
-                                                   double seconds, uint64_t budget = 0) {
+// A loop's run: the counts every loop returns and UDP's own, read from the loop after it ran (as the
+// kind's block reads them).
+struct Ran : StreamCounters {
+    UdpCounts udp;
+};
+template <class Loop>
+Ran ran(Loop& loop, const StopRule& stop) {
+    Ran out{loop.run(stop), {}};
+    out.udp = loop.udp_counts();
+    return out;
+}
+
+std::pair<Ran, Ran> run_pair(UdpPair& p, const UdpSendOptions& so, const UdpRecvOptions& ro, double seconds,
+                             uint64_t budget = 0) {
     std::atomic<bool> abort{false};
     UdpSender s(p.tx.get(), so);
     UdpReceiver r(p.rx.get(), ro);
@@ -213,9 +225,9 @@ std::pair<StreamCounters, StreamCounters> run_pair(UdpPair& p, const UdpSendOpti
     StopRule send_stop = stop;  // -b paces the sender's loop alone, as SideRunner sets it
     send_stop.pacer = Pacer(so.bitrate);
     send_stop.pacer.start(monotonic_ns());
-    StreamCounters rc;
-    std::thread t([&] { rc = r.run(stop); });
-    StreamCounters sc = s.run(send_stop);
+    Ran rc;
+    std::thread t([&] { rc = ran(r, stop); });
+    Ran sc = ran(s, send_stop);
     send_stop.add_pacing(sc);
     t.join();
     return {sc, rc};
@@ -287,8 +299,8 @@ TEST(UdpLoops, StarvedReceiverCountsLossesAsTheKernelDoes) {
     UdpSender s(p.tx.get(), so);
     UdpReceiver r(p.rx.get(), {});
     StopRule stop = timed(0.3, abort);
-    StreamCounters sc = s.run(stop);  // unpaced, nobody reading: the socket overflows
-    StreamCounters rc = r.run(stop);
+    Ran sc = ran(s, stop);  // unpaced, nobody reading: the socket overflows
+    Ran rc = ran(r, stop);
     ASSERT_EQ(rc.error, 0) << rc.failed_call;
     EXPECT_TRUE(rc.udp.end_marker);
     EXPECT_GT(rc.udp.lost, 0u);
@@ -379,7 +391,7 @@ TEST(UdpLoops, RrCountsTransactionsAndEndsBoundedWhenTheResponderIsGone) {
         StopRule stop = timed(0.2, abort);
         StreamCounters rc;
         std::thread t([&] { rc = r.run(stop); });
-        StreamCounters ic = i.run(stop);
+        Ran ic = ran(i, stop);
         t.join();
         ASSERT_EQ(ic.error, 0) << ic.failed_call;
         EXPECT_GT(ic.messages, 10u);
