@@ -53,8 +53,9 @@ private:
     class SideRunner* runner_ = nullptr;  // owned by the coordinator thread; guarded by mu_ for stop()
     // The finished test's data connections, open until this run is destroyed (the session keeps it until
     // the client's next test or its goodbye). The client reads its side's connections only once our result
-    // reached it, and a connection this side closed first is no longer whole there: MPTCP's kernel closes
-    // the subflows (the client read its initial subflow back as 0.0.0.0 with no bytes, 1 lab run in 4).
+    // reached it, and a connection this side closed first is no longer whole there: the kernel closes a
+    // multipath connection's subflows (the client read its first one back as 0.0.0.0 with no bytes, 1 lab
+    // run in 4; see the multipath kind's doc).
     std::vector<DataConnection> ended_connections_;
     std::thread coordinator_;
 };
