@@ -17,6 +17,23 @@
 
 namespace zc {
 
+namespace {
+// The child probes the host before it listens (CPUs, NUMA, RDMA devices, GPUs: a GPU driver's first call
+// takes seconds on some hosts, over 5 s once on the lent H200 machine); 20 s then says something is wrong.
+constexpr int kStartWindowMs = 20000;
+
+// Kills the child and reaps it, waiting at most ~2 s: a child stuck in the kernel (a driver call) cannot
+// die until that call returns, and zcperf must not hang on it. Not reaped then, it is its parent's zombie
+// until zcperf exits.
+void kill_and_reap(pid_t pid) {
+    kill(pid, SIGKILL);
+    for (int i = 0; i < 200; ++i) {
+        if (waitpid(pid, nullptr, WNOHANG) == pid) return;
+        usleep(10000);
+    }
+}
+}  // namespace
+
 EmbeddedServer::EmbeddedServer(const std::string& bind) {
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -51,12 +68,14 @@ EmbeddedServer::EmbeddedServer(const std::string& bind) {
     wr.reset();
     pollfd pf{rd.get(), POLLIN, 0};
     char buf[512] = {};
-    ssize_t n = ::poll(&pf, 1, 5000) > 0 ? ::read(rd.get(), buf, sizeof(buf)) : -1;
+    ssize_t n = ::poll(&pf, 1, kStartWindowMs) > 0 ? ::read(rd.get(), buf, sizeof(buf)) : -1;
     if (n != sizeof(port_)) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, nullptr, 0);
-        throw std::runtime_error(n > 0 ? std::string(buf, static_cast<size_t>(n))
-                                       : "the embedded server did not start");
+        kill_and_reap(pid_);
+        throw std::runtime_error(
+            n > 0 ? std::string(buf, static_cast<size_t>(n))
+                  : "the embedded server did not start within " + std::to_string(kStartWindowMs / 1000) +
+                        " s (it probes the host's CPUs, RDMA devices and GPUs first: is a GPU driver hanging? "
+                        "`nvidia-smi` answers that); run zcserver on this host and give zcperf -H 127.0.0.1");
     }
     std::memcpy(&port_, buf, sizeof(port_));
 }
@@ -68,8 +87,7 @@ EmbeddedServer::~EmbeddedServer() {
         if (waitpid(pid_, nullptr, WNOHANG) == pid_) return;
         usleep(10000);
     }
-    kill(pid_, SIGKILL);
-    waitpid(pid_, nullptr, 0);
+    kill_and_reap(pid_);
 }
 
 }  // namespace zc
