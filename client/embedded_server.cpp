@@ -22,15 +22,21 @@ namespace {
 // takes seconds on some hosts, over 5 s once on the lent H200 machine); 20 s then says something is wrong.
 constexpr int kStartWindowMs = 20000;
 
-// Kills the child and reaps it, waiting at most ~2 s: a child stuck in the kernel (a driver call) cannot
+// Reaps the child if it exits within `ms`.
+bool reaped_within(pid_t pid, int ms) {
+    for (int i = 0; i < ms / 10; ++i) {
+        if (waitpid(pid, nullptr, WNOHANG) == pid) return true;
+        usleep(10000);
+    }
+    return false;
+}
+
+// Kills the child and reaps it, waiting at most 2 s: a child stuck in the kernel (a driver call) cannot
 // die until that call returns, and zcperf must not hang on it. Not reaped then, it is its parent's zombie
 // until zcperf exits.
 void kill_and_reap(pid_t pid) {
     kill(pid, SIGKILL);
-    for (int i = 0; i < 200; ++i) {
-        if (waitpid(pid, nullptr, WNOHANG) == pid) return;
-        usleep(10000);
-    }
+    reaped_within(pid, 2000);
 }
 }  // namespace
 
@@ -83,11 +89,7 @@ EmbeddedServer::EmbeddedServer(const std::string& bind) {
 EmbeddedServer::~EmbeddedServer() {
     if (pid_ <= 0) return;
     kill(pid_, SIGTERM);
-    for (int i = 0; i < 100; ++i) {  // up to 1 s, then force it
-        if (waitpid(pid_, nullptr, WNOHANG) == pid_) return;
-        usleep(10000);
-    }
-    kill_and_reap(pid_);
+    if (!reaped_within(pid_, 1000)) kill_and_reap(pid_);  // 1 s to stop, then forced
 }
 
 }  // namespace zc

@@ -144,12 +144,9 @@ std::any loop_counts(const StreamLoop& loop) {
 // The side's block: its loops' counts summed, its streams' pacing (a -b sender's), where GSO segments.
 void read_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
     UdpCounts counts;
-    PacingCounts pacing;
-    for (const KindStream& s : streams) {
+    for (const KindStream& s : streams)
         if (const auto* c = std::any_cast<UdpCounts>(s.kind_counts)) counts.add(*c);  // none: a stream that never ran
-        pacing.add(s.counters->pacing);
-    }
-    r.kinds[udp_block_type().key] = to_json(udp_info(h, role, counts, pacing, r.placement.interface));
+    write_udp_block(h, role, streams, counts, r);
 }
 
 // Its report block (protocol/udp_info.hpp), registered here so any program that can run UDP, or pace a

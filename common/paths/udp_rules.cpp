@@ -84,11 +84,16 @@ UdpInfo udp_info(const HalfSpec& h, Role role, const UdpCounts& counts, const Pa
     return u;
 }
 
-void paced_sender_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
-    if (!h.bitrate || r.kinds.contains(udp_block_type().key)) return;  // unpaced, or the udp kind's own
+void write_udp_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, const UdpCounts& counts,
+                     SideResult& r) {
     PacingCounts pacing;
     for (const KindStream& s : streams) pacing.add(s.counters->pacing);
-    r.kinds[udp_block_type().key] = to_json(udp_info(h, role, {}, pacing, r.placement.interface));
+    r.kinds[udp_block_type().key] = to_json(udp_info(h, role, counts, pacing, r.placement.interface));
+}
+
+void paced_sender_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
+    if (!h.bitrate || r.kinds.contains(udp_block_type().key)) return;  // unpaced, or the udp kind's own
+    write_udp_block(h, role, streams, {}, r);
 }
 
 }  // namespace zc

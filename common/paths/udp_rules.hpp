@@ -23,6 +23,10 @@ uint64_t udp_buffer_bytes(const HalfSpec& half, Role role);
 // `interface` is the data's device, whose features say where GSO segments.
 UdpInfo udp_info(const HalfSpec& half, Role role, const UdpCounts& counts, const PacingCounts& pacing,
                  const std::string& interface);
+// The udp block of a side into r.kinds: `counts` (the UDP loops' own; none for another kind) and the streams'
+// pacing summed.
+void write_udp_block(const HalfSpec& half, Role role, std::span<const KindStream> streams, const UdpCounts& counts,
+                     SideResult& r);
 // -b's figures travel in the udp block for every kind (their wire home since UDP brought them): a paced
 // side whose kind wrote no udp block gets one with its streams' pacing alone (datagram_path false).
 void paced_sender_block(const HalfSpec& half, Role role, std::span<const KindStream> streams, SideResult& r);
