@@ -13,7 +13,7 @@ namespace zc {
 
 ControlClient::ControlClient(const Endpoint& server, std::chrono::milliseconds timeout, const SharedSecret* secret)
     : server_(server) {
-    HostInfo me = probe_host();  // before connecting: the server's handshake deadline runs from there
+    const std::string boot_id = read_boot_id();
     try {
         fd_ = connect_tcp(server, timeout);
     } catch (const std::exception& e) {
@@ -25,7 +25,7 @@ ControlClient::ControlClient(const Endpoint& server, std::chrono::milliseconds t
     setsockopt(fd_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     std::string nonce = secret ? random_challenge() : "";
     try {
-        send(Hello{kProtocolVersion, "zcperf " ZCPERF_VERSION, me.boot_id, me.pid, nonce});
+        send(Hello{kProtocolVersion, "zcperf " ZCPERF_VERSION, boot_id, static_cast<int>(getpid()), nonce});
         welcome_ = expect<Welcome>(timeout);
     } catch (const ServerError& e) {
         if (std::string_view(e.what()).find(kServerBusy) != std::string_view::npos) throw ServerBusy(e.what());
@@ -56,7 +56,7 @@ ControlClient::ControlClient(const Endpoint& server, std::chrono::milliseconds t
                           ", the server (" + welcome_.software + ") speaks version " +
                           std::to_string(welcome_.version) + "; run the same zcperf release on both hosts");
     }
-    same_host_ = !me.boot_id.empty() && me.boot_id == welcome_.host.boot_id;
+    same_host_ = !boot_id.empty() && boot_id == welcome_.host.boot_id;
 }
 
 std::unique_ptr<ControlClient> connect_control(const Endpoint& server, std::chrono::milliseconds timeout,

@@ -18,8 +18,9 @@
 namespace zc {
 
 namespace {
-// The child probes the host before it listens (CPUs, NUMA, RDMA devices, GPUs: a GPU driver's first call
-// takes seconds on some hosts, over 5 s once on the lent H200 machine); 20 s then says something is wrong.
+// The child probes the host before it listens (CPUs, NUMA, RDMA devices, and GPUs when a test wants them: a
+// GPU driver's first call takes seconds on some hosts, over 5 s once on the lent H200 machine); 20 s then
+// says something is wrong.
 constexpr int kStartWindowMs = 20000;
 
 // Reaps the child if it exits within `ms`.
@@ -40,7 +41,7 @@ void kill_and_reap(pid_t pid) {
 }
 }  // namespace
 
-EmbeddedServer::EmbeddedServer(const std::string& bind) {
+EmbeddedServer::EmbeddedServer(const std::string& bind, bool offer_gpus) {
     int p[2];
     if (pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     UniqueFd rd(p[0]), wr(p[1]);
@@ -59,6 +60,7 @@ EmbeddedServer::EmbeddedServer(const std::string& bind) {
             opt.verbose = false;
             opt.max_sessions = 4;
             opt.allow_irq_affinity = true;  // the user running zcperf is this server's operator
+            opt.probe_gpus = offer_gpus;
             Server server(opt);
             uint16_t port = server.port();
             if (::write(wr.get(), &port, sizeof(port)) != sizeof(port)) _exit(1);
@@ -80,8 +82,9 @@ EmbeddedServer::EmbeddedServer(const std::string& bind) {
         throw std::runtime_error(
             n > 0 ? std::string(buf, static_cast<size_t>(n))
                   : "the embedded server did not start within " + std::to_string(kStartWindowMs / 1000) +
-                        " s (it probes the host's CPUs, RDMA devices and GPUs first: is a GPU driver hanging? "
-                        "`nvidia-smi` answers that); run zcserver on this host and give zcperf -H 127.0.0.1");
+                        " s (it probes the host's CPUs, RDMA devices and, for --buffer's GPU memory, GPUs first: is "
+                        "a driver hanging? `nvidia-smi` answers that for GPUs); run zcserver on this host and give "
+                        "zcperf -H 127.0.0.1");
     }
     std::memcpy(&port_, buf, sizeof(port_));
 }

@@ -11,8 +11,8 @@ namespace zc {
 class EmbeddedServer {
 public:
     // Forks the server, listening on `bind` ("::1" for -6); call before any thread exists. Throws
-    // std::runtime_error.
-    explicit EmbeddedServer(const std::string& bind = "127.0.0.1");
+    // std::runtime_error. offer_gpus = false: it offers host memory only and never starts the GPU driver.
+    explicit EmbeddedServer(const std::string& bind = "127.0.0.1", bool offer_gpus = true);
     EmbeddedServer(const EmbeddedServer&) = delete;
     EmbeddedServer& operator=(const EmbeddedServer&) = delete;
     ~EmbeddedServer();  // stops the child and reaps it

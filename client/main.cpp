@@ -76,7 +76,9 @@ int choose_servers(const zc::ClientOptions& opt, std::unique_ptr<zc::EmbeddedSer
     try {
         if (opt.servers.empty()) {
             const char* loopback = opt.family == AF_INET6 ? "::1" : "127.0.0.1";  // -6: over IPv6's loopback
-            embedded = std::make_unique<zc::EmbeddedServer>(loopback);            // forks: before any thread exists
+            // It forks, so before any thread exists; the remote side, it starts the GPU driver only when that
+            // side's buffers need it.
+            embedded = std::make_unique<zc::EmbeddedServer>(loopback, opt.remote.buffer.needs_cuda());
             servers.push_back({loopback, embedded->port()});
         }
         for (const auto& s : opt.servers) servers.push_back(zc::parse_endpoint(s, opt.port));

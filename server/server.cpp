@@ -15,7 +15,7 @@ namespace asio = boost::asio;
 
 Server::Server(ServerOptions options)
     : options_(std::move(options)),
-      host_(probe_host()),
+      host_(probe_host(options_.probe_gpus ? GpuProbe::with_gpus : GpuProbe::without_gpus)),
       acceptor_(io_),
       signals_(io_),
       retry_timer_(io_),

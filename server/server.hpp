@@ -30,6 +30,9 @@ struct ServerOptions {
     std::optional<SharedSecret> secret;      // set: clients must prove the shared key
     bool verbose = true;
     bool handle_signals = true;  // SIGINT/SIGTERM stop it; off where it runs inside another program (zcperf-mpi)
+    // Off: the server offers host memory only and never starts the GPU driver (zcperf's embedded server
+    // when no test asks it for GPU or pinned memory: the driver's start is seconds on some hosts).
+    bool probe_gpus = true;
 };
 
 class Server {

@@ -12,14 +12,20 @@
 
 namespace zc {
 
-HostInfo probe_host() {
+std::string read_boot_id() {
+    std::string id;
+    std::ifstream("/proc/sys/kernel/random/boot_id") >> id;
+    return id;
+}
+
+HostInfo probe_host(GpuProbe gpus) {
     HostInfo h;
     char name[256] = {};
     gethostname(name, sizeof(name) - 1);
     h.hostname = name;
     utsname u{};
     if (uname(&u) == 0) h.kernel = u.release;
-    std::ifstream("/proc/sys/kernel/random/boot_id") >> h.boot_id;
+    h.boot_id = read_boot_id();
     h.pid = getpid();
     h.cpus = allowed_cpus();
     if (numa_available() >= 0) {
@@ -29,8 +35,12 @@ HostInfo probe_host() {
         h.numa_nodes.push_back(0);
     }
     h.transports = available_transports();
-    h.memory_types = cuda::memory_types();
     h.topology = read_topology();
+    if (gpus == GpuProbe::without_gpus) {
+        h.memory_types = {"host"};
+        return h;
+    }
+    h.memory_types = cuda::memory_types();
     for (auto& g : cuda::gpu_localities()) h.topology.devices.push_back(std::move(g));
     return h;
 }

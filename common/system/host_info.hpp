@@ -19,6 +19,12 @@ struct HostInfo {
     Topology topology;
 };
 
-HostInfo probe_host();
+// with_gpus = false leaves the GPU driver alone (memory_types is then {"host"} and no GPU is listed): its
+// first call takes from hundreds of ms to seconds, and a host-only test has no use for it.
+enum class GpuProbe { with_gpus, without_gpus };
+HostInfo probe_host(GpuProbe gpus = GpuProbe::with_gpus);
+
+// This kernel's boot id: two processes with the same one share a host (what a hello says about its sender).
+std::string read_boot_id();
 
 }  // namespace zc

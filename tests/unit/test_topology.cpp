@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <sched.h>
+#include <unistd.h>
 
+#include "system/host_info.hpp"
 #include "system/numa.hpp"
 #include "system/topology.hpp"
 
@@ -60,6 +62,18 @@ TEST(Topology, ThisMachineHasEveryAllowedCpuOnANode) {
             EXPECT_GE(node_of_cpu(t, c), 0) << "CPU " << c;
         }
     }
+}
+
+// A host-only test's server never starts the GPU driver: it offers host memory alone and lists no GPU,
+// and still says who it is (a same-host client is told apart by boot id and pid).
+TEST(HostProbe, WithoutGpusOffersHostMemoryOnly) {
+    HostInfo h = probe_host(GpuProbe::without_gpus);
+    EXPECT_EQ(h.memory_types, std::vector<std::string>{"host"});
+    for (const auto& d : h.topology.devices) EXPECT_NE(d.kind, "gpu") << d.name;
+    EXPECT_EQ(h.boot_id.size(), 36u) << h.boot_id;  // a UUID
+    EXPECT_EQ(h.boot_id, read_boot_id());
+    EXPECT_EQ(h.pid, getpid());
+    EXPECT_FALSE(h.cpus.empty());
 }
 
 TEST(Topology, LoopbackAddressBelongsToLo) { EXPECT_EQ(interface_of_address("127.0.0.1"), "lo"); }
