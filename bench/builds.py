@@ -13,7 +13,6 @@ above 1 is better for both). The goal for a refactor is >= 0.98x.
 A case is WORKLOAD:TRANSPORT:SIZE (zcperf's -t, -T and -m). Every run goes to the CSV
 (default bench/out/builds-<timestamp>.csv)."""
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -35,10 +34,7 @@ FIELDS = ["round", "case", "build", "throughput_gbps", "send_proc_sd_us_per_kb",
 def run(zcperf, case, duration, cpus):
     workload, transport, size = case.split(":")
     cmd = [zcperf, "-t", workload, "-T", transport, "-m", size, "-l", str(duration), "--cpu", cpus, "-o", "json"]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=duration * 4 + 60)
-    if p.returncode != 0:
-        raise zclib.Bad(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()[-2000:]}")
-    r = json.loads(p.stdout)["results"][0]
+    r = zclib.run_zcperf(cmd, duration)
     return {"throughput_gbps": r["throughput_gbps"], "transactions": workload in TRANSACTIONS, "size": r["message_size"],
             "send_proc_sd_us_per_kb": r["local"]["process_service_demand_us_per_kb"],
             "recv_proc_sd_us_per_kb": r["remote"]["process_service_demand_us_per_kb"]}

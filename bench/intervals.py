@@ -12,7 +12,6 @@ after the edge it aimed at (start_s - index x interval, both sides, every edge b
 ZCPERF=/path/to/zcperf runs another binary than build/zcperf. Every run's figures go to the CSV
 (default bench/out/intervals-<timestamp>.csv)."""
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -31,10 +30,7 @@ def run(zcperf, size, duration, interval):
     cmd = [zcperf, "-m", str(size), "-l", str(duration), "--cpu", "0,1", "-o", "json"]
     if interval:
         cmd += ["--interval", str(interval)]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=duration * 4 + 60)
-    if p.returncode != 0:
-        raise zclib.Bad(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()[-2000:]}")
-    r = json.loads(p.stdout)["results"][0]
+    r = zclib.run_zcperf(cmd, duration)
     late = []
     for row in r.get("intervals", []):
         for side in ("local", "remote"):

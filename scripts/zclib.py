@@ -5,9 +5,11 @@ tables, and the benches' CSV of samples. Import it with
     import zclib
 """
 import csv
+import json
 import os
 import sys
 import shutil
+import subprocess
 
 
 # zcperf --explain's category keys, in its report order (common/explain/categories.cpp's category_names();
@@ -90,10 +92,18 @@ def append_row(csv_path, fields, row):
         w.writerow({k: row.get(k, "") for k in fields})
 
 
+def run_zcperf(cmd, duration):
+    """Runs one zcperf command (it must end in -o json) and returns its first result; raises Bad with the
+    command and its error when it fails, subprocess.TimeoutExpired past four times its duration and a minute."""
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=duration * 4 + 60)
+    if p.returncode != 0:
+        raise Bad(f"{' '.join(cmd)} exited {p.returncode}: {p.stderr.strip()[-2000:]}")
+    return json.loads(p.stdout)["results"][0]
+
+
 def load_results(path):
     """The results of a zcperf report: a -o json document or --json-stream lines (their "result"
     events), as a list of the result objects. Raises Bad for anything else."""
-    import json
     with open(path) as f:
         text = f.read()
     try:
