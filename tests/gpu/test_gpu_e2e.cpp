@@ -3,7 +3,12 @@
 // (tests/support: zcperf_bin()).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
 #include <sstream>
+#include <thread>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -24,7 +29,46 @@ Outcome zcperf_run(const std::string& args) {
     return zc::e2e::run_zcperf(argv, std::chrono::seconds(120));
 }
 
+// Has process `pid` the GPU driver mapped (libcuda.so, which the CUDA runtime loads at its first call)?
+bool maps_gpu_driver(pid_t pid) {
+    std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+    for (std::string line; std::getline(maps, line);)
+        if (line.find("/libcuda.so") != std::string::npos) return true;
+    return false;
+}
+
+// zcperf's embedded server: the one child its main thread forked (-1: none yet).
+pid_t embedded_server_of(pid_t zcperf) {
+    std::ifstream f("/proc/" + std::to_string(zcperf) + "/task/" + std::to_string(zcperf) + "/children");
+    pid_t child = -1;
+    f >> child;
+    return child;
+}
+
 }  // namespace
+
+// A host-only run never starts the GPU driver, in the client or its embedded server (the driver's start is
+// seconds on some hosts); the server starts it when the remote side's --buffer asks for GPU memory, which
+// also shows that this check sees the driver where it is.
+TEST(GpuE2e, HostOnlyRunNeverStartsTheGpuDriver) {
+    ZC_REQUIRE_GPU();
+    for (bool remote_gpu : {false, true}) {
+        SCOPED_TRACE(remote_gpu ? "--buffer host,cuda:0" : "--buffer host,host");
+        zc::e2e::Process p({zc::e2e::zcperf_bin(), "-l", "4", "--buffer", remote_gpu ? "host,cuda:0" : "host,host"});
+        pid_t server = -1;
+        for (int i = 0; i < 200 && server < 0; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            server = embedded_server_of(p.pid());
+        }
+        ASSERT_GT(server, 0) << "no embedded server after 10 s: " << p.stderr_so_far();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2000));  // its start and the test's set-up are done
+        const bool client_driver = maps_gpu_driver(p.pid()), server_driver = maps_gpu_driver(server);
+        Outcome o = p.wait(std::chrono::seconds(60));
+        ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+        EXPECT_FALSE(client_driver);
+        EXPECT_EQ(server_driver, remote_gpu);
+    }
+}
 
 TEST(GpuE2e, GpuToGpuStreamReportsStagingAndPlacement) {
     ZC_REQUIRE_GPU();
