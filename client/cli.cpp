@@ -12,6 +12,7 @@
 #include "explain/side_explainer.hpp"
 #include "run/build_info.hpp"
 #include "protocol/interval.hpp"
+#include "options/kind_options.hpp"
 #include "options/option_rows.hpp"
 #include "system/affinity.hpp"
 #include "system/cpu_list.hpp"
@@ -22,8 +23,6 @@
 #include "core/units.hpp"
 #include "tcp/tcp_socket.hpp"
 #include "tcp/tcp_tuning.hpp"
-#include "tls/tls_offload.hpp"
-#include "tls/tls_session.hpp"
 #include "compare_cli.hpp"
 #include "measure/latency_samples.hpp"
 #include "under_load.hpp"
@@ -236,19 +235,16 @@ void check_kind_options(const ClientOptions& o) {
     }
 }
 
-// --tls-offload: refused before any test where the route to a server leaves by an interface that cannot
-// encrypt (stream, rr) or decrypt (maerts, rr) TLS records; the data sockets are checked again at connect.
-void check_tls_offload(const ClientOptions& o) {
-    if (!o.params.kind_options.contains(kTlsOffloadKey)) return;
+// Each kind's own check of its options (options/kind_options.hpp), against the servers and directions run.
+void check_kind_option_groups(const ClientOptions& o) {
     auto runs = [&o](Workload w) { return std::find(o.tests.begin(), o.tests.end(), w) != o.tests.end(); };
-    const bool tx = runs(Workload::stream) || runs(Workload::rr);
-    const bool rx = runs(Workload::maerts) || runs(Workload::rr) || (o.bidir && tx);
-    std::vector<std::string> hosts;
-    if (o.servers.empty()) hosts.emplace_back(o.family == AF_INET6 ? "::1" : "127.0.0.1");  // the embedded server
-    for (const auto& s : o.servers) hosts.push_back(parse_endpoint(s, o.port).host);
-    for (const auto& h : hosts)
-        if (std::string why = tls_offload_refusal_towards(h, o.family, tx, rx); !why.empty())
-            throw std::invalid_argument(why);
+    KindOptionRun run{.values = o.params.kind_options, .family = o.family};
+    run.sends = runs(Workload::stream) || runs(Workload::rr);
+    run.receives = runs(Workload::maerts) || runs(Workload::rr) || (o.bidir && run.sends);
+    if (o.servers.empty()) run.hosts.emplace_back(o.family == AF_INET6 ? "::1" : "127.0.0.1");  // the embedded one
+    for (const auto& s : o.servers) run.hosts.push_back(parse_endpoint(s, o.port).host);
+    for (const auto* g : kind_option_groups())
+        if (g->check) g->check(run);
 }
 
 void check_interval(const ClientOptions& o) {
@@ -399,26 +395,6 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                  "socket (IP_MTU less 28 bytes of IP and UDP headers, 48 over IPv6: 1472 on Ethernet), which is "
                  "also the most it may be")
             .shows("path MTU payload"),
-        // Issue 36: what the client offers in the tls kinds' handshake (the server takes any of them).
-        text("--tls-version",
-             "-T tls, ktls, ktls-sendfile: the TLS version the client offers (the server takes 1.2 or 1.3); the "
-             "report gives what ran",
-             [&o](const std::string& t) { o.params.kind_options[kTlsVersionKey] = (parse_tls_version(t), t); })
-            .choose({"1.2", "1.3"})
-            .shows("1.3"),
-        text("--tls-cipher",
-             "-T tls, ktls, ktls-sendfile: the AEAD cipher the client offers: aes-128-gcm, aes-256-gcm or "
-             "chacha20-poly1305 (TLS 1.2: with ECDHE-ECDSA)",
-             [&o](const std::string& t) { o.params.kind_options[kTlsCipherKey] = checked_tls_cipher(t); })
-            .choose({"aes-128-gcm", "aes-256-gcm", "chacha20-poly1305"})
-            .shows("aes-128-gcm"),
-        action(
-            "--tls-offload",
-            "-T ktls, ktls-sendfile: require the NIC's TLS offload (TLS_DEVICE): the data interface must offer "
-            "tls-hw-tx-offload to send, tls-hw-rx-offload to receive (as ethtool -k says), else zcperf "
-            "refuses to start, in ethtool's words; with ktls-sendfile also TLS_TX_ZEROCOPY_RO. The report says whether "
-            "the kernel put the keys on the NIC (TlsTxDevice, TlsRxDevice)",
-            [&o] { o.params.kind_options[kTlsOffloadKey] = "on"; }),
         value_in("-l,--duration", o.params.duration_s, wire_range(&TestParams::duration_s).from(0.01),
                  "seconds of data transfer per test (>= 5 for trustworthy CPU figures)"),
         size_in("-n,--bytes", o.params.total_bytes, 1, wire_range(&TestParams::total_bytes).hi,
@@ -682,6 +658,10 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
     app.footer(program.examples.empty() ? kExamples : program.examples);
     app.set_version_flag("-V,--version", version_text(program.name.c_str()));
     OptionRows rows = client_rows(o, program);
+    for (const auto* g : kind_option_groups()) {  // each kind's own, after zcperf's common rows
+        OptionRows own = g->rows(o.params.kind_options);
+        rows.insert(rows.end(), std::make_move_iterator(own.begin()), std::make_move_iterator(own.end()));
+    }
     rows.insert(rows.end(), program.rows.begin(), program.rows.end());
     return parse_rows(app, rows, argc, argv, [&] {
         // Rules over several options (each option's own range is its row's).
@@ -697,7 +677,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
                                         " connections per side");
         check_tcp_options(o);
         check_kind_options(o);
-        check_tls_offload(o);
+        check_kind_option_groups(o);
         if (!o.explain_stacks.empty() && o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;
         // With --explain, the sides send their stacks back for --explain-stacks, for --html's flame graphs and
         // into -o json (so `zcperf compare --html` can draw two saved runs' flame graphs).

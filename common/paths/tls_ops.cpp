@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "options/kind_options.hpp"
 #include "paths/tcp_ops.hpp"
 #include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
@@ -19,6 +20,7 @@
 #include "tls/tls_kernel.hpp"
 #include "tls/tls_loops.hpp"
 #include "tls/tls_offload.hpp"
+#include "tls/tls_options.hpp"
 #include "tls/tls_report.hpp"
 #include "tls/tls_session.hpp"
 
@@ -245,6 +247,8 @@ TransportOps ktls_ops() {
 }
 
 [[maybe_unused]] const bool kBlockRegistered = register_kind_block(tls_block_type());
+// Its command-line options, here so that every program that can run the kind (zcperf, zcperf-mpi) offers them.
+[[maybe_unused]] const bool kOptionsRegistered = register_kind_options(tls_option_group());
 
 }  // namespace
 
