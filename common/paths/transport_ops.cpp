@@ -1,6 +1,7 @@
 #include "paths/transport_ops.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 namespace zc {
@@ -63,13 +64,23 @@ const RxModeRow* rx_mode_row(const TransportInfo& t, RxMode mode) {
 }
 
 std::string rx_mode_help() {
+    // Kinds that share one table of modes (tls and ktls run tcp's receivers) are named together, once.
+    auto same_modes = [](const KindOps& a, const KindOps& b) {
+        return a.ops->rx_modes.data() == b.ops->rx_modes.data() && a.ops->rx_modes.size() == b.ops->rx_modes.size();
+    };
     std::string out;
-    for (const KindOps& k : kKinds) {
-        if (k.ops->rx_modes.empty()) continue;
+    for (const KindOps* k = std::begin(kKinds); k != std::end(kKinds); ++k) {
+        if (k->ops->rx_modes.empty() ||
+            std::any_of(std::begin(kKinds), k, [&](const KindOps& e) { return same_modes(e, *k); }))
+            continue;
         out += out.empty() ? "" : "; ";
-        out += std::string(k.name) + ":";
-        for (const RxModeRow& r : k.ops->rx_modes)
-            out += std::string(&r == &k.ops->rx_modes.front() ? " " : ", ") + rx_mode_name(r.mode) + " (" + r.how + ")";
+        std::string names;
+        for (const KindOps* e = k; e != std::end(kKinds); ++e)
+            if (same_modes(*e, *k)) names += (names.empty() ? "" : ", ") + std::string(e->name);
+        out += names + ":";
+        for (const RxModeRow& r : k->ops->rx_modes)
+            out +=
+                std::string(&r == &k->ops->rx_modes.front() ? " " : ", ") + rx_mode_name(r.mode) + " (" + r.how + ")";
     }
     return out + "; the others: copy";
 }
