@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include "core/unique_fd.hpp"
 #include "tcp/tcp_info.hpp"
@@ -149,6 +150,20 @@ MptcpRead read_mptcp(int fd) {
     }
     out.mptcp = true;
     return out;
+}
+
+std::optional<uint64_t> read_mptcp_window_probes(const std::string& netstat) {
+    std::ifstream in(netstat);
+    std::string names, values;
+    // Two lines per group: "MPTcpExt: Name ..." then "MPTcpExt: value ...", in the same order.
+    while (std::getline(in, names)) {
+        if (names.rfind("MPTcpExt:", 0) != 0 || !std::getline(in, values)) continue;
+        std::istringstream n(names), v(values);
+        for (std::string name, value; n >> name && v >> value;)
+            if (name == "WinProbe") return std::stoull(value);
+        return std::nullopt;
+    }
+    return std::nullopt;
 }
 
 std::string mptcp_unavailable() {

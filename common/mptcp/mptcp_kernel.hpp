@@ -5,6 +5,7 @@
 // and MPTCP_FULL_INFO, so the kernel's layouts are declared here (include/uapi/linux/mptcp.h, 6.18).
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,11 @@ struct MptcpRead {
 };
 // Reads the connection on `fd` (an IPPROTO_MPTCP socket). Never throws: a refusal says fallback.
 MptcpRead read_mptcp(int fd);
+
+// This host's MPTCP zero-window probes so far (MPTcpExt WinProbe in /proc/net/netstat; Linux 6.10+), or
+// nullopt where the kernel does not count them. Each probe re-sends one byte the connection had already
+// data-acked: a subflow's tcpi_bytes_acked counts it, no connection counter does.
+std::optional<uint64_t> read_mptcp_window_probes(const std::string& netstat = "/proc/net/netstat");
 
 // "" when this host's kernel runs MPTCP sockets; otherwise what is wrong and what to do
 // (`sysctl net.mptcp.enabled=1`, or a kernel with CONFIG_MPTCP).

@@ -78,6 +78,14 @@ TEST(MptcpInfo, AnOlderKernelsShorterStructHasNoByteCounters) {
     EXPECT_TRUE(parse_mptcp_info(bytes.data(), bytes.size()).fallback());
 }
 
+// The host's zero-window probes, from a 6.18 kernel's /proc/net/netstat; an older kernel counts none.
+TEST(MptcpKernel, ReadsTheHostsZeroWindowProbes) {
+    const std::string dir = std::string(ZCPERF_FIXTURES) + "/mptcp/";
+    EXPECT_EQ(read_mptcp_window_probes(dir + "netstat_6.18.txt"), std::optional<uint64_t>(128));
+    EXPECT_EQ(read_mptcp_window_probes(dir + "netstat_no_winprobe.txt"), std::nullopt);
+    EXPECT_EQ(read_mptcp_window_probes(dir + "no_such_file"), std::nullopt);
+}
+
 TEST(MptcpReport, SubflowsMustAddUpWithinTheKernelsOwnCounts) {
     EXPECT_EQ(subflow_sum_problem(one_subflow(104878105, 104857608, 20496)), "");  // measured on loopback
     EXPECT_NE(subflow_sum_problem(one_subflow(104857608 - 100, 104857608, 0)), "");
