@@ -169,6 +169,40 @@ TEST(KindBlock, ASideResultCarriesTheKindsBlockThroughTheTable) {
     EXPECT_EQ(kind_blocks_csv_cells({}).find_first_not_of(','), std::string::npos);  // a side without: empty cells
 }
 
+// A loaded loopback run's sender (this session): its subflow acked 94 B beyond the data and the reinjections,
+// and the host's MPTcpExt WinProbe rose by 94 over the run, run after run (5 and 5, 0 and 0): each probe
+// re-sends one data-acked byte. Counted, they add up; where the kernel does not count them, they do not.
+TEST(MptcpReport, ZeroWindowProbesTheHostCountedAddUp) {
+    MptcpConnectionReport c = one_subflow(1019936777 + 70592 + 94, 1019936777, 70592);
+    c.bytes_sent = 1019936776;  // acked holds the DATA_FIN too
+    EXPECT_NE(subflow_sum_problem(c), "");
+    c.probes_counted = true;
+    c.window_probes = 94;
+    EXPECT_EQ(subflow_sum_problem(c), "");
+    c.subflows[0].bytes_acked += 5000;  // beyond the probes too: a problem still, naming them
+    EXPECT_NE(subflow_sum_problem(c).find("+ 94 zero-window probes"), std::string::npos) << subflow_sum_problem(c);
+
+    // The receiver's subflows count the probes' bytes twice as well, allowed by the sender's count.
+    MptcpSideReport tx, rx;
+    tx.connections.push_back(one_subflow(1000 + 40 + 12, 1000, 40));
+    MptcpConnectionReport r = one_subflow(0, 0, 0);
+    r.bytes_received = 1000;
+    r.subflows[0].bytes_received = 1000 + 40 + 12;
+    rx.connections.push_back(r);
+    EXPECT_EQ(kind_block_notes({{"mptcp", to_json(tx)}}, {{"mptcp", to_json(rx)}}).size(), 1u);
+    tx.connections[0].probes_counted = true;
+    tx.connections[0].window_probes = 12;
+    EXPECT_TRUE(kind_block_notes({{"mptcp", to_json(tx)}}, {{"mptcp", to_json(rx)}}).empty());
+    // The count travels in the block, and a block without it (an older peer's) counts none.
+    MptcpSideReport back = mptcp_side_from_json(to_json(tx));
+    EXPECT_TRUE(back.connections[0].probes_counted);
+    EXPECT_EQ(back.connections[0].window_probes, 12u);
+    nlohmann::json old = to_json(tx);
+    old["connections"][0].erase("probes_counted");
+    old["connections"][0].erase("window_probes");
+    EXPECT_FALSE(mptcp_side_from_json(old).connections[0].probes_counted);
+}
+
 TEST(KindBlock, TheTwoSidesAreComparedByTheKind) {
     MptcpSideReport tx, rx;
     tx.connections.push_back(one_subflow(1001, 1000, 0));
