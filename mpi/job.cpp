@@ -217,6 +217,7 @@ void Job::start_server() {
         so.max_sessions = size_ + 4;  // incast: every other rank at once, all from one address on one host
         so.startups.start = so.startups.full = so.startups.per_source = std::max(so.startups.full, size_ + 16);
         so.allow_irq_affinity = true;  // the user running the job is its servers' operator
+        so.probe_gpus = uses_gpus();   // a host-only job never starts the GPU driver, in any rank
         so.secret = secret_;
         if (std::find(mopt_.refuse_ranks.begin(), mopt_.refuse_ranks.end(), rank_) != mopt_.refuse_ranks.end())
             so.max_duration_s = 0.001;  // a real refusal from zcserver's own check
@@ -396,7 +397,7 @@ int Job::run() {
         MPI_Comm_rank(node, &me_.local_rank);
         MPI_Comm_free(&node);
     }
-    me_.gpus = static_cast<int>(cuda::devices().size());
+    me_.gpus = uses_gpus() ? static_cast<int>(cuda::devices().size()) : 0;
     me_.cpus = cpus_for_local_rank(mopt_.rank_cpus, me_.local_rank);
     start_server();
     rendezvous();

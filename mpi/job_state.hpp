@@ -29,7 +29,7 @@ struct RankInfo {
     std::string host, address;
     uint16_t port = 0;  // 0: its server did not start (server_error says why)
     int local_rank = 0;
-    int gpus = 0;
+    int gpus = 0;  // counted only when the job asks for GPU memory (0 otherwise)
     std::vector<int> cpus;
     std::string server_error;
 };
@@ -42,6 +42,8 @@ public:
     int run();
 
 private:
+    // Does any pair's side want pinned or GPU memory? Only then do the ranks start the GPU driver.
+    bool uses_gpus() const { return opt_.local.buffer.needs_cuda() || opt_.remote.buffer.needs_cuda(); }
     void start_server();
     void rendezvous();
     // One round of one test: returns false when a rank is missing (the job must end).
