@@ -120,7 +120,8 @@ TestResult merge_iterations(const std::vector<TestResult>& runs, const Confidenc
     m.iterations.metric = tracked_metric(m.test);
     m.iterations.met = !asked || interval_met(goal, tracked_series(runs));
     if (is_message_test(m.test))
-        m.messages = message_result(m.test, m.messages.batch, m.local, m.remote, m.elapsed_s, m.messages.percentiles);
+        m.messages = message_result(m.test, m.transport, m.messages.batch, m.local, m.remote, m.elapsed_s,
+                                    m.messages.percentiles);
     return m;
 }
 

@@ -286,7 +286,7 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
     if (is_message_test(spec.test)) {
         // Messages per post for verbs (--postlist), per send call for TCP (--batch).
         uint32_t batch = transport_info(spec.transport).queue_pairs ? spec.rdma.postlist : spec.batch;
-        r.messages = message_result(spec.test, batch, local, remote, r.elapsed_s, spec.percentiles);
+        r.messages = message_result(spec.test, spec.transport, batch, local, remote, r.elapsed_s, spec.percentiles);
         r.warnings.insert(r.warnings.end(), r.messages.notes.begin(), r.messages.notes.end());
     }
     r.local = std::move(local);

@@ -86,6 +86,10 @@ struct TransportInfo {
     // Its data connections are kernel TCP sockets: -C, --fq-rate, --tos and --bind-dev set them, and TCP_INFO
     // reads them (issue 28).
     bool tcp_sockets = false;
+    // Its calls are a TCP byte stream's (MPTCP's and TLS's too): a message test counts the kernel's data segments
+    // per message (TCP_INFO) and speaks of send()/recv() calls; a kind that counts its own (RDMA's posts, UDP's
+    // datagrams) says how in its report block.
+    bool tcp_segments = false;
     // The protocol its stream sockets are opened with (socket()'s third argument; 0: the family's TCP).
     int socket_protocol = 0;
     // The kind's own options its client reads (TestParams::kind_options, by name, space-separated): any other

@@ -4,8 +4,10 @@
 #if ZCPERF_WITH_RDMA
 #include <rdma/rsocket.h>
 
+#include <any>
 #include <stdexcept>
 
+#include "paths/rdma_block.hpp"
 #include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
 #include "rdma/rdma_connection.hpp"
@@ -93,17 +95,25 @@ void make_exchange(StreamLoop& loop, const HalfSpec& h, Role role, DataConnectio
 
 std::string name_of_path(const HalfSpec& h, Role) { return transport_name(h.transport); }
 
-// What the local address's RDMA device is (rsockets keep their cm_id to themselves), and what the
-// riomap'ed ring cost to register.
-RdmaInfo ran_on(const DataConnection& conn, const StreamLoop& loop) {
-    if (!kind_connection_if<RsocketFd>(conn)) return {};
-    RdmaInfo info = device_info_for(address_of(conn));
-    if (auto* r = loop.get_if<RsocketIomapReceiver>()) {
-        info.registration_ms = r->registration_ms();
-        info.registered_bytes = r->buffer().size();
+// What one stream's loop registered (the riomap'ed ring) and waited for (credits), read as it ended.
+std::any loop_counts(const StreamLoop& loop) {
+    RdmaInfo ran;
+    if (const auto* r = loop.get_if<RsocketIomapReceiver>()) {
+        ran.registration_ms = r->registration_ms();
+        ran.registered_bytes = r->buffer().size();
     }
-    if (auto* s = loop.get_if<RsocketIomapSender>()) info.credit_waits = s->credit_waits();
-    return info;
+    if (const auto* s = loop.get_if<RsocketIomapSender>()) ran.credit_waits = s->credit_waits();
+    return ran;
+}
+
+// The side's block: the local address's RDMA device (rsockets keep their cm_id to themselves; the streams
+// share the route, so the first's address tells), and its loops' registration and credit waits.
+void read_block(const HalfSpec& h, Role, std::span<const KindStream> streams, SideResult& r) {
+    if (streams.empty()) return;
+    RdmaInfo side = device_info_for(address_of(*streams.front().conn));
+    for (const KindStream& s : streams)
+        if (const auto* ran = std::any_cast<RdmaInfo>(s.kind_counts)) side.add(*ran);
+    write_rdma_block(h, side, r);
 }
 
 uint64_t bytes_per_stream(const HalfSpec& h, Role role) {
@@ -123,9 +133,10 @@ const TransportOps kRsocketOps = {.listen = listen,
                                   .make_exchange = make_exchange,
                                   .local_address = address_of,
                                   .path_name = name_of_path,
-                                  .ran_on = ran_on,
                                   .settings_in_force = no_settings,
-                                  .buffer_bytes = bytes_per_stream};
+                                  .buffer_bytes = bytes_per_stream,
+                                  .kind_block = read_block,
+                                  .loop_counts = loop_counts};
 
 }  // namespace zc
 #endif

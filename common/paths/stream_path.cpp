@@ -21,10 +21,6 @@ void make_stream_path(StreamLoop& path, const HalfSpec& half, Role role, DataCon
 
 std::string path_name(const HalfSpec& half, Role role) { return transport_ops(half.transport).path_name(half, role); }
 
-RdmaInfo rdma_info_of(Transport t, const DataConnection& conn, const StreamLoop& path) {
-    return transport_ops(t).ran_on(conn, path);
-}
-
 void read_back_settings(const HalfSpec& half, Role role, const DataConnection& conn, SideResult& r) {
     transport_ops(half.transport).settings_in_force(half, role, conn, r);
 }

@@ -10,7 +10,6 @@
 #include "core/stream_loop.hpp"
 #include "measure/latency_histogram.hpp"
 #include "paths/transport_ops.hpp"
-#include "protocol/rdma_info.hpp"
 #include "protocol/result.hpp"
 #include "protocol/run_spec.hpp"
 
@@ -22,9 +21,8 @@ namespace zc {
 void make_stream_path(StreamLoop& path, const HalfSpec& half, Role role, DataConnection& conn, LatencyHistogram& rtt);
 
 // What ran, read back after the run: the path's name in the report (the sender's transport, a TCP
-// receiver's --rx mode), and the RDMA device and registration costs (empty where no RDMA ran).
+// receiver's --rx mode).
 std::string path_name(const HalfSpec& half, Role role);
-RdmaInfo rdma_info_of(Transport t, const DataConnection& conn, const StreamLoop& path);
 // The kernel's settings in force on a side's first connection (socket buffers, the receive low-water mark), into its
 // result.
 void read_back_settings(const HalfSpec& half, Role role, const DataConnection& conn, SideResult& r);

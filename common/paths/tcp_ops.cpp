@@ -233,9 +233,6 @@ std::string name_of_path(const HalfSpec& h, Role role) {
     return role == Role::send ? transport_name(h.transport) : std::string("rx-") + rx_mode_name(h.rx);
 }
 
-// Plain TCP uses no RDMA device, even when one sits on its netdev (rxe on a NIC, RoCE NICs).
-RdmaInfo ran_on(const DataConnection&, const StreamLoop&) { return {}; }
-
 void settings_in_force(const HalfSpec& h, Role role, const DataConnection& conn, SideResult& r) {
     int fd = tcp_fd(conn);
     if (fd < 0) return;
@@ -292,7 +289,6 @@ const TransportOps kTcpOps = {.listen = listen,
                               .make_exchange = make_exchange,
                               .local_address = address_of,
                               .path_name = name_of_path,
-                              .ran_on = ran_on,
                               .settings_in_force = settings_in_force,
                               .buffer_bytes = bytes_per_stream,
                               .stream_info = stream_info,

@@ -22,7 +22,6 @@
 #include "core/tcp_stats.hpp"
 #include "core/transport_registry.hpp"
 #include "measure/latency_histogram.hpp"
-#include "protocol/rdma_info.hpp"
 #include "protocol/result.hpp"
 #include "protocol/run_spec.hpp"
 
@@ -82,11 +81,10 @@ struct TransportOps {
     void (*make_recv)(StreamLoop& loop, const HalfSpec& half, DataConnection& conn);
     void (*make_exchange)(StreamLoop& loop, const HalfSpec& half, Role role, DataConnection& conn,
                           LatencyHistogram& rtt);
-    // Read back what ran: the numeric local address the data leaves from ("" when unknown), the path's
-    // name in the report, and the RDMA device and registration costs (empty where none).
+    // Read back what ran: the numeric local address the data leaves from ("" when unknown) and the path's
+    // name in the report.
     std::string (*local_address)(const DataConnection& conn);
     std::string (*path_name)(const HalfSpec& half, Role role);
-    RdmaInfo (*ran_on)(const DataConnection& conn, const StreamLoop& loop);
     // The kernel's settings in force on the side's first connection (socket buffers, the receive low-water mark), into
     // the side's result; no_settings for connections that are not kernel sockets.
     void (*settings_in_force)(const HalfSpec& half, Role role, const DataConnection& conn, SideResult& r);
@@ -102,8 +100,8 @@ struct TransportOps {
     // its streams (stream order) and its result so far, into r.kinds.
     void (*kind_block)(const HalfSpec& half, Role role, std::span<const KindStream> streams, SideResult& r) = nullptr;
     // The kind's own counts of one stream's loop, read in the stream's thread as its loop ends (the loop
-    // goes with the thread), for kind_block: a value of the kind's own type (UDP's UdpCounts), made once per
-    // stream, never inside the loop.
+    // goes with the thread), for kind_block: a value of the kind's own type (UDP's UdpCounts; an rsocket
+    // loop's ring registration and credit waits), made once per stream, never inside the loop.
     std::any (*loop_counts)(const StreamLoop& loop) = nullptr;
     // Its receive modes (empty: copy only), in the order --rx's help lists them.
     std::span<const RxModeRow> rx_modes{};

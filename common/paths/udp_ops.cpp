@@ -123,8 +123,6 @@ std::string name_of_path(const HalfSpec& h, Role role) {
                                                         : std::string("rx-") + rx_mode_name(h.rx);
 }
 
-RdmaInfo ran_on(const DataConnection&, const StreamLoop&) { return {}; }
-
 void settings_in_force(const HalfSpec&, Role, const DataConnection& conn, SideResult& r) {
     int fd = tcp_fd(conn);
     if (fd < 0) return;
@@ -168,7 +166,6 @@ const TransportOps kUdpOps = {.listen = listen,
                               .make_exchange = make_exchange,
                               .local_address = address_of,
                               .path_name = name_of_path,
-                              .ran_on = ran_on,
                               .settings_in_force = settings_in_force,
                               .buffer_bytes = udp_buffer_bytes,
                               .kind_block = read_block,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "paths/rdma_block.hpp"
 #include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
 #include "rdma/rdma_connection.hpp"
@@ -87,9 +88,14 @@ std::string address_of(const DataConnection& c) {
 
 std::string name_of_path(const HalfSpec& h, Role) { return transport_name(h.transport); }
 
-RdmaInfo ran_on(const DataConnection& conn, const StreamLoop&) {
-    const auto* c = kind_connection_if<RdmaConnection>(conn);
-    return c ? c->info() : RdmaInfo{};
+// The side's block: each stream's connection's facts (device, QPs, CQ mode, registration, posts), summed;
+// the loops write theirs into the connection.
+void read_block(const HalfSpec& h, Role, std::span<const KindStream> streams, SideResult& r) {
+    if (streams.empty()) return;
+    RdmaInfo side;
+    for (const KindStream& s : streams)
+        if (const auto* c = kind_connection_if<RdmaConnection>(*s.conn)) side.add(c->info());
+    write_rdma_block(h, side, r);
 }
 
 uint64_t bytes_per_stream(const HalfSpec& h, Role role) {
@@ -117,9 +123,9 @@ const TransportOps kVerbsOps = {.listen = listen,
                                 .make_exchange = make_exchange,
                                 .local_address = address_of,
                                 .path_name = name_of_path,
-                                .ran_on = ran_on,
                                 .settings_in_force = no_settings,
-                                .buffer_bytes = bytes_per_stream};
+                                .buffer_bytes = bytes_per_stream,
+                                .kind_block = read_block};
 
 }  // namespace zc
 #endif

@@ -35,6 +35,17 @@ const auto kMemoryReportFields = std::make_tuple(
 
 nlohmann::json to_json(const GpuPlacement& g) { return encoded(g, kGpuPlacementFields); }
 GpuPlacement gpu_placement_from_json(const nlohmann::json& j) { return decoded<GpuPlacement>(j, kGpuPlacementFields); }
+void MemoryReport::registered_gpu_path(const std::string& path, const std::string& note, uint32_t slots,
+                                       uint64_t message_size) {
+    if (gpu_path.empty() || path.empty()) return;
+    const bool staged = path == "staged";
+    gpu_path = path;
+    gpu_path_note = note;
+    stage_slot_bytes = staged ? message_size : 0;
+    stage_slots = staged ? static_cast<int>(slots) : 0;
+    stage_batch = staged ? 1 : 0;
+}
+
 nlohmann::json to_json(const MemoryReport& m) { return encoded(m, kMemoryReportFields); }
 MemoryReport memory_report_from_json(const nlohmann::json& j) { return decoded<MemoryReport>(j, kMemoryReportFields); }
 

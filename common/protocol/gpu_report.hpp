@@ -30,6 +30,10 @@ struct MemoryReport {
     StagingCounts staging;     // summed over the streams
 
     bool staged() const { return staging.copies > 0 || !gpu_path.empty(); }
+    // A kind that registers GPU memory itself (verbs), from its block's hook: what registration decided
+    // (`path` "direct", or "staged" and why; "" leaves the socket paths' staging), one message per bounce
+    // slot. Nothing for host memory (no gpu_path).
+    void registered_gpu_path(const std::string& path, const std::string& note, uint32_t slots, uint64_t message_size);
 };
 
 nlohmann::json to_json(const GpuPlacement& g);

@@ -57,7 +57,9 @@ std::vector<std::string> kind_block_lines(const SideResult& side) {
 std::string kind_blocks_csv_header(const std::string& side_prefix) {
     std::string out;
     for (const KindBlockType* t : kind_block_types())
-        for (const auto& c : t->csv_columns()) out += (out.empty() ? "" : ",") + side_prefix + t->key + "_" + c;
+        for (const auto& c : t->csv_columns())
+            out += (out.empty() ? "" : ",") + side_prefix +
+                   (t->csv_prefix ? t->csv_prefix : t->key + std::string("_")) + c;
     return out;
 }
 
@@ -84,6 +86,15 @@ std::vector<std::string> kind_block_notes(const KindBlocks& sender, const KindBl
             if (!n.empty()) notes.push_back(std::move(n));
     }
     return notes;
+}
+
+std::string kind_block_messages_measured(const SideResult& side, Workload test, uint32_t batch) {
+    for (const KindBlockType* t : kind_block_types()) {
+        const auto* b = find_block(side.kinds, t->key);
+        if (!b || !t->messages_measured) continue;
+        if (std::string words = t->messages_measured(*b, side, test, batch); !words.empty()) return words;
+    }
+    return "";
 }
 
 }  // namespace zc

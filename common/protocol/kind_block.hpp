@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/workload.hpp"
+
 namespace zc {
 
 struct SideResult;  // protocol/result.hpp: the side a block belongs to, for hooks that read its generic figures
@@ -30,6 +32,13 @@ struct KindBlockType {
     // One test's two sides (either may be null: a side without the block): what does not add up, as the
     // test's warnings ("" none). nullptr: nothing to compare.
     std::vector<std::string> (*check_sides)(const nlohmann::json* sender, const nlohmann::json* receiver) = nullptr;
+    // What follows the side's prefix in its columns' names: nullptr, the key and "_" (local_udp_lost); a
+    // block whose columns kept the names they had before it was one gives "" and names them whole.
+    const char* csv_prefix = nullptr;
+    // A message test (rr, msgrate) on a kind that counts its own calls (not a TCP socket's): how its
+    // messages were posted and seen arriving, in words (MessageResult::measured). nullptr: none to say.
+    std::string (*messages_measured)(const nlohmann::json& block, const SideResult& side, Workload test,
+                                     uint32_t batch) = nullptr;
 };
 
 // A kind whose block is one struct with its two codecs: its hooks read the struct, and kind_block_type<kOf>()
@@ -42,11 +51,19 @@ struct KindBlockOf {
     std::vector<std::string> (*human_lines)(const Side&, const SideResult& side);
     std::vector<std::string> (*csv_columns)();
     std::vector<std::string> (*csv_cells)(const Side&);
-    // Called only when both sides have the block (one side alone has nothing to compare).
+    // Called only when both sides have the block (one side alone has nothing to compare); nullptr: none.
     std::vector<std::string> (*check_sides)(const Side& sender, const Side& receiver);
+    const char* csv_prefix = nullptr;  // as KindBlockType's
+    std::string (*messages_measured)(const Side&, const SideResult& side, Workload test, uint32_t batch) = nullptr;
 };
 
 namespace kind_block_detail {
+// Whether an optional hook was given (through a parameter: the compiler warns on a known function's address).
+template <class F>
+constexpr bool given(F hook) {
+    return hook != nullptr;
+}
+
 template <const auto& Of>
 struct Hooks {
     static nlohmann::json decode(const nlohmann::json& wire) { return Of.to_json(Of.from_json(wire)); }
@@ -57,6 +74,10 @@ struct Hooks {
     static std::vector<std::string> check_sides(const nlohmann::json* sender, const nlohmann::json* receiver) {
         if (!sender || !receiver) return {};
         return Of.check_sides(Of.from_json(*sender), Of.from_json(*receiver));
+    }
+    static std::string messages_measured(const nlohmann::json& b, const SideResult& side, Workload test,
+                                         uint32_t batch) {
+        return Of.messages_measured(Of.from_json(b), side, test, batch);
     }
 };
 }  // namespace kind_block_detail
@@ -69,7 +90,9 @@ constexpr KindBlockType kind_block_type() {
             .human_lines = H::human_lines,
             .csv_columns = Of.csv_columns,
             .csv_cells = H::csv_cells,
-            .check_sides = H::check_sides};
+            .check_sides = kind_block_detail::given(Of.check_sides) ? H::check_sides : nullptr,
+            .csv_prefix = Of.csv_prefix,
+            .messages_measured = kind_block_detail::given(Of.messages_measured) ? H::messages_measured : nullptr};
 }
 
 // Called once per kind, from the kind's module (a static registration in its operations table's file, so
@@ -84,5 +107,7 @@ std::vector<std::string> kind_block_lines(const SideResult& side);   // its bloc
 std::string kind_blocks_csv_header(const std::string& side_prefix);  // "" when no kind registers a block
 std::string kind_blocks_csv_cells(const KindBlocks& blocks);         // as many cells as the header's columns
 std::vector<std::string> kind_block_notes(const KindBlocks& sender, const KindBlocks& receiver);
+// A message test's words from the first of the side's blocks that has them ("" none): messages_measured.
+std::string kind_block_messages_measured(const SideResult& side, Workload test, uint32_t batch);
 
 }  // namespace zc

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/transport_registry.hpp"
 #include "measure/service_demand.hpp"
 #include "protocol/field_table.hpp"
 #include "protocol/result.hpp"
@@ -88,8 +89,9 @@ const auto kMessageSideFields = std::make_tuple(
 nlohmann::json to_json(const MessageSide& m) { return encoded(m, kMessageSideFields); }
 MessageSide message_side_from_json(const nlohmann::json& j) { return decoded<MessageSide>(j, kMessageSideFields); }
 
-MessageResult message_result(Workload test, uint32_t batch, const SideResult& local, const SideResult& remote,
-                             double receiver_elapsed_s, const std::vector<double>& percentiles) {
+MessageResult message_result(Workload test, Transport transport, uint32_t batch, const SideResult& local,
+                             const SideResult& remote, double receiver_elapsed_s,
+                             const std::vector<double>& percentiles) {
     const char* what = is_transaction_test(test) ? kTransactions : kMessages;
     const MessageSide& l = local.messages;
     const MessageSide& r = remote.messages;
@@ -141,8 +143,8 @@ MessageResult message_result(Workload test, uint32_t batch, const SideResult& lo
     m.remote_sd_us = service_demand_us_per_tran(remote.cpu.busy_cpu_s, m.messages);
     m.local_proc_sd_us = service_demand_us_per_tran(local.process_cpu_s(), m.messages);
     m.remote_proc_sd_us = service_demand_us_per_tran(remote.process_cpu_s(), m.messages);
-    m.tcp = local.rdma.empty() && !lossy;  // TCP sides carry no rdma block (nor a UDP path); rsockets and verbs do
-    char how[320];
+    m.tcp = transport_info(transport).tcp_segments;  // the row: its calls are a TCP socket's, its segments TCP_INFO's
+    char how[320] = "";
     if (is_connection_test(test)) {
         std::snprintf(how, sizeof(how),
                       "a new TCP connection per transaction (%s); latency of the whole transaction "
@@ -164,25 +166,8 @@ MessageResult message_result(Workload test, uint32_t batch, const SideResult& lo
                       "%u per %s call with TCP_NODELAY; the receiver reads in bulk and counts whole messages; segments "
                       "from the sender's TCP_INFO (MSS units)",
                       batch, batch == 1 ? "send()" : "sendmmsg()");
-    } else if (!local.rdma.cq_mode.empty()) {  // verbs
-        const RdmaInfo& ri = local.rdma;
-        if (test == Workload::msgrate) {
-            std::snprintf(
-                how, sizeof(how),
-                "one %s work request each, up to %u chained per ibv_post_send (%llu calls for %llu requests), "
-                "%llu posted inline (max_inline %u); the receiver checks each message's pattern and returns "
-                "credits; CQ %s",
-                local.path == "rdma-write" ? "RDMA WRITE" : "SEND", batch,
-                static_cast<unsigned long long>(ri.post_calls), static_cast<unsigned long long>(ri.data_sends),
-                static_cast<unsigned long long>(ri.inline_sends), ri.max_inline, ri.cq_mode.c_str());
-        } else {
-            std::snprintf(how, sizeof(how),
-                          "arrival seen by %s; %llu of %llu messages posted inline (max_inline %u); CQ %s",
-                          ri.rr_wait.c_str(), static_cast<unsigned long long>(ri.inline_sends),
-                          static_cast<unsigned long long>(ri.data_sends), ri.max_inline, ri.cq_mode.c_str());
-        }
-    } else {
-        std::snprintf(how, sizeof(how), "rsend/rrecv (rsockets: copied through their registered buffers)");
+    } else {  // a kind that counts its own calls (RDMA's posts): its block says how
+        m.measured = kind_block_messages_measured(local, test, batch);
     }
     if (m.measured.empty()) m.measured = how;
     if (m.tcp && test == Workload::msgrate && m.messages && m.segments_per_message < 0.9) {

@@ -51,13 +51,15 @@ struct MessageResult {
     // msgrate: how the messages were sent and counted, in words (after "N B messages, "); rr over
     // RDMA: how each side saw the answer arrive. From the client's own SideResult.
     std::string measured;
-    bool tcp = true;  // the data went over TCP (segments and calls are TCP's)
+    bool tcp = true;  // the data went over TCP (segments and calls are TCP's): the row's tcp_segments
 };
 
 // Checks that both sides counted the same messages (transactions), stream by stream, and computes
-// the test's figures. Throws std::runtime_error on a mismatch: no figure is then reported.
-MessageResult message_result(Workload test, uint32_t batch, const SideResult& local, const SideResult& remote,
-                             double receiver_elapsed_s, const std::vector<double>& percentiles = kDefaultPercentiles);
+// the test's figures. Throws std::runtime_error on a mismatch: no figure is then reported. `transport`'s
+// row says whether the calls were a TCP socket's (tcp_segments); another kind's block says how it posted.
+MessageResult message_result(Workload test, Transport transport, uint32_t batch, const SideResult& local,
+                             const SideResult& remote, double receiver_elapsed_s,
+                             const std::vector<double>& percentiles = kDefaultPercentiles);
 
 // The report's object: "rr" {transactions, transactions_per_s, rtt_us{...}, latency_us{...}, ...}
 // or "msgrate" {messages, messages_per_s, stream_messages_per_s, ...}.

@@ -1,10 +1,12 @@
 #include "protocol/rdma_info.hpp"
 
-#include <cstdio>
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <limits>
 
 #include "protocol/field_table.hpp"
+#include "protocol/result.hpp"
 
 namespace zc {
 
@@ -106,8 +108,6 @@ nlohmann::json to_json(const RdmaInfo& r) { return encoded(r, kRdmaInfoFields); 
 RdmaInfo rdma_info_from_json(const nlohmann::json& j) { return decoded<RdmaInfo>(j, kRdmaInfoFields); }
 
 std::string describe(const RdmaInfo& r) {
-    // snprintf rather than fmt: the protocol files also build alone (the fuzzer links no fmt).
-    char b[160];
     std::string out = r.device.empty() ? std::string("rsockets") : r.device + " port " + std::to_string(r.port);
     if (!r.provider.empty()) out += " (provider " + r.provider + ")";
     if (r.gid_index >= 0) out += ", GID index " + std::to_string(r.gid_index);
@@ -118,9 +118,8 @@ std::string describe(const RdmaInfo& r) {
         out += ", CQ " + r.cq_mode +
                (r.cq_mode == "poll" ? " (busy-polling shows as user time)" : " (completion channel)");
     if (r.registered_bytes > 0) {
-        std::snprintf(b, sizeof(b), "; registration %.2f ms for %llu B, outside the interval", r.registration_ms,
-                      static_cast<unsigned long long>(r.registered_bytes));
-        out += b;
+        out += fmt::format("; registration {:.2f} ms for {} B, outside the interval", r.registration_ms,
+                           r.registered_bytes);
     } else if (r.cq_mode.empty()) {
         out += "; rsockets register their own buffers at connection time";
     }
@@ -128,10 +127,8 @@ std::string describe(const RdmaInfo& r) {
     if (r.contexts_opened)
         out += "; " + std::to_string(r.contexts_opened) + " device context(s) opened (--qps-per-context)";
     if (r.data_sends) {
-        std::snprintf(b, sizeof(b), "; %llu data WRs in %llu ibv_post_send calls, %llu inline (max_inline %u)",
-                      static_cast<unsigned long long>(r.data_sends), static_cast<unsigned long long>(r.post_calls),
-                      static_cast<unsigned long long>(r.inline_sends), r.max_inline);
-        out += b;
+        out += fmt::format("; {} data WRs in {} ibv_post_send calls, {} inline (max_inline {})", r.data_sends,
+                           r.post_calls, r.inline_sends, r.max_inline);
     }
     if (!r.rr_wait.empty()) out += "; arrival seen by " + r.rr_wait;
     if (r.thread_domains) {
@@ -145,5 +142,81 @@ std::string describe(const RdmaInfo& r) {
     }
     return out;
 }
+
+namespace {
+
+std::vector<std::string> human_lines(const RdmaInfo& r, const SideResult&) { return {"rdma: " + describe(r)}; }
+
+// The columns' names as they were before the block (readers find them by name): each its wire field's, the
+// device's facts prefixed rdma_ (local_rdma_device, local_cq_mode, local_registration_ms).
+std::vector<std::string> csv_columns() {
+    using R = RdmaInfo;
+    const auto& t = kRdmaInfoFields;
+    auto device = [&](auto member) { return std::string("rdma_") + name_of(t, member); };
+    return {device(&R::device),
+            device(&R::port),
+            device(&R::gid_index),
+            device(&R::mtu),
+            device(&R::link_layer),
+            name_of(t, &R::cq_mode),
+            name_of(t, &R::qps),
+            name_of(t, &R::registration_ms),
+            name_of(t, &R::registered_bytes),
+            name_of(t, &R::credit_waits),
+            device(&R::provider),
+            name_of(t, &R::thread_domains),
+            name_of(t, &R::doorbell_env),
+            name_of(t, &R::contexts_opened)};
+}
+
+std::vector<std::string> csv_cells(const RdmaInfo& r) {
+    std::string env;  // NAME=VALUE of the doorbell variables set on that side, space-separated
+    for (const auto& [name, value] : r.doorbell_env) env += (env.empty() ? "" : " ") + name + "=" + value;
+    auto n = [](auto v) { return fmt::format("{}", v); };
+    return {r.device,
+            n(r.port),
+            n(r.gid_index),
+            n(r.mtu),
+            r.link_layer,
+            r.cq_mode,
+            n(r.qps),
+            fmt::format("{:.3f}", r.registration_ms),
+            n(r.registered_bytes),
+            n(r.credit_waits),
+            r.provider,
+            n(r.thread_domains),
+            env,
+            n(r.contexts_opened)};
+}
+
+// Verbs posts work requests itself (a CQ mode is its mark; rsockets do their own): how many, chained how,
+// inline how often, and how rr's side saw its message arrive.
+std::string messages_measured(const RdmaInfo& r, const SideResult& side, Workload test, uint32_t batch) {
+    if (r.cq_mode.empty()) return "rsend/rrecv (rsockets: copied through their registered buffers)";
+    if (test == Workload::msgrate) {
+        return fmt::format(
+            "one {} work request each, up to {} chained per ibv_post_send ({} calls for {} requests), {} posted "
+            "inline (max_inline {}); the receiver checks each message's pattern and returns credits; CQ {}",
+            side.path == "rdma-write" ? "RDMA WRITE" : "SEND", batch, r.post_calls, r.data_sends, r.inline_sends,
+            r.max_inline, r.cq_mode);
+    }
+    return fmt::format("arrival seen by {}; {} of {} messages posted inline (max_inline {}); CQ {}", r.rr_wait,
+                       r.inline_sends, r.data_sends, r.max_inline, r.cq_mode);
+}
+
+constexpr KindBlockOf<RdmaInfo> kRdma = {.key = "rdma",
+                                         .to_json = to_json,
+                                         .from_json = rdma_info_from_json,
+                                         .human_lines = human_lines,
+                                         .csv_columns = csv_columns,
+                                         .csv_cells = csv_cells,
+                                         .check_sides = nullptr,  // each side's own facts: nothing to compare
+                                         .csv_prefix = "",
+                                         .messages_measured = messages_measured};
+const KindBlockType kBlock = kind_block_type<kRdma>();
+
+}  // namespace
+
+const KindBlockType& rdma_block_type() { return kBlock; }
 
 }  // namespace zc

@@ -1,10 +1,16 @@
 #pragma once
 // What one side's RDMA data path really ran on, read back from the device (issue #5 item 3) and the
-// cost of registering its memory, measured before the interval (item 2). Empty for TCP paths.
+// cost of registering its memory, measured before the interval (item 2).
+// It is the RDMA kinds' block (protocol/kind_block.hpp) under the key "rdma", written by the rsocket and
+// verbs kinds (paths/rdma_block.cpp registers it): the human report's "rdma:" line, the CSV's RDMA columns
+// (their names as before: local_rdma_device, local_cq_mode ...) and a message test's words on how its
+// messages were posted are its hooks; the wire is as it was (the block at the side's top level).
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "protocol/kind_block.hpp"
 
 namespace zc {
 
@@ -54,12 +60,14 @@ struct RdmaInfo {
     std::string provider{};  // the device's driver, as libibverbs matches its provider: "rxe", "mlx5", ...
     std::map<std::string, std::string> doorbell_env{};  // kDoorbellEnv's variables set on this side, name -> value
 
-    bool empty() const { return device.empty() && cq_mode.empty() && registered_bytes == 0; }
     void add(const RdmaInfo& o);  // a stream's into the side's: counts summed, the device kept
 };
 
 nlohmann::json to_json(const RdmaInfo& r);
 RdmaInfo rdma_info_from_json(const nlohmann::json& j);  // throws ProtocolError
 std::string describe(const RdmaInfo& r);                // one human line: "rxe0 port 1, GID 1, MTU 4096, Ethernet; ..."
+
+// The block's table (key "rdma"), registered by paths/rdma_block.cpp.
+const KindBlockType& rdma_block_type();
 
 }  // namespace zc

@@ -93,7 +93,6 @@ Role role_from_name(const std::string& name) {
 constexpr double kMaxSeconds = 1e7;
 
 // Optional blocks, sent where the side has them.
-bool has_rdma(const SideResult& s) { return !s.rdma.empty(); }
 bool has_explain(const SideResult& s) { return s.explain.ran || !s.explain.problem.empty(); }
 bool has_flows(const SideResult& s) { return !s.flow_bytes.empty(); }
 bool has_tcp_settings(const SideResult& s) { return !s.tcp_settings.congestion.empty(); }
@@ -118,7 +117,6 @@ const auto kSideResultFields = std::make_tuple(
     optional(list("shared_with", &SideResult::shared_with, 64, kToJson, concurrent_test_from_json)),
     optional(custom("messages", &SideResult::messages, kToJson, message_side_from_json)),
     optional(custom("memory", &SideResult::memory, kToJson, memory_report_from_json)),
-    sent_if(has_rdma, custom("rdma", &SideResult::rdma, kToJson, rdma_info_from_json)),
     sent_if(has_flows, list("flow_bytes", &SideResult::flow_bytes, kMaxDataConnections)),  // --flows only
     sent_if(has_explain, custom(kExplainKey, &SideResult::explain, kToJson, explain_side_from_json)),
     sent_if(has_tcp_settings, custom("tcp_settings", &SideResult::tcp_settings, kToJson, tcp_tuning_from_json)),

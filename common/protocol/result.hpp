@@ -13,7 +13,6 @@
 #include "protocol/kind_block.hpp"
 #include "protocol/message_stats.hpp"
 #include "core/flow_stats.hpp"
-#include "protocol/rdma_info.hpp"
 #include "protocol/gpu_report.hpp"
 #include "protocol/concurrent_test.hpp"
 #include "protocol/tcp_report.hpp"
@@ -78,7 +77,6 @@ struct SideResult {
     // (CPU%, SD, per CPU) count their work too, and the reports mark them shared.
     std::vector<ConcurrentTest> shared_with;
     MessageSide messages;  // rr, msgrate: messages (transactions) this side counted
-    RdmaInfo rdma;         // RDMA paths: device, port, GID, MTU, link layer, CQ mode, registration cost
     MemoryReport memory;   // buffer memory kind; GPU staging's cost
     ExplainSide explain;   // --explain: where the sampled CPU time went (ran = false: not asked, or why not)
     // TCP: each stream's TCP_INFO over the measured interval (stream order; empty for crr/cc and RDMA),

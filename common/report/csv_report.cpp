@@ -76,8 +76,7 @@ const Column<TestResult> kTestColumns[] = {
      [](const TestResult& r) { return fmt::format("{:.4f}", r.baseline.remote_service_demand); }},
 };
 
-// Each side's columns, prefixed local_ / remote_. The RDMA cells are empty where no RDMA path ran,
-// so TCP rows do not claim a device.
+// Each side's columns, prefixed local_ / remote_ (each kind's own are its block's, at the end).
 std::string flow_cell(const SideResult& s, double FlowFigures::*rate) {
     return s.flow_bytes.empty() ? std::string() : fmt::format("{:.3f}", flow_figures(s).*rate / 1e6);
 }
@@ -116,31 +115,6 @@ const Column<SideResult> kSideColumns[] = {
     {"stage_wait_s",
      [](const SideResult& s) { return fmt::format("{:.6f}", static_cast<double>(s.memory.staging.wait_ns) * 1e-9); }},
     {"rcv_lowat", [](const SideResult& s) { return num(s.rcv_lowat); }},
-    {"rdma_device", [](const SideResult& s) { return s.rdma.empty() ? "" : quoted(s.rdma.device); }},
-    {"rdma_port", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.port); }},
-    {"rdma_gid_index", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.gid_index); }},
-    {"rdma_mtu", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.mtu); }},
-    {"rdma_link_layer", [](const SideResult& s) { return s.rdma.empty() ? "" : quoted(s.rdma.link_layer); }},
-    {"cq_mode", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.cq_mode); }},
-    {"qps", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.qps); }},
-    {"registration_ms",
-     [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{:.3f}", s.rdma.registration_ms); }},
-    {"registered_bytes",
-     [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.registered_bytes); }},
-    {"credit_waits", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.credit_waits); }},
-    {"rdma_provider", [](const SideResult& s) { return s.rdma.empty() ? "" : quoted(s.rdma.provider); }},
-    {"thread_domains",
-     [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.thread_domains); }},
-    // NAME=VALUE of the doorbell variables set on that side, space-separated
-    {"doorbell_env",
-     [](const SideResult& s) {
-         if (s.rdma.empty()) return std::string();
-         std::string text;
-         for (const auto& [name, value] : s.rdma.doorbell_env) text += (text.empty() ? "" : " ") + name + "=" + value;
-         return zc::quoted(text);  // qualified: std::quoted would win by ADL
-     }},
-    {"contexts_opened",
-     [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.contexts_opened); }},
     // Other tests on this side's host during its interval (issue 26): 1 = the whole-host CPU cells count them too.
     {"cpu_shared", [](const SideResult& s) -> std::string { return s.host_shared() ? "1" : "0"; }},
     {"shared_tests", [](const SideResult& s) { return std::to_string(s.shared_with.size()); }},
@@ -164,8 +138,9 @@ const Column<SideResult> kSideColumns[] = {
     {"flow_median_mbps", [](const SideResult& s) { return flow_cell(s, &FlowFigures::median_bps); }},
     {"flow_max_mbps", [](const SideResult& s) { return flow_cell(s, &FlowFigures::max_bps); }},
     {"flow_jain",
-     [](const SideResult&
-            s) { return s.flow_bytes.empty() ? std::string() : fmt::format("{:.4f}", flow_figures(s).flows.jain); }},
+     [](const SideResult& s) {
+         return s.flow_bytes.empty() ? std::string() : fmt::format("{:.4f}", flow_figures(s).flows.jain);
+     }},
     // -b (any transport): the rate asked and how it was kept
     // (its wire home is the udp block, protocol/udp_info.hpp; UDP's own columns are the block's, at the end)
     {"bitrate",
@@ -182,8 +157,10 @@ const Column<SideResult> kSideColumns[] = {
     // as one (tcp_summary: counts summed, RTT, cwnd and the shares averaged); empty where none was read.
     {"tcp_congestion", [](const SideResult& s) { return s.tcp_settings.congestion; }},
     {"tcp_max_pacing_rate_Bps", [](const SideResult& s) { return num(s.tcp_settings.max_pacing_Bps); }},
-    {"tcp_tos", [](const SideResult&
-                       s) { return s.tcp_settings.congestion.empty() ? "" : fmt::format("{}", s.tcp_settings.tos); }},
+    {"tcp_tos",
+     [](const SideResult& s) {
+         return s.tcp_settings.congestion.empty() ? "" : fmt::format("{}", s.tcp_settings.tos);
+     }},
     {"tcp_bind_dev", [](const SideResult& s) { return s.tcp_settings.bind_dev; }},
     {"tcp_family", [](const SideResult& s) { return s.tcp_settings.family; }},
 #define ZC_TCP(hdr, expr)                                                                                 \

@@ -49,23 +49,11 @@ void note_gpu_placement(const Placement& p, const std::set<int>& cpu_nodes, std:
     }
 }
 
-MemoryReport memory_report(const SideSpec& side, uint64_t message_size, const StagingCounts& staging,
-                           const RdmaInfo& rdma) {
+MemoryReport memory_report(const SideSpec& side, uint64_t message_size, const StagingCounts& staging) {
     MemoryReport m;
     m.buffer = buffer_spec_name(side.buffer);
     m.staging = staging;
     if (!side.buffer.gpu_like()) return m;
-    if (!rdma.gpu_path.empty()) {
-        // Verbs: what registration decided (direct, or staged and why), one message per bounce slot.
-        m.gpu_path = rdma.gpu_path;
-        m.gpu_path_note = rdma.gpu_path_note;
-        if (rdma.gpu_path == "staged") {
-            m.stage_slot_bytes = message_size;
-            m.stage_slots = static_cast<int>(rdma.stage_slots);
-            m.stage_batch = 1;
-        }
-        return m;
-    }
     // The socket paths (TCP, rsockets) can only stage.
     m.gpu_path = "staged";
     m.gpu_path_note = "staged: a socket copies through CPU-addressable pages";

@@ -288,7 +288,6 @@ void SideRunner::run_stream(Stream& s, int index) {
     s.counters = path.run(stop);
     s.loop_end_ns = monotonic_ns();
     if (const auto* flows = path.flow_bytes()) s.flow_bytes = *flows;
-    s.rdma = rdma_info_of(cfg_.half.transport, s.conn, path);
     s.kind_counts = kind_counts_of(cfg_.half.transport, path);
     s.connect = connect_latency_of(cfg_.half.transport, path);
     s.longest_wait_ns = stop.longest_wait_ns;
@@ -423,7 +422,6 @@ SideResult SideRunner::finish() {
         r.messages.connect.merge(s.connect);
         if (reads_stream_info_)
             r.tcp.push_back(tcp_sample(s.info_start, stream_info_of(cfg_.half.transport, s.conn), r.elapsed_s));
-        r.rdma.add(s.rdma);
         if (s.longest_wait_ns > 0 && s.longest_wait_ns * 1e-9 > r.longest_call_s) {
             r.longest_call_s = s.longest_wait_ns * 1e-9;
             r.longest_call_end_s = (s.longest_wait_end_ns - started_ns_) * 1e-9;
@@ -432,7 +430,7 @@ SideResult SideRunner::finish() {
     r.bytes = total.bytes;
     r.ops = total.ops;
     r.zerocopy = total.zerocopy;
-    r.memory = memory_report(cfg_.half.side, cfg_.half.message_size, total.staging, r.rdma);
+    r.memory = memory_report(cfg_.half.side, cfg_.half.message_size, total.staging);
     if (!streams_.empty()) read_back_settings(cfg_.half, cfg_.role, streams_[0].conn, r);
     std::vector<KindStream> kind_streams;
     for (const Stream& s : streams_) kind_streams.push_back({&s.conn, &s.counters, &s.kind_counts});

@@ -93,7 +93,6 @@ private:
         std::string setup_error;
         std::map<int, size_t> buffer_nodes;
         std::vector<uint64_t> flow_bytes;  // --flows: each of this stream's connections' bytes
-        RdmaInfo rdma;                     // RDMA paths: device, CQ mode, registration cost
         std::any kind_counts;              // the kind's own counts of the loop (TransportOps::loop_counts)
         std::thread thread;
         LatencyHistogram rtt;                                  // rr initiator: this stream's round trips

@@ -13,6 +13,7 @@
 
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/rdma_info.hpp"
 #include "protocol/udp_info.hpp"
 
 namespace zc::fuzz {
@@ -141,6 +142,17 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     udp.counts.lost = 2;
     udp_side.kinds[udp_block_type().key] = to_json(udp);
     valid("result-udp", ResultMsg{udp_side});
+    SideResult rdma_side = sample_side();  // a verbs sender's side: its block under "rdma"
+    RdmaInfo rdma;
+    rdma.device = "rxe0";
+    rdma.provider = "rxe";
+    rdma.cq_mode = "poll";
+    rdma.qps = 2;
+    rdma.data_sends = 80;
+    rdma.post_calls = 10;
+    rdma.doorbell_env = {{"MLX5_SHUT_UP_BF", "1"}};
+    rdma_side.kinds[rdma_block_type().key] = to_json(rdma);
+    valid("result-rdma", ResultMsg{rdma_side});
     SideInterval sample;
     sample.index = 3;
     sample.start_s = 0.3;

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "protocol/rdma_info.hpp"
 #include "report/report_writer.hpp"
 
 using namespace zc;
@@ -69,8 +70,9 @@ TEST(CsvReport, RdmaColumnsCarryEachSidesDeviceAndCosts) {
         i.credit_waits = credit_waits;
         return i;
     };
-    r.local.rdma = rdma("rxe0", 1, 1, 4096, "Ethernet", "poll", 1.25, 8u << 20, 17);
-    r.remote.rdma = rdma("mlx5_0", 2, 3, 1024, "InfiniBand", "event", 0.5, 64u << 20, 0);
+    const std::string key = rdma_block_type().key;  // the RDMA kinds' block (protocol/rdma_info.hpp)
+    r.local.kinds[key] = to_json(rdma("rxe0", 1, 1, 4096, "Ethernet", "poll", 1.25, 8u << 20, 17));
+    r.remote.kinds[key] = to_json(rdma("mlx5_0", 2, 3, 1024, "InfiniBand", "event", 0.5, 64u << 20, 0));
     auto m = csv_row(r);
     EXPECT_EQ(m["transport"], "rdma-write");
     EXPECT_EQ(m["local_rdma_device"], "rxe0");
@@ -96,13 +98,16 @@ TEST(CsvReport, RdmaProviderThreadDomainsAndDoorbellEnvPerSide) {
     r.transport = Transport::rdma_write;
     r.local.role = Role::send;
     r.remote.role = Role::recv;
-    r.local.rdma.device = "mlx5_0";
-    r.local.rdma.provider = "mlx5";
-    r.local.rdma.thread_domains = 16;
-    r.local.rdma.doorbell_env = {{"MLX5_SHUT_UP_BF", "1"}, {"MLX5_SINGLE_THREADED", "1"}};
-    r.local.rdma.contexts_opened = 1;
-    r.remote.rdma.device = "rxe0";
-    r.remote.rdma.provider = "rxe";
+    RdmaInfo local, remote;
+    local.device = "mlx5_0";
+    local.provider = "mlx5";
+    local.thread_domains = 16;
+    local.doorbell_env = {{"MLX5_SHUT_UP_BF", "1"}, {"MLX5_SINGLE_THREADED", "1"}};
+    local.contexts_opened = 1;
+    remote.device = "rxe0";
+    remote.provider = "rxe";
+    r.local.kinds[rdma_block_type().key] = to_json(local);
+    r.remote.kinds[rdma_block_type().key] = to_json(remote);
     auto m = csv_row(r);
     EXPECT_EQ(m["local_rdma_provider"], "mlx5");
     EXPECT_EQ(m["local_thread_domains"], "16");

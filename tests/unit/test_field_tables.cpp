@@ -11,6 +11,7 @@
 
 #include "protocol/field_table.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/rdma_info.hpp"
 #include "protocol/udp_info.hpp"
 
 using namespace zc;
@@ -541,8 +542,8 @@ TEST(FieldTableRoundTrip, EveryFieldOfRdmaInfo) {
                       &R::stage_slots, &R::contexts_opened, &R::max_inline, &R::inline_sends, &R::data_sends,
                       &R::post_calls, &R::rr_wait, &R::thread_domains, &R::provider, &R::doorbell_env);
     SideResult s = full_side();
-    s.rdma = a;
-    EXPECT_EQ(through_wire(ResultMsg{s}).side.rdma.post_calls, 7u);
+    s.kinds[rdma_block_type().key] = to_json(a);  // the RDMA kinds' block, under "rdma" as before
+    EXPECT_EQ(rdma_info_from_json(through_wire(ResultMsg{s}).side.kinds.at("rdma")).post_calls, 7u);
 }
 
 TEST(FieldTableOlderPeer, RdmaInfoOfTheFirstReleaseDecodesWithDefaults) {

@@ -9,6 +9,7 @@
 #include "cli.hpp"
 #include "iterations.hpp"
 #include "protocol/json_fields.hpp"
+#include "protocol/rdma_info.hpp"
 #include "run_driver.hpp"
 #include "../half_spec.hpp"
 #include "paths/tcp_ops.hpp"
@@ -325,11 +326,13 @@ TEST(MessageTests, VerbsMsgrateSaysHowItSent) {
     spec.rdma.postlist = 8;
     SideResult c = side(Role::send, 80, 1.0, 0.5), s = side(Role::recv, 80, 1.0, 0.5);
     c.path = s.path = "rdma-send";
-    c.rdma.cq_mode = "poll";
-    c.rdma.post_calls = 10;
-    c.rdma.data_sends = 80;
-    c.rdma.inline_sends = 80;
-    c.rdma.max_inline = 64;
+    RdmaInfo posted;  // the client's RDMA block (protocol/rdma_info.hpp) says how it posted
+    posted.cq_mode = "poll";
+    posted.post_calls = 10;
+    posted.data_sends = 80;
+    posted.inline_sends = 80;
+    posted.max_inline = 64;
+    c.kinds[rdma_block_type().key] = to_json(posted);
     TestResult r = merge_sides(spec, c, s, false);
     EXPECT_EQ(r.messages.batch, 8u);  // --postlist, not --batch
     EXPECT_FALSE(r.messages.tcp);

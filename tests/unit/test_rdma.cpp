@@ -342,5 +342,10 @@ TEST(RdmaInfo, PlainTcpConnectionHasNone) {
     ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
     zc::DataConnection conn{zc::UniqueFd(sv[0])};
     zc::UniqueFd other(sv[1]);
-    EXPECT_TRUE(zc::rdma_info_of(zc::Transport::tcp, conn, zc::StreamLoop{}).empty());
+    zc::StreamCounters counters;
+    std::any no_counts;
+    const zc::KindStream stream{&conn, &counters, &no_counts};
+    zc::SideResult r;
+    zc::read_kind_block(zc::test::half_spec(zc::Transport::tcp, 1 << 16), zc::Role::send, {&stream, 1}, r);
+    EXPECT_FALSE(r.kinds.contains(zc::rdma_block_type().key));  // the RDMA kinds write it, no other
 }

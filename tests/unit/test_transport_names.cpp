@@ -138,8 +138,7 @@ TEST(TransportOps, EveryBuiltRowHasACompleteTable) {
         }
         const TransportOps& ops = transport_ops(t.id);
         EXPECT_TRUE(ops.listen && ops.connect && ops.make_send && ops.make_recv && ops.make_exchange) << t.name;
-        EXPECT_TRUE(ops.local_address && ops.path_name && ops.ran_on && ops.settings_in_force && ops.buffer_bytes)
-            << t.name;
+        EXPECT_TRUE(ops.local_address && ops.path_name && ops.settings_in_force && ops.buffer_bytes) << t.name;
     }
     // One table per kind: rows of one kind share it, rows of two kinds do not.
     EXPECT_EQ(&transport_ops(Transport::tcp), &transport_ops(Transport::tcp_msgzc));
