@@ -73,8 +73,12 @@ SideInterval interval_between(const IntervalReading& a, const IntervalReading& b
     s.rtt_samples = rtt.count();
     s.rtt_p50_us = static_cast<double>(rtt.percentile(50)) / 1e3;
     s.rtt_p99_us = static_cast<double>(rtt.percentile(99)) / 1e3;
-    if (a.tcp.size() == b.tcp.size()) {
-        for (size_t i = 0; i < b.tcp.size(); ++i) s.tcp.push_back(tcp_sample(a.tcp[i], b.tcp[i], s.duration_s()));
+    if (a.kind_readings.size() == b.kind_readings.size()) {
+        for (size_t i = 0; i < b.kind_readings.size(); ++i) {
+            const auto *x = std::any_cast<TcpInfo>(&a.kind_readings[i]),
+                       *y = std::any_cast<TcpInfo>(&b.kind_readings[i]);
+            if (x && y) s.tcp.push_back(tcp_sample(*x, *y, s.duration_s()));
+        }
     }
     return s;
 }

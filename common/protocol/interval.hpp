@@ -3,6 +3,7 @@
 // server sends one per interval as the test runs), and the client's row of both sides (IntervalRow,
 // part of TestResult). Counts are differences of running totals, so one side's intervals add up to its
 // totals exactly; the last interval ends where the side's measured interval ends.
+#include <any>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -47,10 +48,12 @@ SideInterval side_interval_from_json(const nlohmann::json& j);  // bounded; thro
 struct IntervalReading {
     double t_s = 0;  // from the start of the measured interval
     uint64_t bytes = 0, messages = 0;
-    ProcStat stat;             // whole host
-    double thread_cpu_s = 0;   // the data threads, since the start
-    LatencyHistogram rtt;      // rr client: every stream's round trips so far (a snapshot)
-    std::vector<TcpInfo> tcp;  // TCP: each stream's TCP_INFO then (empty where not read)
+    ProcStat stat;            // whole host
+    double thread_cpu_s = 0;  // the data threads, since the start
+    LatencyHistogram rtt;     // rr client: every stream's round trips so far (a snapshot)
+    // Each stream's kind reading then (TransportOps::stream_reading: the TCP family's TCP_INFO; empty where
+    // the kind reads none).
+    std::vector<std::any> kind_readings;
 };
 
 // The interval between two readings: the partition arithmetic.

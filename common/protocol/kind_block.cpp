@@ -24,6 +24,8 @@ const nlohmann::json* find_block(const KindBlocks& blocks, const char* key) {
     auto it = blocks.find(key);
     return it == blocks.end() ? nullptr : &it->second;
 }
+
+std::string csv_prefix_of(const KindBlockType& t) { return t.csv_prefix ? t.csv_prefix : std::string(t.key) + "_"; }
 }  // namespace
 
 bool register_kind_block(const KindBlockType& type) {
@@ -35,14 +37,33 @@ bool register_kind_block(const KindBlockType& type) {
 
 const std::vector<const KindBlockType*>& kind_block_types() { return registry(); }
 
+namespace {
+bool is_flat(const std::string& key) {
+    const auto& types = kind_block_types();
+    auto it = std::find_if(types.begin(), types.end(), [&](const KindBlockType* t) { return key == t->key; });
+    return it != types.end() && (*it)->flat;
+}
+}  // namespace
+
 void kind_blocks_to_json(const KindBlocks& blocks, nlohmann::json& side) {
-    for (const auto& [key, block] : blocks) side[key] = block;
+    for (const auto& [key, block] : blocks) {
+        if (is_flat(key) && block.is_object())
+            side.update(block);
+        else
+            side[key] = block;
+    }
 }
 
 KindBlocks kind_blocks_from_json(const nlohmann::json& side) {
     KindBlocks out;
-    for (const KindBlockType* t : kind_block_types())
-        if (side.is_object() && side.contains(t->key)) out[t->key] = t->decode(side.at(t->key));
+    if (!side.is_object()) return out;
+    for (const KindBlockType* t : kind_block_types()) {
+        if (t->flat) {
+            if (nlohmann::json b = t->decode(side); !b.is_null()) out[t->key] = std::move(b);
+        } else if (side.contains(t->key)) {
+            out[t->key] = t->decode(side.at(t->key));
+        }
+    }
     return out;
 }
 
@@ -57,7 +78,7 @@ std::vector<std::string> kind_block_lines(const SideResult& side) {
 std::string kind_blocks_csv_header(const std::string& side_prefix) {
     std::string out;
     for (const KindBlockType* t : kind_block_types())
-        for (const auto& c : t->csv_columns()) out += (out.empty() ? "" : ",") + side_prefix + t->key + "_" + c;
+        for (const auto& c : t->csv_columns()) out += (out.empty() ? "" : ",") + side_prefix + csv_prefix_of(*t) + c;
     return out;
 }
 
@@ -84,6 +105,16 @@ std::vector<std::string> kind_block_notes(const KindBlocks& sender, const KindBl
             if (!n.empty()) notes.push_back(std::move(n));
     }
     return notes;
+}
+
+std::string kind_block_method_note(const KindBlocks& blocks) {
+    std::string out;
+    for (const KindBlockType* t : kind_block_types()) {
+        const auto* b = find_block(blocks, t->key);
+        if (!b || !t->method_note) continue;
+        if (std::string note = t->method_note(*b); !note.empty()) out += (out.empty() ? "" : "; ") + note;
+    }
+    return out;
 }
 
 }  // namespace zc

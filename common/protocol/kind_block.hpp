@@ -30,6 +30,15 @@ struct KindBlockType {
     // One test's two sides (either may be null: a side without the block): what does not add up, as the
     // test's warnings ("" none). nullptr: nothing to compare.
     std::vector<std::string> (*check_sides)(const nlohmann::json* sender, const nlohmann::json* receiver) = nullptr;
+    // Flat: the block's fields sit at the side's top level, not under `key` (the TCP family's, whose fields
+    // were the side's own before they were its block: the wire kept them where they were). decode then reads
+    // the whole side and returns null where the side holds none of them.
+    bool flat = false;
+    // Its CSV columns' prefix after the side's: nullptr "<key>_", "" columns named in full (the names they
+    // had before they were a block's).
+    const char* csv_prefix = nullptr;
+    // What the kind adds to a message test's words on how it was measured ("" nothing): crr's close method.
+    std::string (*method_note)(const nlohmann::json& block) = nullptr;
 };
 
 // A kind whose block is one struct with its two codecs: its hooks read the struct, and kind_block_type<kOf>()
@@ -42,8 +51,14 @@ struct KindBlockOf {
     std::vector<std::string> (*human_lines)(const Side&, const SideResult& side);
     std::vector<std::string> (*csv_columns)();
     std::vector<std::string> (*csv_cells)(const Side&);
-    // Called only when both sides have the block (one side alone has nothing to compare).
-    std::vector<std::string> (*check_sides)(const Side& sender, const Side& receiver);
+    // Called only when both sides have the block (one side alone has nothing to compare). Default: nothing.
+    std::vector<std::string> (*check_sides)(const Side& sender, const Side& receiver) = [](const Side&, const Side&) {
+        return std::vector<std::string>();
+    };
+    bool flat = false;                 // KindBlockType::flat
+    const char* csv_prefix = nullptr;  // KindBlockType::csv_prefix
+    // KindBlockType::method_note. Default: nothing to add.
+    std::string (*method_note)(const Side& block) = [](const Side&) { return std::string(); };
 };
 
 namespace kind_block_detail {
@@ -58,6 +73,7 @@ struct Hooks {
         if (!sender || !receiver) return {};
         return Of.check_sides(Of.from_json(*sender), Of.from_json(*receiver));
     }
+    static std::string method_note(const nlohmann::json& b) { return Of.method_note(Of.from_json(b)); }
 };
 }  // namespace kind_block_detail
 
@@ -69,7 +85,10 @@ constexpr KindBlockType kind_block_type() {
             .human_lines = H::human_lines,
             .csv_columns = Of.csv_columns,
             .csv_cells = H::csv_cells,
-            .check_sides = H::check_sides};
+            .check_sides = H::check_sides,
+            .flat = Of.flat,
+            .csv_prefix = Of.csv_prefix,
+            .method_note = H::method_note};
 }
 
 // Called once per kind, from the kind's module (a static registration in its operations table's file, so
@@ -84,5 +103,6 @@ std::vector<std::string> kind_block_lines(const SideResult& side);   // its bloc
 std::string kind_blocks_csv_header(const std::string& side_prefix);  // "" when no kind registers a block
 std::string kind_blocks_csv_cells(const KindBlocks& blocks);         // as many cells as the header's columns
 std::vector<std::string> kind_block_notes(const KindBlocks& sender, const KindBlocks& receiver);
+std::string kind_block_method_note(const KindBlocks& blocks);  // the blocks' method_notes, "; " between
 
 }  // namespace zc

@@ -5,6 +5,7 @@
 #include "report/pairs_report.hpp"
 #include "report/explain_report.hpp"
 #include "report/report_writer.hpp"
+#include "protocol/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
 #include "system/cpu_list.hpp"
 
@@ -40,20 +41,6 @@ std::string values_of(const Column<T> (&cols)[N], const T& v) {
 }
 
 std::string num(uint64_t v) { return std::to_string(v); }
-std::string pct(double share) { return fmt::format("{:.2f}", share * 100); }
-// TCP_INFO's columns, the same in the result's table and the intervals' (X is the table's maker).
-#define ZC_TCP_COLUMNS(X)                                                                                           \
-    X("tcp_retransmits", num(t.retransmits)), X("tcp_rtt_us", num(t.rtt_us)), X("tcp_rttvar_us", num(t.rttvar_us)), \
-        X("tcp_cwnd", num(t.snd_cwnd)), X("tcp_ssthresh", num(t.snd_ssthresh)),                                     \
-        X("tcp_delivery_rate_Bps", num(t.delivery_rate_Bps)),                                                       \
-        X("tcp_last_delivery_rate_Bps", num(t.last_delivery_rate_Bps)),                                             \
-        X("tcp_last_pacing_rate_Bps", num(t.last_pacing_rate_Bps)), X("tcp_busy_pct", pct(t.busy)),                 \
-        X("tcp_rwnd_limited_pct", pct(t.rwnd_limited)), X("tcp_sndbuf_limited_pct", pct(t.sndbuf_limited))
-// A TCP_INFO cell: all streams as one; empty where no stream was read (RDMA, crr, cc).
-template <class F>
-std::string tcp_cell(const std::vector<TcpSample>& streams, F f) {
-    return streams.empty() ? std::string() : f(tcp_summary(streams));
-}
 
 const Column<TestResult> kTestColumns[] = {
     {"transport", [](const TestResult& r) -> std::string { return transport_name(r.transport); }},
@@ -115,7 +102,6 @@ const Column<SideResult> kSideColumns[] = {
      [](const SideResult& s) { return fmt::format("{:.6f}", static_cast<double>(s.memory.staging.copy_ns) * 1e-9); }},
     {"stage_wait_s",
      [](const SideResult& s) { return fmt::format("{:.6f}", static_cast<double>(s.memory.staging.wait_ns) * 1e-9); }},
-    {"rcv_lowat", [](const SideResult& s) { return num(s.rcv_lowat); }},
     {"rdma_device", [](const SideResult& s) { return s.rdma.empty() ? "" : quoted(s.rdma.device); }},
     {"rdma_port", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.port); }},
     {"rdma_gid_index", [](const SideResult& s) { return s.rdma.empty() ? "" : fmt::format("{}", s.rdma.gid_index); }},
@@ -164,8 +150,9 @@ const Column<SideResult> kSideColumns[] = {
     {"flow_median_mbps", [](const SideResult& s) { return flow_cell(s, &FlowFigures::median_bps); }},
     {"flow_max_mbps", [](const SideResult& s) { return flow_cell(s, &FlowFigures::max_bps); }},
     {"flow_jain",
-     [](const SideResult&
-            s) { return s.flow_bytes.empty() ? std::string() : fmt::format("{:.4f}", flow_figures(s).flows.jain); }},
+     [](const SideResult& s) {
+         return s.flow_bytes.empty() ? std::string() : fmt::format("{:.4f}", flow_figures(s).flows.jain);
+     }},
     // -b (any transport): the rate asked and how it was kept
     // (its wire home is the udp block, protocol/udp_info.hpp; UDP's own columns are the block's, at the end)
     {"bitrate",
@@ -178,20 +165,6 @@ const Column<SideResult> kSideColumns[] = {
          UdpInfo u = udp_block_of(s);
          return u.bitrate ? quoted(pacing_method_name(u.pacing.method)) : std::string();
      }},
-    // TCP: the data sockets' settings as read back, and TCP_INFO over the measured interval, all streams
-    // as one (tcp_summary: counts summed, RTT, cwnd and the shares averaged); empty where none was read.
-    {"tcp_congestion", [](const SideResult& s) { return s.tcp_settings.congestion; }},
-    {"tcp_max_pacing_rate_Bps", [](const SideResult& s) { return num(s.tcp_settings.max_pacing_Bps); }},
-    {"tcp_tos", [](const SideResult&
-                       s) { return s.tcp_settings.congestion.empty() ? "" : fmt::format("{}", s.tcp_settings.tos); }},
-    {"tcp_bind_dev", [](const SideResult& s) { return s.tcp_settings.bind_dev; }},
-    {"tcp_family", [](const SideResult& s) { return s.tcp_settings.family; }},
-#define ZC_TCP(hdr, expr)                                                                                 \
-    {                                                                                                     \
-        hdr, [](const SideResult& s) { return tcp_cell(s.tcp, [](const TcpSample& t) { return expr; }); } \
-    }
-    ZC_TCP_COLUMNS(ZC_TCP)
-#undef ZC_TCP
 };
 
 // --percentiles in one cell, each with its error: "p50=12.345+-0.39%;p99.99=20.100+-0.31%" (ASCII for any CSV reader).
@@ -393,28 +366,32 @@ const Column<std::optional<SideInterval>> kSideIntervalColumns[] = {
      [](const std::optional<SideInterval>& s) {
          return side_cell(s, [](const SideInterval& v) { return std::to_string(v.shared_tests); });
      }},
-#define ZC_TCP(hdr, expr)                                                                                           \
-    {                                                                                                               \
-        hdr, [](const std::optional<SideInterval>& s) {                                                             \
-            return side_cell(                                                                                       \
-                s, [](const SideInterval& v) { return tcp_cell(v.tcp, [](const TcpSample& t) { return expr; }); }); \
-        }                                                                                                           \
-    }
-    ZC_TCP_COLUMNS(ZC_TCP)
-#undef ZC_TCP
 };
+// Then TCP_INFO's over the interval (tcp_report.hpp: the same columns as the result's TCP block).
+std::string interval_tcp_header(const std::string& prefix) {
+    std::string out;
+    for (const auto& c : tcp_info_csv_columns()) out += "," + prefix + c;
+    return out;
+}
+std::string interval_tcp_cells(const std::optional<SideInterval>& s) {
+    std::string out;
+    for (const auto& c : tcp_info_csv_cells(s ? s->tcp : std::vector<TcpSample>{})) out += "," + c;
+    return out;
+}
 
 class CsvIntervalsReport : public ReportWriter {
 public:
     explicit CsvIntervalsReport(std::ostream& out) : out_(out) {}
     void begin(const ReportHeader&) override {
-        out_ << header_of(kIntervalColumns) << "," << header_of(kSideIntervalColumns, "local_") << ","
-             << header_of(kSideIntervalColumns, "remote_") << "\n";
+        out_ << header_of(kIntervalColumns) << "," << header_of(kSideIntervalColumns, "local_")
+             << interval_tcp_header("local_") << "," << header_of(kSideIntervalColumns, "remote_")
+             << interval_tcp_header("remote_") << "\n";
         out_.flush();
     }
     void interval(const TestParams& p, const IntervalRow& row) override {
         out_ << values_of(kIntervalColumns, IntervalCell{p, row}) << "," << values_of(kSideIntervalColumns, row.local)
-             << "," << values_of(kSideIntervalColumns, row.remote) << "\n";
+             << interval_tcp_cells(row.local) << "," << values_of(kSideIntervalColumns, row.remote)
+             << interval_tcp_cells(row.remote) << "\n";
         out_.flush();
     }
     void add(const TestResult&) override {}

@@ -13,6 +13,7 @@
 
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
 
 namespace zc::fuzz {
@@ -141,6 +142,16 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     udp.counts.lost = 2;
     udp_side.kinds[udp_block_type().key] = to_json(udp);
     valid("result-udp", ResultMsg{udp_side});
+    SideResult tcp_side = sample_side();  // a TCP receiver's side: its TCP block's fields at its top level
+    TcpSideReport tcp;
+    tcp.streams.resize(2);
+    tcp.streams[0].interval_s = 10;
+    tcp.streams[0].rtt_us = 42;
+    tcp.streams[1].bytes_received = 1 << 20;
+    tcp.settings = {"cubic", 0, 0, "", "IPv4"};
+    tcp.rcv_lowat = 256 << 10;
+    tcp_side.kinds[tcp_block_type().key] = to_json(tcp);
+    valid("result-tcp", ResultMsg{tcp_side});
     SideInterval sample;
     sample.index = 3;
     sample.start_s = 0.3;
