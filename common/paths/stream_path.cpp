@@ -34,6 +34,12 @@ std::any kind_reading_of(const HalfSpec& half, const DataConnection& conn) {
     return ops.stream_reading ? ops.stream_reading(half, conn) : std::any();
 }
 
+void read_interval_block(const HalfSpec& half, std::span<const std::any> before, std::span<const std::any> after,
+                         double interval_s, KindBlocks& blocks) {
+    const TransportOps& ops = transport_ops(half.transport);
+    if (ops.interval_block) ops.interval_block(before, after, interval_s, blocks);
+}
+
 void read_kind_block(const HalfSpec& half, Role role, std::span<const KindStream> streams, SideResult& r) {
     const TransportOps& ops = transport_ops(half.transport);
     if (ops.kind_block) ops.kind_block(half, role, streams, r);

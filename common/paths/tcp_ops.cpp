@@ -251,6 +251,17 @@ std::any stream_reading(const HalfSpec& h, const DataConnection& conn) {
     return read_tcp_info(tcp_fd(conn));
 }
 
+// Each stream's TCP_INFO over one --interval, as the TCP block (rcv_lowat and the settings are the side's).
+void interval_block(std::span<const std::any> before, std::span<const std::any> after, double interval_s,
+                    KindBlocks& blocks) {
+    TcpSideReport tcp;
+    for (size_t i = 0; i < before.size() && i < after.size(); ++i) {
+        const auto *a = std::any_cast<TcpInfo>(&before[i]), *b = std::any_cast<TcpInfo>(&after[i]);
+        if (a && b) tcp.streams.push_back(tcp_sample(*a, *b, interval_s));
+    }
+    if (!tcp.empty()) blocks[tcp_block_type().key] = to_json(tcp);
+}
+
 LatencyHistogram connect_latency(const StreamLoop& loop) {
     const auto* crr = loop.get_if<TcpCrrInitiator>();
     return crr ? crr->connect_latency() : LatencyHistogram{};
@@ -302,6 +313,7 @@ const TransportOps kTcpOps = {.listen = listen,
                               .settings_in_force = settings_in_force,
                               .buffer_bytes = bytes_per_stream,
                               .stream_reading = stream_reading,
+                              .interval_block = interval_block,
                               .connect_latency = connect_latency,
                               .kind_block = write_tcp_block,
                               .rx_modes = kTcpRxModes};

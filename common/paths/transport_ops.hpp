@@ -100,6 +100,10 @@ struct TransportOps {
     // edge, from outside the stream's thread beside the running loop (one getsockopt, safe there).
     // connect_latency: crr and cc's initiator, socket() to connected per transaction.
     std::any (*stream_reading)(const HalfSpec& half, const DataConnection& conn) = nullptr;
+    // --interval: the kind's block of one interval (into `blocks` by its key; nothing where it has none)
+    // from its streams' readings at the interval's two edges (stream order), from the sampler's thread.
+    void (*interval_block)(std::span<const std::any> before, std::span<const std::any> after, double interval_s,
+                           KindBlocks& blocks) = nullptr;
     LatencyHistogram (*connect_latency)(const StreamLoop& loop) = nullptr;
     // The kind's own report block (protocol/kind_block.hpp), read once at the end of the side's run from
     // its streams (stream order) and its result so far, into r.kinds.

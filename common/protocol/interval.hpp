@@ -9,10 +9,10 @@
 #include <optional>
 #include <vector>
 
-#include "core/tcp_stats.hpp"
 #include "core/workload.hpp"
 #include "measure/latency_histogram.hpp"
 #include "measure/proc_stat.hpp"
+#include "protocol/kind_block.hpp"
 
 namespace zc {
 
@@ -35,7 +35,7 @@ struct SideInterval {
     // Other tests of this side's host that ran during the interval: its whole-host CPU figures are
     // then shared (they count those tests' work too).
     uint32_t shared_tests = 0;
-    std::vector<TcpSample> tcp;  // TCP: each stream's TCP_INFO over the interval (stream order)
+    KindBlocks kinds;  // each kind's own block over the interval (the TCP family's: TCP_INFO), by its key
 
     double duration_s() const { return end_s - start_s; }
     double service_demand_us_per_kb() const;

@@ -117,4 +117,35 @@ std::string kind_block_method_note(const KindBlocks& blocks) {
     return out;
 }
 
+std::string kind_blocks_interval_text(const KindBlocks* local, const KindBlocks* remote) {
+    std::string out;
+    for (const KindBlockType* t : kind_block_types()) {
+        const auto *l = local ? find_block(*local, t->key) : nullptr,
+                   *r = remote ? find_block(*remote, t->key) : nullptr;
+        if (!t->interval_text || (!l && !r)) continue;
+        if (std::string text = t->interval_text(l, r); !text.empty()) out += " | " + text;
+    }
+    return out;
+}
+
+std::string kind_blocks_interval_csv_header(const std::string& side_prefix) {
+    std::string out;
+    for (const KindBlockType* t : kind_block_types())
+        if (t->interval_csv_columns)
+            for (const auto& c : t->interval_csv_columns()) out += "," + side_prefix + csv_prefix_of(*t) + c;
+    return out;
+}
+
+std::string kind_blocks_interval_csv_cells(const KindBlocks* blocks) {
+    std::string out;
+    for (const KindBlockType* t : kind_block_types()) {
+        if (!t->interval_csv_columns) continue;
+        const auto* b = blocks ? find_block(*blocks, t->key) : nullptr;
+        auto cells = b && t->interval_csv_cells ? t->interval_csv_cells(*b)
+                                                : std::vector<std::string>(t->interval_csv_columns().size());
+        for (const auto& c : cells) out += "," + csv_quoted(c);
+    }
+    return out;
+}
+
 }  // namespace zc

@@ -39,6 +39,13 @@ struct KindBlockType {
     const char* csv_prefix = nullptr;
     // What the kind adds to a message test's words on how it was measured ("" nothing): crr's close method.
     std::string (*method_note)(const nlohmann::json& block) = nullptr;
+    // --interval: the kind's block of one side's interval (SideInterval::kinds, the kind's interval_block
+    // made it from two readings), in the same codec. The live line's words on a row's two blocks (either may
+    // be null; "" nothing), and the --csv-intervals columns (after the side's prefix and csv_prefix) and one
+    // side's cells. nullptr: the kind has no interval block.
+    std::string (*interval_text)(const nlohmann::json* local, const nlohmann::json* remote) = nullptr;
+    std::vector<std::string> (*interval_csv_columns)() = nullptr;
+    std::vector<std::string> (*interval_csv_cells)(const nlohmann::json& block) = nullptr;
 };
 
 // A kind whose block is one struct with its two codecs: its hooks read the struct, and kind_block_type<kOf>()
@@ -59,6 +66,14 @@ struct KindBlockOf {
     const char* csv_prefix = nullptr;  // KindBlockType::csv_prefix
     // KindBlockType::method_note. Default: nothing to add.
     std::string (*method_note)(const Side& block) = [](const Side&) { return std::string(); };
+    // KindBlockType's interval hooks (a side without the interval's block reads as Side{}). Default: none.
+    std::string (*interval_text)(const Side& local, const Side& remote) = [](const Side&, const Side&) {
+        return std::string();
+    };
+    std::vector<std::string> (*interval_csv_columns)() = [] { return std::vector<std::string>(); };
+    std::vector<std::string> (*interval_csv_cells)(const Side& block) = [](const Side&) {
+        return std::vector<std::string>();
+    };
 };
 
 namespace kind_block_detail {
@@ -74,6 +89,13 @@ struct Hooks {
         return Of.check_sides(Of.from_json(*sender), Of.from_json(*receiver));
     }
     static std::string method_note(const nlohmann::json& b) { return Of.method_note(Of.from_json(b)); }
+    static std::string interval_text(const nlohmann::json* local, const nlohmann::json* remote) {
+        using Side = decltype(Of.from_json(nlohmann::json()));
+        return Of.interval_text(local ? Of.from_json(*local) : Side{}, remote ? Of.from_json(*remote) : Side{});
+    }
+    static std::vector<std::string> interval_csv_cells(const nlohmann::json& b) {
+        return Of.interval_csv_cells(Of.from_json(b));
+    }
 };
 }  // namespace kind_block_detail
 
@@ -88,7 +110,10 @@ constexpr KindBlockType kind_block_type() {
             .check_sides = H::check_sides,
             .flat = Of.flat,
             .csv_prefix = Of.csv_prefix,
-            .method_note = H::method_note};
+            .method_note = H::method_note,
+            .interval_text = H::interval_text,
+            .interval_csv_columns = Of.interval_csv_columns,
+            .interval_csv_cells = H::interval_csv_cells};
 }
 
 // Called once per kind, from the kind's module (a static registration in its operations table's file, so
@@ -104,5 +129,10 @@ std::string kind_blocks_csv_header(const std::string& side_prefix);  // "" when 
 std::string kind_blocks_csv_cells(const KindBlocks& blocks);         // as many cells as the header's columns
 std::vector<std::string> kind_block_notes(const KindBlocks& sender, const KindBlocks& receiver);
 std::string kind_block_method_note(const KindBlocks& blocks);  // the blocks' method_notes, "; " between
+// --interval rows: the kinds' words on a row's two sides' blocks (each led by " | "; a side may be null),
+// the --csv-intervals columns (each led by its comma) and one side's cells (empty where it has no block).
+std::string kind_blocks_interval_text(const KindBlocks* local, const KindBlocks* remote);
+std::string kind_blocks_interval_csv_header(const std::string& side_prefix);
+std::string kind_blocks_interval_csv_cells(const KindBlocks* blocks);
 
 }  // namespace zc

@@ -49,13 +49,21 @@ bool has_streams(const TcpSideReport& t) { return !t.streams.empty(); }
 bool has_settings(const TcpSideReport& t) { return !t.settings.congestion.empty(); }
 bool has_close(const TcpSideReport& t) { return !t.connection_close.empty(); }
 
+// rcv_lowat: sent by a side's block (its settings read: 0 on a sender, as SideResult sent it), left out of
+// an interval's (TCP_INFO alone); absent (an older peer, an interval): 0.
+constexpr const char* kRcvLowat = "rcv_lowat";
+nlohmann::json rcv_lowat_json(const TcpSideReport& t) {
+    return t.settings.congestion.empty() && t.rcv_lowat == 0 ? nlohmann::json() : nlohmann::json(t.rcv_lowat);
+}
+void rcv_lowat_from_json(const nlohmann::json& v, TcpSideReport& t) { t.rcv_lowat = value_as<uint64_t>(v, kRcvLowat); }
+
 // The block's fields, at the side's top level (the keys SideResult had): tcp_info, tcp_settings and
-// connection_close only where there are some, rcv_lowat always (an older peer left it out: 0).
+// connection_close only where there are some.
 const auto kTcpSideFields =
     std::make_tuple(sent_if(has_streams, list("tcp_info", &TcpSideReport::streams, kMaxSamples, kTcpSampleFields)),
                     sent_if(has_settings, object("tcp_settings", &TcpSideReport::settings, kTcpTuningFields)),
                     sent_if(has_close, str("connection_close", &TcpSideReport::connection_close, 200)),
-                    number("rcv_lowat", &TcpSideReport::rcv_lowat, 0, kU64, 0));
+                    custom<TcpSideReport>(kRcvLowat, rcv_lowat_json, rcv_lowat_from_json, true));
 
 // TCP_INFO's columns: (name, cell) a line (t: all streams as one).
 std::string num(uint64_t v) { return std::to_string(v); }
@@ -115,7 +123,7 @@ std::vector<std::string> csv_columns() {
     using T = TcpTuningInForce;
     const auto& s = kTcpTuningFields;
     auto setting = [](const char* name) { return std::string("tcp_") + name; };
-    std::vector<std::string> out = {name_of(kTcpSideFields, &TcpSideReport::rcv_lowat),
+    std::vector<std::string> out = {kRcvLowat,
                                     setting(name_of(s, &T::congestion)),
                                     setting(name_of(s, &T::max_pacing_Bps)),
                                     setting(name_of(s, &T::tos)),
@@ -133,6 +141,17 @@ std::vector<std::string> csv_cells(const TcpSideReport& r) {
     return out;
 }
 
+// --interval: the sending side's TCP over the interval (the side that sent more: rr's both send), all its
+// streams as one; "" where neither side read TCP_INFO.
+std::string interval_text(const TcpSideReport& local, const TcpSideReport& remote) {
+    const TcpSample l = tcp_summary(local.streams), r = tcp_summary(remote.streams);
+    const TcpSample& t = l.bytes_sent >= r.bytes_sent ? l : r;
+    if (t.interval_s <= 0) return "";
+    return fmt::format("tcp retr {} cwnd {} rtt {} us busy {:.0f}% rwnd {:.0f}% sndbuf {:.0f}%", t.retransmits,
+                       t.snd_cwnd, t.rtt_us, t.busy * 100, t.rwnd_limited * 100, t.sndbuf_limited * 100);
+}
+std::vector<std::string> interval_csv_cells(const TcpSideReport& r) { return tcp_info_csv_cells(r.streams); }
+
 // crr and cc's words on how they were measured gain the close method.
 std::string method_note(const TcpSideReport& r) { return r.connection_close; }
 
@@ -146,7 +165,10 @@ constexpr KindBlockOf<TcpSideReport> kTcp = {.key = "tcp",
                                              .csv_cells = csv_cells,
                                              .flat = true,
                                              .csv_prefix = "",
-                                             .method_note = method_note};
+                                             .method_note = method_note,
+                                             .interval_text = interval_text,
+                                             .interval_csv_columns = tcp_info_csv_columns,
+                                             .interval_csv_cells = interval_csv_cells};
 const KindBlockType kBlock = kind_block_type<kTcp>();
 
 }  // namespace
@@ -181,33 +203,6 @@ std::vector<std::string> tcp_info_csv_cells(const std::vector<TcpSample>& stream
 #define ZC_CELL(name, cell) cell
     return {ZC_TCP_INFO_COLUMNS(ZC_CELL)};
 #undef ZC_CELL
-}
-
-nlohmann::json to_json(const TcpSample& s) { return encoded(s, kTcpSampleFields); }
-
-TcpSample tcp_sample_from_json(const nlohmann::json& j) { return decoded<TcpSample>(j, kTcpSampleFields); }
-
-nlohmann::json to_json(const TcpTuningInForce& t) { return encoded(t, kTcpTuningFields); }
-
-TcpTuningInForce tcp_tuning_from_json(const nlohmann::json& j) {
-    return decoded<TcpTuningInForce>(j, kTcpTuningFields);
-}
-
-nlohmann::json to_json(const std::vector<TcpSample>& v) {
-    nlohmann::json a = nlohmann::json::array();
-    for (const auto& s : v) a.push_back(to_json(s));
-    return a;
-}
-
-std::vector<TcpSample> tcp_samples_from_json(const nlohmann::json& j, const char* name) {
-    std::vector<TcpSample> out;
-    auto it = j.is_object() ? j.find(name) : j.end();
-    if (it == j.end()) return out;  // an older peer, or not TCP
-    if (!it->is_array() || it->size() > kMaxSamples)
-        throw ProtocolError(std::string("field '") + name + "' must be an array of at most " +
-                            std::to_string(kMaxSamples));
-    for (const auto& e : *it) out.push_back(tcp_sample_from_json(e));
-    return out;
 }
 
 }  // namespace zc

@@ -6,7 +6,9 @@
 // kernel TCP sockets (tcp, and the kinds that reuse its table) fill it at the end of the side's run
 // (paths/tcp_ops.hpp's write_tcp_block) and the tcp kind's table registers it. It is flat: its fields sit at the side's
 // top level under the keys they had when they were SideResult's own (tcp_info, tcp_settings, connection_close,
-// rcv_lowat), so an older peer's result decodes into it and a newer one's decodes in an older peer.
+// rcv_lowat), so an older peer's result decodes into it and a newer one's decodes in an older peer. An
+// --interval's block (the tcp kind's interval_block: each stream's TCP_INFO between the interval's edges)
+// is the same codec with the streams alone, under "tcp_info" as SideInterval::tcp was.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -18,15 +20,6 @@
 namespace zc {
 
 struct SideResult;
-
-nlohmann::json to_json(const TcpSample& s);
-TcpSample tcp_sample_from_json(const nlohmann::json& j);  // throws ProtocolError
-nlohmann::json to_json(const TcpTuningInForce& t);
-TcpTuningInForce tcp_tuning_from_json(const nlohmann::json& j);
-
-// A list of per-stream samples (at most kMaxStreams x the flows of a stream).
-nlohmann::json to_json(const std::vector<TcpSample>& v);
-std::vector<TcpSample> tcp_samples_from_json(const nlohmann::json& j, const char* name);
 
 struct TcpSideReport {
     // Each stream's TCP_INFO over the measured interval (stream order); none for crr and cc (each

@@ -5,7 +5,6 @@
 #include "report/pairs_report.hpp"
 #include "report/explain_report.hpp"
 #include "report/report_writer.hpp"
-#include "protocol/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
 #include "system/cpu_list.hpp"
 
@@ -367,16 +366,9 @@ const Column<std::optional<SideInterval>> kSideIntervalColumns[] = {
          return side_cell(s, [](const SideInterval& v) { return std::to_string(v.shared_tests); });
      }},
 };
-// Then TCP_INFO's over the interval (tcp_report.hpp: the same columns as the result's TCP block).
-std::string interval_tcp_header(const std::string& prefix) {
-    std::string out;
-    for (const auto& c : tcp_info_csv_columns()) out += "," + prefix + c;
-    return out;
-}
-std::string interval_tcp_cells(const std::optional<SideInterval>& s) {
-    std::string out;
-    for (const auto& c : tcp_info_csv_cells(s ? s->tcp : std::vector<TcpSample>{})) out += "," + c;
-    return out;
+// Then the kinds' blocks' over the interval (TCP's: TCP_INFO, named as in the result's TCP block).
+std::string interval_kind_cells(const std::optional<SideInterval>& s) {
+    return kind_blocks_interval_csv_cells(s ? &s->kinds : nullptr);
 }
 
 class CsvIntervalsReport : public ReportWriter {
@@ -384,14 +376,14 @@ public:
     explicit CsvIntervalsReport(std::ostream& out) : out_(out) {}
     void begin(const ReportHeader&) override {
         out_ << header_of(kIntervalColumns) << "," << header_of(kSideIntervalColumns, "local_")
-             << interval_tcp_header("local_") << "," << header_of(kSideIntervalColumns, "remote_")
-             << interval_tcp_header("remote_") << "\n";
+             << kind_blocks_interval_csv_header("local_") << "," << header_of(kSideIntervalColumns, "remote_")
+             << kind_blocks_interval_csv_header("remote_") << "\n";
         out_.flush();
     }
     void interval(const TestParams& p, const IntervalRow& row) override {
         out_ << values_of(kIntervalColumns, IntervalCell{p, row}) << "," << values_of(kSideIntervalColumns, row.local)
-             << interval_tcp_cells(row.local) << "," << values_of(kSideIntervalColumns, row.remote)
-             << interval_tcp_cells(row.remote) << "\n";
+             << interval_kind_cells(row.local) << "," << values_of(kSideIntervalColumns, row.remote)
+             << interval_kind_cells(row.remote) << "\n";
         out_.flush();
     }
     void add(const TestResult&) override {}

@@ -236,18 +236,11 @@ public:
             if (*s && (*s)->shared_tests > 0)
                 shared += fmt::format("{}{} host shared with {} other test{}", shared.empty() ? "  SHARED: " : "; ",
                                       name, (*s)->shared_tests, (*s)->shared_tests == 1 ? "" : "s");
-        // The sending side's TCP over the interval (the side that sent more, for rr both send).
-        TcpSample lt = row.local ? tcp_summary(row.local->tcp) : TcpSample{};
-        TcpSample rt = row.remote ? tcp_summary(row.remote->tcp) : TcpSample{};
-        const TcpSample& t = lt.bytes_sent >= rt.bytes_sent ? lt : rt;
-        std::string tcp = t.interval_s > 0 ? fmt::format(
-                                                 " | tcp retr {} cwnd {} rtt {} us busy {:.0f}% rwnd {:.0f}% "
-                                                 "sndbuf {:.0f}%",
-                                                 t.retransmits, t.snd_cwnd, t.rtt_us, t.busy * 100,
-                                                 t.rwnd_limited * 100, t.sndbuf_limited * 100)
-                                           : std::string();
+        // The kinds' words on the interval (TCP's: the sending side's TCP_INFO).
+        std::string kinds = kind_blocks_interval_text(row.local ? &row.local->kinds : nullptr,
+                                                      row.remote ? &row.remote->kinds : nullptr);
         out_ << fmt::format("  [{:7.2f}-{:7.2f} s] {} | {} | {}{}{}{}\n", row.start_s, row.end_s, rate,
-                            side("local", row.local), side("remote", row.remote), tcp,
+                            side("local", row.local), side("remote", row.remote), kinds,
                             row.stall ? "  STALL: nothing moved in this interval" : "", shared);
         out_.flush();
     }

@@ -176,6 +176,7 @@ void SideRunner::register_on_host() {
 
 void SideRunner::emit(const IntervalReading& now, int64_t edge) {
     SideInterval s = interval_between(last_reading_, now, static_cast<uint32_t>(last_edge_), sysconf(_SC_CLK_TCK));
+    read_interval_block(cfg_.half, last_reading_.kind_readings, now.kind_readings, s.duration_s(), s.kinds);
     if (host_record_) {
         s.shared_tests =
             static_cast<uint32_t>(tests_overlapping(host_record_->dir(), cfg_.token, started_wall_s_ + s.start_s,

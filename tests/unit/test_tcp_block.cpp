@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/interval.hpp"
 #include "protocol/json_fields.hpp"
 #include "protocol/kind_block.hpp"
 #include "protocol/message_stats.hpp"
@@ -223,6 +224,54 @@ TEST(TcpBlock, TheJsonReportCarriesEachStreamsLimit) {
     ASSERT_TRUE(side["tcp_info"][0].contains("limited_by"));
     EXPECT_EQ(side["tcp_info"][0]["limited_by"], tcp_limit_line(receiver_report().streams[0]));
     EXPECT_NE(side["tcp_info"][0]["limited_by"].get<std::string>().find("sndbuf-limited"), std::string::npos);
+}
+
+// --interval: the TCP block of one side's interval (TCP_INFO alone) travels in the interval as "tcp_info",
+// as SideInterval::tcp did, without the side's settings or rcv_lowat.
+SideInterval interval_with(const std::vector<TcpSample>& streams) {
+    SideInterval s;
+    s.index = 2;
+    s.start_s = 1;
+    s.end_s = 2;
+    TcpSideReport t;
+    t.streams = streams;
+    s.kinds[tcp_block_type().key] = to_json(t);
+    return s;
+}
+
+TEST(TcpBlock, AnIntervalCarriesTcpInfoAloneUnderItsOldKey) {
+    const json j = to_json(interval_with({sample(40, 2), sample(60, 1)}));
+    ASSERT_TRUE(j.contains("tcp_info"));
+    EXPECT_EQ(j["tcp_info"].size(), 2u);
+    EXPECT_EQ(j["tcp_info"][1]["rtt_us"], 60);
+    for (const char* f : {"rcv_lowat", "tcp_settings", "connection_close", "tcp"}) EXPECT_FALSE(j.contains(f)) << f;
+    const SideInterval back = side_interval_from_json(j);
+    ASSERT_EQ(back.kinds.count("tcp"), 1u);
+    const TcpSideReport t = tcp_side_report_from_json(back.kinds.at("tcp"));
+    ASSERT_EQ(t.streams.size(), 2u);
+    EXPECT_EQ(t.streams[0].retransmits, 2u);
+    EXPECT_TRUE(side_interval_from_json(to_json(SideInterval{})).kinds.empty());  // not TCP: no block
+    json bad = j;
+    bad["tcp_info"][0]["ca_state"] = 256;
+    EXPECT_THROW(side_interval_from_json(bad), ProtocolError);
+}
+
+TEST(TcpBlock, AnIntervalsLineAndCsvCellsAreTheSendingSidesTcpInfo) {
+    TcpSample receiving = sample(10, 0);
+    receiving.bytes_sent = 0;  // the receiver's side: its window says little, the sender's line is the one
+    const SideInterval tx = interval_with({sample(40, 3)}), rx = interval_with({receiving});
+    EXPECT_EQ(kind_blocks_interval_text(&tx.kinds, &rx.kinds),
+              " | tcp retr 3 cwnd 10 rtt 40 us busy 90% rwnd 0% sndbuf 63%");
+    EXPECT_EQ(kind_blocks_interval_text(&rx.kinds, &tx.kinds), kind_blocks_interval_text(&tx.kinds, &rx.kinds));
+    EXPECT_EQ(kind_blocks_interval_text(nullptr, &tx.kinds), kind_blocks_interval_text(&tx.kinds, nullptr));
+    EXPECT_EQ(kind_blocks_interval_text(nullptr, nullptr), "");
+    const std::string header = kind_blocks_interval_csv_header("local_");
+    EXPECT_NE(header.find(",local_tcp_retransmits,local_tcp_rtt_us,"), std::string::npos) << header;
+    EXPECT_EQ(header.find("tcp_congestion"), std::string::npos) << header;  // the settings are the side's
+    const std::string cells = kind_blocks_interval_csv_cells(&tx.kinds);
+    EXPECT_EQ(cell(header.substr(1), cells.substr(1), "local_tcp_retransmits"), "3");
+    EXPECT_EQ(cell(header.substr(1), cells.substr(1), "local_tcp_rtt_us"), "40");
+    EXPECT_EQ(cell(header.substr(1), kind_blocks_interval_csv_cells(nullptr).substr(1), "local_tcp_rtt_us"), "");
 }
 
 }  // namespace
