@@ -46,7 +46,8 @@ bool listening(int fd) {
 // Each stream's connection as the kernel saw it at the end. crr's server holds listeners (each
 // transaction's connection closed within the loop): nothing to read there; its client reads the stream's
 // own connection, which shows whether the peer took MPTCP.
-void read_block(const HalfSpec& h, Role, std::span<const KindStream> streams, SideResult& r) {
+void read_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
+    write_tcp_block(h, role, streams, r);  // the settings of its sockets (no TCP_INFO: see mptcp_ops)
     MptcpSideReport report;
     for (const KindStream& s : streams) {
         int fd = tcp_fd(*s.conn);
@@ -68,7 +69,7 @@ TransportOps mptcp_ops() {
     ops.listen = listen;
     ops.connect = connect;
     ops.path_name = name_of_path;
-    ops.stream_info = nullptr;  // TCP_INFO would be one subflow's: the kind's block has them all
+    ops.stream_reading = nullptr;  // TCP_INFO would be one subflow's: the kind's block has them all
     ops.kind_block = read_block;
     ops.rx_modes = {};  // recv only: TCP_ZEROCOPY_RECEIVE, splice and MSG_TRUNC are not tried over subflows
     return ops;

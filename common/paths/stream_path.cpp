@@ -25,13 +25,15 @@ void read_back_settings(const HalfSpec& half, Role role, const DataConnection& c
     transport_ops(half.transport).settings_in_force(half, role, conn, r);
 }
 
-bool reads_stream_info(const HalfSpec& half) {
-    return transport_ops(half.transport).stream_info != nullptr && !is_connection_test(half.test);
+std::any kind_reading_of(const HalfSpec& half, const DataConnection& conn) {
+    const TransportOps& ops = transport_ops(half.transport);
+    return ops.stream_reading ? ops.stream_reading(half, conn) : std::any();
 }
 
-TcpInfo stream_info_of(Transport t, const DataConnection& conn) {
-    const TransportOps& ops = transport_ops(t);
-    return ops.stream_info ? ops.stream_info(conn) : TcpInfo{};
+void read_interval_block(const HalfSpec& half, std::span<const std::any> before, std::span<const std::any> after,
+                         double interval_s, KindBlocks& blocks) {
+    const TransportOps& ops = transport_ops(half.transport);
+    if (ops.interval_block) ops.interval_block(before, after, interval_s, blocks);
 }
 
 void read_kind_block(const HalfSpec& half, Role role, std::span<const KindStream> streams, SideResult& r) {

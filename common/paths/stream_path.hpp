@@ -26,10 +26,12 @@ std::string path_name(const HalfSpec& half, Role role);
 // The kernel's settings in force on a side's first connection (socket buffers, the receive low-water mark), into its
 // result.
 void read_back_settings(const HalfSpec& half, Role role, const DataConnection& conn, SideResult& r);
-// Whether this side's streams carry a TCP_INFO worth reading (the kind has one, and the stream's own
-// connection carries the data: not crr and cc's, whose transactions each open their own), and the reading.
-bool reads_stream_info(const HalfSpec& half);
-TcpInfo stream_info_of(Transport t, const DataConnection& conn);
+// The kind's reading of one stream's connection now (TransportOps::stream_reading; empty where it has none).
+std::any kind_reading_of(const HalfSpec& half, const DataConnection& conn);
+// --interval: the kind's block of one interval from its streams' readings at its two edges
+// (TransportOps::interval_block).
+void read_interval_block(const HalfSpec& half, std::span<const std::any> before, std::span<const std::any> after,
+                         double interval_s, KindBlocks& blocks);
 // The kind's own report block, into r.kinds (nothing where the kind has none): at the end, connections open;
 // and a -b sender's pacing, in the udp block for every kind (paths/udp_rules.hpp's paced_sender_block).
 void read_kind_block(const HalfSpec& half, Role role, std::span<const KindStream> streams, SideResult& r);

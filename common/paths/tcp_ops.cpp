@@ -18,6 +18,7 @@
 #include "socket/stream_memory.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/tcp_report.hpp"
 #include "tcp/send_ring.hpp"
 #include "tcp/tcp_crr.hpp"
 #include "tcp/tcp_info.hpp"
@@ -233,18 +234,30 @@ std::string name_of_path(const HalfSpec& h, Role role) {
     return role == Role::send ? transport_name(h.transport) : std::string("rx-") + rx_mode_name(h.rx);
 }
 
-void settings_in_force(const HalfSpec& h, Role role, const DataConnection& conn, SideResult& r) {
+void settings_in_force(const HalfSpec&, Role, const DataConnection& conn, SideResult& r) {
     int fd = tcp_fd(conn);
     if (fd < 0) return;
     auto [snd, rcv] = socket_buffers(fd);
     r.socket_send_buffer = snd;
     r.socket_recv_buffer = rcv;
-    if (role == Role::recv && !is_message_test(h.test)) r.rcv_lowat = receive_low_water(fd);
-    r.tcp_settings = read_tcp_tuning(fd);  // crr, cc: the server's listener, whose settings its sockets inherit
-    if (is_connection_test(h.test) && role == Role::send) r.connection_close = crr_close_method(h.crr_close);
 }
 
-TcpInfo stream_info(const DataConnection& conn) { return read_tcp_info(tcp_fd(conn)); }
+// TCP_INFO of the stream's own connection: none for crr and cc, whose transactions each open their own.
+std::any stream_reading(const HalfSpec& h, const DataConnection& conn) {
+    if (is_connection_test(h.test)) return {};
+    return read_tcp_info(tcp_fd(conn));
+}
+
+// Each stream's TCP_INFO over one --interval, as the TCP block (rcv_lowat and the settings are the side's).
+void interval_block(std::span<const std::any> before, std::span<const std::any> after, double interval_s,
+                    KindBlocks& blocks) {
+    TcpSideReport tcp;
+    for (size_t i = 0; i < before.size() && i < after.size(); ++i) {
+        const auto *a = std::any_cast<TcpInfo>(&before[i]), *b = std::any_cast<TcpInfo>(&after[i]);
+        if (a && b) tcp.streams.push_back(tcp_sample(*a, *b, interval_s));
+    }
+    if (!tcp.empty()) blocks[tcp_block_type().key] = to_json(tcp);
+}
 
 LatencyHistogram connect_latency(const StreamLoop& loop) {
     const auto* crr = loop.get_if<TcpCrrInitiator>();
@@ -273,6 +286,10 @@ uint64_t bytes_per_stream(const HalfSpec& h, Role role) {
     return m;
 }
 
+// Its report block (protocol/tcp_report.hpp), registered here so any program that runs a kind on kernel TCP
+// sockets (the kinds that reuse this table too) also reads and prints it.
+[[maybe_unused]] const bool kBlockRegistered = register_kind_block(tcp_block_type());
+
 }  // namespace
 
 // --rx over TCP (make_tcp_recv builds each one's receiver, bytes_per_stream sizes it).
@@ -291,9 +308,25 @@ const TransportOps kTcpOps = {.listen = listen,
                               .path_name = name_of_path,
                               .settings_in_force = settings_in_force,
                               .buffer_bytes = bytes_per_stream,
-                              .stream_info = stream_info,
+                              .stream_reading = stream_reading,
+                              .interval_block = interval_block,
                               .connect_latency = connect_latency,
+                              .kind_block = write_tcp_block,
                               .rx_modes = kTcpRxModes};
+
+void write_tcp_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
+    TcpSideReport tcp;
+    for (const KindStream& s : streams)
+        if (const auto* start = std::any_cast<TcpInfo>(s.at_start))
+            tcp.streams.push_back(tcp_sample(*start, read_tcp_info(tcp_fd(*s.conn)), r.elapsed_s));
+    int fd = streams.empty() ? -1 : tcp_fd(*streams.front().conn);
+    if (fd >= 0) {
+        if (role == Role::recv && !is_message_test(h.test)) tcp.rcv_lowat = receive_low_water(fd);
+        tcp.settings = read_tcp_tuning(fd);  // crr, cc: the server's listener, whose settings its sockets inherit
+        if (is_connection_test(h.test) && role == Role::send) tcp.connection_close = crr_close_method(h.crr_close);
+    }
+    r.kinds[tcp_block_type().key] = to_json(tcp);
+}
 
 std::unique_ptr<KindListener> listen_keeping_open(const HalfSpec& half, const std::string& bind_address) {
     return std::make_unique<TcpListener>(half, bind_address, true);

@@ -5,6 +5,7 @@
 // refused, ...). The loops a test checks for are in the headers it includes (the copy and staged
 // loops, here; the zero-copy ones in their own tcp/ files).
 #include <memory>
+#include <span>
 #include <string>
 
 #include "core/stream_loop.hpp"
@@ -35,6 +36,14 @@ extern const TransportOps kTcpOps;
 // ends: for a kind whose connections later add subflows that join on this address and port.
 class KindListener;
 std::unique_ptr<KindListener> listen_keeping_open(const HalfSpec& half, const std::string& bind_address);
+
+// The TCP family's report block (protocol/tcp_report.hpp) of a side, into r.kinds: each stream's TCP_INFO
+// over the measured interval (from its reading at the start, stream_reading's), the first connection's
+// settings and low-water mark, crr's close method. kTcpOps's kind_block; the other kinds on kernel TCP
+// sockets (those reusing this table) call it beside their own block.
+struct KindStream;
+struct SideResult;
+void write_tcp_block(const HalfSpec& half, Role role, std::span<const KindStream> streams, SideResult& r);
 
 void make_tcp_send(StreamLoop& loop, const HalfSpec& half, int fd);
 void make_tcp_recv(StreamLoop& loop, const HalfSpec& half, int fd);

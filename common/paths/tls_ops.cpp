@@ -196,7 +196,8 @@ std::string kernel_direction(int fd, bool tx) {
 }
 
 template <bool Ktls>
-void read_block(const HalfSpec&, Role, std::span<const KindStream> streams, SideResult& r) {
+void read_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
+    write_tcp_block(h, role, streams, r);  // the TCP socket underneath
     if (streams.empty()) return;
     const TlsConnection& first = session_of(*streams.front().conn);
     const int fd = tcp_fd(*streams.front().conn);

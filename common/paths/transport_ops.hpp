@@ -61,12 +61,14 @@ struct RxModeRow {
 };
 
 // One stream of a side as its kind's block reads it at the end of the run: its connection (still open),
-// the counts every loop keeps (bytes, calls, -b's pacing) and its kind's own counts of the loop (what
-// loop_counts read as the loop ended; empty where the kind has none).
+// the counts every loop keeps (bytes, calls, -b's pacing), its kind's own counts of the loop (what
+// loop_counts read as the loop ended) and the kind's reading of the stream at the start of the measured
+// interval (stream_reading's); each empty where the kind has none.
 struct KindStream {
     const DataConnection* conn;
     const StreamCounters* counters;
     const std::any* kind_counts;
+    const std::any* at_start;
 };
 
 struct TransportOps {
@@ -90,11 +92,16 @@ struct TransportOps {
     void (*settings_in_force)(const HalfSpec& half, Role role, const DataConnection& conn, SideResult& r);
     // The bytes of memory one stream of this side allocates (the server checks it against its limit).
     uint64_t (*buffer_bytes)(const HalfSpec& half, Role role);
-    // Optional read-backs (nullptr: the kind has none). stream_info: the kernel's view of one stream's
-    // connection now (TCP_INFO), read at the start, at each --interval and at the end, from the sampler's
-    // thread beside the running loop (one getsockopt, safe there). connect_latency: crr and cc's
-    // initiator, socket() to connected per transaction.
-    TcpInfo (*stream_info)(const DataConnection& conn) = nullptr;
+    // Optional read-backs (nullptr: the kind has none). stream_reading: the kind's view of one stream's
+    // connection now (the TCP family's: TCP_INFO), a value of its own type (empty: nothing to read for
+    // this half), read at the start (kind_block measures the interval from it) and at each --interval
+    // edge, from outside the stream's thread beside the running loop (one getsockopt, safe there).
+    // connect_latency: crr and cc's initiator, socket() to connected per transaction.
+    std::any (*stream_reading)(const HalfSpec& half, const DataConnection& conn) = nullptr;
+    // --interval: the kind's block of one interval (into `blocks` by its key; nothing where it has none)
+    // from its streams' readings at the interval's two edges (stream order), from the sampler's thread.
+    void (*interval_block)(std::span<const std::any> before, std::span<const std::any> after, double interval_s,
+                           KindBlocks& blocks) = nullptr;
     LatencyHistogram (*connect_latency)(const StreamLoop& loop) = nullptr;
     // The kind's own report block (protocol/kind_block.hpp), read once at the end of the side's run from
     // its streams (stream order) and its result so far, into r.kinds.

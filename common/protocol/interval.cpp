@@ -5,7 +5,6 @@
 #include "measure/cpu_meter.hpp"
 #include "measure/service_demand.hpp"
 #include "protocol/field_table.hpp"
-#include "protocol/tcp_report.hpp"
 #include "protocol/run_spec.hpp"
 
 namespace zc {
@@ -35,7 +34,6 @@ const auto kRttFields = std::make_tuple(number("rtt_samples", &SideInterval::rtt
                                         number("rtt_p50_us", &SideInterval::rtt_p50_us, 0, 1e12),
                                         number("rtt_p99_us", &SideInterval::rtt_p99_us, 0, 1e12));
 const auto kSideIntervalFields = std::tuple_cat(kCountFields, kRttFields);
-constexpr const char* kTcpInfo = "tcp_info";  // TCP's block, its own (tcp_report.hpp)
 
 }  // namespace
 
@@ -44,14 +42,14 @@ double SideInterval::service_demand_us_per_kb() const { return zc::service_deman
 nlohmann::json to_json(const SideInterval& s) {
     nlohmann::json j;
     encode_fields(j, s, kSideIntervalFields);
-    if (!s.tcp.empty()) j[kTcpInfo] = to_json(s.tcp);
+    kind_blocks_to_json(s.kinds, j);
     return j;
 }
 
 SideInterval side_interval_from_json(const nlohmann::json& j) {
     SideInterval s;
     decode_fields(j, s, kSideIntervalFields);
-    s.tcp = tcp_samples_from_json(j, kTcpInfo);
+    s.kinds = kind_blocks_from_json(j);
     if (s.end_s < s.start_s) throw ProtocolError("field 'end_s' is before 'start_s'");
     return s;
 }
@@ -73,9 +71,6 @@ SideInterval interval_between(const IntervalReading& a, const IntervalReading& b
     s.rtt_samples = rtt.count();
     s.rtt_p50_us = static_cast<double>(rtt.percentile(50)) / 1e3;
     s.rtt_p99_us = static_cast<double>(rtt.percentile(99)) / 1e3;
-    if (a.tcp.size() == b.tcp.size()) {
-        for (size_t i = 0; i < b.tcp.size(); ++i) s.tcp.push_back(tcp_sample(a.tcp[i], b.tcp[i], s.duration_s()));
-    }
     return s;
 }
 
@@ -85,7 +80,7 @@ namespace {
 nlohmann::json side_json(const std::optional<SideInterval>& s, Workload test) {
     if (!s) return nullptr;
     nlohmann::json j = encoded(*s, kCountFields);
-    if (!s->tcp.empty()) j[kTcpInfo] = to_json(s->tcp);
+    kind_blocks_to_json(s->kinds, j);
     if (is_transaction_test(test) && s->rtt_samples > 0) encode_fields(j, *s, kRttFields);
     j["service_demand_us_per_kb"] = s->service_demand_us_per_kb();
     if (is_message_test(test)) j["service_demand_us_per_msg"] = service_demand_us_per_tran(s->busy_cpu_s, s->messages);

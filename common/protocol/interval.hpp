@@ -3,15 +3,16 @@
 // server sends one per interval as the test runs), and the client's row of both sides (IntervalRow,
 // part of TestResult). Counts are differences of running totals, so one side's intervals add up to its
 // totals exactly; the last interval ends where the side's measured interval ends.
+#include <any>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
 
-#include "core/tcp_stats.hpp"
 #include "core/workload.hpp"
 #include "measure/latency_histogram.hpp"
 #include "measure/proc_stat.hpp"
+#include "protocol/kind_block.hpp"
 
 namespace zc {
 
@@ -34,7 +35,7 @@ struct SideInterval {
     // Other tests of this side's host that ran during the interval: its whole-host CPU figures are
     // then shared (they count those tests' work too).
     uint32_t shared_tests = 0;
-    std::vector<TcpSample> tcp;  // TCP: each stream's TCP_INFO over the interval (stream order)
+    KindBlocks kinds;  // each kind's own block over the interval (the TCP family's: TCP_INFO), by its key
 
     double duration_s() const { return end_s - start_s; }
     double service_demand_us_per_kb() const;
@@ -47,10 +48,12 @@ SideInterval side_interval_from_json(const nlohmann::json& j);  // bounded; thro
 struct IntervalReading {
     double t_s = 0;  // from the start of the measured interval
     uint64_t bytes = 0, messages = 0;
-    ProcStat stat;             // whole host
-    double thread_cpu_s = 0;   // the data threads, since the start
-    LatencyHistogram rtt;      // rr client: every stream's round trips so far (a snapshot)
-    std::vector<TcpInfo> tcp;  // TCP: each stream's TCP_INFO then (empty where not read)
+    ProcStat stat;            // whole host
+    double thread_cpu_s = 0;  // the data threads, since the start
+    LatencyHistogram rtt;     // rr client: every stream's round trips so far (a snapshot)
+    // Each stream's kind reading then (TransportOps::stream_reading: the TCP family's TCP_INFO; empty where
+    // the kind reads none).
+    std::vector<std::any> kind_readings;
 };
 
 // The interval between two readings: the partition arithmetic.

@@ -24,6 +24,8 @@ const nlohmann::json* find_block(const KindBlocks& blocks, const char* key) {
     auto it = blocks.find(key);
     return it == blocks.end() ? nullptr : &it->second;
 }
+
+std::string csv_prefix_of(const KindBlockType& t) { return t.csv_prefix ? t.csv_prefix : std::string(t.key) + "_"; }
 }  // namespace
 
 bool register_kind_block(const KindBlockType& type) {
@@ -35,14 +37,33 @@ bool register_kind_block(const KindBlockType& type) {
 
 const std::vector<const KindBlockType*>& kind_block_types() { return registry(); }
 
+namespace {
+bool is_flat(const std::string& key) {
+    const auto& types = kind_block_types();
+    auto it = std::find_if(types.begin(), types.end(), [&](const KindBlockType* t) { return key == t->key; });
+    return it != types.end() && (*it)->flat;
+}
+}  // namespace
+
 void kind_blocks_to_json(const KindBlocks& blocks, nlohmann::json& side) {
-    for (const auto& [key, block] : blocks) side[key] = block;
+    for (const auto& [key, block] : blocks) {
+        if (is_flat(key) && block.is_object())
+            side.update(block);
+        else
+            side[key] = block;
+    }
 }
 
 KindBlocks kind_blocks_from_json(const nlohmann::json& side) {
     KindBlocks out;
-    for (const KindBlockType* t : kind_block_types())
-        if (side.is_object() && side.contains(t->key)) out[t->key] = t->decode(side.at(t->key));
+    if (!side.is_object()) return out;
+    for (const KindBlockType* t : kind_block_types()) {
+        if (t->flat) {
+            if (nlohmann::json b = t->decode(side); !b.is_null()) out[t->key] = std::move(b);
+        } else if (side.contains(t->key)) {
+            out[t->key] = t->decode(side.at(t->key));
+        }
+    }
     return out;
 }
 
@@ -57,9 +78,7 @@ std::vector<std::string> kind_block_lines(const SideResult& side) {
 std::string kind_blocks_csv_header(const std::string& side_prefix) {
     std::string out;
     for (const KindBlockType* t : kind_block_types())
-        for (const auto& c : t->csv_columns())
-            out += (out.empty() ? "" : ",") + side_prefix +
-                   (t->csv_prefix ? t->csv_prefix : t->key + std::string("_")) + c;
+        for (const auto& c : t->csv_columns()) out += (out.empty() ? "" : ",") + side_prefix + csv_prefix_of(*t) + c;
     return out;
 }
 
@@ -95,6 +114,47 @@ std::string kind_block_messages_measured(const SideResult& side, Workload test, 
         if (std::string words = t->messages_measured(*b, side, test, batch); !words.empty()) return words;
     }
     return "";
+}
+
+std::string kind_block_method_note(const KindBlocks& blocks) {
+    std::string out;
+    for (const KindBlockType* t : kind_block_types()) {
+        const auto* b = find_block(blocks, t->key);
+        if (!b || !t->method_note) continue;
+        if (std::string note = t->method_note(*b); !note.empty()) out += (out.empty() ? "" : "; ") + note;
+    }
+    return out;
+}
+
+std::string kind_blocks_interval_text(const KindBlocks* local, const KindBlocks* remote) {
+    std::string out;
+    for (const KindBlockType* t : kind_block_types()) {
+        const auto *l = local ? find_block(*local, t->key) : nullptr,
+                   *r = remote ? find_block(*remote, t->key) : nullptr;
+        if (!t->interval_text || (!l && !r)) continue;
+        if (std::string text = t->interval_text(l, r); !text.empty()) out += " | " + text;
+    }
+    return out;
+}
+
+std::string kind_blocks_interval_csv_header(const std::string& side_prefix) {
+    std::string out;
+    for (const KindBlockType* t : kind_block_types())
+        if (t->interval_csv_columns)
+            for (const auto& c : t->interval_csv_columns()) out += "," + side_prefix + csv_prefix_of(*t) + c;
+    return out;
+}
+
+std::string kind_blocks_interval_csv_cells(const KindBlocks* blocks) {
+    std::string out;
+    for (const KindBlockType* t : kind_block_types()) {
+        if (!t->interval_csv_columns) continue;
+        const auto* b = blocks ? find_block(*blocks, t->key) : nullptr;
+        auto cells = b && t->interval_csv_cells ? t->interval_csv_cells(*b)
+                                                : std::vector<std::string>(t->interval_csv_columns().size());
+        for (const auto& c : cells) out += "," + csv_quoted(c);
+    }
+    return out;
 }
 
 }  // namespace zc

@@ -32,6 +32,10 @@ struct KindBlockType {
     // One test's two sides (either may be null: a side without the block): what does not add up, as the
     // test's warnings ("" none). nullptr: nothing to compare.
     std::vector<std::string> (*check_sides)(const nlohmann::json* sender, const nlohmann::json* receiver) = nullptr;
+    // Flat: the block's fields sit at the side's top level, not under `key` (the TCP family's, whose fields
+    // were the side's own before they were its block: the wire kept them where they were). decode then reads
+    // the whole side and returns null where the side holds none of them.
+    bool flat = false;
     // What follows the side's prefix in its columns' names: nullptr, the key and "_" (local_udp_lost); a
     // block whose columns kept the names they had before it was one gives "" and names them whole.
     const char* csv_prefix = nullptr;
@@ -39,6 +43,16 @@ struct KindBlockType {
     // messages were posted and seen arriving, in words (MessageResult::measured). nullptr: none to say.
     std::string (*messages_measured)(const nlohmann::json& block, const SideResult& side, Workload test,
                                      uint32_t batch) = nullptr;
+    // What the kind adds to a message test's words on how it was measured (nullptr or "": nothing): crr's
+    // close method.
+    std::string (*method_note)(const nlohmann::json& block) = nullptr;
+    // --interval: the kind's block of one side's interval (SideInterval::kinds, the kind's interval_block
+    // made it from two readings), in the same codec. The live line's words on a row's two blocks (either may
+    // be null; "" nothing), and the --csv-intervals columns (after the side's prefix and csv_prefix) and one
+    // side's cells. nullptr: the kind has no interval block.
+    std::string (*interval_text)(const nlohmann::json* local, const nlohmann::json* remote) = nullptr;
+    std::vector<std::string> (*interval_csv_columns)() = nullptr;
+    std::vector<std::string> (*interval_csv_cells)(const nlohmann::json& block) = nullptr;
 };
 
 // A kind whose block is one struct with its two codecs: its hooks read the struct, and kind_block_type<kOf>()
@@ -53,8 +67,15 @@ struct KindBlockOf {
     std::vector<std::string> (*csv_cells)(const Side&);
     // Called only when both sides have the block (one side alone has nothing to compare); nullptr: none.
     std::vector<std::string> (*check_sides)(const Side& sender, const Side& receiver);
+    bool flat = false;                 // KindBlockType::flat
     const char* csv_prefix = nullptr;  // as KindBlockType's
     std::string (*messages_measured)(const Side&, const SideResult& side, Workload test, uint32_t batch) = nullptr;
+    // KindBlockType's method note and interval hooks (a side without the interval's block reads as Side{});
+    // nullptr: none.
+    std::string (*method_note)(const Side& block) = nullptr;
+    std::string (*interval_text)(const Side& local, const Side& remote) = nullptr;
+    std::vector<std::string> (*interval_csv_columns)() = nullptr;
+    std::vector<std::string> (*interval_csv_cells)(const Side& block) = nullptr;
 };
 
 namespace kind_block_detail {
@@ -79,6 +100,14 @@ struct Hooks {
                                          uint32_t batch) {
         return Of.messages_measured(Of.from_json(b), side, test, batch);
     }
+    static std::string method_note(const nlohmann::json& b) { return Of.method_note(Of.from_json(b)); }
+    static std::string interval_text(const nlohmann::json* local, const nlohmann::json* remote) {
+        using Side = decltype(Of.from_json(nlohmann::json()));
+        return Of.interval_text(local ? Of.from_json(*local) : Side{}, remote ? Of.from_json(*remote) : Side{});
+    }
+    static std::vector<std::string> interval_csv_cells(const nlohmann::json& b) {
+        return Of.interval_csv_cells(Of.from_json(b));
+    }
 };
 }  // namespace kind_block_detail
 
@@ -91,8 +120,13 @@ constexpr KindBlockType kind_block_type() {
             .csv_columns = Of.csv_columns,
             .csv_cells = H::csv_cells,
             .check_sides = kind_block_detail::given(Of.check_sides) ? H::check_sides : nullptr,
+            .flat = Of.flat,
             .csv_prefix = Of.csv_prefix,
-            .messages_measured = kind_block_detail::given(Of.messages_measured) ? H::messages_measured : nullptr};
+            .messages_measured = kind_block_detail::given(Of.messages_measured) ? H::messages_measured : nullptr,
+            .method_note = kind_block_detail::given(Of.method_note) ? H::method_note : nullptr,
+            .interval_text = kind_block_detail::given(Of.interval_text) ? H::interval_text : nullptr,
+            .interval_csv_columns = Of.interval_csv_columns,
+            .interval_csv_cells = kind_block_detail::given(Of.interval_csv_cells) ? H::interval_csv_cells : nullptr};
 }
 
 // Called once per kind, from the kind's module (a static registration in its operations table's file, so
@@ -109,5 +143,11 @@ std::string kind_blocks_csv_cells(const KindBlocks& blocks);         // as many 
 std::vector<std::string> kind_block_notes(const KindBlocks& sender, const KindBlocks& receiver);
 // A message test's words from the first of the side's blocks that has them ("" none): messages_measured.
 std::string kind_block_messages_measured(const SideResult& side, Workload test, uint32_t batch);
+std::string kind_block_method_note(const KindBlocks& blocks);  // the blocks' method_notes, "; " between
+// --interval rows: the kinds' words on a row's two sides' blocks (each led by " | "; a side may be null),
+// the --csv-intervals columns (each led by its comma) and one side's cells (empty where it has no block).
+std::string kind_blocks_interval_text(const KindBlocks* local, const KindBlocks* remote);
+std::string kind_blocks_interval_csv_header(const std::string& side_prefix);
+std::string kind_blocks_interval_csv_cells(const KindBlocks* blocks);
 
 }  // namespace zc

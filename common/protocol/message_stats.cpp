@@ -150,7 +150,8 @@ MessageResult message_result(Workload test, Transport transport, uint32_t batch,
                       "a new TCP connection per transaction (%s); latency of the whole transaction "
                       "and of socket()+connect()",
                       test == Workload::crr ? "connect, request, response, close" : "connect, close");
-        if (!local.connection_close.empty()) m.measured = std::string(how) + "; " + local.connection_close;
+        if (std::string note = kind_block_method_note(local.kinds); !note.empty())
+            m.measured = std::string(how) + "; " + note;  // the kind's word on it (TCP: the close method)
     } else if (lossy && test == Workload::rr) {
         std::snprintf(how, sizeof(how),
                       "one UDP datagram each way per transaction; a request unanswered within %d ms is counted lost "

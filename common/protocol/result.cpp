@@ -95,8 +95,6 @@ constexpr double kMaxSeconds = 1e7;
 // Optional blocks, sent where the side has them.
 bool has_explain(const SideResult& s) { return s.explain.ran || !s.explain.problem.empty(); }
 bool has_flows(const SideResult& s) { return !s.flow_bytes.empty(); }
-bool has_tcp_settings(const SideResult& s) { return !s.tcp_settings.congestion.empty(); }
-bool has_close(const SideResult& s) { return !s.connection_close.empty(); }
 
 const auto kSideResultFields = std::make_tuple(
     str("host", &SideResult::host), named("role", &SideResult::role, role_name, role_from_name),
@@ -109,8 +107,7 @@ const auto kSideResultFields = std::make_tuple(
     number("process_sys_s", &SideResult::process_sys_s), object("placement", &SideResult::placement, kPlacementFields),
     number("socket_send_buffer", &SideResult::socket_send_buffer),
     number("socket_recv_buffer", &SideResult::socket_recv_buffer),
-    // These three: absent from older servers, which measured none of them.
-    number("rcv_lowat", &SideResult::rcv_lowat, 0, UINT64_MAX, 0),
+    // These two: absent from older servers, which measured neither.
     number("longest_call_s", &SideResult::longest_call_s, 0, kMaxSeconds, 0),
     number("longest_call_end_s", &SideResult::longest_call_end_s, 0, kMaxSeconds, 0),
     list("warnings", &SideResult::warnings, 64),
@@ -118,9 +115,7 @@ const auto kSideResultFields = std::make_tuple(
     optional(custom("messages", &SideResult::messages, kToJson, message_side_from_json)),
     optional(custom("memory", &SideResult::memory, kToJson, memory_report_from_json)),
     sent_if(has_flows, list("flow_bytes", &SideResult::flow_bytes, kMaxDataConnections)),  // --flows only
-    sent_if(has_explain, custom(kExplainKey, &SideResult::explain, kToJson, explain_side_from_json)),
-    sent_if(has_tcp_settings, custom("tcp_settings", &SideResult::tcp_settings, kToJson, tcp_tuning_from_json)),
-    sent_if(has_close, str("connection_close", &SideResult::connection_close, 200)));
+    sent_if(has_explain, custom(kExplainKey, &SideResult::explain, kToJson, explain_side_from_json)));
 
 }  // namespace
 
@@ -129,7 +124,6 @@ CpuUsage cpu_usage_from_json(const nlohmann::json& j) { return decoded<CpuUsage>
 
 nlohmann::json to_json(const SideResult& s) {
     nlohmann::json j = encoded(s, kSideResultFields);
-    if (!s.tcp.empty()) j[kTcpInfoKey] = to_json(s.tcp);
     kind_blocks_to_json(s.kinds, j);
     return j;
 }
@@ -137,7 +131,6 @@ nlohmann::json to_json(const SideResult& s) {
 SideResult side_result_from_json(const nlohmann::json& j) {
     try {
         SideResult s = decoded<SideResult>(j, kSideResultFields);
-        s.tcp = tcp_samples_from_json(j, kTcpInfoKey);  // absent from older peers, and off TCP
         s.kinds = kind_blocks_from_json(j);
         return s;
     } catch (const nlohmann::json::exception& e) {

@@ -15,7 +15,6 @@
 #include "core/flow_stats.hpp"
 #include "protocol/gpu_report.hpp"
 #include "protocol/concurrent_test.hpp"
-#include "protocol/tcp_report.hpp"
 #include "protocol/run_spec.hpp"
 #include "core/stream_counters.hpp"
 
@@ -67,7 +66,6 @@ struct SideResult {
     Placement placement;
     uint64_t socket_send_buffer = 0;  // effective SO_SNDBUF / SO_RCVBUF of the first stream
     uint64_t socket_recv_buffer = 0;
-    uint64_t rcv_lowat = 0;  // TCP stream receivers: SO_RCVLOWAT in force (0 = not a TCP stream receiver)
     // Timed stream senders: the longest wait inside one data call (any stream), and when it ended, in
     // seconds from the start of this side's measured interval; 0 where not measured.
     double longest_call_s = 0;
@@ -79,12 +77,7 @@ struct SideResult {
     MessageSide messages;  // rr, msgrate: messages (transactions) this side counted
     MemoryReport memory;   // buffer memory kind; GPU staging's cost
     ExplainSide explain;   // --explain: where the sampled CPU time went (ran = false: not asked, or why not)
-    // TCP: each stream's TCP_INFO over the measured interval (stream order; empty for crr/cc and RDMA),
-    // the settings its data sockets ran with, and crr/cc's close method in words.
-    std::vector<TcpSample> tcp;
-    TcpTuningInForce tcp_settings;
-    std::string connection_close;
-    KindBlocks kinds;  // each kind's own report block, by its key (protocol/kind_block.hpp)
+    KindBlocks kinds;      // each kind's own report block, by its key (protocol/kind_block.hpp)
 
     double process_cpu_s() const { return process_user_s + process_sys_s; }
     double cpu_util_pct() const { return cpu.all.busy(); }
@@ -182,7 +175,6 @@ inline double explain_per_unit(double cpu_s, double units) { return units > 0 ? 
 
 // The keys of SideResult's blocks that the report adds its figures to (result_report.cpp).
 inline constexpr const char* kZeroCopyKey = "zerocopy";
-inline constexpr const char* kTcpInfoKey = "tcp_info";  // TCP's block, its own (tcp_report.hpp)
 inline constexpr const char* kExplainKey = "explain";
 
 nlohmann::json to_json(const CpuUsage& u);

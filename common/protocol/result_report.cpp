@@ -42,7 +42,6 @@ nlohmann::json side_summary(const SideResult& s) {
     auto j = to_json(s);
     encode_fields(j, s, kSideFigureFields);
     if (!s.flow_bytes.empty()) encode_fields(j, s, kFlowsFields);
-    for (size_t i = 0; i < s.tcp.size(); ++i) j[kTcpInfoKey][i]["limited_by"] = tcp_limit_line(s.tcp[i]);
     const ZeroCopyCounts& z = s.zerocopy;
     if (z.sent_bytes > 0) j[kZeroCopyKey]["copied_pct"] = pct(z.copied_bytes, z.sent_bytes);
     uint64_t rx = z.rx_mapped_bytes + z.rx_copied_bytes;

@@ -1,20 +1,51 @@
 #pragma once
 // TCP_INFO and the socket settings in a result and an interval: their JSON, one field table each
 // (field_table.hpp), so the server's figures cross the wire bounded and named like every other.
+//
+// A side's TCP figures are the TCP family's block (protocol/kind_block.hpp, issue #33): the kinds that run
+// kernel TCP sockets (tcp, and the kinds that reuse its table) fill it at the end of the side's run
+// (paths/tcp_ops.hpp's write_tcp_block) and the tcp kind's table registers it. It is flat: its fields sit at the side's
+// top level under the keys they had when they were SideResult's own (tcp_info, tcp_settings, connection_close,
+// rcv_lowat), so an older peer's result decodes into it and a newer one's decodes in an older peer. An
+// --interval's block (the tcp kind's interval_block: each stream's TCP_INFO between the interval's edges)
+// is the same codec with the streams alone, under "tcp_info" as SideInterval::tcp was.
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "core/tcp_stats.hpp"
+#include "protocol/kind_block.hpp"
 
 namespace zc {
 
-nlohmann::json to_json(const TcpSample& s);
-TcpSample tcp_sample_from_json(const nlohmann::json& j);  // throws ProtocolError
-nlohmann::json to_json(const TcpTuningInForce& t);
-TcpTuningInForce tcp_tuning_from_json(const nlohmann::json& j);
+struct SideResult;
 
-// A list of per-stream samples (at most kMaxStreams x the flows of a stream).
-nlohmann::json to_json(const std::vector<TcpSample>& v);
-std::vector<TcpSample> tcp_samples_from_json(const nlohmann::json& j, const char* name);
+struct TcpSideReport {
+    // Each stream's TCP_INFO over the measured interval (stream order); none for crr and cc (each
+    // transaction opens its own connection) nor where the kind reads none (a multipath kind's would be one
+    // subflow's: its own block has them all).
+    std::vector<TcpSample> streams;
+    TcpTuningInForce settings;     // what the data sockets ran with, read back (congestion "": not read)
+    std::string connection_close;  // crr, cc's initiator: how each transaction's connection closes, in words
+    uint64_t rcv_lowat = 0;        // stream receivers: SO_RCVLOWAT in force (0: not a stream receiver)
+
+    bool empty() const;
+};
+
+nlohmann::json to_json(const TcpSideReport& t);  // its fields as the side's top level holds them; null when empty
+// From a whole side's JSON (the fields it lacks keep their defaults); throws ProtocolError naming a bad one.
+TcpSideReport tcp_side_report_from_json(const nlohmann::json& side);
+
+// The block's table (key "tcp", flat), registered by paths/tcp_ops.cpp.
+const KindBlockType& tcp_block_type();
+// A side's TCP block, decoded (empty where the side has none: not a TCP socket).
+TcpSideReport tcp_block_of(const SideResult& side);
+
+// TCP_INFO's CSV columns ("tcp_retransmits", ...) and one list's cells, all streams as one (tcp_summary:
+// counts summed, RTT, cwnd and the shares averaged), empty where none was read: the result's block's and
+// each --csv-intervals row's.
+std::vector<std::string> tcp_info_csv_columns();
+std::vector<std::string> tcp_info_csv_cells(const std::vector<TcpSample>& streams);
 
 }  // namespace zc

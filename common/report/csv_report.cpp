@@ -40,20 +40,6 @@ std::string values_of(const Column<T> (&cols)[N], const T& v) {
 }
 
 std::string num(uint64_t v) { return std::to_string(v); }
-std::string pct(double share) { return fmt::format("{:.2f}", share * 100); }
-// TCP_INFO's columns, the same in the result's table and the intervals' (X is the table's maker).
-#define ZC_TCP_COLUMNS(X)                                                                                           \
-    X("tcp_retransmits", num(t.retransmits)), X("tcp_rtt_us", num(t.rtt_us)), X("tcp_rttvar_us", num(t.rttvar_us)), \
-        X("tcp_cwnd", num(t.snd_cwnd)), X("tcp_ssthresh", num(t.snd_ssthresh)),                                     \
-        X("tcp_delivery_rate_Bps", num(t.delivery_rate_Bps)),                                                       \
-        X("tcp_last_delivery_rate_Bps", num(t.last_delivery_rate_Bps)),                                             \
-        X("tcp_last_pacing_rate_Bps", num(t.last_pacing_rate_Bps)), X("tcp_busy_pct", pct(t.busy)),                 \
-        X("tcp_rwnd_limited_pct", pct(t.rwnd_limited)), X("tcp_sndbuf_limited_pct", pct(t.sndbuf_limited))
-// A TCP_INFO cell: all streams as one; empty where no stream was read (RDMA, crr, cc).
-template <class F>
-std::string tcp_cell(const std::vector<TcpSample>& streams, F f) {
-    return streams.empty() ? std::string() : f(tcp_summary(streams));
-}
 
 const Column<TestResult> kTestColumns[] = {
     {"transport", [](const TestResult& r) -> std::string { return transport_name(r.transport); }},
@@ -114,7 +100,6 @@ const Column<SideResult> kSideColumns[] = {
      [](const SideResult& s) { return fmt::format("{:.6f}", static_cast<double>(s.memory.staging.copy_ns) * 1e-9); }},
     {"stage_wait_s",
      [](const SideResult& s) { return fmt::format("{:.6f}", static_cast<double>(s.memory.staging.wait_ns) * 1e-9); }},
-    {"rcv_lowat", [](const SideResult& s) { return num(s.rcv_lowat); }},
     // Other tests on this side's host during its interval (issue 26): 1 = the whole-host CPU cells count them too.
     {"cpu_shared", [](const SideResult& s) -> std::string { return s.host_shared() ? "1" : "0"; }},
     {"shared_tests", [](const SideResult& s) { return std::to_string(s.shared_with.size()); }},
@@ -153,22 +138,6 @@ const Column<SideResult> kSideColumns[] = {
          UdpInfo u = udp_block_of(s);
          return u.bitrate ? quoted(pacing_method_name(u.pacing.method)) : std::string();
      }},
-    // TCP: the data sockets' settings as read back, and TCP_INFO over the measured interval, all streams
-    // as one (tcp_summary: counts summed, RTT, cwnd and the shares averaged); empty where none was read.
-    {"tcp_congestion", [](const SideResult& s) { return s.tcp_settings.congestion; }},
-    {"tcp_max_pacing_rate_Bps", [](const SideResult& s) { return num(s.tcp_settings.max_pacing_Bps); }},
-    {"tcp_tos",
-     [](const SideResult& s) {
-         return s.tcp_settings.congestion.empty() ? "" : fmt::format("{}", s.tcp_settings.tos);
-     }},
-    {"tcp_bind_dev", [](const SideResult& s) { return s.tcp_settings.bind_dev; }},
-    {"tcp_family", [](const SideResult& s) { return s.tcp_settings.family; }},
-#define ZC_TCP(hdr, expr)                                                                                 \
-    {                                                                                                     \
-        hdr, [](const SideResult& s) { return tcp_cell(s.tcp, [](const TcpSample& t) { return expr; }); } \
-    }
-    ZC_TCP_COLUMNS(ZC_TCP)
-#undef ZC_TCP
 };
 
 // --percentiles in one cell, each with its error: "p50=12.345+-0.39%;p99.99=20.100+-0.31%" (ASCII for any CSV reader).
@@ -370,28 +339,25 @@ const Column<std::optional<SideInterval>> kSideIntervalColumns[] = {
      [](const std::optional<SideInterval>& s) {
          return side_cell(s, [](const SideInterval& v) { return std::to_string(v.shared_tests); });
      }},
-#define ZC_TCP(hdr, expr)                                                                                           \
-    {                                                                                                               \
-        hdr, [](const std::optional<SideInterval>& s) {                                                             \
-            return side_cell(                                                                                       \
-                s, [](const SideInterval& v) { return tcp_cell(v.tcp, [](const TcpSample& t) { return expr; }); }); \
-        }                                                                                                           \
-    }
-    ZC_TCP_COLUMNS(ZC_TCP)
-#undef ZC_TCP
 };
+// Then the kinds' blocks' over the interval (TCP's: TCP_INFO, named as in the result's TCP block).
+std::string interval_kind_cells(const std::optional<SideInterval>& s) {
+    return kind_blocks_interval_csv_cells(s ? &s->kinds : nullptr);
+}
 
 class CsvIntervalsReport : public ReportWriter {
 public:
     explicit CsvIntervalsReport(std::ostream& out) : out_(out) {}
     void begin(const ReportHeader&) override {
-        out_ << header_of(kIntervalColumns) << "," << header_of(kSideIntervalColumns, "local_") << ","
-             << header_of(kSideIntervalColumns, "remote_") << "\n";
+        out_ << header_of(kIntervalColumns) << "," << header_of(kSideIntervalColumns, "local_")
+             << kind_blocks_interval_csv_header("local_") << "," << header_of(kSideIntervalColumns, "remote_")
+             << kind_blocks_interval_csv_header("remote_") << "\n";
         out_.flush();
     }
     void interval(const TestParams& p, const IntervalRow& row) override {
         out_ << values_of(kIntervalColumns, IntervalCell{p, row}) << "," << values_of(kSideIntervalColumns, row.local)
-             << "," << values_of(kSideIntervalColumns, row.remote) << "\n";
+             << interval_kind_cells(row.local) << "," << values_of(kSideIntervalColumns, row.remote)
+             << interval_kind_cells(row.remote) << "\n";
         out_.flush();
     }
     void add(const TestResult&) override {}

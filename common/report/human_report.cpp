@@ -75,31 +75,6 @@ std::string under_load_line(const LoadBeside& l) {
         cpus(l.remote_cpus), l.elapsed_s, l.local_cpu_pct, l.remote_cpu_pct, l.lead_s, l.tail_s);
 }
 
-std::string rate_text(uint64_t bytes_per_s) {
-    return bytes_per_s ? fmt::format("{:.2f} Gb/s", static_cast<double>(bytes_per_s) * 8 / 1e9) : std::string("-");
-}
-
-// What the data sockets ran with, as the kernel reads them back.
-std::string tcp_settings_line(const TcpTuningInForce& t) {
-    return fmt::format("{} {}, pacing cap {}, tos {}{}", t.family, t.congestion,
-                       t.max_pacing_Bps ? rate_text(t.max_pacing_Bps) : std::string("none"),
-                       t.tos >= 0 ? fmt::format("{:#04x}", t.tos) : std::string("?"),
-                       t.bind_dev.empty() ? "" : ", bound to " + t.bind_dev);
-}
-
-// One stream's TCP_INFO over the test, and (where it sent) what limited it.
-std::string tcp_stream_line(const std::string& name, const TcpSample& t) {
-    std::string out = fmt::format(
-        "{}: rtt {} us (var {}), cwnd {}, ssthresh {}, {} retransmits, delivery {} (bytes acked over the "
-        "test), the kernel's last delivery sample {}{}, pacing rate at the end {}",
-        name, t.rtt_us, t.rttvar_us, t.snd_cwnd,
-        t.snd_ssthresh >= kInfiniteSsthresh ? std::string("-") : std::to_string(t.snd_ssthresh), t.retransmits,
-        rate_text(t.delivery_rate_Bps), rate_text(t.last_delivery_rate_Bps),
-        t.last_delivery_app_limited ? " (app-limited)" : "", rate_text(t.last_pacing_rate_Bps));
-    if (std::string limit = tcp_limit_line(t); !limit.empty()) out += "\n             " + limit;
-    return out;
-}
-
 // rr has no sender and receiver: each side does both; say who asks and who answers.
 const char* side_role(const TestResult& r, const SideResult& s) {
     if (is_transaction_test(r.test)) return s.role == Role::send ? "asks" : "answers";
@@ -183,10 +158,9 @@ public:
                 r.remote.process_service_demand_us_per_kb());
         }
         for (const auto* s : {&r.local, &r.remote}) {
-            out_ << fmt::format("    {:<6} {} {}: {} B{} in {:.2f} s, {} calls{}; data CPUs {}; all CPUs: {}\n",
+            out_ << fmt::format("    {:<6} {} {}: {} B{} in {:.2f} s, {} calls; data CPUs {}; all CPUs: {}\n",
                                 s == &r.local ? "local" : "remote", side_role(r, *s), s->host, s->bytes,
                                 is_transaction_test(r.test) ? " received" : "", s->elapsed_s, s->ops,
-                                s->rcv_lowat > 0 ? " (woken at " + format_size(s->rcv_lowat) + " queued)" : "",
                                 format_cpu_list(s->cpus), split(*s));
             out_ << fmt::format(
                 "           per CPU: {}; proc {:.2f} CPU-s (usr {:.2f} sys {:.2f}); others {:.2f} CPU-s\n",
@@ -195,14 +169,6 @@ public:
             if (!s->flow_bytes.empty()) out_ << "           flows: " << flows_line(r, *s) << "\n";
             if (auto m = memory_line(*s); !m.empty()) out_ << "           memory: " << m << "\n";
             if (s->host_shared()) out_ << "           SHARED host: " << shared_line(*s) << "\n";
-            if (!s->tcp_settings.congestion.empty())
-                out_ << "           tcp: " << tcp_settings_line(s->tcp_settings) << "\n";
-            constexpr size_t kStreamLines = 4;  // more streams: the first few, then all of them as one
-            for (size_t i = 0; i < s->tcp.size() && i < kStreamLines; ++i)
-                out_ << "           " << tcp_stream_line(fmt::format("stream {}", i), s->tcp[i]) << "\n";
-            if (s->tcp.size() > kStreamLines)
-                out_ << "           "
-                     << tcp_stream_line(fmt::format("all {} streams", s->tcp.size()), tcp_summary(s->tcp)) << "\n";
             for (const auto& line : kind_block_lines(*s)) out_ << "           " << line << "\n";
         }
         for (const auto* s : {&r.local, &r.remote})
@@ -269,18 +235,11 @@ public:
             if (*s && (*s)->shared_tests > 0)
                 shared += fmt::format("{}{} host shared with {} other test{}", shared.empty() ? "  SHARED: " : "; ",
                                       name, (*s)->shared_tests, (*s)->shared_tests == 1 ? "" : "s");
-        // The sending side's TCP over the interval (the side that sent more, for rr both send).
-        TcpSample lt = row.local ? tcp_summary(row.local->tcp) : TcpSample{};
-        TcpSample rt = row.remote ? tcp_summary(row.remote->tcp) : TcpSample{};
-        const TcpSample& t = lt.bytes_sent >= rt.bytes_sent ? lt : rt;
-        std::string tcp = t.interval_s > 0 ? fmt::format(
-                                                 " | tcp retr {} cwnd {} rtt {} us busy {:.0f}% rwnd {:.0f}% "
-                                                 "sndbuf {:.0f}%",
-                                                 t.retransmits, t.snd_cwnd, t.rtt_us, t.busy * 100,
-                                                 t.rwnd_limited * 100, t.sndbuf_limited * 100)
-                                           : std::string();
+        // The kinds' words on the interval (TCP's: the sending side's TCP_INFO).
+        std::string kinds = kind_blocks_interval_text(row.local ? &row.local->kinds : nullptr,
+                                                      row.remote ? &row.remote->kinds : nullptr);
         out_ << fmt::format("  [{:7.2f}-{:7.2f} s] {} | {} | {}{}{}{}\n", row.start_s, row.end_s, rate,
-                            side("local", row.local), side("remote", row.remote), tcp,
+                            side("local", row.local), side("remote", row.remote), kinds,
                             row.stall ? "  STALL: nothing moved in this interval" : "", shared);
         out_.flush();
     }

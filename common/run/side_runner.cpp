@@ -154,7 +154,7 @@ IntervalReading SideRunner::read_totals() const {
         if (s.cpu_base_ns >= 0 && now >= s.cpu_base_ns)
             r.thread_cpu_s += static_cast<double>(now - s.cpu_base_ns) * 1e-9;
         if (s.rtt.prepared()) r.rtt.merge(joined_ ? s.rtt : s.rtt.snapshot());
-        if (reads_stream_info_) r.tcp.push_back(stream_info_of(cfg_.half.transport, s.conn));
+        r.kind_readings.push_back(kind_reading_of(cfg_.half, s.conn));
     }
     r.stat = read_proc_stat();
     return r;
@@ -176,6 +176,7 @@ void SideRunner::register_on_host() {
 
 void SideRunner::emit(const IntervalReading& now, int64_t edge) {
     SideInterval s = interval_between(last_reading_, now, static_cast<uint32_t>(last_edge_), sysconf(_SC_CLK_TCK));
+    read_interval_block(cfg_.half, last_reading_.kind_readings, now.kind_readings, s.duration_s(), s.kinds);
     if (host_record_) {
         s.shared_tests =
             static_cast<uint32_t>(tests_overlapping(host_record_->dir(), cfg_.token, started_wall_s_ + s.start_s,
@@ -315,9 +316,7 @@ void SideRunner::start(const std::function<void()>& started) {
     move_irqs();
     if (!irqs_.empty()) irq_counts_before_ = read_proc_interrupts();
     register_on_host();
-    reads_stream_info_ = reads_stream_info(cfg_.half);
-    if (reads_stream_info_)
-        for (auto& s : streams_) s.info_start = stream_info_of(cfg_.half.transport, s.conn);
+    for (auto& s : streams_) s.kind_start = kind_reading_of(cfg_.half, s.conn);
     meter_.start();
     if (explainer_) explainer_->start();
     started_ns_ = monotonic_ns();
@@ -420,8 +419,6 @@ SideResult SideRunner::finish() {
         if (is_message_test(cfg_.half.test)) r.messages.add_stream(s.counters.messages, s.counters.segments, s.rtt);
         if (s.samples) r.messages.samples.push_back(s.samples);
         r.messages.connect.merge(s.connect);
-        if (reads_stream_info_)
-            r.tcp.push_back(tcp_sample(s.info_start, stream_info_of(cfg_.half.transport, s.conn), r.elapsed_s));
         if (s.longest_wait_ns > 0 && s.longest_wait_ns * 1e-9 > r.longest_call_s) {
             r.longest_call_s = s.longest_wait_ns * 1e-9;
             r.longest_call_end_s = (s.longest_wait_end_ns - started_ns_) * 1e-9;
@@ -433,7 +430,7 @@ SideResult SideRunner::finish() {
     r.memory = memory_report(cfg_.half.side, cfg_.half.message_size, total.staging);
     if (!streams_.empty()) read_back_settings(cfg_.half, cfg_.role, streams_[0].conn, r);
     std::vector<KindStream> kind_streams;
-    for (const Stream& s : streams_) kind_streams.push_back({&s.conn, &s.counters, &s.kind_counts});
+    for (const Stream& s : streams_) kind_streams.push_back({&s.conn, &s.counters, &s.kind_counts, &s.kind_start});
     read_kind_block(cfg_.half, cfg_.role, kind_streams, r);
     note_placement_mismatches(r);
     if (explainer_) r.explain = explainer_->finish(r.cpu);

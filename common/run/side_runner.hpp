@@ -99,7 +99,7 @@ private:
         std::shared_ptr<LatencySamples> samples;               // --samples: each of them (rr initiator only)
         int64_t longest_wait_ns = 0, longest_wait_end_ns = 0;  // timed senders: StopRule's record
         LatencyHistogram connect;             // crr, cc initiator: socket() to connected, per transaction
-        TcpInfo info_start;                   // the kernel's view of the stream's connection at the start (stream_info)
+        std::any kind_start;                  // the kind's reading of the stream at the start (kind_reading_of)
         LiveCounts live;                      // --interval: the loop's running totals
         clockid_t cpu_clock{};                // the thread's CPU clock, taken at start()
         int64_t cpu_base_ns = -1;             // ... its reading then (-1: none)
@@ -137,8 +137,7 @@ private:
     std::string host_record_problem_;                    // why there is none (the run directory cannot be used)
     double started_wall_s_ = 0;                          // wall clock at the start barrier (compared across processes)
     bool started_ = false;
-    bool joined_ = false;             // finish() saw every stream thread end
-    bool reads_stream_info_ = false;  // TCP_INFO per stream (stream_path.hpp: reads_stream_info)
+    bool joined_ = false;  // finish() saw every stream thread end
     std::thread sampler_;
     std::mutex sampler_mu_;
     std::condition_variable sampler_cv_;

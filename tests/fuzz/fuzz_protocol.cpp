@@ -19,6 +19,7 @@
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/rdma_info.hpp"
+#include "protocol/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
 #include "seed_corpus.hpp"
 
@@ -96,12 +97,14 @@ void check_body(std::string_view body) {
 }  // namespace
 
 // ZCPERF_FUZZ_WRITE_CORPUS=DIR: write the seed corpus into DIR and exit (no fuzzing).
-// The udp and rdma blocks (protocol/udp_info.hpp, rdma_info.hpp) are decoded only where they are
-// registered (by paths/udp_ops.cpp and paths/rdma_block.cpp in zcperf and zcserver, not linked here):
-// registered here, a side's "udp" and "rdma" reach their decoders as they do in the peers.
+// The udp, rdma and tcp blocks (protocol/udp_info.hpp, rdma_info.hpp, tcp_report.hpp) are decoded only where
+// they are registered (by paths/udp_ops.cpp, rdma_block.cpp and tcp_ops.cpp in zcperf and zcserver, not linked
+// here): registered here, a side's "udp", "rdma" and its TCP fields (tcp_info, tcp_settings, ...) reach their
+// decoders as they do in the peers.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     zc::register_kind_block(zc::udp_block_type());
     zc::register_kind_block(zc::rdma_block_type());
+    zc::register_kind_block(zc::tcp_block_type());
     if (const char* dir = std::getenv("ZCPERF_FUZZ_WRITE_CORPUS")) {
         try {
             zc::fuzz::write_seed_corpus(dir);

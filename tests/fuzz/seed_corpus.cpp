@@ -14,6 +14,7 @@
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/rdma_info.hpp"
+#include "protocol/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
 
 namespace zc::fuzz {
@@ -153,6 +154,16 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     rdma.doorbell_env = {{"MLX5_SHUT_UP_BF", "1"}};
     rdma_side.kinds[rdma_block_type().key] = to_json(rdma);
     valid("result-rdma", ResultMsg{rdma_side});
+    SideResult tcp_side = sample_side();  // a TCP receiver's side: its TCP block's fields at its top level
+    TcpSideReport tcp;
+    tcp.streams.resize(2);
+    tcp.streams[0].interval_s = 10;
+    tcp.streams[0].rtt_us = 42;
+    tcp.streams[1].bytes_received = 1 << 20;
+    tcp.settings = {"cubic", 0, 0, "", "IPv4"};
+    tcp.rcv_lowat = 256 << 10;
+    tcp_side.kinds[tcp_block_type().key] = to_json(tcp);
+    valid("result-tcp", ResultMsg{tcp_side});
     SideInterval sample;
     sample.index = 3;
     sample.start_s = 0.3;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "protocol/rdma_info.hpp"
+#include "protocol/tcp_report.hpp"
 #include "report/report_writer.hpp"
 
 using namespace zc;
@@ -122,11 +123,16 @@ TEST(CsvReport, TcpRowsLeaveRdmaCellsEmptyAndCarryTheWakeThreshold) {
     TestResult r;
     r.local.role = Role::send;
     r.remote.role = Role::recv;
-    r.remote.rcv_lowat = 256 << 10;
+    TcpSideReport tx, rx;  // the TCP block's columns keep the names they had as the side's
+    tx.settings.congestion = rx.settings.congestion = "cubic";
+    rx.rcv_lowat = 256 << 10;
+    r.local.kinds[tcp_block_type().key] = to_json(tx);
+    r.remote.kinds[tcp_block_type().key] = to_json(rx);
     auto m = csv_row(r);
     EXPECT_EQ(m["transport"], "tcp");
     EXPECT_EQ(m["remote_rcv_lowat"], "262144");
     EXPECT_EQ(m["local_rcv_lowat"], "0");
+    EXPECT_EQ(m["local_tcp_congestion"], "cubic");
     for (const char* c : {"local_rdma_device", "local_cq_mode", "remote_qps", "remote_registration_ms"}) {
         EXPECT_EQ(m[c], "") << c;
     }

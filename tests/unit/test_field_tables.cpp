@@ -12,6 +12,7 @@
 #include "protocol/field_table.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/rdma_info.hpp"
+#include "protocol/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
 
 using namespace zc;
@@ -69,7 +70,6 @@ SideResult full_side() {
     p.gpu = {"cuda:1", "NVIDIA H200", "0000:3b:00.0", 1, "pci0000:17/0000:3b:00.0", "same root port", true};
     s.socket_send_buffer = 425984;
     s.socket_recv_buffer = 131072;
-    s.rcv_lowat = 65536;
     s.longest_call_s = 0.25;
     s.longest_call_end_s = 3.5;
     s.warnings = {"w1", "w2"};
@@ -87,9 +87,12 @@ SideResult full_side() {
     m.stage_slots = 4;
     m.stage_batch = 16;
     m.staging = {101, 102, 103, 104};
-    s.tcp_settings.congestion = "bbr";
-    s.tcp_settings.family = "IPv6";
-    s.connection_close = "close() after the response";
+    TcpSideReport tcp;  // the TCP family's block (its own test: test_tcp_block.cpp)
+    tcp.rcv_lowat = 65536;
+    tcp.settings.congestion = "bbr";
+    tcp.settings.family = "IPv6";
+    tcp.connection_close = "close() after the response";
+    s.kinds[tcp_block_type().key] = to_json(tcp);
     return s;
 }
 
@@ -108,8 +111,8 @@ void expect_full_side_eq(const SideResult& a, const SideResult& b) {
     using SR = SideResult;
     expect_members_eq("side", a, b, &SR::host, &SR::role, &SR::bytes, &SR::ops, &SR::path, &SR::elapsed_s, &SR::loops_s,
                       &SR::stream_bytes, &SR::flow_bytes, &SR::cpus, &SR::process_user_s, &SR::process_sys_s,
-                      &SR::socket_send_buffer, &SR::socket_recv_buffer, &SR::rcv_lowat, &SR::longest_call_s,
-                      &SR::longest_call_end_s, &SR::warnings, &SR::connection_close);
+                      &SR::socket_send_buffer, &SR::socket_recv_buffer, &SR::longest_call_s, &SR::longest_call_end_s,
+                      &SR::warnings, &SR::kinds);
     using Z = ZeroCopyCounts;
     expect_members_eq("zerocopy", a.zerocopy, b.zerocopy, &Z::sent_bytes, &Z::copied_bytes, &Z::completions,
                       &Z::enobufs, &Z::rx_mapped_bytes, &Z::rx_copied_bytes);
@@ -150,8 +153,6 @@ void expect_full_side_eq(const SideResult& a, const SideResult& b) {
     using SC = StagingCounts;
     expect_members_eq("staging", a.memory.staging, b.memory.staging, &SC::bytes, &SC::copies, &SC::copy_ns,
                       &SC::wait_ns);
-    expect_members_eq("tcp_settings", a.tcp_settings, b.tcp_settings, &TcpTuningInForce::congestion,
-                      &TcpTuningInForce::family);
 }
 
 template <class M>
@@ -169,18 +170,18 @@ TEST(FieldTableRoundTrip, EveryFieldOfASideResult) {
 TEST(FieldTableRoundTrip, OptionalBlocksAreLeftOutWhenEmptyAndStayEmpty) {
     SideResult a = full_side();
     a.flow_bytes.clear();
-    a.connection_close.clear();
-    a.tcp_settings = {};
+    a.kinds.clear();  // no TCP block: none of its fields are sent
     a.messages.rtt = {};
     a.messages.connect = {};
     json j = to_json(a);
-    for (const char* f : {"flow_bytes", "connection_close", "tcp_settings", "rdma", "udp", "explain", "tcp_info"})
+    for (const char* f :
+         {"flow_bytes", "connection_close", "tcp_settings", "rcv_lowat", "rdma", "udp", "explain", "tcp_info"})
         EXPECT_FALSE(j.contains(f)) << f;
     EXPECT_FALSE(j["messages"].contains("rtt_ns"));
     EXPECT_FALSE(j["messages"].contains("connect_ns"));
     SideResult b = side_result_from_json(j);
     EXPECT_TRUE(b.flow_bytes.empty());
-    EXPECT_TRUE(b.connection_close.empty());
+    EXPECT_TRUE(b.kinds.empty());
     EXPECT_EQ(b.messages.rtt.count(), 0u);
 }
 
@@ -195,7 +196,6 @@ TEST(FieldTableOlderPeer, SideResultWithoutTheNewerFieldsDecodesWithDefaults) {
     SideResult d;
     EXPECT_EQ(s.loops_s, 0);
     EXPECT_EQ(s.measured_s(), s.elapsed_s);
-    EXPECT_EQ(s.rcv_lowat, 0u);
     EXPECT_EQ(s.longest_call_s, 0);
     EXPECT_EQ(s.longest_call_end_s, 0);
     EXPECT_TRUE(s.shared_with.empty());
@@ -204,8 +204,10 @@ TEST(FieldTableOlderPeer, SideResultWithoutTheNewerFieldsDecodesWithDefaults) {
     EXPECT_EQ(s.placement.gpu.numa_node, -1);
     EXPECT_TRUE(s.placement.gpu.device.empty());
     EXPECT_TRUE(s.flow_bytes.empty());
-    EXPECT_TRUE(s.tcp_settings.congestion.empty());
-    EXPECT_TRUE(s.connection_close.empty());
+    const TcpSideReport tcp = tcp_block_of(s);
+    EXPECT_EQ(tcp.rcv_lowat, 0u);
+    EXPECT_TRUE(tcp.settings.congestion.empty());
+    EXPECT_TRUE(tcp.connection_close.empty());
     EXPECT_EQ(s.bytes, 12345678901234ull);  // and the rest as sent
 
     // Older still: a memory block without the note, a histogram without its count.
