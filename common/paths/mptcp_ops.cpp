@@ -3,6 +3,8 @@
 // each stream's connection and subflows as the kernel saw them, read once at the end of the side's run.
 #include <sys/socket.h>
 
+#include <any>
+#include <optional>
 #include <stdexcept>
 
 #include "mptcp/mptcp_kernel.hpp"
@@ -43,16 +45,29 @@ bool listening(int fd) {
     return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == 0 && on;
 }
 
+// At a stream's start: the host's MPTCP zero-window probes so far (empty where the kernel does not count
+// them). A host-wide count, so a stream's probes over its run are at most what it rose by.
+std::any window_probes_so_far(const HalfSpec&, const DataConnection&) {
+    if (std::optional<uint64_t> n = read_mptcp_window_probes()) return *n;
+    return {};
+}
+
 // Each stream's connection as the kernel saw it at the end. crr's server holds listeners (each
 // transaction's connection closed within the loop): nothing to read there; its client reads the stream's
 // own connection, which shows whether the peer took MPTCP.
 void read_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
     write_tcp_block(h, role, streams, r);  // the settings of its sockets (no TCP_INFO: see mptcp_ops)
     MptcpSideReport report;
+    const std::optional<uint64_t> probes_now = read_mptcp_window_probes();
     for (const KindStream& s : streams) {
         int fd = tcp_fd(*s.conn);
         if (fd < 0 || listening(fd)) continue;
-        report.connections.push_back(connection_report(read_mptcp(fd)));
+        MptcpConnectionReport& c = report.connections.emplace_back(connection_report(read_mptcp(fd)));
+        const uint64_t* probes_then = s.at_start ? std::any_cast<uint64_t>(s.at_start) : nullptr;
+        if (probes_then && probes_now && *probes_now >= *probes_then) {
+            c.probes_counted = true;
+            c.window_probes = *probes_now - *probes_then;
+        }
         if (std::string why = subflow_sum_problem(report.connections.back()); !why.empty())
             r.warnings.push_back("mptcp stream " + std::to_string(report.connections.size() - 1) +
                                  ": the subflows' bytes do not add up to the connection's: " + why);
@@ -69,7 +84,10 @@ TransportOps mptcp_ops() {
     ops.listen = listen;
     ops.connect = connect;
     ops.path_name = name_of_path;
-    ops.stream_reading = nullptr;  // TCP_INFO would be one subflow's: the kind's block has them all
+    // Not TCP_INFO, which would be one subflow's (the kind's block has them all): the host's zero-window
+    // probes at the start, which the block's sums allow for. No interval block.
+    ops.stream_reading = window_probes_so_far;
+    ops.interval_block = nullptr;
     ops.kind_block = read_block;
     ops.rx_modes = {};  // recv only: TCP_ZEROCOPY_RECEIVE, splice and MSG_TRUNC are not tried over subflows
     return ops;
