@@ -66,7 +66,7 @@ struct KindBlockOf {
     std::vector<std::string> (*csv_columns)();
     std::vector<std::string> (*csv_cells)(const Side&);
     // Called only when both sides have the block (one side alone has nothing to compare); nullptr: none.
-    std::vector<std::string> (*check_sides)(const Side& sender, const Side& receiver);
+    std::vector<std::string> (*check_sides)(const Side& sender, const Side& receiver) = nullptr;
     bool flat = false;                 // KindBlockType::flat
     const char* csv_prefix = nullptr;  // as KindBlockType's
     std::string (*messages_measured)(const Side&, const SideResult& side, Workload test, uint32_t batch) = nullptr;
