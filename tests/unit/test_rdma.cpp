@@ -343,8 +343,8 @@ TEST(RdmaInfo, PlainTcpConnectionHasNone) {
     zc::DataConnection conn{zc::UniqueFd(sv[0])};
     zc::UniqueFd other(sv[1]);
     zc::StreamCounters counters;
-    std::any no_counts;
-    const zc::KindStream stream{&conn, &counters, &no_counts};
+    std::any no_counts, no_reading;
+    const zc::KindStream stream{&conn, &counters, &no_counts, &no_reading};
     zc::SideResult r;
     zc::read_kind_block(zc::test::half_spec(zc::Transport::tcp, 1 << 16), zc::Role::send, {&stream, 1}, r);
     EXPECT_FALSE(r.kinds.contains(zc::rdma_block_type().key));  // the RDMA kinds write it, no other
