@@ -30,6 +30,11 @@ std::any kind_reading_of(const HalfSpec& half, const DataConnection& conn) {
     return ops.stream_reading ? ops.stream_reading(half, conn) : std::any();
 }
 
+std::any interval_reading_of(const HalfSpec& half, const DataConnection& conn) {
+    const TransportOps& ops = transport_ops(half.transport);
+    return ops.interval_block && ops.stream_reading ? ops.stream_reading(half, conn) : std::any();
+}
+
 void read_interval_block(const HalfSpec& half, std::span<const std::any> before, std::span<const std::any> after,
                          double interval_s, KindBlocks& blocks) {
     const TransportOps& ops = transport_ops(half.transport);

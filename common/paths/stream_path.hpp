@@ -28,6 +28,9 @@ std::string path_name(const HalfSpec& half, Role role);
 void read_back_settings(const HalfSpec& half, Role role, const DataConnection& conn, SideResult& r);
 // The kind's reading of one stream's connection now (TransportOps::stream_reading; empty where it has none).
 std::any kind_reading_of(const HalfSpec& half, const DataConnection& conn);
+// The same at an --interval edge: empty where the kind makes no interval block (nothing would read it; mptcp's
+// reading is a host-wide count for its end-of-run block).
+std::any interval_reading_of(const HalfSpec& half, const DataConnection& conn);
 // --interval: the kind's block of one interval from its streams' readings at its two edges
 // (TransportOps::interval_block).
 void read_interval_block(const HalfSpec& half, std::span<const std::any> before, std::span<const std::any> after,

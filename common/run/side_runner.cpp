@@ -154,7 +154,7 @@ IntervalReading SideRunner::read_totals() const {
         if (s.cpu_base_ns >= 0 && now >= s.cpu_base_ns)
             r.thread_cpu_s += static_cast<double>(now - s.cpu_base_ns) * 1e-9;
         if (s.rtt.prepared()) r.rtt.merge(joined_ ? s.rtt : s.rtt.snapshot());
-        r.kind_readings.push_back(kind_reading_of(cfg_.half, s.conn));
+        r.kind_readings.push_back(interval_reading_of(cfg_.half, s.conn));
     }
     r.stat = read_proc_stat();
     return r;
