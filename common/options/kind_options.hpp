@@ -18,9 +18,9 @@ using KindOptionValues = std::map<std::string, std::string>;  // TestParams::kin
 struct KindOptionRun {
     const KindOptionValues& values;
     std::vector<std::string> hosts{};  // the servers' addresses; the embedded server's loopback without -H
-    int family = 0;                  // -4: AF_INET, -6: AF_INET6, 0: either
-    bool sends = false;              // this client sends data (stream, rr, --bidir)
-    bool receives = false;           // it receives data (maerts, rr, --bidir)
+    int family = 0;                    // -4: AF_INET, -6: AF_INET6, 0: either
+    bool sends = false;                // this client sends data (stream, rr, --bidir)
+    bool receives = false;             // it receives data (maerts, rr, --bidir)
 };
 
 struct KindOptionGroup {
