@@ -133,19 +133,6 @@ void parse_cpu_option(const std::string& text, std::vector<int>& local, std::vec
     if (parts.size() == 2) remote = parse_cpu_list(parts[1], '+');
 }
 
-void parse_rdma_dev_option(const std::string& text, std::string& local, std::string& remote) {
-    auto parts = split_commas(text);
-    if (parts.size() > 2)
-        throw std::invalid_argument("--rdma-dev takes LOCAL[,REMOTE] device names, e.g. mlx5_0,mlx5_1");
-    for (const auto& p : parts) {
-        if (p.size() > 64 || p.find_first_of(" /") != std::string::npos) {
-            throw std::invalid_argument("--rdma-dev: '" + p + "' is not an RDMA device name (see ibv_devices)");
-        }
-    }
-    local = parts[0];
-    remote = parts.size() == 2 ? parts[1] : std::string();
-}
-
 void parse_buffer_option(const std::string& text, BufferSpec& local, BufferSpec& remote) {
     auto parts = split_commas(text);
     if (parts.size() > 2) throw std::invalid_argument("--buffer takes LOCAL[,REMOTE], e.g. cuda:0,host");
@@ -221,24 +208,35 @@ void check_tcp_options(const ClientOptions& o) {
         throw std::invalid_argument("--bidir runs each direction once, without -i/-I or -D");
 }
 
-// A kind's own options (TestParams::kind_options) need a -T row whose kind reads them: never silently ignored.
-void check_kind_options(const ClientOptions& o) {
-    for (const auto& [name, value] : o.params.kind_options) {
-        auto reads = [&name](const TransportInfo& r) {
-            return r.kind_options &&
-                   (" " + std::string(r.kind_options) + " ").find(" " + name + " ") != std::string::npos;
-        };
-        if (std::none_of(o.transports.begin(), o.transports.end(),
-                         [&](Transport t) { return reads(transport_info(t)); }))
-            throw std::invalid_argument("--" + name + " is for -T " + transport_names_where(reads) +
-                                        ": none of the transports given reads it");
+// A kind's rows among zcperf's: [first, last) of the parsed rows.
+struct GroupRows {
+    const KindOptionGroup* group;
+    size_t first, last;
+};
+
+// A kind's option needs a -T (or --under-load) transport that takes it: never silently ignored.
+void check_kind_options_taken(const ClientOptions& o, const OptionRows& rows, const std::vector<GroupRows>& groups) {
+    std::vector<Transport> given = o.transports;
+    if (o.load.transport) given.push_back(*o.load.transport);
+    for (const auto& g : groups) {
+        if (std::any_of(given.begin(), given.end(), [&](Transport t) { return g.group->takes(transport_info(t)); }))
+            continue;
+        for (size_t i = g.first; i < g.last; ++i)
+            if (rows[i].option && rows[i].option->count() > 0)
+                throw std::invalid_argument(rows[i].option->get_name() + " is for -T " +
+                                            transport_names_where(g.group->takes) +
+                                            ": none of the transports given takes it");
     }
 }
 
 // Each kind's own check of its options (options/kind_options.hpp), against the servers and directions run.
 void check_kind_option_groups(const ClientOptions& o) {
     auto runs = [&o](Workload w) { return std::find(o.tests.begin(), o.tests.end(), w) != o.tests.end(); };
-    KindOptionRun run{.values = o.params.kind_options, .family = o.family};
+    KindOptionRun run{.params = o.params.kind_params,
+                      .values = o.params.kind_options,
+                      .transports = o.transports,
+                      .family = o.family};
+    if (o.load.transport) run.transports.push_back(*o.load.transport);
     run.sends = runs(Workload::stream) || runs(Workload::rr);
     run.receives = runs(Workload::maerts) || runs(Workload::rr) || (o.bidir && run.sends);
     if (o.servers.empty()) run.hosts.emplace_back(o.family == AF_INET6 ? "::1" : "127.0.0.1");  // the embedded one
@@ -324,39 +322,6 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
              name_list(o.transports, [](const std::string& n) { return transport_from_name(n); }))
             .choose(available_transports())
             .shows("tcp"),
-        text("--cq-mode",
-             "RDMA verbs: how completions are taken: poll (busy-poll the CQ: lowest latency, a core of user time), "
-             "event (sleep on the completion channel: CPU only when work completes), or auto: the passive side of "
-             "a one-sided transfer (rdma-write's receiver, rdma-read's source) sleeps, as perftest's does, and so "
-             "does every side of a stream over a software device (rxe, siw: polling takes the CPU the kernel moves "
-             "the data with); every other side polls (rr: both); the report says which ran on each side",
-             [&o](const std::string& t) { o.params.rdma.cq_mode = cq_mode_from_name(t); })
-            .choose(enum_names(CqMode::event, cq_mode_name))
-            .shows("auto"),
-        value_in("--tx-depth", o.params.rdma.tx_depth, wire_range(&RdmaOptions::tx_depth),
-                 "RDMA: messages in flight per queue pair (send-queue depth and receive window; a ring slot each, at "
-                 "most 64 MiB of slots per stream; msgrate keeps at least 512 receives posted)"),
-        value_in("--postlist", o.params.rdma.postlist, wire_range(&RdmaOptions::postlist),
-                 "RDMA verbs: work requests chained per ibv_post_send (fewer doorbells; msgrate's batching, as "
-                 "--batch is TCP's; e.g. -t msgrate --postlist 8)"),
-        value_in("--inline", o.params.rdma.inline_size, wire_range(&RdmaOptions::inline_size),
-                 "RDMA: send messages up to this many bytes inline in the work request (no DMA read of the buffer; "
-                 "small messages only; 0 = never)"),
-        value_in("--qps", o.params.rdma.qps, wire_range(&RdmaOptions::qps),
-                 "RDMA verbs: queue pairs per stream, served round-robin by the stream's thread"),
-        value_in("--qps-per-context", o.params.rdma.qps_per_context, wire_range(&RdmaOptions::qps_per_context),
-                 "RDMA verbs: K streams (threads) share one device context and PD that zcperf opens itself "
-                 "(ibv_open_device per K streams, QPs moved by hand with rdma_cm's attributes); 0 = all streams on "
-                 "rdma_cm's one context, a PD each. E.g. -t msgrate -P 4 --qps-per-context 2: 2 contexts"),
-        flag("--thread-domains", o.params.rdma.thread_domains,
-             "RDMA verbs: each stream's thread gets a thread domain (ibv_alloc_td) and a parent domain over its PD, "
-             "and makes its CQ and QPs there, so the provider may give it a doorbell register of its own and skip "
-             "its locks (mlx5); with --qps-per-context K too. A provider without them (Soft-RoCE) is an error naming "
-             "the call it refused; the report's rdma line says it was in force"),
-        text("--rdma-dev",
-             "RDMA: LOCAL[,REMOTE] device the data must use (e.g. mlx5_0); by default the one the route to the peer "
-             "goes through; a mismatch is an error, never a silent change",
-             [&o](const std::string& t) { parse_rdma_dev_option(t, o.local.rdma_dev, o.remote.rdma_dev); }),
         text("--rx", "how the receiver takes the data, comma-separated for several; " + rx_mode_help(),
              name_list(o.rx_modes, [](const std::string& n) { return rx_mode_from_name(n); }))
             .choose(rx_mode_choices())
@@ -375,11 +340,9 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                                                                  format_size(range.lo), format_size(range.hi)));
                  }
              }),
-        // The verbs message-rate knobs (--postlist, --qps-per-context, --inline) are --batch's kin: they
-        // travel in the spec like batch and are checked by spec_problem() (paths/spec_rules.hpp).
         value_in("--batch", o.params.batch, wire_range(&TestParams::batch),
                  "msgrate, and udp's stream: messages (datagrams) per send call (sendmmsg), 1..1024"),
-        // Issue 27: how a sender paces (any transport) and how UDP GSO cuts its calls.
+        // Issue 27: how a sender paces (any transport).
         text("-b,--bitrate",
              "each stream's rate in bits/s (iperf3's -b): 100M, 2.5G, 1k at least, kept by the sender's own "
              "clock on every transport (UDP over an fq qdisc: the kernel paces too, SO_MAX_PACING_RATE); the "
@@ -387,14 +350,6 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
              "msgrate over UDP",
              [&o](const std::string& t) { o.params.bitrate = parse_bitrate(t); })
             .value_kind("RATE"),
-        // Its member's 0 means "not given": the sender then reads the path MTU (IP_MTU) on its connected socket,
-        // so the default is shown as what it is, not as 0 (which the range refuses).
-        value_in("--gso-size", o.params.gso_size, wire_range(&TestParams::gso_size).from(16),
-                 "udp-gso, udp-msgzc: bytes per datagram the kernel (or the NIC) cuts each -m call into "
-                 "(UDP_SEGMENT; -m at most 64 of them). Default: the path MTU's payload, read on the connected "
-                 "socket (IP_MTU less 28 bytes of IP and UDP headers, 48 over IPv6: 1472 on Ethernet), which is "
-                 "also the most it may be")
-            .shows("path MTU payload"),
         value_in("-l,--duration", o.params.duration_s, wire_range(&TestParams::duration_s).from(0.01),
                  "seconds of data transfer per test (>= 5 for trustworthy CPU figures)"),
         size_in("-n,--bytes", o.params.total_bytes, 1, wire_range(&TestParams::total_bytes).hi,
@@ -658,14 +613,16 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
     app.footer(program.examples.empty() ? kExamples : program.examples);
     app.set_version_flag("-V,--version", version_text(program.name.c_str()));
     OptionRows rows = client_rows(o, program);
+    std::vector<GroupRows> groups;
+    const KindOptionTargets to{o.params.kind_params, o.local.kind_params, o.remote.kind_params, o.params.kind_options};
     for (const auto* g : kind_option_groups()) {  // each kind's own, after zcperf's common rows
-        OptionRows own = g->rows(o.params.kind_options);
+        OptionRows own = g->rows(to);
+        groups.push_back({g, rows.size(), rows.size() + own.size()});
         rows.insert(rows.end(), std::make_move_iterator(own.begin()), std::make_move_iterator(own.end()));
     }
     rows.insert(rows.end(), program.rows.begin(), program.rows.end());
     return parse_rows(app, rows, argc, argv, [&] {
         // Rules over several options (each option's own range is its row's).
-        check_rdma_options(o.params.rdma);
         const bool datagrams = std::any_of(o.transports.begin(), o.transports.end(),
                                            [](Transport t) { return transport_info(t).datagrams; });
         if (o.params.batch != 1 && !datagrams &&
@@ -676,7 +633,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
             throw std::invalid_argument(flows_need(o.params) + " exceed " + std::to_string(kMaxDataConnections) +
                                         " connections per side");
         check_tcp_options(o);
-        check_kind_options(o);
+        check_kind_options_taken(o, rows, groups);
         check_kind_option_groups(o);
         if (!o.explain_stacks.empty() && o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;
         // With --explain, the sides send their stacks back for --explain-stacks, for --html's flame graphs and

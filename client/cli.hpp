@@ -48,9 +48,6 @@ struct ClientOptions {
 // msgrate (the verbs message-rate studies' size).
 uint64_t default_message_size(Workload t, Transport tr);
 
-// "--rdma-dev mlx5_0" (local) or "mlx5_0,mlx5_1" (local, remote); an empty side keeps the route's.
-void parse_rdma_dev_option(const std::string& text, std::string& local, std::string& remote);
-
 // Another program built on zcperf's options (zcperf-mpi): its own name, description and examples, the
 // option rows it adds after zcperf's (so every zcperf option stays defined once, here) and its checks
 // of the parsed result (throw std::invalid_argument with what to do).

@@ -14,6 +14,7 @@
 #include "run/side_runner.hpp"
 #include "system/fd_limit.hpp"
 #include "paths/data_setup.hpp"
+#include "paths/transport_ops.hpp"
 #include "tcp/tcp_socket.hpp"
 
 namespace zc {
@@ -284,8 +285,9 @@ TestResult merge_sides(const TestSpec& spec, SideResult local, SideResult remote
             "(both sides' work); the process figures are each side's own");
     }
     if (is_message_test(spec.test)) {
-        // Messages per post for verbs (--postlist), per send call for TCP (--batch).
-        uint32_t batch = transport_info(spec.transport).queue_pairs ? spec.rdma.postlist : spec.batch;
+        // Messages per call: per send call for TCP and UDP (--batch), the kind's own where it posts (verbs).
+        auto per_call = transport_ops(spec.transport).messages_per_call;
+        uint32_t batch = per_call ? per_call(spec) : spec.batch;
         r.messages = message_result(spec.test, spec.transport, batch, local, remote, r.elapsed_s, spec.percentiles);
         r.warnings.insert(r.warnings.end(), r.messages.notes.begin(), r.messages.notes.end());
     }

@@ -56,14 +56,12 @@ TestSpec load_spec(const TestSpec& test) {
     s.streams = test.load.streams;
     s.irq_wait_s = test.irq_wait_s;
     s.server_wait_s = test.server_wait_s;
-    // The same path as the test's: the device and interface it was bound to, where the load's transport
-    // takes them (a tcp load beside an rr over rdma-send has no RDMA device to choose).
-    const TransportInfo& row = transport_info(s.transport);
-    if (row.rdma_options) {
-        s.local.rdma_dev = test.local.rdma_dev;
-        s.remote.rdma_dev = test.remote.rdma_dev;
-    }
-    if (row.tcp_sockets) s.local.bind_dev = test.local.bind_dev;
+    // The same path as the test's: the devices and interface it was bound to, where the load's transport
+    // takes them (a tcp load beside an rr over rdma-send has no RDMA device to choose: its halves keep only
+    // the kind parameters their transport takes).
+    s.local.kind_params = test.local.kind_params;
+    s.remote.kind_params = test.remote.kind_params;
+    if (transport_info(s.transport).tcp_sockets) s.local.bind_dev = test.local.bind_dev;
     s.local.cpus = test.load.local_cpus;
     s.remote.cpus = test.load.remote_cpus;
     return s;

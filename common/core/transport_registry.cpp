@@ -25,8 +25,6 @@ constexpr unsigned kAnyMemory = kHost | bit(MemoryKind::pinned) | kGpuLike;
 constexpr const char* kTlsMessages =
     "each small message would be a TLS record of its own, one SSL call or kernel encryption each: rr measures "
     "that per transaction. Use -t rr";
-constexpr const char* kTlsOptions = "tls-version tls-cipher";               // tls/tls_session.hpp reads them
-constexpr const char* kKtlsOptions = "tls-version tls-cipher tls-offload";  // and tls/tls_offload.hpp
 constexpr int kMptcpProtocol = 262;  // IPPROTO_MPTCP (Linux 5.6+; glibc's headers name it only since 2.32)
 }  // namespace
 
@@ -84,7 +82,6 @@ const std::vector<TransportInfo>& transport_table() {
              "are coalesced and their rate is a stream's. Use -T tcp, rdma-send or rdma-write",
          .buffers = kHost | kGpuLike,
          .message_buffers = kHost,
-         .rdma_options = true,
          .rdma_op = RdmaOp::send,
          .needs = kRdmaCore,
          .built = kRdmaBuilt},
@@ -98,7 +95,6 @@ const std::vector<TransportInfo>& transport_table() {
              "it is there, so every message is two transfers, a bulk path's trade. Use -T rsocket (rsend/rrecv) or "
              "-T rdma-write (one-sided writes, nothing else)",
          .buffers = kHost,
-         .rdma_options = true,
          .rdma_op = RdmaOp::write,
          .needs = kRdmaCore,
          .built = kRdmaBuilt},
@@ -111,7 +107,6 @@ const std::vector<TransportInfo>& transport_table() {
          .message_buffers = kHost,
          .gpu_direct = true,
          .queue_pairs = true,
-         .rdma_options = true,
          .rdma_op = RdmaOp::write,
          .needs = kRdmaCore,
          .built = kRdmaBuilt},
@@ -124,7 +119,6 @@ const std::vector<TransportInfo>& transport_table() {
          .message_buffers = kHost,
          .gpu_direct = true,
          .queue_pairs = true,
-         .rdma_options = true,
          .rdma_op = RdmaOp::send,
          .needs = kRdmaCore,
          .built = kRdmaBuilt},
@@ -139,7 +133,6 @@ const std::vector<TransportInfo>& transport_table() {
          .buffers = kAnyMemory,
          .gpu_direct = true,
          .queue_pairs = true,
-         .rdma_options = true,
          .rdma_op = RdmaOp::read,
          .needs = kRdmaCore,
          .built = kRdmaBuilt},
@@ -210,7 +203,7 @@ const std::vector<TransportInfo>& transport_table() {
          .message_buffers = kHost,
          .tcp_sockets = true,
          .tcp_segments = true,
-         .kind_options = kTlsOptions},
+         .tls = TlsCrypto::user},
         {.id = Transport::ktls,
          .name = "ktls",
          .summary = "kernel TLS: OpenSSL's handshake, then send()/recv() with the kernel encrypting (TLS_TX/TLS_RX)",
@@ -221,7 +214,7 @@ const std::vector<TransportInfo>& transport_table() {
          .message_buffers = kHost,
          .tcp_sockets = true,
          .tcp_segments = true,
-         .kind_options = kKtlsOptions},
+         .tls = TlsCrypto::kernel},
         {.id = Transport::ktls_sendfile,
          .name = "ktls-sendfile",
          .summary = "kernel TLS, sender uses sendfile() from a memfd: encrypted from the file's pages, no user copy",
@@ -231,7 +224,7 @@ const std::vector<TransportInfo>& transport_table() {
          .send_buffer = SendBuffer::file,
          .tcp_sockets = true,
          .tcp_segments = true,
-         .kind_options = kKtlsOptions},
+         .tls = TlsCrypto::kernel},
     };
     return table;
 }

@@ -56,6 +56,10 @@ constexpr unsigned bit(MemoryKind m) { return 1u << static_cast<unsigned>(m); }
 // read: one-sided, the receiver pulls from the sender's registered buffer (RDMA READ).
 enum class RdmaOp { none, send, write, read };
 
+// Who encrypts a TLS row's records (common/tls/): OpenSSL in the process, or the kernel (kTLS, whose keys
+// --tls-offload puts on the NIC); none: the row is not TLS.
+enum class TlsCrypto { none, user, kernel };
+
 // How the receiving side of a stream takes the data: the names --rx, the wire and the report share. Which
 // kind takes which, and what each does, are the kinds' rows (paths/transport_ops.hpp's RxModeRow).
 enum class RxMode { copy, zerocopy, splice, trunc, mmsg, gro };
@@ -72,9 +76,8 @@ struct TransportInfo {
     unsigned message_buffers = 0;  // bit(MemoryKind) of the memory its rr loops take
     bool gpu_direct = false;       // the NIC can DMA GPU memory itself (GPUDirect RDMA: a dmabuf memory region)
     SendBuffer send_buffer = SendBuffer::message;
-    bool send_batch = false;    // --batch N: msgrate hands N messages to one call (sendmmsg)
-    bool queue_pairs = false;   // its threads post work requests on QPs of ours: --qps, --postlist, --thread-domains
-    bool rdma_options = false;  // the RDMA options (--tx-depth, --cq-mode, --rdma-dev, ...) travel to the server
+    bool send_batch = false;   // --batch N: msgrate hands N messages to one call (sendmmsg)
+    bool queue_pairs = false;  // its threads post work requests on QPs of ours: --qps, --postlist, --thread-domains
     RdmaOp rdma_op = RdmaOp::none;  // rsocket and verbs rows: how the data reaches the receiver
     // Datagrams, each numbered (UDP): the receiver counts what was lost, so the two sides' counts add up
     // instead of being equal; its own rules (paths/udp_rules.hpp) and report (its kind block, protocol/udp_info.hpp).
@@ -90,11 +93,9 @@ struct TransportInfo {
     // per message (TCP_INFO) and speaks of send()/recv() calls; a kind that counts its own (RDMA's posts, UDP's
     // datagrams) says how in its report block.
     bool tcp_segments = false;
+    TlsCrypto tls = TlsCrypto::none;  // TLS rows: who encrypts (--tls-version, --tls-cipher; --tls-offload: kernel)
     // The protocol its stream sockets are opened with (socket()'s third argument; 0: the family's TCP).
     int socket_protocol = 0;
-    // The kind's own options its client reads (TestParams::kind_options, by name, space-separated): any other
-    // row refuses them.
-    const char* kind_options = nullptr;
     uint32_t stream_size = 0;     // -m for stream and maerts when not given (0: 1 MiB)
     uint32_t msgrate_size = 0;    // -m for msgrate when not given (0: 2 B)
     const char* needs = nullptr;  // what the build lacks when it is not built in (nullptr: always built)

@@ -1,30 +1,43 @@
 #pragma once
 // A transport kind's own command-line options (seastar's network stacks each bring their option group):
-// rows that write TestParams::kind_options by name, and a check of them against the run as given, both
-// registered by the kind's module (beside its operations table), so zcperf's rows and checks name no kind.
-// The registry row's kind_options says which transports read which of them (client/cli.cpp refuses the
-// rest).
+// rows that write the kind's parameters (core/kind_params.hpp) or its client-side texts, which transports
+// read them, and a check of them against the run as given, all registered by the kind's module (beside its
+// operations table), so zcperf's rows and checks name no kind. client/cli.cpp refuses a group's option given
+// where none of the transports takes it.
 #include <map>
 #include <string>
 #include <vector>
 
+#include "core/kind_params.hpp"
+#include "core/transport_registry.hpp"
 #include "options/option_rows.hpp"
 
 namespace zc {
 
 using KindOptionValues = std::map<std::string, std::string>;  // TestParams::kind_options: name -> text
 
+// Where a kind's rows write: the test's parameters, each side's, and the client's own texts.
+struct KindOptionTargets {
+    KindParams& params;        // TestParams::kind_params: both sides'
+    KindParams& local;         // the client side's SideSpec::kind_params
+    KindParams& remote;        // the server side's
+    KindOptionValues& values;  // TestParams::kind_options: the client's alone, never on the wire
+};
+
 // What a kind's check may read of the run, before any test.
 struct KindOptionRun {
+    const KindParams& params;
     const KindOptionValues& values;
-    std::vector<std::string> hosts{};  // the servers' addresses; the embedded server's loopback without -H
-    int family = 0;                    // -4: AF_INET, -6: AF_INET6, 0: either
-    bool sends = false;                // this client sends data (stream, rr, --bidir)
-    bool receives = false;             // it receives data (maerts, rr, --bidir)
+    std::vector<Transport> transports{};  // -T's, and --under-load's
+    std::vector<std::string> hosts{};     // the servers' addresses; the embedded server's loopback without -H
+    int family = 0;                       // -4: AF_INET, -6: AF_INET6, 0: either
+    bool sends = false;                   // this client sends data (stream, rr, --bidir)
+    bool receives = false;                // it receives data (maerts, rr, --bidir)
 };
 
 struct KindOptionGroup {
-    OptionRows (*rows)(KindOptionValues& values);  // each row writes its value into `values`
+    OptionRows (*rows)(const KindOptionTargets& to);
+    bool (*takes)(const TransportInfo& row);  // the transports that read them
     // Throws std::invalid_argument with what to do; nullptr: the rows' own checks are all.
     void (*check)(const KindOptionRun& run) = nullptr;
 };

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "paths/rdma_block.hpp"
+#include "paths/rdma_params.hpp"
 #include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
 #include "rdma/rdma_connection.hpp"
@@ -62,7 +63,8 @@ std::string address_of(const DataConnection& c) {
 int rsocket_of(DataConnection& conn, const HalfSpec& h) {
     const auto* c = kind_connection_if<RsocketFd>(conn);
     if (!c || !*c) throw std::logic_error("an rsocket path needs an rsocket");
-    if (!h.side.rdma_dev.empty()) require_wanted_device(h.side.rdma_dev, device_info_for(address_of(conn)).device);
+    if (const std::string& want = rdma_device_wanted(h.side); !want.empty())
+        require_wanted_device(want, device_info_for(address_of(conn)).device);
     return c->get();
 }
 
@@ -79,7 +81,7 @@ void make_send(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
 void make_recv(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
     const int fd = rsocket_of(conn, h);
     if (transport_info(h.transport).rdma_op == RdmaOp::write)
-        loop.emplace<RsocketIomapReceiver>(fd, h.message_size, h.alignment, h.rdma.tx_depth);
+        loop.emplace<RsocketIomapReceiver>(fd, h.message_size, h.alignment, rdma_params(h).tx_depth);
     else
         emplace_stream_loop<RsocketReceiver, RsocketStagedReceiver>(loop, h.side.buffer, fd, h.message_size,
                                                                     h.alignment);
@@ -136,7 +138,8 @@ const TransportOps kRsocketOps = {.listen = listen,
                                   .settings_in_force = no_settings,
                                   .buffer_bytes = bytes_per_stream,
                                   .kind_block = read_block,
-                                  .loop_counts = loop_counts};
+                                  .loop_counts = loop_counts,
+                                  .kind_problem = rdma_params_problem};
 
 }  // namespace zc
 #endif

@@ -35,14 +35,6 @@ std::string message_test_problem(const HalfSpec& h, const TransportInfo& t) {
                "); over " + std::string(t.name) +
                (t.queue_pairs ? " chain work requests with --postlist N instead" : " there is no batched send");
     }
-    if (t.queue_pairs && h.test == Workload::rr && h.rdma.qps != 1) {
-        return "rr keeps one message in flight per transaction, on one QP: --qps must be 1 (use -P N for N "
-               "connections, each with its own QP)";
-    }
-    if (t.queue_pairs && h.test == Workload::rr && h.rdma.postlist != 1) {
-        return "--postlist chains the work requests of many messages; rr has one message per transaction (use "
-               "-t msgrate for --postlist)";
-    }
     if (h.rx != RxMode::copy && !(t.datagrams && h.test == Workload::msgrate)) {
         return name + " receives with recv (--rx copy); --rx " + rx_mode_name(h.rx) + " is for stream and maerts";
     }
@@ -120,16 +112,12 @@ uint64_t message_test_bytes(const HalfSpec& h, Role role) {
 
 std::string spec_problem(const HalfSpec& half, Role role) {
     const TransportInfo& t = transport_info(half.transport);
-    if (half.rdma.thread_domains && !t.queue_pairs) {
-        return "--thread-domains is for the verbs transports (" +
-               transport_names_where([](const TransportInfo& r) { return r.queue_pairs; }) +
-               "), whose threads post work requests themselves; " + std::string(t.name) +
-               " has no queue pairs of ours to put in one";
-    }
     if (std::string why = flows_problem(half); !why.empty()) return why;
     if (is_message_test(half.test)) {
         if (std::string why = message_test_problem(half, t); !why.empty()) return why;
     }
+    if (auto kind_problem = transport_ops(t.id).kind_problem)
+        if (std::string why = kind_problem(half, role); !why.empty()) return why;
     if (std::string why = tcp_socket_options_problem(half, t); !why.empty()) return why;
     if (std::string why = rx_mode_problem(half); !why.empty()) return why;
     if (t.datagrams) return udp_spec_problem(half, role);

@@ -110,6 +110,12 @@ struct TransportOps {
     // goes with the thread), for kind_block: a value of the kind's own type (UDP's UdpCounts; an rsocket
     // loop's ring registration and credit waits), made once per stream, never inside the loop.
     std::any (*loop_counts)(const StreamLoop& loop) = nullptr;
+    // The kind's own rules over a half, its parameters' (core/kind_params.hpp) among them: why it cannot run
+    // ("" it can), asked by spec_problem() after the rules every kind shares. nullptr: none of its own.
+    std::string (*kind_problem)(const HalfSpec& half, Role role) = nullptr;
+    // msgrate: messages one post or call carries on this side (the RDMA verbs' --postlist), for the report's
+    // words on how messages were posted; nullptr: --batch's (sendmmsg).
+    uint32_t (*messages_per_call)(const TestParams& params) = nullptr;
     // Its receive modes (empty: copy only), in the order --rx's help lists them.
     std::span<const RxModeRow> rx_modes{};
 };

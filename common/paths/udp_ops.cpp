@@ -6,6 +6,7 @@
 
 #include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
+#include "paths/udp_params.hpp"
 #include "paths/udp_rules.hpp"
 #include "protocol/messages.hpp"
 #include "tcp/tcp_socket.hpp"
@@ -71,7 +72,7 @@ UdpSendOptions send_options(const HalfSpec& h) {
     const TransportInfo& row = transport_info(h.transport);
     o.gso = row.gso;
     o.zerocopy = row.send_buffer == SendBuffer::zc_ring;  // udp-msgzc: MSG_ZEROCOPY from a ring
-    o.gso_size = h.gso_size;
+    o.gso_size = gso_size_of(h);
     o.batch = h.batch;
     o.bitrate = h.bitrate;
     o.alignment = h.alignment;
@@ -82,7 +83,7 @@ UdpSendOptions send_options(const HalfSpec& h) {
 UdpRecvOptions recv_options(const HalfSpec& h) {
     UdpRecvOptions o;
     o.mode = h.rx == RxMode::gro ? UdpRxMode::gro : h.rx == RxMode::mmsg ? UdpRxMode::mmsg : UdpRxMode::copy;
-    o.datagram_size = h.gso_size ? h.gso_size : h.message_size;  // GSO without a size: segments of at most -m
+    o.datagram_size = gso_size_of(h) ? gso_size_of(h) : h.message_size;  // GSO without a size: segments of at most -m
     o.alignment = h.alignment;
     o.count_messages = h.test == Workload::msgrate;
     return o;

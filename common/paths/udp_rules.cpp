@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "paths/udp_params.hpp"
 #include "tcp/send_ring.hpp"
 #include "udp/udp_receiver.hpp"
 #include "udp/udp_socket.hpp"
@@ -14,10 +15,6 @@ bool gso_transport(Transport t) { return transport_info(t).gso; }
 }  // namespace
 
 std::string udp_options_problem(const HalfSpec& h) {
-    if (h.gso_size) {
-        return "--gso-size is for -T udp-gso and udp-msgzc (UDP_SEGMENT); " + std::string(transport_name(h.transport)) +
-               " has no GSO size of its own";
-    }
     // Every stream loop asks the stop rule, which paces (core/stream_counters.hpp); the TCP, rsocket and
     // verbs message loops keep their own clocks, so a -b they would ignore is refused, not passed.
     if (h.bitrate && h.test != Workload::stream && h.test != Workload::maerts) {
@@ -32,19 +29,7 @@ std::string udp_spec_problem(const HalfSpec& h, Role) {
     const char* name = transport_name(h.transport);
     if (h.side.buffer.kind != MemoryKind::host)
         return std::string(name) + " uses host memory; --buffer " + buffer_spec_name(h.side.buffer) + " is not offered";
-    if (!h.side.rdma_dev.empty())
-        return std::string(name) + " is a kernel socket: --rdma-dev is for the RDMA transports";
-    const RdmaOptions d;
-    const RdmaOptions& r = h.rdma;
-    if (r.cq_mode != d.cq_mode || r.tx_depth != d.tx_depth || r.postlist != d.postlist ||
-        r.inline_size != d.inline_size || r.qps != d.qps || r.qps_per_context != d.qps_per_context ||
-        r.thread_domains) {
-        return std::string(name) +
-               " takes no RDMA options (--cq-mode, --tx-depth, --postlist, --inline, --qps, --qps-per-context, "
-               "--thread-domains are for rsocket and the verbs transports)";
-    }
     const bool gso = gso_transport(h.transport);
-    if (h.gso_size && !gso) return "--gso-size is for -T udp-gso and udp-msgzc; -T udp sends one datagram per -m";
     if (h.test == Workload::rr) {
         if (h.bitrate)
             return "-b paces a sender (stream, maerts, msgrate); rr has one message in flight per transaction";
@@ -53,7 +38,7 @@ std::string udp_spec_problem(const HalfSpec& h, Role) {
     if (gso && h.batch != 1)
         return "--batch is udp's sendmmsg; " + std::string(name) + " already hands many datagrams to one call (GSO)";
     // The path MTU is known only once the socket is connected: the sender checks --gso-size against it then.
-    return udp_size_problem(h.message_size, gso ? h.gso_size : 0, 0, true);
+    return udp_size_problem(h.message_size, gso_size_of(h), 0, true);
 }
 
 uint64_t udp_buffer_bytes(const HalfSpec& h, Role role) {
@@ -66,7 +51,7 @@ uint64_t udp_buffer_bytes(const HalfSpec& h, Role role) {
     }
     if (h.test == Workload::rr) return std::max<uint64_t>(m, kUdpSeqHeader);
     if (h.rx == RxMode::gro) return 65536;
-    uint64_t slot = std::max<uint64_t>(h.gso_size ? h.gso_size : m, kUdpSeqHeader);
+    uint64_t slot = std::max<uint64_t>(gso_size_of(h) ? gso_size_of(h) : m, kUdpSeqHeader);
     return slot * (h.rx == RxMode::mmsg ? UdpReceiver::kBatch : 1);
 }
 

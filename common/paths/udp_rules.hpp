@@ -1,6 +1,6 @@
 #pragma once
 // UDP's part of the one capability check (spec_problem, spec_rules.hpp) and of the server's memory
-// check: the sizes UDP can carry, its receive modes, and the options that belong to other kinds.
+// check: the sizes UDP can carry, its receive modes, and -b where another kind's loop would ignore it.
 #include <cstdint>
 #include <string>
 
@@ -13,10 +13,10 @@
 
 namespace zc {
 
-// Why this UDP half cannot run ("" when it can). Also the cross-kind rules: --rx mmsg/gro and
-// --gso-size are UDP's; -b paces stream, maerts and msgrate senders.
+// Why this UDP half cannot run ("" when it can). Also the cross-kind rule: -b paces stream, maerts and
+// msgrate senders.
 std::string udp_spec_problem(const HalfSpec& half, Role role);
-// The options of other kinds a non-UDP half must not carry ("" when it does not).
+// A non-UDP half's -b on a test whose loop keeps its own clock ("" when none).
 std::string udp_options_problem(const HalfSpec& half);
 uint64_t udp_buffer_bytes(const HalfSpec& half, Role role);
 // A side's UDP report from its loops' summed counts and its streams' pacing (any paced sender's):

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "paths/rdma_block.hpp"
+#include "paths/rdma_params.hpp"
 #include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
 #include "rdma/rdma_connection.hpp"
@@ -21,7 +22,7 @@ constexpr auto kConnectTimeout = std::chrono::seconds(10);
 class Listener final : public KindListener {
 public:
     Listener(const HalfSpec& half, Role role, const std::string& bind_address)
-        : half_(half), role_(role), cm_(bind_address, half.streams * static_cast<int>(half.rdma.qps) + 8) {}
+        : half_(half), role_(role), cm_(bind_address, half.streams * static_cast<int>(rdma_params(half).qps) + 8) {}
     uint16_t port() const override { return cm_.port(); }
     std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
                                        const std::atomic<bool>& stopped) override {
@@ -41,7 +42,7 @@ std::unique_ptr<KindListener> listen(const HalfSpec& half, Role role, const std:
 std::vector<DataConnection> connect(const HalfSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
     std::vector<DataConnection> out;
     std::shared_ptr<DeviceGroup> group;  // --qps-per-context K: a new one every K streams
-    const uint32_t per_ctx = half.rdma.qps_per_context;
+    const uint32_t per_ctx = rdma_params(half).qps_per_context;
     for (int i = 0; i < half.streams; ++i) {
         if (per_ctx && i % per_ctx == 0) group = std::make_shared<DeviceGroup>();
         out.emplace_back(
@@ -103,8 +104,9 @@ uint64_t bytes_per_stream(const HalfSpec& h, Role role) {
     const bool sending = role == Role::send;
     if (h.test == Workload::msgrate && !sending) {
         // The receiver's ring of at least rdma_wire::kMsgrateWindow slots per QP.
-        uint32_t window = std::max(h.rdma.tx_depth, rdma_wire::kMsgrateWindow);
-        return uint64_t(h.rdma.qps) * rdma_wire::slots_per_qp(window, h.rdma.qps, m) * m;
+        const RdmaOptions& o = rdma_params(h);
+        uint32_t window = std::max(o.tx_depth, rdma_wire::kMsgrateWindow);
+        return uint64_t(o.qps) * rdma_wire::slots_per_qp(window, o.qps, m) * m;
     }
     if (is_message_test(h.test)) return message_test_bytes(h, role);
     // GPU memory staged (the worst case; direct needs less): the registered host ring of bounce slots,
@@ -112,6 +114,9 @@ uint64_t bytes_per_stream(const HalfSpec& h, Role role) {
     if (h.side.buffer.gpu_like()) return rdma_ring_bytes(m) + (sending ? m : rdma_ring_bytes(m));
     return sending ? m : rdma_ring_bytes(m);
 }
+
+// msgrate: a post chains --postlist messages.
+uint32_t postlist(const TestParams& p) { return rdma_params(p).postlist; }
 
 }  // namespace
 
@@ -125,7 +130,9 @@ const TransportOps kVerbsOps = {.listen = listen,
                                 .path_name = name_of_path,
                                 .settings_in_force = no_settings,
                                 .buffer_bytes = bytes_per_stream,
-                                .kind_block = read_block};
+                                .kind_block = read_block,
+                                .kind_problem = rdma_params_problem,
+                                .messages_per_call = postlist};
 
 }  // namespace zc
 #endif

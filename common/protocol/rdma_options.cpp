@@ -42,6 +42,7 @@ const auto kRdmaFields = std::make_tuple(
     number("qps", &RdmaOptions::qps, 1, kMaxQpsPerStream, kDefaults.qps),
     number("qps_per_context", &RdmaOptions::qps_per_context, 0, kMaxQpsPerContext, kDefaults.qps_per_context),
     number("thread_domains", &RdmaOptions::thread_domains, false, true, kDefaults.thread_domains));
+const auto kRdmaSideFields = std::make_tuple(text("rdma_dev", &RdmaSideParams::device, 64, "an RDMA device name"));
 }  // namespace
 
 WireRange<uint32_t> wire_range(uint32_t RdmaOptions::*m) { return range_of(kRdmaFields, m); }
@@ -62,13 +63,22 @@ void check_rdma_options(const RdmaOptions& o) {
         throw std::invalid_argument("--postlist must be at most --tx-depth (" + std::to_string(o.tx_depth) + ")");
 }
 
-void add_rdma_options(nlohmann::json& j, const RdmaOptions& o) { encode_fields(j, o, kRdmaFields); }
+void encode_rdma_params(const KindParams& params, nlohmann::json& j) {
+    encode_fields(j, params.get(kRdmaParams), kRdmaFields);
+}
 
-RdmaOptions rdma_options_from_json(const nlohmann::json& j) {
-    RdmaOptions o;
+void decode_rdma_params(const nlohmann::json& j, KindParams& params) {
+    RdmaOptions& o = params.set(kRdmaParams);
     decode_fields(j, o, kRdmaFields);
     if (o.postlist > o.tx_depth) throw ProtocolError("field 'postlist' must not exceed 'tx_depth'");
-    return o;
+}
+
+void encode_rdma_side_params(const KindParams& params, nlohmann::json& j) {
+    encode_fields(j, params.get(kRdmaSideParams), kRdmaSideFields);
+}
+
+void decode_rdma_side_params(const nlohmann::json& j, KindParams& params) {
+    decode_fields(j, params.set(kRdmaSideParams), kRdmaSideFields);
 }
 
 }  // namespace zc

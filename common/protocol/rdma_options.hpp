@@ -1,10 +1,14 @@
 #pragma once
-// The RDMA knobs of a test (issue #5): shared by both sides, sent to the server with its half.
-// Plain data with no rdma-core types, so the protocol builds without rdma-core.
+// The RDMA kinds' parameters (issue #5; core/kind_params.hpp): the test's knobs, shared by both sides, and
+// each side's device, sent to the server with its half by their field tables (kind_params_wire.hpp). Plain
+// data with no rdma-core types, so the protocol builds without rdma-core. The rows and rules that set and
+// check them are paths/rdma_params.cpp's.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/kind_params.hpp"
+#include "protocol/run_spec.hpp"
 #include "protocol/wire_range.hpp"
 
 namespace zc {
@@ -28,6 +32,21 @@ struct RdmaOptions {
     // has none it is an error naming the provider and the call, never a silent run without them.
     bool thread_domains = false;
 };
+
+// One side's: the RDMA device its data must use (--rdma-dev LOCAL,REMOTE; "" = the one the route goes through).
+struct RdmaSideParams {
+    std::string device;
+};
+
+// Their keys in TestParams::kind_params and SideSpec::kind_params.
+inline constexpr KindParamsKey<RdmaOptions> kRdmaParams{"rdma"};
+inline constexpr KindParamsKey<RdmaSideParams> kRdmaSideParams{"rdma-side"};
+
+// A test's parameters, and a side's device ("" the route's), as the RDMA code reads them (at set-up).
+inline const RdmaOptions& rdma_params(const TestParams& p) { return p.kind_params.get(kRdmaParams); }
+inline const std::string& rdma_device_wanted(const SideSpec& side) {
+    return side.kind_params.get(kRdmaSideParams).device;
+}
 
 inline constexpr uint32_t kMaxTxDepth = 8192;
 inline constexpr uint32_t kMaxPostlist = 1024;
@@ -57,8 +76,11 @@ void check_rdma_options(const RdmaOptions& o);
 // The range kRdmaFields accepts for a number (--tx-depth, --postlist...), for zcperf's option rows.
 WireRange<uint32_t> wire_range(uint32_t RdmaOptions::*m);
 
-void add_rdma_options(nlohmann::json& j, const RdmaOptions& o);
-// Absent fields keep their defaults (an older client); present ones are range-checked (ProtocolError).
-RdmaOptions rdma_options_from_json(const nlohmann::json& j);
+// The wire halves of kRdmaParams and kRdmaSideParams (KindParamsWire's encode and decode): absent fields keep
+// their defaults (an older client); present ones are range-checked (ProtocolError).
+void encode_rdma_params(const KindParams& params, nlohmann::json& j);
+void decode_rdma_params(const nlohmann::json& j, KindParams& params);
+void encode_rdma_side_params(const KindParams& params, nlohmann::json& j);
+void decode_rdma_side_params(const nlohmann::json& j, KindParams& params);
 
 }  // namespace zc

@@ -5,6 +5,7 @@
 #include "core/pacer.hpp"
 #include "core/tcp_stats.hpp"
 #include "protocol/field_table.hpp"
+#include "protocol/kind_params_wire.hpp"
 
 namespace zc {
 
@@ -40,7 +41,6 @@ const auto kTestParamFields = std::make_tuple(
     number("irq_wait_s", &TestParams::irq_wait_s, 0, kMaxWaitS, 0),  // absent: refused at once
     number("server_wait_s", &TestParams::server_wait_s, 0, kMaxWaitS, 0),
     number("bitrate", &TestParams::bitrate, 0, kMaxBitrate, 0),  // absent: unpaced
-    number("gso_size", &TestParams::gso_size, 0, 65507, 0),      // absent: the path MTU's payload
     number("flows", &TestParams::flows, 1, kMaxFlows, 1),        // absent: one connection per stream
     // Absent (an older client): the kernel's defaults.
     text("congestion", &TestParams::congestion, kMaxCongestionName - 1, "TCP_CA_NAME_MAX (16 bytes)"),
@@ -55,9 +55,6 @@ const auto kSideFields = std::make_tuple(
     named("buffer", &SideSpec::buffer, buffer_spec_name, buffer_spec_from_name, true),
     named("gpu_path", &SideSpec::gpu_path, gpu_path_name, gpu_path_from_name, true),
     text("bind_dev", &SideSpec::bind_dev, kMaxInterfaceName, "an interface name (IFNAMSIZ)"));
-
-// Sent for the RDMA transports only.
-const auto kSideRdmaFields = std::make_tuple(text("rdma_dev", &SideSpec::rdma_dev, 64, "an RDMA device name"));
 
 void check_params(const TestParams& p) {
     if (!p.total_bytes && p.duration_s < 0.01) {
@@ -80,11 +77,16 @@ nlohmann::json to_json(const HalfSpec& s) {
     nlohmann::json j;
     encode_fields(j, static_cast<const TestParams&>(s), kTestParamFields);
     encode_fields(j, s.side, kSideFields);
-    if (transport_info(s.transport).rdma_options) {
-        add_rdma_options(j, s.rdma);
-        encode_fields(j, s.side, kSideRdmaFields);
-    }
+    for (const auto* w : kind_params_wires())
+        if (w->takes(transport_info(s.transport))) w->encode(w->per_side ? s.side.kind_params : s.kind_params, j);
     return j;
+}
+
+HalfSpec side_half(const TestSpec& spec, const SideSpec& side) {
+    HalfSpec h{spec, side};
+    for (const auto* w : kind_params_wires())
+        if (!w->takes(transport_info(h.transport))) (w->per_side ? h.side.kind_params : h.kind_params).erase(w->key);
+    return h;
 }
 
 WireRange<uint64_t> wire_range(uint64_t TestParams::*m) { return range_of(kTestParamFields, m); }
@@ -101,8 +103,8 @@ HalfSpec half_spec_from_json(const nlohmann::json& j) {
     decode_fields(j, s.side, kSideFields);
     if (s.side.buffer.per_local_rank())
         throw ProtocolError("field 'buffer' = " + buffer_spec_name(s.side.buffer) + ": the client must name the GPU");
-    s.rdma = rdma_options_from_json(j);
-    decode_fields(j, s.side, kSideRdmaFields);
+    for (const auto* w : kind_params_wires())  // another kind's fields (none a client sends) are not read
+        if (w->takes(transport_info(s.transport))) w->decode(j, w->per_side ? s.side.kind_params : s.kind_params);
     return s;
 }
 

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "core/workload.hpp"
-#include "protocol/rdma_options.hpp"
 #include "protocol/wire_range.hpp"
 #include "core/buffer_spec.hpp"
 #include "core/crr_close.hpp"
 #include "core/gpu_path.hpp"
+#include "core/kind_params.hpp"
 #include "core/transport_registry.hpp"
 #include "measure/percentiles.hpp"
 
@@ -38,10 +38,10 @@ struct SideSpec {
     uint64_t socket_buffer = 0;         // SO_SNDBUF/SO_RCVBUF; 0 = the kernel's autotuning
     int mem_node = -1;                  // NUMA node of the data buffers; -1 = wherever the kernel puts them
     std::vector<int> irq_cpus;          // CPUs for the data device's IRQs during the test; empty = untouched
-    std::string rdma_dev;               // --rdma-dev: the RDMA device the data must use ("" = the route's)
     BufferSpec buffer{};                // where the data buffers live: host, pinned, cuda:N (--buffer)
     GpuPath gpu_path = GpuPath::auto_;  // how GPU memory meets the network (--gpu-path)
     std::string bind_dev;               // TCP: --bind-dev, SO_BINDTODEVICE on the data sockets ("" = any)
+    KindParams kind_params;             // a kind's own, this side's (rdma's device: --rdma-dev LOCAL,REMOTE)
 };
 
 // The parameters both sides share: what the client's spec and the server's half have in common,
@@ -58,7 +58,6 @@ struct TestParams {
     RxMode rx = RxMode::copy;               // how the receiving side takes the data
     bool uring_fixed = false;               // tcp-uringzc: registered buffers
     uint32_t batch = 1;                     // msgrate: messages handed to the kernel per call (TCP: sendmmsg)
-    RdmaOptions rdma;                       // rsocket / verbs transports only
     uint64_t rcv_lowat = kDefaultRcvLowat;  // stream over TCP: the receiver's SO_RCVLOWAT (1 = the kernel's)
     double interval_s = 0;                  // --interval: both sides sample every this many seconds; 0 = off
     int explain_hz = 0;                     // --explain: each side samples its CPUs this often; 0 = off
@@ -67,9 +66,8 @@ struct TestParams {
     // (--irq-wait), and for an --exclusive zcserver to end that test (--server-wait); 0 = refused at once.
     double irq_wait_s = 0;
     double server_wait_s = 0;
-    uint64_t bitrate = 0;   // -b: the sender's rate in bits/s; 0 = as fast as it can
-    uint32_t gso_size = 0;  // udp-gso, udp-msgzc: datagram size; 0 = the path MTU's payload
-    int flows = 1;          // --flows: TCP connections per stream, served by the stream's thread over one epoll
+    uint64_t bitrate = 0;  // -b: the sender's rate in bits/s; 0 = as fast as it can
+    int flows = 1;         // --flows: TCP connections per stream, served by the stream's thread over one epoll
     // TCP data sockets, both sides (tcp/tcp_tuning.hpp; each side reports what its sockets ran with):
     std::string congestion;              // -C: TCP_CONGESTION ("" = the kernel's default)
     uint64_t max_pacing_Bps = 0;         // --fq-rate: SO_MAX_PACING_RATE, bytes/s (0 = unlimited)
@@ -79,9 +77,11 @@ struct TestParams {
     // report reads from the round-trip histogram, and --samples, every transaction kept in memory.
     std::vector<double> percentiles = kDefaultPercentiles;
     bool keep_samples = false;
-    // A transport kind's own options, by name, as the client's command line gave them (its option rows
-    // check them): read by the kind's connect on the client, not on the wire (the kind's server side
-    // takes whatever its client offers).
+    // A transport kind's own parameters (core/kind_params.hpp), set by its option rows: rdma's --tx-depth,
+    // --postlist ..., udp's --gso-size; sent to the server through the kind's field table where its rows take them.
+    KindParams kind_params;
+    // A kind's own client-side texts, by name, as the command line gave them (a handshake's choices): read by
+    // the kind's connect on the client, never on the wire (its server side takes whatever its client offers).
     std::map<std::string, std::string> kind_options;
 };
 inline constexpr double kMaxWaitS = 3600;
@@ -109,7 +109,9 @@ struct HalfSpec : TestParams {
 
 // One side's half of a test: the shared parameters plus that side's placement. The server gets
 // the remote half over the wire; the client runs its own side from the local half.
-inline HalfSpec side_half(const TestSpec& spec, const SideSpec& side) { return {spec, side}; }
+// It keeps only the kind parameters the test's transport takes (kind_params_wire.hpp): -T tcp,udp-gso's tcp
+// test has no GSO size, and its udp test none of a verbs load's device.
+HalfSpec side_half(const TestSpec& spec, const SideSpec& side);
 inline HalfSpec server_half(const TestSpec& spec) { return side_half(spec, spec.remote); }
 
 // Data connections a side opens or accepts: -P streams, each of --flows connections.

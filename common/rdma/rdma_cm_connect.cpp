@@ -74,7 +74,7 @@ RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_
     sockaddr_storage dst = numeric_sockaddr(server_address, port);
     auto conn = std::make_unique<RdmaConnection>(half, role, std::move(group));
     auto deadline = Clock::now() + timeout;
-    for (uint32_t q = 0; q < half.rdma.qps; ++q) {
+    for (uint32_t q = 0; q < rdma_params(half).qps; ++q) {
         rdma_cm_id* raw = nullptr;
         if (rdma_create_id(conn->channel(), &raw, nullptr, RDMA_PS_TCP) != 0)
             throw std::runtime_error(err("rdma_create_id"));
@@ -90,9 +90,15 @@ RdmaConnectionPtr connect_rdma_stream(const std::string& server_address, uint16_
         rdma_cm_id* idp = id.get();
         conn->add_qp(std::move(id));
         PeerBuffer mine = conn->local_for(q);
-        rdma_wire::ConnectRequest req{
-            rdma_wire::kMagic, static_cast<uint32_t>(stream), token, q, half.rdma.qps, mine.addr, mine.rkey, mine.slots,
-            mine.length};
+        rdma_wire::ConnectRequest req{rdma_wire::kMagic,
+                                      static_cast<uint32_t>(stream),
+                                      token,
+                                      q,
+                                      rdma_params(half).qps,
+                                      mine.addr,
+                                      mine.rkey,
+                                      mine.slots,
+                                      mine.length};
         rdma_conn_param cp{};
         cp.private_data = &req;
         cp.private_data_len = sizeof(req);
@@ -156,11 +162,11 @@ RdmaListener::RdmaListener(const std::string& bind_address, int backlog) : addre
 
 std::vector<DataConnection> RdmaListener::accept(const HalfSpec& half, Role role, uint64_t token,
                                                  Clock::time_point deadline, const std::atomic<bool>& stopped) {
-    const uint32_t qps = half.rdma.qps;
+    const uint32_t qps = rdma_params(half).qps;
     std::vector<RdmaConnectionPtr> conns(half.streams);
     std::vector<std::vector<bool>> seen(half.streams, std::vector<bool>(qps, false));
     // --qps-per-context K: one device context (and PD) per K streams, opened by its first stream.
-    const uint32_t per_ctx = half.rdma.qps_per_context;
+    const uint32_t per_ctx = rdma_params(half).qps_per_context;
     std::vector<std::shared_ptr<DeviceGroup>> groups;
     for (uint32_t g = 0; per_ctx && g < (uint32_t(half.streams) + per_ctx - 1) / per_ctx; ++g) {
         groups.push_back(std::make_shared<DeviceGroup>());

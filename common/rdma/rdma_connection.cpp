@@ -26,9 +26,9 @@ uint32_t qp_slots(const HalfSpec& h) {
     if (h.test == Workload::rr) return 1;
     // msgrate: a receive window of at least kMsgrateWindow, so a receiver a little behind does not
     // stop the sender for credits (the sends in flight stay --tx-depth).
-    uint32_t window =
-        h.test == Workload::msgrate ? std::max(h.rdma.tx_depth, rdma_wire::kMsgrateWindow) : h.rdma.tx_depth;
-    return rdma_wire::slots_per_qp(window, h.rdma.qps, h.message_size);
+    const RdmaOptions& o = rdma_params(h);
+    uint32_t window = h.test == Workload::msgrate ? std::max(o.tx_depth, rdma_wire::kMsgrateWindow) : o.tx_depth;
+    return rdma_wire::slots_per_qp(window, o.qps, h.message_size);
 }
 
 // A receiver (and an rdma-read sink) holds a ring of slots per QP; a sender one pattern message.
@@ -55,22 +55,23 @@ bool is_passive(const HalfSpec& half, Role role) {
 RdmaConnection::RdmaConnection(const HalfSpec& half, Role role, std::shared_ptr<DeviceGroup> group)
     : op_(transport_info(half.transport).rdma_op),
       role_(role),
-      opt_(with_cq_mode(half.rdma, effective_cq_mode(half.rdma.cq_mode, is_passive(half, role)))),
-      cq_auto_stream_(half.rdma.cq_mode == CqMode::auto_ &&
+      opt_(with_cq_mode(rdma_params(half), effective_cq_mode(rdma_params(half).cq_mode, is_passive(half, role)))),
+      cq_auto_stream_(rdma_params(half).cq_mode == CqMode::auto_ &&
                       (half.test == Workload::stream || half.test == Workload::maerts)),
       message_size_(half.message_size),
       slots_(qp_slots(half)),
-      want_device_(half.side.rdma_dev),
+      want_device_(rdma_device_wanted(half.side)),
       where_(half.side.buffer),
       gpu_path_(half.side.gpu_path),
       align_(half.alignment < 4096 ? 4096 : half.alignment),
-      data_bytes_(needs_ring(role) && half.test != Workload::rr ? uint64_t(half.rdma.qps) * slots_ * half.message_size
-                                                                : half.message_size),
+      data_bytes_(needs_ring(role) && half.test != Workload::rr
+                      ? uint64_t(rdma_params(half).qps) * slots_ * half.message_size
+                      : half.message_size),
       rr_(half.test == Workload::rr),
       group_(std::move(group)) {
     channel_.reset(rdma_create_event_channel());
     if (!channel_) throw std::runtime_error(err("rdma_create_event_channel"));
-    peers_.resize(half.rdma.qps);
+    peers_.resize(rdma_params(half).qps);
 }
 
 RdmaConnection::~RdmaConnection() {

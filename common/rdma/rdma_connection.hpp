@@ -13,6 +13,7 @@
 
 #include "memory/host_buffer.hpp"
 #include "protocol/rdma_info.hpp"
+#include "protocol/rdma_options.hpp"
 #include "rdma/data_memory.hpp"
 #include "protocol/run_spec.hpp"
 #include "rdma/resources.hpp"

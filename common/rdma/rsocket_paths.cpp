@@ -119,8 +119,8 @@ void configure(int fd, const HalfSpec& half, Role) {
         ::rsetsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
         ::rsetsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
     }
-    if (half.rdma.inline_size > 0) {
-        int v = static_cast<int>(half.rdma.inline_size);
+    if (rdma_params(half).inline_size > 0) {
+        int v = static_cast<int>(rdma_params(half).inline_size);
         ::rsetsockopt(fd, SOL_RDMA, RDMA_INLINE, &v, sizeof(v));
     }
     if (transport_info(half.transport).rdma_op == RdmaOp::write) {

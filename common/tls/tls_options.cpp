@@ -1,5 +1,6 @@
 #include "tls/tls_options.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "options/kind_options.hpp"
@@ -11,7 +12,8 @@ namespace zc {
 namespace {
 
 // What the client offers in the handshake (the server takes any of them: tls_session.hpp).
-OptionRows tls_rows(KindOptionValues& values) {
+OptionRows tls_rows(const KindOptionTargets& to) {
+    KindOptionValues& values = to.values;
     return {
         text("--tls-version",
              "-T tls, ktls, ktls-sendfile: the TLS version the client offers (the server takes 1.2 or 1.3); the "
@@ -34,17 +36,24 @@ OptionRows tls_rows(KindOptionValues& values) {
     };
 }
 
-// --tls-offload: refused before any test where the route to a server leaves by an interface that cannot
-// encrypt (the client sends) or decrypt (it receives) TLS records; the data sockets are checked again at
-// connect.
+bool tls_kind(const TransportInfo& row) { return row.tls != TlsCrypto::none; }
+
+// --tls-offload is the kernel's TLS (ktls, ktls-sendfile), and refused before any test where the route to a
+// server leaves by an interface that cannot encrypt (the client sends) or decrypt (it receives) TLS records;
+// the data sockets are checked again at connect.
 void check_tls_options(const KindOptionRun& run) {
     if (!run.values.contains(kTlsOffloadKey)) return;
+    auto ktls = [](const TransportInfo& row) { return row.tls == TlsCrypto::kernel; };
+    if (std::none_of(run.transports.begin(), run.transports.end(),
+                     [&](Transport t) { return ktls(transport_info(t)); }))
+        throw std::invalid_argument("--tls-offload is for -T " + transport_names_where(ktls) +
+                                    " (the kernel's TLS): none of the transports given runs it");
     for (const auto& h : run.hosts)
         if (std::string why = tls_offload_refusal_towards(h, run.family, run.sends, run.receives); !why.empty())
             throw std::invalid_argument(why);
 }
 
-const KindOptionGroup kTlsOptionGroup{.rows = tls_rows, .check = check_tls_options};
+const KindOptionGroup kTlsOptionGroup{.rows = tls_rows, .takes = tls_kind, .check = check_tls_options};
 
 }  // namespace
 

@@ -13,6 +13,7 @@
 
 #include "parse_cli.hpp"
 #include "cli.hpp"
+#include "protocol/rdma_options.hpp"
 #include "system/affinity.hpp"
 #include "system/numa.hpp"
 
@@ -576,7 +577,8 @@ TEST(CliRows, ListOptionsGivesEveryOptionOnce) {
             std::vector<std::string> args{opt, choice};
             if (std::string(opt) == "--test" && choice == "msgrate") args.insert(args.end(), {"-m", "2"});
             if (std::string(opt) == "--rx" && (choice == "mmsg" || choice == "gro"))
-                args.insert(args.end(), {"-T", "udp"});  // UDP's receive modes
+                args.insert(args.end(), {"-T", "udp"});                                          // UDP's receive modes
+            if (std::string(opt) == "--cq-mode") args.insert(args.end(), {"-T", "rdma-write"});  // an RDMA kind's
             EXPECT_NE(parse(args), 2) << opt << " " << choice;
         }
     }
@@ -592,8 +594,9 @@ TEST(CliRows, RangesAreTheWireTables) {
     EXPECT_EQ(parse({"-t", "msgrate", "--batch", std::to_string(b.hi)}), -1);
     EXPECT_EQ(parse({"-t", "msgrate", "--batch", std::to_string(b.hi + 1)}), 2);
     auto t = wire_range(&RdmaOptions::tx_depth);
-    EXPECT_EQ(parse({"--tx-depth", std::to_string(t.lo - 1)}), 2);
-    EXPECT_EQ(parse({"--tx-depth", std::to_string(t.hi + 1)}), 2);
+    EXPECT_EQ(parse({"-T", "rdma-write", "--tx-depth", std::to_string(t.hi)}), -1);  // a kind's row, its range
+    EXPECT_EQ(parse({"-T", "rdma-write", "--tx-depth", std::to_string(t.lo - 1)}), 2);
+    EXPECT_EQ(parse({"-T", "rdma-write", "--tx-depth", std::to_string(t.hi + 1)}), 2);
     auto m = wire_range(&TestParams::message_size);
     EXPECT_EQ(parse({"-m", std::to_string(m.hi)}), -1);
     EXPECT_EQ(parse({"-m", std::to_string(m.hi + 1)}), 2);

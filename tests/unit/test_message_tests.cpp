@@ -10,6 +10,7 @@
 #include "iterations.hpp"
 #include "protocol/json_fields.hpp"
 #include "protocol/rdma_info.hpp"
+#include "protocol/rdma_options.hpp"
 #include "run_driver.hpp"
 #include "../half_spec.hpp"
 #include "paths/tcp_ops.hpp"
@@ -26,7 +27,7 @@ std::string problem(Workload test, Transport t, RxMode rx, uint64_t total_bytes,
     HalfSpec h = half_spec(t, 1, {}, rx, test);
     h.total_bytes = total_bytes;
     h.batch = batch;
-    h.rdma = rdma;
+    h.kind_params.set(kRdmaParams) = rdma;
     return spec_problem(h, Role::send);
 }
 }  // namespace
@@ -228,7 +229,7 @@ TEST(MessageTests, ServerSideChecksAndBufferSizes) {
     RdmaOptions two;
     two.qps = 2;
     HalfSpec verbs = half_spec(Transport::rdma_send, 4096, {}, RxMode::copy, Workload::msgrate);
-    verbs.rdma = two;
+    verbs.kind_params.set(kRdmaParams) = two;
     EXPECT_EQ(buffer_bytes(verbs, Role::recv), 2ull * 512 * 4096);
     // The spec carries the test kind and batch to the server, and refuses a bad batch.
     TestSpec s = rr_spec();
@@ -279,8 +280,8 @@ TEST(MessageTests, RdmaCommandLine) {
               -1);
     auto specs = expand_tests(o);
     ASSERT_EQ(specs.size(), 1u);
-    EXPECT_EQ(specs[0].rdma.qps_per_context, 2u);
-    EXPECT_EQ(specs[0].rdma.postlist, 8u);
+    EXPECT_EQ(rdma_params(specs[0]).qps_per_context, 2u);
+    EXPECT_EQ(rdma_params(specs[0]).postlist, 8u);
     EXPECT_EQ(specs[0].message_size, 2u);
     ClientOptions rr;
     ASSERT_EQ(parse({"-t", "rr", "-T", "rdma-send,rdma-write,rsocket", "-m", "1,4K,1M"}, rr), -1);
@@ -323,7 +324,7 @@ TEST(MessageTests, VerbsMsgrateSaysHowItSent) {
     spec.test = Workload::msgrate;
     spec.message_size = 2;
     spec.transport = Transport::rdma_send;
-    spec.rdma.postlist = 8;
+    spec.kind_params.set(kRdmaParams).postlist = 8;
     SideResult c = side(Role::send, 80, 1.0, 0.5), s = side(Role::recv, 80, 1.0, 0.5);
     c.path = s.path = "rdma-send";
     RdmaInfo posted;  // the client's RDMA block (protocol/rdma_info.hpp) says how it posted

@@ -1,0 +1,29 @@
+#pragma once
+// The wire half of a kind's parameters (core/kind_params.hpp): the kind's own field table, its fields flat in
+// the setup message beside kTestParamFields' (run_spec.cpp), sent only for a transport whose kind takes them.
+// An older server ignores fields it does not know; an older client's silence keeps the defaults. The kind's
+// module registers one per struct, beside its operations table, so run_spec.cpp names no kind.
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "core/kind_params.hpp"
+#include "core/transport_registry.hpp"
+
+namespace zc {
+
+struct KindParamsWire {
+    const char* key;  // the struct's KindParamsKey name
+    // Held per side (SideSpec::kind_params: each side's own, --rdma-dev LOCAL,REMOTE), else per test
+    // (TestParams::kind_params, both sides the same).
+    bool per_side = false;
+    bool (*takes)(const TransportInfo& row) = nullptr;  // the rows whose sides read them
+    void (*encode)(const KindParams& params, nlohmann::json& spec) = nullptr;
+    // Range-checked (ProtocolError naming the field); an absent field keeps its default.
+    void (*decode)(const nlohmann::json& spec, KindParams& params) = nullptr;
+};
+
+// Called once per struct, from the kind's module's static registration; returns true.
+bool register_kind_params_wire(const KindParamsWire& wire);
+const std::vector<const KindParamsWire*>& kind_params_wires();
+
+}  // namespace zc
