@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/kind_params.hpp"
+#include "core/registered.hpp"
 #include "core/transport_registry.hpp"
 #include "options/option_rows.hpp"
 
@@ -43,7 +44,7 @@ struct KindOptionGroup {
 };
 
 // Called once per kind, from its module's static registration; returns true.
-bool register_kind_options(const KindOptionGroup& group);
-const std::vector<const KindOptionGroup*>& kind_option_groups();  // in registration order
+inline bool register_kind_options(const KindOptionGroup& group) { return register_row(group); }
+inline const std::vector<const KindOptionGroup*>& kind_option_groups() { return registered<KindOptionGroup>(); }
 
 }  // namespace zc

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/kind_params.hpp"
+#include "core/registered.hpp"
 #include "core/transport_registry.hpp"
 
 namespace zc {
@@ -23,7 +24,7 @@ struct KindParamsWire {
 };
 
 // Called once per struct, from the kind's module's static registration; returns true.
-bool register_kind_params_wire(const KindParamsWire& wire);
-const std::vector<const KindParamsWire*>& kind_params_wires();
+inline bool register_kind_params_wire(const KindParamsWire& wire) { return register_row(wire); }
+inline const std::vector<const KindParamsWire*>& kind_params_wires() { return registered<KindParamsWire>(); }
 
 }  // namespace zc

@@ -169,7 +169,7 @@ protected:
 
 TEST_F(MptcpTwoLinks, TwoSubflowsCarryTheDataAndSumToTheConnection) {
     Process server(in(server_, {zcserver_bin(), "--bind", "198.18.11.2", "--port", "12890"}));
-    ASSERT_TRUE(server.wait_for_stderr("listening on", 5s)) << server.stderr_so_far();
+    ASSERT_TRUE(server.wait_for_stderr("listening on", 60s)) << server.stderr_so_far();
     for (const char* test : {"stream", "maerts"}) {
         SCOPED_TRACE(test);
         // One run each, no retry: the second subflow joins on the data listener, which zcserver keeps open

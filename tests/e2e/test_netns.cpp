@@ -57,7 +57,7 @@ protected:
     std::unique_ptr<Process> start_server(uint16_t port) {
         auto p = std::make_unique<Process>(
             in(server_ns_, {zcserver_bin(), "--bind", kServerAddr, "--port", std::to_string(port)}));
-        EXPECT_TRUE(p->wait_for_stderr("listening on", 5s)) << p->stderr_so_far();
+        EXPECT_TRUE(p->wait_for_stderr("listening on", 60s)) << p->stderr_so_far();
         return p;
     }
 

@@ -62,7 +62,7 @@ public:
         argv.insert(argv.end(), env.begin(), env.end());
         argv.insert(argv.end(), {zcserver_bin(), "--bind", rdma_ip(), "--port", std::to_string(port_)});
         proc_ = std::make_unique<Process>(argv);
-        if (!proc_->wait_for_stderr("listening on", 10s))
+        if (!proc_->wait_for_stderr("listening on", 60s))
             throw std::runtime_error("zcserver did not start: " + proc_->stderr_so_far());
     }
     std::string address() const { return rdma_ip() + ":" + std::to_string(port_); }

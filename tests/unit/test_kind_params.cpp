@@ -100,8 +100,8 @@ TEST(KindParams, EachTestsHalvesKeepAndSendOnlyTheirKinds) {
     REQUIRE_RDMA_BUILT();
     ClientOptions o;
     ASSERT_EQ(
-        parse_said({"-T", "tcp,rdma-write,udp-gso", "--tx-depth", "64", "--rdma-dev", "rxe0,rxe1", "--gso-size", "1400"},
-                   o)
+        parse_said(
+            {"-T", "tcp,rdma-write,udp-gso", "--tx-depth", "64", "--rdma-dev", "rxe0,rxe1", "--gso-size", "1400"}, o)
             .rc,
         -1);
     auto specs = expand_tests(o);
