@@ -214,10 +214,16 @@ struct GroupRows {
     size_t first, last;
 };
 
-// A kind's option needs a -T (or --under-load) transport that takes it: never silently ignored.
+// The transports a run uses: -T's and --under-load's.
+std::vector<Transport> transports_run(const ClientOptions& o) {
+    std::vector<Transport> out = o.transports;
+    if (o.load.transport) out.push_back(*o.load.transport);
+    return out;
+}
+
+// A kind's option needs a transport of the run that takes it: never silently ignored.
 void check_kind_options_taken(const ClientOptions& o, const OptionRows& rows, const std::vector<GroupRows>& groups) {
-    std::vector<Transport> given = o.transports;
-    if (o.load.transport) given.push_back(*o.load.transport);
+    const std::vector<Transport> given = transports_run(o);
     for (const auto& g : groups) {
         if (std::any_of(given.begin(), given.end(), [&](Transport t) { return g.group->takes(transport_info(t)); }))
             continue;
@@ -234,9 +240,8 @@ void check_kind_option_groups(const ClientOptions& o) {
     auto runs = [&o](Workload w) { return std::find(o.tests.begin(), o.tests.end(), w) != o.tests.end(); };
     KindOptionRun run{.params = o.params.kind_params,
                       .values = o.params.kind_options,
-                      .transports = o.transports,
+                      .transports = transports_run(o),
                       .family = o.family};
-    if (o.load.transport) run.transports.push_back(*o.load.transport);
     run.sends = runs(Workload::stream) || runs(Workload::rr);
     run.receives = runs(Workload::maerts) || runs(Workload::rr) || (o.bidir && run.sends);
     if (o.servers.empty()) run.hosts.emplace_back(o.family == AF_INET6 ? "::1" : "127.0.0.1");  // the embedded one
