@@ -89,6 +89,23 @@ EmbeddedServer::EmbeddedServer(const std::string& bind, bool offer_gpus) {
     std::memcpy(&port_, buf, sizeof(port_));
 }
 
+std::string EmbeddedServer::ended_how(int wait_ms) {
+    if (pid_ <= 0) return "";
+    int status = 0;
+    for (int waited = 0; waitpid(pid_, &status, WNOHANG) != pid_; waited += 10) {
+        if (waited >= wait_ms) return "";
+        usleep(10000);
+    }
+    pid_ = -1;  // reaped: the destructor has nothing left to stop
+    if (WIFSIGNALED(status)) {
+        const char* name = sigabbrev_np(WTERMSIG(status));
+        return "killed by signal " + std::to_string(WTERMSIG(status)) +
+               (name ? " (SIG" + std::string(name) + ")" : "") +
+               (WTERMSIG(status) == SIGKILL ? ": the kernel's OOM killer (see dmesg) or another process" : "");
+    }
+    return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
 EmbeddedServer::~EmbeddedServer() {
     if (pid_ <= 0) return;
     kill(pid_, SIGTERM);

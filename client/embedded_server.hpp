@@ -17,6 +17,9 @@ public:
     EmbeddedServer& operator=(const EmbeddedServer&) = delete;
     ~EmbeddedServer();  // stops the child and reaps it
     uint16_t port() const { return port_; }
+    // How the child ended, waiting up to `wait_ms` for it ("exited with status 1", "killed by signal 9
+    // (SIGKILL)"); "" while it runs. For the run's error when the control connection closed under it.
+    std::string ended_how(int wait_ms);
 
 private:
     pid_t pid_ = -1;

@@ -285,6 +285,12 @@ int main(int argc, char** argv) {
     if (int rc = connect_servers(opt, servers, key, controls)) return rc;
     out.writer->begin(report_header(opt, controls, embedded != nullptr));
     int status = run_and_report(opt, controls, out);
+    // A run that failed because the embedded server went away says how it went (the control connection
+    // alone cannot tell a crash from a kill).
+    if (status != 0 && embedded) {
+        if (std::string how = embedded->ended_how(500); !how.empty())
+            std::cerr << "zcperf: the embedded server ended during the run: " << how << "\n";
+    }
     out.writer->end();
     return status;
 }

@@ -7,7 +7,11 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
+#include <vector>
 
 #include "process.hpp"
 #include "report.hpp"
@@ -106,6 +110,44 @@ TEST(Errors, ServerKilledMidTestEndsTheClientWithinSeconds) {
         EXPECT_LT(o.seconds, 1.5 + 10.0) << test;
         EXPECT_NE(o.err.find("zcperf:"), std::string::npos) << test << ": " << o.err;
     }
+}
+
+namespace {
+// The children of `parent`, by /proc (zcperf's embedded server is its forked child).
+std::vector<pid_t> children_of(pid_t parent) {
+    std::vector<pid_t> out;
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = e.path().filename();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream f(e.path() / "stat");
+        std::string line;
+        if (!std::getline(f, line) || line.rfind(')') == std::string::npos) continue;
+        std::istringstream rest(line.substr(line.rfind(')') + 1));
+        std::string state;
+        pid_t ppid = 0;
+        if (rest >> state >> ppid && ppid == parent) out.push_back(std::stoi(name));
+    }
+    return out;
+}
+}  // namespace
+
+// Without -H the server is zcperf's own child: killed mid-test (the OOM killer, say), the run ends within
+// seconds and says how it ended, which the closed control connection alone cannot.
+TEST(Errors, EmbeddedServerKilledMidTestIsNamedWithItsSignal) {
+    Process client({zcperf_bin(), "-l", "30"});
+    std::vector<pid_t> kids;
+    for (int i = 0; i < 100 && kids.empty(); ++i) {  // it forks before connecting; a loaded host is slower
+        std::this_thread::sleep_for(100ms);
+        kids = children_of(client.pid());
+    }
+    ASSERT_EQ(kids.size(), 1u) << "zcperf's embedded server was not found among its children";
+    std::this_thread::sleep_for(1500ms);  // into the test
+    ASSERT_EQ(kill(kids[0], SIGKILL), 0);
+    auto o = client.wait(15s);
+    EXPECT_FALSE(o.timed_out);
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    EXPECT_NE(o.err.find("the embedded server ended during the run: killed by signal 9 (SIGKILL)"), std::string::npos)
+        << o.err;
 }
 
 TEST(Errors, ServerInterruptedMidTestEndsTheClientWithinSeconds) {
