@@ -37,6 +37,7 @@ struct KindOptionRun {
 };
 
 struct KindOptionGroup {
+    const char* title;  // --help's section for its rows ("RDMA (-T rsocket*, rdma-*)")
     OptionRows (*rows)(const KindOptionTargets& to);
     bool (*takes)(const TransportInfo& row);  // the transports that read them
     // Throws std::invalid_argument with what to do; nullptr: the rows' own checks are all.

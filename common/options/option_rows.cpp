@@ -59,6 +59,7 @@ void add_rows(CLI::App& app, OptionRows& rows) {
         row.option = row.add ? row.add(app, row) : app.add_option(row.names, row.text, row.help);
         if (!row.shown_default.empty()) row.option->default_str(row.shown_default);
         if (!row.kind.empty()) row.option->type_name(row.kind);
+        if (!row.group.empty()) row.option->group(row.group);
         if (row.hidden) row.option->group("");
         // A typed row with choices takes only those (a text row's apply checks its names itself).
         if (row.add && !row.choices.empty()) row.option->check(CLI::IsMember(row.choices));

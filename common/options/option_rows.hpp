@@ -29,6 +29,7 @@ struct OptionRow {
     std::string shown_default;         // a text row's default as --help shows it ("" = none)
     std::string excludes;              // the name of a row it cannot be given with
     bool hidden = false;               // testing knobs: neither in --help nor in --list-options
+    std::string group;                 // --help's section for it ("" = OPTIONS, the common rows)
     std::string text;                  // a text row's argument, as given
     CLI::Option* option = nullptr;     // set by add_rows
 

@@ -72,7 +72,11 @@ OptionRows rdma_rows(const KindOptionTargets& to) {
 
 void check_rdma_rows(const KindOptionRun& run) { check_rdma_options(run.params.get(kRdmaParams)); }
 
-const KindOptionGroup kRdmaOptionGroup{.rows = rdma_rows, .takes = rdma_kind, .check = check_rdma_rows};
+const KindOptionGroup kRdmaOptionGroup{
+    .title = "RDMA OPTIONS (-T rsocket, rsocket-iomap, rdma-write, rdma-send, rdma-read)",
+    .rows = rdma_rows,
+    .takes = rdma_kind,
+    .check = check_rdma_rows};
 const KindParamsWire kRdmaWire{
     .key = kRdmaParams.name, .takes = rdma_kind, .encode = encode_rdma_params, .decode = decode_rdma_params};
 const KindParamsWire kRdmaSideWire{.key = kRdmaSideParams.name,

@@ -31,7 +31,8 @@ OptionRows udp_rows(const KindOptionTargets& to) {
 void encode(const KindParams& params, nlohmann::json& j) { encode_fields(j, params.get(kUdpParams), kUdpFields); }
 void decode(const nlohmann::json& j, KindParams& params) { decode_fields(j, params.set(kUdpParams), kUdpFields); }
 
-const KindOptionGroup kUdpOptionGroup{.rows = udp_rows, .takes = cuts_datagrams};
+const KindOptionGroup kUdpOptionGroup{
+    .title = "UDP GSO OPTIONS (-T udp-gso, udp-msgzc)", .rows = udp_rows, .takes = cuts_datagrams};
 const KindParamsWire kUdpWire{.key = kUdpParams.name, .takes = cuts_datagrams, .encode = encode, .decode = decode};
 [[maybe_unused]] const bool kRegistered = register_kind_options(kUdpOptionGroup) && register_kind_params_wire(kUdpWire);
 

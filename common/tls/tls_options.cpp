@@ -53,7 +53,10 @@ void check_tls_options(const KindOptionRun& run) {
             throw std::invalid_argument(why);
 }
 
-const KindOptionGroup kTlsOptionGroup{.rows = tls_rows, .takes = tls_kind, .check = check_tls_options};
+const KindOptionGroup kTlsOptionGroup{.title = "TLS OPTIONS (-T tls, ktls, ktls-sendfile)",
+                                      .rows = tls_rows,
+                                      .takes = tls_kind,
+                                      .check = check_tls_options};
 
 }  // namespace
 
