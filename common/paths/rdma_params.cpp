@@ -4,11 +4,8 @@
 
 #include "options/kind_options.hpp"
 #include "options/option_rows.hpp"
-#include "protocol/kind_params_wire.hpp"
 
 namespace zc {
-
-bool rdma_kind(const TransportInfo& row) { return row.rdma_op != RdmaOp::none; }
 
 namespace {
 
@@ -75,18 +72,9 @@ void check_rdma_rows(const KindOptionRun& run) { check_rdma_options(run.params.g
 const KindOptionGroup kRdmaOptionGroup{
     .title = "RDMA OPTIONS (-T rsocket, rsocket-iomap, rdma-write, rdma-send, rdma-read)",
     .rows = rdma_rows,
-    .takes = rdma_kind,
+    .takes = takes_rdma_params,
     .check = check_rdma_rows};
-const KindParamsWire kRdmaWire{
-    .key = kRdmaParams.name, .takes = rdma_kind, .encode = encode_rdma_params, .decode = decode_rdma_params};
-const KindParamsWire kRdmaSideWire{.key = kRdmaSideParams.name,
-                                   .per_side = true,
-                                   .takes = rdma_kind,
-                                   .encode = encode_rdma_side_params,
-                                   .decode = decode_rdma_side_params};
-[[maybe_unused]] const bool kRegistered = register_kind_options(kRdmaOptionGroup) &&
-                                          register_kind_params_wire(kRdmaWire) &&
-                                          register_kind_params_wire(kRdmaSideWire);
+[[maybe_unused]] const bool kRegistered = register_kind_options(kRdmaOptionGroup);
 
 }  // namespace
 

@@ -1,7 +1,7 @@
 #pragma once
-// The RDMA kinds' parameters (protocol/rdma_options.hpp) from the command line to the loops: their option
-// rows, their field tables on the wire and the rules over them, registered by this file's module, which the
-// rsocket and verbs tables link in (their params_problem hook), so zcperf's rows and rules name no RDMA knob.
+// The RDMA kinds' parameters (protocol/rdma_options.hpp, which carries them on the wire) from the command
+// line to the loops: their option rows and the rules over them, registered by this file's module, which the
+// rsocket and verbs tables link in (their kind_problem hook), so zcperf's rows and rules name no RDMA knob.
 #include <string>
 
 #include "core/workload.hpp"
@@ -9,9 +9,6 @@
 #include "protocol/run_spec.hpp"
 
 namespace zc {
-
-// The kinds that take them: rsockets and verbs.
-bool rdma_kind(const TransportInfo& row);
 
 // What the half's RDMA parameters cannot do on its row ("" nothing): --thread-domains where no QPs are
 // ours, --qps and --postlist with rr.

@@ -6,7 +6,9 @@
 
 #include "paths/spec_rules.hpp"
 #include "paths/transport_ops.hpp"
+#include "options/kind_options.hpp"
 #include "paths/udp_params.hpp"
+#include "protocol/udp_params.hpp"
 #include "paths/udp_rules.hpp"
 #include "protocol/messages.hpp"
 #include "tcp/tcp_socket.hpp"
@@ -151,6 +153,7 @@ void read_block(const HalfSpec& h, Role role, std::span<const KindStream> stream
 // Its report block (protocol/udp_info.hpp), registered here so any program that can run UDP, or pace a
 // sender of another kind with -b (whose figures the block carries), also reads and prints it.
 [[maybe_unused]] const bool kBlockRegistered = register_kind_block(udp_block_type());
+[[maybe_unused]] const bool kOptionsRegistered = register_kind_options(udp_option_group());
 
 }  // namespace
 

@@ -1,18 +1,8 @@
 #pragma once
-// UDP's own parameter (core/kind_params.hpp): the GSO rows' datagram size, its option row and its wire
-// field, registered by this file's module, which udp_ops.cpp links in.
-#include <cstdint>
-
-#include "protocol/run_spec.hpp"
-
+// UDP's option row (--gso-size, into protocol/udp_params.hpp's UdpParams), registered by paths/udp_ops.cpp.
 namespace zc {
 
-struct UdpParams {
-    uint32_t gso_size = 0;  // udp-gso, udp-msgzc (--gso-size): datagram size; 0 = the path MTU's payload
-};
-inline constexpr KindParamsKey<UdpParams> kUdpParams{"udp"};
-
-// --gso-size as given (0: not given). Defined beside the registration, so whatever reads it links that in.
-uint32_t gso_size_of(const TestParams& p);
+struct KindOptionGroup;  // options/kind_options.hpp
+const KindOptionGroup& udp_option_group();
 
 }  // namespace zc

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "paths/udp_params.hpp"
+#include "protocol/udp_params.hpp"
 #include "tcp/send_ring.hpp"
 #include "udp/udp_receiver.hpp"
 #include "udp/udp_socket.hpp"

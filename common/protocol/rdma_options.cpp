@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "protocol/field_table.hpp"
+#include "protocol/kind_params_wire.hpp"
 
 namespace zc {
 
@@ -63,6 +64,10 @@ void check_rdma_options(const RdmaOptions& o) {
         throw std::invalid_argument("--postlist must be at most --tx-depth (" + std::to_string(o.tx_depth) + ")");
 }
 
+bool takes_rdma_params(const TransportInfo& row) { return row.rdma_op != RdmaOp::none; }
+
+namespace {
+
 void encode_rdma_params(const KindParams& params, nlohmann::json& j) {
     encode_fields(j, params.get(kRdmaParams), kRdmaFields);
 }
@@ -80,5 +85,17 @@ void encode_rdma_side_params(const KindParams& params, nlohmann::json& j) {
 void decode_rdma_side_params(const nlohmann::json& j, KindParams& params) {
     decode_fields(j, params.set(kRdmaSideParams), kRdmaSideFields);
 }
+
+const KindParamsWire kRdmaWire{
+    .key = kRdmaParams.name, .takes = takes_rdma_params, .encode = encode_rdma_params, .decode = decode_rdma_params};
+const KindParamsWire kRdmaSideWire{.key = kRdmaSideParams.name,
+                                   .per_side = true,
+                                   .takes = takes_rdma_params,
+                                   .encode = encode_rdma_side_params,
+                                   .decode = decode_rdma_side_params};
+[[maybe_unused]] const bool kRegistered =
+    register_kind_params_wire(kRdmaWire) && register_kind_params_wire(kRdmaSideWire);
+
+}  // namespace
 
 }  // namespace zc

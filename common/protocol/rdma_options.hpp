@@ -76,11 +76,9 @@ void check_rdma_options(const RdmaOptions& o);
 // The range kRdmaFields accepts for a number (--tx-depth, --postlist...), for zcperf's option rows.
 WireRange<uint32_t> wire_range(uint32_t RdmaOptions::*m);
 
-// The wire halves of kRdmaParams and kRdmaSideParams (KindParamsWire's encode and decode): absent fields keep
-// their defaults (an older client); present ones are range-checked (ProtocolError).
-void encode_rdma_params(const KindParams& params, nlohmann::json& j);
-void decode_rdma_params(const nlohmann::json& j, KindParams& params);
-void encode_rdma_side_params(const KindParams& params, nlohmann::json& j);
-void decode_rdma_side_params(const nlohmann::json& j, KindParams& params);
+// The rows that take them: rsockets and verbs (their rdma_op). rdma_options.cpp registers their wire halves
+// (kind_params_wire.hpp: absent fields keep their defaults, present ones are range-checked), so whatever decodes
+// a setup message with this file (zcserver, the fuzz target) reads them.
+bool takes_rdma_params(const TransportInfo& row);
 
 }  // namespace zc

@@ -14,8 +14,10 @@
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/rdma_info.hpp"
+#include "protocol/rdma_options.hpp"
 #include "protocol/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
+#include "protocol/udp_params.hpp"
 
 namespace zc::fuzz {
 
@@ -128,6 +130,14 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     bytes_spec.total_bytes = 8ull << 20;
     bytes_spec.duration_s = 0;
     valid("setup-uringzc-total-bytes", Setup{bytes_spec});
+    // The kinds' own parameters, each in its kind's field table (kind_params_wire.hpp).
+    HalfSpec verbs = sample_spec(Transport::rdma_write, Workload::msgrate, RxMode::copy);
+    verbs.kind_params.set(kRdmaParams) = RdmaOptions{CqMode::event, 256, 8, 64, 2, 2, true};
+    verbs.side.kind_params.set(kRdmaSideParams).device = "rxe0";
+    valid("setup-rdma-write-params", Setup{verbs});
+    HalfSpec gso = sample_spec(Transport::udp_gso, Workload::stream, RxMode::gro);
+    gso.kind_params.set(kUdpParams).gso_size = 1400;
+    valid("setup-udp-gso-size", Setup{gso});
     valid("ready", Ready{40123, 0x0123456789abcdefull});
     valid("start", Start{});
     valid("started", Started{});
@@ -231,6 +241,14 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
            R"({"type":"setup","spec":{"transport":"tcp","test":"stream","rx":"copy","message_size":1,)"
            R"("total_bytes":0,"duration_s":1,"streams":1,"alignment":1,)"
            R"("uring_fixed":false,"socket_buffer":0,"cpus":[-1]}})");
+    framed("setup-rdma-postlist-over-depth",
+           R"({"type":"setup","spec":{"transport":"rdma-write","test":"msgrate","rx":"copy","message_size":2,)"
+           R"("total_bytes":0,"duration_s":1,"streams":1,"alignment":1,"tx_depth":8,"postlist":16,)"
+           R"("uring_fixed":false,"socket_buffer":0,"cpus":[]}})");
+    framed("setup-gso-size-huge",
+           R"({"type":"setup","spec":{"transport":"udp-gso","test":"stream","rx":"copy","message_size":1,)"
+           R"("total_bytes":0,"duration_s":1,"streams":1,"alignment":1,"gso_size":70000,)"
+           R"("uring_fixed":false,"socket_buffer":0,"cpus":[]}})");
     framed("setup-duration-huge",
            R"({"type":"setup","spec":{"transport":"tcp","test":"stream","rx":"copy","message_size":1,)"
            R"("total_bytes":0,"duration_s":1e308,"streams":1,"alignment":1,)"

@@ -6,7 +6,7 @@
 #include "../transport_built.hpp"
 #include "cli.hpp"
 #include "paths/spec_rules.hpp"
-#include "paths/udp_params.hpp"
+#include "protocol/udp_params.hpp"
 #include "protocol/kind_params_wire.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/rdma_options.hpp"

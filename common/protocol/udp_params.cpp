@@ -1,0 +1,25 @@
+#include "protocol/udp_params.hpp"
+
+#include "protocol/field_table.hpp"
+#include "protocol/kind_params_wire.hpp"
+
+namespace zc {
+
+namespace {
+
+// Absent (an older client): the path MTU's payload. 65507: the most one IPv4 datagram carries.
+const auto kUdpFields = std::make_tuple(number("gso_size", &UdpParams::gso_size, 0, 65507, 0));
+
+void encode(const KindParams& params, nlohmann::json& j) { encode_fields(j, params.get(kUdpParams), kUdpFields); }
+void decode(const nlohmann::json& j, KindParams& params) { decode_fields(j, params.set(kUdpParams), kUdpFields); }
+
+const KindParamsWire kUdpWire{.key = kUdpParams.name, .takes = takes_udp_params, .encode = encode, .decode = decode};
+[[maybe_unused]] const bool kRegistered = register_kind_params_wire(kUdpWire);
+
+}  // namespace
+
+bool takes_udp_params(const TransportInfo& row) { return row.gso; }
+uint32_t gso_size_of(const TestParams& p) { return p.kind_params.get(kUdpParams).gso_size; }
+WireRange<uint32_t> gso_size_range() { return range_of(kUdpFields, &UdpParams::gso_size); }
+
+}  // namespace zc

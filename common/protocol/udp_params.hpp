@@ -1,0 +1,21 @@
+#pragma once
+// UDP's own parameter (core/kind_params.hpp): the GSO rows' datagram size (--gso-size), and its wire half,
+// registered by udp_params.cpp so whatever decodes a setup message with it (zcserver, the fuzz target) reads
+// it. Its option row is paths/udp_params.cpp's.
+#include <cstdint>
+
+#include "protocol/run_spec.hpp"
+#include "protocol/wire_range.hpp"
+
+namespace zc {
+
+struct UdpParams {
+    uint32_t gso_size = 0;  // udp-gso, udp-msgzc: datagram size; 0 = the path MTU's payload
+};
+inline constexpr KindParamsKey<UdpParams> kUdpParams{"udp"};
+
+bool takes_udp_params(const TransportInfo& row);  // the rows that cut their calls into datagrams (gso)
+uint32_t gso_size_of(const TestParams& p);        // --gso-size as given (0: not given)
+WireRange<uint32_t> gso_size_range();             // what the wire accepts
+
+}  // namespace zc
