@@ -622,7 +622,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
     const KindOptionTargets to{o.params.kind_params, o.local.kind_params, o.remote.kind_params, o.params.kind_options};
     for (const auto* g : kind_option_groups()) {  // each kind's own, after zcperf's common rows
         OptionRows own = g->rows(to);
-        for (auto& r : own) r.group = g->title;
+        const std::string section = std::string(g->title) + " (-T " + transport_names_where(g->takes) + ")";
+        for (auto& r : own) r.group = section;
         groups.push_back({g, rows.size(), rows.size() + own.size()});
         rows.insert(rows.end(), std::make_move_iterator(own.begin()), std::make_move_iterator(own.end()));
     }

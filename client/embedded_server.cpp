@@ -23,10 +23,10 @@ namespace {
 // says something is wrong.
 constexpr int kStartWindowMs = 20000;
 
-// Reaps the child if it exits within `ms`.
-bool reaped_within(pid_t pid, int ms) {
+// Reaps the child if it exits within `ms` (its wait status into `status`, when given).
+bool reaped_within(pid_t pid, int ms, int* status = nullptr) {
     for (int i = 0; i < ms / 10; ++i) {
-        if (waitpid(pid, nullptr, WNOHANG) == pid) return true;
+        if (waitpid(pid, status, WNOHANG) == pid) return true;
         usleep(10000);
     }
     return false;
@@ -92,10 +92,7 @@ EmbeddedServer::EmbeddedServer(const std::string& bind, bool offer_gpus) {
 std::string EmbeddedServer::ended_how(int wait_ms) {
     if (pid_ <= 0) return "";
     int status = 0;
-    for (int waited = 0; waitpid(pid_, &status, WNOHANG) != pid_; waited += 10) {
-        if (waited >= wait_ms) return "";
-        usleep(10000);
-    }
+    if (!reaped_within(pid_, wait_ms, &status)) return "";
     pid_ = -1;  // reaped: the destructor has nothing left to stop
     if (WIFSIGNALED(status)) {
         const char* name = sigabbrev_np(WTERMSIG(status));

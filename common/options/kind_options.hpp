@@ -37,7 +37,7 @@ struct KindOptionRun {
 };
 
 struct KindOptionGroup {
-    const char* title;  // --help's section for its rows ("RDMA (-T rsocket*, rdma-*)")
+    const char* title;  // --help's section for its rows ("RDMA OPTIONS"; zcperf adds the rows that take them)
     OptionRows (*rows)(const KindOptionTargets& to);
     bool (*takes)(const TransportInfo& row);  // the transports that read them
     // Throws std::invalid_argument with what to do; nullptr: the rows' own checks are all.

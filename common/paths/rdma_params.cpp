@@ -70,10 +70,7 @@ OptionRows rdma_rows(const KindOptionTargets& to) {
 void check_rdma_rows(const KindOptionRun& run) { check_rdma_options(run.params.get(kRdmaParams)); }
 
 const KindOptionGroup kRdmaOptionGroup{
-    .title = "RDMA OPTIONS (-T rsocket, rsocket-iomap, rdma-write, rdma-send, rdma-read)",
-    .rows = rdma_rows,
-    .takes = takes_rdma_params,
-    .check = check_rdma_rows};
+    .title = "RDMA OPTIONS", .rows = rdma_rows, .takes = takes_rdma_params, .check = check_rdma_rows};
 [[maybe_unused]] const bool kRegistered = register_kind_options(kRdmaOptionGroup);
 
 }  // namespace

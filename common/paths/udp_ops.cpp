@@ -85,7 +85,7 @@ UdpSendOptions send_options(const HalfSpec& h) {
 UdpRecvOptions recv_options(const HalfSpec& h) {
     UdpRecvOptions o;
     o.mode = h.rx == RxMode::gro ? UdpRxMode::gro : h.rx == RxMode::mmsg ? UdpRxMode::mmsg : UdpRxMode::copy;
-    o.datagram_size = gso_size_of(h) ? gso_size_of(h) : h.message_size;  // GSO without a size: segments of at most -m
+    o.datagram_size = datagram_size_of(h);
     o.alignment = h.alignment;
     o.count_messages = h.test == Workload::msgrate;
     return o;

@@ -22,8 +22,7 @@ OptionRows udp_rows(const KindOptionTargets& to) {
     };
 }
 
-const KindOptionGroup kUdpOptionGroup{
-    .title = "UDP GSO OPTIONS (-T udp-gso, udp-msgzc)", .rows = udp_rows, .takes = takes_udp_params};
+const KindOptionGroup kUdpOptionGroup{.title = "UDP GSO OPTIONS", .rows = udp_rows, .takes = takes_udp_params};
 
 }  // namespace
 

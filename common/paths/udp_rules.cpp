@@ -51,7 +51,7 @@ uint64_t udp_buffer_bytes(const HalfSpec& h, Role role) {
     }
     if (h.test == Workload::rr) return std::max<uint64_t>(m, kUdpSeqHeader);
     if (h.rx == RxMode::gro) return 65536;
-    uint64_t slot = std::max<uint64_t>(gso_size_of(h) ? gso_size_of(h) : m, kUdpSeqHeader);
+    uint64_t slot = std::max<uint64_t>(datagram_size_of(h), kUdpSeqHeader);
     return slot * (h.rx == RxMode::mmsg ? UdpReceiver::kBatch : 1);
 }
 

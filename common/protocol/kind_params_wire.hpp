@@ -1,8 +1,9 @@
 #pragma once
 // The wire half of a kind's parameters (core/kind_params.hpp): the kind's own field table, its fields flat in
 // the setup message beside kTestParamFields' (run_spec.cpp), sent only for a transport whose kind takes them.
-// An older server ignores fields it does not know; an older client's silence keeps the defaults. The kind's
-// module registers one per struct, beside its operations table, so run_spec.cpp names no kind.
+// An older server ignores fields it does not know; an older client's silence keeps the defaults. The kind
+// registers one per struct beside the struct's codec in protocol/ (so the fuzz target, which links only
+// protocol/, decodes it too), and run_spec.cpp names no kind.
 #include <nlohmann/json.hpp>
 #include <vector>
 

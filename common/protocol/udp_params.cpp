@@ -20,6 +20,7 @@ const KindParamsWire kUdpWire{.key = kUdpParams.name, .takes = takes_udp_params,
 
 bool takes_udp_params(const TransportInfo& row) { return row.gso; }
 uint32_t gso_size_of(const TestParams& p) { return p.kind_params.get(kUdpParams).gso_size; }
+uint64_t datagram_size_of(const TestParams& p) { return gso_size_of(p) ? gso_size_of(p) : p.message_size; }
 WireRange<uint32_t> gso_size_range() { return range_of(kUdpFields, &UdpParams::gso_size); }
 
 }  // namespace zc

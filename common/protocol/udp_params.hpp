@@ -16,6 +16,9 @@ inline constexpr KindParamsKey<UdpParams> kUdpParams{"udp"};
 
 bool takes_udp_params(const TransportInfo& row);  // the rows that cut their calls into datagrams (gso)
 uint32_t gso_size_of(const TestParams& p);        // --gso-size as given (0: not given)
-WireRange<uint32_t> gso_size_range();             // what the wire accepts
+// The largest datagram a receiver sees: --gso-size's, else -m's (one datagram per call, or GSO without a size,
+// which cuts segments of at most -m).
+uint64_t datagram_size_of(const TestParams& p);
+WireRange<uint32_t> gso_size_range();  // what the wire accepts
 
 }  // namespace zc

@@ -53,10 +53,8 @@ void check_tls_options(const KindOptionRun& run) {
             throw std::invalid_argument(why);
 }
 
-const KindOptionGroup kTlsOptionGroup{.title = "TLS OPTIONS (-T tls, ktls, ktls-sendfile)",
-                                      .rows = tls_rows,
-                                      .takes = tls_kind,
-                                      .check = check_tls_options};
+const KindOptionGroup kTlsOptionGroup{
+    .title = "TLS OPTIONS", .rows = tls_rows, .takes = tls_kind, .check = check_tls_options};
 
 }  // namespace
 
