@@ -49,6 +49,8 @@ TcpSample tcp_sample(const TcpInfo& before, const TcpInfo& after, double interva
 TcpSample tcp_summary(const std::vector<TcpSample>& streams) {
     TcpSample t;
     double n = 0, rtt = 0, rttvar = 0, cwnd = 0, snd_wnd = 0, rcv_space = 0;
+    const bool any_sent =
+        std::any_of(streams.begin(), streams.end(), [](const TcpSample& s) { return s.bytes_sent > 0; });
     for (const TcpSample& s : streams) {
         t.interval_s = std::max(t.interval_s, s.interval_s);
         t.has_chrono = t.has_chrono || s.has_chrono;
@@ -65,7 +67,7 @@ TcpSample tcp_summary(const std::vector<TcpSample>& streams) {
         t.snd_mss = std::max(t.snd_mss, s.snd_mss);
         t.ca_state = std::max(t.ca_state, s.ca_state);
         t.snd_ssthresh = std::max(t.snd_ssthresh, s.snd_ssthresh);
-        if (s.bytes_sent == 0 && streams.size() > 1) continue;  // a receiving stream's window says nothing here
+        if (s.bytes_sent == 0 && any_sent) continue;  // beside senders, a receiving stream's window says nothing
         n += 1;
         rtt += s.rtt_us;
         rttvar += s.rttvar_us;

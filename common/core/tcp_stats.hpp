@@ -80,7 +80,8 @@ struct TcpTuningInForce {
 TcpSample tcp_sample(const TcpInfo& before, const TcpInfo& after, double interval_s);
 
 // All streams of one side as one: counts summed; RTT, its variance, cwnd, ssthresh and the shares
-// averaged over the streams that sent; rates summed. Empty in, empty (interval_s 0) out.
+// averaged over the streams that sent (over all where none did: a receiver's connections); rates summed.
+// Empty in, empty (interval_s 0) out.
 TcpSample tcp_summary(const std::vector<TcpSample>& streams);
 
 // Which limit dominated, in words and with its share: "sndbuf-limited 63 % of the time (a bigger

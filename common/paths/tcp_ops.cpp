@@ -242,10 +242,33 @@ void settings_in_force(const HalfSpec&, Role, const DataConnection& conn, SideRe
     r.socket_recv_buffer = rcv;
 }
 
-// TCP_INFO of the stream's own connection: none for crr and cc, whose transactions each open their own.
+// TCP_INFO of each of the stream's connections: every one of its --flows, else its one.
+using StreamTcpInfo = std::vector<TcpInfo>;
+StreamTcpInfo read_stream_tcp_info(const DataConnection& conn) {
+    StreamTcpInfo out;
+    if (const auto* set = kind_connection_if<TcpFlowSockets>(conn)) {
+        out.reserve(set->fds.size());
+        for (const UniqueFd& fd : set->fds) out.push_back(read_tcp_info(fd.get()));
+    } else {
+        out.push_back(read_tcp_info(tcp_fd(conn)));
+    }
+    return out;
+}
+
+// A stream's TCP_INFO between two readings: its connections as one (--flows: counts and rates summed,
+// RTT and cwnd averaged), not its first connection's alone.
+TcpSample stream_sample(const StreamTcpInfo& before, const StreamTcpInfo& after, double interval_s) {
+    if (before.size() == 1 && after.size() == 1) return tcp_sample(before[0], after[0], interval_s);
+    std::vector<TcpSample> flows;
+    for (size_t i = 0; i < before.size() && i < after.size(); ++i)
+        flows.push_back(tcp_sample(before[i], after[i], interval_s));
+    return tcp_summary(flows);
+}
+
+// The stream's TCP_INFO at its start: none for crr and cc, whose transactions each open their own.
 std::any stream_reading(const HalfSpec& h, const DataConnection& conn) {
     if (is_connection_test(h.test)) return {};
-    return read_tcp_info(tcp_fd(conn));
+    return read_stream_tcp_info(conn);
 }
 
 // Each stream's TCP_INFO over one --interval, as the TCP block (rcv_lowat and the settings are the side's).
@@ -253,8 +276,8 @@ void interval_block(std::span<const std::any> before, std::span<const std::any> 
                     KindBlocks& blocks) {
     TcpSideReport tcp;
     for (size_t i = 0; i < before.size() && i < after.size(); ++i) {
-        const auto *a = std::any_cast<TcpInfo>(&before[i]), *b = std::any_cast<TcpInfo>(&after[i]);
-        if (a && b) tcp.streams.push_back(tcp_sample(*a, *b, interval_s));
+        const auto *a = std::any_cast<StreamTcpInfo>(&before[i]), *b = std::any_cast<StreamTcpInfo>(&after[i]);
+        if (a && b) tcp.streams.push_back(stream_sample(*a, *b, interval_s));
     }
     if (!tcp.empty()) blocks[tcp_block_type().key] = to_json(tcp);
 }
@@ -317,8 +340,9 @@ const TransportOps kTcpOps = {.listen = listen,
 void write_tcp_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
     TcpSideReport tcp;
     for (const KindStream& s : streams)
-        if (const auto* start = std::any_cast<TcpInfo>(s.at_start))
-            tcp.streams.push_back(tcp_sample(*start, read_tcp_info(tcp_fd(*s.conn)), r.elapsed_s));
+        if (const auto* start = std::any_cast<StreamTcpInfo>(s.at_start))
+            tcp.streams.push_back(stream_sample(*start, read_stream_tcp_info(*s.conn), r.elapsed_s));
+    if (!tcp.streams.empty()) tcp.connections_per_stream = static_cast<uint32_t>(h.flows);
     int fd = streams.empty() ? -1 : tcp_fd(*streams.front().conn);
     if (fd >= 0) {
         if (role == Role::recv && !is_message_test(h.test)) tcp.rcv_lowat = receive_low_water(fd);

@@ -49,6 +49,18 @@ bool has_streams(const TcpSideReport& t) { return !t.streams.empty(); }
 bool has_settings(const TcpSideReport& t) { return !t.settings.congestion.empty(); }
 bool has_close(const TcpSideReport& t) { return !t.connection_close.empty(); }
 
+// --flows: how many connections each tcp_info stream sums, sent only then; absent: 1.
+constexpr const char* kConnectionsPerStream = "tcp_info_connections_per_stream";
+nlohmann::json connections_json(const TcpSideReport& t) {
+    return t.connections_per_stream > 1 ? nlohmann::json(t.connections_per_stream) : nlohmann::json();
+}
+void connections_from_json(const nlohmann::json& v, TcpSideReport& t) {
+    t.connections_per_stream = value_as<uint32_t>(v, kConnectionsPerStream);
+    if (t.connections_per_stream < 1 || t.connections_per_stream > kMaxSamples)
+        throw ProtocolError(fmt::format("field '{}' = {} is outside [1, {}]", kConnectionsPerStream,
+                                        t.connections_per_stream, kMaxSamples));
+}
+
 // rcv_lowat: sent by a side's block (its settings read: 0 on a sender, as SideResult sent it), left out of
 // an interval's (TCP_INFO alone); absent (an older peer, an interval): 0.
 constexpr const char* kRcvLowat = "rcv_lowat";
@@ -61,6 +73,7 @@ void rcv_lowat_from_json(const nlohmann::json& v, TcpSideReport& t) { t.rcv_lowa
 // connection_close only where there are some.
 const auto kTcpSideFields =
     std::make_tuple(sent_if(has_streams, list("tcp_info", &TcpSideReport::streams, kMaxSamples, kTcpSampleFields)),
+                    custom<TcpSideReport>(kConnectionsPerStream, connections_json, connections_from_json, true),
                     sent_if(has_settings, object("tcp_settings", &TcpSideReport::settings, kTcpTuningFields)),
                     sent_if(has_close, str("connection_close", &TcpSideReport::connection_close, 200)),
                     custom<TcpSideReport>(kRcvLowat, rcv_lowat_json, rcv_lowat_from_json, true));
@@ -111,8 +124,11 @@ std::vector<std::string> human_lines(const TcpSideReport& r, const SideResult&) 
     std::vector<std::string> out;
     if (std::string settings = settings_line(r); !settings.empty()) out.push_back("tcp: " + settings);
     constexpr size_t kStreamLines = 4;  // more streams: the first few, then all of them as one
+    const std::string flows = r.connections_per_stream > 1
+                                  ? fmt::format(" ({} connections as one)", r.connections_per_stream)
+                                  : std::string();
     for (size_t i = 0; i < r.streams.size() && i < kStreamLines; ++i)
-        out.push_back(stream_line(fmt::format("stream {}", i), r.streams[i]));
+        out.push_back(stream_line(fmt::format("stream {}{}", i, flows), r.streams[i]));
     if (r.streams.size() > kStreamLines)
         out.push_back(stream_line(fmt::format("all {} streams", r.streams.size()), tcp_summary(r.streams)));
     return out;

@@ -26,6 +26,9 @@ struct TcpSideReport {
     // transaction opens its own connection) nor where the kind reads none (a multipath kind's would be one
     // subflow's: its own block has them all).
     std::vector<TcpSample> streams;
+    // --flows: each stream's sample is its connections' as one (counts and rates summed, RTT and cwnd
+    // averaged); 1 without (absent: an older peer, which read only a stream's first connection).
+    uint32_t connections_per_stream = 1;
     TcpTuningInForce settings;     // what the data sockets ran with, read back (congestion "": not read)
     std::string connection_close;  // crr, cc's initiator: how each transaction's connection closes, in words
     uint64_t rcv_lowat = 0;        // stream receivers: SO_RCVLOWAT in force (0: not a stream receiver)

@@ -68,6 +68,16 @@ TEST(FlowsE2e, StreamMaertsAndRrWithFlowsAgainstZcserver) {
             EXPECT_GT(r["rr"]["transactions"].get<uint64_t>(), 32u) << r["rr"].dump();
         } else {
             EXPECT_GT(r["throughput_gbps"].get<double>(), 0);
+            // The sender's TCP_INFO covers each stream's 16 connections, not its first: the bytes they
+            // acked are the bytes the receiver counted (a first flow's alone would be about 1/16 of them).
+            const json& sender = r[r["test"] == "stream" ? "local" : "remote"];
+            ASSERT_EQ(sender["tcp_info"].size(), 2u) << sender.dump().substr(0, 2000);
+            EXPECT_EQ(sender["tcp_info_connections_per_stream"], 16);
+            uint64_t acked = 0;
+            for (const auto& s : sender["tcp_info"]) acked += s["bytes_acked"].get<uint64_t>();
+            const auto received = static_cast<double>(sender["bytes"].get<uint64_t>());
+            EXPECT_GT(static_cast<double>(acked), 0.5 * received) << acked << " acked of " << received;
+            EXPECT_LT(static_cast<double>(acked), 1.5 * received + 1e6) << acked << " acked of " << received;
         }
     }
 }

@@ -184,6 +184,40 @@ TEST(TcpBlock, HumanLinesAreTheSettingsAndEachStreamsTcpInfo) {
         << six;
 }
 
+// --flows: a stream's sample is all its connections as one (paths/tcp_ops.cpp sums them), and the block
+// says so on the wire and in its lines; an older peer, which read only a stream's first connection, says
+// nothing and decodes as one connection per stream.
+TEST(TcpBlock, AStreamWithFlowsIsItsConnectionsAsOneAndSaysSo) {
+    TcpSideReport flows = receiver_report();
+    flows.connections_per_stream = 16;
+    const json side = to_json(side_with(flows, Role::recv));
+    EXPECT_EQ(side["tcp_info_connections_per_stream"], 16);
+    EXPECT_EQ(tcp_block_of(side_result_from_json(side)).connections_per_stream, 16u);
+    const std::string lines = joined(kind_block_lines(side_with(flows, Role::recv)));
+    EXPECT_NE(lines.find("stream 0 (16 connections as one): rtt 40 us"), std::string::npos) << lines;
+    json older = side;
+    older.erase("tcp_info_connections_per_stream");
+    EXPECT_EQ(tcp_block_of(side_result_from_json(older)).connections_per_stream, 1u);
+    EXPECT_FALSE(to_json(side_with(receiver_report(), Role::recv)).contains("tcp_info_connections_per_stream"));
+    json bad = side;
+    bad["tcp_info_connections_per_stream"] = 0;
+    EXPECT_THROW(tcp_block_of(side_result_from_json(bad)), ProtocolError);
+}
+
+// The sum of a receiver's connections (none sent) averages their RTT and cwnd rather than leaving them 0;
+// beside a sender, the receiving ones are left out of the averages as before.
+TEST(TcpBlock, ReceivingConnectionsAloneAreAveragedNotDropped) {
+    TcpSample rx1 = sample(10, 0), rx2 = sample(30, 0);
+    rx1.bytes_sent = rx2.bytes_sent = 0;
+    const TcpSample both = tcp_summary({rx1, rx2});
+    EXPECT_EQ(both.rtt_us, 20u);
+    EXPECT_EQ(both.snd_cwnd, 10u);
+    EXPECT_EQ(both.bytes_acked, 2500000000u);
+    const TcpSample mixed = tcp_summary({rx1, sample(50, 2)});
+    EXPECT_EQ(mixed.rtt_us, 50u);
+    EXPECT_EQ(mixed.retransmits, 2u);
+}
+
 TEST(TcpBlock, CsvKeepsTheColumnNamesTheSideHadAndLeavesOtherPathsEmpty) {
     const std::string header = kind_blocks_csv_header("local_");
     EXPECT_NE(header.find("local_rcv_lowat,local_tcp_congestion,local_tcp_max_pacing_rate_Bps,local_tcp_tos,"
