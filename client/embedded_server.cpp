@@ -14,6 +14,7 @@
 
 #include "server.hpp"
 #include "core/unique_fd.hpp"
+#include "measure/proc_stat.hpp"
 
 namespace zc {
 
@@ -87,6 +88,7 @@ EmbeddedServer::EmbeddedServer(const std::string& bind, bool offer_gpus) {
                         "zcperf -H 127.0.0.1");
     }
     std::memcpy(&port_, buf, sizeof(port_));
+    oom_kills_at_start_ = read_oom_kills();
 }
 
 std::string EmbeddedServer::ended_how(int wait_ms) {
@@ -98,9 +100,17 @@ std::string EmbeddedServer::ended_how(int wait_ms) {
         const char* name = sigabbrev_np(WTERMSIG(status));
         return "killed by signal " + std::to_string(WTERMSIG(status)) +
                (name ? " (SIG" + std::string(name) + ")" : "") +
-               (WTERMSIG(status) == SIGKILL ? ": the kernel's OOM killer (see dmesg) or another process" : "");
+               (WTERMSIG(status) == SIGKILL ? ": " + sigkill_cause(oom_kills_at_start_, read_oom_kills()) : "");
     }
     return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+std::string sigkill_cause(std::optional<uint64_t> before, std::optional<uint64_t> after) {
+    if (!before || !after) return "the kernel's OOM killer (see dmesg) or another process";
+    if (*after > *before)
+        return "the kernel's OOM killer (/proc/vmstat's oom_kill rose by " + std::to_string(*after - *before) +
+               " during the run: see dmesg, and the memory limit of the cgroup it runs in)";
+    return "not the OOM killer (/proc/vmstat's oom_kill did not move during the run): another process sent it";
 }
 
 EmbeddedServer::~EmbeddedServer() {

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace zc {
@@ -24,6 +25,11 @@ public:
 private:
     pid_t pid_ = -1;
     uint16_t port_ = 0;
+    std::optional<uint64_t> oom_kills_at_start_;  // the host's OOM kills so far, when the child started
 };
+
+// Who sent a SIGKILL, from the OOM kill counts before and after: the OOM killer when the count rose, another
+// process when it did not, either when a count is unknown.
+std::string sigkill_cause(std::optional<uint64_t> before, std::optional<uint64_t> after);
 
 }  // namespace zc

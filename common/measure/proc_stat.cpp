@@ -98,4 +98,12 @@ ProcStat diff(const ProcStat& before, const ProcStat& after) {
     return d;
 }
 
+std::optional<uint64_t> read_oom_kills(const std::string& vmstat) {
+    std::ifstream in(vmstat);
+    std::string name;
+    for (uint64_t value = 0; in >> name >> value;)
+        if (name == "oom_kill") return value;
+    return std::nullopt;
+}
+
 }  // namespace zc

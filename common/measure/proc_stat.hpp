@@ -1,6 +1,7 @@
 #pragma once
-// /proc/stat per-CPU tick counters, parsed, and the difference of two readings.
+// /proc/stat per-CPU tick counters, parsed, and the difference of two readings; /proc/vmstat's OOM kills.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,5 +30,9 @@ ProcStat read_proc_stat(const std::string& path = "/proc/stat");
 
 // after - before, per field; a CPU missing from either reading (hot-unplugged) is dropped.
 ProcStat diff(const ProcStat& before, const ProcStat& after);
+
+// The kernel's count of OOM kills since boot (`oom_kill` in /proc/vmstat, Linux 4.13+: the whole host's and
+// every memory cgroup's), or nullopt where the file lacks it.
+std::optional<uint64_t> read_oom_kills(const std::string& vmstat = "/proc/vmstat");
 
 }  // namespace zc

@@ -15,6 +15,7 @@
 
 #include "process.hpp"
 #include "report.hpp"
+#include "measure/proc_stat.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
 #include "tcp/tcp_socket.hpp"
@@ -134,6 +135,7 @@ std::vector<pid_t> children_of(pid_t parent) {
 // Without -H the server is zcperf's own child: killed mid-test (the OOM killer, say), the run ends within
 // seconds and says how it ended, which the closed control connection alone cannot.
 TEST(Errors, EmbeddedServerKilledMidTestIsNamedWithItsSignal) {
+    const std::optional<uint64_t> oom_kills_before = zc::read_oom_kills();
     Process client({zcperf_bin(), "-l", "30"});
     std::vector<pid_t> kids;
     for (int i = 0; i < 100 && kids.empty(); ++i) {  // it forks before connecting; a loaded host is slower
@@ -148,6 +150,13 @@ TEST(Errors, EmbeddedServerKilledMidTestIsNamedWithItsSignal) {
     EXPECT_EQ(o.exit_code, 1) << o.err;
     EXPECT_NE(o.err.find("the embedded server ended during the run: killed by signal 9 (SIGKILL)"), std::string::npos)
         << o.err;
+    // This test sent it, not the OOM killer: where the host's OOM kill count is known and held still over
+    // the run, zcperf says so.
+    if (oom_kills_before && zc::read_oom_kills() == oom_kills_before) {
+        EXPECT_NE(o.err.find("not the OOM killer (/proc/vmstat's oom_kill did not move during the run)"),
+                  std::string::npos)
+            << o.err;
+    }
 }
 
 TEST(Errors, ServerInterruptedMidTestEndsTheClientWithinSeconds) {
