@@ -256,9 +256,8 @@ StreamTcpInfo read_stream_tcp_info(const DataConnection& conn) {
 }
 
 // A stream's TCP_INFO between two readings: its connections as one (--flows: counts and rates summed,
-// RTT and cwnd averaged), not its first connection's alone.
+// RTT and cwnd averaged), not its first connection's alone; one connection's summary is its own sample.
 TcpSample stream_sample(const StreamTcpInfo& before, const StreamTcpInfo& after, double interval_s) {
-    if (before.size() == 1 && after.size() == 1) return tcp_sample(before[0], after[0], interval_s);
     std::vector<TcpSample> flows;
     for (size_t i = 0; i < before.size() && i < after.size(); ++i)
         flows.push_back(tcp_sample(before[i], after[i], interval_s));

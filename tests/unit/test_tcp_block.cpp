@@ -213,6 +213,14 @@ TEST(TcpBlock, ReceivingConnectionsAloneAreAveragedNotDropped) {
     EXPECT_EQ(both.rtt_us, 20u);
     EXPECT_EQ(both.snd_cwnd, 10u);
     EXPECT_EQ(both.bytes_acked, 2500000000u);
+    // One connection's summary is that connection's sample, every field as the wire carries it
+    // (paths/tcp_ops.cpp sums every stream's connections, one or many).
+    for (const TcpSample& t : {rx1, sample(50, 2)}) {
+        TcpSideReport alone, summed;
+        alone.streams = {t};
+        summed.streams = {tcp_summary({t})};
+        EXPECT_EQ(to_json(summed), to_json(alone));
+    }
     const TcpSample mixed = tcp_summary({rx1, sample(50, 2)});
     EXPECT_EQ(mixed.rtt_us, 50u);
     EXPECT_EQ(mixed.retransmits, 2u);
