@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bidir.sh: zcperf --bidir's sum of both directions against two one-way runs (issue #28) on loopback,
+# bidir.sh: zcperf --bidir's sum of both directions against two one-way runs on loopback,
 # same message size, alternating rounds, medians. Two references:
 #   together: `zcperf -t stream` and `zcperf -t maerts` as two processes at the same time, each with its
 #             own embedded server: what --bidir replaces; goal: the bidir sum >= 0.9x their sum;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/flood.sh: does a flood of the control port disturb a test that is running? (issue #19)
+# bench/flood.sh: does a flood of the control port disturb a test that is running?
 # One zcserver; a zcperf stream test against it, alternately alone and while zcflood floods the
 # control port (70 idle connections reconnecting 20 ms after each close, a burst of 400, 20 that
 # dribble a hello, from 64 loopback addresses). Same pinning both times. Prints each pair, the

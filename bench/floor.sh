@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# floor.sh (issue 38): zcperf against the kernel's floor on every loopback path: the least a C loop can
+# floor.sh: zcperf against the kernel's floor on every loopback path: the least a C loop can
 # do to move the same bytes the same way (bench/stream_floor.c, udp_floor.c, rr_floor.c, crr_floor.c,
 # sharing bench/floor.h; built here with cc), same sizes, socket options and pinning as zcperf's defaults
 # (client or sender on CPU 0, server or receiver on CPU 1). Alternating rounds: each round runs every

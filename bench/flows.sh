@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# flows.sh (issue #28 item 6): 1000 flows' aggregate against -P 2 on loopback. Both zcperf runs use two
+# flows.sh: 1000 flows' aggregate against -P 2 on loopback. Both zcperf runs use two
 # stream threads per side: -P 2 (one connection per thread) and -P 2 --flows 500 (500 connections per
 # thread, served over one epoll each), against one zcserver. Beside them the kernel's floor for each
 # (bench/flows_floor.c, built here with cc: blocking send/recv for one flow per thread, one level-

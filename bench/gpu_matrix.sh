@@ -1,5 +1,5 @@
 #!/bin/bash
-# GPU buffers over loopback TCP (issue #7): D-D, D-H, H-D, H-H (and pinned P-P) stream at 8 B..1 GiB,
+# GPU buffers over loopback TCP: D-D, D-H, H-D, H-H (and pinned P-P) stream at 8 B..1 GiB,
 # with cudaMemcpy's own host<->GPU bandwidth measured in the same run as the staging's ceiling.
 # TEST=rr runs request/response instead (no 1G: a time, not a byte count) and tabulates the mean
 # round trip per combination and its ratio to H-H.

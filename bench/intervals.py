@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""What --interval costs (issue #16): zcperf with `--interval 0.1` against zcperf without, same
+"""What --interval costs: zcperf with `--interval 0.1` against zcperf without, same
 pinning (client CPU 0, server CPU 1, embedded server on loopback), in alternating rounds (each round
 runs both, in an order that flips every round, so drift falls on both alike). Prints, per size, the
 median of each round's throughput ratio (with / without; the target is >= 0.99) and of the service

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# zcperf-mpi at scale on one host (issue #17), three measures:
+# zcperf-mpi at scale on one host, three measures:
 #   1. 64 ranks (oversubscribed, short tests) complete: 32 concurrent loopback pairs, every pair checked;
 #   2. MPI's own cost per round: the start barrier (last arrival to last exit) and the gather of the
 #      results to rank 0 (last rank ready to rank 0 holding all), medians over a matrix's rounds;

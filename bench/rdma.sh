@@ -4,7 +4,7 @@
 #   zcperf -T rdma-write   vs  perftest ib_write_bw -F
 #   zcperf -T rdma-send    vs  perftest ib_send_bw -F
 #   zcperf -T rsocket      vs  librdmacm's rstream (rsockets)
-# and with --messages the message tests (issue #6), same size, same QPs, same inline and post list:
+# and with --messages the message tests, same size, same QPs, same inline and post list:
 #   zcperf -t msgrate -T rdma-send --qps N  vs  ib_send_bw -q N   (message rate, MsgRate[Mpps])
 #   zcperf -t rr -T rdma-send               vs  ib_send_lat       (latency = RTT/2: p50 vs t_typical)
 #   zcperf -t rr -T rdma-write              vs  ib_write_lat

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tls.sh: what TLS costs per KB (issue 36). Alternating rounds: in each round every transport runs once,
+# tls.sh: what TLS costs per KB. Alternating rounds: in each round every transport runs once,
 # the order rotated round by round (so a drift in the machine's load falls on all of them), then per
 # transport the medians of throughput and both sides' service demand, and each transport's per-round
 # ratio of sender and receiver process service demand against the first one's, as the geometric mean with a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # udp.sh: zcperf's UDP paths next to iperf3 -u and sockperf on loopback, same pinning (client CPU 0,
-# server CPU 1), alternating rounds, medians (issue #27). Three comparisons:
+# server CPU 1), alternating rounds, medians. Three comparisons:
 #   throughput  1472-byte datagrams, unpaced: zcperf -T udp, iperf3 -u -b 0, sockperf tp
 #               (received Mbit/s where the tool counts what arrived; sockperf tp counts what it sent,
 #               so zcperf's sent rate is its like-for-like figure)

@@ -197,7 +197,7 @@ int parse_tos(const std::string& text) {
     return static_cast<int>(v);
 }
 
-// The TCP options' rules over other options (issue 28).
+// The TCP options' rules over other options.
 void check_tcp_options(const ClientOptions& o) {
     if (o.params.crr_close != CrrClose::rst && std::none_of(o.tests.begin(), o.tests.end(), is_connection_test))
         throw std::invalid_argument("--crr-close is for -t crr and -t cc (a connection per transaction)");
@@ -347,7 +347,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
              }),
         value_in("--batch", o.params.batch, wire_range(&TestParams::batch),
                  "msgrate, and udp's stream: messages (datagrams) per send call (sendmmsg), 1..1024"),
-        // Issue 27: how a sender paces (any transport).
+        // How a sender paces (any transport).
         text("-b,--bitrate",
              "each stream's rate in bits/s (iperf3's -b): 100M, 2.5G, 1k at least, kept by the sender's own "
              "clock on every transport (UDP over an fq qdisc: the kernel paces too, SO_MAX_PACING_RATE); the "
@@ -362,7 +362,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
             .excluding("-l"),
         value_in("-P,--streams", o.params.streams, wire_range(&TestParams::streams),
                  "parallel streams, one thread per stream on each side"),
-        // Issue 28: neper's num_flows (tcp/tcp_flows.hpp); its rules are paths/flow_rules.cpp.
+        // neper's num_flows (tcp/tcp_flows.hpp); its rules are paths/flow_rules.cpp.
         value_in("--flows", o.params.flows, wire_range(&TestParams::flows),
                  "TCP connections per stream, all served by the stream's thread through one epoll, as servers run "
                  "(neper's num_flows; e.g. -P 2 --flows 500); reports per-flow min/median/max and Jain's fairness "
@@ -377,7 +377,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                 "local SO_SNDBUF/SO_RCVBUF (e.g. 4M; default: kernel autotuning)", "socket buffers are limited to 1G"),
         size_in("-S,--remote-sockbuf", o.remote.socket_buffer, 0, wire_range(&SideSpec::socket_buffer).hi,
                 "remote SO_SNDBUF/SO_RCVBUF", "socket buffers are limited to 1G"),
-        // Issue 28: TCP's own knobs. Both sides' data sockets get them (--bind-dev: the client's); each side
+        // TCP's own knobs. Both sides' data sockets get them (--bind-dev: the client's); each side
         // reports what its kernel read back (the human report's "tcp:" line, JSON's tcp_settings, CSV's tcp_*).
         text("-C,--congestion",
              "TCP congestion control of the data connections, both sides (TCP_CONGESTION: cubic, bbr, reno, ...; "
@@ -443,7 +443,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                  // moves the host's IRQs to CPU 0 (its check refused that, and the rank left the job silently).
                  check_cpus_exist(o.local.irq_cpus, online_cpus(), "online");
              }),
-        // Issue 26: tests that share a host.
+        // Tests that share a host.
         value_in("--irq-wait", o.params.irq_wait_s, wire_range(&TestParams::irq_wait_s),
                  "when another test on either host holds the IRQs --irq-cpus would move, wait up to SECS for it to "
                  "end instead of being refused at once (default 0: refused, naming that test)")
@@ -502,7 +502,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
               "FILE: also write one CSV row per interval there as the test runs (needs --interval)")
             .value_kind("FILE"),
         html_option(o.html),
-        // --explain (issue 25): where each side's CPU went, by kernel category.
+        // --explain: where each side's CPU went, by kernel category.
         action("--explain",
                "sample every CPU of each side over the measured interval (perf_event_open, cpu-clock) and report "
                "where the CPU went: data copy, checksum, crypto/kTLS, TCP/IP, netdev, skb, memory, zero-copy "
@@ -523,7 +523,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
               "label first when the run has several tests), for flamegraph.pl, inferno or speedscope (implies "
               "--explain); -o json and --html carry the stacks too (\"stacks\" under each side's \"explain\")")
             .value_kind("FILE"),
-        // Issue 37: chosen percentiles, every transaction kept.
+        // Latency: chosen percentiles, every transaction kept.
         text(
             "--percentiles",
             "LIST: the rr round-trip percentiles to report, e.g. 50,99,99.99 (ascending, each above 0 and below "

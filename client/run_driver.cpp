@@ -246,7 +246,7 @@ void note_rx_zerocopy(const SideResult& rx, bool same_host, std::vector<std::str
                  static_cast<double>(rx.zerocopy.rx_mapped_bytes + rx.zerocopy.rx_copied_bytes);
     std::string note = fmt::format("rx-zerocopy: {:.1f}% of the bytes were mapped, {:.1f}% copied", pct, 100 - pct);
     if (pct < 50) {
-        // Between hosts the sender does not matter: the receiving NIC's buffers decide (issue #14's lab: 0 %).
+        // Between hosts the sender does not matter: the receiving NIC's buffers decide (0 % in the lab's virtio-net).
         note += same_host ? "; pages map only when whole pages arrive from a sender that did not copy them "
                             "(on loopback: tcp-msgzc or tcp-uringzc, and an MSS that is a multiple of the "
                             "page size)"

@@ -1,5 +1,5 @@
 #pragma once
-// --under-load N[:TRANSPORT] (issue 37): a transaction test (rr, crr, cc) with N stream connections
+// --under-load N[:TRANSPORT]: a transaction test (rr, crr, cc) with N stream connections
 // beside it between the same two hosts, sockperf's under-load mode. The load is an ordinary stream test
 // of its own (its transport, -P N, its CPUs from --load-cpu) on a second control connection, as --bidir's
 // twin is: both are released together, the test's interval starts kLoadLeadS later and the load runs

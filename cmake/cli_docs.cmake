@@ -1,4 +1,4 @@
-# Man pages and bash completion (issue #29), made at build time from the binaries themselves, so they
+# Man pages and bash completion, made at build time from the binaries themselves, so they
 # cannot disagree with --help: help2man turns `PROGRAM --help` into the man page, merging in a
 # hand-written docs/man/PROGRAM.h2m (what --help cannot say: the report's fields, the service, files);
 # scripts/cli_docs.py turns `PROGRAM --list-options` (or --help) into the completion. The test

@@ -1,4 +1,4 @@
-# Writes a C++ source that holds files as byte arrays (the --html page's scripts, issue 35), run at build
+# Writes a C++ source that holds files as byte arrays (the --html page's scripts), run at build
 # time (cmake -P) so an edited file is embedded again:
 #   cmake -DOUT=file.cpp -DHEADER=html/html_assets.hpp "-DFILES=kName=path|kOther=path" -P embed_files.cmake
 # Each kName becomes `const zc::EmbeddedAsset kName` (html_assets.hpp declares them).

@@ -1,4 +1,4 @@
-# Install rules (issue #29): `cmake --install build --prefix DIR` gives a tree that runs from DIR alone.
+# Install rules: `cmake --install build --prefix DIR` gives a tree that runs from DIR alone.
 # Three components, which CPack turns into three Debian packages (cmake/package.cmake):
 #   core     zcperf, zcserver, their man pages, bash completion, systemd units, docs and examples
 #   mpi      zcperf-mpi and its man page (pulls in MPI)
@@ -37,7 +37,7 @@ install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT core)
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT core FILES_MATCHING PATTERN "*.md"
         PATTERN "man" EXCLUDE)
 install(DIRECTORY dist/examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT core)
-# The --html page carries d3 and d3-flame-graph inside zcperf (issue 35): their licences and pinned versions.
+# The --html page carries d3 and d3-flame-graph inside zcperf: their licences and pinned versions.
 install(FILES third_party/d3-flame-graph/LICENSE.d3 third_party/d3-flame-graph/LICENSE.d3-flame-graph
               third_party/d3-flame-graph/package.json third_party/d3-flame-graph/package-lock.json
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/third_party/d3-flame-graph COMPONENT core)

@@ -1,4 +1,4 @@
-# zcperf-mpi (issue #17): many pairs at once under mpirun or srun. MPI only meets the ranks, holds the
+# zcperf-mpi: many pairs at once under mpirun or srun. MPI only meets the ranks, holds the
 # barriers and gathers the results; the tests are zcperf's and zcserver's own code. Built when an MPI
 # (Debian's Open MPI, libopenmpi-dev, which scripts/bootstrap.sh installs) is found; AUTO by default,
 # so a machine without it still builds and tests the rest. ON makes its absence an error, OFF leaves it out.

@@ -1,4 +1,4 @@
-# Debian packages by CPack (issue #29): `cmake --build build --target package` (or
+# Debian packages by CPack: `cmake --build build --target package` (or
 # `scripts/bootstrap.sh package`) writes build/packages/:
 #   zcperf_VERSION_ARCH.deb          zcperf, zcserver, man pages, bash completion, the zcserver units, docs
 #   zcperf-mpi_VERSION_ARCH.deb      zcperf-mpi (when built): only this one pulls in MPI

@@ -1,4 +1,4 @@
-# RDMA data paths (issue #5): rdma-core's libibverbs and librdmacm (with rsockets), auto-detected.
+# RDMA data paths: rdma-core's libibverbs and librdmacm (with rsockets), auto-detected.
 # ZCPERF_WITH_RDMA=ON (default): they are part of every build and their absence stops the configure
 # step (scripts/bootstrap.sh installs them); OFF leaves them out on purpose, AUTO builds them when found.
 # Without them the transports are still listed, as "not in this build", and their tests skip.

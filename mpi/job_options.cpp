@@ -86,14 +86,14 @@ CliProgram mpi_program(MpiOptions& m) {
             throw std::invalid_argument("-n: zcperf-mpi's pairs run for a time (-l), so every round ends in bounds");
         if (o.goal.max_iterations > 1)
             throw std::invalid_argument("-i/-I: zcperf-mpi runs each round once; repeat the job for more samples");
-        if (o.params.irq_wait_s > 0 || o.params.server_wait_s > 0)  // issue 26
+        if (o.params.irq_wait_s > 0 || o.params.server_wait_s > 0)  // a round's pairs start together
             throw std::invalid_argument(
                 "--irq-wait/--server-wait: the pairs of a round start together, so a pair cannot wait for another "
                 "pair's IRQs; one that finds them held is refused, naming the holder. Give the pairs of one host "
                 "NICs of their own, or run one pair per host with --irq-cpus");
-        if (o.bidir || o.family)  // issue 28: zcperf's; a pair's addresses are the ranks' own
+        if (o.bidir || o.family)  // zcperf's; a pair's addresses are the ranks' own
             throw std::invalid_argument("--bidir and -4/-6 are zcperf's: run them with zcperf");
-        if (!o.samples_file.empty())  // issue 37: the ranks' files are not gathered yet
+        if (!o.samples_file.empty())  // the ranks' files are not gathered yet
             throw std::invalid_argument("--samples is zcperf's (one client, one file): run the pair with zcperf");
         if (m.one_at_a_time && m.pattern != Pattern::matrix)
             throw std::invalid_argument("--one-pair-at-a-time is for --pattern matrix");

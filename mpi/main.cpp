@@ -1,4 +1,4 @@
-// zcperf-mpi: many zcperf pairs at once, launched by mpirun or srun (issue #17). See job.hpp.
+// zcperf-mpi: many zcperf pairs at once, launched by mpirun or srun. See job.hpp.
 #include "job.hpp"
 
 int main(int argc, char** argv) { return zc::mpi::run_job(argc, argv); }

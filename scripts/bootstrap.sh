@@ -19,7 +19,7 @@ mode="${1:-run}"
 # help2man: the man pages, made from --help at build time; dpkg-dev (dpkg-shlibdeps) and file: the .debs'
 # library dependencies (CPack); debootstrap: the fresh Debian root the .deb is tested in; systemd:
 # systemd-analyze verify of the zcserver units (ctest -L install, docs/install.md); strace: the floor_calls test
-# counts the loops' system calls per operation against bench/'s floors (issue 38).
+# counts the loops' system calls per operation against bench/'s floors.
 # chromium: the --html page opened headless, as a person's browser would (ctest -L html selects e2e-html, docs/compare.md).
 # zlib1g-dev: --histogram-log's compressed histograms (HdrHistogram's V2 log is zlib's deflate);
 # default-jre-headless, libhdrhistogram-java: HdrHistogram's own HistogramLogProcessor reads that log back

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """zcperf's command-line options as data, read from the program itself, for what the build makes of them
-(issue #29): the bash completion, and the check that the man page (help2man, from the same --help) and
+at install: the bash completion, and the check that the man page (help2man, from the same --help) and
 the completion name every option --help shows. One source, the binary, so they cannot drift from it.
 
   cli_docs.py completion BINARY OUT      write OUT, the bash completion of BINARY (named by its file name)

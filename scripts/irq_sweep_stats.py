@@ -1,4 +1,4 @@
-"""The IRQ-affinity sweep's paired comparisons (scripts/irq_sweep.py --rounds N, issue #25): what the seed-003
+"""The IRQ-affinity sweep's paired comparisons (scripts/irq_sweep.py --rounds N): what the seed-003
 study asks, with an interval over repeated rounds instead of one run per point.
 
 Two kinds of pair, each matched within one round (so both runs saw the same conditions on a noisy host):

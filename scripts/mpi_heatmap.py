@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The N x N maps of a zcperf-mpi matrix run (issue #17): throughput of every ordered pair (row: the
+"""The N x N maps of a zcperf-mpi matrix run: throughput of every ordered pair (row: the
 client rank, column: the server rank), and for rr the one-way latency too; one PNG per test, transport
 and message size, and the same matrices as text.
 

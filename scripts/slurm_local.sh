@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A one-node Slurm on this machine, from Debian's packages, for zcperf-mpi's srun test (issue #17):
+# A one-node Slurm on this machine, from Debian's packages, for zcperf-mpi's srun test:
 #   scripts/slurm_local.sh start [DIR]   munged, slurmctld and slurmd as root, all state under DIR
 #                                        (default /tmp/zcperf-slurm); prints the SLURM_CONF to export
 #   scripts/slurm_local.sh stop [DIR]    stops the three daemons it started (by their pid files)

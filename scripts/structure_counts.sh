@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The structure issues' measures of "one place for each fact" (#15, #24), on the sources of common/,
+# Measures of "one place for each fact" (each with its limit below), on the sources of common/,
 # server/, client/ and mpi/ (tests excluded):
 #   1. shared files a socket transport touches: the files outside its own loop files that name
 #      tcp-sendfile (its enum value, its loop classes), i.e. the places one edits to plug one in;
@@ -10,26 +10,26 @@
 #   5. class names in common/socket/ that start with Tcp (loops rsockets share);
 #   6. lines of parse_client_options (client/cli.cpp);
 #   7. source files that mention the --rcvlowat option (rcv_lowat / rcvlowat, any case);
-#   8. shared files a transport kind touches (mptcp, issue 33): the files outside its own (those not
+#   8. shared files a transport kind touches (mptcp): the files outside its own (those not
 #      named after it) that name it, as ../shared/tools/kind-footprint counts them; and the same for the
-#      tls kind (issue 36; its rows tls, ktls, ktls-sendfile);
-#   9. JSON keys named twice in one file (issue 33): per .cpp that uses nlohmann, the distinct
+#      tls kind (its rows tls, ktls, ktls-sendfile);
+#   9. JSON keys named twice in one file: per .cpp that uses nlohmann, the distinct
 #      "snake_case" literals it spells at least twice (a to_json and its from_json, a key written then
 #      looked up again), summed, as kind-footprint counts them; field tables name each key once;
 #  10. files docs/structure.md names that do not exist (a path as written from the root, or a bare file
 #      name that is nowhere in the tree; build/... is the build's, not checked), so the map stays true;
-#  11. kind connection types named in common/core/ (issue 33): names of a kind's own connection type (an
+#  11. kind connection types named in common/core/: names of a kind's own connection type (an
 #      rsocket, rdma, tls, flow or session word followed by Fd, Connection, Socket(s), Session, Deleter:
 #      RsocketFd, RdmaConnection, TcpFlowSockets, SessionSocket, TlsConnection), each occurrence; core holds
 #      them as KindConnection (common/core/data_connection.hpp) and each kind defines its own;
-#  12. a kind's report data in core and in SideResult (issue 33): the udp kind's names (a `udp` member or
+#  12. a kind's report data in core and in SideResult: the udp kind's names (a `udp` member or
 #      variable, a Udp* type) in common/core outside the registry (its rows name every kind) and in
 #      common/protocol/result.hpp, each occurrence; the kind's data is its own block and its loops' counts;
-#  13. the RDMA kinds' report data outside their own files (issue 33): `rdma` and `Rdma*` names (RdmaInfo,
+#  13. the RDMA kinds' report data outside their own files: `rdma` and `Rdma*` names (RdmaInfo,
 #      a `rdma` member, rdma_info_of) in SideResult (result.hpp, result.cpp), the side runner, the generic
 #      paths files (transport_ops.hpp, stream_path.*), the memory section's maker (run/gpu_placement.*),
 #      message_stats and the CSV and human reports, each occurrence; the data is the rdma kinds' block.
-#  14. the TCP family's report data in SideResult (issue 33): tcp / Tcp* names, rcv_lowat and connection_close
+#  14. the TCP family's report data in SideResult: tcp / Tcp* names, rcv_lowat and connection_close
 #      in the code (not the comments) of struct SideResult, each occurrence; they are the TCP block's
 #      (protocol/tcp_report.hpp), filled by the kinds on TCP sockets.
 # Usage: scripts/structure_counts.sh [--check]
@@ -68,7 +68,7 @@ rdma_members=$(grep -noE '\brdma\b|\bRdma[A-Za-z]*|\brdma_info[a-z_]*' common/pr
 tcp_members=$(awk '/^struct SideResult \{/ {on=1} on {sub(/\/\/.*/, ""); print FILENAME ":" NR ": " $0} on && /^};/ {exit}' \
     common/protocol/result.hpp | grep -oE '^[^ ]+ |\b([Tt]cp[A-Za-z0-9_]*|rcv_lowat|connection_close)\b' |
     awk '/ $/ {at=$0; next} {print at $0}' || true)
-# A kind's options (issue 33): rows of its own module writing TestParams::kind_params, never members of the
+# A kind's options: rows of its own module writing TestParams::kind_params, never members of the
 # spec or rows and checks of zcperf's (36 before, RDMA's and UDP's).
 kind_option_names=$(grep -nE '\.rdma\b|\brdma_dev\b|\bgso_size\b|RdmaOptions|\brdma_options\b|\bkind_options =' \
     common/protocol/run_spec.[ch]pp client/cli.cpp client/under_load.cpp client/run_driver.cpp \
@@ -135,7 +135,7 @@ if ((check)); then
     limit "source files that mention --rcvlowat" "$(count "$lowat")" 10
     limit "shared files a transport kind touches (mptcp)" "$(count "$mptcp")" 5
     # 49 before the stream figures' shared lines, tls's CSV columns named by its table, compare and the html
-    # page reading the report by its writer's keys (issue 33's goal was <= 40)
+    # page reading the report by its writer's keys (the transport kinds' refactor aimed at <= 40)
     limit "JSON keys named twice in one file" "$json_keys" 22
     limit "files docs/structure.md names that do not exist" "$(count "$missing")" 0
     limit "shared files a transport kind touches (tls)" "$(count "$tls")" 4

@@ -1,5 +1,5 @@
 #pragma once
-// zcperf compare (issue 35): two sets of zcperf JSON reports, BASE and NEW, test by test (matched by
+// zcperf compare: two sets of zcperf JSON reports, BASE and NEW, test by test (matched by
 // transport, test, message size and receive mode): each figure's ratio NEW / BASE (or difference where a
 // side has a zero, so a ratio means nothing) with a 95 % Welch interval over the repetitions, and a
 // verdict. The samples are the repetitions: -i's rounds ("iterations"."rounds") or one per report.

@@ -1,5 +1,5 @@
 #pragma once
-// `zcperf compare BASE NEW`: the subcommand's options and its whole run (issue 35).
+// `zcperf compare BASE NEW`: the subcommand's options and its whole run.
 #include <string>
 
 #include "options/option_rows.hpp"

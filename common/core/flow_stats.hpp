@@ -1,5 +1,5 @@
 #pragma once
-// --flows (issue #28): many connections per stream thread. How evenly they shared the path: per-flow
+// --flows: many connections per stream thread. How evenly they shared the path: per-flow
 // min / median / max and Jain's fairness index, (sum x)^2 / (n * sum x^2): 1 when every flow moved the
 // same, 1/n when one flow moved everything (R. Jain, D. Chiu, W. Hawe, DEC-TR-301, 1984).
 #include <cstdint>

@@ -87,7 +87,7 @@ struct TransportInfo {
     bool flows = false;
     bool gso = false;  // one call carries many datagrams, cut at --gso-size (UDP_SEGMENT)
     // Its data connections are kernel TCP sockets: -C, --fq-rate, --tos and --bind-dev set them, and TCP_INFO
-    // reads them (issue 28).
+    // reads them.
     bool tcp_sockets = false;
     // Its calls are a TCP byte stream's (MPTCP's and TLS's too): a message test counts the kernel's data segments
     // per message (TCP_INFO) and speaks of send()/recv() calls; a kind that counts its own (RDMA's posts, UDP's

@@ -1,5 +1,5 @@
 #pragma once
-// The --html page (issue 35): one self-contained file, the d3 and d3-flame-graph it needs inlined
+// The --html page: one self-contained file, the d3 and d3-flame-graph it needs inlined
 // (third_party/d3-flame-graph, embedded at build time: nothing is fetched when it is viewed), the page's
 // own script and style, and the data as JSON. The script (html/page.js) draws everything from the data.
 #include <memory>

@@ -1,4 +1,4 @@
-// A run's --html (issue 35): the report -o json writes, gathered, then written as the page when the run ends.
+// A run's --html: the report -o json writes, gathered, then written as the page when the run ends.
 #include <cerrno>
 #include <cstring>
 #include <fstream>

@@ -1,4 +1,4 @@
-// zcperf's --html page (issue 35): draws a run's or a compare's figures from the JSON in #zc-data with d3
+// zcperf's --html page: draws a run's or a compare's figures from the JSON in #zc-data with d3
 // and d3-flame-graph (inlined above this script; nothing is fetched). It writes what it drew into
 // #zc-selfcheck (hidden, JSON) so a headless browser can check the page: tests/e2e/test_html.sh.
 (function () {

@@ -1,5 +1,5 @@
 #pragma once
-// Two independent samples compared (zcperf compare, issue 35): Welch's t-interval, on the logs for a
+// Two independent samples compared (zcperf compare): Welch's t-interval, on the logs for a
 // ratio (NEW / BASE), on the values for a difference (NEW - BASE). The samples are repetitions of a
 // test (-i), each side's its own runs, so unpaired: Welch, not the paired interval of
 // scripts/irq_sweep_stats.py, with the same t quantiles (Student's t, here from Boost.Math, which takes

@@ -11,7 +11,7 @@ std::string flows_problem(const HalfSpec& h) {
                " (use -P N for more streams)";
     }
     // The flows loops run stream, maerts (the same loops, the other way) and rr. A test of its own
-    // (crr, connect/request/response/close, issue #28) joins with a flow state machine on TcpFlowSet.
+    // (crr, connect/request/response/close) joins with a flow state machine on TcpFlowSet.
     if (h.test != Workload::stream && h.test != Workload::maerts && h.test != Workload::rr) {
         return std::string("--flows runs stream, maerts and rr; -t ") + workload_name(h.test) +
                " over flows is not built yet (use -P N for more connections)";

@@ -45,7 +45,7 @@ std::string message_test_problem(const HalfSpec& h, const TransportInfo& t) {
     return "";
 }
 
-// -C, --fq-rate, --tos and --bind-dev are settings of a kernel TCP socket (issue 28).
+// -C, --fq-rate, --tos and --bind-dev are settings of a kernel TCP socket.
 std::string tcp_socket_options_problem(const HalfSpec& h, const TransportInfo& t) {
     const bool asked = !h.congestion.empty() || h.max_pacing_Bps || h.tos >= 0 || !h.side.bind_dev.empty();
     if (!asked || t.tcp_sockets) return "";

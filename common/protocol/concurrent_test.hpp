@@ -1,6 +1,6 @@
 #pragma once
 // Another test that ran on the same host as one side of this test, during that side's measured
-// interval (issue 26): its whole-host CPU figures count that test's work too. Found through the host's
+// interval: its whole-host CPU figures count that test's work too. Found through the host's
 // run directory (run/concurrent_tests.hpp), whoever ran it: another zcperf, a zcperf-mpi rank, or another
 // session of the same zcserver.
 #include <nlohmann/json.hpp>

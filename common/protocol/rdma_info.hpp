@@ -1,5 +1,5 @@
 #pragma once
-// What one side's RDMA data path really ran on, read back from the device (issue #5 item 3) and the
+// What one side's RDMA data path really ran on, read back from the device and the
 // cost of registering its memory, measured before the interval (item 2).
 // It is the RDMA kinds' block (protocol/kind_block.hpp) under the key "rdma", written by the rsocket and
 // verbs kinds (paths/rdma_block.cpp registers it): the human report's "rdma:" line, the CSV's RDMA columns

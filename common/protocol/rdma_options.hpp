@@ -1,5 +1,5 @@
 #pragma once
-// The RDMA kinds' parameters (issue #5; core/kind_params.hpp): the test's knobs, shared by both sides, and
+// The RDMA kinds' parameters (core/kind_params.hpp): the test's knobs, shared by both sides, and
 // each side's device, sent to the server with its half by their field tables (kind_params_wire.hpp). Plain
 // data with no rdma-core types, so the protocol builds without rdma-core. The rows and rules that set and
 // check them are paths/rdma_params.cpp's.

@@ -62,7 +62,7 @@ struct TestParams {
     double interval_s = 0;                  // --interval: both sides sample every this many seconds; 0 = off
     int explain_hz = 0;                     // --explain: each side samples its CPUs this often; 0 = off
     bool explain_stacks = false;            // --explain-stacks: each side sends its folded stacks back
-    // Another test on the same host (issue 26): how long this one may wait for the IRQs that test holds
+    // Another test on the same host: how long this one may wait for the IRQs that test holds
     // (--irq-wait), and for an --exclusive zcserver to end that test (--server-wait); 0 = refused at once.
     double irq_wait_s = 0;
     double server_wait_s = 0;
@@ -86,7 +86,7 @@ struct TestParams {
 };
 inline constexpr double kMaxWaitS = 3600;
 
-// --under-load (issue 37), the client's own and never on the wire: N stream connections beside a
+// --under-load, the client's own and never on the wire: N stream connections beside a
 // transaction test, run as an ordinary stream test of their own on a second control connection to the
 // same server (client/under_load.hpp), so a server needs nothing new to serve it.
 struct UnderLoad {

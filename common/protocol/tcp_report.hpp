@@ -2,7 +2,7 @@
 // TCP_INFO and the socket settings in a result and an interval: their JSON, one field table each
 // (field_table.hpp), so the server's figures cross the wire bounded and named like every other.
 //
-// A side's TCP figures are the TCP family's block (protocol/kind_block.hpp, issue #33): the kinds that run
+// A side's TCP figures are the TCP family's block (protocol/kind_block.hpp): the kinds that run
 // kernel TCP sockets (tcp, and the kinds that reuse its table) fill it at the end of the side's run
 // (paths/tcp_ops.hpp's write_tcp_block) and the tcp kind's table registers it. It is flat: its fields sit at the side's
 // top level under the keys they had when they were SideResult's own (tcp_info, tcp_settings, connection_close,

@@ -1,5 +1,5 @@
 #pragma once
-// What one side's UDP path did (issue #27): the receiver's sequence accounting beside the kernel's word
+// What one side's UDP path did: the receiver's sequence accounting beside the kernel's word
 // (the socket's drop count, /proc/net/snmp's Udp counters over the interval), GSO/GRO batching, where
 // segmentation ran, and -b pacing (also for TCP: any paced sender). Empty for paths that are neither.
 // It is the udp kind's block (protocol/kind_block.hpp) under the key "udp", registered by the kind's

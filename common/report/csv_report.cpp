@@ -100,7 +100,7 @@ const Column<SideResult> kSideColumns[] = {
      [](const SideResult& s) { return fmt::format("{:.6f}", static_cast<double>(s.memory.staging.copy_ns) * 1e-9); }},
     {"stage_wait_s",
      [](const SideResult& s) { return fmt::format("{:.6f}", static_cast<double>(s.memory.staging.wait_ns) * 1e-9); }},
-    // Other tests on this side's host during its interval (issue 26): 1 = the whole-host CPU cells count them too.
+    // Other tests on this side's host during its interval: 1 = the whole-host CPU cells count them too.
     {"cpu_shared", [](const SideResult& s) -> std::string { return s.host_shared() ? "1" : "0"; }},
     {"shared_tests", [](const SideResult& s) { return std::to_string(s.shared_with.size()); }},
     {"shared_overlap_s",

@@ -30,7 +30,7 @@ std::string busiest_cpus(const SideResult& s) {
     return out.empty() ? "all idle" : out;
 }
 
-// A side whose host ran other tests during its interval (issue 26).
+// A side whose host ran other tests during its interval.
 std::string shared_line(const SideResult& s) {
     std::string who;
     for (const auto& t : s.shared_with) who += (who.empty() ? "" : "; ") + describe(t);

@@ -39,7 +39,7 @@ struct SideConfig {
     // --interval (half.interval_s > 0): called with each interval as it ends, from the sampler thread,
     // and with the last one from finish(); the intervals partition the measured interval.
     std::function<void(const SideInterval&)> on_interval;
-    // For the other tests of this host (issue 26): who runs this side ("" = this program's name), its
+    // For the other tests of this host: who runs this side ("" = this program's name), its
     // peer, and the test's token (both sides of one test share it: they are not each other's "other").
     std::string program;
     std::string peer;

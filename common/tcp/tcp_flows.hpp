@@ -1,5 +1,5 @@
 #pragma once
-// --flows N (issue #28; neper's num_flows): one stream thread drives N TCP connections through one
+// --flows N (neper's num_flows): one stream thread drives N TCP connections through one
 // epoll, as servers run, instead of a thread per connection. The stream loops are level-triggered and
 // move at most 64 KiB (or one -m) per ready flow per wake-up, so the flows take turns: written until
 // EAGAIN instead, the first flows of a loopback test (whose send buffer drains as fast as it fills)

@@ -6,7 +6,7 @@
 //          size); the sequence header is read at every segment boundary
 // Each datagram's header feeds the sequence accountant (seq_accountant.hpp). The socket's drop count is
 // read once, at the end (SO_MEMINFO): SO_RXQ_OVFL would put it in a control message on every datagram
-// after the first drop, a cost per datagram the kernel's floor does not pay (issue 38); only a kernel
+// after the first drop, a cost per datagram the kernel's floor does not pay; only a kernel
 // without SO_MEMINFO's drops still gets SO_RXQ_OVFL. The stream ends at the sender's end marker (answered, so the
 // sender stops repeating it). Every wait is bounded: the socket's receive timeout ticks every 100 ms;
 // a receiver that gets nothing by 5 s past the test's end stops with an error that says so; one whose

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""CI's cheap guard of issue 38: zcperf's stream, UDP and rr loops make no more system calls per operation
+"""CI's cheap guard of zcperf's cost per operation: zcperf's stream, UDP and rr loops make no more system calls per operation
 than the kernel's floor for the same path (bench/stream_floor.c, udp_floor.c, rr_floor.c). Both run under
 strace -f for a short test on loopback; in each side's data thread (the one that makes the most data
 calls), every system call between its first and its last data call is counted, and divided by the

@@ -1,4 +1,4 @@
-// Issue 26 over loopback: tests that overlap on one host are told of each other (two clients of one
+// Tests that share a host, over loopback: tests that overlap on one host are told of each other (two clients of one
 // zcserver; two zcperf processes with their embedded servers), with the overlap and CPUs, in the JSON,
 // the CSV and the live intervals; two tests pinned to one CPU are warned about it; zcserver --exclusive
 // refuses a second client, naming the running test, or makes it wait as long as it asked.

@@ -331,7 +331,7 @@ TEST(Explain, CategorySharesAgreeWithPerfRecord) {
             if (std::abs(v - (theirs.count(k) ? theirs[k] : 0.0)) > 5.0 && k != "user")
                 off += "\n    " + k + " zcperf's top:" + top(our_stacks[k]) + "\n    " + k +
                        " perf's top:" + top(their_stacks[k]);
-        // The conditions, for a cause not yet pinned (issue 34): steal (a vCPU descheduled while it holds a lock makes
+        // The conditions, for a cause not yet pinned: steal (a vCPU descheduled while it holds a lock makes
         // the other spin), the host's load, and each CPU's sampled busy time.
         std::ifstream loadavg("/proc/loadavg");
         std::string load;

@@ -1,4 +1,4 @@
-// Issue #19: zcserver stays reachable while an attacker floods its control port from 64 loopback
+// Control-port floods: zcserver stays reachable while an attacker floods its control port from 64 loopback
 // addresses (127.0.0.2..65, as several hosts would): 70 idle connections that reconnect 20 ms after
 // each close, a burst of 400 idle ones, 20 that dribble a valid hello one byte every 100 ms (longer
 // than the handshake deadline), all from zcflood, a separate process. Meanwhile real zcperf clients

@@ -1,4 +1,4 @@
-// --flows over loopback (issue #28 item 3): stream, maerts and rr with many connections per thread
+// --flows over loopback: stream, maerts and rr with many connections per thread
 // between real zcperf and zcserver processes; each side's per-flow counts (the run fails when the
 // receiver's flows do not match the sender's), the fairness figures in JSON and CSV; 1000 flows over
 // 2 threads in a few seconds; the open-file limit raised and said (the client's soft limit lowered with

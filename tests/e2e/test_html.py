@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The --html page in a real browser (issue 35): two short --explain runs of tcp and tcp-msgzc with two
+"""The --html page in a real browser: two short --explain runs of tcp and tcp-msgzc with two
 repetitions each, `zcperf compare` of them with --html, and a run's own --html; each page opened from
 file:// by headless Chromium with no network (a network namespace of its own where unshare works, else
 every host name unresolvable) and its DOM read back after the scripts ran. The page writes what it drew

@@ -1,4 +1,4 @@
-// --interval end to end (issue #16): real zcperf and zcserver processes over loopback. The intervals
+// --interval end to end: real zcperf and zcserver processes over loopback. The intervals
 // partition the result (their bytes add up to it exactly), come out while the test runs, and mark a
 // stall; an older server gets a clear note, not a hang.
 #include <gtest/gtest.h>

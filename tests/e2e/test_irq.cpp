@@ -125,7 +125,7 @@ TEST(IrqAffinity, KillMinus9RestoresOnAFixtureTreeToo) {
 }
 
 // `systemctl stop zcserver` (KillMode=control-group) sends SIGTERM to every process of the unit at once:
-// the owner and its guardian. The guardian must outlive that SIGTERM and put the IRQs back (issue #29).
+// the owner and its guardian. The guardian must outlive that SIGTERM and put the IRQs back.
 TEST(IrqAffinity, SigtermToTheWholeGroupAsSystemdStopsStillRestores) {
     fs::path root = fs::temp_directory_path() / ("zc-irq-term-" + std::to_string(getpid()));
     fs::remove_all(root);

@@ -1,4 +1,4 @@
-// The two-guest lab (issue #14, label lab): zcperf in guest A against zcserver in guest B, across a
+// The two-guest lab (label lab): zcperf in guest A against zcserver in guest B, across a
 // virtio-net link with MSI-X IRQs, two NUMA nodes a side, and Soft-RoCE on the link in both kernels.
 // Run with scripts/test_lab.sh (ctest -L lab inside A); elsewhere every test skips with the reason.
 // Each test asserts the kernels' own word: /proc/interrupts counts, smp_affinity_list, move_pages,
@@ -237,7 +237,7 @@ TEST(Lab, IrqAffinityRestoredAfterKillMinus9OnEitherSide) {
     }
 }
 
-// 1. Issue 26: two clients at once with different --irq-cpus. The second is refused while the first
+// 1. Tests that share a host: two clients at once with different --irq-cpus. The second is refused while the first
 // holds the IRQs (on either host), naming it, and changes nothing; asked to wait, it runs once the first
 // is over and finds the true originals; after both, both hosts have what they had before the first.
 // Each step waits for a state it can see, never for a duration (the checks are slow commands in the TCG
@@ -511,7 +511,7 @@ TEST(Lab, ReceiverBytesMatchTheInterfaceCounters) {
     }
 }
 
-// Issue 28: TCP_INFO across the link, both kernels. A receiver held to a 4 KiB socket buffer (-S 4K on
+// TCP_INFO across the link, both kernels. A receiver held to a 4 KiB socket buffer (-S 4K on
 // B) keeps the sender's window nearly shut: the sender's kernel says so (rwnd-limited the largest share),
 // and RTT and cwnd are a real link's (above loopback's few us, below a second).
 TEST(Lab, TcpInfoAcrossTheLinkNamesTheStarvedReceiver) {
@@ -546,7 +546,7 @@ public:
     NetemLoss& operator=(const NetemLoss&) = delete;
 };
 
-// Issue 28 item 7: TCP_INFO across a lossy link. netem drops 1 % of A's packets, single segments (the
+// TCP_INFO across a lossy link. netem drops 1 % of A's packets, single segments (the
 // guests' virtio-net has TSO and GSO off): every sending stream retransmits about that share of its
 // bytes (1.0-1.3 % in the runs so far, 2.0-2.7 % at 2 %), and its RTT and cwnd stay a working link's.
 TEST(Lab, TcpInfoAcrossALossyLinkCountsEachStreamsRetransmits) {
@@ -583,7 +583,7 @@ TEST(Lab, TcpInfoAcrossALossyLinkCountsEachStreamsRetransmits) {
     EXPECT_GE(received, r["bytes"].get<uint64_t>());
 }
 
-// Issue 28: crr between two kernels: both count every transaction, connect takes a link's round trip.
+// crr between two kernels: both count every transaction, connect takes a link's round trip.
 TEST(Lab, CrrAcrossTwoKernels) {
     REQUIRE_LAB();
     json r = result_against_b({"-T", "tcp", "-t", "crr", "-P", "2", "-l", "3"});
@@ -595,7 +595,7 @@ TEST(Lab, CrrAcrossTwoKernels) {
     EXPECT_GE(r["crr"]["rtt_us"]["p50"].get<double>(), r["crr"]["connect_us"]["p50"].get<double>());
 }
 
-// ---- issue 25: --explain between two kernels ----
+// ---- --explain between two kernels ----
 
 // --explain across the virtio-net link: each side samples its own kernel and names where its CPU went,
 // with almost nothing unsymbolized (unknown under 5 % of the busy samples: virtio_net's and virtio_pci's
@@ -625,7 +625,7 @@ TEST(Lab, ExplainAcrossTheLinkNamesTheWorkAndZeroCopyCopiesLess) {
     EXPECT_LT(copy["tcp-msgzc"], copy["tcp"]) << "sender data copy, us/KB";
 }
 
-// ---------------------------------------------------------------------------------------------- issue 27
+// ------------------------------------------------------------------------------------------------ UDP
 // UDP between two kernels, across the virtio-net link.
 
 namespace {

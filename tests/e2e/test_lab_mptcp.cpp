@@ -1,4 +1,4 @@
-// MPTCP between the lab's two kernels (issue 33, label lab; scripts/lab.sh runs it in guest A): one
+// MPTCP between the lab's two kernels (label lab; scripts/lab.sh runs it in guest A): one
 // connection with a subflow on each link, eth0 (198.18.1.0/24) and eth1 (198.18.2.0/24, the offloading
 // link). The test sets both guests' path managers (limits, and B's eth1 address as a `signal` endpoint,
 // which B announces with ADD_ADDR and A joins) and puts back what they had, on failure too.

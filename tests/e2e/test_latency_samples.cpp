@@ -1,4 +1,4 @@
-// Issue 37 over loopback: chosen percentiles in the report, and --samples' file holding every transaction.
+// Latency over loopback: chosen percentiles in the report, and --samples' file holding every transaction.
 #include <gtest/gtest.h>
 
 #include <unistd.h>

@@ -147,7 +147,7 @@ TEST(Loopback, ReceiverWakeThresholdIsAppliedAndReported) {
     EXPECT_GT(cr["remote"]["rcv_lowat"].get<uint64_t>(), 1u);
 }
 
-// A run that outlasts its -l says so, and why (issue #13): the server is stopped (SIGSTOP) for 3.5 s
+// A run that outlasts its -l says so, and why: the server is stopped (SIGSTOP) for 3.5 s
 // in the middle of a 2 s stream, so the sender blocks in one data call that long, on every TCP path,
 // in both directions (stream: the client sends; maerts: the stopped server is the sender itself).
 // The stop must land in the measured interval, not in the set-up: the sender starts within the

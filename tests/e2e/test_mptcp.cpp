@@ -1,4 +1,4 @@
-// MPTCP end to end (issue 33): -T mptcp and mptcp-sendfile between real zcperf and zcserver processes.
+// MPTCP end to end: -T mptcp and mptcp-sendfile between real zcperf and zcserver processes.
 // Over loopback each stream's connection is MPTCP with one subflow, on both sides (zcserver reports its
 // own), and the subflow's bytes add up to the connection's; the connection carried the stream's bytes.
 // Between two network namespaces joined by two veth links, with the server announcing its second address

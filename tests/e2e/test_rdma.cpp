@@ -1,4 +1,4 @@
-// RDMA transports end to end (issue #5): real zcserver and zcperf processes over an RDMA device.
+// RDMA transports end to end: real zcserver and zcperf processes over an RDMA device.
 // Runs where /sys/class/infiniband has a device (the Soft-RoCE guest: scripts/rdma_vm.sh, label
 // rdma); skipped with the reason elsewhere. The one test that needs *no* device runs on the host.
 // Throughput is not asserted (Soft-RoCE under TCG is ~1/100 of hardware): correctness is. Every
@@ -208,7 +208,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"rdma-send", "stream", "64K", "n5000003", 1, 1, "auto", 1}),
     case_name);
 
-// ---- rr and msgrate over RDMA (issue #6) ----
+// ---- rr and msgrate over RDMA ----
 
 struct MsgCase {
     std::string transport, test, sizes;  // sizes: -m, one result each
@@ -360,12 +360,12 @@ INSTANTIATE_TEST_SUITE_P(
         MsgCase{"rdma-write", "msgrate", "2,4K", 2, 2, "poll", 8, 64}),
     msg_case_name);
 
-// ---- thread domains and the doorbell record (issue #18) ----
+// ---- thread domains and the doorbell record ----
 
 // Each side records its provider and the doorbell variables of its own environment: the client
 // runs with MLX5_SHUT_UP_BF=1, the server with MLX5_SINGLE_THREADED=1 (rxe ignores both; what is
 // tested is that each side reports its own, JSON with every variable, the human line where set).
-// --interval on every RDMA transport (issue #16): the loops publish their counts like TCP's, so the
+// --interval on every RDMA transport: the loops publish their counts like TCP's, so the
 // rows add up to the result exactly, stream and message tests alike. A server per case, as the other
 // RDMA tests have (the first run shared one: its rdma-write rr case stalled after rdma-read's).
 TEST(Rdma, IntervalsAddUpOnEveryTransport) {
@@ -770,7 +770,7 @@ TEST(RdmaAbsent, NoDeviceIsAClearErrorNotAFallback) {
     EXPECT_EQ(ok.exit_code, 0) << ok.err;
 }
 
-// ---- GPU memory on RDMA transports, with the test memory kind sim-gpu (issue #7) ----
+// ---- GPU memory on RDMA transports, with the test memory kind sim-gpu ----
 // Neither this guest nor CI has a GPU, so the staged pipelines run with host memory standing in
 // for GPU memory (memcpy instead of cudaMemcpyAsync: the same loops, the same slot bookkeeping).
 // The sender poisons a bounce slot when its send completes, the receiver checks a pattern sample
@@ -874,7 +874,7 @@ TEST(Rdma, GpuOnPassiveReadSourceCannotStage) {
     EXPECT_NE(o.err.find("direct was refused (ibv_reg_dmabuf_mr"), std::string::npos) << o.err;
 }
 
-// ---- --explain over RDMA (issue 25) ----
+// ---- --explain over RDMA ----
 
 // Soft-RoCE works in the kernel (rxe's requester, responder and completer, a module's symbols): --explain
 // must name that work RDMA, and leave almost nothing unsymbolized (unknown under 5 % of the busy samples),

@@ -113,7 +113,7 @@ TEST(Security, SessionLimitRefusesTheExtraClientClearly) {
     EXPECT_NE(o.err.find("already serves 1 sessions (its --max-sessions)"), std::string::npos) << o.err;
 }
 
-// Issue #19: connections that never said hello hold no session slot, and one that did not finish
+// Admission: connections that never said hello hold no session slot, and one that did not finish
 // its handshake in time is closed with the reason.
 TEST(Security, SilentConnectionsDoNotTakeSessionSlots) {
     LocalServer server({"--max-sessions", "1", "--handshake-timeout", "2"});

@@ -1,4 +1,4 @@
-// End to end over loopback for TCP as its users drive it (issue #28): crr and cc (a connection per
+// End to end over loopback for TCP as its users drive it: crr and cc (a connection per
 // transaction), TCP_INFO per stream on both sides (result and intervals), -C, --fq-rate, --tos, -4/-6,
 // and the bad input each refuses. Real zcperf (with its embedded server) processes, 1 s runs.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// TLS end to end (issue 36) between real zcperf and zcserver processes over loopback: -T tls runs
+// TLS end to end between real zcperf and zcserver processes over loopback: -T tls runs
 // stream, maerts and rr with the cipher and version the client asked for named on both sides, the bytes
 // exact; -T ktls where the kernel lacks the TLS ULP (this host) is refused with the reason; a killed
 // peer ends the other side clearly. ktls and ktls-sendfile run in the RDMA guest (label rdma: its
@@ -272,7 +272,7 @@ TEST(Lab, KtlsAcrossTwoKernels) {
     expect_tls13_runs_or_says_why({"-H", lab.server});
 }
 
-// The issue's done-when, across the lab's eth1 (the link that offloads checksums and scatter-gather, so the
+// What the kTLS paths are for, across the lab's eth1 (the link that offloads checksums and scatter-gather, so the
 // kernel copies no segment in software: on eth0 software GSO copies every encrypted byte, the same for both):
 // ktls and ktls-sendfile with --explain, TLS 1.2 (both directions in the kernel on OpenSSL 3.0).
 // - Each side's largest category is the kernel's crypto (the sender encrypts, the receiver decrypts).
@@ -336,7 +336,7 @@ TEST(Lab, KtlsCryptoExplainedAndSendfileCopyOnAnOffloadingNic) {
     EXPECT_EQ(frames["ktls-sendfile"]["sk_msg_memcopy_from_iter"], 0u) << "sendfile copied into the record";
     // No copy of the payload on sendfile's side: less than tls's sender copies, one copy of every record
     // (write()); 0.3-1.0 against 4.1-8.8 us/KB in the lab's runs. The same for ktls where send() took the
-    // user's pages; where it copied, ktls-sendfile's copy is below ktls's (the issue's done-when).
+    // user's pages; where it copied, ktls-sendfile's copy is below ktls's (what it is for).
     EXPECT_GT(copy["tls"], 0.0);
     EXPECT_LT(copy["ktls-sendfile"], copy["tls"]) << "sender data copy, us/KB";
     if (send_copied)

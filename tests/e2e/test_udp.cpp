@@ -1,4 +1,4 @@
-// UDP end to end over loopback (issue #27): every UDP path, test and receive mode between real zcperf
+// UDP end to end over loopback: every UDP path, test and receive mode between real zcperf
 // and zcserver processes. Paced well under what loopback drops at, the counts are exact (every
 // datagram the sender counted arrived, in order, once); with the receiver starved on purpose (a 4 KiB
 // receive buffer and an unpaced sender) the losses are counted and add up with what arrived to what

@@ -1,4 +1,4 @@
-// Issue 37 over loopback: --under-load (rr beside stream connections, the load's own stream test on a
+// --under-load over loopback (rr beside stream connections, the load's own stream test on a
 // second control connection) and --histogram-log, against the embedded server and a real zcserver.
 // Bounds are counts and orderings, never speeds: they hold on a loaded 2-CPU VM.
 #include <gtest/gtest.h>
@@ -49,7 +49,7 @@ void expect_load(const json& r, int streams) {
 
 }  // namespace
 
-// The issue's "done when": rr under load with its 99.99th percentile and the stream beside it, and the
+// What --under-load is for: rr under load with its 99.99th percentile and the stream beside it, and the
 // samples file holding every transaction.
 TEST(UnderLoadE2e, RrBesideAStreamWithChosenPercentilesAndEverySample) {
     const std::string samples = temp_file("under_load_samples") + ".csv";

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Debian package as a user gets it (issue #29): CPack makes the .debs from this build; zcperf_*.deb
+# The Debian package as a user gets it: CPack makes the .debs from this build; zcperf_*.deb
 # is installed with `apt-get install ./zcperf_*.deb` into a fresh Debian 12 root (debootstrap
 # --variant=minbase), which pulls only what the package declares; then the installed zcperf runs a real
 # test against the installed zcserver over loopback inside it. It checks that the declared dependencies

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `cmake --install BUILD --prefix DIR` gives a tree that runs from DIR alone (issue #29): the checkout
+# `cmake --install BUILD --prefix DIR` gives a tree that runs from DIR alone: the checkout
 # (sources and build) is hidden under an empty tmpfs in a private mount namespace, PATH holds nothing of
 # ours, and then the installed zcperf runs a real test against the installed zcserver, an installed
 # script (zcperf-compare-paths) runs zcperf by itself, and the man page and completion are there.

@@ -586,7 +586,7 @@ TEST(MpiLab, PairsAcrossBothGuests) {
     EXPECT_TRUE(r.at("errors").empty()) << r.at("errors").dump();
 }
 
-// Issue 26: two ranks per guest, each pair asking for the link NIC's IRQs on other CPUs. The two pairs
+// Tests that share a host: two ranks per guest, each pair asking for the link NIC's IRQs on other CPUs. The two pairs
 // of a round would move the same IRQs: the second to ask is refused, naming the first; never a silent
 // change. Both guests end with the IRQs as they were. No race decides it: a pair's client takes its
 // host's IRQs before the round's start gate (run_driver's move_irqs, then before_start), and holds them

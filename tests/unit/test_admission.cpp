@@ -1,4 +1,4 @@
-// Issue #19: who may take a slot on zcserver. Random early drop (sshd's MaxStartups line) measured
+// Who may take a slot on zcserver. Random early drop (sshd's MaxStartups line) measured
 // with a seeded generator, per-source counting, sessions apart from handshakes, RAII release.
 #include <gtest/gtest.h>
 

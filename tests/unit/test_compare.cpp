@@ -1,4 +1,4 @@
-// zcperf compare (issue 35): Welch's interval and its t quantiles, the matching of tests, the verdicts.
+// zcperf compare: Welch's interval and its t quantiles, the matching of tests, the verdicts.
 #include <gtest/gtest.h>
 
 #include <cmath>

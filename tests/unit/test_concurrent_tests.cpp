@@ -1,4 +1,4 @@
-// Issue 26: the host's list of running tests (run/concurrent_tests.hpp) in a temporary run directory: which
+// The host's list of running tests (run/concurrent_tests.hpp) in a temporary run directory: which
 // tests overlapped a measured interval and by how much, a test's own other side left out, a killed
 // test told apart by its free lock, the same-CPU warning, and the result field's round trip.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The crr and cc loops (issue #28) on loopback, two initiators and two responders sharing one listener
+// The crr and cc loops on loopback, two initiators and two responders sharing one listener
 // as zcserver runs them: both sides count the same transactions, the histograms hold one sample each,
 // the goodbyes end every responder, and both close methods run.
 #include <gtest/gtest.h>

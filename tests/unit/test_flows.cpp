@@ -1,4 +1,4 @@
-// --flows (issue #28 item 3): the fairness figures, the per-flow count check, the open-file limit's
+// --flows: the fairness figures, the per-flow count check, the open-file limit's
 // plan (fixture limits) and its raise (in a child whose soft limit is lowered), the capability rules,
 // and the epoll stream loops over socketpairs: every flow's bytes equal on both ends.
 #include <gtest/gtest.h>

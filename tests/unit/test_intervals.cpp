@@ -1,4 +1,4 @@
-// --interval (issue #16): the partition arithmetic, pairing both sides' intervals, the interval
+// --interval: the partition arithmetic, pairing both sides' intervals, the interval
 // message's bounds, the welcome's feature list, the option's errors and the report writers.
 #include <gtest/gtest.h>
 

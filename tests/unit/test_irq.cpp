@@ -132,7 +132,7 @@ TEST(IrqAffinityGuard, UnreadableIrqIsAClearErrorAndChangesNothing) {
     EXPECT_EQ(proc.affinity(38), "0-1");
 }
 
-// Issue 26: two tests of one host and the same IRQs.
+// Tests that share a host: two tests of one host and the same IRQs.
 
 TEST(IrqAffinityGuard, AnIrqAnotherTestHoldsIsRefusedNamingTheHolder) {
     FakeProc proc({{38, "0-1"}, {39, "0-1"}});
@@ -230,7 +230,7 @@ TEST(IrqAffinityGuard, TheGuardianStepRestoresOnlyIrqsNobodyHolds) {
 }
 
 TEST(IrqAffinityGuard, TwoTestsOneAfterTheOtherLeaveWhatWasThereBeforeTheFirst) {
-    // The issue's lab case, in order: A moves to 0; B is refused while A runs; A ends; B moves to 1, ends.
+    // The lab's case of two tests, in order: A moves to 0; B is refused while A runs; A ends; B moves to 1, ends.
     FakeProc proc({{38, "0-1"}, {39, "0-1"}});
     {
         IrqAffinityGuard a({38, 39}, {0}, proc.claim("zcperf", "A"), proc.path());

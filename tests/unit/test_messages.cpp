@@ -601,7 +601,7 @@ TEST_F(SetupField, WrongTypes) {
 }
 
 TEST_F(SetupField, UnknownNames) {
-    reject("transport", "sctp");  // udp is a transport now (issue 27)
+    reject("transport", "sctp");  // udp is a transport now
     reject("transport", "TCP");
     reject("test", "tcp_crr");
     reject("transport", "tcp-zc");

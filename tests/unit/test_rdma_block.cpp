@@ -1,4 +1,4 @@
-// The RDMA kinds' report block (protocol/rdma_info.hpp, issue #33): its codec through the block's table
+// The RDMA kinds' report block (protocol/rdma_info.hpp): its codec through the block's table
 // (an older peer's block, a malformed one), its human line and CSV cells (the columns' old names), the
 // words a message test takes from it, and what it gives the side's memory section (paths/rdma_block.hpp).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// --rx's receive modes as rows of their kind (issue 33 item 3): the help and the choices are the rows',
+// --rx's receive modes as rows of their kind: the help and the choices are the rows',
 // each row's mode is accepted over every transport of its kind and refused elsewhere with a message that
 // names the modes the transport takes and the transports that take the one asked for.
 #include <gtest/gtest.h>

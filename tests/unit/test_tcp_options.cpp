@@ -1,4 +1,4 @@
-// zcperf's TCP option rows (issue #28): -C, --fq-rate, --tos, --bind-dev, -4/-6, --bidir, --crr-close
+// zcperf's TCP option rows: -C, --fq-rate, --tos, --bind-dev, -4/-6, --bidir, --crr-close
 // land in the spec both sides receive, and each bad value or combination is refused with exit code 2
 // (the refusals' wording is the e2e test's, tests/e2e/test_tcp_features.cpp). The capability rule
 // refuses them, and crr/cc, on transports whose rows lack them.

@@ -1,4 +1,4 @@
-// TCP_INFO as zcperf reads it (issue #28): the kernel's layout restated in tcp_info.hpp against the
+// TCP_INFO as zcperf reads it: the kernel's layout restated in tcp_info.hpp against the
 // uapi header, the shares of an interval from the sender's chronographs, the one line that says what
 // limited a stream (fixture readings), and the socket settings read back on a loopback connection.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The tls kinds' pieces (issue 36): /proc/net/tls_stat and tcp_available_ulp read from fixtures in the
+// The tls kinds' pieces: /proc/net/tls_stat and tcp_available_ulp read from fixtures in the
 // kernel's format, the options' refusals, and OpenSSL's handshake and loops over a socketpair: the bytes
 // and the pattern exact, and each bad peer a clear error (no TLS, a cut record, a record that fails its
 // MAC), every wait bounded by the socket's receive timeout.

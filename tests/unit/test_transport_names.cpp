@@ -74,7 +74,7 @@ TEST(TestNames, RoundTripAndRoles) {
     EXPECT_EQ(client_role(Workload::rr), Role::send);  // the client asks, the server answers
     EXPECT_EQ(server_role(Workload::rr), Role::recv);
     EXPECT_EQ(server_role(Workload::msgrate), Role::recv);
-    for (Workload t : {Workload::crr, Workload::cc}) {  // issue #28: a connection per transaction
+    for (Workload t : {Workload::crr, Workload::cc}) {  // a connection per transaction
         EXPECT_EQ(workload_from_name(workload_name(t)), t);
         EXPECT_EQ(client_role(t), Role::send);
         EXPECT_TRUE(is_connection_test(t) && is_transaction_test(t) && is_message_test(t));

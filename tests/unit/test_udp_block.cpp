@@ -1,4 +1,4 @@
-// The udp kind's report block (protocol/udp_info.hpp, issue #33): its codec through the block's table
+// The udp kind's report block (protocol/udp_info.hpp): its codec through the block's table
 // (an older peer's block, a malformed one), its human line and CSV cells, and the checks across the two
 // sides (the block's check_sides, udp_count_problem, the -b note).
 #include <gtest/gtest.h>

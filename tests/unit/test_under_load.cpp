@@ -1,4 +1,4 @@
-// --under-load and --load-cpu (issue 37): what the options parse to, the sweep they make, the load's own
+// --under-load and --load-cpu: what the options parse to, the sweep they make, the load's own
 // stream test, and the combinations refused.
 #include <gtest/gtest.h>
 
