@@ -37,6 +37,13 @@ install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT core)
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT core FILES_MATCHING PATTERN "*.md"
         PATTERN "man" EXCLUDE)
 install(DIRECTORY dist/examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples COMPONENT core)
+# The licences: each package's /usr/share/doc/PACKAGE/copyright (Debian's machine-readable format) names
+# zcperf's and those of what it inlines.
+install(FILES dist/debian/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT core)
+install(FILES dist/debian/copyright DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/zcperf-scripts COMPONENT scripts)
+if(TARGET zcperf-mpi)
+  install(FILES dist/debian/copyright DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/zcperf-mpi COMPONENT mpi)
+endif()
 # The --html page carries d3 and d3-flame-graph inside zcperf: their licences and pinned versions.
 install(FILES third_party/d3-flame-graph/LICENSE.d3 third_party/d3-flame-graph/LICENSE.d3-flame-graph
               third_party/d3-flame-graph/package.json third_party/d3-flame-graph/package-lock.json

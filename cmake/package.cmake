@@ -16,6 +16,10 @@ set(CPACK_PACKAGE_CONTACT "${ZCPERF_PACKAGE_MAINTAINER}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "network benchmark: copy vs zero-copy paths, with both sides' CPU cost")
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/zcperf/zcperf")
+# The licence: a .deb has no control field for it, so its copyright file (dist/debian/copyright, installed
+# by cmake/install.cmake) says it; the other generators take it from here.
+set(CPACK_RESOURCE_FILE_LICENSE ${CMAKE_SOURCE_DIR}/LICENSE)
+set(CPACK_RPM_PACKAGE_LICENSE ${ZCPERF_LICENSE})
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_STRIP_FILES ON)  # RelWithDebInfo's debug info: 97 MB installed; stripped, zcperf_*.deb is 4.7 MB

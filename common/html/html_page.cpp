@@ -57,6 +57,13 @@ std::string script_safe(const std::string& json) {
 
 std::string asset(const EmbeddedAsset& a) { return std::string(reinterpret_cast<const char*>(a.data), a.size); }
 
+// A script the page inlines, headed by its licence: the page is a copy of it, and its licence says a copy
+// carries the notice. A licence text holds no "*/" (a unit test checks), so the comment cannot end early.
+std::string inlined_script(const std::string& name, const EmbeddedAsset& js, const EmbeddedAsset& licence) {
+    return "<script>\n/*! " + name + ", inlined by zcperf's --html page; its licence:\n\n" + asset(licence) + "*/\n" +
+           asset(js) + "\n</script>\n";
+}
+
 // The page's kinds (page.js draws by data.kind): a run's page, its one side named so too; a compare page,
 // which holds zcperf compare's document under the same name (data.compare).
 constexpr const char* kKindKey = "kind";
@@ -94,11 +101,16 @@ nlohmann::json compare_page_data(const nlohmann::json& compare, const std::vecto
 }
 
 std::string html_page(const nlohmann::json& data) {
-    std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>";
+    std::string page = "<!DOCTYPE html>\n<!-- zcperf " ZCPERF_VERSION "'s HTML report (" ZCPERF_LICENSE
+                       "); it inlines d3 (ISC) and d3-flame-graph (Apache-2.0), each with its licence. -->\n"
+                       "<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>";
     page += data.value(kKindKey, "") == kComparePage ? "zcperf compare" : "zcperf run";
     page += "</title>\n<style>\n" + asset(kPageCss) + "</style>\n";
     // d3 and d3-flame-graph as published (third_party/d3-flame-graph: versions, integrity, licences).
-    page += "<script>\n" + asset(kD3Js) + "\n</script>\n<script>\n" + asset(kD3FlameGraphJs) + "\n</script>\n";
+    page += inlined_script("d3 " ZCPERF_D3_VERSION " (https://d3js.org)", kD3Js, kD3License);
+    page +=
+        inlined_script("d3-flame-graph " ZCPERF_D3_FLAME_GRAPH_VERSION " (https://github.com/spiermar/d3-flame-graph)",
+                       kD3FlameGraphJs, kD3FlameGraphLicense);
     page += "</head><body>\n<div id=\"zc-page\"></div>\n";
     page += "<script id=\"zc-data\" type=\"application/json\">" + script_safe(data.dump()) + "</script>\n";
     page += "<script>\n" + asset(kPageJs) + "\n</script>\n</body></html>\n";

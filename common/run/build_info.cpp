@@ -19,6 +19,10 @@ std::string version_text(const char* program) {
 #else
     text += "\nzcperf-mpi: not built (no MPI at configure time: apt-get install libopenmpi-dev)";
 #endif
+    // The --html page inlines d3 and d3-flame-graph, so their licences travel with the binary too.
+    text += "\nlicence: " ZCPERF_LICENSE
+            " (the --html page inlines d3, ISC, and d3-flame-graph, Apache-2.0; "
+            "notices: share/doc/zcperf/copyright)";
     return text;
 }
 

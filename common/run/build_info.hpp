@@ -6,7 +6,7 @@
 namespace zc {
 
 // "PROGRAM VERSION", then "transports: ..." (built in), "not built: ..." when some are left out, and
-// "gpu buffers: ...", one per line.
+// "gpu buffers: ...", "zcperf-mpi: ..." and "licence: ...", one per line.
 std::string version_text(const char* program);
 
 }  // namespace zc

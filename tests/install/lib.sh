@@ -49,3 +49,18 @@ check_installed() {
     grep -q "^ExecStart=$prefix/bin/zcserver " "$unit" ||
         fail "zcserver.service does not run $prefix/bin/zcserver: $(grep ExecStart "$unit")"
 }
+
+# check_release_files ROOT PREFIX SRC VERSION_TEXT: the installed copyright file is the machine-readable one
+# that names every vendored file's licence and the licence --version (VERSION_TEXT) names, and the man
+# pages carry --version's version.
+check_release_files() {
+    local root=$1 prefix=$2 src=$3 version_text=$4 version page th
+    python3 "$src/tests/install/check_release.py" "$src" "$root$prefix/share/doc/zcperf/copyright" "$version_text" ||
+        fail "the installed copyright file or --version's licence (above)"
+    version=$(head -1 <<<"$version_text" | cut -d' ' -f2)
+    for page in man1/zcperf.1.gz man8/zcserver.8.gz; do
+        th=$(gzip -dc "$root$prefix/share/man/$page" | grep -m1 '^\.TH')
+        [[ $th == *"$version"* ]] || fail "$page's .TH does not name version $version: $th"
+    done
+    echo "copyright, licence and version $version: as released"
+}

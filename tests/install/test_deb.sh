@@ -28,7 +28,15 @@ cpack --config "$build/CPackConfig.cmake" -B "$work/packages" >"$work/cpack.log"
 debs=("$work"/packages/*.deb)
 echo "cpack made ${debs[*]##*/} in $((SECONDS - t0)) s"
 core=$(ls "$work"/packages/zcperf_*.deb)
-for d in "${debs[@]}"; do echo "  ${d##*/}: Depends: $(dpkg-deb -f "$d" Depends)"; done
+for d in "${debs[@]}"; do
+    echo "  ${d##*/}: Depends: $(dpkg-deb -f "$d" Depends)"
+    # Each package has its copyright file (Debian policy 12.5), and its version is the build's.
+    dpkg-deb -c "$d" | grep -q "\./usr/share/doc/$(dpkg-deb -f "$d" Package)/copyright$" ||
+        fail "${d##*/} has no /usr/share/doc/$(dpkg-deb -f "$d" Package)/copyright"
+    version=$("$build/zcperf" --version | head -1 | cut -d' ' -f2)
+    [[ $(dpkg-deb -f "$d" Version) == "$version" || $(dpkg-deb -f "$d" Version) == "$version+"* ]] ||
+        fail "${d##*/}: Version $(dpkg-deb -f "$d" Version) is not zcperf --version's $version"
+done
 depends=$(dpkg-deb -f "$core" Depends)
 case "$depends" in *mpi* | *python* | *matplotlib*) fail "zcperf's Depends names MPI or Python: $depends" ;; esac
 case "$depends" in *libhwloc* | *libnuma*) ;; *) fail "no library dependencies computed (shlibdeps): $depends" ;; esac
@@ -79,6 +87,7 @@ in_root /usr/bin/zcperf -H "127.0.0.1:$ZCSERVER_PORT" -m 64K -l 0.5 -o json >"$r
     fail "the installed zcperf failed: $(cat "$root/tmp/run.json")"
 check_report "$root/tmp/run.json"
 check_installed "$root" /usr
+check_release_files "$root" /usr "$2" "$(in_root /usr/bin/zcperf --version)"
 echo "the .deb installed into a fresh Debian 12 and ran"
 INNER
 rm -rf "$work/root"

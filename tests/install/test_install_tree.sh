@@ -14,6 +14,11 @@ trap 'rm -rf "$tmp"' EXIT
 case "$tmp/" in "$src/"* | "$build/"*) skip "the temporary folder $tmp is inside the checkout" ;; esac
 cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" || fail "cmake --install: $(cat "$tmp/install.log")"
 echo "installed $(find "$tmp/prefix" -type f | wc -l) files into $tmp/prefix"
+check_release_files "" "$tmp/prefix" "$src" "$("$tmp/prefix/bin/zcperf" --version)"
+for pkg in zcperf-scripts $([ -x "$tmp/prefix/bin/zcperf-mpi" ] && echo zcperf-mpi); do
+    cmp -s "$tmp/prefix/share/doc/$pkg/copyright" "$tmp/prefix/share/doc/zcperf/copyright" ||
+        fail "share/doc/$pkg/copyright is not zcperf's copyright file"
+done
 
 unshare -m --propagation private bash -s "$tmp" "$src" "$build" <<'INNER'
 set -euo pipefail

@@ -188,6 +188,30 @@ TEST(HtmlPage, TheDataNamesItsKindSidesAndFrames) {
     EXPECT_NE(zc::html_page(cmp).find("<title>zcperf compare</title>"), std::string::npos);
 }
 
+// The page is a copy of d3 (ISC) and d3-flame-graph (Apache-2.0): each inlined script is headed by its
+// whole licence, in a comment that ends after the licence's last words (a "*/" inside would end it early),
+// and the page names zcperf's own version and licence.
+TEST(Compare, HtmlPageCarriesTheLicencesOfWhatItInlines) {
+    const std::string page = zc::html_page(zc::run_page_data({{"results", nlohmann::json::array()}}));
+    EXPECT_NE(page.find("<!-- zcperf " ZCPERF_VERSION "'s HTML report (Apache-2.0)"), std::string::npos);
+    struct Notice {
+        const char* head;
+        const char* first_words;
+        const char* last_words;
+    };
+    for (const Notice& n : {Notice{"/*! d3 ", "Copyright 2010-2023 Mike Bostock", "PERFORMANCE OF\nTHIS SOFTWARE."},
+                            Notice{"/*! d3-flame-graph ", "Apache License", "limitations under the License."}}) {
+        const size_t head = page.find(n.head);
+        ASSERT_NE(head, std::string::npos) << n.head;
+        const size_t first = page.find(n.first_words, head), last = page.find(n.last_words, head);
+        const size_t end = page.find("*/", head);
+        ASSERT_NE(last, std::string::npos) << n.head;
+        EXPECT_LT(first, last) << n.head;
+        EXPECT_LT(last, end) << n.head << ": the comment ends inside the licence";
+        EXPECT_EQ(page.rfind("<script>", head), head - 9) << n.head << ": the notice heads its script";
+    }
+}
+
 // The stacks come back for the page and for -o json (so compare --html can draw saved runs), not for a
 // human report alone (they would cost the sides' replies for nothing).
 TEST(Compare, JsonAndHtmlAskTheSidesForTheirStacks) {

@@ -107,6 +107,7 @@ TEST(TransportNames, VersionTextListsTheBuild) {
         EXPECT_EQ((t.built ? built : missing).count(t.name), 1u) << t.name << "\n" << v;
     EXPECT_EQ(built.size() + missing.size(), transport_table().size()) << v;
     EXPECT_NE(v.find("\ngpu buffers: "), std::string::npos) << v;
+    EXPECT_NE(v.find("\nlicence: Apache-2.0 ("), std::string::npos) << v;
 }
 
 // -T's help is the rows': every transport this build has, with its summary, and the others named as missing.
