@@ -59,7 +59,8 @@ check_release_files() {
         fail "the installed copyright file or --version's licence (above)"
     version=$(head -1 <<<"$version_text" | cut -d' ' -f2)
     for page in man1/zcperf.1.gz man8/zcserver.8.gz; do
-        th=$(gzip -dc "$root$prefix/share/man/$page" | grep -m1 '^\.TH')
+        th=$(gzip -dc "$root$prefix/share/man/$page")  # whole: grep -m1 in a pipe would cut gzip off (pipefail)
+        th=$(grep -m1 '^\.TH' <<<"$th")
         [[ $th == *"$version"* ]] || fail "$page's .TH does not name version $version: $th"
     done
     echo "copyright, licence and version $version: as released"

@@ -28,12 +28,14 @@ cpack --config "$build/CPackConfig.cmake" -B "$work/packages" >"$work/cpack.log"
 debs=("$work"/packages/*.deb)
 echo "cpack made ${debs[*]##*/} in $((SECONDS - t0)) s"
 core=$(ls "$work"/packages/zcperf_*.deb)
+version=$("$build/zcperf" --version)
+version=${version%%$'\n'*} version=${version#zcperf }
 for d in "${debs[@]}"; do
     echo "  ${d##*/}: Depends: $(dpkg-deb -f "$d" Depends)"
     # Each package has its copyright file (Debian policy 12.5), and its version is the build's.
-    dpkg-deb -c "$d" | grep -q "\./usr/share/doc/$(dpkg-deb -f "$d" Package)/copyright$" ||
+    contents=$(dpkg-deb -c "$d")  # not piped into grep -q: its early exit would fail the pipe (pipefail)
+    grep -q "\./usr/share/doc/$(dpkg-deb -f "$d" Package)/copyright$" <<<"$contents" ||
         fail "${d##*/} has no /usr/share/doc/$(dpkg-deb -f "$d" Package)/copyright"
-    version=$("$build/zcperf" --version | head -1 | cut -d' ' -f2)
     [[ $(dpkg-deb -f "$d" Version) == "$version" || $(dpkg-deb -f "$d" Version) == "$version+"* ]] ||
         fail "${d##*/}: Version $(dpkg-deb -f "$d" Version) is not zcperf --version's $version"
 done

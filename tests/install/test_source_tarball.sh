@@ -28,14 +28,17 @@ tar tzf "$tarball" | sed -n "s|^$name/||p" | grep -v '/$' | sort >"$tmp/in_tarba
 git -C "$src" ls-files | sort >"$tmp/tracked"
 {
     ninja -C "$build" -t deps | sed -n 's/^    //p'   # every header and source an object was compiled from
-    ninja -C "$build" -t inputs zcperf zcserver        # the sources, the embedded files
+    ninja -C "$build" -t inputs all                    # sources, embedded files, man page includes, scripts
     # CMake's own inputs (CMakeLists.txt, cmake/*.cmake, configure_file templates): build.ninja's re-run rule.
     sed -n '/^build build.ninja/,/^$/p' "$build/build.ninja" | tr ' ' '\n' | grep -v '^\$'
-} | sed 's/^\$ //' | while read -r f; do
-    case "$f" in /*) ;; *) f=$build/$f ;; esac
-    f=$(realpath -m "$f")
-    case "$f" in "$src"/*) echo "${f#"$src"/}" ;; esac
-done | sort -u >"$tmp/read"
+} | python3 -c '
+import os, sys
+build, src = sys.argv[1], os.path.realpath(sys.argv[2]) + "/"
+for line in sys.stdin:  # paths relative to the build folder or absolute; the layers link headers back
+    path = os.path.realpath(os.path.join(build, line.strip())) if line.strip() else ""
+    if path.startswith(src):
+        print(path[len(src):])
+' "$build" "$src" | sort -u >"$tmp/read"
 needed=$(comm -12 "$tmp/read" "$tmp/tracked")
 missing=$(comm -23 <(echo "$needed") "$tmp/in_tarball")
 [ -z "$missing" ] || fail "the tarball lacks files the build reads: $(echo $missing)"
@@ -52,7 +55,8 @@ cmake --build "$tmp/build" -j"$(nproc)" --target zcperf zcserver >"$tmp/build.lo
     fail "build: $(grep -m5 -B2 -A8 'error' "$tmp/build.log" || tail -30 "$tmp/build.log")"
 echo "configured in $configure_s s, built zcperf and zcserver in $((SECONDS - t0 - configure_s)) s (-O0, $(nproc) CPUs)"
 version=${name#zcperf-}
-"$tmp/build/zcperf" --version | head -1 | grep -qx "zcperf $version" ||
-    fail "the tarball's zcperf says '$("$tmp/build/zcperf" --version | head -1)', not zcperf $version"
-"$tmp/build/zcserver" --version | head -1 | grep -qx "zcserver $version" || fail "the tarball's zcserver: not $version"
+for program in zcperf zcserver; do
+    said=$("$tmp/build/$program" --version)
+    [ "${said%%$'\n'*}" = "$program $version" ] || fail "the tarball's $program says '${said%%$'\n'*}', not $program $version"
+done
 echo "$name builds from its tarball"
