@@ -60,6 +60,8 @@ def check(src, copyright_path, version_text, news):
     for key in ("Upstream-Name", "Source"):
         if not header.get(key):
             errors.append(f"{copyright_path}: the header has no {key}")
+    if licence and header.get("License") != licence:  # the package as a whole, as its SPDX identifier
+        errors.append(f"{copyright_path}: the header's License is {header.get('License')!r}, --version says {licence}")
     files = [p for p in body if "Files" in p]
     texts = {p["License"].split("\n")[0]: p["License"] for p in body if "Files" not in p and "License" in p}
     named = set()
