@@ -174,8 +174,8 @@ void merge_explain(ExplainSide& into, const ExplainSide& add) {
     into.stat_busy_s += add.stat_busy_s;
     into.stat_steal_s += add.stat_steal_s;
     // cpuidle over some repetitions only would not add up to the others' figures: all or none
-    into.cpuidle_busy_s =
-        into.cpuidle_busy_s > 0 && add.cpuidle_busy_s > 0 ? into.cpuidle_busy_s + add.cpuidle_busy_s : 0;
+    if (into.cpuidle_absent.empty() && !add.cpuidle_absent.empty()) into.cpuidle_absent = add.cpuidle_absent;
+    into.cpuidle_busy_s = into.cpuidle_absent.empty() ? into.cpuidle_busy_s + add.cpuidle_busy_s : 0;
     into.idle_clock_busy_s += add.idle_clock_busy_s;
     into.sampler_cpu_s += add.sampler_cpu_s;
     for (size_t i = 0; i < kCategoryCount; ++i) into.category_s[i] += add.category_s[i];

@@ -519,12 +519,21 @@ TEST(ExplainJson, RoundTripAndOlderPeer) {
     e.idle_clock_busy_s = 0.0082;
     back = explain_side_from_json(to_json(e));
     EXPECT_DOUBLE_EQ(back.cpuidle_busy_s, 0.0079);
+    EXPECT_TRUE(back.cpuidle_absent.empty());
     EXPECT_DOUBLE_EQ(back.idle_clock_busy_s, 0.0082);
     j = to_json(e);
     j.erase("cpuidle_busy_cpu_s");
     j.erase("idle_clock_busy_cpu_s");
-    EXPECT_DOUBLE_EQ(explain_side_from_json(j).cpuidle_busy_s, 0.0);
+    EXPECT_FALSE(explain_side_from_json(j).cpuidle_absent.empty());  // an older peer's nothing: absent
     EXPECT_DOUBLE_EQ(explain_side_from_json(j).idle_clock_busy_s, 0.0);
+    // no cpuidle: the figure is left out, never 0, and the reason goes with it
+    e.cpuidle_busy_s = 0;
+    e.cpuidle_absent = "this kernel has no cpuidle driver";
+    j = to_json(e);
+    EXPECT_FALSE(j.contains("cpuidle_busy_cpu_s")) << j;
+    EXPECT_EQ(j["cpuidle_absent"], "this kernel has no cpuidle driver");
+    EXPECT_EQ(explain_side_from_json(j).cpuidle_absent, "this kernel has no cpuidle driver");
+    e.cpuidle_absent.clear();
     ExplainSide refused;
     refused.problem = "--explain: refused";
     ExplainSide r2 = explain_side_from_json(to_json(refused));
@@ -605,6 +614,11 @@ TEST(Cpuidle, ResidencyOfEachStateAddsUpAndAKernelWithoutSaysNone) {
     none.start();
     none.stop();
     EXPECT_FALSE(none.busy_cpu_s().has_value());
+    // and says why: no driver file, or a driver of "none"
+    EXPECT_NE(cpuidle_absent_reason(dir.string()).find("no cpuidle"), std::string::npos);
+    std::filesystem::create_directories(dir / "cpuidle");
+    std::ofstream(dir / "cpuidle/current_driver") << "none\n";
+    EXPECT_NE(cpuidle_absent_reason(dir.string()).find("current_driver: none"), std::string::npos);
     CpuidleClock one({0}, dir.string());
     one.start();
     std::ofstream(dir / "cpu0/cpuidle/state1/time") << "500001\n";  // 1 us idle in the interval
