@@ -40,8 +40,8 @@ std::optional<double> cpu_idle_us(const std::string& root, int cpu) {
 std::string cpuidle_absent_reason(const std::string& root) {
     std::ifstream in(root + "/cpuidle/current_driver");
     std::string driver;
-    if (!(in >> driver)) return "this kernel has no cpuidle (no " + root + "/cpuidle/current_driver)";
-    if (driver == "none") return "this kernel has no cpuidle driver (" + root + "/cpuidle/current_driver: none)";
+    if (!(in >> driver)) return "no cpuidle on this kernel: there is no " + root + "/cpuidle/current_driver";
+    if (driver == "none") return "no cpuidle driver: " + root + "/cpuidle/current_driver reads none";
     return "cpuidle driver " + driver + " lists no idle states for the sampled CPUs";
 }
 

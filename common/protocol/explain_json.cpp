@@ -84,13 +84,14 @@ void stacks_from_json(const nlohmann::json& v, ExplainSide& e) {
 }
 
 // cpuidle's busy time, left out where there is none (cpuidle_absent says why): absent, never 0.
+constexpr const char* kCpuidleKey = "cpuidle_busy_cpu_s";
 nlohmann::json cpuidle_json(const ExplainSide& e) {
     return e.cpuidle_absent.empty() ? nlohmann::json(e.cpuidle_busy_s) : nlohmann::json(nullptr);
 }
 void cpuidle_from_json(const nlohmann::json& v, ExplainSide& e) {
-    e.cpuidle_busy_s = value_as<double>(v, "cpuidle_busy_cpu_s");
+    e.cpuidle_busy_s = value_as<double>(v, kCpuidleKey);
     if (e.cpuidle_busy_s < 0 || e.cpuidle_busy_s > kMaxCpuS)
-        throw ProtocolError("field 'cpuidle_busy_cpu_s' is out of range");
+        throw ProtocolError(std::string("field '") + kCpuidleKey + "' is out of range");
 }
 
 // Every side says whether it explained, and why not.
@@ -108,7 +109,7 @@ const auto kExplainFields = std::make_tuple(
     number("proc_stat_busy_cpu_s", &ExplainSide::stat_busy_s, 0.0, kMaxCpuS),
     number("proc_stat_steal_cpu_s", &ExplainSide::stat_steal_s, 0.0, kMaxCpuS, 0.0),       // absent: from before steal
     number("idle_clock_busy_cpu_s", &ExplainSide::idle_clock_busy_s, 0.0, kMaxCpuS, 0.0),  // absent: not measured
-    custom<ExplainSide>("cpuidle_busy_cpu_s", cpuidle_json, cpuidle_from_json, true),      // left out: absent
+    custom<ExplainSide>(kCpuidleKey, cpuidle_json, cpuidle_from_json, true),               // left out: absent
     text("cpuidle_absent", &ExplainSide::cpuidle_absent, 512, "a reason (512 bytes)"),
     number("sampler_cpu_s", &ExplainSide::sampler_cpu_s, 0.0, kMaxCpuS), cpu_list("cpus", &ExplainSide::cpus),
     category_field(&ExplainSide::category_s),
@@ -147,7 +148,7 @@ ExplainSide explain_side_from_json(const nlohmann::json& j) {
         decode_fields(j, e, kOutcomeFields);
         if (e.ran) decode_fields(j, e, kExplainFields);
         // an older peer sends 0 for "no cpuidle", or nothing
-        if (e.ran && e.cpuidle_absent.empty() && (!j.contains("cpuidle_busy_cpu_s") || e.cpuidle_busy_s == 0))
+        if (e.ran && e.cpuidle_absent.empty() && (!j.contains(kCpuidleKey) || e.cpuidle_busy_s == 0))
             e.cpuidle_absent = "the peer did not report it (a zcserver from before this figure had a reason)";
         return e;
     } catch (const nlohmann::json::exception& e) {

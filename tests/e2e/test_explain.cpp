@@ -60,8 +60,12 @@ TEST(Explain, ThreeBusySourcesAgreeAndUnknownIsSmall) {
         // idle, which NOHZ keeps from idle entry and exit times. The sampler weighs each sample by the
         // time since the CPU's previous one, so a late timer (a descheduled vCPU) loses nothing: it
         // must agree within 5 %. /proc/stat's busy fields are charged a tick at a time: 5 % too.
-        double cpuidle = e["cpuidle_busy_cpu_s"], idle_clock = e["idle_clock_busy_cpu_s"];
-        double exact = cpuidle > 0 ? cpuidle : idle_clock;
+        // without cpuidle the figure is absent with its reason, never 0
+        const bool has_cpuidle = e.contains("cpuidle_busy_cpu_s");
+        EXPECT_NE(has_cpuidle, e.contains("cpuidle_absent")) << e;
+        double cpuidle = has_cpuidle ? e["cpuidle_busy_cpu_s"].get<double>() : 0.0;
+        double idle_clock = e["idle_clock_busy_cpu_s"];
+        double exact = has_cpuidle ? cpuidle : idle_clock;
         ASSERT_GT(exact, 0.5) << e;
         // On busy CPUs (90 % of the capacity or more, as under CI's load) all three agree within 5 %. Where
         // CPUs idle and wake for work they do not yet (the lent machine: sampled -10 %, ticks -4 %,
@@ -103,7 +107,7 @@ TEST(Explain, ThreeBusySourcesAgreeAndUnknownIsSmall) {
         << o.out;
     // the three busy sources, and what the categories add up to against the SD
     EXPECT_NE(o.out.find("busy CPU-s: sampled"), std::string::npos) << o.out;
-    EXPECT_TRUE(o.out.find("by cpuidle") != std::string::npos || o.out.find("no cpuidle") != std::string::npos)
+    EXPECT_TRUE(o.out.find("by cpuidle") != std::string::npos || o.out.find("cpuidle absent (") != std::string::npos)
         << o.out;
     EXPECT_NE(o.out.find("the categories add up to the sampled busy time"), std::string::npos) << o.out;
     EXPECT_NE(o.out.find("us/KB"), std::string::npos) << o.out;
@@ -408,6 +412,13 @@ TEST_P(ExplainUnclassified, OtherKernelAndUnknownStayUnderThreePercent) {
         if (f["category"] == "other" || f["category"] == "unknown")
             top << "\n  " << f["function"].get<std::string>() << " [" << f["module"].get<std::string>() << "] "
                 << f["cpu_s"].get<double>() << " CPU-s";
+    // The samplers see every process of the host: where other processes keep the CPUs busy (a build
+    // beside the test), their kernel work (path lookups, page faults of compilers) is in the figure,
+    // which then measures them, not the test's path.
+    const double others = e["share_pct"]["other_process"].get<double>();
+    if (others > 10.0)
+        GTEST_SKIP() << "other processes' user time is " << others << " % of the sampled busy time (over 10 %): "
+                     << "the host is busy with them; unclassified " << unclassified << " %:" << top.str();
     EXPECT_LE(unclassified, 3.0) << transport << ": other kernel " << e["share_pct"]["other"] << " %, unknown "
                                  << e["share_pct"]["unknown"]
                                  << " % of the sampled busy time; the heaviest:" << top.str();

@@ -1,4 +1,4 @@
-// --explain's categories held against an independent, published mapping: the 403 kernel functions of
+// --explain's categories held against two independent sources. A published mapping: the 403 kernel functions of
 // Cai et al., "Understanding Host Network Stack Overheads" (SIGCOMM 2021), in the study's own 8
 // categories (tests/fixtures/explain/sigcomm21_study_categories.txt says where they come from).
 #include <gtest/gtest.h>
@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "explain/categories.hpp"
+#include "explain/rules_report.hpp"
+#include "explain/source_files.hpp"
 
 using namespace zc;
 
@@ -133,4 +135,64 @@ TEST(ExplainStudy, AgreesWithTheSigcomm21MappingOnTheFunctionsBothName) {
         for (const auto& d : disagree) listed = listed || d.substr(0, d.find(' ')) == name;
         EXPECT_TRUE(listed) << name << " is in docs/explain.md's table but agrees (or is not both named) now";
     }
+}
+
+// The kernel's own layout: a function no name rule names takes its source file's rule (Debian kernels'
+// DWARF, embedded), before the module rules; a name no kernel's data has stays other kernel.
+TEST(ExplainSources, AFunctionNoNameRuleNamesTakesItsSourceFilesRule) {
+    // the IOMMU, the page allocator's insides, RPS, conntrack: other kernel before the file rules
+    EXPECT_EQ(category_of_function("alloc_iova_fast"), Category::memory);
+    EXPECT_EQ(category_of_function("prep_compound_page"), Category::memory);
+    EXPECT_EQ(category_of_function("get_partial_node"), Category::memory);
+    EXPECT_EQ(category_of_function("get_rps_cpu"), Category::netdev);
+    EXPECT_EQ(category_of_function("__get_xps_queue_idx"), Category::netdev);
+    EXPECT_EQ(category_of_function("hash_conntrack_raw [nf_conntrack]"), Category::tcp);
+    EXPECT_EQ(category_of_function("iov_iter_advance"), Category::copy);
+    const Classification c = classify_function("prep_compound_page.part.0");
+    ASSERT_NE(c.source, nullptr);
+    EXPECT_EQ(c.rule, nullptr);
+    EXPECT_EQ(c.file, "mm/page_alloc.c");
+    EXPECT_EQ(c.source->path_prefix, "mm/");
+    // a name rule stays first: tcp_zerocopy_receive is in net/ipv4/tcp.c, and zero-copy bookkeeping
+    EXPECT_EQ(category_of_function("tcp_zerocopy_receive"), Category::zerocopy);
+    EXPECT_EQ(classify_function("tcp_sendmsg").source, nullptr);
+    // no kernel's data: other kernel, as before
+    EXPECT_EQ(category_of_function("zc_no_kernel_has_this"), Category::other);
+    // both kernels' data are embedded and name their packages
+    const auto kernels = source_file_kernels();
+    ASSERT_EQ(kernels.size(), 2u);
+    EXPECT_NE(kernels[0].find("linux-image-6.1.0-57-amd64-dbg"), std::string::npos) << kernels[0];
+    EXPECT_NE(kernels[1].find("linux-image-6.12.118+deb12-amd64-dbg"), std::string::npos) << kernels[1];
+}
+
+TEST(ExplainSources, PathRulesMostSpecificFirst) {
+    EXPECT_EQ(source_rule_of_path("net/ipv4/tcp_offload.c")->category, Category::netdev);
+    EXPECT_EQ(source_rule_of_path("net/ipv4/tcp_input.c")->category, Category::tcp);
+    EXPECT_EQ(source_rule_of_path("net/ipv4/udp.c")->category, Category::udp);
+    EXPECT_EQ(source_rule_of_path("net/core/page_pool.c")->category, Category::memory);
+    EXPECT_EQ(source_rule_of_path("arch/x86/crypto/crc32c-intel_glue.c")->category, Category::checksum);
+    EXPECT_EQ(source_rule_of_path("fs/namei.c"), nullptr);  // a file system's work: no rule
+    // no rule is shadowed by one above it (a longer prefix below a shorter one that matches it)
+    const auto& rules = source_rules();
+    for (size_t i = 0; i < rules.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+            EXPECT_NE(rules[i].path_prefix.substr(0, rules[j].path_prefix.size()), rules[j].path_prefix)
+                << rules[i].path_prefix << " is shadowed by " << rules[j].path_prefix;
+}
+
+TEST(ExplainSources, ExplainCategoriesPrintsEachFunctionsRule) {
+    std::ostringstream out;
+    write_category_rules(out, kFixtures + "/explain/kallsyms_rules.txt");
+    const std::string s = out.str();
+    EXPECT_NE(s.find("tcp\tprefix tcp_\ttcp_sendmsg\t\n"), std::string::npos) << s;
+    EXPECT_NE(s.find("memory\tfile mm/\tprep_compound_page\tmm/page_alloc.c\n"), std::string::npos) << s;
+    EXPECT_NE(
+        s.find("tcp\tfile net/netfilter/\thash_conntrack_raw [nf_conntrack]\tnet/netfilter/nf_conntrack_core.c\n"),
+        std::string::npos)
+        << s;
+    EXPECT_NE(s.find("crypto\tmodule aesni_intel\t_encrypt_by_8_new15047 [aesni_intel]"), std::string::npos) << s;
+    EXPECT_NE(s.find("other\tnone\tzc_no_kernel_has_this\t\n"), std::string::npos) << s;
+    EXPECT_EQ(s.find("some_data_symbol"), std::string::npos) << "a data symbol is not a function";
+    EXPECT_NE(s.find("# 7 functions; by rule: file 3 module 1 none 1 prefix 2;"), std::string::npos) << s;
+    EXPECT_THROW(write_category_rules(out, kFixtures + "/explain/no_such_file"), std::runtime_error);
 }
