@@ -695,6 +695,7 @@ const std::vector<CategoryRule>& table() {
         {R::exact, "prep_new_page", C::memory},
         {R::exact, "unfreeze_partials", C::memory},
         {R::exact, "skb_network_protocol", C::netdev},       // the device's offloads (GSO, features), not the skb's
+        {R::exact, "__cgroup_bpf_run_filter_skb", C::tcp},  // a cgroup's socket filter, as sk_filter_trim_cap
         {R::exact, "apparmor_socket_sock_rcv_skb", C::tcp},  // the receive path's LSM hook, as security_sock_rcv_skb
         {R::exact, "selinux_socket_sock_rcv_skb", C::tcp},
         {R::prefix, "apparmor_ip", C::tcp},  // LSM netfilter hooks: apparmor_ipv4_postroute, apparmor_ip_postroute
