@@ -427,6 +427,7 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "cache_from_obj", C::memory},
         {R::prefix, "cmpxchg_double_slab", C::memory},
         {R::prefix, "free_frozen_pages", C::memory},
+        {R::prefix, "__free_frozen_pages", C::memory},  // 6.15+: mm/page_alloc.c, no Debian kernel of ours has it
         {R::prefix, "__free_pages", C::memory},
         {R::prefix, "free_pages", C::memory},
         {R::prefix, "__free_one_page", C::memory},
@@ -695,13 +696,17 @@ const std::vector<CategoryRule>& table() {
         {R::exact, "prep_new_page", C::memory},
         {R::exact, "unfreeze_partials", C::memory},
         {R::exact, "skb_network_protocol", C::netdev},       // the device's offloads (GSO, features), not the skb's
-        {R::exact, "__cgroup_bpf_run_filter_skb", C::tcp},  // a cgroup's socket filter, as sk_filter_trim_cap
+        {R::exact, "__cgroup_bpf_run_filter_skb", C::tcp},   // a cgroup's socket filter, as sk_filter_trim_cap
         {R::exact, "apparmor_socket_sock_rcv_skb", C::tcp},  // the receive path's LSM hook, as security_sock_rcv_skb
         {R::exact, "selinux_socket_sock_rcv_skb", C::tcp},
         {R::prefix, "apparmor_ip", C::tcp},  // LSM netfilter hooks: apparmor_ipv4_postroute, apparmor_ip_postroute
         {R::prefix, "iptable_", C::tcp},
         {R::prefix, "ip6table_", C::tcp},
         {R::prefix, "__xfrm_policy_check", C::tcp},
+        {R::prefix, "copy_folio_from_iter", C::copy},  // 6.18's name: lib/iov_iter.c
+        {R::prefix, "___pte_offset_map", C::memory},
+        {R::prefix, "_find_first_", C::inherit},  // lib/find_bit.c: a bitmap walk, its caller's
+        {R::prefix, "_find_next_", C::inherit},
         {R::exact, "memcmp", C::inherit},    // GRO's and conntrack's header compares: their caller's
         {R::exact, "rb_erase", C::inherit},  // lib/rbtree.c: TCP's retransmit queue, the scheduler's tree...
         {R::exact, "rb_first", C::inherit},

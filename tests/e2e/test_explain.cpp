@@ -390,8 +390,10 @@ TEST(Explain, OpenSslInThisProcessIsUserCrypto) {
 // A figure that can fail: on every loopback stream path, the share of the sampled busy time that no rule
 // names ("other kernel") or that has no symbol ("unknown") is at most 3 %, with the name rules and the
 // source-file rules of Debian's kernels (docs/explain.md: the measured shares). Both sides sample the
-// whole host on loopback, so the local side's figure is the host's. Exceeded: the top unclassified
-// functions are named. A path this host cannot run (MPTCP off, no io_uring) is skipped with zcperf's words.
+// whole host on loopback, so the local side's figure is the host's, other processes' kernel work
+// included (a build beside the test: 56-84 % of the busy time was other processes' when the figures
+// were 0.5-1.5 %). Exceeded: the top unclassified functions are named. A path this host cannot run (MPTCP off, no
+// io_uring) is skipped with zcperf's words.
 class ExplainUnclassified : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ExplainUnclassified, OtherKernelAndUnknownStayUnderThreePercent) {
@@ -407,18 +409,23 @@ TEST_P(ExplainUnclassified, OtherKernelAndUnknownStayUnderThreePercent) {
     const json& e = side["explain"];
     const double unclassified = e["share_pct"]["other"].get<double>() + e["share_pct"]["unknown"].get<double>();
     RecordProperty("unclassified_pct", ::testing::PrintToString(unclassified));
+    // The heaviest unclassified leaves, from the folded stacks (root first; -o json carries them): each
+    // stack attributed as the sampler does, leaf first.
+    std::map<std::string, uint64_t> leaves;
+    for (const auto& st : e.value("stacks", json::array())) {
+        std::vector<std::string> frames;
+        std::stringstream in(st[0].get<std::string>());
+        for (std::string f; std::getline(in, f, ';');) frames.insert(frames.begin(), f);
+        if (frames.empty() || frames[0].front() == '[') continue;  // user time, other processes
+        const zc::Category c = zc::attribute_chain(std::vector<std::string_view>(frames.begin(), frames.end()));
+        if (c == zc::Category::other) leaves[frames[0]] += st[1].get<uint64_t>();
+    }
+    std::vector<std::pair<uint64_t, std::string>> heaviest;
+    for (const auto& [f, n] : leaves) heaviest.emplace_back(n, f);
+    std::sort(heaviest.rbegin(), heaviest.rend());
     std::ostringstream top;
-    for (const auto& f : e["top_functions"])
-        if (f["category"] == "other" || f["category"] == "unknown")
-            top << "\n  " << f["function"].get<std::string>() << " [" << f["module"].get<std::string>() << "] "
-                << f["cpu_s"].get<double>() << " CPU-s";
-    // The samplers see every process of the host: where other processes keep the CPUs busy (a build
-    // beside the test), their kernel work (path lookups, page faults of compilers) is in the figure,
-    // which then measures them, not the test's path.
-    const double others = e["share_pct"]["other_process"].get<double>();
-    if (others > 10.0)
-        GTEST_SKIP() << "other processes' user time is " << others << " % of the sampled busy time (over 10 %): "
-                     << "the host is busy with them; unclassified " << unclassified << " %:" << top.str();
+    for (size_t i = 0; i < heaviest.size() && i < 15; ++i)
+        top << "\n  " << heaviest[i].second << ": " << heaviest[i].first << " samples";
     EXPECT_LE(unclassified, 3.0) << transport << ": other kernel " << e["share_pct"]["other"] << " %, unknown "
                                  << e["share_pct"]["unknown"]
                                  << " % of the sampled busy time; the heaviest:" << top.str();
