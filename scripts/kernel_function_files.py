@@ -15,12 +15,15 @@ The output is gzip'd; its header names the package, the generator and the comman
 regenerate it. Only DW_TAG_subprogram's name, decl_file and address are read (--recurse-depth=1:
 no parameters, no inlined bodies).
 
-The -dbg packages are large (0.9-1 GB each, 5-6 GB unpacked): this runs by hand, never in CI.
+The -dbg packages are large (0.9-1 GB each, 5-6 GB unpacked): this runs by hand, never in CI. It
+needs llvm-dwarfdump (Debian: the llvm package). Measured on a 2-vCPU VM under other builds: 6.1's
+vmlinux and 1,245 modules in 2 min 49 s, 6.12's in 4 min 24 s (docs/explain.md).
 
     mkdir -p /work/kdbg && cd /work/kdbg
     apt-get download linux-image-6.1.0-57-amd64-dbg
     mkdir x6.1 && dpkg-deb --fsys-tarfile linux-image-6.1.0-57-amd64-dbg_*.deb |
         tar -x -C x6.1 --wildcards './usr/lib/debug/boot/*' './usr/lib/debug/lib/modules/*/kernel/net/*' ...
+        (one './usr/lib/debug/lib/modules/*/kernel/DIR/*' per DIR of MODULE_DIRS below)
     scripts/kernel_function_files.py --package linux-image-6.1.0-57-amd64-dbg_6.1.192-3 \\
         --root /work/kdbg/x6.1 --out common/explain/kernel_files/debian-6.1.0-57-amd64.tsv.gz
 
