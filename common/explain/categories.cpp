@@ -705,6 +705,12 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "__xfrm_policy_check", C::tcp},
         {R::prefix, "copy_folio_from_iter", C::copy},  // 6.18's name: lib/iov_iter.c
         {R::prefix, "___pte_offset_map", C::memory},
+        {R::exact, "free_frozen_page_commit", C::memory},  // 6.18: mm/page_alloc.c
+        {R::prefix, "__get_pfnblock_flags", C::memory},
+        {R::exact, "get_netmem", C::skb},  // 6.18: a reference on an skb frag's page (netmem)
+        {R::exact, "put_netmem", C::skb},
+        {R::prefix, "iowrite", C::inherit},  // MMIO/port writes: virtio's notify (vp_notify), a driver's doorbell
+        {R::prefix, "ioread", C::inherit},
         {R::prefix, "_find_first_", C::inherit},  // lib/find_bit.c: a bitmap walk, its caller's
         {R::prefix, "_find_next_", C::inherit},
         {R::exact, "memcmp", C::inherit},    // GRO's and conntrack's header compares: their caller's

@@ -124,6 +124,10 @@ ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& s
             for (auto f = x.frames.rbegin(); f != x.frames.rend(); ++f)
                 stack += (stack.empty() ? "" : ";") + frame_name(*f);
         }
+        if ((key.flags & SampleKey::own) && !(key.flags & SampleKey::user)) {
+            out.own_kernel_samples += n;
+            if (cat == Category::other || cat == Category::unknown) out.own_unclassified_samples += n;
+        }
         out.busy_samples += n;
         out.busy_s += t;
         out.category_s[static_cast<size_t>(cat)] += t;
@@ -168,6 +172,8 @@ void merge_explain(ExplainSide& into, const ExplainSide& add) {
     if (!into.ran) return;
     into.samples += add.samples;
     into.busy_samples += add.busy_samples;
+    into.own_kernel_samples += add.own_kernel_samples;
+    into.own_unclassified_samples += add.own_unclassified_samples;
     into.lost += add.lost;
     into.throttled += add.throttled;
     into.busy_s += add.busy_s;

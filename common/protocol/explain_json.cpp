@@ -110,7 +110,11 @@ const auto kExplainFields = std::make_tuple(
     number("proc_stat_steal_cpu_s", &ExplainSide::stat_steal_s, 0.0, kMaxCpuS, 0.0),       // absent: from before steal
     number("idle_clock_busy_cpu_s", &ExplainSide::idle_clock_busy_s, 0.0, kMaxCpuS, 0.0),  // absent: not measured
     custom<ExplainSide>(kCpuidleKey, cpuidle_json, cpuidle_from_json, true),               // left out: absent
-    text("cpuidle_absent", &ExplainSide::cpuidle_absent, 512, "a reason (512 bytes)"),
+    sent_if(
+        +[](const ExplainSide& e) { return !e.cpuidle_absent.empty(); },
+        str("cpuidle_absent", &ExplainSide::cpuidle_absent, 512)),
+    number("own_kernel_samples", &ExplainSide::own_kernel_samples, 0, kAnyCount, 0),  // absent: an older peer
+    number("own_unclassified_samples", &ExplainSide::own_unclassified_samples, 0, kAnyCount, 0),
     number("sampler_cpu_s", &ExplainSide::sampler_cpu_s, 0.0, kMaxCpuS), cpu_list("cpus", &ExplainSide::cpus),
     category_field(&ExplainSide::category_s),
     custom<ExplainSide>("category_samples", category_samples_json, category_samples_from_json, true),  // absent: 0s
