@@ -322,6 +322,8 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "syscall_", C::syscall},
         {R::prefix, "x64_sys_call", C::syscall},
         {R::prefix, "exit_to_user_mode", C::syscall},
+        {R::prefix, "__rseq_handle_notify_resume", C::syscall},  // restartable sequences' update on return to user
+        {R::prefix, "rseq_handle_notify_resume", C::syscall},
         {R::prefix, "__x64_sys_", C::syscall},
         {R::prefix, "__ia32_sys_", C::syscall},
         {R::prefix, "__do_sys_", C::syscall},

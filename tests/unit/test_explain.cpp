@@ -599,6 +599,24 @@ TEST(ExplainSummary, ALateSampleAddsToItsCpusTimeNotToItsOwnCategory) {
     EXPECT_NEAR(e.per_cpu[1].busy_s, 0.003, 1e-12);
 }
 
+TEST(ExplainSummary, TheTestsOwnUnclassifiedKernelSamplesAreCountedApart) {
+    // Of the test's own processes' kernel samples, those no rule names (an address with no symbol here);
+    // another process's kernel samples and the test's user time are not among them.
+    KernelSymbols k(kFixtures + "/kallsyms/kallsyms_6.1_virtio.txt");
+    SampleTotals t;
+    const uint8_t own = SampleKey::own;
+    t.counts[SampleKey{0, own, {0xffffffff81200010}}] = {8, 8000000};          // own, data copy
+    t.counts[SampleKey{0, own, {0x10}}] = {2, 2000000};                        // own, unknown
+    t.counts[SampleKey{1, 0, {0x10}}] = {5, 5000000};                          // another process's, unknown
+    t.counts[SampleKey{1, own | SampleKey::user, {0x400000}}] = {4, 4000000};  // own user time
+    ExplainSide e = summarize_samples(t, k, 0.001, false);
+    EXPECT_EQ(e.own_kernel_samples, 10u);
+    EXPECT_EQ(e.own_unclassified_samples, 2u);
+    const ExplainSide back = explain_side_from_json(to_json(e));
+    EXPECT_EQ(back.own_kernel_samples, 10u);
+    EXPECT_EQ(back.own_unclassified_samples, 2u);
+}
+
 TEST(Cpuidle, ResidencyOfEachStateAddsUpAndAKernelWithoutSaysNone) {
     auto dir = std::filesystem::temp_directory_path() / ("zcperf_cpuidle_" + std::to_string(getpid()));
     std::filesystem::create_directories(dir / "cpu0/cpuidle/state0");
