@@ -2,7 +2,6 @@
 
 #include <zlib.h>
 
-#include <mutex>
 #include <stdexcept>
 #include <unordered_map>
 
