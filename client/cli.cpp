@@ -523,6 +523,11 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
               "label first when the run has several tests), for flamegraph.pl, inferno or speedscope (implies "
               "--explain); -o json and --html carry the stacks too (\"stacks\" under each side's \"explain\")")
             .value_kind("FILE"),
+        value("--explain-categories", o.explain_categories,
+              "KALLSYMS: print the category --explain gives each function of a kallsyms file (/proc/kallsyms, or "
+              "a copy from another host) and the rule that decides it (a name rule, the function's source file, "
+              "its module, or none: other kernel), then how many each kind of rule decides, and exit")
+            .value_kind("FILE"),
         // Latency: chosen percentiles, every transaction kept.
         text(
             "--percentiles",

@@ -32,6 +32,7 @@ struct ClientOptions {
     ConfidenceGoal goal;
     int connect_timeout_ms = 5000;
     bool topology = false;
+    std::string explain_categories;   // --explain-categories KALLSYMS: print the rules, then exit
     bool gpu_copy_bandwidth = false;  // measure cudaMemcpy's host<->GPU bandwidth, then exit
     std::string auth_key_file;
     std::string command_line;

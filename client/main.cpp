@@ -23,6 +23,7 @@
 #include "gpu_checks.hpp"
 #include "baseline.hpp"
 #include "iterations.hpp"
+#include "explain/rules_report.hpp"
 #include "report/explain_report.hpp"
 #include "report/report_writer.hpp"
 #include "html/html_page.hpp"
@@ -273,6 +274,14 @@ int main(int argc, char** argv) {
     if (int rc = read_auth_key(opt, secret)) return rc;
     const zc::SharedSecret* key = secret ? &*secret : nullptr;
     if (opt.topology) return show_topology(opt, key);
+    if (!opt.explain_categories.empty()) {
+        try {
+            zc::write_category_rules(std::cout, opt.explain_categories);
+            return 0;
+        } catch (const std::exception& e) {
+            return refuse(e.what(), 2);
+        }
+    }
     if (opt.gpu_copy_bandwidth) return zc::write_gpu_copy_bandwidth(std::cout, std::cerr, opt.output);
     std::unique_ptr<zc::EmbeddedServer> embedded;
     std::vector<zc::Endpoint> servers;

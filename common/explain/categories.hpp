@@ -47,7 +47,8 @@ const char* category_key(Category c);
 const char* category_label(Category c);
 
 // The category of one function by name (Category::inherit and Category::idle included): the rule table's
-// first match, exact names before prefixes and substrings; then, for a name no rule names, its module's
+// first match, exact names before prefixes and substrings; then, for a name no rule names, the rule of
+// the source file it is written in (explain/source_files.hpp: Debian kernels' DWARF); then its module's
 // rule; other when nothing matches. `name` may carry its module as folded stacks write it,
 // "virtnet_poll [virtio_net]" (the module rules need it: an assembly label in aesni_intel has no name
 // of its own that says crypto).
@@ -69,7 +70,19 @@ struct CategoryRule {
     Category category;
 };
 const std::vector<CategoryRule>& category_rules();
-// The rule that gives `name` (as category_of_function takes it) its category; nullptr: none does (other).
+// The hand table's rule for `name` (as category_of_function takes it: names, then modules; source files
+// not consulted); nullptr: none.
 const CategoryRule* rule_of_function(std::string_view name);
+
+// How category_of_function decides, for --explain-categories: a name or module rule, or a source
+// file's rule (source and file set), or none (other).
+struct SourceRule;
+struct Classification {
+    Category category = Category::other;
+    const CategoryRule* rule = nullptr;
+    const SourceRule* source = nullptr;
+    std::string_view file;  // the function's source file when `source` decided
+};
+Classification classify_function(std::string_view name);
 
 }  // namespace zc

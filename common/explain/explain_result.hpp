@@ -43,10 +43,17 @@ struct ExplainSide {
     double stat_steal_s = 0;  // ... and its steal: the vCPU ran for another guest, and the sampler's timer,
                               // firing as the vCPU resumes, counts that time as busy where /proc/stat does not
     // Exact busy (+ steal) time over the same CPUs and interval, from idle clocks: interval x CPUs less the
-    // idle time. cpuidle's residency counters (0: this kernel has no cpuidle, as on many VMs), and
-    // /proc/stat's idle + iowait, which a NOHZ kernel keeps exactly (from the idle entry and exit times,
-    // not from ticks; /proc/stat's busy fields are charged a tick at a time).
+    // idle time. cpuidle's residency counters (absent where this kernel has no cpuidle, as on many VMs:
+    // then cpuidle_absent says why and cpuidle_busy_s means nothing), and /proc/stat's idle + iowait,
+    // which a NOHZ kernel keeps exactly (from the idle entry and exit times, not from ticks; /proc/stat's
+    // busy fields are charged a tick at a time).
     double cpuidle_busy_s = 0;
+    std::string cpuidle_absent;  // why there is no cpuidle figure; empty: measured
+    // The test's own processes' kernel samples (zcperf's, a same-host peer's: their system calls and
+    // the softirq work run in their context), and those in other kernel or unknown: what the rules miss
+    // of the test's own path, apart from other processes' kernel work, which the host-wide shares hold.
+    uint64_t own_kernel_samples = 0;
+    uint64_t own_unclassified_samples = 0;
     double idle_clock_busy_s = 0;
     double sampler_cpu_s = 0;  // the sampler thread's own CPU time (included in "own user time" and kernel)
     std::vector<int> cpus;     // the CPUs sampled

@@ -61,7 +61,10 @@ ExplainSide SideExplainer::finish(const CpuUsage& stat) {
     e.stat_steal_s = steal_cpu_s_on(stat, e.cpus);
     e.idle_clock_busy_s =
         std::max(0.0, stat.elapsed_s * static_cast<double>(e.cpus.size()) - idle_cpu_s_on(stat, e.cpus));
-    e.cpuidle_busy_s = cpuidle_ ? cpuidle_->busy_cpu_s().value_or(0) : 0;
+    if (auto busy = cpuidle_ ? cpuidle_->busy_cpu_s() : std::nullopt)
+        e.cpuidle_busy_s = *busy;
+    else
+        e.cpuidle_absent = cpuidle_absent_reason();
     return e;
 }
 

@@ -124,6 +124,10 @@ ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& s
             for (auto f = x.frames.rbegin(); f != x.frames.rend(); ++f)
                 stack += (stack.empty() ? "" : ";") + frame_name(*f);
         }
+        if ((key.flags & SampleKey::own) && !(key.flags & SampleKey::user)) {
+            out.own_kernel_samples += n;
+            if (cat == Category::other || cat == Category::unknown) out.own_unclassified_samples += n;
+        }
         out.busy_samples += n;
         out.busy_s += t;
         out.category_s[static_cast<size_t>(cat)] += t;
@@ -168,14 +172,16 @@ void merge_explain(ExplainSide& into, const ExplainSide& add) {
     if (!into.ran) return;
     into.samples += add.samples;
     into.busy_samples += add.busy_samples;
+    into.own_kernel_samples += add.own_kernel_samples;
+    into.own_unclassified_samples += add.own_unclassified_samples;
     into.lost += add.lost;
     into.throttled += add.throttled;
     into.busy_s += add.busy_s;
     into.stat_busy_s += add.stat_busy_s;
     into.stat_steal_s += add.stat_steal_s;
     // cpuidle over some repetitions only would not add up to the others' figures: all or none
-    into.cpuidle_busy_s =
-        into.cpuidle_busy_s > 0 && add.cpuidle_busy_s > 0 ? into.cpuidle_busy_s + add.cpuidle_busy_s : 0;
+    if (into.cpuidle_absent.empty() && !add.cpuidle_absent.empty()) into.cpuidle_absent = add.cpuidle_absent;
+    into.cpuidle_busy_s = into.cpuidle_absent.empty() ? into.cpuidle_busy_s + add.cpuidle_busy_s : 0;
     into.idle_clock_busy_s += add.idle_clock_busy_s;
     into.sampler_cpu_s += add.sampler_cpu_s;
     for (size_t i = 0; i < kCategoryCount; ++i) into.category_s[i] += add.category_s[i];

@@ -37,6 +37,14 @@ std::optional<double> cpu_idle_us(const std::string& root, int cpu) {
 
 }  // namespace
 
+std::string cpuidle_absent_reason(const std::string& root) {
+    std::ifstream in(root + "/cpuidle/current_driver");
+    std::string driver;
+    if (!(in >> driver)) return "no cpuidle on this kernel: there is no " + root + "/cpuidle/current_driver";
+    if (driver == "none") return "no cpuidle driver: " + root + "/cpuidle/current_driver reads none";
+    return "cpuidle driver " + driver + " lists no idle states for the sampled CPUs";
+}
+
 std::optional<double> cpuidle_idle_s(const std::vector<int>& cpus, const std::string& root) {
     double sum = 0;
     for (int cpu : cpus) {

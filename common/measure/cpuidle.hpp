@@ -15,6 +15,10 @@ std::optional<double> cpuidle_idle_s(const std::vector<int>& cpus, const std::st
 // Exact busy CPU time of `cpus` over an interval from the idle clock at its edges: interval x CPUs less
 // the idle residency. Residency is counted when a CPU leaves an idle state, so a CPU asleep at an edge
 // shifts its current sleep to the next reading: exact on busy CPUs, within one sleep on idle ones.
+// Why a host has no cpuidle figure, in words: its driver ("current_driver" reads none, or the folder is
+// missing). `root` as above.
+std::string cpuidle_absent_reason(const std::string& root = "/sys/devices/system/cpu");
+
 class CpuidleClock {
 public:
     explicit CpuidleClock(std::vector<int> cpus, std::string root = "/sys/devices/system/cpu");

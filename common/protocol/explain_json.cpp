@@ -83,6 +83,17 @@ void stacks_from_json(const nlohmann::json& v, ExplainSide& e) {
     }
 }
 
+// cpuidle's busy time, left out where there is none (cpuidle_absent says why): absent, never 0.
+constexpr const char* kCpuidleKey = "cpuidle_busy_cpu_s";
+nlohmann::json cpuidle_json(const ExplainSide& e) {
+    return e.cpuidle_absent.empty() ? nlohmann::json(e.cpuidle_busy_s) : nlohmann::json(nullptr);
+}
+void cpuidle_from_json(const nlohmann::json& v, ExplainSide& e) {
+    e.cpuidle_busy_s = value_as<double>(v, kCpuidleKey);
+    if (e.cpuidle_busy_s < 0 || e.cpuidle_busy_s > kMaxCpuS)
+        throw ProtocolError(std::string("field '") + kCpuidleKey + "' is out of range");
+}
+
 // Every side says whether it explained, and why not.
 const auto kOutcomeFields = std::make_tuple(number("ran", &ExplainSide::ran, false, true),
                                             text("problem", &ExplainSide::problem, 4096, "a message (4 KiB)"));
@@ -98,7 +109,12 @@ const auto kExplainFields = std::make_tuple(
     number("proc_stat_busy_cpu_s", &ExplainSide::stat_busy_s, 0.0, kMaxCpuS),
     number("proc_stat_steal_cpu_s", &ExplainSide::stat_steal_s, 0.0, kMaxCpuS, 0.0),       // absent: from before steal
     number("idle_clock_busy_cpu_s", &ExplainSide::idle_clock_busy_s, 0.0, kMaxCpuS, 0.0),  // absent: not measured
-    number("cpuidle_busy_cpu_s", &ExplainSide::cpuidle_busy_s, 0.0, kMaxCpuS, 0.0),        // 0: no cpuidle
+    custom<ExplainSide>(kCpuidleKey, cpuidle_json, cpuidle_from_json, true),               // left out: absent
+    sent_if(
+        +[](const ExplainSide& e) { return !e.cpuidle_absent.empty(); },
+        str("cpuidle_absent", &ExplainSide::cpuidle_absent, 512)),
+    number("own_kernel_samples", &ExplainSide::own_kernel_samples, 0, kAnyCount, 0),  // absent: an older peer
+    number("own_unclassified_samples", &ExplainSide::own_unclassified_samples, 0, kAnyCount, 0),
     number("sampler_cpu_s", &ExplainSide::sampler_cpu_s, 0.0, kMaxCpuS), cpu_list("cpus", &ExplainSide::cpus),
     category_field(&ExplainSide::category_s),
     custom<ExplainSide>("category_samples", category_samples_json, category_samples_from_json, true),  // absent: 0s
@@ -135,6 +151,9 @@ ExplainSide explain_side_from_json(const nlohmann::json& j) {
         ExplainSide e;
         decode_fields(j, e, kOutcomeFields);
         if (e.ran) decode_fields(j, e, kExplainFields);
+        // an older peer sends 0 for "no cpuidle", or nothing
+        if (e.ran && e.cpuidle_absent.empty() && (!j.contains(kCpuidleKey) || e.cpuidle_busy_s == 0))
+            e.cpuidle_absent = "the peer did not report it (a zcserver from before this figure had a reason)";
         return e;
     } catch (const nlohmann::json::exception& e) {
         throw ProtocolError(std::string("malformed explain result: ") + e.what());

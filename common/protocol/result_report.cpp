@@ -70,6 +70,10 @@ void add_explain_per_unit(nlohmann::json& side, const TestResult& r, const SideR
     }
     e["share_pct"] = share;
     e["share_error_pct"] = error;
+    // Of the test's own processes' kernel samples, the share no rule names (other kernel, unknown).
+    if (s.explain.own_kernel_samples > 0)
+        e["own_unclassified_pct"] = 100.0 * static_cast<double>(s.explain.own_unclassified_samples) /
+                                    static_cast<double>(s.explain.own_kernel_samples);
     if (!delta.empty()) {
         nlohmann::json d = nlohmann::json::object();
         for (const auto& [c, v] : delta) d[category_key(c)] = v;

@@ -25,16 +25,17 @@ std::vector<size_t> by_size(const std::array<double, kCategoryCount>& s, double 
 // The three sources of the sampled CPUs' busy time over the interval, each against the exact one (the
 // idle clocks count busy + steal, as the sampler does: its time-weighted samples include stolen time).
 std::string busy_sources_line(const ExplainSide& e) {
-    const double exact = e.cpuidle_busy_s > 0 ? e.cpuidle_busy_s : e.idle_clock_busy_s;
+    const bool cpuidle = e.cpuidle_absent.empty();
+    const double exact = cpuidle ? e.cpuidle_busy_s : e.idle_clock_busy_s;
     auto vs = [&](double v) { return exact > 0 ? fmt::format(" ({:+.1f}%)", pct(v - exact, exact)) : std::string(); };
     std::string line =
         fmt::format("      busy CPU-s: sampled {:.2f}{}, /proc/stat busy {:.2f} + steal {:.2f}{}", e.busy_s,
                     vs(e.busy_s), e.stat_busy_s, e.stat_steal_s, vs(e.stat_busy_s + e.stat_steal_s));
     if (e.idle_clock_busy_s > 0)
         line += fmt::format(", by /proc/stat's idle clock {:.2f}{}", e.idle_clock_busy_s,
-                            e.cpuidle_busy_s > 0 ? vs(e.idle_clock_busy_s) : std::string(" (the reference)"));
-    line += e.cpuidle_busy_s > 0 ? fmt::format(", by cpuidle {:.2f} (the reference)", e.cpuidle_busy_s)
-                                 : std::string(", no cpuidle");
+                            cpuidle ? vs(e.idle_clock_busy_s) : std::string(" (the reference)"));
+    line += cpuidle ? fmt::format(", by cpuidle {:.2f} (the reference)", e.cpuidle_busy_s)
+                    : fmt::format(", cpuidle absent ({})", e.cpuidle_absent);
     return line;
 }
 

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <map>
 #include <regex>
@@ -60,8 +61,12 @@ TEST(Explain, ThreeBusySourcesAgreeAndUnknownIsSmall) {
         // idle, which NOHZ keeps from idle entry and exit times. The sampler weighs each sample by the
         // time since the CPU's previous one, so a late timer (a descheduled vCPU) loses nothing: it
         // must agree within 5 %. /proc/stat's busy fields are charged a tick at a time: 5 % too.
-        double cpuidle = e["cpuidle_busy_cpu_s"], idle_clock = e["idle_clock_busy_cpu_s"];
-        double exact = cpuidle > 0 ? cpuidle : idle_clock;
+        // without cpuidle the figure is absent with its reason, never 0
+        const bool has_cpuidle = e.contains("cpuidle_busy_cpu_s");
+        EXPECT_NE(has_cpuidle, e.contains("cpuidle_absent")) << e;
+        double cpuidle = has_cpuidle ? e["cpuidle_busy_cpu_s"].get<double>() : 0.0;
+        double idle_clock = e["idle_clock_busy_cpu_s"];
+        double exact = has_cpuidle ? cpuidle : idle_clock;
         ASSERT_GT(exact, 0.5) << e;
         // On busy CPUs (90 % of the capacity or more, as under CI's load) all three agree within 5 %. Where
         // CPUs idle and wake for work they do not yet (the lent machine: sampled -10 %, ticks -4 %,
@@ -103,7 +108,7 @@ TEST(Explain, ThreeBusySourcesAgreeAndUnknownIsSmall) {
         << o.out;
     // the three busy sources, and what the categories add up to against the SD
     EXPECT_NE(o.out.find("busy CPU-s: sampled"), std::string::npos) << o.out;
-    EXPECT_TRUE(o.out.find("by cpuidle") != std::string::npos || o.out.find("no cpuidle") != std::string::npos)
+    EXPECT_TRUE(o.out.find("by cpuidle") != std::string::npos || o.out.find("cpuidle absent (") != std::string::npos)
         << o.out;
     EXPECT_NE(o.out.find("the categories add up to the sampled busy time"), std::string::npos) << o.out;
     EXPECT_NE(o.out.find("us/KB"), std::string::npos) << o.out;
@@ -382,3 +387,63 @@ TEST(Explain, OpenSslInThisProcessIsUserCrypto) {
     EXPECT_GT(crypto, 0.0) << records << " records";
     EXPECT_GT(crypto, 2 * rest) << "libcrypto " << crypto << " s, the rest of our user time " << rest << " s";
 }
+
+// A figure that can fail: on every loopback stream path, the share of the test's own processes' kernel
+// samples that no rule names ("other kernel") or that have no symbol ("unknown") is at most 3 %, with the
+// name rules and the source-file rules of Debian's kernels (docs/explain.md: the measured shares). The
+// host-wide share (share_pct) is recorded beside it: both sides sample the whole host, so it holds other
+// processes' kernel work too (a build beside the test, another test's read of /proc/kallsyms).
+// Exceeded: the heaviest unclassified leaves are named. A path this host cannot run (MPTCP off, no
+// io_uring) is skipped with zcperf's words.
+class ExplainUnclassified : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ExplainUnclassified, OtherKernelAndUnknownStayUnderThreePercent) {
+    const std::string transport = GetParam();
+    const std::string size = transport == "udp" ? "16K" : "64K";
+    auto o = run_zcperf({"-T", transport, "-l", "2", "-m", size, "--explain-hz", "999", "-o", "json"},
+                        std::chrono::seconds(60));
+    if (o.exit_code != 0 && transport != "tcp") GTEST_SKIP() << transport << " does not run here: " << o.err;
+    const json j = ok_report(o);
+    ASSERT_EQ(j["results"].size(), 1u) << context(o);
+    const json& side = j["results"][0]["local"];
+    if (auto why = refusal(side); !why.empty()) GTEST_SKIP() << why;
+    const json& e = side["explain"];
+    // Host-wide (other processes' kernel work included: recorded) and of the test's own processes'
+    // kernel samples (bounded): other kernel and unknown.
+    const double host = e["share_pct"]["other"].get<double>() + e["share_pct"]["unknown"].get<double>();
+    RecordProperty("host_unclassified_pct", ::testing::PrintToString(host));
+    ASSERT_TRUE(e.contains("own_unclassified_pct")) << e;
+    const double unclassified = e["own_unclassified_pct"].get<double>();
+    RecordProperty("own_unclassified_pct", ::testing::PrintToString(unclassified));
+    std::cout << transport << ": unclassified " << unclassified << " % of the test's kernel samples ("
+              << e["own_kernel_samples"] << "), " << host << " % host-wide\n";
+    // The heaviest unclassified leaves, from the folded stacks (root first; -o json carries them): each
+    // stack attributed as the sampler does, leaf first.
+    std::map<std::string, uint64_t> leaves;
+    for (const auto& st : e.value("stacks", json::array())) {
+        std::vector<std::string> frames;
+        std::stringstream in(st[0].get<std::string>());
+        for (std::string f; std::getline(in, f, ';');) frames.insert(frames.begin(), f);
+        if (frames.empty() || frames[0].front() == '[') continue;  // user time, other processes
+        const zc::Category c = zc::attribute_chain(std::vector<std::string_view>(frames.begin(), frames.end()));
+        if (c == zc::Category::other) leaves[frames[0]] += st[1].get<uint64_t>();
+    }
+    std::vector<std::pair<uint64_t, std::string>> heaviest;
+    for (const auto& [f, n] : leaves) heaviest.emplace_back(n, f);
+    std::sort(heaviest.rbegin(), heaviest.rend());
+    std::ostringstream top;
+    for (size_t i = 0; i < heaviest.size() && i < 15; ++i)
+        top << "\n  " << heaviest[i].second << ": " << heaviest[i].first << " samples";
+    EXPECT_LE(unclassified, 3.0) << transport << ": " << unclassified
+                                 << " % of the test's own kernel samples in other kernel or unknown; the heaviest "
+                                    "unclassified leaves host-wide:"
+                                 << top.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(StreamPaths, ExplainUnclassified,
+                         ::testing::Values("tcp", "tcp-msgzc", "tcp-sendfile", "tcp-uringzc", "udp", "mptcp"),
+                         [](const auto& info) {
+                             std::string n = info.param;
+                             std::replace(n.begin(), n.end(), '-', '_');
+                             return n;
+                         });

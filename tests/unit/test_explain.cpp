@@ -514,17 +514,26 @@ TEST(ExplainJson, RoundTripAndOlderPeer) {
     j.erase("proc_stat_steal_cpu_s");
     EXPECT_DOUBLE_EQ(explain_side_from_json(j).busy_s, 0.008);
     EXPECT_DOUBLE_EQ(explain_side_from_json(j).stat_steal_s, 0.0);
-    // the idle clocks: carried both ways; an older peer's missing ones are 0 (the report: "no cpuidle")
+    // the idle clocks: carried both ways; an older peer's missing idle clock is 0, its cpuidle absent
     e.cpuidle_busy_s = 0.0079;
     e.idle_clock_busy_s = 0.0082;
     back = explain_side_from_json(to_json(e));
     EXPECT_DOUBLE_EQ(back.cpuidle_busy_s, 0.0079);
+    EXPECT_TRUE(back.cpuidle_absent.empty());
     EXPECT_DOUBLE_EQ(back.idle_clock_busy_s, 0.0082);
     j = to_json(e);
     j.erase("cpuidle_busy_cpu_s");
     j.erase("idle_clock_busy_cpu_s");
-    EXPECT_DOUBLE_EQ(explain_side_from_json(j).cpuidle_busy_s, 0.0);
+    EXPECT_FALSE(explain_side_from_json(j).cpuidle_absent.empty());  // an older peer's nothing: absent
     EXPECT_DOUBLE_EQ(explain_side_from_json(j).idle_clock_busy_s, 0.0);
+    // no cpuidle: the figure is left out, never 0, and the reason goes with it
+    e.cpuidle_busy_s = 0;
+    e.cpuidle_absent = "this kernel has no cpuidle driver";
+    j = to_json(e);
+    EXPECT_FALSE(j.contains("cpuidle_busy_cpu_s")) << j;
+    EXPECT_EQ(j["cpuidle_absent"], "this kernel has no cpuidle driver");
+    EXPECT_EQ(explain_side_from_json(j).cpuidle_absent, "this kernel has no cpuidle driver");
+    e.cpuidle_absent.clear();
     ExplainSide refused;
     refused.problem = "--explain: refused";
     ExplainSide r2 = explain_side_from_json(to_json(refused));
@@ -590,6 +599,24 @@ TEST(ExplainSummary, ALateSampleAddsToItsCpusTimeNotToItsOwnCategory) {
     EXPECT_NEAR(e.per_cpu[1].busy_s, 0.003, 1e-12);
 }
 
+TEST(ExplainSummary, TheTestsOwnUnclassifiedKernelSamplesAreCountedApart) {
+    // Of the test's own processes' kernel samples, those no rule names (an address with no symbol here);
+    // another process's kernel samples and the test's user time are not among them.
+    KernelSymbols k(kFixtures + "/kallsyms/kallsyms_6.1_virtio.txt");
+    SampleTotals t;
+    const uint8_t own = SampleKey::own;
+    t.counts[SampleKey{0, own, {0xffffffff81200010}}] = {8, 8000000};          // own, data copy
+    t.counts[SampleKey{0, own, {0x10}}] = {2, 2000000};                        // own, unknown
+    t.counts[SampleKey{1, 0, {0x10}}] = {5, 5000000};                          // another process's, unknown
+    t.counts[SampleKey{1, own | SampleKey::user, {0x400000}}] = {4, 4000000};  // own user time
+    ExplainSide e = summarize_samples(t, k, 0.001, false);
+    EXPECT_EQ(e.own_kernel_samples, 10u);
+    EXPECT_EQ(e.own_unclassified_samples, 2u);
+    const ExplainSide back = explain_side_from_json(to_json(e));
+    EXPECT_EQ(back.own_kernel_samples, 10u);
+    EXPECT_EQ(back.own_unclassified_samples, 2u);
+}
+
 TEST(Cpuidle, ResidencyOfEachStateAddsUpAndAKernelWithoutSaysNone) {
     auto dir = std::filesystem::temp_directory_path() / ("zcperf_cpuidle_" + std::to_string(getpid()));
     std::filesystem::create_directories(dir / "cpu0/cpuidle/state0");
@@ -605,6 +632,11 @@ TEST(Cpuidle, ResidencyOfEachStateAddsUpAndAKernelWithoutSaysNone) {
     none.start();
     none.stop();
     EXPECT_FALSE(none.busy_cpu_s().has_value());
+    // and says why: no driver file, or a driver of "none"
+    EXPECT_NE(cpuidle_absent_reason(dir.string()).find("no cpuidle"), std::string::npos);
+    std::filesystem::create_directories(dir / "cpuidle");
+    std::ofstream(dir / "cpuidle/current_driver") << "none\n";
+    EXPECT_NE(cpuidle_absent_reason(dir.string()).find("current_driver reads none"), std::string::npos);
     CpuidleClock one({0}, dir.string());
     one.start();
     std::ofstream(dir / "cpu0/cpuidle/state1/time") << "500001\n";  // 1 us idle in the interval
