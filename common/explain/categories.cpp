@@ -732,6 +732,26 @@ const std::vector<CategoryRule>& table() {
         // poly_cipher). The other crypto modules' names are all named by the rules above; kTLS's two
         // helpers without its prefixes are named here (its module's name is also a transport's, and a
         // transport's name stays in its own files).
+        // BPF programs and kprobes that something attached to the path (fentry/kprobe tracers, a host's
+        // monitoring, cgroup filters): work the host added to the path's functions, named apart so that it
+        // neither swells their category nor hides in other kernel. JIT'd programs are "bpf_prog_TAG_NAME
+        // [bpf]" in kallsyms (the XDP runner and the cgroup hook above keep their own categories); the
+        // trampolines call __bpf_prog_enter/exit; the rest are the helpers tracers call.
+        {R::prefix, "__bpf_prog_enter", C::bpf},
+        {R::prefix, "__bpf_prog_exit", C::bpf},
+        {R::prefix, "bpf_trampoline_", C::bpf},
+        {R::prefix, "bpf_probe_read", C::bpf},
+        {R::prefix, "bpf_get_current_", C::bpf},
+        {R::prefix, "bpf_ktime_get", C::bpf},
+        {R::prefix, "bpf_perf_event_output", C::bpf},
+        {R::prefix, "bpf_ringbuf_", C::bpf},
+        {R::prefix, "bpf_trace_", C::bpf},
+        {R::exact, "trace_call_bpf", C::bpf},
+        {R::prefix, "kprobe_", C::bpf},
+        {R::prefix, "__kprobe", C::bpf},
+        {R::prefix, "kretprobe_", C::bpf},
+        {R::prefix, "bpf_prog_", C::bpf},
+        {R::module, "bpf", C::bpf},
         {R::module, "aesni_intel", C::crypto},
         {R::module, "gcm", C::crypto},
         {R::module, "chacha20poly1305", C::crypto},
@@ -793,6 +813,7 @@ const std::array<CategoryName, kCategoryCount>& category_names() {
         {"sched", "scheduling/wake-ups"},
         {"syscall", "syscall/IRQ entry"},
         {"rdma", "RDMA"},
+        {"bpf", "BPF programs/probes"},
         {"user", "zcperf user"},
         {"user_crypto", "zcperf user: libcrypto"},
         {"other_process", "other processes"},

@@ -243,6 +243,20 @@ TEST(ExplainCategories, InterruptEntriesAreKnown) {
     EXPECT_FALSE(is_interrupt_entry("tcp_v4_rcv"));
 }
 
+TEST(ExplainCategories, BpfProgramsAndProbesInThePathAreTheirOwnCategory) {
+    // What a tracer attached to udp_send_skb left in a loopback udp run's samples (6.18), and a JIT'd
+    // program as kallsyms names it: neither the path's category nor other kernel.
+    EXPECT_EQ(category_of_function("__bpf_prog_enter_recur"), Category::bpf);
+    EXPECT_EQ(category_of_function("__bpf_prog_exit_recur"), Category::bpf);
+    EXPECT_EQ(category_of_function("bpf_probe_read_kernel"), Category::bpf);
+    EXPECT_EQ(category_of_function("bpf_prog_6deef7357e7b4530_sd_fw_egress [bpf]"), Category::bpf);
+    EXPECT_EQ(category_of_function("kprobe_ftrace_handler"), Category::bpf);
+    // The hooks that run programs keep their own places in the path.
+    EXPECT_EQ(category_of_function("bpf_prog_run_generic_xdp"), Category::netdev);
+    EXPECT_EQ(category_of_function("__cgroup_bpf_run_filter_skb"), Category::tcp);
+    EXPECT_STREQ(category_key(Category::bpf), "bpf");
+}
+
 TEST(ExplainCategories, EveryRuleIsReachable) {
     // A rule hidden by one above it (same kind of match, earlier, broader) would be dead data: each
     // rule's own pattern must come out in its category (patterns of "contains" rules are names too).

@@ -32,7 +32,7 @@ struct StudyOf {
     const char* study;
     const char* also = "";
 };
-constexpr std::array<StudyOf, 13> kStudyCategoryOf = {{
+constexpr std::array<StudyOf, 14> kStudyCategoryOf = {{
     {Category::copy, "data_copy"},
     {Category::checksum, ""},
     {Category::crypto, ""},
@@ -46,6 +46,7 @@ constexpr std::array<StudyOf, 13> kStudyCategoryOf = {{
     {Category::sched, "sched"},
     {Category::syscall, "sched", "tcp/ip"},
     {Category::rdma, ""},
+    {Category::bpf, ""},
 }};
 
 bool same_category(Category c, const std::string& study) {
