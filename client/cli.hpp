@@ -30,6 +30,7 @@ struct ClientOptions {
     std::string samples_file;      // --samples FILE
     std::string histogram_log;     // --histogram-log FILE
     ConfidenceGoal goal;
+    int invocations = 1;  // --invocations: every test's rounds this many times over, each invocation its own set-up
     int connect_timeout_ms = 5000;
     bool topology = false;
     bool gpu_copy_bandwidth = false;  // measure cudaMemcpy's host<->GPU bandwidth, then exit
