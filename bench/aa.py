@@ -6,13 +6,14 @@ compare A1,..,AK B1,..,BK`. Nothing changed between the sides, so every figure c
 5 %). Beside it, what the statistics before invocations and the false discovery rate called on the
 same files (the first invocation of each side, Welch over its rounds, each figure at 95 %), and whether
 a real difference is still called: tcp-msgzc against tcp's sender service demand, `zcperf compare
---paths tcp-msgzc:tcp` on each side's invocations, must be "changed" in every side.
+--paths tcp-msgzc:tcp` on the pair's invocations (both sides': one unchanged configuration), must be
+"changed" in every pair.
 
     bench/aa.py                       # 5 pairs x 2 sides x 3 invocations of the default: about 6 min
     bench/aa.py --pairs 5 --invocations 3 --config "-T tcp,tcp-msgzc -m 64K -l 1 -i 3,3 --cpu 0,1 --explain"
 
 ZCPERF=/path/to/zcperf runs another binary than build/zcperf. The reports go to --out (default
-bench/out/aa-<timestamp>/)."""
+bench/out/aa-<timestamp>/); --reuse takes the reports already there instead of running them again."""
 import argparse
 import json
 import os
@@ -45,6 +46,7 @@ def main():
     ap.add_argument("--paths", default="tcp-msgzc:tcp", help="the real difference compare --paths must call")
     ap.add_argument("--size", type=int, default=65536, help="the message size of that check (bytes)")
     ap.add_argument("--out")
+    ap.add_argument("--reuse", action="store_true", help="take the reports already in --out (re-judge them)")
     a = ap.parse_args()
     if a.pairs < 1 or a.invocations < 2:
         ap.error("--pairs >= 1 and --invocations >= 2 (one invocation a side has no run-to-run noise to test)")
@@ -64,8 +66,9 @@ def main():
             files[side] = []
             for i in range(1, a.invocations + 1):
                 f = os.path.join(out, f"pair{p}-{side}{i}.json")
-                with open(f, "w") as fh:
-                    fh.write(run_json([zcperf, *config], 600))
+                if not (a.reuse and os.path.exists(f)):
+                    with open(f, "w") as fh:
+                        fh.write(run_json([zcperf, *config], 600))
                 files[side].append(f)
         new = json.loads(run_json([zcperf, "compare", ",".join(files["A"]), ",".join(files["B"]), "-o", "json"], 60))
         called = sum(f["changed"] for f in figures(new))
@@ -75,18 +78,16 @@ def main():
         old_f = [f for f in figures(old) if f["interval"] is not None]
         old_called = sum(1 for f in old_f if f["p"] is not None and f["p"] < 0.05)
         verdicts = []
-        for side in ("A", "B"):
-            d = json.loads(run_json([zcperf, "compare", "--paths", a.paths, ",".join(files[side]), "-o", "json"], 60))
-            for t in d["tests"]:
-                if t["message_size"] != a.size:
-                    continue
-                for f in t["figures"]:
-                    if f["figure"] == SENDER_SD:
-                        verdicts.append((side, f["estimate"], f["interval"], f["verdict"]))
-        paths_ok = len(verdicts) == 2 and all(v[3] in ("higher", "lower") for v in verdicts)
+        d = json.loads(run_json([zcperf, "compare", "--paths", a.paths, ",".join(files["A"] + files["B"]), "-o",
+                                 "json"], 60))
+        for t in d["tests"]:
+            for f in t["figures"]:
+                if t["message_size"] == a.size and f["figure"] == SENDER_SD:
+                    verdicts.append((f["estimate"], f["interval"], f["verdict"], f["new_invocations"]))
+        paths_ok = len(verdicts) == 1 and verdicts[0][2] in ("higher", "lower")
         paths_all = paths_all and paths_ok
         rows.append((called, family, old_called, len(old_f)))
-        vs = "; ".join(f"{s}: x{e:.3f} [{i[0]:.3f}, {i[1]:.3f}] {v}" if i else f"{s}: {v}" for s, e, i, v in verdicts)
+        vs = "; ".join(f"x{e:.3f} [{i[0]:.3f}, {i[1]:.3f}] {v} ({n} invocations)" if i else v for e, i, v, n in verdicts)
         print(f"pair {p}: called changed {called} of {family} figures ({100 * called / max(family, 1):.1f} %); "
               f"before (one invocation, 95 % each): {old_called} of {len(old_f)}; "
               f"{a.paths} sender SD at {a.size // 1024}K: {vs}", flush=True)
@@ -97,7 +98,7 @@ def main():
     load = os.getloadavg()
     print(f"over {a.pairs} pairs: {called} of {family} figures called changed ({100 * called / max(family, 1):.1f} %, "
           f"goal <= 5 %); before: {old_called} of {old_n} ({100 * old_called / max(old_n, 1):.1f} %)")
-    print(f"{a.paths} sender SD at {a.size // 1024}K called changed in every side: {'yes' if paths_all else 'NO'}")
+    print(f"{a.paths} sender SD at {a.size // 1024}K called changed in every pair: {'yes' if paths_all else 'NO'}")
     print(f"load average at the end {load[0]:.1f}")
     return 0 if paths_all else 1
 

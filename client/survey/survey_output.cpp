@@ -51,10 +51,10 @@ void write_refused(std::ostream& out, const SurveyResult& r) {
 void write_survey_human(std::ostream& out, const SurveyResult& r) {
     out << fmt::format("zcperf survey: {} paths x {} sizes x {} rounds in {:.0f} s\n", r.paths.size(), r.sizes.size(),
                        r.rounds, r.seconds);
-    out << fmt::format("  hosts: client {}, server {}\n", r.run.value("local_host", "?"),
-                       r.run.value("remote_host", "?"));
-    out << "Each path against its family's copy path (tcp for TCP's, udp for UDP's, rsocket for rsocket-iomap) at "
-           "the same size,\npaired by round; x: path / copy path. "
+    if (r.run.is_object())
+        out << fmt::format("  hosts: client {}, server {}\n", r.run.value("local_host", "?"),
+                           r.run.value("remote_host", "?"));
+    out << "x: path / copy path at the same size (tcp for TCP's paths, udp for UDP's, rsocket for rsocket-iomap). "
         << method_text(r.ratios) << ".\n";
     out << "SD: service demand, us/KB (sender: the client, receiver: the server). copied: the share of the zero-copy "
            "bytes the kernel copied anyway.\n";

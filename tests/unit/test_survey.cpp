@@ -125,8 +125,9 @@ TEST(Survey, RatiosArePairedByRoundAndTheCrossoverIsWhereTheSenderSdTurnsLower) 
     EXPECT_NE(human.str().find("crossover: sender SD lower from 16K"), std::string::npos) << human.str();
     EXPECT_NE(human.str().find("udp-msgzc at every size: not in this build"), std::string::npos) << human.str();
     zc::write_survey_csv(csv, r);
-    EXPECT_EQ(std::count(csv.str().begin(), csv.str().end(), '\n'), 1 + 12);
-    EXPECT_NE(csv.str().find("tcp-msgzc,tcp,16384,4,"), std::string::npos) << csv.str();
+    const std::string rows = csv.str();
+    EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), 1 + 12);  // a header, and a row per point
+    EXPECT_NE(rows.find("tcp-msgzc,tcp,16384,4,"), std::string::npos) << rows;
 }
 
 TEST(Survey, NoSizeLowerIsNeverInTheLadder) {
