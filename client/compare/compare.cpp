@@ -160,7 +160,9 @@ bool all_positive(const std::vector<double>& v) {
     return std::all_of(v.begin(), v.end(), [](double x) { return x > 0; });
 }
 
-FigureComparison compare_figure(const std::string& name, const Invocations& base, const Invocations& next,
+// One figure, NEW against BASE: unpaired at the level that varies, or (paired) A = NEW against B = BASE
+// round by round.
+FigureComparison compare_figure(const std::string& name, const Invocations& base, const Invocations& next, bool paired,
                                 double level_pct) {
     FigureComparison f;
     f.figure = name;
@@ -169,7 +171,9 @@ FigureComparison compare_figure(const std::string& name, const Invocations& base
     f.base_invocations = base.size();
     f.next_invocations = next.size();
     f.ratio = all_positive(f.base) && all_positive(f.next);
-    LevelComparison l = compare_levels(base, next, f.ratio ? Scale::ratio : Scale::difference, level_pct);
+    const Scale scale = f.ratio ? Scale::ratio : Scale::difference;
+    LevelComparison l =
+        paired ? compare_paired(next, base, scale, level_pct) : compare_levels(base, next, scale, level_pct);
     f.c = l.c;
     f.level = l.level;
     f.run_to_run_known = l.run_to_run_known;
@@ -210,7 +214,7 @@ CompareResult compare_sides(const CompareSide& base, const CompareSide& next, do
         for (const auto& name : figure_names(a[key].rounds)) {
             Invocations va = figure_values(a[key].rounds, name), vb = figure_values(b[key].rounds, name);
             if (vb.empty() || (all_zero(pooled(va)) && all_zero(pooled(vb)))) continue;  // nothing to compare
-            t.figures.push_back(compare_figure(name, va, vb, out.level_pct));
+            t.figures.push_back(compare_figure(name, va, vb, false, out.level_pct));
         }
         sort_figures(t);
         out.tests.push_back(std::move(t));
@@ -265,18 +269,7 @@ std::pair<Invocations, Invocations> paired_values(const RoundSet& a, const Round
 }  // namespace
 
 FigureComparison paired_figure(const std::string& name, const Invocations& a, const Invocations& b, double level_pct) {
-    FigureComparison f;
-    f.figure = name;
-    f.next = pooled(a);
-    f.base = pooled(b);
-    f.next_invocations = a.size();
-    f.base_invocations = b.size();
-    f.ratio = all_positive(f.base) && all_positive(f.next);
-    LevelComparison l = compare_paired(a, b, f.ratio ? Scale::ratio : Scale::difference, level_pct);
-    f.c = l.c;
-    f.level = l.level;
-    f.run_to_run_known = l.run_to_run_known;
-    return f;
+    return compare_figure(name, b, a, true, level_pct);
 }
 
 CompareResult compare_paths(const CompareSide& runs, const std::string& a_colon_b, double fdr) {
