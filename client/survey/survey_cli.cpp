@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 #include <csignal>
 #include <iostream>
 #include <memory>
@@ -155,8 +156,10 @@ nlohmann::json run_header(const ClientOptions& o, const ControlClient& c, bool e
 }
 
 // Every live point once per round, in round_order's order; a point the server (or this side's run of it)
-// refuses is dropped with the reason. Throws what ends the survey (a lost server, Ctrl-C).
-void run_rounds(ControlClient& control, const ClientOptions& o, SurveyResult& r) {
+// refuses is dropped with the reason, and the control connection made afresh (a server may close it after
+// a refusal). Throws what ends the survey (a lost server, Ctrl-C).
+void run_rounds(std::unique_ptr<ControlClient>& control, const std::function<std::unique_ptr<ControlClient>()>& connect,
+                const ClientOptions& o, SurveyResult& r) {
     const bool tty = isatty(STDERR_FILENO);
     size_t live = 0;
     for (const auto& p : r.points) live += p.refused.empty();
@@ -167,7 +170,7 @@ void run_rounds(ControlClient& control, const ClientOptions& o, SurveyResult& r)
             SurveyPoint& pt = r.points[pi * r.sizes.size() + si];
             if (!pt.refused.empty()) continue;
             try {
-                TestResult res = run_test(control, spec_of(o, pt.path, pt.size));
+                TestResult res = run_test(*control, spec_of(o, pt.path, pt.size));
                 pt.rounds.push_back(result_figures(res));
                 const SideResult& tx = res.local.role == Role::recv ? res.remote : res.local;
                 const SideResult& rx = res.local.role == Role::recv ? res.local : res.remote;
@@ -188,6 +191,7 @@ void run_rounds(ControlClient& control, const ClientOptions& o, SurveyResult& r)
                 if (round > 1) pt.refused = fmt::format("failed in round {}: {}", round, pt.refused);
                 pt.rounds.clear();
                 --live;
+                control = connect();
                 std::cerr << (tty ? "\r\x1b[K" : "") << "zcperf survey: " << pt.path.name() << " "
                           << format_size(pt.size) << " dropped: " << pt.refused << "\n";
                 continue;
@@ -234,6 +238,7 @@ int survey_main(int argc, char** argv) {
     std::optional<SharedSecret> secret;
     std::unique_ptr<EmbeddedServer> embedded;
     std::unique_ptr<ControlClient> control;
+    std::function<std::unique_ptr<ControlClient>()> connect;
     try {
         if (!o.auth_key_file.empty()) secret = SharedSecret::from_file(o.auth_key_file);
         Endpoint ep;
@@ -245,8 +250,11 @@ int survey_main(int argc, char** argv) {
             ep = parse_endpoint(o.servers.front(), o.port);
         }
         ep.family = o.family;
-        control = connect_control(ep, std::chrono::milliseconds(o.connect_timeout_ms), secret ? &*secret : nullptr,
-                                  std::cerr);
+        connect = [ep, &o, &secret] {
+            return connect_control(ep, std::chrono::milliseconds(o.connect_timeout_ms), secret ? &*secret : nullptr,
+                                   std::cerr);
+        };
+        control = connect();
     } catch (const std::exception& e) {
         std::cerr << "zcperf survey: " << e.what() << "\n";
         return 1;
@@ -258,7 +266,7 @@ int survey_main(int argc, char** argv) {
     r.run = run_header(o, *control, embedded != nullptr);
     const auto t0 = std::chrono::steady_clock::now();
     try {
-        run_rounds(*control, o, r);
+        run_rounds(control, connect, o, r);
     } catch (const InterruptedError&) {
         std::cerr << "\nzcperf survey: interrupted; the running test was stopped on both sides\n";
         return 130;

@@ -14,7 +14,7 @@ namespace {
 std::string ratio_cell(const FigureComparison* f) {
     if (!f) return "-";
     if (!f->c.has_interval) return fmt::format("x{:.3f}", f->c.estimate);
-    return fmt::format("x{:.2f} [{:.2f},{:.2f}]", f->c.estimate, f->c.lo, f->c.hi);
+    return fmt::format("x{:.3g} [{:.3g},{:.3g}]", f->c.estimate, f->c.lo, f->c.hi);
 }
 
 const FigureComparison* figure(const TestComparison* t, const char* name) {

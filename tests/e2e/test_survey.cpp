@@ -92,6 +92,28 @@ TEST(Survey, ARefusedPathIsListedWithItsReason) {
     EXPECT_NE(h.out.find("udp at every size: "), std::string::npos) << h.out;
 }
 
+// A point the server refuses (here rdma-write: no RDMA device, or rdma_cm's loopback) is dropped with the
+// server's reason and the survey goes on over a fresh control connection; where it runs, it is measured.
+TEST(Survey, AServerRefusalDropsThePointAndTheSurveyGoesOn) {
+    auto o = run_zcperf(
+        {"survey", "--paths", "rdma-write,tcp", "--sizes", "64K", "--rounds", "3", "-l", "0.2", "-o", "json"}, 90s);
+    ASSERT_EQ(o.exit_code, 0) << context(o);
+    auto s = survey_json(o);
+    ASSERT_TRUE(s.is_object()) << context(o);
+    bool tcp = false, rdma = false;
+    for (const auto& p : s["points"]) {
+        tcp = tcp || (p["path"] == "tcp" && p["round_figures"].size() == 3);
+        rdma = rdma || p["path"] == "rdma-write";
+    }
+    EXPECT_TRUE(tcp) << s.dump();
+    for (const auto& r : s["refused"]) {
+        EXPECT_EQ(r["path"], "rdma-write");
+        EXPECT_FALSE(r["reason"].get<std::string>().empty());
+        rdma = true;
+    }
+    EXPECT_TRUE(rdma) << "rdma-write neither measured nor refused: " << s.dump();
+}
+
 TEST(Survey, BadInputSaysWhatToGive) {
     auto o = run_zcperf({"survey", "--paths", "tcp,nope"}, 20s);
     EXPECT_EQ(o.exit_code, 2) << context(o);
