@@ -97,7 +97,7 @@ void write_survey_csv(std::ostream& out, const SurveyResult& r) {
            "sender_sd_q,sender_sd_verdict,receiver_sd_ratio,receiver_sd_lo,receiver_sd_hi,receiver_sd_verdict,"
            "copied,crossover_from,crossover_until,refused\n";
     auto cells = [](const FigureComparison* f, bool with_q) {
-        if (!f) return std::string(with_q ? ",,,,," : ",,,,");
+        if (!f) return std::string(with_q ? ",,,," : ",,,");  // 5 or 4 empty columns
         std::string lo = f->c.has_interval ? fmt::format("{:.6g}", f->c.lo) : "";
         std::string hi = f->c.has_interval ? fmt::format("{:.6g}", f->c.hi) : "";
         std::string q = f->in_family ? fmt::format("{:.6g}", f->q) : "";
@@ -111,7 +111,7 @@ void write_survey_csv(std::ostream& out, const SurveyResult& r) {
                 from = x.found ? std::to_string(x.from) : "never";
                 until = x.found ? std::to_string(x.until) : "";
             }
-        out << fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6g},{},{},{},{},{},\"{}\"\n", p.path.name(),
+        out << fmt::format("{},{},{},{},{:.6g},{:.6g},{:.6g},{},{},{},{},{},{},\"{}\"\n", p.path.name(),
                            t ? t->against : "", p.size, p.rounds.size(), survey_mean(p, kSurveyRate),
                            survey_mean(p, kSurveySenderSd), survey_mean(p, kSurveyReceiverSd),
                            cells(figure(t, kSurveyRate), false), cells(figure(t, kSurveySenderSd), true),

@@ -128,6 +128,10 @@ TEST(Survey, RatiosArePairedByRoundAndTheCrossoverIsWhereTheSenderSdTurnsLower) 
     const std::string rows = csv.str();
     EXPECT_EQ(std::count(rows.begin(), rows.end(), '\n'), 1 + 12);  // a header, and a row per point
     EXPECT_NE(rows.find("tcp-msgzc,tcp,16384,4,"), std::string::npos) << rows;
+    EXPECT_NE(rows.find(",\"not in this build\"\n"), std::string::npos) << rows;  // the refused point's reason
+    std::istringstream lines(rows);
+    for (std::string line; std::getline(lines, line);)  // every row has the header's columns
+        EXPECT_EQ(std::count(line.begin(), line.end(), ','), 23) << line;
 }
 
 TEST(Survey, NoSizeLowerIsNeverInTheLadder) {
