@@ -19,17 +19,27 @@ nlohmann::json survey_json(const Outcome& o) {
     return j.is_object() && j.contains("survey") ? j["survey"] : nlohmann::json();
 }
 
+// zcperf survey --paths PATHS --sizes SIZES --rounds ROUNDS -l 0.2 -o json: its "survey" object, null (with a
+// failure) when it did not end well; `run` gets the outcome (stderr's progress).
+nlohmann::json survey(const std::string& paths, const std::string& sizes, const std::string& rounds,
+                      Outcome* run = nullptr) {
+    auto o =
+        run_zcperf({"survey", "--paths", paths, "--sizes", sizes, "--rounds", rounds, "-l", "0.2", "-o", "json"}, 110s);
+    EXPECT_EQ(o.exit_code, 0) << context(o);
+    nlohmann::json s = survey_json(o);
+    EXPECT_TRUE(s.is_object()) << context(o);
+    if (run) *run = o;
+    return o.exit_code == 0 ? s : nlohmann::json();
+}
+
 }  // namespace
 
 // 2 paths x 3 sizes x 3 rounds: every point measured, tcp-msgzc's each with a ratio, a 95 % interval and a
 // verdict per figure against tcp, and its crossover (found or not).
 TEST(Survey, TwoPathsThreeSizesThreeRoundsGiveRatiosIntervalsAndCrossovers) {
-    auto o = run_zcperf(
-        {"survey", "--paths", "tcp-msgzc,tcp", "--sizes", "16K,64K,256K", "--rounds", "3", "-l", "0.2", "-o", "json"},
-        110s);
-    ASSERT_EQ(o.exit_code, 0) << context(o);
-    auto s = survey_json(o);
-    ASSERT_TRUE(s.is_object()) << context(o);
+    Outcome o;
+    auto s = survey("tcp-msgzc,tcp", "16K,64K,256K", "3", &o);
+    ASSERT_TRUE(s.is_object());
     EXPECT_EQ(s["rounds"], 3);
     EXPECT_EQ(s["paths"], nlohmann::json::array({"tcp-msgzc", "tcp"}));
     ASSERT_EQ(s["points"].size(), 6u) << s["refused"].dump();
@@ -74,11 +84,8 @@ TEST(Survey, TwoPathsThreeSizesThreeRoundsGiveRatiosIntervalsAndCrossovers) {
 // A path this host refuses at a size (UDP's datagram limit) is listed with the reason, in the JSON and the
 // human report; the rest of the survey runs.
 TEST(Survey, ARefusedPathIsListedWithItsReason) {
-    auto o = run_zcperf(
-        {"survey", "--paths", "tcp,udp", "--sizes", "16K,128K", "--rounds", "2", "-l", "0.2", "-o", "json"}, 90s);
-    ASSERT_EQ(o.exit_code, 0) << context(o);
-    auto s = survey_json(o);
-    ASSERT_TRUE(s.is_object()) << context(o);
+    auto s = survey("tcp,udp", "16K,128K", "2");
+    ASSERT_TRUE(s.is_object());
     ASSERT_EQ(s["refused"].size(), 1u) << s["refused"].dump();
     EXPECT_EQ(s["refused"][0]["path"], "udp");
     EXPECT_EQ(s["refused"][0]["message_size"], 131072);
@@ -95,11 +102,8 @@ TEST(Survey, ARefusedPathIsListedWithItsReason) {
 // A point the server refuses (here rdma-write: no RDMA device, or rdma_cm's loopback) is dropped with the
 // server's reason and the survey goes on over a fresh control connection; where it runs, it is measured.
 TEST(Survey, AServerRefusalDropsThePointAndTheSurveyGoesOn) {
-    auto o = run_zcperf(
-        {"survey", "--paths", "rdma-write,tcp", "--sizes", "64K", "--rounds", "3", "-l", "0.2", "-o", "json"}, 90s);
-    ASSERT_EQ(o.exit_code, 0) << context(o);
-    auto s = survey_json(o);
-    ASSERT_TRUE(s.is_object()) << context(o);
+    auto s = survey("rdma-write,tcp", "64K", "3");
+    ASSERT_TRUE(s.is_object());
     bool tcp = false, rdma = false;
     for (const auto& p : s["points"]) {
         tcp = tcp || (p["path"] == "tcp" && p["round_figures"].size() == 3);
