@@ -592,6 +592,10 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                  o.goal.level_pct = level;
                  if (width != -1) o.goal.width_pct = width;  // given: checked by check_goal
              }),
+        value_in("--invocations", o.invocations, Bounds<int>{1, 100},
+                 "N: run every test's -i rounds N times over, each time a set-up of its own (fresh data connections, "
+                 "buffers and threads; invocation k runs every test before k+1 starts); the JSON says which "
+                 "invocation each round ran in, and zcperf compare takes its interval over the invocations"),
         value_in("--connect-timeout", o.connect_timeout_ms, Bounds<int>{100, 600000}, "milliseconds to reach a server"),
         value("--auth-key-file", o.auth_key_file,
               "shared key for a zcserver started with --auth-key-file (same file contents on both hosts)")
@@ -658,6 +662,8 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
         if (!o.histogram_log.empty() && std::none_of(o.tests.begin(), o.tests.end(), is_transaction_test))
             throw std::invalid_argument("--histogram-log holds rr, crr and cc round trips: add -t rr (or crr, cc)");
         check_under_load(o);
+        if (o.invocations > 1 && (o.bidir || !o.under_load_counts.empty()))
+            throw std::invalid_argument("--invocations repeats plain tests: --bidir and --under-load run theirs once");
         check_tests(o);
         check_goal(o.goal);
         if (program.check) program.check(o);

@@ -30,6 +30,7 @@ struct ClientOptions {
     std::string samples_file;      // --samples FILE
     std::string histogram_log;     // --histogram-log FILE
     ConfidenceGoal goal;
+    int invocations = 1;  // --invocations: every test's rounds this many times over, each invocation its own set-up
     int connect_timeout_ms = 5000;
     bool topology = false;
     std::string explain_categories;   // --explain-categories KALLSYMS: print the rules, then exit

@@ -30,6 +30,7 @@
 #include "report/samples_report.hpp"
 #include "report/histogram_log.hpp"
 #include "run_driver.hpp"
+#include "survey.hpp"
 #include "topology_report.hpp"
 #include "under_load.hpp"
 
@@ -205,14 +206,35 @@ zc::ReportHeader report_header(const zc::ClientOptions& opt, const Controls& con
     return header;
 }
 
-zc::TestResult run_with_iterations(zc::ControlClient& control, const zc::TestSpec& spec, const zc::ConfidenceGoal& goal,
-                                   zc::ReportWriter& writer) {
+// One test's -i rounds (until the goal is met), each reported as its intervals come.
+std::vector<zc::TestResult> iterate(zc::ControlClient& control, const zc::TestSpec& spec,
+                                    const zc::ConfidenceGoal& goal, zc::ReportWriter& writer) {
     std::vector<zc::TestResult> runs;
     auto on_interval = [&](const zc::IntervalRow& row) { writer.interval(spec, row); };
     do {
         runs.push_back(zc::run_test(control, spec, {on_interval, static_cast<int>(runs.size()) + 1, {}}));
     } while (!zc::enough_iterations(goal, zc::tracked_series(runs)));
-    return zc::merge_iterations(runs, goal);
+    return runs;
+}
+
+// --invocations N: invocation k runs every test's rounds before k+1 starts, so each test's invocations
+// are set-ups apart; each test's rounds merged, each labelled with its invocation.
+std::vector<zc::TestResult> run_invocations(const zc::ClientOptions& opt, const std::vector<zc::TestSpec>& specs,
+                                            zc::ControlClient& control, zc::ReportWriter& writer) {
+    std::vector<std::vector<zc::TestResult>> runs(specs.size());
+    std::vector<std::vector<int>> labels(specs.size());
+    for (int inv = 1; inv <= opt.invocations; ++inv)
+        for (size_t i = 0; i < specs.size(); ++i)
+            for (auto& r : iterate(control, specs[i], opt.goal, writer)) {
+                runs[i].push_back(std::move(r));
+                labels[i].push_back(inv);
+            }
+    std::vector<zc::TestResult> out;
+    for (size_t i = 0; i < specs.size(); ++i) {
+        out.push_back(zc::merge_iterations(runs[i], opt.goal));
+        out.back().round_invocations = labels[i];
+    }
+    return out;
 }
 
 // Every test against every server, each reported as it ends. Throws what ends the run.
@@ -220,15 +242,7 @@ void run_tests(const zc::ClientOptions& opt, const std::vector<zc::TestSpec>& sp
     for (size_t c = 0; c < controls.forward.size(); ++c) {
         auto& control = *controls.forward[c];
         std::vector<zc::TestResult> done;
-        for (const auto& spec : specs) {
-            if (opt.bidir) {
-                auto [forward, back] = zc::run_bidir(control, *controls.reverse[c], spec);
-                out.writer->add(forward);
-                out.writer->add(back);
-                continue;
-            }
-            zc::TestResult r = spec.load.streams > 0 ? zc::run_under_load(control, *controls.loads[c], spec)
-                                                     : run_with_iterations(control, spec, opt.goal, *out.writer);
+        auto report = [&](zc::TestResult r, const zc::TestSpec& spec) {
             r.under_load.asked = spec.load.asked;  // a sweep's 0: the test alone, reported as such
             zc::compare_with_baseline(r, done, opt.transports.front(), opt.rx_modes.front());
             out.writer->add(r);
@@ -240,6 +254,23 @@ void run_tests(const zc::ClientOptions& opt, const std::vector<zc::TestSpec>& sp
                 zc::write_histogram_log_line(out.histogram_log, r, std::max(0.0, start_s), specs.size() > 1);
             }
             done.push_back(std::move(r));
+        };
+        if (opt.invocations > 1) {
+            auto results = run_invocations(opt, specs, control, *out.writer);
+            for (size_t i = 0; i < specs.size(); ++i) report(std::move(results[i]), specs[i]);
+            continue;
+        }
+        for (const auto& spec : specs) {
+            if (opt.bidir) {
+                auto [forward, back] = zc::run_bidir(control, *controls.reverse[c], spec);
+                out.writer->add(forward);
+                out.writer->add(back);
+                continue;
+            }
+            report(spec.load.streams > 0
+                       ? zc::run_under_load(control, *controls.loads[c], spec)
+                       : zc::merge_iterations(iterate(control, spec, opt.goal, *out.writer), opt.goal),
+                   spec);
         }
     }
 }
@@ -267,6 +298,7 @@ int run_and_report(const zc::ClientOptions& opt, Controls& controls, Outputs& ou
 int main(int argc, char** argv) {
     std::signal(SIGPIPE, SIG_IGN);
     if (argc > 1 && std::string_view(argv[1]) == "compare") return zc::compare_main(argc - 1, argv + 1);
+    if (argc > 1 && std::string_view(argv[1]) == "survey") return zc::survey_main(argc - 1, argv + 1);
     zc::ClientOptions opt;
     if (int rc = zc::parse_client_options(argc, argv, opt); rc >= 0) return rc;
 

@@ -84,8 +84,9 @@ CliProgram mpi_program(MpiOptions& m) {
             throw std::invalid_argument("--topology and --gpu-copy-bandwidth are zcperf's: run them with zcperf");
         if (o.params.total_bytes)
             throw std::invalid_argument("-n: zcperf-mpi's pairs run for a time (-l), so every round ends in bounds");
-        if (o.goal.max_iterations > 1)
-            throw std::invalid_argument("-i/-I: zcperf-mpi runs each round once; repeat the job for more samples");
+        if (o.goal.max_iterations > 1 || o.invocations > 1)
+            throw std::invalid_argument(
+                "-i/-I/--invocations: zcperf-mpi runs each round once; repeat the job for more samples");
         if (o.params.irq_wait_s > 0 || o.params.server_wait_s > 0)  // a round's pairs start together
             throw std::invalid_argument(
                 "--irq-wait/--server-wait: the pairs of a round start together, so a pair cannot wait for another "

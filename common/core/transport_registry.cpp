@@ -84,7 +84,8 @@ const std::vector<TransportInfo>& transport_table() {
          .message_buffers = kHost,
          .rdma_op = RdmaOp::send,
          .needs = kRdmaCore,
-         .built = kRdmaBuilt},
+         .built = kRdmaBuilt,
+         .copy_path = "rsocket"},
         {.id = Transport::rsocket_iomap,
          .name = "rsocket-iomap",
          .summary = "rsockets riowrite into the receiver's riomap'ed buffer",
@@ -97,7 +98,8 @@ const std::vector<TransportInfo>& transport_table() {
          .buffers = kHost,
          .rdma_op = RdmaOp::write,
          .needs = kRdmaCore,
-         .built = kRdmaBuilt},
+         .built = kRdmaBuilt,
+         .copy_path = "rsocket"},
         {.id = Transport::rdma_write,
          .name = "rdma-write",
          .summary = "verbs RDMA WRITE into the receiver's registered ring, progress by immediate data",
@@ -148,7 +150,8 @@ const std::vector<TransportInfo>& transport_table() {
          .send_batch = true,
          .datagrams = true,
          .stream_size = 1472,  // a datagram that fits an Ethernet frame
-         .msgrate_size = 16},  // the sequence header alone
+         .msgrate_size = 16,   // the sequence header alone
+         .copy_path = "udp"},
         {.id = Transport::udp_gso,
          .name = "udp-gso",
          .summary = "UDP GSO (UDP_SEGMENT): one send() carries up to 64 datagrams of --gso-size, cut by the kernel or "
@@ -160,7 +163,8 @@ const std::vector<TransportInfo>& transport_table() {
          .buffers = kHost,
          .datagrams = true,
          .gso = true,
-         .stream_size = 44 * 1472},  // 44 Ethernet-sized segments per call, under UDP's 65507
+         .stream_size = 44 * 1472,  // 44 Ethernet-sized segments per call, under UDP's 65507
+         .copy_path = "udp"},
         {.id = Transport::udp_msgzc,
          .name = "udp-msgzc",
          .summary = "UDP GSO with MSG_ZEROCOPY: the kernel sends from our pages; completions and its copies counted",
@@ -172,7 +176,8 @@ const std::vector<TransportInfo>& transport_table() {
          .send_buffer = SendBuffer::zc_ring,  // MSG_ZEROCOPY: a slot is reused after its completion
          .datagrams = true,
          .gso = true,
-         .stream_size = 44 * 1472},
+         .stream_size = 44 * 1472,
+         .copy_path = "udp"},
         // MPTCP: the TCP kind's socket loops on IPPROTO_MPTCP sockets (common/mptcp/: its subflows reported).
         {.id = Transport::mptcp,
          .name = "mptcp",

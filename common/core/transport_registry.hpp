@@ -100,6 +100,9 @@ struct TransportInfo {
     uint32_t msgrate_size = 0;    // -m for msgrate when not given (0: 2 B)
     const char* needs = nullptr;  // what the build lacks when it is not built in (nullptr: always built)
     bool built = true;            // false: known, but this build lacks what it needs
+    // The copy path of its family, which zcperf survey sets it against at each size (udp for UDP's rows,
+    // rsocket for rsocket's, tcp for the others; a copy path's own name: it is the reference).
+    const char* copy_path = "tcp";
 };
 
 const std::vector<TransportInfo>& transport_table();

@@ -33,18 +33,9 @@ Comparison welch(const std::vector<double>& base, const std::vector<double>& nex
     if (base.size() < 2 || next.size() < 2) return c;
     double va = a.var / a.n, vb = b.var / b.n;
     double se = std::sqrt(va + vb);
-    c.has_interval = true;
-    if (se == 0) {  // identical repetitions on both sides: the interval is the point itself
-        c.lo = c.hi = c.estimate;
-        c.df = a.n + b.n - 2;
-    } else {
-        c.df = (va + vb) * (va + vb) / (va * va / (a.n - 1) + vb * vb / (b.n - 1));
-        double h = t_quantile(c.df, level_pct) * se;
-        c.lo = c.estimate - h;
-        c.hi = c.estimate + h;
-    }
-    c.changed = c.lo > 0 || c.hi < 0;
-    return c;
+    // identical repetitions on both sides (se 0): the interval is the point itself
+    double df = se == 0 ? a.n + b.n - 2 : (va + vb) * (va + vb) / (va * va / (a.n - 1) + vb * vb / (b.n - 1));
+    return t_interval(c.estimate, se, df, level_pct);
 }
 
 }  // namespace
@@ -54,6 +45,30 @@ double t_quantile(double df, double level_pct) {
         throw std::invalid_argument("t_quantile: df must be > 0 and the level within (0, 100)");
     boost::math::students_t dist(df);
     return boost::math::quantile(boost::math::complement(dist, (1.0 - level_pct / 100.0) / 2.0));
+}
+
+double t_two_sided_p(double t, double df) {
+    if (!(df > 0)) throw std::invalid_argument("t_two_sided_p: df must be > 0");
+    boost::math::students_t dist(df);
+    return 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(t)));
+}
+
+Comparison t_interval(double estimate, double se, double df, double level_pct) {
+    Comparison c;
+    c.estimate = estimate;
+    c.has_interval = true;
+    c.df = df;
+    if (se == 0) {
+        c.lo = c.hi = estimate;
+        c.p = estimate == 0 ? 1 : 0;
+    } else {
+        double h = t_quantile(df, level_pct) * se;
+        c.lo = estimate - h;
+        c.hi = estimate + h;
+        c.p = t_two_sided_p(estimate / se, df);
+    }
+    c.changed = c.lo > 0 || c.hi < 0;
+    return c;
 }
 
 Comparison compare_ratio(const std::vector<double>& base, const std::vector<double>& next, double level_pct) {

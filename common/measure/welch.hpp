@@ -15,10 +15,17 @@ struct Comparison {
     double df = 0;              // Welch-Satterthwaite degrees of freedom (0 without an interval)
     // The interval excludes no-change (1 for a ratio, 0 for a difference).
     bool changed = false;
+    // Two-sided p-value of no change under the same t (1 without an interval): what a false discovery
+    // rate over many figures ranks (measure/repetitions.hpp).
+    double p = 1;
 };
 
 // Student's t quantile for two-sided `level_pct` (95: the 97.5 % point), any df > 0.
 double t_quantile(double df, double level_pct);
+// The two-sided p-value of a t statistic at df > 0.
+double t_two_sided_p(double t, double df);
+// The interval and p of a mean estimate with its standard error and df (se 0: the point itself, p 0 or 1).
+Comparison t_interval(double estimate, double se, double df, double level_pct);
 
 // NEW / BASE from positive samples (a sample <= 0 has no log: use compare_difference).
 Comparison compare_ratio(const std::vector<double>& base, const std::vector<double>& next, double level_pct = 95);

@@ -163,6 +163,8 @@ struct TestResult {
     double bidir_sum_gbps = 0;
     // -i: each repetition's result_figures, in turn (zcperf compare's samples); empty for one run.
     std::vector<nlohmann::json> round_figures;
+    // --invocations: which invocation (1-based) each of round_figures ran in; empty: all in one.
+    std::vector<int> round_invocations;
     LoadBeside under_load;  // --under-load
 };
 
@@ -187,6 +189,7 @@ nlohmann::json result_figures(const TestResult& r);
 // The keys of a test's report document that zcperf compare reads back (result_report.cpp writes them).
 inline constexpr const char* kFiguresKey = "figures";
 inline constexpr const char* kIterationsKey = "iterations";
+inline constexpr const char* kRoundInvocationsKey = "round_invocations";  // beside kRoundsKey, with --invocations
 inline constexpr const char* kRoundsKey = "rounds";
 CpuUsage cpu_usage_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const SideResult& s);

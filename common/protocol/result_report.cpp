@@ -115,6 +115,7 @@ const auto kIterationFields = std::make_tuple(
 nlohmann::json iterations_json(const TestResult& r) {
     nlohmann::json j = encoded(r.iterations, kIterationFields);
     j[kRoundsKey] = r.round_figures;
+    if (!r.round_invocations.empty()) j[kRoundInvocationsKey] = r.round_invocations;
     return j;
 }
 

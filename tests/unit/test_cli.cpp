@@ -210,6 +210,17 @@ TEST(Cli, OnlineCpusFromSysfs) {
     EXPECT_EQ(online_cpus(root.string()), counted);
 }
 
+// --invocations N: every test's rounds N times over; with --bidir or --under-load (which run theirs once) refused.
+TEST(Cli, Invocations) {
+    ClientOptions o;
+    EXPECT_EQ(o.invocations, 1);
+    ASSERT_EQ(parse({"-i", "3,3", "--invocations", "3"}, o), -1);
+    EXPECT_EQ(o.invocations, 3);
+    ClientOptions zero, bidir;
+    EXPECT_EQ(parse({"--invocations", "0"}, zero), 2);
+    EXPECT_EQ(parse({"--invocations", "2", "--bidir"}, bidir), 2);
+}
+
 TEST(Cli, IterationsAndConfidence) {
     ClientOptions o;
     ASSERT_EQ(parse({"-i", "10,3", "-I", "95,2"}, o), -1);

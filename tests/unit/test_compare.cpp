@@ -1,4 +1,4 @@
-// zcperf compare: Welch's interval and its t quantiles, the matching of tests, the verdicts.
+// zcperf compare: Welch's interval and its t quantiles, the matching of tests, the invocations, --paths, the verdicts.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -99,20 +99,125 @@ zc::CompareSide side(const std::string& name, std::vector<nlohmann::json> result
     return s;
 }
 
+// Several reports a side: each is an invocation.
+zc::CompareSide sides(const std::string& name, const std::vector<std::vector<nlohmann::json>>& invocations) {
+    zc::CompareSide s = side(name, invocations.front());
+    for (size_t i = 1; i < invocations.size(); ++i) {
+        s.files.push_back(name + std::to_string(i) + ".json");
+        s.reports.push_back(side(name, invocations[i]).reports[0]);
+    }
+    return s;
+}
+
 TEST(Compare, MatchesTestsAndJudgesEachFigure) {
-    auto base = side("base", {result("tcp", {5.0, 5.1, 4.9}, {0.30, 0.31, 0.29}),
-                              result("tcp-msgzc", {4.0, 4.1, 3.9}, {0.1, 0.1, 0.1})});
-    auto next = side("new", {result("tcp", {6.0, 6.1, 5.9}, {0.30, 0.32, 0.29}), result("udp", {1}, {1})});
+    auto base = sides("base", {{result("tcp", {5.0, 5.1, 4.9}, {0.30, 0.31, 0.29}),
+                                result("tcp-msgzc", {4.0, 4.1, 3.9}, {0.1, 0.1, 0.1})},
+                               {result("tcp", {5.1, 5.0, 5.0}, {0.31, 0.30, 0.28})},
+                               {result("tcp", {4.9, 5.0, 5.1}, {0.29, 0.32, 0.30})}});
+    auto next = sides("new", {{result("tcp", {6.0, 6.1, 5.9}, {0.30, 0.32, 0.29}), result("udp", {1}, {1})},
+                              {result("tcp", {6.1, 6.0, 6.0}, {0.29, 0.31, 0.30})},
+                              {result("tcp", {5.9, 6.0, 6.1}, {0.31, 0.30, 0.29})}});
     auto r = zc::compare_sides(base, next);
     ASSERT_EQ(r.tests.size(), 1u);  // tcp-msgzc and udp are on one side only
     const auto& figures = r.tests[0].figures;
     ASSERT_EQ(figures.size(), 2u);                    // rdma: zero on both sides, nothing to compare
     EXPECT_EQ(figures[0].figure, "throughput_gbps");  // the rate first
+    EXPECT_EQ(figures[0].base_invocations, 3u);
+    EXPECT_EQ(figures[0].base.size(), 9u);
+    EXPECT_EQ(figures[0].level, zc::RepetitionLevel::invocations);
     EXPECT_EQ(figures[0].verdict, "higher");
     EXPECT_EQ(figures[1].figure, "local_explain_copy_us_per_kb");
     EXPECT_EQ(figures[1].verdict, "not resolved");
+    EXPECT_EQ(r.family, 2u);
+    EXPECT_EQ(r.changed, 1u);
+    EXPECT_LE(figures[0].q, r.fdr);
     auto j = zc::to_json(r, base, next);
     EXPECT_EQ(j["base"]["kernels"][0], "client 6.1, server unknown (an older report)");
+    EXPECT_EQ(j["tests"][0]["figures"][0]["level"], "invocations");
+    EXPECT_EQ(j["fdr"], 0.05);
+    EXPECT_NE(j["method"].get<std::string>().find("Benjamini-Hochberg"), std::string::npos);
+}
+
+// One report a side: its rounds share one invocation's state, so the run-to-run noise is unknown and no
+// change is called; the interval over the rounds is still shown.
+TEST(Compare, OneInvocationSaysTheRunToRunNoiseIsUnknown) {
+    auto r = zc::compare_sides(side("base", {result("tcp", {5.0, 5.1, 4.9}, {0.3, 0.3, 0.3})}),
+                               sides("new", {{result("tcp", {6.0, 6.1, 5.9}, {0.3, 0.3, 0.3})},
+                                             {result("tcp", {6.0, 6.2, 5.9}, {0.3, 0.3, 0.3})}}));
+    const auto& f = r.tests[0].figures[0];
+    EXPECT_TRUE(f.c.has_interval);
+    EXPECT_FALSE(f.in_family);
+    EXPECT_EQ(f.level, zc::RepetitionLevel::rounds);
+    EXPECT_EQ(f.verdict.rfind("run-to-run noise unknown: base has one invocation", 0), 0u) << f.verdict;
+    EXPECT_EQ(r.changed, 0u);
+}
+
+// --invocations: the rounds of one report say which invocation each ran in.
+TEST(Compare, RoundInvocationsSplitOneReport) {
+    nlohmann::json a = result("tcp", {5.0, 5.1, 4.9, 5.0}, {0.3, 0.3, 0.3, 0.3});
+    a["iterations"]["round_invocations"] = {1, 1, 2, 2};
+    nlohmann::json b = result("tcp", {6.0, 6.1, 5.9, 6.0}, {0.3, 0.3, 0.3, 0.3});
+    b["iterations"]["round_invocations"] = {1, 1, 2, 2};
+    auto r = zc::compare_sides(side("base", {a}), side("new", {b}));
+    EXPECT_EQ(r.tests[0].figures[0].base_invocations, 2u);
+    EXPECT_EQ(r.tests[0].figures[0].level, zc::RepetitionLevel::invocations);
+    EXPECT_TRUE(r.tests[0].figures[0].in_family);
+}
+
+// Many figures at once: a figure whose own 95 % interval clears 1 is not called changed when, among the
+// rest, its p-value does not pass Benjamini-Hochberg's bar.
+TEST(Compare, TheFalseDiscoveryRateHoldsOverAllFigures) {
+    zc::CompareResult r;
+    r.paths = "a:b";
+    r.tests.resize(1);
+    for (double p : {0.04, 0.5, 0.6, 0.7, 0.8}) {
+        zc::FigureComparison f;
+        f.figure = "x";
+        f.c.has_interval = true;
+        f.c.estimate = 1.1;
+        f.c.lo = 1.01;
+        f.c.hi = 1.2;
+        f.c.p = p;
+        r.tests[0].figures.push_back(f);
+    }
+    zc::judge(r);
+    EXPECT_EQ(r.family, 5u);
+    EXPECT_NEAR(r.tests[0].figures[0].q, 0.2, 1e-12);  // 0.04 * 5 / 1
+    EXPECT_EQ(r.tests[0].figures[0].verdict, "not resolved");
+    r.tests[0].figures[0].c.p = 0.001;
+    zc::judge(r);
+    EXPECT_EQ(r.tests[0].figures[0].verdict, "higher");
+    EXPECT_EQ(r.changed, 1u);
+}
+
+// --paths A:B pairs the two paths' rounds of the same runs: A's round r against B's round r.
+TEST(Compare, PathsPairTwoPathsOfTheSameRunsByRound) {
+    // tcp-msgzc's throughput is 0.8x tcp's in every round, while the rounds themselves swing widely.
+    auto runs = side("runs", {result("tcp", {5.0, 7.0, 3.0}, {0.30, 0.40, 0.20}),
+                              result("tcp-msgzc", {4.0, 5.7, 2.4}, {0.1, 0.0, 0.1})});
+    auto r = zc::compare_paths(runs, "tcp-msgzc:tcp");
+    ASSERT_EQ(r.tests.size(), 1u);
+    EXPECT_EQ(r.tests[0].transport, "tcp-msgzc");
+    EXPECT_EQ(r.tests[0].against, "tcp");
+    const auto& f = r.tests[0].figures[0];
+    EXPECT_EQ(f.figure, "throughput_gbps");
+    EXPECT_NEAR(f.c.estimate, 0.8047, 1e-3);
+    EXPECT_EQ(f.verdict, "lower");  // unpaired, these rounds would overlap
+    EXPECT_FALSE(zc::compare_ratio(f.base, f.next).changed);
+    EXPECT_EQ(f.level, zc::RepetitionLevel::rounds);
+    EXPECT_FALSE(r.tests[0].figures[1].ratio);  // a round with a zero copy time: a difference
+    auto j = zc::to_json(r, runs, runs);
+    EXPECT_EQ(j["paths"], "tcp-msgzc:tcp");
+    EXPECT_EQ(j["tests"][0]["against"], "tcp");
+    EXPECT_THROW(zc::compare_paths(runs, "tcp-msgzc"), zc::CompareError);
+    EXPECT_THROW(zc::compare_paths(runs, "nope:tcp"), zc::CompareError);
+    try {
+        zc::compare_paths(runs, "udp:tcp");
+        FAIL() << "no error";
+    } catch (const zc::CompareError& e) {
+        EXPECT_NE(std::string(e.what()).find("no test of udp has a twin on tcp"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("tcp-msgzc stream 65536 B rx copy"), std::string::npos) << e.what();
+    }
 }
 
 TEST(Compare, OneRoundSaysThereIsNoInterval) {
