@@ -129,8 +129,8 @@ constexpr KindBlockType kind_block_type() {
             .interval_csv_cells = kind_block_detail::given(Of.interval_csv_cells) ? H::interval_csv_cells : nullptr};
 }
 
-// Called once per kind, from the kind's module (a static registration in its operations table's file, so
-// any program that can run the kind can also read and print its block). Returns true.
+// Called once per kind, from its block's codec file (one of its codecs in common/kinds.cmake), so whatever links
+// the codec (zcperf, zcserver, the fuzz target, which links every kind's) reads and prints it. Returns true.
 bool register_kind_block(const KindBlockType& type);
 const std::vector<const KindBlockType*>& kind_block_types();
 
