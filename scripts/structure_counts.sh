@@ -29,6 +29,10 @@
 #      a `rdma` member, rdma_info_of) in SideResult (result.hpp, result.cpp), the side runner, the generic
 #      paths files (transport_ops.hpp, stream_path.*), the memory section's maker (run/gpu_placement.*),
 #      message_stats and the CSV and human reports, each occurrence; the data is the rdma kinds' block.
+#  15. the hooks of the kind contract: the members a kind may fill in (TransportOps, KindBlockType, KindOptionGroup,
+#      KindParamsWire, RxModeRow), each declaration once; and the lines that register a kind's rows
+#      statically (register_kind_block, register_kind_options, register_kind_params_wire) and the lists they go to
+#      (one, core/registered.hpp's, kept in the order of the rows' names; a private one in kind_block.cpp before);
 #  14. the TCP family's report data in SideResult (issue 33): tcp / Tcp* names, rcv_lowat and connection_close
 #      in the code (not the comments) of struct SideResult, each occurrence; they are the TCP block's
 #      (protocol/tcp_report.hpp), filled by the kinds on TCP sockets.
@@ -74,6 +78,30 @@ kind_option_names=$(grep -nE '\.rdma\b|\brdma_dev\b|\bgso_size\b|RdmaOptions|\br
     common/protocol/run_spec.[ch]pp client/cli.cpp client/under_load.cpp client/run_driver.cpp \
     common/paths/spec_rules.cpp common/core/transport_registry.[ch]pp || true)
 
+# A struct's members: statements ending in ';' at its own depth (a declaration over several lines counts once).
+hooks_of() {  # FILE STRUCT
+    awk -v s="$2" '
+        $0 ~ "^(struct|class) " s " \\{" {on=1; depth=1; next}
+        on {
+            line=$0; sub(/\/\/.*/, "", line)
+            if (depth == 1 && line ~ /^[[:space:]]*}/) {print n + 0; exit}
+            if (depth == 1 && line ~ /;[[:space:]]*$/ && line !~ /^[[:space:]]*(static|using|friend)/) n++
+            depth += gsub(/\{/, "{", line) - gsub(/\}/, "}", line)
+        }' "$1"
+}
+contract=(common/paths/transport_ops.hpp:TransportOps common/protocol/kind_block.hpp:KindBlockType
+    common/options/kind_options.hpp:KindOptionGroup common/protocol/kind_params_wire.hpp:KindParamsWire
+    common/paths/transport_ops.hpp:RxModeRow)
+hooks=0
+hook_lines=""
+for c in "${contract[@]}"; do
+    n=$(hooks_of "${c%%:*}" "${c##*:}")
+    hooks=$((hooks + n))
+    hook_lines+="    $n ${c##*:}"$'\n'
+done
+registrations=$(lines '\bregister_kind_(block|options|params_wire)\(' | grep -vE 'inline bool register_|^[^:]+:[0-9]+:bool register_' || true)
+row_lists=$(lines 'static std::vector<const [A-Za-z]+\*>' | grep -v '^common/core/registered\.hpp:' || true)
+
 printf '%-62s %s\n' "shared files a socket transport touches (tcp-sendfile):" "$(count "$transport")"
 printf '    %s\n' $transport
 printf '%-62s %s\n' "kind branches outside the registry and the table lookup:" "$(count "$kind")"
@@ -114,6 +142,12 @@ printf '%-62s %s\n' "rdma report names in SideResult and its readers:" "$(count 
 [[ -n $rdma_members ]] && sed 's/^/    /' <<<"$rdma_members"
 printf '%-62s %s\n' "kind option names in the spec and zcperf's rows:" "$(count "$kind_option_names")"
 [[ -n $kind_option_names ]] && sed 's/^/    /' <<<"$kind_option_names"
+printf '%-62s %s\n' "hooks of the kind contract:" "$hooks"
+printf '%s' "$hook_lines"
+printf '%-62s %s\n' "static registrations of kinds' rows:" "$(count "$registrations")"
+[[ -n $registrations ]] && sed 's/^/    /' <<<"$registrations"
+printf '%-62s %s\n' "row lists beside core/registered.hpp's:" "$(count "$row_lists")"
+[[ -n $row_lists ]] && sed 's/^/    /' <<<"$row_lists"
 printf '%-62s %s\n' "tcp names in SideResult:" "$(count "$tcp_members")"
 [[ -n $tcp_members ]] && sed 's/^/    /' <<<"$tcp_members"
 
@@ -144,5 +178,7 @@ if ((check)); then
     limit "rdma report names in SideResult and its readers" "$(count "$rdma_members")" 0  # 68 before the block
     limit "tcp names in SideResult" "$(count "$tcp_members")" 0  # 6 before the TCP block
     limit "kind option names in the spec and zcperf's rows" "$(count "$kind_option_names")" 0  # 36 before
+    limit "hooks of the kind contract" "$hooks" 42  # 17 + 13 + 4 + 5 + 3
+    limit "row lists beside core/registered.hpp's" "$(count "$row_lists")" 0  # kind_block.cpp's before
     exit $bad
 fi

@@ -137,7 +137,7 @@ const std::vector<const KindBlockType*>& kind_block_types();
 // The generic halves the result and the reports call.
 void kind_blocks_to_json(const KindBlocks& blocks, nlohmann::json& side);
 KindBlocks kind_blocks_from_json(const nlohmann::json& side);        // the registered keys it holds; ProtocolError
-std::vector<std::string> kind_block_lines(const SideResult& side);   // its blocks' lines, in registration order
+std::vector<std::string> kind_block_lines(const SideResult& side);   // its blocks' lines, in their keys' order
 std::string kind_blocks_csv_header(const std::string& side_prefix);  // "" when no kind registers a block
 std::string kind_blocks_csv_cells(const KindBlocks& blocks);         // as many cells as the header's columns
 std::vector<std::string> kind_block_notes(const KindBlocks& sender, const KindBlocks& receiver);
