@@ -33,6 +33,9 @@
 #      KindParamsWire, RxModeRow), each declaration once; and the lines that register a kind's rows
 #      statically (register_kind_block, register_kind_options, register_kind_params_wire) and the lists they go to
 #      (one, core/registered.hpp's, kept in the order of the rows' names; a private one in kind_block.cpp before);
+#  16. TCP's own parameters in the shared spec: the members of TestParams and SideSpec (run_spec.hpp) only the
+#      TCP family reads (uring_fixed, rcv_lowat, flows, congestion, max_pacing_Bps, tos, crr_close, bind_dev),
+#      each a member, where a kind's own parameters belong in its struct under TestParams::kind_params;
 #  14. the TCP family's report data in SideResult (issue 33): tcp / Tcp* names, rcv_lowat and connection_close
 #      in the code (not the comments) of struct SideResult, each occurrence; they are the TCP block's
 #      (protocol/tcp_report.hpp), filled by the kinds on TCP sockets.
@@ -99,6 +102,9 @@ for c in "${contract[@]}"; do
     hooks=$((hooks + n))
     hook_lines+="    $n ${c##*:}"$'\n'
 done
+tcp_params=$(awk '/^struct (TestParams|SideSpec) \{/ {on=1} on {sub(/\/\/.*/, ""); print FILENAME ":" NR ":" $0}
+    on && /^};/ {on=0}' common/protocol/run_spec.hpp |
+    grep -E '\b(uring_fixed|rcv_lowat|flows|congestion|max_pacing_Bps|tos|crr_close|bind_dev)\b' | sed 's/  */ /g' || true)
 registrations=$(lines '\bregister_kind_(block|options|params_wire)\(' | grep -vE 'inline bool register_|^[^:]+:[0-9]+:bool register_' || true)
 row_lists=$(lines 'static std::vector<const [A-Za-z]+\*>' | grep -v '^common/core/registered\.hpp:' || true)
 
@@ -148,6 +154,8 @@ printf '%-62s %s\n' "static registrations of kinds' rows:" "$(count "$registrati
 [[ -n $registrations ]] && sed 's/^/    /' <<<"$registrations"
 printf '%-62s %s\n' "row lists beside core/registered.hpp's:" "$(count "$row_lists")"
 [[ -n $row_lists ]] && sed 's/^/    /' <<<"$row_lists"
+printf '%-62s %s\n' "TCP-only members in TestParams and SideSpec:" "$(count "$tcp_params")"
+[[ -n $tcp_params ]] && sed 's/^/    /' <<<"$tcp_params"
 printf '%-62s %s\n' "tcp names in SideResult:" "$(count "$tcp_members")"
 [[ -n $tcp_members ]] && sed 's/^/    /' <<<"$tcp_members"
 
@@ -180,5 +188,6 @@ if ((check)); then
     limit "kind option names in the spec and zcperf's rows" "$(count "$kind_option_names")" 0  # 36 before
     limit "hooks of the kind contract" "$hooks" 42  # 17 + 13 + 4 + 5 + 3
     limit "row lists beside core/registered.hpp's" "$(count "$row_lists")" 0  # kind_block.cpp's before
+    limit "TCP-only members in TestParams and SideSpec" "$(count "$tcp_params")" 8  # goal 0: a TcpParams
     exit $bad
 fi
