@@ -82,6 +82,11 @@ kind_option_names=$(grep -nE '\.rdma\b|\brdma_dev\b|\bgso_size\b|RdmaOptions|\br
     common/paths/spec_rules.cpp common/core/transport_registry.[ch]pp || true)
 
 # A struct's members: statements ending in ';' at its own depth (a declaration over several lines counts once).
+# A count's line, then what it counted, indented.
+listed() {  # TITLE LINES
+    printf '%-62s %s\n' "$1" "$(count "$2")"
+    if [[ -n $2 ]]; then sed 's/^/    /' <<<"$2"; fi
+}
 hooks_of() {  # FILE STRUCT
     awk -v s="$2" '
         $0 ~ "^(struct|class) " s " \\{" {on=1; depth=1; next}
@@ -110,13 +115,11 @@ row_lists=$(lines 'static std::vector<const [A-Za-z]+\*>' | grep -v '^common/cor
 
 printf '%-62s %s\n' "shared files a socket transport touches (tcp-sendfile):" "$(count "$transport")"
 printf '    %s\n' $transport
-printf '%-62s %s\n' "kind branches outside the registry and the table lookup:" "$(count "$kind")"
-[[ -n $kind ]] && sed 's/^/    /' <<<"$kind"
+listed "kind branches outside the registry and the table lookup:" "$kind"
 printf '%-62s %s in %s files\n' "places naming a Transport:: value outside the registry:" "$(count "$named")" \
     "$(cut -d: -f1 <<<"$named" | sort -u | grep -c . || true)"
 cut -d: -f1 <<<"$named" | sort | uniq -c | sed 's/^/  /'
-printf '%-62s %s\n' "memory-kind if-chains in the path factories:" "$(count "$memory")"
-[[ -n $memory ]] && sed 's/^/    /' <<<"$memory"
+listed "memory-kind if-chains in the path factories:" "$memory"
 printf '%-62s %s\n' "class names in common/socket/ starting with Tcp:" "$(count "$tcp_names")"
 printf '%-62s %s\n' "lines of parse_client_options:" "$parse_lines"
 printf '%-62s %s\n' "source files that mention --rcvlowat:" "$(count "$lowat")"
@@ -140,24 +143,16 @@ missing=$(grep -oE '[A-Za-z0-9_./-]+\.(cpp|hpp|h|c|py|sh|md|cmake|txt)\b' docs/s
     done)
 printf '%-62s %s\n' "files docs/structure.md names that do not exist:" "$(count "$missing")"
 [[ -n $missing ]] && printf '    %s\n' $missing
-printf '%-62s %s\n' "kind connection types named in common/core:" "$(count "$kind_types")"
-[[ -n $kind_types ]] && sed 's/^/    /' <<<"$kind_types"
-printf '%-62s %s\n' "udp kind names in common/core and SideResult:" "$(count "$kind_members")"
-[[ -n $kind_members ]] && sed 's/^/    /' <<<"$kind_members"
-printf '%-62s %s\n' "rdma report names in SideResult and its readers:" "$(count "$rdma_members")"
-[[ -n $rdma_members ]] && sed 's/^/    /' <<<"$rdma_members"
-printf '%-62s %s\n' "kind option names in the spec and zcperf's rows:" "$(count "$kind_option_names")"
-[[ -n $kind_option_names ]] && sed 's/^/    /' <<<"$kind_option_names"
+listed "kind connection types named in common/core:" "$kind_types"
+listed "udp kind names in common/core and SideResult:" "$kind_members"
+listed "rdma report names in SideResult and its readers:" "$rdma_members"
+listed "kind option names in the spec and zcperf's rows:" "$kind_option_names"
 printf '%-62s %s\n' "hooks of the kind contract:" "$hooks"
 printf '%s' "$hook_lines"
-printf '%-62s %s\n' "static registrations of kinds' rows:" "$(count "$registrations")"
-[[ -n $registrations ]] && sed 's/^/    /' <<<"$registrations"
-printf '%-62s %s\n' "row lists beside core/registered.hpp's:" "$(count "$row_lists")"
-[[ -n $row_lists ]] && sed 's/^/    /' <<<"$row_lists"
-printf '%-62s %s\n' "TCP-only members in TestParams and SideSpec:" "$(count "$tcp_params")"
-[[ -n $tcp_params ]] && sed 's/^/    /' <<<"$tcp_params"
-printf '%-62s %s\n' "tcp names in SideResult:" "$(count "$tcp_members")"
-[[ -n $tcp_members ]] && sed 's/^/    /' <<<"$tcp_members"
+listed "static registrations of kinds' rows:" "$registrations"
+listed "row lists beside core/registered.hpp's:" "$row_lists"
+listed "TCP-only members in TestParams and SideSpec:" "$tcp_params"
+listed "tcp names in SideResult:" "$tcp_members"
 
 # The limits: where each count stands now, so that none grows back. Lower them as the code improves.
 if ((check)); then
