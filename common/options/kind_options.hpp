@@ -45,7 +45,7 @@ struct KindOptionGroup {
 };
 
 // Called once per kind, from its module's static registration; returns true.
-inline bool register_kind_options(const KindOptionGroup& group) { return register_row(group); }
+inline bool register_kind_options(const KindOptionGroup& group) { return register_row(group, &KindOptionGroup::title); }
 inline const std::vector<const KindOptionGroup*>& kind_option_groups() { return registered<KindOptionGroup>(); }
 
 }  // namespace zc

@@ -93,8 +93,6 @@ TransportOps mptcp_ops() {
     return ops;
 }
 
-[[maybe_unused]] const bool kBlockRegistered = register_kind_block(mptcp_block_type());
-
 }  // namespace
 
 extern const TransportOps kMptcpOps;  // found by transport_ops() from the row's kind

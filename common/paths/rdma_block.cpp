@@ -7,8 +7,4 @@ void write_rdma_block(const HalfSpec& half, const RdmaInfo& side, SideResult& r)
     r.memory.registered_gpu_path(side.gpu_path, side.gpu_path_note, side.stage_slots, half.message_size);
 }
 
-namespace {
-[[maybe_unused]] const bool kBlockRegistered = register_kind_block(rdma_block_type());
-}  // namespace
-
 }  // namespace zc

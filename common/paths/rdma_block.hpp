@@ -1,7 +1,6 @@
 #pragma once
 // The RDMA kinds' report block (protocol/rdma_info.hpp) into a side's result: written by the rsocket and
-// verbs tables' kind_block hooks (paths/rsocket_ops.cpp, paths/verbs_ops.cpp), registered by this file's
-// module, which either table links in, so any program that can run an RDMA kind also reads and prints it.
+// verbs tables' kind_block hooks (paths/rsocket_ops.cpp, paths/verbs_ops.cpp).
 #include "protocol/rdma_info.hpp"
 #include "protocol/result.hpp"
 #include "protocol/run_spec.hpp"

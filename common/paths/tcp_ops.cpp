@@ -308,10 +308,6 @@ uint64_t bytes_per_stream(const HalfSpec& h, Role role) {
     return m;
 }
 
-// Its report block (protocol/tcp_report.hpp), registered here so any program that runs a kind on kernel TCP
-// sockets (the kinds that reuse this table too) also reads and prints it.
-[[maybe_unused]] const bool kBlockRegistered = register_kind_block(tcp_block_type());
-
 }  // namespace
 
 // --rx over TCP (make_tcp_recv builds each one's receiver, bytes_per_stream sizes it).

@@ -247,7 +247,6 @@ TransportOps ktls_ops() {
     return ops;
 }
 
-[[maybe_unused]] const bool kBlockRegistered = register_kind_block(tls_block_type());
 // Its command-line options, here so that every program that can run the kind (zcperf, zcperf-mpi) offers them.
 [[maybe_unused]] const bool kOptionsRegistered = register_kind_options(tls_option_group());
 

@@ -150,9 +150,6 @@ void read_block(const HalfSpec& h, Role role, std::span<const KindStream> stream
     write_udp_block(h, role, streams, counts, r);
 }
 
-// Its report block (protocol/udp_info.hpp), registered here so any program that can run UDP, or pace a
-// sender of another kind with -b (whose figures the block carries), also reads and prints it.
-[[maybe_unused]] const bool kBlockRegistered = register_kind_block(udp_block_type());
 [[maybe_unused]] const bool kOptionsRegistered = register_kind_options(udp_option_group());
 
 }  // namespace

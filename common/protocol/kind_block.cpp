@@ -2,17 +2,13 @@
 
 #include <algorithm>
 
+#include "core/registered.hpp"
 #include "protocol/json_fields.hpp"
 #include "protocol/result.hpp"
 
 namespace zc {
 
 namespace {
-std::vector<const KindBlockType*>& registry() {
-    static std::vector<const KindBlockType*> types;  // filled by static registrations, before main
-    return types;
-}
-
 std::string csv_quoted(const std::string& cell) {
     if (cell.find_first_of(",\"\n") == std::string::npos) return cell;
     std::string out = "\"";
@@ -28,14 +24,9 @@ const nlohmann::json* find_block(const KindBlocks& blocks, const char* key) {
 std::string csv_prefix_of(const KindBlockType& t) { return t.csv_prefix ? t.csv_prefix : std::string(t.key) + "_"; }
 }  // namespace
 
-bool register_kind_block(const KindBlockType& type) {
-    auto& types = registry();
-    auto same = [&](const KindBlockType* t) { return std::string(t->key) == type.key; };
-    if (std::none_of(types.begin(), types.end(), same)) types.push_back(&type);
-    return true;
-}
+bool register_kind_block(const KindBlockType& type) { return register_row(type, &KindBlockType::key); }
 
-const std::vector<const KindBlockType*>& kind_block_types() { return registry(); }
+const std::vector<const KindBlockType*>& kind_block_types() { return registered<KindBlockType>(); }
 
 namespace {
 bool is_flat(const std::string& key) {

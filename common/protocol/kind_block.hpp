@@ -129,15 +129,15 @@ constexpr KindBlockType kind_block_type() {
             .interval_csv_cells = kind_block_detail::given(Of.interval_csv_cells) ? H::interval_csv_cells : nullptr};
 }
 
-// Called once per kind, from the kind's module (a static registration in its operations table's file, so
-// any program that can run the kind can also read and print its block). Returns true.
+// Called once per kind, from its block's codec file (one of its codecs in common/kinds.cmake), so whatever links
+// the codec (zcperf, zcserver, the fuzz target, which links every kind's) reads and prints it. Returns true.
 bool register_kind_block(const KindBlockType& type);
 const std::vector<const KindBlockType*>& kind_block_types();
 
 // The generic halves the result and the reports call.
 void kind_blocks_to_json(const KindBlocks& blocks, nlohmann::json& side);
 KindBlocks kind_blocks_from_json(const nlohmann::json& side);        // the registered keys it holds; ProtocolError
-std::vector<std::string> kind_block_lines(const SideResult& side);   // its blocks' lines, in registration order
+std::vector<std::string> kind_block_lines(const SideResult& side);   // its blocks' lines, in their keys' order
 std::string kind_blocks_csv_header(const std::string& side_prefix);  // "" when no kind registers a block
 std::string kind_blocks_csv_cells(const KindBlocks& blocks);         // as many cells as the header's columns
 std::vector<std::string> kind_block_notes(const KindBlocks& sender, const KindBlocks& receiver);

@@ -25,7 +25,7 @@ struct KindParamsWire {
 };
 
 // Called once per struct, from the kind's module's static registration; returns true.
-inline bool register_kind_params_wire(const KindParamsWire& wire) { return register_row(wire); }
+inline bool register_kind_params_wire(const KindParamsWire& wire) { return register_row(wire, &KindParamsWire::key); }
 inline const std::vector<const KindParamsWire*>& kind_params_wires() { return registered<KindParamsWire>(); }
 
 }  // namespace zc

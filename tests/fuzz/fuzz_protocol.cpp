@@ -7,6 +7,7 @@
 // rejection's text must encode as an ErrorMsg (zcserver sends it back to the client), and every
 // accepted message must encode again and decode to the same encoding. run_fuzz.sh also makes
 // UBSan fatal then. Strict mode fails on today's code: see tests/fuzz/CMakeLists.txt.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -18,9 +19,7 @@
 
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
-#include "protocol/rdma_info.hpp"
-#include "protocol/tcp_report.hpp"
-#include "protocol/udp_info.hpp"
+#include "protocol/kind_block.hpp"
 #include "seed_corpus.hpp"
 
 namespace {
@@ -94,17 +93,24 @@ void check_body(std::string_view body) {
     if (once != twice) die("round trip", "encode(decode(encode(m))) differs from encode(m)");
 }
 
+// Every kind's block registers itself from its codec file (common/kinds.cmake; the fuzz target links them all,
+// whole): a kind of the list without its block would go unfuzzed, so that stops the fuzzer at once.
+void check_every_kind_registered() {
+    std::string_view kinds = ZCPERF_FUZZ_KINDS;  // "mptcp,rdma,...", from common/kinds.cmake
+    while (!kinds.empty()) {
+        std::string_view kind = kinds.substr(0, kinds.find(','));
+        kinds.remove_prefix(std::min(kinds.size(), kind.size() + 1));
+        const auto& types = zc::kind_block_types();
+        if (std::none_of(types.begin(), types.end(), [&](const zc::KindBlockType* t) { return kind == t->key; }))
+            die("no report block registered for the kind", std::string(kind).c_str());
+    }
+}
+
 }  // namespace
 
 // ZCPERF_FUZZ_WRITE_CORPUS=DIR: write the seed corpus into DIR and exit (no fuzzing).
-// The udp, rdma and tcp blocks (protocol/udp_info.hpp, rdma_info.hpp, tcp_report.hpp) are decoded only where
-// they are registered (by paths/udp_ops.cpp, rdma_block.cpp and tcp_ops.cpp in zcperf and zcserver, not linked
-// here): registered here, a side's "udp", "rdma" and its TCP fields (tcp_info, tcp_settings, ...) reach their
-// decoders as they do in the peers.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-    zc::register_kind_block(zc::udp_block_type());
-    zc::register_kind_block(zc::rdma_block_type());
-    zc::register_kind_block(zc::tcp_block_type());
+    check_every_kind_registered();
     if (const char* dir = std::getenv("ZCPERF_FUZZ_WRITE_CORPUS")) {
         try {
             zc::fuzz::write_seed_corpus(dir);

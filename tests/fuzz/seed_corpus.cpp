@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "mptcp/mptcp_report.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/rdma_info.hpp"
@@ -18,6 +19,7 @@
 #include "protocol/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
 #include "protocol/udp_params.hpp"
+#include "tls/tls_report.hpp"
 
 namespace zc::fuzz {
 
@@ -174,6 +176,37 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     tcp.rcv_lowat = 256 << 10;
     tcp_side.kinds[tcp_block_type().key] = to_json(tcp);
     valid("result-tcp", ResultMsg{tcp_side});
+    SideResult mptcp_side = sample_side();  // an MPTCP sender's side: one connection of two subflows, one fallback
+    MptcpSideReport mptcp;
+    MptcpConnectionReport joined;
+    joined.mptcp = true;
+    joined.source = "MPTCP_FULL_INFO";
+    joined.has_bytes = true;
+    joined.bytes_sent = joined.bytes_acked = 8ull << 20;
+    joined.bytes_retrans = 1400;
+    joined.probes_counted = true;
+    joined.window_probes = 1;
+    joined.subflows = {{1, "10.0.0.1:40000", "10.0.0.2:5001", 5ull << 20, 0},
+                       {2, "10.0.1.1:40001", "10.0.1.2:5001", 3ull << 20, 0}};
+    MptcpConnectionReport fallback;
+    fallback.fallback = "the peer did not answer MP_CAPABLE";
+    mptcp.connections = {joined, fallback};
+    mptcp_side.kinds[mptcp_block_type().key] = to_json(mptcp);
+    valid("result-mptcp", ResultMsg{mptcp_side});
+    SideResult tls_side = sample_side();  // a kTLS receiver's side: the handshake's terms and tls_stat's counters
+    TlsSideReport tls;
+    tls.crypto = TlsSideReport::kKernelCrypto;
+    tls.version = "TLSv1.3";
+    tls.cipher = "TLS_AES_128_GCM_SHA256";
+    tls.record_payload = 16384;
+    tls.openssl_ktls_recv = true;
+    tls.kernel_rx = "aes-128-gcm 1.3";
+    tls.rx_expect_no_pad = "on";
+    tls.sessions = 2;
+    tls.tls_stat_present = true;
+    tls.tls_stat = {{"TlsRxSw", 2}, {"TlsCurrRxSw", 0}};
+    tls_side.kinds[tls_block_type().key] = to_json(tls);
+    valid("result-tls", ResultMsg{tls_side});
     SideInterval sample;
     sample.index = 3;
     sample.start_s = 0.3;
@@ -254,6 +287,15 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
            R"("total_bytes":0,"duration_s":1e308,"streams":1,"alignment":1,)"
            R"("uring_fixed":false,"socket_buffer":0,"cpus":[]}})");
     framed("result-side-null", R"({"type":"result","side":null})");
+    {
+        nlohmann::json side = to_json(sample_side());
+        side["mptcp"] = {{"connections", {{{"mptcp", true}, {"subflows", nlohmann::json::array()}}}}};
+        for (int i = 0; i < 65; ++i) side["mptcp"]["connections"][0]["subflows"].push_back({{"id", i}});
+        framed("result-mptcp-subflows-over-bound", nlohmann::json{{"type", "result"}, {"side", side}}.dump());
+        side.erase("mptcp");
+        side["tls"] = {{"crypto", "kernel"}, {"tls_stat", {{"TlsTxSw", "many"}}}};
+        framed("result-tls-stat-text", nlohmann::json{{"type", "result"}, {"side", side}}.dump());
+    }
     framed("result-bad-role", R"({"type":"result","side":{"host":"h","role":"sideways"}})");
     framed("interval-no-sample", R"({"type":"interval"})");
     {

@@ -85,7 +85,7 @@ TEST(RdmaBlock, IsRegisteredUnderTheWiresKeyAndWrittenByTheRdmaKinds) {
     EXPECT_EQ(std::string(rdma_block_type().key), "rdma");
     const auto& types = kind_block_types();
     EXPECT_NE(std::find(types.begin(), types.end(), &rdma_block_type()), types.end())
-        << "paths/rdma_block.cpp registers the rdma block";
+        << "rdma_info.cpp registers the rdma block beside its codec";
     EXPECT_TRUE(side_with(verbs_block()).kinds.contains("rdma"));
     REQUIRE_RDMA_BUILT();  // the tables: only where rdma-core was found
     for (Transport t : {Transport::rsocket, Transport::rsocket_iomap, Transport::rdma_write, Transport::rdma_send,

@@ -90,7 +90,8 @@ TEST(TcpBlock, IsRegisteredFlatWithColumnsNamedInFull) {
     EXPECT_TRUE(t.flat);
     ASSERT_NE(t.csv_prefix, nullptr);
     EXPECT_EQ(std::string(t.csv_prefix), "");
-    EXPECT_NE(std::find(types.begin(), types.end(), &t), types.end()) << "paths/tcp_ops.cpp registers the tcp block";
+    EXPECT_NE(std::find(types.begin(), types.end(), &t), types.end())
+        << "tcp_report.cpp registers the tcp block beside its codec";
 }
 
 TEST(TcpBlock, RoundTripsAtTheSidesTopLevelUnderTheKeysSideResultHad) {

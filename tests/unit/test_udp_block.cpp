@@ -63,7 +63,7 @@ TEST(UdpBlock, IsRegisteredUnderTheWiresKey) {
     const auto& types = kind_block_types();
     EXPECT_EQ(std::string(udp_block_type().key), "udp");
     EXPECT_NE(std::find(types.begin(), types.end(), &udp_block_type()), types.end())
-        << "paths/udp_ops.cpp registers the udp block";
+        << "udp_info.cpp registers the udp block beside its codec";
 }
 
 TEST(UdpBlock, RoundTripsThroughTheBlockTableAndAWholeSide) {
