@@ -2,12 +2,14 @@
 # Runs on the lent GPU machine from a carried folder (pack_for_device.sh made it): binaries built on
 # Debian 12 plus the shared libraries they need. Probes the machine, runs the GPU tests, an optional
 # staging-shape sweep, and the matrix; everything lands in $OUT.
-#   run_on_h200.sh [tests] [tune] [matrix] [rr] [peers] [builds] [mptcp] [explain]   (none: tests tune matrix)
+#   run_on_h200.sh [tests] [tune] [matrix] [rr] [peers] [builds] [mptcp] [explain] [aa] [survey]   (none: tests tune matrix)
 # peers: the loopback benches against iperf3/sockperf and the kernel's floors (bench/udp.sh, crr.sh,
 # flows.sh, bidir.sh) on a quieter host than ours, from the scripts packed beside the binaries.
 # builds: bench/builds.py, this folder's zcperf against the one packed in $BEFORE (an older build).
 # mptcp: bench/peers.sh --mptcp (zcperf -T mptcp against the packed iperf3, which needs --mptcp).
 # explain: bench/explain.sh at $EXPLAIN_HZ (default zcperf's rate): what --explain costs here.
+# aa: bench/aa.py (AA_PAIRS pairs x 2 sides x AA_INVOCATIONS invocations): compare's false calls on a
+# quieter host than ours. survey: zcperf survey of the TCP family (SURVEY_PATHS, SURVEY_SIZES, 5 rounds).
 set -u
 D=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/out}
@@ -101,4 +103,15 @@ fi
 if [[ " $steps " == *" explain "* ]]; then
     ZCPERF="$D/wrap/zcperf" timeout "${EXPLAIN_LIMIT:-240}" bash "$D/bench/explain.sh" --rounds "${EXPLAIN_ROUNDS:-9}" \
         --duration 3 ${EXPLAIN_HZ:+--hz $EXPLAIN_HZ} --out "$OUT/explain.jsonl" 2>"$OUT/explain.log" | tee "$OUT/explain.txt"
+fi
+
+if [[ " $steps " == *" aa "* ]]; then
+    ZCPERF="$D/wrap/zcperf" timeout "${AA_LIMIT:-300}" python3 "$D/bench/aa.py" --pairs "${AA_PAIRS:-5}" \
+        --invocations "${AA_INVOCATIONS:-3}" --out "$OUT/aa" 2>"$OUT/aa.log" | tee "$OUT/aa.txt"
+fi
+
+if [[ " $steps " == *" survey "* ]]; then
+    timeout "${SURVEY_LIMIT:-300}" "$D/wrap/zcperf" survey --paths "${SURVEY_PATHS:-tcp,tcp-msgzc,tcp-sendfile}" \
+        --sizes "${SURVEY_SIZES:-4K,16K,64K,256K,1M}" --rounds "${ROUNDS:-5}" --cpu "${CPUS:-2,4}" \
+        2>"$OUT/survey.log" | tee "$OUT/survey.txt"
 fi
