@@ -417,27 +417,10 @@ TEST_P(ExplainUnclassified, OtherKernelAndUnknownStayUnderThreePercent) {
     RecordProperty("own_unclassified_pct", ::testing::PrintToString(unclassified));
     std::cout << transport << ": unclassified " << unclassified << " % of the test's kernel samples ("
               << e["own_kernel_samples"] << "), " << host << " % host-wide\n";
-    // The heaviest unclassified leaves, from the folded stacks (root first; -o json carries them): each
-    // stack attributed as the sampler does, leaf first.
-    std::map<std::string, uint64_t> leaves;
-    for (const auto& st : e.value("stacks", json::array())) {
-        std::vector<std::string> frames;
-        std::stringstream in(st[0].get<std::string>());
-        for (std::string f; std::getline(in, f, ';');) frames.insert(frames.begin(), f);
-        if (frames.empty() || frames[0].front() == '[') continue;  // user time, other processes
-        const zc::Category c = zc::attribute_chain(std::vector<std::string_view>(frames.begin(), frames.end()));
-        if (c == zc::Category::other) leaves[frames[0]] += st[1].get<uint64_t>();
-    }
-    std::vector<std::pair<uint64_t, std::string>> heaviest;
-    for (const auto& [f, n] : leaves) heaviest.emplace_back(n, f);
-    std::sort(heaviest.rbegin(), heaviest.rend());
-    std::ostringstream top;
-    for (size_t i = 0; i < heaviest.size() && i < 15; ++i)
-        top << "\n  " << heaviest[i].second << ": " << heaviest[i].first << " samples";
     EXPECT_LE(unclassified, 3.0) << transport << ": " << unclassified
                                  << " % of the test's own kernel samples in other kernel or unknown; the heaviest "
                                     "unclassified leaves host-wide:"
-                                 << top.str();
+                                 << heaviest_unclassified_leaves(e);
 }
 
 INSTANTIATE_TEST_SUITE_P(StreamPaths, ExplainUnclassified,

@@ -2,6 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <string_view>
+#include <utility>
+
+#include "explain/categories.hpp"
+
 namespace zc::e2e {
 
 nlohmann::json report_json(const Outcome& o) {
@@ -42,6 +50,30 @@ bool has_warning(const nlohmann::json& result, const std::string& text) {
 std::string context(const Outcome& o) {
     return "exit " + std::to_string(o.exit_code) + (o.timed_out ? " (killed at its time limit)" : "") + "\nstdout:\n" +
            o.out + "\nstderr:\n" + o.err;
+}
+
+std::string heaviest_unclassified_leaves(const nlohmann::json& explain, size_t top) {
+    std::map<std::string, uint64_t> leaves;
+    for (const auto& st : explain.value("stacks", nlohmann::json::array())) {
+        std::vector<std::string> frames;
+        std::stringstream in(st[0].get<std::string>());
+        for (std::string f; std::getline(in, f, ';');) frames.insert(frames.begin(), f);
+        if (frames.empty() || frames[0].front() == '[') continue;  // user time, other processes
+        const Category c = attribute_chain(std::vector<std::string_view>(frames.begin(), frames.end()));
+        if (c != Category::other) continue;
+        // The frame that decided: the leaf, or the first caller above leaves that take their caller's
+        // category (a sample that lands on an IRQ-restoring unlock is its caller's work).
+        size_t at = 0;
+        while (at + 1 < frames.size() && category_of_function(frames[at]) == Category::inherit) ++at;
+        leaves[at == 0 ? frames[0] : frames[at] + " (leaf " + frames[0] + ")"] += st[1].get<uint64_t>();
+    }
+    std::vector<std::pair<uint64_t, std::string>> heaviest;
+    for (const auto& [f, n] : leaves) heaviest.emplace_back(n, f);
+    std::sort(heaviest.rbegin(), heaviest.rend());
+    std::ostringstream out;
+    for (size_t i = 0; i < heaviest.size() && i < top; ++i)
+        out << "\n  " << heaviest[i].second << ": " << heaviest[i].first << " samples";
+    return out.str();
 }
 
 }  // namespace zc::e2e

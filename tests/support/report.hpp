@@ -28,6 +28,12 @@ nlohmann::json zcperf_report(std::vector<std::string> args,
 // Whether a result's "warnings" hold one that contains `text`.
 bool has_warning(const nlohmann::json& result, const std::string& text);
 
+// The heaviest kernel functions --explain left unclassified ("other kernel"), from a side's explain object's
+// folded stacks (-o json carries them; each attributed leaf first, as the sampler does; a leaf that takes
+// its caller's category is named by that caller): up to `top` lines "  FUNCTION: N samples", heaviest
+// first, for the message of a failed bound on the unclassified share.
+std::string heaviest_unclassified_leaves(const nlohmann::json& explain, size_t top = 15);
+
 // Exit status, standard output and standard error, for the message of a failed expectation.
 std::string context(const Outcome& o);
 

@@ -147,6 +147,7 @@ TEST(ExplainCategories, RealSymbolNames) {
         {"page_to_skb", Category::netdev},
         {"detach_buf_split", Category::netdev},
         {"amd_e400_idle", Category::idle},
+        {"task_work_run", Category::syscall},
         {"sk_wait_data", Category::sched},
         {"update_curr", Category::sched},
         // syscall and interrupt entry
