@@ -415,12 +415,16 @@ TEST_P(ExplainUnclassified, OtherKernelAndUnknownStayUnderThreePercent) {
     ASSERT_TRUE(e.contains("own_unclassified_pct")) << e;
     const double unclassified = e["own_unclassified_pct"].get<double>();
     RecordProperty("own_unclassified_pct", ::testing::PrintToString(unclassified));
-    std::cout << transport << ": unclassified " << unclassified << " % of the test's kernel samples ("
-              << e["own_kernel_samples"] << "), " << host << " % host-wide\n";
-    EXPECT_LE(unclassified, 3.0) << transport << ": " << unclassified
-                                 << " % of the test's own kernel samples in other kernel or unknown; the heaviest "
-                                    "unclassified leaves host-wide:"
-                                 << heaviest_unclassified_leaves(e);
+    // Beyond the share's sampling error: on a loaded host a run may hold only ~150 of the test's own kernel
+    // samples, where 3 % is a handful of zcperf's own /proc reads (a clear excess still fails).
+    const auto own = e["own_kernel_samples"].get<uint64_t>();
+    const double error = share_error_pct(unclassified, own);
+    std::cout << transport << ": unclassified " << unclassified << " +- " << error
+              << " % of the test's kernel samples (" << own << "), " << host << " % host-wide\n";
+    EXPECT_LE(unclassified - error, 3.0) << transport << ": " << unclassified << " +- " << error
+                                         << " % of the test's own kernel samples in other kernel or unknown; the "
+                                            "heaviest unclassified leaves host-wide:"
+                                         << heaviest_unclassified_leaves(e);
 }
 
 INSTANTIATE_TEST_SUITE_P(StreamPaths, ExplainUnclassified,

@@ -844,7 +844,7 @@ TEST(Lab, ExplainLeavesUnderThreePercentUnclassifiedOnEachSide) {
                 const auto own = e["own_kernel_samples"].get<uint64_t>();
                 // The share's sampling error (95 %, binomial): a zero-copy sender's own kernel samples are a
                 // few hundred here, where 3 % is a handful of samples of zcperf's own /proc reads.
-                const double p = unclassified / 100.0, error = 196.0 * std::sqrt(p * (1 - p) / double(own));
+                const double error = share_error_pct(unclassified, own);
                 std::cout << t << " " << side << " (" << r[side]["host"].get<std::string>() << "): unclassified "
                           << unclassified << " +- " << error << " % of the test's own kernel samples (" << own
                           << "), host-wide other " << e["share_pct"]["other"] << " %, unknown "

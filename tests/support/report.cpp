@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 #include <string_view>
@@ -74,6 +75,12 @@ std::string heaviest_unclassified_leaves(const nlohmann::json& explain, size_t t
     for (size_t i = 0; i < heaviest.size() && i < top; ++i)
         out << "\n  " << heaviest[i].second << ": " << heaviest[i].first << " samples";
     return out.str();
+}
+
+double share_error_pct(double pct, uint64_t n) {
+    if (n == 0) return 100.0;
+    const double p = pct / 100.0;
+    return 196.0 * std::sqrt(p * (1 - p) / static_cast<double>(n));
 }
 
 }  // namespace zc::e2e

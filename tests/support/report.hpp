@@ -2,6 +2,7 @@
 // What zcperf, zcserver and zcperf-mpi said, as the tests read it: the JSON report in a run's output,
 // a run of zcperf that must succeed, its warnings. Every run is bounded (process.hpp).
 #include <chrono>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -33,6 +34,10 @@ bool has_warning(const nlohmann::json& result, const std::string& text);
 // its caller's category is named by that caller): up to `top` lines "  FUNCTION: N samples", heaviest
 // first, for the message of a failed bound on the unclassified share.
 std::string heaviest_unclassified_leaves(const nlohmann::json& explain, size_t top = 15);
+
+// The 95 % sampling error, in points, of a share of `pct` % measured over `n` samples (binomial, normal
+// approximation): a bound on a sampled share holds beyond it, so a handful of samples cannot fail it alone.
+double share_error_pct(double pct, uint64_t n);
 
 // Exit status, standard output and standard error, for the message of a failed expectation.
 std::string context(const Outcome& o);
