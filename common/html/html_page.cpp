@@ -112,7 +112,8 @@ nlohmann::json compare_page_data(const nlohmann::json& compare, const std::vecto
 nlohmann::json survey_page_data(const nlohmann::json& survey) {
     nlohmann::json data = page_data(kSurveyPage, {});
     std::vector<const nlohmann::json*> explains;
-    for (const auto& p : survey.value("points", nlohmann::json::array()))
+    const nlohmann::json none = nlohmann::json::array();
+    for (const auto& p : survey.contains("points") ? survey.at("points") : none)  // pointers into survey: no copy
         if (p.contains(kExplainKey))
             for (const char* side : {"local", "remote"})
                 if (p.at(kExplainKey).contains(side)) explains.push_back(&p.at(kExplainKey).at(side));

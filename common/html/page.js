@@ -302,12 +302,17 @@
     if (!all.length) return;
     const x = d3.scaleLog().base(2).domain(d3.extent(sv.message_sizes)).range([m.l, w - m.r]);
     if (x.domain()[0] === x.domain()[1]) x.domain([x.domain()[0] / 2, x.domain()[1] * 2]);
-    const ys = all.flatMap((p) => [p.y, p.lo, p.hi]).filter((v) => v !== null && v !== undefined && isFinite(v));
+    // A log y axis: service demand and rates span decades over a ladder, and a ratio's interval is
+    // symmetric on the logs. A value at or below 0 (a difference where a round had a zero) is left out.
+    const pos = (v) => v !== null && v !== undefined && isFinite(v) && v > 0;
+    const ys = all.flatMap((p) => [p.y, p.lo, p.hi]).filter(pos);
     if (opts.ref !== undefined) ys.push(opts.ref);
-    const y = d3.scaleLinear().domain(opts.ref !== undefined ? d3.extent(ys) : [0, d3.max(ys)]).nice().range([h - m.b, m.t]);
+    const y = d3.scaleLog().domain(d3.extent(ys)).nice().range([h - m.b, m.t]);
+    const yc = (v) => y(Math.max(v, y.domain()[0]));
+    for (const s of series) s.points = s.points.filter((p) => pos(p.y));
     const svg = box.append("svg").attr("width", w).attr("height", h).attr("class", "size-chart");
     svg.append("g").attr("transform", `translate(0,${h - m.b})`).call(d3.axisBottom(x).tickValues(sv.message_sizes).tickFormat(sizeLabel));
-    svg.append("g").attr("transform", `translate(${m.l},0)`).call(d3.axisLeft(y).ticks(6, "~g"));
+    svg.append("g").attr("transform", `translate(${m.l},0)`).call(d3.axisLeft(y).ticks(5, "~r"));
     svg.append("text").attr("x", (w - m.r + m.l) / 2).attr("y", h - 6).attr("text-anchor", "middle").text("message size (log)");
     svg.append("text").attr("transform", `translate(14,${h / 2}) rotate(-90)`).attr("text-anchor", "middle").text(yLabel);
     if (opts.ref !== undefined)
@@ -322,7 +327,7 @@
     series.forEach((s, i) => {
       const pts = s.points.filter((p) => p.lo !== null && p.lo !== undefined);
       svg.append("path").datum(pts).attr("class", "band").attr("fill", s.color).attr("fill-opacity", 0.15)
-        .attr("d", d3.area().x((p) => x(p.x)).y0((p) => y(p.lo)).y1((p) => y(p.hi)));
+        .attr("d", d3.area().x((p) => x(p.x)).y0((p) => yc(p.lo)).y1((p) => yc(p.hi)));
       svg.append("path").datum(s.points).attr("fill", "none").attr("stroke", s.color).attr("stroke-width", 1.8)
         .attr("d", d3.line().x((p) => x(p.x)).y((p) => y(p.y)));
       svg.selectAll(null).data(s.points).join("circle").attr("class", "point").attr("cx", (p) => x(p.x)).attr("cy", (p) => y(p.y)).attr("r", 4)
@@ -356,7 +361,7 @@
           return { x: x.message_size, y: x[f.key], lo: d3.min(v), hi: d3.max(v), point: x };
         }),
       }));
-      sizeChart(grid, f.label, series, f.label, { markers: f.crossover ? crossoverMarkers(svPaths) : [] });
+      sizeChart(grid, f.label, series, f.label + " (log)", { markers: f.crossover ? crossoverMarkers(svPaths) : [] });
     }
     const ratioPaths = svPaths.filter((p) => svPoints.some((x) => x.path === p && x[svFigures[0].ratio]));
     const r = section("Against the copy path", `each path / its family's copy path at the same size, paired by round: the ratio and its ${sv.level_pct} % interval (the band); below 1, the path needs less (service demand) or moves less (throughput)`);
@@ -370,7 +375,7 @@
           return { x: x.message_size, y: q.ratio, lo: q.interval ? q.interval[0] : null, hi: q.interval ? q.interval[1] : null, note: q.verdict, point: x };
         }),
       }));
-      sizeChart(rgrid, "x " + f.label.split(",")[0], series, "ratio", { ref: 1, markers: f.crossover ? crossoverMarkers(ratioPaths) : [] });
+      sizeChart(rgrid, "x " + f.label.split(",")[0], series, "ratio (log)", { ref: 1, markers: f.crossover ? crossoverMarkers(ratioPaths) : [] });
     }
   }
 
