@@ -64,14 +64,15 @@ nlohmann::json page_stacks(const std::map<std::string, uint64_t>& stacks) {
 
 void write_survey_html(const std::string& file, const SurveyResult& r) {
     nlohmann::json doc = to_json(r);
-    auto& points = doc["survey"]["points"];
+    auto& survey = doc["survey"];
+    auto& points = survey["points"];
     for (const auto& p : r.points) {  // to_json's points are the measured ones, in the same order
         if (!p.refused.empty()) continue;
         for (auto& j : points)
             if (j.value("path", "") == p.path.name() && j.value("message_size", uint64_t{0}) == p.size)
                 j["explain"] = {{"local", page_stacks(p.stacks[0])}, {"remote", page_stacks(p.stacks[1])}};
     }
-    write_html_page(file, survey_page_data(doc["survey"]));
+    write_html_page(file, survey_page_data(survey));
 }
 
 void write_survey_human(std::ostream& out, const SurveyResult& r) {

@@ -34,16 +34,16 @@ nlohmann::json frame_categories(const std::vector<const nlohmann::json*>& explai
     return out;
 }
 
-// Each side's explain object of every result of the reports.
-std::vector<const nlohmann::json*> report_explains(const std::vector<nlohmann::json>& reports) {
-    std::vector<const nlohmann::json*> out;
+constexpr const char* kSideNames[] = {"local", "remote"};  // a result's (and a survey point's) two sides
+
+// Each side's explain object of every result of the reports, added to `out`.
+void add_report_explains(const std::vector<nlohmann::json>& reports, std::vector<const nlohmann::json*>& out) {
     for (const auto& doc : reports)
         if (doc.contains(kResultsKey))
             for (const auto& r : doc.at(kResultsKey))
-                for (const char* side : {"local", "remote"})
+                for (const char* side : kSideNames)
                     if (r.contains(side) && r.at(side).contains(kExplainKey))
                         out.push_back(&r.at(side).at(kExplainKey));
-    return out;
 }
 
 nlohmann::json category_list() {
@@ -84,18 +84,21 @@ struct PageSide {
     const std::vector<nlohmann::json>& reports;
 };
 
-// What page.js reads: the page's kind, each side's reports, the categories and every sampled frame's.
-nlohmann::json page_data(const char* kind, std::initializer_list<PageSide> sides) {
+// What page.js reads: the page's kind, each side's reports, the categories and every sampled frame's (the
+// reports' and `explains`').
+nlohmann::json page_data(const char* kind, std::initializer_list<PageSide> sides,
+                         std::vector<const nlohmann::json*> explains = {}) {
     nlohmann::json side_list = nlohmann::json::array();
     std::vector<nlohmann::json> all;
     for (const auto& s : sides) {
         side_list.push_back({{"name", s.name}, {"reports", s.reports}});
         all.insert(all.end(), s.reports.begin(), s.reports.end());
     }
+    add_report_explains(all, explains);
     return {{kKindKey, kind},
             {"sides", side_list},
             {"categories", category_list()},
-            {"frame_categories", frame_categories(report_explains(all))}};
+            {"frame_categories", frame_categories(explains)}};
 }
 
 }  // namespace
@@ -110,14 +113,13 @@ nlohmann::json compare_page_data(const nlohmann::json& compare, const std::vecto
 }
 
 nlohmann::json survey_page_data(const nlohmann::json& survey) {
-    nlohmann::json data = page_data(kSurveyPage, {});
-    std::vector<const nlohmann::json*> explains;
-    const nlohmann::json none = nlohmann::json::array();
-    for (const auto& p : survey.contains("points") ? survey.at("points") : none)  // pointers into survey: no copy
-        if (p.contains(kExplainKey))
-            for (const char* side : {"local", "remote"})
-                if (p.at(kExplainKey).contains(side)) explains.push_back(&p.at(kExplainKey).at(side));
-    data["frame_categories"] = frame_categories(explains);
+    std::vector<const nlohmann::json*> explains;  // pointers into survey: no copies
+    if (const auto points = survey.find("points"); points != survey.end())
+        for (const auto& p : *points)
+            if (p.contains(kExplainKey))
+                for (const char* side : kSideNames)
+                    if (p.at(kExplainKey).contains(side)) explains.push_back(&p.at(kExplainKey).at(side));
+    nlohmann::json data = page_data(kSurveyPage, {}, std::move(explains));
     data[kSurveyPage] = survey;
     return data;
 }
