@@ -4,8 +4,10 @@
 // each path against its family's copy path at the same size, paired by round (compare's paired figures,
 // measure/repetitions.hpp), the verdicts held to a false discovery rate over the whole survey, and per
 // path the crossover: the size from which its sender's service demand is lower.
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,8 @@ struct SurveyPoint {
     std::vector<nlohmann::json> rounds;  // each round's result_figures, in round order
     ZeroCopyCounts zerocopy;             // over the rounds: the sender's zero-copy and the receiver's mapped bytes
     std::string refused;                 // why it was not measured ("" when it was)
+    // --html: each side's sampled stacks summed over the rounds ([0] the sender, this host; [1] the receiver)
+    std::array<std::map<std::string, uint64_t>, 2> stacks{};
 };
 
 // Where a path's sender service demand is lower than its copy path's, beyond noise.
@@ -91,6 +95,10 @@ std::string survey_copied_text(const SurveyPoint& p);
 nlohmann::json to_json(const SurveyResult& r);
 void write_survey_human(std::ostream& out, const SurveyResult& r);
 void write_survey_csv(std::ostream& out, const SurveyResult& r);
+// The points' stacks kept on the page, per point and side (the heaviest; the rest counted as left out).
+inline constexpr size_t kSurveyPageStacks = 300;
+// --html's page: to_json's document, each measured point with its two sides' heaviest stacks.
+void write_survey_html(const std::string& file, const SurveyResult& r);
 
 int survey_main(int argc, char** argv);
 

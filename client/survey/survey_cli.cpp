@@ -4,7 +4,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <functional>
 #include <csignal>
 #include <iostream>
@@ -38,13 +41,16 @@ constexpr const char* kSurveyDescription =
     "the whole survey (Benjamini-Hochberg); per path, the crossover: the smallest size from which its "
     "sender's service demand is lower, and where it stops. The paths refused here or by the server are "
     "listed with the reason. Progress and the time left go to stderr. zcperf's options (-H, -l, --cpu, -o "
-    "...) apply to every point; -T, -m, --rx, -t and -i are the survey's to choose.";
+    "...) apply to every point; -T, -m, --rx, -t and -i are the survey's to choose. --html FILE writes one "
+    "self-contained page: each figure and ratio against the size with its band, the crossovers marked, the "
+    "sender's --explain categories per size, and any point's flame graphs beside its copy path's.";
 
 constexpr const char* kSurveyExamples =
     "Examples:\n"
     "  zcperf survey --cpu 0,1                         every path, 4K..4M, 5 rounds, on loopback\n"
     "  zcperf survey --paths tcp,tcp-msgzc,tcp-sendfile --sizes 4K,16K,64K,256K,1M --rounds 5\n"
-    "  zcperf survey -H 10.0.0.2 --paths tcp,tcp-msgzc -o json > survey.json";
+    "  zcperf survey -H 10.0.0.2 --paths tcp,tcp-msgzc -o json > survey.json\n"
+    "  zcperf survey --paths tcp,tcp-msgzc --sizes 4K,64K,1M --html survey.html   the charts, crossovers, flame graphs";
 
 struct SurveyOptions {
     std::string paths, sizes;
@@ -84,10 +90,6 @@ CliProgram survey_program(SurveyOptions& s) {
         if (o.goal.max_iterations > 1 || o.invocations > 1)
             throw std::invalid_argument("-i/-I/--invocations: the survey repeats with --rounds");
         if (o.servers.size() > 1) throw std::invalid_argument("-H: the survey runs against one server");
-        if (!o.html.empty())
-            throw std::invalid_argument(
-                "--html: the survey's page is not drawn yet; write -o json (it holds every "
-                "round, ratio, interval and crossover)");
         if (o.output == "json-stream" || o.bidir || o.topology || o.gpu_copy_bandwidth ||
             !o.under_load_counts.empty() || !o.csv_intervals.empty() || !o.samples_file.empty() ||
             !o.histogram_log.empty() || !o.explain_stacks.empty())
@@ -178,6 +180,8 @@ void run_rounds(std::unique_ptr<ControlClient>& control, const std::function<std
                 pt.zerocopy.copied_bytes += tx.zerocopy.copied_bytes;
                 pt.zerocopy.rx_mapped_bytes += rx.zerocopy.rx_mapped_bytes;
                 pt.zerocopy.rx_copied_bytes += rx.zerocopy.rx_copied_bytes;
+                for (size_t side = 0; side < 2; ++side)
+                    for (const auto& [stack, n] : (side == 0 ? tx : rx).explain.stacks) pt.stacks[side][stack] += n;
             } catch (const ServerError& e) {
                 pt.refused = std::string("the server refused: ") + e.what();
             } catch (const InterruptedError&) {
@@ -222,7 +226,14 @@ int survey_main(int argc, char** argv) {
     o.params.explain_hz = kDefaultExplainHz;  // --explain at its default rate
     SurveyOptions s;
     if (int rc = parse_client_options(argc, argv, o, survey_program(s)); rc >= 0) return rc;
-    o.params.explain_stacks = false;  // the figures are kept, not the stacks
+    o.params.explain_stacks = !o.html.empty();  // the page's flame graphs; else the figures are kept, not the stacks
+    if (!o.html.empty()) {                      // a page that cannot be written is refused before the survey runs
+        std::ofstream probe(o.html);
+        if (!probe) {
+            std::cerr << "zcperf survey: cannot write --html " << o.html << ": " << std::strerror(errno) << "\n";
+            return 2;
+        }
+    }
     SurveyResult r;
     r.rounds = s.rounds;
     try {
@@ -285,6 +296,14 @@ int survey_main(int argc, char** argv) {
         write_survey_csv(std::cout, r);
     else
         write_survey_human(std::cout, r);
+    if (!o.html.empty()) {
+        try {
+            write_survey_html(o.html, r);
+        } catch (const std::exception& e) {
+            std::cerr << "zcperf survey: " << e.what() << "\n";
+            return 1;
+        }
+    }
     return 0;
 }
 

@@ -1,10 +1,12 @@
-// zcperf survey's human and CSV reports (the JSON is survey.cpp's to_json).
+// zcperf survey's human, CSV and HTML reports (the JSON is survey.cpp's to_json).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <ostream>
 
 #include "core/units.hpp"
+#include "html/html_page.hpp"
 #include "survey.hpp"
 
 namespace zc {
@@ -46,7 +48,32 @@ void write_refused(std::ostream& out, const SurveyResult& r) {
         }
 }
 
+// One side's stacks, heaviest first, at most kSurveyPageStacks; the rest's samples counted.
+nlohmann::json page_stacks(const std::map<std::string, uint64_t>& stacks) {
+    std::vector<std::pair<std::string, uint64_t>> v(stacks.begin(), stacks.end());
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    uint64_t left_out = 0;
+    for (size_t i = kSurveyPageStacks; i < v.size(); ++i) left_out += v[i].second;
+    if (v.size() > kSurveyPageStacks) v.resize(kSurveyPageStacks);
+    nlohmann::json out = nlohmann::json::array();
+    for (auto& [stack, n] : v) out.push_back({std::move(stack), n});
+    return {{"stacks", out}, {"stacks_left_out_samples", left_out}};
+}
+
 }  // namespace
+
+void write_survey_html(const std::string& file, const SurveyResult& r) {
+    nlohmann::json doc = to_json(r);
+    auto& survey = doc["survey"];
+    auto& points = survey["points"];
+    for (const auto& p : r.points) {  // to_json's points are the measured ones, in the same order
+        if (!p.refused.empty()) continue;
+        for (auto& j : points)
+            if (j.value("path", "") == p.path.name() && j.value("message_size", uint64_t{0}) == p.size)
+                j["explain"] = {{"local", page_stacks(p.stacks[0])}, {"remote", page_stacks(p.stacks[1])}};
+    }
+    write_html_page(file, survey_page_data(survey));
+}
 
 void write_survey_human(std::ostream& out, const SurveyResult& r) {
     out << fmt::format("zcperf survey: {} paths x {} sizes x {} rounds in {:.0f} s\n", r.paths.size(), r.sizes.size(),

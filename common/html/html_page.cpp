@@ -14,28 +14,36 @@ namespace zc {
 
 namespace {
 
-// Every frame of every sampled stack in the reports, by the category its name alone gives (the page walks
-// up from a frame past "inherit" to its caller's, as --explain attributes a chain).
-nlohmann::json frame_categories(const std::vector<nlohmann::json>& reports) {
+// Every frame of every sampled stack in the explain objects, by the category its name alone gives (the page
+// walks up from a frame past "inherit" to its caller's, as --explain attributes a chain).
+nlohmann::json frame_categories(const std::vector<const nlohmann::json*>& explains) {
     std::set<std::string> names;
-    for (const auto& doc : reports)
-        for (const auto& r : doc.value(kResultsKey, nlohmann::json::array()))
-            for (const char* side : {"local", "remote"}) {
-                const auto& e = r.value(side, nlohmann::json::object()).value(kExplainKey, nlohmann::json::object());
-                for (const auto& s : e.value("stacks", nlohmann::json::array())) {
-                    const std::string stack = s.at(0).get<std::string>();
-                    size_t start = 0;
-                    while (start <= stack.size()) {
-                        size_t end = stack.find(';', start);
-                        names.insert(stack.substr(start, end == std::string::npos ? std::string::npos : end - start));
-                        if (end == std::string::npos) break;
-                        start = end + 1;
-                    }
-                }
+    for (const nlohmann::json* e : explains)
+        for (const auto& s : e->value("stacks", nlohmann::json::array())) {
+            const std::string stack = s.at(0).get<std::string>();
+            size_t start = 0;
+            while (start <= stack.size()) {
+                size_t end = stack.find(';', start);
+                names.insert(stack.substr(start, end == std::string::npos ? std::string::npos : end - start));
+                if (end == std::string::npos) break;
+                start = end + 1;
             }
+        }
     nlohmann::json out = nlohmann::json::object();
     for (const auto& n : names) out[n] = category_key(category_of_function(n));
     return out;
+}
+
+constexpr const char* kSideNames[] = {"local", "remote"};  // a result's (and a survey point's) two sides
+
+// Each side's explain object of every result of the reports, added to `out`.
+void add_report_explains(const std::vector<nlohmann::json>& reports, std::vector<const nlohmann::json*>& out) {
+    for (const auto& doc : reports)
+        if (doc.contains(kResultsKey))
+            for (const auto& r : doc.at(kResultsKey))
+                for (const char* side : kSideNames)
+                    if (r.contains(side) && r.at(side).contains(kExplainKey))
+                        out.push_back(&r.at(side).at(kExplainKey));
 }
 
 nlohmann::json category_list() {
@@ -69,24 +77,28 @@ std::string inlined_script(const std::string& name, const EmbeddedAsset& js, con
 constexpr const char* kKindKey = "kind";
 constexpr const char* kRunPage = "run";
 constexpr const char* kComparePage = "compare";
+constexpr const char* kSurveyPage = "survey";  // zcperf survey's document (data.survey), its points' stacks inside
 
 struct PageSide {
     const char* name;
     const std::vector<nlohmann::json>& reports;
 };
 
-// What page.js reads: the page's kind, each side's reports, the categories and every sampled frame's.
-nlohmann::json page_data(const char* kind, std::initializer_list<PageSide> sides) {
+// What page.js reads: the page's kind, each side's reports, the categories and every sampled frame's (the
+// reports' and `explains`').
+nlohmann::json page_data(const char* kind, std::initializer_list<PageSide> sides,
+                         std::vector<const nlohmann::json*> explains = {}) {
     nlohmann::json side_list = nlohmann::json::array();
     std::vector<nlohmann::json> all;
     for (const auto& s : sides) {
         side_list.push_back({{"name", s.name}, {"reports", s.reports}});
         all.insert(all.end(), s.reports.begin(), s.reports.end());
     }
+    add_report_explains(all, explains);
     return {{kKindKey, kind},
             {"sides", side_list},
             {"categories", category_list()},
-            {"frame_categories", frame_categories(all)}};
+            {"frame_categories", frame_categories(explains)}};
 }
 
 }  // namespace
@@ -100,11 +112,23 @@ nlohmann::json compare_page_data(const nlohmann::json& compare, const std::vecto
     return data;
 }
 
+nlohmann::json survey_page_data(const nlohmann::json& survey) {
+    std::vector<const nlohmann::json*> explains;  // pointers into survey: no copies
+    if (const auto points = survey.find("points"); points != survey.end())
+        for (const auto& p : *points)
+            if (p.contains(kExplainKey))
+                for (const char* side : kSideNames)
+                    if (p.at(kExplainKey).contains(side)) explains.push_back(&p.at(kExplainKey).at(side));
+    nlohmann::json data = page_data(kSurveyPage, {}, std::move(explains));
+    data[kSurveyPage] = survey;
+    return data;
+}
+
 std::string html_page(const nlohmann::json& data) {
     std::string page = "<!DOCTYPE html>\n<!-- zcperf " ZCPERF_VERSION "'s HTML report (" ZCPERF_LICENSE
                        "); it inlines d3 (ISC) and d3-flame-graph (Apache-2.0), each with its licence. -->\n"
                        "<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>";
-    page += data.value(kKindKey, "") == kComparePage ? "zcperf compare" : "zcperf run";
+    page += "zcperf " + data.value(kKindKey, std::string(kRunPage));
     page += "</title>\n<style>\n" + asset(kPageCss) + "</style>\n";
     // d3 and d3-flame-graph as published (third_party/d3-flame-graph: versions, integrity, licences).
     page += inlined_script("d3 " ZCPERF_D3_VERSION " (https://d3js.org)", kD3Js, kD3License);

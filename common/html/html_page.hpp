@@ -17,6 +17,8 @@ nlohmann::json run_page_data(const nlohmann::json& report);
 // For zcperf compare: its JSON and both sides' reports (their stacks and categories).
 nlohmann::json compare_page_data(const nlohmann::json& compare, const std::vector<nlohmann::json>& base,
                                  const std::vector<nlohmann::json>& next);
+// For zcperf survey: its document ("survey"'s object), each point's sides' stacks under "explain".
+nlohmann::json survey_page_data(const nlohmann::json& survey);
 
 // The whole page.
 std::string html_page(const nlohmann::json& data);

@@ -1,9 +1,9 @@
-// zcperf's --html page: draws a run's or a compare's figures from the JSON in #zc-data with d3
+// zcperf's --html page: draws a run's, a compare's or a survey's figures from the JSON in #zc-data with d3
 // and d3-flame-graph (inlined above this script; nothing is fetched). It writes what it drew into
 // #zc-selfcheck (hidden, JSON) so a headless browser can check the page: tests/e2e/test_html.sh.
 (function () {
   "use strict";
-  const check = { errors: [], frames: 0, flame_graphs: 0, differential: 0, search: {}, categories: [], ready: false };
+  const check = { errors: [], frames: 0, flame_graphs: 0, differential: 0, search: {}, categories: [], charts: 0, markers: 0, moved: 0, points: 0, ready: false };
   window.addEventListener("error", (e) => check.errors.push(String(e.message)));
   const consoleError = console.error.bind(console);
   console.error = (...args) => { check.errors.push(args.map(String).join(" ")); consoleError(...args); };
@@ -93,27 +93,7 @@
       }
     if (!bars.length) return;
     const s = section("Where the CPU went (--explain)", `each side's CPU per unit (${bars[0].unit}), by kernel category`);
-    const used = data.categories.filter((c) => bars.some((b) => b.parts.some((p) => p.key === c.key)));
-    check.categories = used.map((c) => c.label);
-    const legend = s.append("div").attr("class", "legend").selectAll("span").data(used).join("span");
-    legend.append("i").style("background", (c) => catColor(c.key));
-    legend.append("b").text((c) => c.label);
-    const w = 960, left = 330, h = 22;
-    const total = (b) => b.parts.reduce((a, p) => a + p.v, 0);
-    const x = d3.scaleLinear().domain([0, d3.max(bars, total)]).range([0, w - left - 60]);
-    const svg = s.append("svg").attr("width", w).attr("height", bars.length * (h + 6) + 24);
-    const g = svg.selectAll("g.bar").data(bars).join("g").attr("class", "bar").attr("transform", (d, i) => `translate(0,${i * (h + 6)})`);
-    g.append("text").attr("x", left - 6).attr("y", h / 2 + 4).attr("text-anchor", "end").text((d) => d.name);
-    g.each(function (b) {
-      let at = left;
-      for (const p of b.parts) {
-        d3.select(this).append("rect").attr("x", at).attr("width", x(p.v)).attr("height", h).attr("fill", catColor(p.key))
-          .append("title").text(`${catLabel[p.key]}: ${num(p.v)} ${b.unit}`);
-        at += x(p.v);
-      }
-      d3.select(this).append("text").attr("x", at + 4).attr("y", h / 2 + 4).text(num(total(b), 3));
-    });
-    svg.append("g").attr("transform", `translate(${left},${bars.length * (h + 6)})`).call(d3.axisBottom(x).ticks(8));
+    check.categories = stackedBars(s, bars, bars[0].unit).map((c) => c.label);
   }
 
   function lineChart(sel, series, xLabel, yLabel, opts = {}) {
@@ -269,13 +249,263 @@
     search("");
   }
 
+  // ---- zcperf survey's page: data.survey is the survey's -o json document, each point's stacks under
+  // "explain". Charts against the message size (log axis): each path's figures with their spread over the
+  // rounds, and each path against its copy path as ratios with their intervals; the crossovers marked.
+  const sv = data.survey;
+  const svFigures = [
+    { key: "sender_service_demand_us_per_kb", round: "local_service_demand_us_per_kb", ratio: "sender_service_demand_ratio", label: "sender service demand, µs/KB", crossover: true },
+    { key: "receiver_service_demand_us_per_kb", round: "remote_service_demand_us_per_kb", ratio: "receiver_service_demand_ratio", label: "receiver service demand, µs/KB" },
+    { key: "throughput_gbps", round: "throughput_gbps", ratio: "throughput_ratio", label: "throughput, Gb/s" },
+  ];
+  const svPoints = sv ? sv.points : [];
+  const svPaths = sv ? sv.paths.filter((p) => svPoints.some((x) => x.path === p)) : [];
+  const pathColor = (p) => palette[svPaths.indexOf(p) % palette.length];
+  const svPointKey = (x) => `${x.path} ${sizeLabel(x.message_size)}`;
+  let selectPoint = null;  // set by flame graphs' select; charts' points call it
+
+  function surveyHeader() {
+    const run = sv.run || {};
+    page.append("h1").text("zcperf survey: where zero-copy starts to pay");
+    const dl = page.append("dl").attr("class", "sides");
+    const row = (k, v) => { dl.append("dt").text(k); dl.append("dd").text(v); };
+    row("command", run.command_line || "-");
+    row("hosts", `client (sender) ${run.local_host || "?"}, kernel ${run.local_kernel || "?"}; server (receiver) ${run.remote_host || "?"} (${run.server || "?"}), kernel ${run.remote_kernel || "?"}${run.embedded_server ? "; the server embedded in zcperf, on loopback" : ""}`);
+    row("software", `${run.software || "?"}; server ${run.remote_software || "?"}`);
+    row("paths", sv.paths.join(", ") + " (each against its family's copy path: tcp for TCP's, udp for UDP's, rsocket for rsocket-iomap)");
+    row("sizes", sv.message_sizes.map(sizeLabel).join(", "));
+    row("rounds", `${sv.rounds} (each round runs every point once, in an order that changes); ${run.duration_s ?? "?"} s per point, --explain at ${run.explain_hz ?? "?"} Hz; ${Math.round(sv.seconds)} s in all`);
+    row("statistics", `${sv.level_pct} % intervals: ${sv.method}. ${sv.fdr_changed} of ${sv.fdr_family} ratios called changed.`);
+    if (sv.refused && sv.refused.length)
+      row("refused", sv.refused.map((r) => `${r.path} ${sizeLabel(r.message_size)}: ${r.reason}`).join("; "));
+  }
+
+  function surveyCrossovers() {
+    const s = section("Crossovers", "per path, the smallest size from which its sender's service demand is lower than its copy path's, the 95 % interval of the paired ratio clear of 1 (a 'lower' verdict), and where that stops");
+    const rows = Object.entries(sv.crossovers).map(([path, x]) => {
+      const against = (svPoints.find((p) => p.path === path && p.against) || {}).against || "-";
+      return { cells: [path, against, x.found ? sizeLabel(x.from) : "-", x.found ? sizeLabel(x.until) : "-", x.stops ? sizeLabel(x.stops) : "-", x.text] };
+    });
+    if (!rows.length) { check.no_crossover = s.append("p").attr("class", "note").text("no crossover: no path was measured beside its copy path").text(); return; }
+    table(s, ["path", "against", "from", "until", "stops at", "crossover"], rows);
+    if (!Object.values(sv.crossovers).some((x) => x.found))
+      check.no_crossover = s.append("p").attr("class", "note").attr("id", "zc-no-crossover").text(`no crossover: no path's sender service demand is lower than its copy path's beyond noise at any of ${sv.message_sizes.map(sizeLabel).join(", ")}`).text();
+  }
+
+  // One chart against the size: series [{name, color, points: [{x, y, lo, hi, point}]}], a band lo..hi,
+  // markers [{x, label}] (dashed verticals), a reference line at y = ref.
+  function sizeChart(sel, title, series, yLabel, opts = {}) {
+    const box = sel.append("div").attr("class", "chart");
+    box.append("h3").text(title);
+    const w = 700, h = 260, m = { l: 64, r: 150, t: 10, b: 40 };
+    const all = series.flatMap((s) => s.points);
+    if (!all.length) return;
+    const x = d3.scaleLog().base(2).domain(d3.extent(sv.message_sizes)).range([m.l, w - m.r]);
+    if (x.domain()[0] === x.domain()[1]) x.domain([x.domain()[0] / 2, x.domain()[1] * 2]);
+    // A log y axis: service demand and rates span decades over a ladder, and a ratio's interval is
+    // symmetric on the logs. A value at or below 0 (a difference where a round had a zero) is left out.
+    const pos = (v) => v !== null && v !== undefined && isFinite(v) && v > 0;
+    const ys = all.flatMap((p) => [p.y, p.lo, p.hi]).filter(pos);
+    if (opts.ref !== undefined) ys.push(opts.ref);
+    const y = d3.scaleLog().domain(d3.extent(ys)).nice().range([h - m.b, m.t]);
+    const yc = (v) => y(Math.max(v, y.domain()[0]));
+    for (const s of series) s.points = s.points.filter((p) => pos(p.y));
+    const svg = box.append("svg").attr("width", w).attr("height", h).attr("class", "size-chart");
+    svg.append("g").attr("transform", `translate(0,${h - m.b})`).call(d3.axisBottom(x).tickValues(sv.message_sizes).tickFormat(sizeLabel));
+    svg.append("g").attr("transform", `translate(${m.l},0)`).call(d3.axisLeft(y).ticks(5, "~r"));
+    svg.append("text").attr("x", (w - m.r + m.l) / 2).attr("y", h - 6).attr("text-anchor", "middle").text("message size (log)");
+    svg.append("text").attr("transform", `translate(14,${h / 2}) rotate(-90)`).attr("text-anchor", "middle").text(yLabel);
+    if (opts.ref !== undefined)
+      svg.append("line").attr("x1", m.l).attr("x2", w - m.r).attr("y1", y(opts.ref)).attr("y2", y(opts.ref)).attr("stroke", "#888");
+    for (const mk of opts.markers || []) {
+      const g = svg.append("g").attr("class", "crossover-marker");
+      g.append("line").attr("x1", x(mk.x)).attr("x2", x(mk.x)).attr("y1", m.t).attr("y2", h - m.b).attr("stroke", mk.color).attr("stroke-dasharray", "5,3").attr("stroke-width", 1.5);
+      const right = x(mk.x) > (m.l + w - m.r) / 2;  // the label on the side of the line with room
+      g.append("text").attr("x", x(mk.x) + (right ? -4 : 4)).attr("y", h - m.b - 6 - (mk.row || 0) * 13).attr("text-anchor", right ? "end" : "start")
+        .attr("fill", mk.color).text(mk.label);
+    }
+    series.forEach((s, i) => {
+      const pts = s.points.filter((p) => p.lo !== null && p.lo !== undefined);
+      svg.append("path").datum(pts).attr("class", "band").attr("fill", s.color).attr("fill-opacity", 0.15)
+        .attr("d", d3.area().x((p) => x(p.x)).y0((p) => yc(p.lo)).y1((p) => yc(p.hi)));
+      svg.append("path").datum(s.points).attr("fill", "none").attr("stroke", s.color).attr("stroke-width", 1.8)
+        .attr("d", d3.line().x((p) => x(p.x)).y((p) => y(p.y)));
+      svg.selectAll(null).data(s.points).join("circle").attr("class", "point").attr("cx", (p) => x(p.x)).attr("cy", (p) => y(p.y)).attr("r", 4)
+        .attr("fill", s.color).style("cursor", "pointer").on("click", (ev, p) => selectPoint && selectPoint(p.point))
+        .append("title").text((p) => `${s.name} ${sizeLabel(p.x)}: ${num(p.y)}${p.lo !== null && p.lo !== undefined ? ` [${num(p.lo)}, ${num(p.hi)}]` : ""}${p.note ? " " + p.note : ""} (click: its flame graphs)`);
+      svg.append("text").attr("x", w - m.r + 8).attr("y", m.t + 14 + i * 16).attr("fill", s.color).text(s.name);
+    });
+    check.charts += 1;
+    check.markers += (opts.markers || []).length;
+  }
+
+  function crossoverMarkers(paths) {
+    const out = [];
+    paths.forEach((path, i) => {
+      const c = sv.crossovers[path];
+      if (!c || !c.found) return;
+      out.push({ x: c.from, color: pathColor(path), label: `${path} lower from ${sizeLabel(c.from)}`, row: 2 * i });
+      if (c.stops) out.push({ x: c.stops, color: pathColor(path), label: `${path} stops ${sizeLabel(c.stops)}`, row: 2 * i + 1 });
+    });
+    return out;
+  }
+
+  function surveyCharts() {
+    const s = section("Each path against the size", "the mean over the rounds, the band from the lowest to the highest round; click a point for its flame graphs below");
+    const grid = s.append("div").attr("class", "charts");
+    for (const f of svFigures) {
+      const series = svPaths.map((path) => ({
+        name: path, color: pathColor(path),
+        points: svPoints.filter((x) => x.path === path).map((x) => {
+          const v = x.round_figures.map((r) => r[f.round]).filter((a) => a !== undefined);
+          return { x: x.message_size, y: x[f.key], lo: d3.min(v), hi: d3.max(v), point: x };
+        }),
+      }));
+      sizeChart(grid, f.label, series, f.label + " (log)", { markers: f.crossover ? crossoverMarkers(svPaths) : [] });
+    }
+    const ratioPaths = svPaths.filter((p) => svPoints.some((x) => x.path === p && x[svFigures[0].ratio]));
+    const r = section("Against the copy path", `each path / its family's copy path at the same size, paired by round: the ratio and its ${sv.level_pct} % interval (the band); below 1, the path needs less (service demand) or moves less (throughput)`);
+    if (!ratioPaths.length) { r.append("p").attr("class", "note").text("no path was measured beside its copy path"); return; }
+    const rgrid = r.append("div").attr("class", "charts");
+    for (const f of svFigures) {
+      const series = ratioPaths.map((path) => ({
+        name: `${path} / ${(svPoints.find((x) => x.path === path && x.against) || {}).against}`, color: pathColor(path),
+        points: svPoints.filter((x) => x.path === path && x[f.ratio]).map((x) => {
+          const q = x[f.ratio];
+          return { x: x.message_size, y: q.ratio, lo: q.interval ? q.interval[0] : null, hi: q.interval ? q.interval[1] : null, note: q.verdict, point: x };
+        }),
+      }));
+      sizeChart(rgrid, "x " + f.label.split(",")[0], series, "ratio (log)", { ref: 1, markers: f.crossover ? crossoverMarkers(ratioPaths) : [] });
+    }
+  }
+
+  // Horizontal stacked bars: [{name, parts: [{key, v}]}], one colour per category.
+  function stackedBars(sel, bars, unit) {
+    const used = data.categories.filter((c) => bars.some((b) => b.parts.some((p) => p.key === c.key)));
+    const legend = sel.append("div").attr("class", "legend").selectAll("span").data(used).join("span");
+    legend.append("i").style("background", (c) => catColor(c.key));
+    legend.append("b").text((c) => c.label);
+    const w = 960, left = 330, h = 22;
+    const total = (b) => b.parts.reduce((a, p) => a + p.v, 0);
+    const x = d3.scaleLinear().domain([0, d3.max(bars, total) || 1]).range([0, w - left - 60]);
+    const svg = sel.append("svg").attr("width", w).attr("height", bars.length * (h + 6) + 24);
+    const g = svg.selectAll("g.bar").data(bars).join("g").attr("class", "bar").attr("transform", (d, i) => `translate(0,${i * (h + 6)})`);
+    g.append("text").attr("x", left - 6).attr("y", h / 2 + 4).attr("text-anchor", "end").text((d) => d.name);
+    g.each(function (b) {
+      let at = left;
+      for (const p of b.parts) {
+        d3.select(this).append("rect").attr("x", at).attr("width", x(p.v)).attr("height", h).attr("fill", catColor(p.key))
+          .append("title").text(`${catLabel[p.key]}: ${num(p.v)} ${unit}`);
+        at += x(p.v);
+      }
+      d3.select(this).append("text").attr("x", at + 4).attr("y", h / 2 + 4).text(num(total(b), 3));
+    });
+    svg.append("g").attr("transform", `translate(${left},${bars.length * (h + 6)})`).call(d3.axisBottom(x).ticks(8));
+    return used;
+  }
+
+  // A point's side's categories per KB, the mean over its rounds.
+  function svCategories(x, side) {
+    const out = {};
+    for (const c of data.categories) {
+      const v = x.round_figures.map((r) => r[`${side}_explain_${c.key}_us_per_kb`]).filter((a) => a !== undefined);
+      if (v.length) out[c.key] = d3.mean(v);
+    }
+    return out;
+  }
+
+  // Per path against its copy path: the sender's categories at each size, both paths; the categories that
+  // moved most at the crossover (the path's lead over its copy path, the size before against the crossover's).
+  function surveyCategories() {
+    const ratioPaths = svPaths.filter((p) => svPoints.some((x) => x.path === p && x.against));
+    const s = section("Where the sender's CPU went, per size (--explain)", "the sender's CPU per KB by kernel category, the mean over the rounds: each path beside its copy path at every size");
+    const used = new Set();
+    for (const path of ratioPaths) {
+      const mine = svPoints.filter((x) => x.path === path);
+      const against = mine.find((x) => x.against).against;
+      const c = sv.crossovers[path];
+      const h = s.append("h3").text(`${path} against ${against}`);
+      const diff = (size) => {
+        const a = svPoints.find((x) => x.path === path && x.message_size === size), b = svPoints.find((x) => x.path === against && x.message_size === size);
+        if (!a || !b) return null;
+        const ca = svCategories(a, "local"), cb = svCategories(b, "local");
+        return Object.fromEntries(data.categories.map((k) => [k.key, (ca[k.key] || 0) - (cb[k.key] || 0)]));
+      };
+      if (c && c.found) {
+        const before = sv.message_sizes.filter((z) => z < c.from).pop();
+        const d1 = diff(c.from), d0 = before !== undefined ? diff(before) : null;
+        let moved = [];
+        if (d1) moved = data.categories.map((k) => ({ k, d: d1[k.key] - (d0 ? d0[k.key] : 0) })).filter((m) => Math.abs(m.d) > 0).sort((a, b) => Math.abs(b.d) - Math.abs(a.d)).slice(0, 3);
+        s.append("p").attr("class", "note moved").text(`crossover at ${sizeLabel(c.from)}${before !== undefined ? ` (from ${sizeLabel(before)})` : ""}: the categories that moved most, ${path} minus ${against}: ` +
+          (moved.length ? moved.map((m) => `${m.k.label} ${m.d > 0 ? "+" : ""}${num(m.d, 3)} µs/KB`).join(", ") : "none sampled"));
+        check.moved += moved.length;
+      } else {
+        h.text(`${path} against ${against}: ${c ? c.text : "no crossover"}`);
+      }
+      const bars = [];
+      for (const size of sv.message_sizes)
+        for (const p of [against, path]) {
+          const x = svPoints.find((q) => q.path === p && q.message_size === size);
+          if (!x) continue;
+          const cats = svCategories(x, "local");
+          const mark = c && c.found && size === c.from && p === path ? "  ◀ crossover" : "";
+          bars.push({ name: `${sizeLabel(size)} · ${p}${mark}`, parts: data.categories.filter((k) => cats[k.key] > 0).map((k) => ({ key: k.key, v: cats[k.key] })) });
+        }
+      if (bars.some((b) => b.parts.length)) for (const u of stackedBars(s, bars, "µs/KB")) used.add(u.label);
+      else s.append("p").attr("class", "note").text("no --explain categories in these points (--explain could not sample)");
+    }
+    check.categories = [...used];
+  }
+
+  // The flame graphs of a chosen point: the path's and its copy path's at that size (each with both sides,
+  // sender and receiver), and the differential of the two.
+  function surveyFlames() {
+    const withStacks = svPoints.filter((x) => x.explain && ["local", "remote"].some((s) => x.explain[s].stacks.length));
+    const s = section("Flame graphs of a point", `a point's sampled stacks, summed over its rounds (the heaviest stacks of each side), both sides: local is the sender, remote the receiver; beside them its copy path's at the same size and the differential (red grew, blue shrank). Choose a point here or click one on a chart.`);
+    if (!withStacks.length) { s.append("p").attr("class", "note").text("no sampled stacks in this survey (--explain could not sample here)"); return; }
+    const choose = s.append("div").attr("class", "search");
+    const sel = choose.append("select").attr("id", "zc-point");
+    sel.selectAll("option").data(withStacks).join("option").attr("value", (x, i) => i).text(svPointKey);
+    const body = s.append("div");
+    const asResult = (x) => ({ key: svPointKey(x), r: { local: { explain: x.explain.local }, remote: { explain: x.explain.remote } } });
+    selectPoint = (x) => {
+      const i = withStacks.indexOf(x);
+      if (i < 0) return;
+      sel.property("value", i);
+      body.selectAll("*").remove();
+      charts.length = 0;
+      const a = x.against && withStacks.find((q) => q.path === x.against && q.message_size === x.message_size);
+      flame(body, svPointKey(x), finish(stacksOf(asResult(x))), false);
+      if (a) {
+        flame(body, svPointKey(a), finish(stacksOf(asResult(a))), false);
+        flame(body, `differential: ${svPointKey(x)} against ${svPointKey(a)} (red grew, blue shrank; ${x.path}'s frames)`, finish(differential(stacksOf(asResult(a)), stacksOf(asResult(x)))), true);
+      }
+      check.frames = document.querySelectorAll(".flame g.frame").length;
+    };
+    sel.on("change", () => selectPoint(withStacks[+sel.property("value")]));
+    // First shown: the first crossover's point, else the largest size of the first path set against a copy path.
+    const firstX = Object.entries(sv.crossovers).find(([, c]) => c.found);
+    const start = (firstX && withStacks.find((x) => x.path === firstX[0] && x.message_size === firstX[1].from)) ||
+      withStacks.filter((x) => x.against).pop() || withStacks[0];
+    selectPoint(start);
+    check.points = withStacks.length;
+  }
+
   try {
-    header();
-    if (data.kind === "compare") compareTables(); else runTable();
-    categoryBars();
-    intervals();
-    latency();
-    flameGraphs();
+    if (data.kind === "survey") {
+      surveyHeader();
+      surveyCrossovers();
+      surveyCharts();
+      surveyCategories();
+      surveyFlames();
+    } else {
+      header();
+      if (data.kind === "compare") compareTables(); else runTable();
+      categoryBars();
+      intervals();
+      latency();
+      flameGraphs();
+    }
   } catch (e) {
     check.errors.push(String(e && e.stack ? e.stack : e));  // the self-check still says what broke
     page.append("p").attr("class", "note").text("this page failed to draw: " + e);

@@ -6,7 +6,8 @@ every host name unresolvable) and its DOM read back after the scripts ran. The p
 into #zc-selfcheck; this checks it: no script error or console error, the flame graphs have their frames
 (>= 50), hovering a frame names its category, a search for _copy_from_iter finds frames, a differential graph is there, the category names
 are on the page, and it loaded nothing beyond itself (no <script src>, <link> or <img>; no resource
-timing entry).
+timing entry). Then a real loopback survey's page (`zcperf survey --html`): its charts, crossover markers
+and a point's flame graphs.
 
     tests/e2e/test_html.py PATH/TO/zcperf
 
@@ -58,7 +59,12 @@ def open_in_chromium(chromium, page, tmp):
     return p.stdout, p.stderr
 
 
-def check_page(chromium, page, tmp, want_differential):
+def page_check(chromium, page, tmp):
+    """What the page says it drew (#zc-selfcheck) and its DOM, failing on a script or console error or
+    anything it loaded beyond itself."""
+    html = open(page).read()
+    if re.search(r"<(script|link|img)[^>]+(src|href)=", html):
+        fail(f"{page} refers to a file outside itself")
     dom, log = open_in_chromium(chromium, page, tmp)
     m = re.search(r'<pre id="zc-selfcheck"[^>]*>(.*?)</pre>', dom, re.S)
     if not m:
@@ -76,6 +82,12 @@ def check_page(chromium, page, tmp, want_differential):
     # The browser's own update and time requests go to the log too; the page's are its resource entries.
     if check["resources"]:
         fail(f"{name}: the page loaded {check['resources'][:5]}")
+    return check, dom
+
+
+def check_page(chromium, page, tmp, want_differential):
+    check, dom = page_check(chromium, page, tmp)
+    name = os.path.basename(page)
     if check["frames"] < 50:
         fail(f"{name}: {check['frames']} flame graph frames drawn, want >= 50 ({check})")
     if check["search"].get("_copy_from_iter", 0) < 1:
@@ -89,6 +101,37 @@ def check_page(chromium, page, tmp, want_differential):
             fail(f"{name}: category '{label}' not on the page ({check['categories']})")
     print(f"{name}: {check['flame_graphs']} flame graphs ({check['differential']} differential), "
           f"{check['frames']} frames, _copy_from_iter in {check['search']['_copy_from_iter']} frames, "
+          f"categories {', '.join(check['categories'])}")
+
+
+def check_survey(zcperf, chromium, tmp, cpus):
+    """A real loopback survey's page: its charts (three figures against the size, three ratios), each
+    crossover the JSON found marked on the sender-SD charts (or the page's "no crossover" text), the
+    categories per size, and a chosen point's flame graphs (the path's, its copy path's, the differential)."""
+    run([zcperf, "survey", "--paths", "tcp,tcp-msgzc", "--sizes", "4K,256K", "--rounds", "3", "-l", "0.3",
+         "-o", "json", "--html", f"{tmp}/survey.html"] + cpus, f"{tmp}/survey.json", timeout=180)
+    survey = json.load(open(f"{tmp}/survey.json"))["survey"]
+    check, dom = page_check(chromium, f"{tmp}/survey.html", tmp)
+    if check["charts"] != 6:
+        fail(f"survey.html: {check['charts']} charts against the size, want 6 ({check})")
+    found = [x for x in survey["crossovers"].values() if x["found"]]
+    # each found crossover's start, and its stop where it has one, on the two sender-SD charts
+    want = 2 * sum(1 + (x["stops"] is not None) for x in found)
+    if check["markers"] != want:
+        fail(f"survey.html: {check['markers']} crossover markers, want {want} for {survey['crossovers']}")
+    if found and check["moved"] < 1:
+        fail(f"survey.html: a crossover but no category named as moved there ({check})")
+    if not found and not check.get("no_crossover", "").startswith("no crossover"):
+        fail("survey.html: no crossover in the data and none said on the page")
+    if check["points"] != len(survey["points"]):
+        fail(f"survey.html: {check['points']} points with flame graphs, want {len(survey['points'])}")
+    if check["flame_graphs"] < 3 or check["differential"] < 1 or check["frames"] < 20:
+        fail(f"survey.html: a point's flame graphs missing: {check}")
+    for text in ("tcp-msgzc", survey["run"]["local_kernel"], "Benjamini-Hochberg", "data copy"):
+        if text not in dom:
+            fail(f"survey.html: '{text}' not on the page")
+    print(f"survey.html: {check['charts']} charts, {check['markers']} crossover markers "
+          f"({len(found)} crossovers), {check['flame_graphs']} flame graphs, {check['frames']} frames, "
           f"categories {', '.join(check['categories'])}")
 
 
@@ -115,10 +158,8 @@ def main():
         if "throughput_gbps" not in text or "local_explain_copy_us_per_kb" not in text:
             fail(f"compare's report lacks the throughput or the categories:\n{text}")
         for page in ("compare.html", "run.html"):
-            html = open(f"{tmp}/{page}").read()
-            if re.search(r"<(script|link|img)[^>]+(src|href)=", html):
-                fail(f"{page} refers to a file outside itself")
             check_page(chromium, f"{tmp}/{page}", tmp, want_differential=True)
+        check_survey(zcperf, chromium, tmp, cpus)
         return 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

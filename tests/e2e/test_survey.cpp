@@ -125,6 +125,11 @@ TEST(Survey, BadInputSaysWhatToGive) {
     auto t = run_zcperf({"survey", "-T", "tcp-msgzc"}, 20s);
     EXPECT_EQ(t.exit_code, 2) << context(t);
     EXPECT_NE(t.err.find("--paths"), std::string::npos) << t.err;
+    // a page that cannot be written is refused before any point runs (the survey takes minutes)
+    auto h = run_zcperf({"survey", "--paths", "tcp", "--html", "/nonexistent-dir/s.html"}, 20s);
+    EXPECT_EQ(h.exit_code, 2) << context(h);
+    EXPECT_NE(h.err.find("cannot write --html /nonexistent-dir/s.html"), std::string::npos) << h.err;
+    EXPECT_EQ(h.err.find("round"), std::string::npos) << "the survey ran: " << h.err;
 }
 
 // --invocations: one command gives several invocations, the JSON labelling each round with its own, and

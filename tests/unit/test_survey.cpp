@@ -2,10 +2,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
 #include "survey.hpp"
+#include "html/html_page.hpp"
 
 namespace {
 
@@ -144,6 +148,42 @@ TEST(Survey, NoSizeLowerIsNeverInTheLadder) {
     ASSERT_EQ(r.crossovers.size(), 1u);
     EXPECT_FALSE(r.crossovers[0].found);
     EXPECT_EQ(r.crossovers[0].text.rfind("never in 4K..256K", 0), 0u) << r.crossovers[0].text;
+}
+
+// The page keeps each point's heaviest stacks per side (bounded: a survey has many points), counts the
+// samples of the rest, names every kept frame's category, and is a survey page.
+TEST(Survey, ThePageKeepsEachPointsHeaviestStacks) {
+    auto r = synthetic();
+    zc::analyse_survey(r);
+    auto& pt = r.points[5];  // tcp-msgzc 16K
+    for (uint64_t i = 0; i < zc::kSurveyPageStacks + 10; ++i) pt.stacks[0]["main;f" + std::to_string(i)] = i + 1;
+    pt.stacks[1]["recv;memcpy"] = 7;
+    const std::string file = ::testing::TempDir() + "survey_page.html";
+    zc::write_survey_html(file, r);
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string page = text.str();
+    EXPECT_NE(page.find("<title>zcperf survey</title>"), std::string::npos);
+    std::smatch m;
+    ASSERT_TRUE(
+        std::regex_search(page, m, std::regex(R"(<script id="zc-data" type="application/json">([^<]*)</script>)")));
+    const auto data = nlohmann::json::parse(m[1].str());
+    EXPECT_EQ(data["kind"], "survey");
+    EXPECT_EQ(data["survey"]["crossovers"]["tcp-msgzc"]["from"], 16384);
+    const auto& points = data["survey"]["points"];
+    const auto it = std::find_if(points.begin(), points.end(), [](const nlohmann::json& p) {
+        return p["path"] == "tcp-msgzc" && p["message_size"] == 16384;
+    });
+    ASSERT_NE(it, points.end());
+    const auto& local = (*it)["explain"]["local"];
+    ASSERT_EQ(local["stacks"].size(), zc::kSurveyPageStacks);
+    EXPECT_EQ(local["stacks"][0][1], zc::kSurveyPageStacks + 10);  // the heaviest first
+    EXPECT_EQ(local["stacks_left_out_samples"], 55u);              // the ten lightest: 1 + ... + 10
+    EXPECT_EQ((*it)["explain"]["remote"]["stacks"][0][0], "recv;memcpy");
+    EXPECT_TRUE(data["frame_categories"].contains("memcpy"));
+    EXPECT_TRUE(data["frame_categories"].contains("f" + std::to_string(zc::kSurveyPageStacks + 9)));
+    std::remove(file.c_str());
 }
 
 }  // namespace
