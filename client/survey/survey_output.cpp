@@ -13,8 +13,14 @@ namespace zc {
 
 namespace {
 
+// A ratio as x1.23 [lo,hi]; a difference (a round where one path measured zero) as +0.123 [lo,hi], never
+// with the ratio's x.
 std::string ratio_cell(const FigureComparison* f) {
     if (!f) return "-";
+    if (!f->ratio) {
+        if (!f->c.has_interval) return fmt::format("{:+.3g}", f->c.estimate);
+        return fmt::format("{:+.3g} [{:+.3g},{:+.3g}]", f->c.estimate, f->c.lo, f->c.hi);
+    }
     if (!f->c.has_interval) return fmt::format("x{:.3f}", f->c.estimate);
     return fmt::format("x{:.3g} [{:.3g},{:.3g}]", f->c.estimate, f->c.lo, f->c.hi);
 }
@@ -81,7 +87,8 @@ void write_survey_human(std::ostream& out, const SurveyResult& r) {
     if (r.run.is_object())
         out << fmt::format("  hosts: client {}, server {}\n", r.run.value("local_host", "?"),
                            r.run.value("remote_host", "?"));
-    out << "x: path / copy path at the same size (tcp for TCP's paths, udp for UDP's, rsocket for rsocket-iomap). "
+    out << "x: path / copy path at the same size (tcp for TCP's paths, udp for UDP's, rsocket for rsocket-iomap); "
+           "+/-: path - copy path where a round measured a zero. "
         << method_text(r.ratios) << ".\n";
     out << "SD: service demand, us/KB (sender: the client, receiver: the server). copied: the share of the zero-copy "
            "bytes the kernel copied anyway.\n";

@@ -138,6 +138,20 @@ TEST(Survey, RatiosArePairedByRoundAndTheCrossoverIsWhereTheSenderSdTurnsLower) 
         EXPECT_EQ(std::count(line.begin(), line.end(), ','), 23) << line;
 }
 
+TEST(Survey, AFigureWithAZeroRoundIsADifferenceAndPrintedAsOne) {
+    auto r = synthetic();
+    for (auto& p : r.points)  // one round of tcp-msgzc at 4K moved nothing: its ratio means nothing
+        if (p.path.name() == "tcp-msgzc" && p.size == 4096) p.rounds[1] = figures(0.0, 2.0, 1.5);
+    zc::analyse_survey(r);
+    const auto& at4k = r.ratios.tests[0].figures[0];
+    EXPECT_EQ(at4k.figure, zc::kSurveyRate);
+    EXPECT_FALSE(at4k.ratio);
+    std::ostringstream human;
+    zc::write_survey_human(human, r);
+    EXPECT_EQ(human.str().find("x-"), std::string::npos) << human.str();
+    EXPECT_EQ(human.str().find("x+"), std::string::npos) << human.str();
+}
+
 TEST(Survey, NoSizeLowerIsNeverInTheLadder) {
     auto r = synthetic();
     for (auto& p : r.points)
