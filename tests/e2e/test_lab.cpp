@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <iostream>
 #include <map>
 #include <utility>
@@ -868,10 +869,19 @@ TEST(Lab, ExplainLeavesUnderThreePercentUnclassifiedOnEachSide) {
 TEST(Lab, SurveyAcrossTheOffloadingNic) {
     REQUIRE_LAB();
     if (kLab.server_offload.empty()) GTEST_SKIP() << "this lab has no offloading link (eth1): " << kLab.no_offload;
+    // With its page, as a user across hosts would ask for it (the page's rendering is html_page's test).
+    const std::string page = "/tmp/zcperf-lab-survey-" + std::to_string(getpid()) + ".html";
     Outcome o = run_zcperf({"survey", "-H", kLab.server_offload, "--paths", "tcp,tcp-msgzc", "--sizes", "16K,64K",
-                            "--rounds", "3", "-l", "0.5", "-o", "json"},
+                            "--rounds", "3", "-l", "0.5", "-o", "json", "--html", page},
                            360s);
     ASSERT_EQ(o.exit_code, 0) << context(o);
+    {
+        std::ifstream in(page);
+        const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        unlink(page.c_str());
+        EXPECT_NE(html.find("\"kind\":\"survey\""), std::string::npos) << "no survey page at " << page;
+        EXPECT_NE(html.find(kLab.server_offload), std::string::npos) << "the page does not name the server";
+    }
     const json j = report_json(o);
     ASSERT_TRUE(j.is_object() && j.contains("survey")) << context(o);
     const json& s = j["survey"];
