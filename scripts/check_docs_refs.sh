@@ -30,7 +30,10 @@ check_help() {  # PROGRAM ARGS...: its --help, as the user sees it
 }
 for program in "$@"; do
     check_help "$program" --help
-    [ "$(basename "$program")" = zcperf ] && check_help "$program" compare --help
+    if [ "$(basename "$program")" = zcperf ]; then
+        check_help "$program" compare --help
+        check_help "$program" survey --help
+    fi
 done
 if [ $found -ne 0 ]; then
     echo "check_docs_refs: tracker numbers above; say what the thing is (or why, in a comment), not its ticket" >&2
