@@ -12,13 +12,14 @@
 #include "explain/side_explainer.hpp"
 #include "run/build_info.hpp"
 #include "protocol/interval.hpp"
+#include "kind/kind_module.hpp"
 #include "options/kind_options.hpp"
 #include "options/option_rows.hpp"
 #include "system/affinity.hpp"
 #include "system/cpu_list.hpp"
 #include "system/numa.hpp"
-#include "paths/spec_rules.hpp"
-#include "paths/transport_ops.hpp"
+#include "kind/spec_rules.hpp"
+#include "kind/transport_ops.hpp"
 #include "core/pacer.hpp"
 #include "core/units.hpp"
 #include "tcp/tcp_socket.hpp"
@@ -362,7 +363,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
             .excluding("-l"),
         value_in("-P,--streams", o.params.streams, wire_range(&TestParams::streams),
                  "parallel streams, one thread per stream on each side"),
-        // neper's num_flows (tcp/tcp_flows.hpp); its rules are paths/flow_rules.cpp.
+        // neper's num_flows (tcp/tcp_flows.hpp); its rules are kind/flow_rules.cpp.
         value_in("--flows", o.params.flows, wire_range(&TestParams::flows),
                  "TCP connections per stream, all served by the stream's thread through one epoll, as servers run "
                  "(neper's num_flows; e.g. -P 2 --flows 500); reports per-flow min/median/max and Jain's fairness "

@@ -16,7 +16,7 @@ struct ClientOptions {
     std::vector<std::string> servers;  // HOST[:PORT]; empty = embedded server on loopback
     uint16_t port = 12875;
     std::vector<Workload> tests{Workload::stream};
-    std::vector<Transport> transports{Transport::tcp};
+    std::vector<Transport> transports{Transport{}};  // the table's first row: tcp
     std::vector<RxMode> rx_modes{RxMode::copy};
     std::vector<uint64_t> message_sizes{1u << 20};
     // Every other shared parameter, as each test gets it (transport, test, rx and message_size come

@@ -14,7 +14,7 @@
 #include "run/side_runner.hpp"
 #include "system/fd_limit.hpp"
 #include "paths/data_setup.hpp"
-#include "paths/transport_ops.hpp"
+#include "kind/transport_ops.hpp"
 #include "tcp/tcp_socket.hpp"
 
 namespace zc {

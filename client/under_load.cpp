@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "cli.hpp"
-#include "paths/spec_rules.hpp"
+#include "kind/spec_rules.hpp"
 #include "protocol/messages.hpp"
 #include "side_by_side.hpp"
 

@@ -1,20 +1,25 @@
-# The transport kinds and each kind's wire codecs: its report block (protocol/kind_block.hpp) and its
-# parameters' field tables (protocol/kind_params_wire.hpp), which register themselves from their own
-# files. One list, read by common/CMakeLists.txt (each file is built into its folder's layer) and by the
-# fuzz target (tests/fuzz/CMakeLists.txt links them all as one library, whole, so it decodes every kind's
-# block and parameters as zcperf and zcserver do). A new kind adds its name and its codec files here.
-# Paths are relative to common/.
-set(ZCPERF_KINDS mptcp rdma tcp tls udp)  # by name: the order the kinds' blocks come in (kind_block.hpp)
-set(ZCPERF_KIND_CODECS_mptcp mptcp/mptcp_report.cpp)
-set(ZCPERF_KIND_CODECS_rdma protocol/rdma_info.cpp protocol/rdma_options.cpp)
-set(ZCPERF_KIND_CODECS_tcp protocol/tcp_report.cpp core/tcp_stats.cpp)
-set(ZCPERF_KIND_CODECS_tls tls/tls_report.cpp)
-set(ZCPERF_KIND_CODECS_udp protocol/udp_info.cpp protocol/udp_params.cpp)
+# The transport kinds: the one list that names them all. Each kind is a folder, common/<kind>/, holding its
+# description (<kind>/<kind>_kind.cpp: its rows, report block and parameters' field tables, as data) and its
+# module (its operations tables and option group: kind/kind_module.hpp). From this list CMake writes each
+# program's list of kinds (cmake/kinds_list.cmake: kind_descriptions() and kind_modules(), compiled into
+# every program), and the fuzz target links every kind's codecs, whole. A new kind adds its name and its codec
+# files (its description and the files it points to) here. Paths are relative to common/.
+set(ZCPERF_KINDS mptcp rdma tcp tls udp)  # by name: the order of the kinds' blocks, CSV columns, report lines
+set(ZCPERF_KIND_CODECS_mptcp mptcp/mptcp_kind.cpp mptcp/mptcp_report.cpp)
+set(ZCPERF_KIND_CODECS_rdma rdma/rdma_kind.cpp protocol/rdma_info.cpp protocol/rdma_options.cpp)
+set(ZCPERF_KIND_CODECS_tcp tcp/tcp_kind.cpp protocol/tcp_report.cpp core/tcp_stats.cpp)
+set(ZCPERF_KIND_CODECS_tls tls/tls_kind.cpp tls/tls_report.cpp)
+set(ZCPERF_KIND_CODECS_udp udp/udp_kind.cpp protocol/udp_info.cpp protocol/udp_params.cpp)
 
 set(ZCPERF_KIND_CODECS "")
+set(previous "")
 foreach(kind IN LISTS ZCPERF_KINDS)
   if(NOT ZCPERF_KIND_CODECS_${kind})
     message(FATAL_ERROR "common/kinds.cmake: the kind ${kind} lists no codec files")
   endif()
+  if(NOT previous STREQUAL "" AND NOT previous STRLESS kind)
+    message(FATAL_ERROR "common/kinds.cmake: ZCPERF_KINDS must be sorted by name (${previous} before ${kind})")
+  endif()
+  set(previous ${kind})
   list(APPEND ZCPERF_KIND_CODECS ${ZCPERF_KIND_CODECS_${kind}})
 endforeach()

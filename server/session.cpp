@@ -6,7 +6,7 @@
 #include "system/affinity.hpp"
 #include "system/cpu_list.hpp"
 #include "served_test.hpp"
-#include "paths/spec_rules.hpp"
+#include "kind/spec_rules.hpp"
 
 #include <fmt/format.h>
 

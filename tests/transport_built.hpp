@@ -13,4 +13,4 @@
     } while (0)
 
 // Every RDMA transport is built or none is: one check for tests that use several.
-#define REQUIRE_RDMA_BUILT() REQUIRE_TRANSPORT_BUILT(zc::Transport::rsocket)
+#define REQUIRE_RDMA_BUILT() REQUIRE_TRANSPORT_BUILT(zc::transport_named("rsocket"))

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "core/units.hpp"
-#include "paths/transport_ops.hpp"
+#include "kind/transport_ops.hpp"
 
 namespace zc {
 

@@ -21,7 +21,7 @@
 #include "core/units.hpp"
 #include "embedded_server.hpp"
 #include "explain/side_explainer.hpp"
-#include "paths/spec_rules.hpp"
+#include "kind/spec_rules.hpp"
 #include "protocol/result.hpp"
 #include "run_driver.hpp"
 #include "survey.hpp"

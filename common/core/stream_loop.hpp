@@ -2,7 +2,7 @@
 // One stream's loop, whichever transport and test built it: a concrete class whose run() holds the
 // hot loop, built in place before the measured interval and run once. The holder calls it through
 // one virtual call per stream (never per message), so a transport's operations table
-// (paths/transport_ops.hpp) can build its own loop classes without a list of every path in the tree.
+// (kind/transport_ops.hpp) can build its own loop classes without a list of every path in the tree.
 #include <memory>
 #include <type_traits>
 #include <utility>

@@ -1,8 +1,9 @@
 #pragma once
 // Which data paths this build has, and what each can do: one row per transport. The capabilities are
 // data in the row (UCX perftest's test-type table is the model), read by one check, spec_problem()
-// (paths/spec_rules.hpp), on both zcperf and zcserver; the row's kind finds the operations table that
-// connects it and builds its loops (paths/transport_ops.hpp). -T's help and --version list the rows.
+// (kind/spec_rules.hpp), on both zcperf and zcserver; the row's kind finds the operations table that
+// connects it and builds its loops (kind/transport_ops.hpp). -T's help and --version list the rows.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,34 +13,10 @@
 
 namespace zc {
 
-enum class Transport {
-    tcp,
-    tcp_sendfile,
-    tcp_msgzc,
-    tcp_uringzc,
-    // RDMA (common/rdma/): built only with rdma-core; otherwise listed as not in this build.
-    rsocket,
-    rsocket_iomap,
-    rdma_write,
-    rdma_send,
-    rdma_read,
-    // UDP (common/udp/): datagrams with sequence numbers, loss counted by the receiver.
-    udp,
-    udp_gso,
-    udp_msgzc,
-    // MPTCP (IPPROTO_MPTCP, common/mptcp/): TCP's loops on multipath sockets, its subflows reported.
-    mptcp,
-    mptcp_sendfile,
-    // TLS (common/tls/): OpenSSL's handshake, then OpenSSL's loops (tls) or the kernel's crypto (ktls*).
-    tls,
-    ktls,
-    ktls_sendfile
-};
-
-// Which operations table connects a transport and builds its loops (paths/transport_ops.cpp): the kinds
-// share nothing below the test rules, each has its own data connection (a TCP socket, an rsocket, QPs
-// connected with rdma_cm). Nothing outside that table branches on the kind: what differs is a row field.
-enum class TransportKind { tcp, rsocket, verbs, udp, mptcp, tls, ktls };
+// A transport: its row's place in transport_table(), which lists the kinds' rows (core/kind_description.hpp)
+// in the kinds' order. Transport{} is the first row, the tcp kind's copy path: -T's default and the
+// reference of its family. A row is found by its name (transport_from_name), never by a number.
+enum class Transport : uint16_t {};
 
 // What one stream's sender allocates (buffer_bytes, spec_rules.hpp): one message, a ring of messages awaiting
 // zero-copy completions, or a memfd the kernel sends from.
@@ -49,43 +26,39 @@ enum class SendBuffer { message, zc_ring, file };
 constexpr unsigned bit(Workload t) { return 1u << static_cast<unsigned>(t); }
 constexpr unsigned bit(MemoryKind m) { return 1u << static_cast<unsigned>(m); }
 
-// How an RDMA row's data reaches the receiver: the one thing that tells apart the rows of the rsocket kind
-// and of the verbs kind. Their operations tables and the rdma/ loops read it from the row, never the id.
-// send: two-sided, into buffers the receiver provides (rsend; verbs SEND into posted receives);
-// write: one-sided, into the receiver's registered ring (riowrite; RDMA WRITE), arrivals announced apart;
-// read: one-sided, the receiver pulls from the sender's registered buffer (RDMA READ).
-enum class RdmaOp { none, send, write, read };
-
-// Who encrypts a TLS row's records (common/tls/): OpenSSL in the process, or the kernel (kTLS, whose keys
-// --tls-offload puts on the NIC); none: the row is not TLS.
-enum class TlsCrypto { none, user, kernel };
+// The rows' usual sets.
+inline constexpr unsigned kStreams = bit(Workload::stream) | bit(Workload::maerts);
+inline constexpr unsigned kAllTests = kStreams | bit(Workload::rr) | bit(Workload::msgrate);
+// A connection per transaction (crr, cc): the kernel's connect/accept is what they measure.
+inline constexpr unsigned kConnectionTests = bit(Workload::crr) | bit(Workload::cc);
+inline constexpr unsigned kHost = bit(MemoryKind::host);
+inline constexpr unsigned kGpuLike = bit(MemoryKind::cuda) | bit(MemoryKind::sim_gpu);
+inline constexpr unsigned kAnyMemory = kHost | bit(MemoryKind::pinned) | kGpuLike;
 
 // How the receiving side of a stream takes the data: the names --rx, the wire and the report share. Which
-// kind takes which, and what each does, are the kinds' rows (paths/transport_ops.hpp's RxModeRow).
+// kind takes which, and what each does, are the kinds' rows (kind/transport_ops.hpp's RxModeRow).
 enum class RxMode { copy, zerocopy, splice, trunc, mmsg, gro };
 
 struct TransportInfo {
-    Transport id;
+    Transport id{};  // set by transport_table()
     const char* name;
-    const char* summary;  // -T's help line
-    TransportKind kind;
-    unsigned tests;  // bit(Workload) of each test it runs
+    const char* summary;         // -T's help line
+    const char* kind = nullptr;  // its kind's name (its folder), set by transport_table()
+    uint8_t table = 0;           // which of its kind's operations tables builds it (kind/kind_module.hpp)
+    unsigned tests;              // bit(Workload) of each test it runs
     // Why it runs no message test it lacks (after "rr over NAME is not offered: "); nullptr: a bulk sender path.
     const char* no_message_tests = nullptr;
     unsigned buffers = 0;          // bit(MemoryKind) of the memory its loops hand the kernel or the NIC (stream tests)
     unsigned message_buffers = 0;  // bit(MemoryKind) of the memory its rr loops take
     bool gpu_direct = false;       // the NIC can DMA GPU memory itself (GPUDirect RDMA: a dmabuf memory region)
     SendBuffer send_buffer = SendBuffer::message;
-    bool send_batch = false;   // --batch N: msgrate hands N messages to one call (sendmmsg)
-    bool queue_pairs = false;  // its threads post work requests on QPs of ours: --qps, --postlist, --thread-domains
-    RdmaOp rdma_op = RdmaOp::none;  // rsocket and verbs rows: how the data reaches the receiver
+    bool send_batch = false;  // --batch N: msgrate hands N messages to one call (sendmmsg)
     // Datagrams, each numbered (UDP): the receiver counts what was lost, so the two sides' counts add up
-    // instead of being equal; its own rules (paths/udp_rules.hpp) and report (its kind block, protocol/udp_info.hpp).
+    // instead of being equal; its own rules (udp/udp_rules.hpp) and report (its kind block, protocol/udp_info.hpp).
     bool datagrams = false;
     // --flows N: a stream thread serves N connections through one epoll with send()/recv() copies
-    // (tcp/tcp_flows.hpp; paths/flow_rules.hpp has the rest of its rules).
+    // (tcp/tcp_flows.hpp; kind/flow_rules.hpp has the rest of its rules).
     bool flows = false;
-    bool gso = false;  // one call carries many datagrams, cut at --gso-size (UDP_SEGMENT)
     // Its data connections are kernel TCP sockets: -C, --fq-rate, --tos and --bind-dev set them, and TCP_INFO
     // reads them.
     bool tcp_sockets = false;
@@ -93,7 +66,6 @@ struct TransportInfo {
     // per message (TCP_INFO) and speaks of send()/recv() calls; a kind that counts its own (RDMA's posts, UDP's
     // datagrams) says how in its report block.
     bool tcp_segments = false;
-    TlsCrypto tls = TlsCrypto::none;  // TLS rows: who encrypts (--tls-version, --tls-cipher; --tls-offload: kernel)
     // The protocol its stream sockets are opened with (socket()'s third argument; 0: the family's TCP).
     int socket_protocol = 0;
     uint32_t stream_size = 0;     // -m for stream and maerts when not given (0: 1 MiB)
@@ -113,6 +85,8 @@ bool transport_built(Transport t);                // false: known, but this buil
 // naming what the build lacks for a known one that is not built in.
 Transport transport_from_name(std::string_view name);
 const char* transport_name(Transport t);
+// The row of that name, built in or not (tests, and a kind naming its own rows); std::logic_error when none is.
+Transport transport_named(std::string_view name);
 // What a row lacks in this build and how to get it ("" when built).
 std::string not_built_reason(const TransportInfo& t);
 // -T's help: one line per transport, its name and summary, and what the build lacks for the others.

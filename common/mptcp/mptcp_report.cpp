@@ -164,7 +164,6 @@ std::vector<std::string> check_sides(const MptcpSideReport& tx, const MptcpSideR
 constexpr KindBlockOf<MptcpSideReport> kMptcp = {kKey,        to_json,   mptcp_side_from_json, human_lines,
                                                  csv_columns, csv_cells, check_sides};
 const KindBlockType kBlock = kind_block_type<kMptcp>();
-[[maybe_unused]] const bool kRegistered = register_kind_block(kBlock);  // beside its codec: kind_block.hpp
 
 }  // namespace
 

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "core/kind_params.hpp"
-#include "core/registered.hpp"
 #include "core/transport_registry.hpp"
 #include "options/option_rows.hpp"
 
@@ -44,8 +43,6 @@ struct KindOptionGroup {
     void (*check)(const KindOptionRun& run) = nullptr;
 };
 
-// Called once per kind, from its module's static registration; returns true.
-inline bool register_kind_options(const KindOptionGroup& group) { return register_row(group, &KindOptionGroup::title); }
-inline const std::vector<const KindOptionGroup*>& kind_option_groups() { return registered<KindOptionGroup>(); }
+// A kind's module (kind/kind_module.hpp) holds its group; kind_option_groups() lists them all.
 
 }  // namespace zc

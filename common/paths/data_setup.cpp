@@ -1,6 +1,6 @@
 #include "paths/data_setup.hpp"
 
-#include "paths/transport_ops.hpp"
+#include "kind/transport_ops.hpp"
 
 namespace zc {
 

@@ -2,9 +2,9 @@
 
 #include <stdexcept>
 
-#include "paths/spec_rules.hpp"
-#include "paths/transport_ops.hpp"
-#include "paths/udp_rules.hpp"
+#include "kind/spec_rules.hpp"
+#include "kind/transport_ops.hpp"
+#include "udp/udp_rules.hpp"
 
 namespace zc {
 

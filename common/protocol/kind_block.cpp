@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "core/registered.hpp"
+#include "core/kind_description.hpp"
+#include "protocol/kind_params_wire.hpp"
 #include "protocol/json_fields.hpp"
 #include "protocol/result.hpp"
 
@@ -24,9 +25,36 @@ const nlohmann::json* find_block(const KindBlocks& blocks, const char* key) {
 std::string csv_prefix_of(const KindBlockType& t) { return t.csv_prefix ? t.csv_prefix : std::string(t.key) + "_"; }
 }  // namespace
 
-bool register_kind_block(const KindBlockType& type) { return register_row(type, &KindBlockType::key); }
+namespace {
+// The kinds' rows of one type (their blocks, their parameters' field tables), in the order of their keys.
+template <class Row>
+std::vector<const Row*> sorted_by_key(std::vector<const Row*> rows, const char* Row::*key) {
+    std::sort(rows.begin(), rows.end(),
+              [&](const Row* a, const Row* b) { return std::string_view(a->*key) < b->*key; });
+    return rows;
+}
+}  // namespace
 
-const std::vector<const KindBlockType*>& kind_block_types() { return registered<KindBlockType>(); }
+const std::vector<const KindBlockType*>& kind_block_types() {
+    static const std::vector<const KindBlockType*> all = [] {
+        std::vector<const KindBlockType*> rows;
+        for (const KindDescription* k : kind_descriptions())
+            if (k->block) rows.push_back(&k->block());
+        return sorted_by_key(std::move(rows), &KindBlockType::key);
+    }();
+    return all;
+}
+
+const std::vector<const KindParamsWire*>& kind_params_wires() {
+    static const std::vector<const KindParamsWire*> all = [] {
+        std::vector<const KindParamsWire*> rows;
+        for (const KindDescription* k : kind_descriptions())
+            if (k->params)
+                for (const KindParamsWire* w : k->params()) rows.push_back(w);
+        return sorted_by_key(std::move(rows), &KindParamsWire::key);
+    }();
+    return all;
+}
 
 namespace {
 bool is_flat(const std::string& key) {

@@ -129,9 +129,8 @@ constexpr KindBlockType kind_block_type() {
             .interval_csv_cells = kind_block_detail::given(Of.interval_csv_cells) ? H::interval_csv_cells : nullptr};
 }
 
-// Called once per kind, from its block's codec file (one of its codecs in common/kinds.cmake), so whatever links
-// the codec (zcperf, zcserver, the fuzz target, which links every kind's) reads and prints it. Returns true.
-bool register_kind_block(const KindBlockType& type);
+// Every kind's block (its description's, core/kind_description.hpp), in the order of their keys: the order of
+// the CSV's kind columns and the human report's kind lines.
 const std::vector<const KindBlockType*>& kind_block_types();
 
 // The generic halves the result and the reports call.

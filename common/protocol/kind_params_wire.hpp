@@ -1,14 +1,13 @@
 #pragma once
 // The wire half of a kind's parameters (core/kind_params.hpp): the kind's own field table, its fields flat in
 // the setup message beside kTestParamFields' (run_spec.cpp), sent only for a transport whose kind takes them.
-// An older server ignores fields it does not know; an older client's silence keeps the defaults. The kind
-// registers one per struct beside the struct's codec in protocol/ (so the fuzz target, which links only
-// protocol/, decodes it too), and run_spec.cpp names no kind.
+// An older server ignores fields it does not know; an older client's silence keeps the defaults. The kind's
+// description lists one per struct (so the fuzz target, which links every kind's codecs, decodes it too), and
+// run_spec.cpp names no kind.
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "core/kind_params.hpp"
-#include "core/registered.hpp"
 #include "core/transport_registry.hpp"
 
 namespace zc {
@@ -24,8 +23,7 @@ struct KindParamsWire {
     void (*decode)(const nlohmann::json& spec, KindParams& params) = nullptr;
 };
 
-// Called once per struct, from the kind's module's static registration; returns true.
-inline bool register_kind_params_wire(const KindParamsWire& wire) { return register_row(wire, &KindParamsWire::key); }
-inline const std::vector<const KindParamsWire*>& kind_params_wires() { return registered<KindParamsWire>(); }
+// Every kind's (its description's params, core/kind_description.hpp), in the order of their keys.
+const std::vector<const KindParamsWire*>& kind_params_wires();
 
 }  // namespace zc

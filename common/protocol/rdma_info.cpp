@@ -214,7 +214,6 @@ constexpr KindBlockOf<RdmaInfo> kRdma = {.key = "rdma",
                                          .csv_prefix = "",
                                          .messages_measured = messages_measured};
 const KindBlockType kBlock = kind_block_type<kRdma>();
-[[maybe_unused]] const bool kRegistered = register_kind_block(kBlock);  // beside its codec: kind_block.hpp
 
 }  // namespace
 

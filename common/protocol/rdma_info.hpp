@@ -2,7 +2,7 @@
 // What one side's RDMA data path really ran on, read back from the device and the
 // cost of registering its memory, measured before the interval (item 2).
 // It is the RDMA kinds' block (protocol/kind_block.hpp) under the key "rdma", written by the rsocket and
-// verbs kinds (paths/rdma_block.cpp registers it): the human report's "rdma:" line, the CSV's RDMA columns
+// verbs kinds (rdma/rdma_block.cpp registers it): the human report's "rdma:" line, the CSV's RDMA columns
 // (their names as before: local_rdma_device, local_cq_mode ...) and a message test's words on how its
 // messages were posted are its hooks; the wire is as it was (the block at the side's top level).
 #include <cstdint>

@@ -64,7 +64,7 @@ void check_rdma_options(const RdmaOptions& o) {
         throw std::invalid_argument("--postlist must be at most --tx-depth (" + std::to_string(o.tx_depth) + ")");
 }
 
-bool takes_rdma_params(const TransportInfo& row) { return row.rdma_op != RdmaOp::none; }
+bool takes_rdma_params(const TransportInfo& row) { return rdma_row(row); }
 
 namespace {
 
@@ -93,9 +93,10 @@ const KindParamsWire kRdmaSideWire{.key = kRdmaSideParams.name,
                                    .takes = takes_rdma_params,
                                    .encode = encode_rdma_side_params,
                                    .decode = decode_rdma_side_params};
-[[maybe_unused]] const bool kRegistered =
-    register_kind_params_wire(kRdmaWire) && register_kind_params_wire(kRdmaSideWire);
+const KindParamsWire* const kRdmaWires[] = {&kRdmaWire, &kRdmaSideWire};
 
 }  // namespace
+
+std::span<const KindParamsWire* const> rdma_params_wires() { return kRdmaWires; }
 
 }  // namespace zc

@@ -2,9 +2,10 @@
 // The RDMA kinds' parameters (core/kind_params.hpp): the test's knobs, shared by both sides, and
 // each side's device, sent to the server with its half by their field tables (kind_params_wire.hpp). Plain
 // data with no rdma-core types, so the protocol builds without rdma-core. The rows and rules that set and
-// check them are paths/rdma_params.cpp's.
+// check them are rdma/rdma_params.cpp's.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 
 #include "core/kind_params.hpp"
@@ -12,6 +13,20 @@
 #include "protocol/wire_range.hpp"
 
 namespace zc {
+
+// How an RDMA row's data reaches the receiver: the one thing that tells apart the rows of the rsocket kind
+// and of the verbs kind. Its tables and loops read it with rdma_op_of (rdma_kind.cpp's rows).
+// send: two-sided, into buffers the receiver provides (rsend; verbs SEND into posted receives);
+// write: one-sided, into the receiver's registered ring (riowrite; RDMA WRITE), arrivals announced apart;
+// read: one-sided, the receiver pulls from the sender's registered buffer (RDMA READ).
+enum class RdmaOp { send, write, read };
+
+RdmaOp rdma_op_of(const TransportInfo& row);  // a row of the rdma kind
+// The rdma kind's rows and their tables (a row's `table`): rsockets' (rsocket_ops.cpp) and the verbs' (verbs_ops.cpp),
+// whose threads post work requests on QPs of ours (--qps, --postlist, --thread-domains).
+enum : uint8_t { kRsocketTable = 0, kVerbsTable = 1 };
+bool rdma_row(const TransportInfo& row);
+bool verbs_row(const TransportInfo& row);
 
 // Busy-poll the CQ (user time) or sleep on its completion channel; auto: see effective_cq_mode.
 enum class CqMode { auto_, poll, event };
@@ -75,6 +90,8 @@ void check_rdma_options(const RdmaOptions& o);
 
 // The range kRdmaFields accepts for a number (--tx-depth, --postlist...), for zcperf's option rows.
 WireRange<uint32_t> wire_range(uint32_t RdmaOptions::*m);
+struct KindParamsWire;
+std::span<const KindParamsWire* const> rdma_params_wires();  // its field tables, for its description
 
 // The rows that take them: rsockets and verbs (their rdma_op). rdma_options.cpp registers their wire halves
 // (kind_params_wire.hpp: absent fields keep their defaults, present ones are range-checked), so whatever decodes

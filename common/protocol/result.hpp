@@ -141,7 +141,7 @@ nlohmann::json to_json(const LoadBeside& l);
 LoadBeside load_beside_from_json(const nlohmann::json& j);
 
 struct TestResult {
-    Transport transport = Transport::tcp;
+    Transport transport{};  // the table's first row: tcp
     RxMode rx = RxMode::copy;
     Workload test = Workload::stream;
     uint64_t message_size = 0;

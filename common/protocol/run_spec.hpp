@@ -48,7 +48,7 @@ struct SideSpec {
 // declared once. Their wire names, ranges and what an older peer's silence means are in one table
 // (kTestParamFields, run_spec.cpp); the defaults here are zcperf's when an option is not given.
 struct TestParams {
-    Transport transport = Transport::tcp;
+    Transport transport{};  // the table's first row: tcp
     Workload test = Workload::stream;
     uint64_t message_size = 1 << 20;
     double duration_s = 10;

@@ -186,7 +186,6 @@ constexpr KindBlockOf<TcpSideReport> kTcp = {.key = "tcp",
                                              .interval_csv_columns = tcp_info_csv_columns,
                                              .interval_csv_cells = interval_csv_cells};
 const KindBlockType kBlock = kind_block_type<kTcp>();
-[[maybe_unused]] const bool kRegistered = register_kind_block(kBlock);  // beside its codec: kind_block.hpp
 
 }  // namespace
 

@@ -4,7 +4,7 @@
 //
 // A side's TCP figures are the TCP family's block (protocol/kind_block.hpp): the kinds that run
 // kernel TCP sockets (tcp, and the kinds that reuse its table) fill it at the end of the side's run
-// (paths/tcp_ops.hpp's write_tcp_block) and the tcp kind's table registers it. It is flat: its fields sit at the side's
+// (tcp/tcp_ops.hpp's write_tcp_block) and the tcp kind's table registers it. It is flat: its fields sit at the side's
 // top level under the keys they had when they were SideResult's own (tcp_info, tcp_settings, connection_close,
 // rcv_lowat), so an older peer's result decodes into it and a newer one's decodes in an older peer. An
 // --interval's block (the tcp kind's interval_block: each stream's TCP_INFO between the interval's edges)

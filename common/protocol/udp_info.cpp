@@ -182,7 +182,6 @@ UdpInfo block_from_json(const nlohmann::json& j) { return udp_info_from_json(j);
 constexpr KindBlockOf<UdpInfo> kUdp = {"udp",       to_json,   block_from_json, human_lines,
                                        csv_columns, csv_cells, udp_side_notes};
 const KindBlockType kBlock = kind_block_type<kUdp>();
-[[maybe_unused]] const bool kRegistered = register_kind_block(kBlock);  // beside its codec: kind_block.hpp
 
 }  // namespace
 

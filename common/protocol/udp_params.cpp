@@ -14,11 +14,13 @@ void encode(const KindParams& params, nlohmann::json& j) { encode_fields(j, para
 void decode(const nlohmann::json& j, KindParams& params) { decode_fields(j, params.set(kUdpParams), kUdpFields); }
 
 const KindParamsWire kUdpWire{.key = kUdpParams.name, .takes = takes_udp_params, .encode = encode, .decode = decode};
-[[maybe_unused]] const bool kRegistered = register_kind_params_wire(kUdpWire);
+const KindParamsWire* const kUdpWires[] = {&kUdpWire};
 
 }  // namespace
 
-bool takes_udp_params(const TransportInfo& row) { return row.gso; }
+std::span<const KindParamsWire* const> udp_params_wires() { return kUdpWires; }
+
+bool takes_udp_params(const TransportInfo& row) { return gso_row(row); }
 uint32_t gso_size_of(const TestParams& p) { return p.kind_params.get(kUdpParams).gso_size; }
 uint64_t datagram_size_of(const TestParams& p) { return gso_size_of(p) ? gso_size_of(p) : p.message_size; }
 WireRange<uint32_t> gso_size_range() { return range_of(kUdpFields, &UdpParams::gso_size); }

@@ -47,13 +47,13 @@ RdmaOptions with_cq_mode(RdmaOptions o, CqMode m) {
 // the responder (Role::recv) on event alone waited for immediates the polling initiator never sent.
 bool is_passive(const HalfSpec& half, Role role) {
     if (half.test == Workload::rr) return false;
-    const RdmaOp op = transport_info(half.transport).rdma_op;
+    const RdmaOp op = rdma_op_of(transport_info(half.transport));
     return (op == RdmaOp::write && role == Role::recv) || (op == RdmaOp::read && role == Role::send);
 }
 }  // namespace
 
 RdmaConnection::RdmaConnection(const HalfSpec& half, Role role, std::shared_ptr<DeviceGroup> group)
-    : op_(transport_info(half.transport).rdma_op),
+    : op_(rdma_op_of(transport_info(half.transport))),
       role_(role),
       opt_(with_cq_mode(rdma_params(half), effective_cq_mode(rdma_params(half).cq_mode, is_passive(half, role)))),
       cq_auto_stream_(rdma_params(half).cq_mode == CqMode::auto_ &&

@@ -123,7 +123,7 @@ void configure(int fd, const HalfSpec& half, Role) {
         int v = static_cast<int>(rdma_params(half).inline_size);
         ::rsetsockopt(fd, SOL_RDMA, RDMA_INLINE, &v, sizeof(v));
     }
-    if (transport_info(half.transport).rdma_op == RdmaOp::write) {
+    if (rdma_op_of(transport_info(half.transport)) == RdmaOp::write) {
         // One mapping (the receiver's ring). Both ends set it: each sizes its table of the peer's
         // mappings from what the other announced at connection time, and riomap fails with ENOMEM
         // when the table is empty.

@@ -28,7 +28,7 @@ Spread spread_of(std::vector<double> values);  // all zero when empty
 struct RoundSummary {
     int round = 0;
     Workload test = Workload::stream;
-    Transport transport = Transport::tcp;
+    Transport transport{};  // the table's first row: tcp
     uint64_t message_size = 0;
     int pairs = 0, failed = 0;
     Spread gbps;                   // each pair's throughput over its own interval; sum = the aggregate

@@ -57,7 +57,7 @@ private:
     Memory mem_;
 };
 
-// On kernel sockets both are instantiated in socket_rr.cpp, for these two memories only (paths/tcp_ops.hpp
+// On kernel sockets both are instantiated in socket_rr.cpp, for these two memories only (tcp/tcp_ops.hpp
 // names them for TCP); rsockets' in rdma/rsocket_rr.cpp.
 extern template class RrInitiator<HostRrMessage>;
 extern template class RrResponder<HostRrMessage>;

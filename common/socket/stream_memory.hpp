@@ -3,7 +3,7 @@
 // perftest's allocator table is the model): host and pinned memory go to the socket calls in place
 // (the host loop); GPU memory is staged through pinned bounce slots by the CUDA copy engine; sim-gpu
 // (a test kind) runs the same staged loop with memcpy. Every socket transport's sender and receiver
-// picks its loop here; the capability rules (paths/spec_rules.cpp) refused what its row does not take.
+// picks its loop here; the capability rules (kind/spec_rules.cpp) refused what its row does not take.
 #include <stdexcept>
 #include <type_traits>
 

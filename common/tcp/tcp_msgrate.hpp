@@ -12,6 +12,7 @@
 
 #include "memory/host_buffer.hpp"
 #include "core/stream_counters.hpp"
+#include "kind/spec_rules.hpp"
 
 namespace zc {
 
@@ -33,7 +34,7 @@ private:
 
 class TcpMsgRateReceiver {
 public:
-    static constexpr size_t kChunk = 64 * 1024;  // bytes per recv: the receiver must not be what is measured
+    static constexpr size_t kChunk = kMsgrateReceiveChunk;  // kind/spec_rules.hpp sizes its buffer by it
     TcpMsgRateReceiver(int fd, size_t message_size, size_t alignment);
     // Until the sender ends the stream; messages = bytes / message size (a cut message is an error).
     StreamCounters run(const StopRule& stop);

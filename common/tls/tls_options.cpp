@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
 #include "options/kind_options.hpp"
 #include "tls/tls_offload.hpp"
@@ -36,14 +37,14 @@ OptionRows tls_rows(const KindOptionTargets& to) {
     };
 }
 
-bool tls_kind(const TransportInfo& row) { return row.tls != TlsCrypto::none; }
+bool tls_kind(const TransportInfo& row) { return row.kind && std::string_view(row.kind) == "tls"; }
 
 // --tls-offload is the kernel's TLS (ktls, ktls-sendfile), and refused before any test where the route to a
 // server leaves by an interface that cannot encrypt (the client sends) or decrypt (it receives) TLS records;
 // the data sockets are checked again at connect.
 void check_tls_options(const KindOptionRun& run) {
     if (!run.values.contains(kTlsOffloadKey)) return;
-    auto ktls = [](const TransportInfo& row) { return row.tls == TlsCrypto::kernel; };
+    auto ktls = [](const TransportInfo& row) { return tls_kind(row) && row.table == kKernelTls; };
     if (std::none_of(run.transports.begin(), run.transports.end(),
                      [&](Transport t) { return ktls(transport_info(t)); }))
         throw std::invalid_argument("--tls-offload is for -T " + transport_names_where(ktls) +

@@ -101,7 +101,6 @@ std::vector<std::string> check_sides(const TlsSideReport& tx, const TlsSideRepor
 constexpr KindBlockOf<TlsSideReport> kTls = {kKey,        to_json,   tls_side_from_json, human_lines,
                                              csv_columns, csv_cells, check_sides};
 const KindBlockType kBlock = kind_block_type<kTls>();
-[[maybe_unused]] const bool kRegistered = register_kind_block(kBlock);  // beside its codec: kind_block.hpp
 
 }  // namespace
 

@@ -41,7 +41,7 @@ public:
     StreamCounters run(const StopRule& stop);
     const HostBuffer& buffer() const { return buf_; }
     // UDP's own counts of the run (datagrams, sequence accounting, drops, GSO/GRO), read after run() by
-    // the kind's block (paths/udp_ops.cpp).
+    // the kind's block (udp/udp_ops.cpp).
     const UdpCounts& udp_counts() const { return udp_; }
 
 private:

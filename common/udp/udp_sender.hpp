@@ -46,7 +46,7 @@ public:
     const HostBuffer& buffer() const { return ring_ ? ring_->buffer(0) : buf_; }
     size_t gso_size() const { return gso_size_; }  // segment size in force (0: no GSO)
     // UDP's own counts of the run (datagrams, sequence accounting, drops, GSO/GRO), read after run() by
-    // the kind's block (paths/udp_ops.cpp).
+    // the kind's block (udp/udp_ops.cpp).
     const UdpCounts& udp_counts() const { return udp_; }
 
 private:

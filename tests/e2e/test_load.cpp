@@ -98,7 +98,7 @@ zc::Hello hello() {
 // A test the raw client sets up but never finishes: 1 GiB, far more than it will send.
 zc::HalfSpec long_stream() {
     zc::HalfSpec s;
-    s.transport = zc::Transport::tcp;
+    s.transport = zc::transport_named("tcp");
     s.test = zc::Workload::stream;
     s.message_size = 64 * 1024;
     s.total_bytes = 1ull << 30;

@@ -174,7 +174,7 @@ TEST(MessageTestsE2e, ServerRefusesARrSpecItCannotRunAndKeepsServing) {
     ASSERT_TRUE(std::holds_alternative<zc::Welcome>(welcome));
     zc::TestSpec spec;
     spec.test = zc::Workload::rr;
-    spec.transport = zc::Transport::tcp_msgzc;
+    spec.transport = zc::transport_named("tcp-msgzc");
     spec.message_size = 1;
     spec.duration_s = 1;
     zc::write_all(fd.get(), zc::encode_message(zc::Setup{zc::server_half(spec)}), 2s);

@@ -653,7 +653,7 @@ TEST(Rdma, RsocketWaitStaysBoundedAfterAnRpollTimeout) {
 TEST(Rdma, ClosedPortIsAClearError) {
     REQUIRE_RDMA();
     zc::HalfSpec half;
-    half.transport = zc::Transport::rdma_write;
+    half.transport = zc::transport_named("rdma-write");
     half.message_size = 65536;
     uint16_t closed = free_port();
     try {
@@ -662,7 +662,7 @@ TEST(Rdma, ClosedPortIsAClearError) {
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("rejected"), std::string::npos) << e.what();
     }
-    half.transport = zc::Transport::rsocket;
+    half.transport = zc::transport_named("rsocket");
     try {
         zc::connect_data_streams(half, zc::Role::send, rdma_ip(), rdma_ip(), closed, 1);
         FAIL() << "rsocket connected to a closed port";
@@ -756,7 +756,7 @@ TEST(RdmaAbsent, NoDeviceIsAClearErrorNotAFallback) {
         GTEST_SKIP() << "this host has an RDMA device; the no-device path is tested where there is none";
     LocalServer server;
     // A build without the RDMA transports refuses them as such, as a usage error, just as clearly.
-    const bool built = zc::transport_built(zc::Transport::rsocket);
+    const bool built = zc::transport_built(zc::transport_named("rsocket"));
     for (const char* t : {"rdma-write", "rsocket"}) {
         Outcome o = run({zcperf_bin(), "-H", server.address(), "-T", t, "-m", "64K", "-l", "1"}, 60s);
         EXPECT_EQ(o.exit_code, built ? 1 : 2) << t << o.err << o.out;

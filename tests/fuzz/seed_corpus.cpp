@@ -48,7 +48,7 @@ HalfSpec sample_spec(Transport t, Workload k, RxMode rx) {
     s.streams = 2;
     s.alignment = 4096;
     s.rx = rx;
-    s.uring_fixed = t == Transport::tcp_uringzc;
+    s.uring_fixed = t == transport_named("tcp-uringzc");
     s.side.cpus = {0, 1};
     s.side.socket_buffer = 1 << 20;
     return s;
@@ -125,19 +125,21 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     welcome.has_host = true;
     welcome.features = {kFeatureIntervals};
     valid("welcome", welcome);
-    valid("setup-tcp-stream", Setup{sample_spec(Transport::tcp, Workload::stream, RxMode::copy)});
-    valid("setup-sendfile-maerts", Setup{sample_spec(Transport::tcp_sendfile, Workload::maerts, RxMode::zerocopy)});
-    valid("setup-msgzc-stream-splice", Setup{sample_spec(Transport::tcp_msgzc, Workload::stream, RxMode::splice)});
-    HalfSpec bytes_spec = sample_spec(Transport::tcp_uringzc, Workload::maerts, RxMode::trunc);
+    valid("setup-tcp-stream", Setup{sample_spec(transport_named("tcp"), Workload::stream, RxMode::copy)});
+    valid("setup-sendfile-maerts",
+          Setup{sample_spec(transport_named("tcp-sendfile"), Workload::maerts, RxMode::zerocopy)});
+    valid("setup-msgzc-stream-splice",
+          Setup{sample_spec(transport_named("tcp-msgzc"), Workload::stream, RxMode::splice)});
+    HalfSpec bytes_spec = sample_spec(transport_named("tcp-uringzc"), Workload::maerts, RxMode::trunc);
     bytes_spec.total_bytes = 8ull << 20;
     bytes_spec.duration_s = 0;
     valid("setup-uringzc-total-bytes", Setup{bytes_spec});
     // The kinds' own parameters, each in its kind's field table (kind_params_wire.hpp).
-    HalfSpec verbs = sample_spec(Transport::rdma_write, Workload::msgrate, RxMode::copy);
+    HalfSpec verbs = sample_spec(transport_named("rdma-write"), Workload::msgrate, RxMode::copy);
     verbs.kind_params.set(kRdmaParams) = RdmaOptions{CqMode::event, 256, 8, 64, 2, 2, true};
     verbs.side.kind_params.set(kRdmaSideParams).device = "rxe0";
     valid("setup-rdma-write-params", Setup{verbs});
-    HalfSpec gso = sample_spec(Transport::udp_gso, Workload::stream, RxMode::gro);
+    HalfSpec gso = sample_spec(transport_named("udp-gso"), Workload::stream, RxMode::gro);
     gso.kind_params.set(kUdpParams).gso_size = 1400;
     valid("setup-udp-gso-size", Setup{gso});
     valid("ready", Ready{40123, 0x0123456789abcdefull});

@@ -16,7 +16,7 @@
 #include "cuda/copy.hpp"
 #include "gpu_test.hpp"
 #include "memory/pattern.hpp"
-#include "paths/tcp_ops.hpp"
+#include "tcp/tcp_ops.hpp"
 #include "core/unique_fd.hpp"
 
 using namespace zc;
@@ -52,7 +52,7 @@ struct Pair {
 HalfSpec rr_half(size_t m, BufferSpec where) {
     HalfSpec h;
     h.test = Workload::rr;
-    h.transport = Transport::tcp;
+    h.transport = transport_named("tcp");
     h.message_size = m;
     h.side.buffer = where;
     return h;

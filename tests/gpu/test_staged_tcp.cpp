@@ -12,7 +12,7 @@
 #include "cuda/copy.hpp"
 #include "gpu_test.hpp"
 #include "memory/pattern.hpp"
-#include "paths/tcp_ops.hpp"
+#include "tcp/tcp_ops.hpp"
 #include "../socket_pair.hpp"
 #include "core/unique_fd.hpp"
 #include "../half_spec.hpp"
@@ -23,7 +23,9 @@ namespace {
 
 using Pair = zc::test::SocketPair;
 
-HalfSpec options(size_t message_size, BufferSpec b) { return zc::test::half_spec(Transport::tcp, message_size, b); }
+HalfSpec options(size_t message_size, BufferSpec b) {
+    return zc::test::half_spec(transport_named("tcp"), message_size, b);
+}
 
 // Checks the GPU buffer (its first `bytes`; a ring of messages of `m` bytes) against the pattern,
 // and prints a few samples.

@@ -26,7 +26,7 @@ TEST(Cli, Defaults) {
     EXPECT_TRUE(o.servers.empty());
     EXPECT_EQ(o.port, 12875);
     EXPECT_EQ(o.tests, std::vector<Workload>{Workload::stream});
-    EXPECT_EQ(o.transports, std::vector<Transport>{Transport::tcp});
+    EXPECT_EQ(o.transports, std::vector<Transport>{transport_named("tcp")});
     EXPECT_EQ(o.rx_modes, std::vector<RxMode>{RxMode::copy});
     EXPECT_FALSE(o.params.uring_fixed);
     EXPECT_EQ(o.message_sizes, std::vector<uint64_t>{1u << 20});
@@ -119,13 +119,13 @@ TEST(Cli, TransportsAndReceiveModes) {
         parse({"-T", "tcp,tcp-sendfile,tcp-msgzc,tcp-uringzc", "--rx", "copy,zerocopy,splice,trunc", "--uring-fixed"},
               o),
         -1);
-    EXPECT_EQ(o.transports, (std::vector<Transport>{Transport::tcp, Transport::tcp_sendfile, Transport::tcp_msgzc,
-                                                    Transport::tcp_uringzc}));
+    EXPECT_EQ(o.transports, (std::vector<Transport>{transport_named("tcp"), transport_named("tcp-sendfile"),
+                                                    transport_named("tcp-msgzc"), transport_named("tcp-uringzc")}));
     EXPECT_EQ(o.rx_modes, (std::vector<RxMode>{RxMode::copy, RxMode::zerocopy, RxMode::splice, RxMode::trunc}));
     EXPECT_TRUE(o.params.uring_fixed);
     ClientOptions p;
     ASSERT_EQ(parse({"--transport", "tcp-msgzc", "--rx", "zerocopy"}, p), -1);
-    EXPECT_EQ(p.transports, std::vector<Transport>{Transport::tcp_msgzc});
+    EXPECT_EQ(p.transports, std::vector<Transport>{transport_named("tcp-msgzc")});
     EXPECT_EQ(p.rx_modes, std::vector<RxMode>{RxMode::zerocopy});
     EXPECT_FALSE(p.params.uring_fixed);
 }
@@ -461,7 +461,7 @@ TEST(ExpandTests, OrderIsTransportThenTestThenSize) {
                                                           {Workload::maerts, 4 << 20},  {Workload::stream, 1 << 20},
                                                           {Workload::stream, 64 << 10}, {Workload::stream, 4 << 20}};
     for (size_t i = 0; i < specs.size(); ++i) {
-        EXPECT_EQ(specs[i].transport, Transport::tcp);
+        EXPECT_EQ(specs[i].transport, transport_named("tcp"));
         EXPECT_EQ(specs[i].test, want[i].first) << i;
         EXPECT_EQ(specs[i].message_size, want[i].second) << i;
         EXPECT_EQ(specs[i].streams, 2);
@@ -486,7 +486,7 @@ TEST(ExpandTests, TransportOuterThenReceiveModeThenTestThenSize) {
     auto specs = expand_tests(o);
     ASSERT_EQ(specs.size(), 16u);
     for (size_t i = 0; i < specs.size(); ++i) {
-        EXPECT_EQ(specs[i].transport, i < 8 ? Transport::tcp_msgzc : Transport::tcp) << i;
+        EXPECT_EQ(specs[i].transport, i < 8 ? transport_named("tcp-msgzc") : transport_named("tcp")) << i;
         EXPECT_EQ(specs[i].rx, (i / 4) % 2 == 0 ? RxMode::zerocopy : RxMode::copy) << i;
         EXPECT_EQ(specs[i].test, (i / 2) % 2 == 0 ? Workload::stream : Workload::maerts) << i;
         EXPECT_EQ(specs[i].message_size, i % 2 + 1) << i;
@@ -516,11 +516,11 @@ TEST(ExpandTests, ServerHalfCarriesTheRemoteSide) {
     o.remote.mem_node = 1;
     o.remote.irq_cpus = {8, 9};
     o.local.mem_node = 0;
-    o.transports = {Transport::tcp_uringzc};
+    o.transports = {transport_named("tcp-uringzc")};
     o.rx_modes = {RxMode::splice};
     o.params.uring_fixed = true;
     HalfSpec s = server_half(expand_tests(o).front());
-    EXPECT_EQ(s.transport, Transport::tcp_uringzc);
+    EXPECT_EQ(s.transport, transport_named("tcp-uringzc"));
     EXPECT_EQ(s.rx, RxMode::splice);
     EXPECT_TRUE(s.uring_fixed);
     EXPECT_EQ(s.side.cpus, (std::vector<int>{5, 6}));

@@ -53,7 +53,7 @@ std::map<std::string, std::string> csv_row(const TestResult& r) {
 
 TEST(CsvReport, RdmaColumnsCarryEachSidesDeviceAndCosts) {
     TestResult r;
-    r.transport = Transport::rdma_write;
+    r.transport = transport_named("rdma-write");
     r.local.role = Role::send;
     r.remote.role = Role::recv;
     auto rdma = [](const char* device, int port, int gid, int mtu, const char* link, const char* cq, double reg_ms,
@@ -96,7 +96,7 @@ TEST(CsvReport, RdmaColumnsCarryEachSidesDeviceAndCosts) {
 
 TEST(CsvReport, RdmaProviderThreadDomainsAndDoorbellEnvPerSide) {
     TestResult r;
-    r.transport = Transport::rdma_write;
+    r.transport = transport_named("rdma-write");
     r.local.role = Role::send;
     r.remote.role = Role::recv;
     RdmaInfo local, remote;

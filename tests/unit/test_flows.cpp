@@ -14,7 +14,7 @@
 #include "core/flow_stats.hpp"
 #include "core/stream_counters.hpp"
 #include "parse_cli.hpp"
-#include "paths/spec_rules.hpp"
+#include "kind/spec_rules.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/result.hpp"
 #include "run_driver.hpp"
@@ -124,7 +124,7 @@ TEST(FlowRules, FlowsRunOverTcpCopiesForStreamMaertsAndRr) {
         EXPECT_NE(why.find("--flows serves many connections per thread"), std::string::npos) << t << ": " << why;
         EXPECT_NE(why.find("-T tcp, not"), std::string::npos) << why;
     }
-    s.transport = Transport::tcp;
+    s.transport = transport_named("tcp");
     s.rx = RxMode::zerocopy;
     EXPECT_NE(spec_problem(s).find("--rx copy"), std::string::npos) << spec_problem(s);
     s.rx = RxMode::copy;

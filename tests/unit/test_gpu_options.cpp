@@ -18,7 +18,7 @@
 #include "protocol/frame.hpp"
 #include "protocol/result.hpp"
 #include "protocol/run_spec.hpp"
-#include "paths/tcp_ops.hpp"
+#include "tcp/tcp_ops.hpp"
 #include "socket/staged_stream.hpp"
 #include "core/unique_fd.hpp"
 #include "../half_spec.hpp"
@@ -167,11 +167,11 @@ TEST(GpuPaths, OnlyTheCopyPathsTakeOtherMemory) {
     const BufferSpec gpu{MemoryKind::cuda, 0};
     StreamLoop s;
     StreamLoop r;
-    HalfSpec sendfile = zc::test::half_spec(Transport::tcp_sendfile, 4096, gpu);
+    HalfSpec sendfile = zc::test::half_spec(transport_named("tcp-sendfile"), 4096, gpu);
     EXPECT_NE(error_of([&] { make_tcp_send(s, sendfile, a.get()); }).find("-T tcp"), std::string::npos);
-    HalfSpec splice = zc::test::half_spec(Transport::tcp, 4096, gpu, RxMode::splice);
+    HalfSpec splice = zc::test::half_spec(transport_named("tcp"), 4096, gpu, RxMode::splice);
     EXPECT_NE(error_of([&] { make_tcp_recv(r, splice, b.get()); }).find("--rx copy"), std::string::npos);
-    HalfSpec direct = zc::test::half_spec(Transport::tcp, 4096, gpu);
+    HalfSpec direct = zc::test::half_spec(transport_named("tcp"), 4096, gpu);
     direct.side.gpu_path = GpuPath::direct;
     EXPECT_NE(error_of([&] { make_tcp_send(s, direct, a.get()); }).find("cannot DMA"), std::string::npos);
     EXPECT_NE(error_of([&] { make_tcp_recv(r, direct, b.get()); }).find("use --gpu-path staged"), std::string::npos);

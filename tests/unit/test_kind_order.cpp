@@ -1,6 +1,7 @@
-// The kinds' order (core/registered.hpp): their blocks, option groups and parameter tables are listed by
-// name whatever order the static registrations ran in, so the CSV's kind columns and the human report's
-// kind lines come in the order of the kinds' names (common/kinds.cmake's list, ZCPERF_KINDS).
+// The kinds' order: the program's list of kinds is written from common/kinds.cmake's (ZCPERF_KINDS, by name),
+// and their blocks, option groups and parameter tables are listed from it by name, so the CSV's kind columns
+// and the human report's kind lines come in the order of the kinds' names; the transport rows come by
+// (rank, name), tcp's first.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "mptcp/mptcp_report.hpp"
+#include "kind/kind_module.hpp"
 #include "options/kind_options.hpp"
 #include "protocol/kind_block.hpp"
 #include "protocol/kind_params_wire.hpp"
@@ -53,14 +55,35 @@ SideResult side_with_every_block() {
     return s;
 }
 
-TEST(KindOrder, EveryListedKindRegistersItsBlockOnceInTheOrderOfTheNames) {
+TEST(KindOrder, EveryListedKindHasOneModuleAndItsBlockInTheOrderOfTheNames) {
     const std::vector<std::string> listed = kinds_listed();
     ASSERT_EQ(listed, (std::vector<std::string>{"mptcp", "rdma", "tcp", "tls", "udp"}));
-    std::vector<std::string> keys;
+    std::vector<std::string> modules, descriptions, keys;
+    for (const KindModule* m : kind_modules()) modules.push_back(m->description->name);
+    for (const KindDescription* d : kind_descriptions()) descriptions.push_back(d->name);
     for (const auto* t : kind_block_types()) keys.push_back(t->key);
+    EXPECT_EQ(modules, listed);
+    EXPECT_EQ(descriptions, listed);
     EXPECT_EQ(keys, listed);
-    EXPECT_TRUE(register_kind_block(tcp_block_type()));  // again: still once
-    EXPECT_EQ(kind_block_types().size(), listed.size());
+}
+
+TEST(KindOrder, TransportRowsComeByRankThenKindAndEachNamesItsKind) {
+    const auto& rows = transport_table();
+    ASSERT_FALSE(rows.empty());
+    EXPECT_STREQ(rows.front().name, "tcp");  // Transport{}: -T's default
+    EXPECT_EQ(rows.front().id, Transport{});
+    std::vector<std::string> kinds_in_order;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        EXPECT_EQ(static_cast<size_t>(rows[i].id), i) << rows[i].name;
+        ASSERT_NE(rows[i].kind, nullptr) << rows[i].name;
+        if (kinds_in_order.empty() || kinds_in_order.back() != rows[i].kind) kinds_in_order.push_back(rows[i].kind);
+    }
+    EXPECT_EQ(kinds_in_order, (std::vector<std::string>{"tcp", "mptcp", "rdma", "tls", "udp"}));
+    for (const auto& row : rows) {  // every built row's kind has the table it names
+        if (row.built) {
+            EXPECT_NO_THROW(transport_ops(row.id)) << row.name;
+        }
+    }
 }
 
 TEST(KindOrder, OptionGroupsAndParameterTablesComeByName) {

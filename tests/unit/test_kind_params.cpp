@@ -5,7 +5,7 @@
 
 #include "../transport_built.hpp"
 #include "cli.hpp"
-#include "paths/spec_rules.hpp"
+#include "kind/spec_rules.hpp"
 #include "protocol/udp_params.hpp"
 #include "protocol/kind_params_wire.hpp"
 #include "protocol/frame.hpp"
@@ -105,9 +105,9 @@ TEST(KindParams, EachTestsHalvesKeepAndSendOnlyTheirKinds) {
             .rc,
         -1);
     auto specs = expand_tests(o);
-    const TestSpec& tcp = of(specs, Transport::tcp);
-    const TestSpec& rdma = of(specs, Transport::rdma_write);
-    const TestSpec& gso = of(specs, Transport::udp_gso);
+    const TestSpec& tcp = of(specs, transport_named("tcp"));
+    const TestSpec& rdma = of(specs, transport_named("rdma-write"));
+    const TestSpec& gso = of(specs, transport_named("udp-gso"));
 
     HalfSpec tcp_server = server_half(tcp);
     EXPECT_FALSE(tcp_server.kind_params.contains(kRdmaParams.name));
@@ -146,7 +146,7 @@ TEST(KindParams, TheServerReadsOnlyItsTransportsFieldsAndChecksThem) {
     EXPECT_EQ(gso_size_of(h), 0u);
 
     TestSpec gso;
-    gso.transport = Transport::udp_gso;
+    gso.transport = transport_named("udp-gso");
     nlohmann::json g = to_json(server_half(gso));
     EXPECT_EQ(gso_size_of(half_spec_from_json(g)), 0u);  // not given: the path MTU's
     g["gso_size"] = 70000;

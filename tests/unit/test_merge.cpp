@@ -53,7 +53,7 @@ TEST(MergeSides, StreamThroughputFromTheReceiver) {
     TestResult r = merge_sides(spec(Workload::stream), side(Role::send, 1000000000, 2.1),
                                side(Role::recv, 1000000000, 2.0), false);
     EXPECT_EQ(r.test, Workload::stream);
-    EXPECT_EQ(r.transport, Transport::tcp);
+    EXPECT_EQ(r.transport, transport_named("tcp"));
     EXPECT_EQ(r.message_size, 65536u);
     EXPECT_EQ(r.streams, 1);
     EXPECT_EQ(r.bytes, 1000000000u);
@@ -151,13 +151,13 @@ TEST(MergeSides, SideWarningsArePrefixedAndSameHostIsNoted) {
 
 TEST(MergeSides, SpecFieldsCopied) {
     TestSpec sp = spec(Workload::maerts, 3);
-    sp.transport = Transport::tcp_uringzc;
+    sp.transport = transport_named("tcp-uringzc");
     sp.rx = RxMode::splice;
     sp.message_size = 12345;
     SideResult rx = side(Role::recv, 30, 1), tx = side(Role::send, 30, 1);
     rx.stream_bytes = tx.stream_bytes = {10, 10, 10};
     TestResult r = merge_sides(sp, rx, tx, false);
-    EXPECT_EQ(r.transport, Transport::tcp_uringzc);
+    EXPECT_EQ(r.transport, transport_named("tcp-uringzc"));
     EXPECT_EQ(r.rx, RxMode::splice);
     EXPECT_EQ(r.test, Workload::maerts);
     EXPECT_EQ(r.message_size, 12345u);

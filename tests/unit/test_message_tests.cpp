@@ -13,9 +13,9 @@
 #include "protocol/rdma_options.hpp"
 #include "run_driver.hpp"
 #include "../half_spec.hpp"
-#include "paths/tcp_ops.hpp"
+#include "tcp/tcp_ops.hpp"
 #include "tcp/tcp_msgrate.hpp"
-#include "paths/spec_rules.hpp"
+#include "kind/spec_rules.hpp"
 
 using namespace zc;
 using zc::test::half_spec;
@@ -205,14 +205,14 @@ TEST(MessageTests, CommandLineDefaultsAndBadCombinations) {
 }
 
 TEST(MessageTests, ServerSideChecksAndBufferSizes) {
-    EXPECT_EQ(problem(Workload::rr, Transport::tcp, RxMode::copy, 0, 1), "");
+    EXPECT_EQ(problem(Workload::rr, transport_named("tcp"), RxMode::copy, 0, 1), "");
     // The rows that run rr, named from the table.
-    EXPECT_NE(problem(Workload::rr, Transport::tcp_uringzc, RxMode::copy, 0, 1).find("rr runs over tcp, "),
+    EXPECT_NE(problem(Workload::rr, transport_named("tcp-uringzc"), RxMode::copy, 0, 1).find("rr runs over tcp, "),
               std::string::npos);
-    EXPECT_NE(problem(Workload::msgrate, Transport::tcp, RxMode::copy, 100, 1).find("-l"), std::string::npos);
-    EXPECT_NE(problem(Workload::rr, Transport::tcp, RxMode::copy, 0, 4), "");
-    EXPECT_EQ(problem(Workload::stream, Transport::tcp_msgzc, RxMode::zerocopy, 100, 1), "");
-    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 1ull << 30, {}, RxMode::copy, Workload::rr), Role::recv),
+    EXPECT_NE(problem(Workload::msgrate, transport_named("tcp"), RxMode::copy, 100, 1).find("-l"), std::string::npos);
+    EXPECT_NE(problem(Workload::rr, transport_named("tcp"), RxMode::copy, 0, 4), "");
+    EXPECT_EQ(problem(Workload::stream, transport_named("tcp-msgzc"), RxMode::zerocopy, 100, 1), "");
+    EXPECT_EQ(buffer_bytes(half_spec(transport_named("tcp"), 1ull << 30, {}, RxMode::copy, Workload::rr), Role::recv),
               1ull << 30);
     // rr takes host, pinned and GPU memory; msgrate host memory only, and the server says so too.
     EXPECT_EQ(msgrate_buffer_problem({MemoryKind::host, 0}), "");
@@ -223,12 +223,12 @@ TEST(MessageTests, ServerSideChecksAndBufferSizes) {
     StreamLoop path;
     LatencyHistogram rtt;
     EXPECT_THROW(make_tcp_exchange(path, gpu_msgrate, Role::send, -1, rtt), std::runtime_error);
-    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 2, {}, RxMode::copy, Workload::msgrate), Role::recv),
+    EXPECT_EQ(buffer_bytes(half_spec(transport_named("tcp"), 2, {}, RxMode::copy, Workload::msgrate), Role::recv),
               TcpMsgRateReceiver::kChunk);
     // Verbs msgrate: the receiver's ring, at least 512 slots per QP (2 QPs x 512 x 4 KiB).
     RdmaOptions two;
     two.qps = 2;
-    HalfSpec verbs = half_spec(Transport::rdma_send, 4096, {}, RxMode::copy, Workload::msgrate);
+    HalfSpec verbs = half_spec(transport_named("rdma-send"), 4096, {}, RxMode::copy, Workload::msgrate);
     verbs.kind_params.set(kRdmaParams) = two;
     EXPECT_EQ(buffer_bytes(verbs, Role::recv), 2ull * 512 * 4096);
     // The spec carries the test kind and batch to the server, and refuses a bad batch.
@@ -246,29 +246,29 @@ TEST(MessageTests, ServerSideChecksAndBufferSizes) {
 }
 
 TEST(MessageTests, RdmaTransportsAndWhatTheyRefuse) {
-    for (Transport t : {Transport::rdma_send, Transport::rdma_write, Transport::rsocket}) {
+    for (Transport t : {transport_named("rdma-send"), transport_named("rdma-write"), transport_named("rsocket")}) {
         EXPECT_EQ(problem(Workload::rr, t, RxMode::copy, 0, 1), "") << transport_name(t);
     }
-    for (Transport t : {Transport::rdma_send, Transport::rdma_write}) {
+    for (Transport t : {transport_named("rdma-send"), transport_named("rdma-write")}) {
         EXPECT_EQ(problem(Workload::msgrate, t, RxMode::copy, 0, 1, RdmaOptions{CqMode::poll, 128, 8, 64, 2, 2}), "")
             << transport_name(t);
     }
     auto says = [](const std::string& why, const char* what) {
         EXPECT_NE(why.find(what), std::string::npos) << "'" << why << "' should say '" << what << "'";
     };
-    says(problem(Workload::rr, Transport::rsocket_iomap, RxMode::copy, 0, 1), "-T rsocket");
-    says(problem(Workload::rr, Transport::rdma_read, RxMode::copy, 0, 1), "one-sided");
-    says(problem(Workload::msgrate, Transport::rdma_read, RxMode::copy, 0, 1), "-T rdma-send");
-    says(problem(Workload::msgrate, Transport::rsocket, RxMode::copy, 0, 1), "coalesced");
-    says(problem(Workload::msgrate, Transport::rdma_send, RxMode::copy, 0, 4), "--postlist");
+    says(problem(Workload::rr, transport_named("rsocket-iomap"), RxMode::copy, 0, 1), "-T rsocket");
+    says(problem(Workload::rr, transport_named("rdma-read"), RxMode::copy, 0, 1), "one-sided");
+    says(problem(Workload::msgrate, transport_named("rdma-read"), RxMode::copy, 0, 1), "-T rdma-send");
+    says(problem(Workload::msgrate, transport_named("rsocket"), RxMode::copy, 0, 1), "coalesced");
+    says(problem(Workload::msgrate, transport_named("rdma-send"), RxMode::copy, 0, 4), "--postlist");
     RdmaOptions two_qps;
     two_qps.qps = 2;
-    says(problem(Workload::rr, Transport::rdma_write, RxMode::copy, 0, 1, two_qps), "--qps must be 1");
+    says(problem(Workload::rr, transport_named("rdma-write"), RxMode::copy, 0, 1, two_qps), "--qps must be 1");
     RdmaOptions chained;
     chained.postlist = 8;
-    says(problem(Workload::rr, Transport::rdma_send, RxMode::copy, 0, 1, chained), "-t msgrate");
+    says(problem(Workload::rr, transport_named("rdma-send"), RxMode::copy, 0, 1, chained), "-t msgrate");
     // The stream tests keep every RDMA option.
-    EXPECT_EQ(problem(Workload::stream, Transport::rdma_write, RxMode::copy, 0, 1, two_qps), "");
+    EXPECT_EQ(problem(Workload::stream, transport_named("rdma-write"), RxMode::copy, 0, 1, two_qps), "");
 }
 
 TEST(MessageTests, RdmaCommandLine) {
@@ -323,7 +323,7 @@ TEST(MessageTests, VerbsMsgrateSaysHowItSent) {
     TestSpec spec = rr_spec();
     spec.test = Workload::msgrate;
     spec.message_size = 2;
-    spec.transport = Transport::rdma_send;
+    spec.transport = transport_named("rdma-send");
     spec.kind_params.set(kRdmaParams).postlist = 8;
     SideResult c = side(Role::send, 80, 1.0, 0.5), s = side(Role::recv, 80, 1.0, 0.5);
     c.path = s.path = "rdma-send";

@@ -18,7 +18,7 @@ namespace {
 
 HalfSpec sample_spec() {
     HalfSpec s;
-    s.transport = Transport::tcp_msgzc;
+    s.transport = transport_named("tcp-msgzc");
     s.test = Workload::maerts;
     s.rx = RxMode::zerocopy;
     s.uring_fixed = true;
@@ -260,7 +260,7 @@ TEST(MessageRoundTrip, SetupWithServerSpec) {
     Message m = round_trip(zc::Setup{sample_spec()});
     ASSERT_TRUE(std::holds_alternative<zc::Setup>(m));
     const HalfSpec& s = std::get<zc::Setup>(m).spec;
-    EXPECT_EQ(s.transport, Transport::tcp_msgzc);
+    EXPECT_EQ(s.transport, transport_named("tcp-msgzc"));
     EXPECT_EQ(s.test, Workload::maerts);
     EXPECT_EQ(s.rx, RxMode::zerocopy);
     EXPECT_TRUE(s.uring_fixed);
@@ -317,8 +317,8 @@ TEST(MessageRoundTrip, SetupAtTheLimits) {
 }
 
 TEST(MessageRoundTrip, SetupWithEveryTransportAndReceiveMode) {
-    const Transport transports[] = {Transport::tcp, Transport::tcp_sendfile, Transport::tcp_msgzc,
-                                    Transport::tcp_uringzc};
+    const Transport transports[] = {transport_named("tcp"), transport_named("tcp-sendfile"),
+                                    transport_named("tcp-msgzc"), transport_named("tcp-uringzc")};
     const RxMode modes[] = {RxMode::copy, RxMode::zerocopy, RxMode::splice, RxMode::trunc};
     for (Transport t : transports) {
         for (RxMode rx : modes) {

@@ -18,8 +18,8 @@
 #include "protocol/run_spec.hpp"
 #include "rdma/wire.hpp"
 #include "paths/stream_path.hpp"
-#include "paths/tcp_ops.hpp"
-#include "paths/spec_rules.hpp"
+#include "tcp/tcp_ops.hpp"
+#include "kind/spec_rules.hpp"
 #include "../half_spec.hpp"
 
 using namespace zc;
@@ -117,14 +117,14 @@ TEST(RdmaOptions, AutoCqModeSleepsOnThePassiveSideAndOverSoftwareDevices) {
     EXPECT_EQ(cq_mode_from_name("auto"), CqMode::auto_);
     EXPECT_STREQ(cq_mode_name(CqMode::auto_), "auto");
     TestSpec t;
-    t.transport = Transport::rdma_write;
+    t.transport = transport_named("rdma-write");
     EXPECT_EQ(rdma_params(half_spec_from_json(to_json(server_half(t)))).cq_mode, CqMode::auto_);
 }
 
 TEST(RdmaOptions, TravelToTheServerAndAreRangeChecked) {
     REQUIRE_RDMA_BUILT();
     TestSpec t;
-    t.transport = Transport::rdma_write;
+    t.transport = transport_named("rdma-write");
     t.kind_params.set(kRdmaParams) = RdmaOptions{CqMode::event, 64, 8, 128, 2};
     t.remote.kind_params.set(kRdmaSideParams).device = "rxe0";
     HalfSpec back = half_spec_from_json(to_json(server_half(t)));
@@ -175,7 +175,7 @@ TEST(RdmaInfo, JsonRoundTripAndOneLine) {
 TEST(RdmaOptions, QpsPerContextTravelsAndIsChecked) {
     REQUIRE_RDMA_BUILT();
     TestSpec t;
-    t.transport = Transport::rdma_send;
+    t.transport = transport_named("rdma-send");
     t.kind_params.set(kRdmaParams).qps_per_context = 3;
     EXPECT_EQ(rdma_params(half_spec_from_json(to_json(server_half(t)))).qps_per_context, 3u);
     auto j = to_json(server_half(t));
@@ -218,7 +218,7 @@ TEST(RdmaInfo, PostsInlineAndContextsCrossTheWire) {
 TEST(RdmaOptions, ThreadDomainsTravelAndAreCheckedAgainstTheTransport) {
     REQUIRE_RDMA_BUILT();
     TestSpec t;
-    t.transport = Transport::rdma_write;
+    t.transport = transport_named("rdma-write");
     t.kind_params.set(kRdmaParams).thread_domains = true;
     EXPECT_TRUE(rdma_params(half_spec_from_json(to_json(server_half(t)))).thread_domains);
     t.kind_params.set(kRdmaParams).thread_domains = false;
@@ -232,14 +232,14 @@ TEST(RdmaOptions, ThreadDomainsTravelAndAreCheckedAgainstTheTransport) {
     RdmaOptions td;
     td.thread_domains = true;
     td.qps_per_context = 2;  // combinable
-    for (Transport v : {Transport::rdma_write, Transport::rdma_send}) {
+    for (Transport v : {transport_named("rdma-write"), transport_named("rdma-send")}) {
         EXPECT_EQ(td_problem(Workload::stream, v, td), "");
         EXPECT_EQ(td_problem(Workload::msgrate, v, td), "");
     }
-    EXPECT_EQ(td_problem(Workload::stream, Transport::rdma_read, td), "");
+    EXPECT_EQ(td_problem(Workload::stream, transport_named("rdma-read"), td), "");
     // rsockets take the RDMA options but have no QPs of ours (their msgrate is refused before: not offered);
     // a TCP half never holds them (side_half keeps only its kind's), and the command line refuses them below.
-    for (Transport other : {Transport::rsocket, Transport::rsocket_iomap}) {
+    for (Transport other : {transport_named("rsocket"), transport_named("rsocket-iomap")}) {
         std::string why = td_problem(Workload::stream, other, td);
         EXPECT_NE(why.find("--thread-domains is for the verbs transports"), std::string::npos) << why;
     }
@@ -347,6 +347,6 @@ TEST(RdmaInfo, PlainTcpConnectionHasNone) {
     std::any no_counts, no_reading;
     const zc::KindStream stream{&conn, &counters, &no_counts, &no_reading};
     zc::SideResult r;
-    zc::read_kind_block(zc::test::half_spec(zc::Transport::tcp, 1 << 16), zc::Role::send, {&stream, 1}, r);
+    zc::read_kind_block(zc::test::half_spec(zc::transport_named("tcp"), 1 << 16), zc::Role::send, {&stream, 1}, r);
     EXPECT_FALSE(r.kinds.contains(zc::rdma_block_type().key));  // the RDMA kinds write it, no other
 }

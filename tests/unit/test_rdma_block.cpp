@@ -1,6 +1,6 @@
 // The RDMA kinds' report block (protocol/rdma_info.hpp): its codec through the block's table
 // (an older peer's block, a malformed one), its human line and CSV cells (the columns' old names), the
-// words a message test takes from it, and what it gives the side's memory section (paths/rdma_block.hpp).
+// words a message test takes from it, and what it gives the side's memory section (rdma/rdma_block.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "../transport_built.hpp"
-#include "paths/rdma_block.hpp"
-#include "paths/transport_ops.hpp"
+#include "rdma/rdma_block.hpp"
+#include "kind/transport_ops.hpp"
 #include "protocol/json_fields.hpp"
 #include "protocol/kind_block.hpp"
 #include "protocol/rdma_info.hpp"
@@ -88,10 +88,11 @@ TEST(RdmaBlock, IsRegisteredUnderTheWiresKeyAndWrittenByTheRdmaKinds) {
         << "rdma_info.cpp registers the rdma block beside its codec";
     EXPECT_TRUE(side_with(verbs_block()).kinds.contains("rdma"));
     REQUIRE_RDMA_BUILT();  // the tables: only where rdma-core was found
-    for (Transport t : {Transport::rsocket, Transport::rsocket_iomap, Transport::rdma_write, Transport::rdma_send,
-                        Transport::rdma_read})
+    for (Transport t : {transport_named("rsocket"), transport_named("rsocket-iomap"), transport_named("rdma-write"),
+                        transport_named("rdma-send"), transport_named("rdma-read")})
         EXPECT_NE(transport_ops(t).kind_block, nullptr) << transport_name(t);
-    EXPECT_NE(transport_ops(Transport::rsocket_iomap).loop_counts, nullptr);  // its ring's registration, per loop
+    EXPECT_NE(transport_ops(transport_named("rsocket-iomap")).loop_counts,
+              nullptr);  // its ring's registration, per loop
 }
 
 TEST(RdmaBlock, RoundTripsThroughTheBlockTableAndAWholeSide) {
@@ -176,7 +177,7 @@ TEST(RdmaBlock, CsvKeepsTheColumnNamesTheyHadAsSideColumns) {
     ASSERT_EQ(t.csv_cells(to_json(verbs_block())).size(), t.csv_columns().size());
     // The whole report: each column named once, and a side without the block leaves them empty.
     TestResult r;
-    r.transport = Transport::rdma_write;
+    r.transport = transport_named("rdma-write");
     r.local = side_with(verbs_block());
     r.remote.role = Role::recv;
     std::ostringstream os;
@@ -195,23 +196,23 @@ TEST(RdmaBlock, CsvKeepsTheColumnNamesTheyHadAsSideColumns) {
 
 TEST(RdmaBlock, MessageTestsTakeTheirWordsFromTheBlockAndTcpFromTheRow) {
     RdmaInfo verbs = verbs_block();
-    MessageResult m = messages_over(Workload::msgrate, Transport::rdma_write, &verbs, "rdma-write");
+    MessageResult m = messages_over(Workload::msgrate, transport_named("rdma-write"), &verbs, "rdma-write");
     EXPECT_FALSE(m.tcp);
     EXPECT_EQ(m.measured,
               "one RDMA WRITE work request each, up to 8 chained per ibv_post_send (10 calls for 80 requests), 80 "
               "posted inline (max_inline 64); the receiver checks each message's pattern and returns credits; CQ poll");
     verbs.rr_wait = "receive completion";
-    EXPECT_EQ(messages_over(Workload::rr, Transport::rdma_send, &verbs).measured,
+    EXPECT_EQ(messages_over(Workload::rr, transport_named("rdma-send"), &verbs).measured,
               "arrival seen by receive completion; 80 of 80 messages posted inline (max_inline 64); CQ poll");
     const RdmaInfo rsockets;  // no CQ of ours: rsockets post for themselves
-    m = messages_over(Workload::rr, Transport::rsocket, &rsockets);
+    m = messages_over(Workload::rr, transport_named("rsocket"), &rsockets);
     EXPECT_FALSE(m.tcp);
     EXPECT_EQ(m.measured, "rsend/rrecv (rsockets: copied through their registered buffers)");
     // TCP is the row's word, not the want of a block: an RDMA side without one is no TCP side, and MPTCP is.
-    EXPECT_FALSE(messages_over(Workload::rr, Transport::rdma_send, nullptr).tcp);
-    EXPECT_TRUE(messages_over(Workload::rr, Transport::mptcp, nullptr).tcp);
-    EXPECT_TRUE(messages_over(Workload::rr, Transport::tls, nullptr).tcp);
-    EXPECT_FALSE(messages_over(Workload::rr, Transport::udp, nullptr).tcp);
+    EXPECT_FALSE(messages_over(Workload::rr, transport_named("rdma-send"), nullptr).tcp);
+    EXPECT_TRUE(messages_over(Workload::rr, transport_named("mptcp"), nullptr).tcp);
+    EXPECT_TRUE(messages_over(Workload::rr, transport_named("tls"), nullptr).tcp);
+    EXPECT_FALSE(messages_over(Workload::rr, transport_named("udp"), nullptr).tcp);
 }
 
 TEST(RdmaBlock, GpuMemoryTakesWhatTheRegistrationDecided) {

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <string>
 
-#include "paths/spec_rules.hpp"
-#include "paths/transport_ops.hpp"
+#include "kind/spec_rules.hpp"
+#include "kind/transport_ops.hpp"
 
 using namespace zc;
 
@@ -52,8 +52,8 @@ TEST(RxModeRows, EachTransportTakesItsKindsModesAndNamesTheRowsThatTakeAnother) 
             }
         }
     }
-    const TransportInfo& tcp = transport_info(Transport::tcp);
+    const TransportInfo& tcp = transport_info(transport_named("tcp"));
     EXPECT_FALSE(rx_mode_row(tcp, RxMode::trunc)->lands_in_buffer);
     EXPECT_TRUE(rx_mode_row(tcp, RxMode::copy)->lands_in_buffer);
-    EXPECT_EQ(rx_mode_row(transport_info(Transport::udp), RxMode::zerocopy), nullptr);
+    EXPECT_EQ(rx_mode_row(transport_info(transport_named("udp")), RxMode::zerocopy), nullptr);
 }

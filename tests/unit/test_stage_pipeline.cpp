@@ -13,11 +13,11 @@
 #include "memory/pattern.hpp"
 #include "memory/stage_ring.hpp"
 #include "parse_cli.hpp"
-#include "paths/tcp_ops.hpp"
+#include "tcp/tcp_ops.hpp"
 #include "../socket_pair.hpp"
 #include "../transport_built.hpp"
 #include "core/unique_fd.hpp"
-#include "paths/spec_rules.hpp"
+#include "kind/spec_rules.hpp"
 #include "../half_spec.hpp"
 
 using namespace zc;
@@ -27,7 +27,7 @@ namespace {
 
 using Pair = zc::test::SocketPair;
 
-HalfSpec sim(size_t m) { return zc::test::half_spec(Transport::tcp, m, {MemoryKind::sim_gpu, 0}); }
+HalfSpec sim(size_t m) { return zc::test::half_spec(transport_named("tcp"), m, {MemoryKind::sim_gpu, 0}); }
 
 struct Moved {
     StreamCounters sent, received;
@@ -101,7 +101,7 @@ TEST(StagedStream, HostSenderToSimGpuReceiver) {
     Pair p;
     StreamLoop s;
     StreamLoop r;
-    make_tcp_send(s, zc::test::half_spec(Transport::tcp, m), p.tx.get());
+    make_tcp_send(s, zc::test::half_spec(transport_named("tcp"), m), p.tx.get());
     make_tcp_recv(r, sim(m), p.rx.get());
     Moved run = transfer(s, r, 10 * m + 7);
     EXPECT_EQ(run.received.bytes, 10 * m + 7);
@@ -109,10 +109,11 @@ TEST(StagedStream, HostSenderToSimGpuReceiver) {
 }
 
 TEST(GpuPaths, OnlyVerbsCanDmaGpuMemory) {
-    for (Transport t : {Transport::tcp, Transport::tcp_msgzc, Transport::rsocket, Transport::rsocket_iomap}) {
+    for (Transport t : {transport_named("tcp"), transport_named("tcp-msgzc"), transport_named("rsocket"),
+                        transport_named("rsocket-iomap")}) {
         EXPECT_FALSE(path_can_dma_gpu(t)) << transport_name(t);
     }
-    for (Transport t : {Transport::rdma_write, Transport::rdma_send, Transport::rdma_read}) {
+    for (Transport t : {transport_named("rdma-write"), transport_named("rdma-send"), transport_named("rdma-read")}) {
         EXPECT_TRUE(path_can_dma_gpu(t)) << transport_name(t);
     }
 }
@@ -122,7 +123,7 @@ TEST(GpuPaths, BufferBytesCountTheBounceSlots) {
     const BufferSpec gpu{MemoryKind::cuda, 0};
     StageShape big = stage_shape(64u << 20), small = stage_shape(4096);
     using zc::test::half_spec;
-    const Transport tcp = Transport::tcp, verbs = Transport::rdma_write;
+    const Transport tcp = transport_named("tcp"), verbs = transport_named("rdma-write");
     EXPECT_EQ(buffer_bytes(half_spec(tcp, 64u << 20, gpu), Role::send), big.host_bytes() + (64u << 20));
     EXPECT_EQ(buffer_bytes(half_spec(tcp, 4096, gpu), Role::recv), small.host_bytes() + small.gpu_bytes(4096));
     EXPECT_GE(buffer_bytes(half_spec(tcp, 1u << 20, gpu), Role::send), 5u << 20);  // 4 slots of 1 MiB + the message

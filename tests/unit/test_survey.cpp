@@ -15,7 +15,7 @@ namespace {
 
 TEST(Survey, PathsNameTheirReceiveModeAndFamily) {
     auto p = zc::survey_path_from_name("tcp/zerocopy");
-    EXPECT_EQ(p.transport, zc::Transport::tcp);
+    EXPECT_EQ(p.transport, zc::transport_named("tcp"));
     EXPECT_EQ(p.rx, zc::RxMode::zerocopy);
     EXPECT_EQ(p.name(), "tcp/zerocopy");
     EXPECT_EQ(zc::survey_path_from_name("tcp-msgzc").name(), "tcp-msgzc");

@@ -256,7 +256,7 @@ TEST(TcpBlock, CrrsMeasuredLineGetsTheCloseMethodThroughTheBlock) {
         x->cpu.ncpus = 2;
         x->messages.messages = 100;
     }
-    const MessageResult m = message_result(Workload::crr, Transport::tcp, 1, c, s, 1.0);
+    const MessageResult m = message_result(Workload::crr, transport_named("tcp"), 1, c, s, 1.0);
     EXPECT_NE(m.measured.find("a new TCP connection per transaction"), std::string::npos) << m.measured;
     EXPECT_NE(m.measured.find("; close() after the response"), std::string::npos) << m.measured;
     EXPECT_EQ(kind_block_method_note(side_with(receiver_report(), Role::recv).kinds), "");

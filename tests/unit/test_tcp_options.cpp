@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 
-#include "paths/spec_rules.hpp"
+#include "kind/spec_rules.hpp"
 #include "parse_cli.hpp"
 #include "tcp/tcp_tuning.hpp"
 

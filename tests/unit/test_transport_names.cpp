@@ -7,14 +7,15 @@
 #include "protocol/run_spec.hpp"
 #include "run/build_info.hpp"
 #include "core/transport_registry.hpp"
-#include "paths/transport_ops.hpp"
+#include "protocol/rdma_options.hpp"
+#include "kind/transport_ops.hpp"
 
 using namespace zc;
 
 TEST(TransportNames, RoundTripEveryBuiltInTransport) {
     const auto& table = transport_table();
     ASSERT_GE(table.size(), 4u);
-    EXPECT_EQ(table.front().id, Transport::tcp);  // the default, and the usual baseline
+    EXPECT_EQ(table.front().id, transport_named("tcp"));  // the default, and the usual baseline
     size_t built = 0;
     for (const auto& t : table) {
         EXPECT_STREQ(transport_name(t.id), t.name);
@@ -27,9 +28,9 @@ TEST(TransportNames, RoundTripEveryBuiltInTransport) {
         ++built;
         EXPECT_EQ(transport_from_name(t.name), t.id);
     }
-    EXPECT_STREQ(transport_name(Transport::tcp_sendfile), "tcp-sendfile");
-    EXPECT_STREQ(transport_name(Transport::tcp_msgzc), "tcp-msgzc");
-    EXPECT_STREQ(transport_name(Transport::tcp_uringzc), "tcp-uringzc");
+    EXPECT_STREQ(transport_name(transport_named("tcp-sendfile")), "tcp-sendfile");
+    EXPECT_STREQ(transport_name(transport_named("tcp-msgzc")), "tcp-msgzc");
+    EXPECT_STREQ(transport_name(transport_named("tcp-uringzc")), "tcp-uringzc");
     auto names = available_transports();
     EXPECT_EQ(names.size(), built);
     EXPECT_EQ(built == table.size(), ZCPERF_WITH_RDMA == 1);  // every transport, unless RDMA was left out
@@ -142,13 +143,13 @@ TEST(TransportOps, EveryBuiltRowHasACompleteTable) {
         EXPECT_TRUE(ops.local_address && ops.path_name && ops.settings_in_force && ops.buffer_bytes) << t.name;
     }
     // One table per kind: rows of one kind share it, rows of two kinds do not.
-    EXPECT_EQ(&transport_ops(Transport::tcp), &transport_ops(Transport::tcp_msgzc));
-    EXPECT_EQ(&transport_ops(Transport::udp), &transport_ops(Transport::udp_msgzc));
-    EXPECT_NE(&transport_ops(Transport::udp), &transport_ops(Transport::tcp));
-    if (transport_built(Transport::rdma_write)) {
-        EXPECT_EQ(&transport_ops(Transport::rdma_write), &transport_ops(Transport::rdma_read));
-        EXPECT_NE(&transport_ops(Transport::tcp), &transport_ops(Transport::rdma_write));
-        EXPECT_NE(&transport_ops(Transport::rsocket), &transport_ops(Transport::rdma_write));
+    EXPECT_EQ(&transport_ops(transport_named("tcp")), &transport_ops(transport_named("tcp-msgzc")));
+    EXPECT_EQ(&transport_ops(transport_named("udp")), &transport_ops(transport_named("udp-msgzc")));
+    EXPECT_NE(&transport_ops(transport_named("udp")), &transport_ops(transport_named("tcp")));
+    if (transport_built(transport_named("rdma-write"))) {
+        EXPECT_EQ(&transport_ops(transport_named("rdma-write")), &transport_ops(transport_named("rdma-read")));
+        EXPECT_NE(&transport_ops(transport_named("tcp")), &transport_ops(transport_named("rdma-write")));
+        EXPECT_NE(&transport_ops(transport_named("rsocket")), &transport_ops(transport_named("rdma-write")));
     }
 }
 
@@ -156,12 +157,12 @@ TEST(TransportOps, EveryBuiltRowHasACompleteTable) {
 // --rx mode; a transport choosing its own receiver is named by the transport on both sides.
 TEST(TransportOps, PathNamesFollowTheRow) {
     HalfSpec h;
-    h.transport = Transport::tcp_msgzc;
+    h.transport = transport_named("tcp-msgzc");
     h.rx = RxMode::zerocopy;
     EXPECT_EQ(transport_ops(h.transport).path_name(h, Role::send), "tcp-msgzc");
     EXPECT_EQ(transport_ops(h.transport).path_name(h, Role::recv), "rx-zerocopy");
-    if (transport_built(Transport::rdma_write)) {
-        h.transport = Transport::rdma_write;
+    if (transport_built(transport_named("rdma-write"))) {
+        h.transport = transport_named("rdma-write");
         EXPECT_EQ(transport_ops(h.transport).path_name(h, Role::recv), "rdma-write");
     }
 }
@@ -169,14 +170,17 @@ TEST(TransportOps, PathNamesFollowTheRow) {
 // The rows of the rsocket and verbs kinds differ in one field, how their data reaches the receiver, and
 // the loops read it from there (rdma/): every such row names it, by the verb in its name; no other row does.
 TEST(TransportRows, EveryRdmaRowNamesItsOperation) {
-    const std::pair<Transport, RdmaOp> expected[] = {{Transport::rsocket, RdmaOp::send},
-                                                     {Transport::rsocket_iomap, RdmaOp::write},
-                                                     {Transport::rdma_write, RdmaOp::write},
-                                                     {Transport::rdma_send, RdmaOp::send},
-                                                     {Transport::rdma_read, RdmaOp::read}};
-    for (const auto& [t, op] : expected) EXPECT_EQ(transport_info(t).rdma_op, op) << transport_name(t);
+    const std::pair<Transport, RdmaOp> expected[] = {{transport_named("rsocket"), RdmaOp::send},
+                                                     {transport_named("rsocket-iomap"), RdmaOp::write},
+                                                     {transport_named("rdma-write"), RdmaOp::write},
+                                                     {transport_named("rdma-send"), RdmaOp::send},
+                                                     {transport_named("rdma-read"), RdmaOp::read}};
+    for (const auto& [t, op] : expected) EXPECT_EQ(rdma_op_of(transport_info(t)), op) << transport_name(t);
+    size_t rdma_rows = 0;
     for (const auto& row : transport_table()) {
-        const bool rdma_kind = row.kind == TransportKind::rsocket || row.kind == TransportKind::verbs;
-        EXPECT_EQ(row.rdma_op != RdmaOp::none, rdma_kind) << row.name;
+        if (!rdma_row(row)) continue;
+        ++rdma_rows;
+        EXPECT_NO_THROW(rdma_op_of(row)) << row.name;
     }
+    EXPECT_EQ(rdma_rows, std::size(expected));
 }

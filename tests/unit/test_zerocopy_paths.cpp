@@ -4,9 +4,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "paths/tcp_ops.hpp"
+#include "tcp/tcp_ops.hpp"
 #include "core/unique_fd.hpp"
-#include "paths/spec_rules.hpp"
+#include "kind/spec_rules.hpp"
 #include "../half_spec.hpp"
 
 using namespace zc;
@@ -18,7 +18,7 @@ TEST(ZeroCopyPaths, SoZerocopyRefusedNamesTheCause) {
     UniqueFd a(sv[0]), b(sv[1]);
     StreamLoop path;
     try {
-        make_tcp_send(path, half_spec(Transport::tcp_msgzc, 65536), a.get());
+        make_tcp_send(path, half_spec(transport_named("tcp-msgzc"), 65536), a.get());
         FAIL() << "SO_ZEROCOPY on a UNIX socket was accepted";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("refused SO_ZEROCOPY"), std::string::npos) << e.what();
@@ -31,7 +31,7 @@ TEST(ZeroCopyPaths, ZerocopyReceiveOnANonTcpSocketNamesTheCause) {
     UniqueFd a(sv[0]), b(sv[1]);
     StreamLoop path;
     try {
-        make_tcp_recv(path, half_spec(Transport::tcp, 65536, {}, RxMode::zerocopy), a.get());
+        make_tcp_recv(path, half_spec(transport_named("tcp"), 65536, {}, RxMode::zerocopy), a.get());
         FAIL() << "mmap of a UNIX socket was accepted";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("TCP_ZEROCOPY_RECEIVE"), std::string::npos) << e.what();
@@ -40,8 +40,8 @@ TEST(ZeroCopyPaths, ZerocopyReceiveOnANonTcpSocketNamesTheCause) {
 
 TEST(ZeroCopyPaths, BufferMemoryTheServerChecksAgainstItsLimit) {
     // A copy sender holds one message; a zero-copy sender a ring of them (about 8 MiB, 2..64 slots).
-    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 1 << 20), Role::send), 1u << 20);
-    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp_msgzc, 1 << 20), Role::send), 8u << 20);
-    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp_uringzc, 64 << 20), Role::send), 128u << 20);
-    EXPECT_EQ(buffer_bytes(half_spec(Transport::tcp, 1 << 20, {}, RxMode::trunc), Role::recv), 0u);
+    EXPECT_EQ(buffer_bytes(half_spec(transport_named("tcp"), 1 << 20), Role::send), 1u << 20);
+    EXPECT_EQ(buffer_bytes(half_spec(transport_named("tcp-msgzc"), 1 << 20), Role::send), 8u << 20);
+    EXPECT_EQ(buffer_bytes(half_spec(transport_named("tcp-uringzc"), 64 << 20), Role::send), 128u << 20);
+    EXPECT_EQ(buffer_bytes(half_spec(transport_named("tcp"), 1 << 20, {}, RxMode::trunc), Role::recv), 0u);
 }

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "paths/rdma_block.hpp"
-#include "paths/rdma_params.hpp"
-#include "paths/spec_rules.hpp"
-#include "paths/transport_ops.hpp"
+#include "rdma/rdma_block.hpp"
+#include "rdma/rdma_params.hpp"
+#include "kind/spec_rules.hpp"
+#include "kind/transport_ops.hpp"
 #include "rdma/rdma_connection.hpp"
 #include "rdma/verbs_paths.hpp"
 #include "rdma/wire.hpp"
@@ -59,14 +59,14 @@ RdmaConnection& verbs_of(DataConnection& conn) {
 
 // rdma-read's sender is passive (its buffer is read); its receiver pulls.
 void make_send(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
-    if (transport_info(h.transport).rdma_op == RdmaOp::read)
+    if (rdma_op_of(transport_info(h.transport)) == RdmaOp::read)
         loop.emplace<RdmaReadSource>(verbs_of(conn));
     else
         loop.emplace<RdmaSender>(verbs_of(conn));
 }
 
 void make_recv(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
-    if (transport_info(h.transport).rdma_op == RdmaOp::read)
+    if (rdma_op_of(transport_info(h.transport)) == RdmaOp::read)
         loop.emplace<RdmaReadSink>(verbs_of(conn));
     else
         loop.emplace<RdmaReceiver>(verbs_of(conn));
@@ -120,7 +120,7 @@ uint32_t postlist(const TestParams& p) { return rdma_params(p).postlist; }
 
 }  // namespace
 
-extern const TransportOps kVerbsOps;  // found by transport_ops() from the row's kind
+extern const TransportOps kVerbsOps;  // the rdma kind's module (rdma_params.cpp) lists it
 const TransportOps kVerbsOps = {.listen = listen,
                                 .connect = connect,
                                 .make_send = make_send,

@@ -1,4 +1,4 @@
-#include "paths/udp_rules.hpp"
+#include "udp/udp_rules.hpp"
 
 #include <algorithm>
 
@@ -11,19 +11,8 @@
 namespace zc {
 
 namespace {
-bool gso_transport(Transport t) { return transport_info(t).gso; }
+bool gso_transport(Transport t) { return gso_row(transport_info(t)); }
 }  // namespace
-
-std::string udp_options_problem(const HalfSpec& h) {
-    // Every stream loop asks the stop rule, which paces (core/stream_counters.hpp); the TCP, rsocket and
-    // verbs message loops keep their own clocks, so a -b they would ignore is refused, not passed.
-    if (h.bitrate && h.test != Workload::stream && h.test != Workload::maerts) {
-        return std::string("-b paces a stream (stream, maerts); ") + transport_name(h.transport) + "'s " +
-               workload_name(h.test) + " runs as fast as its " +
-               (h.test == Workload::msgrate ? "calls go (UDP's msgrate takes -b)" : "transactions go");
-    }
-    return "";
-}
 
 std::string udp_spec_problem(const HalfSpec& h, Role) {
     const char* name = transport_name(h.transport);

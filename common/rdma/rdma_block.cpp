@@ -1,4 +1,4 @@
-#include "paths/rdma_block.hpp"
+#include "rdma/rdma_block.hpp"
 
 namespace zc {
 

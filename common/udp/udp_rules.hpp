@@ -7,17 +7,15 @@
 #include <span>
 
 #include "core/stream_counters.hpp"
-#include "paths/transport_ops.hpp"
+#include "kind/transport_ops.hpp"
 #include "protocol/run_spec.hpp"
 #include "protocol/udp_info.hpp"
 
 namespace zc {
 
-// Why this UDP half cannot run ("" when it can). Also the cross-kind rule: -b paces stream, maerts and
-// msgrate senders.
+// Why this UDP half cannot run ("" when it can): its table's kind_problem. UDP paces stream, maerts and
+// msgrate senders (-b).
 std::string udp_spec_problem(const HalfSpec& half, Role role);
-// A non-UDP half's -b on a test whose loop keeps its own clock ("" when none).
-std::string udp_options_problem(const HalfSpec& half);
 uint64_t udp_buffer_bytes(const HalfSpec& half, Role role);
 // A side's UDP report from its loops' summed counts and its streams' pacing (any paced sender's):
 // `interface` is the data's device, whose features say where GSO segments.

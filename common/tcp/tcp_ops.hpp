@@ -27,7 +27,7 @@ using TcpRrResponder = RrResponder<HostRrMessage, KernelSockets>;
 using TcpRrGpuInitiator = RrInitiator<GpuRrMessage, KernelSockets>;
 using TcpRrGpuResponder = RrResponder<GpuRrMessage, KernelSockets>;
 
-// The tcp kind's table (paths/transport_ops.cpp finds it), whose socket functions another kind of stream
+// The tcp kind's table (kind/kind_module.cpp finds it), whose socket functions another kind of stream
 // socket may reuse: they open the row's socket_protocol.
 struct TransportOps;
 extern const TransportOps kTcpOps;

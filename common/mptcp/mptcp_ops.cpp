@@ -9,8 +9,8 @@
 
 #include "mptcp/mptcp_kernel.hpp"
 #include "mptcp/mptcp_report.hpp"
-#include "paths/tcp_ops.hpp"
-#include "paths/transport_ops.hpp"
+#include "tcp/tcp_ops.hpp"
+#include "kind/kind_module.hpp"
 
 namespace zc {
 
@@ -95,7 +95,13 @@ TransportOps mptcp_ops() {
 
 }  // namespace
 
-extern const TransportOps kMptcpOps;  // found by transport_ops() from the row's kind
 const TransportOps kMptcpOps = mptcp_ops();
+
+extern const KindDescription kind_description_mptcp;  // mptcp_kind.cpp
+extern const KindModule kind_module_mptcp;
+namespace {
+const KindTable kMptcpTables[] = {{"mptcp", &kMptcpOps}};
+}  // namespace
+const KindModule kind_module_mptcp{.description = &kind_description_mptcp, .tables = kMptcpTables};
 
 }  // namespace zc

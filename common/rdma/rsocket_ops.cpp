@@ -7,10 +7,10 @@
 #include <any>
 #include <stdexcept>
 
-#include "paths/rdma_block.hpp"
-#include "paths/rdma_params.hpp"
-#include "paths/spec_rules.hpp"
-#include "paths/transport_ops.hpp"
+#include "rdma/rdma_block.hpp"
+#include "rdma/rdma_params.hpp"
+#include "kind/spec_rules.hpp"
+#include "kind/transport_ops.hpp"
 #include "rdma/rdma_connection.hpp"
 #include "rdma/rsocket_paths.hpp"
 #include "rdma/sockaddr_text.hpp"
@@ -72,7 +72,7 @@ int rsocket_of(DataConnection& conn, const HalfSpec& h) {
 // slots (the NIC never sees our memory); spec_problem refused what cannot be honoured.
 void make_send(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
     const int fd = rsocket_of(conn, h);
-    if (transport_info(h.transport).rdma_op == RdmaOp::write)
+    if (rdma_op_of(transport_info(h.transport)) == RdmaOp::write)
         loop.emplace<RsocketIomapSender>(fd, h.message_size, h.alignment);
     else
         emplace_stream_loop<RsocketSender, RsocketStagedSender>(loop, h.side.buffer, fd, h.message_size, h.alignment);
@@ -80,7 +80,7 @@ void make_send(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
 
 void make_recv(StreamLoop& loop, const HalfSpec& h, DataConnection& conn) {
     const int fd = rsocket_of(conn, h);
-    if (transport_info(h.transport).rdma_op == RdmaOp::write)
+    if (rdma_op_of(transport_info(h.transport)) == RdmaOp::write)
         loop.emplace<RsocketIomapReceiver>(fd, h.message_size, h.alignment, rdma_params(h).tx_depth);
     else
         emplace_stream_loop<RsocketReceiver, RsocketStagedReceiver>(loop, h.side.buffer, fd, h.message_size,
@@ -127,7 +127,7 @@ uint64_t bytes_per_stream(const HalfSpec& h, Role role) {
 
 }  // namespace
 
-extern const TransportOps kRsocketOps;  // found by transport_ops() from the row's kind
+extern const TransportOps kRsocketOps;  // the rdma kind's module (rdma_params.cpp) lists it
 const TransportOps kRsocketOps = {.listen = listen,
                                   .connect = connect,
                                   .make_send = make_send,

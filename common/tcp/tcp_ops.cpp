@@ -1,6 +1,6 @@
 // The tcp kind's operations table: TCP data connections (listen, accept with the token, connect) and
 // the TCP loops, chosen by the transport's row (which sender), --rx (which receiver) and --buffer.
-#include "paths/tcp_ops.hpp"
+#include "tcp/tcp_ops.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -12,9 +12,10 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 
-#include "paths/spec_rules.hpp"
-#include "paths/transport_ops.hpp"
+#include "kind/spec_rules.hpp"
+#include "kind/kind_module.hpp"
 #include "socket/stream_memory.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
@@ -316,7 +317,6 @@ constexpr RxModeRow kTcpRxModes[] = {{RxMode::copy, "recv"},
                                      {RxMode::splice, "into a pipe, discarded", false},
                                      {RxMode::trunc, "MSG_TRUNC, discarded", false}};
 
-extern const TransportOps kTcpOps;  // found by transport_ops() from the row's kind
 const TransportOps kTcpOps = {.listen = listen,
                               .connect = connect,
                               .make_send = make_send,
@@ -359,16 +359,13 @@ void make_tcp_send(StreamLoop& loop, const HalfSpec& h, int fd) {
         loop.emplace<TcpSendfileSender>(fd, m);
         return;
     }
-    switch (h.transport) {
-        case Transport::tcp_msgzc:
-            loop.emplace<TcpMsgZerocopySender>(fd, m, align);
-            return;
-        case Transport::tcp_uringzc:
-            loop.emplace<TcpUringZcSender>(fd, m, align, h.uring_fixed);
-            return;
-        default:  // tcp: send() from any memory
-            emplace_stream_loop<TcpCopySender, TcpStagedSender>(loop, h.side.buffer, fd, m, align);
-    }
+    const std::string_view row = transport_name(h.transport);  // the zero-copy senders are the tcp kind's rows
+    if (row == "tcp-msgzc")
+        loop.emplace<TcpMsgZerocopySender>(fd, m, align);
+    else if (row == "tcp-uringzc")
+        loop.emplace<TcpUringZcSender>(fd, m, align, h.uring_fixed);
+    else  // tcp, and other kinds' rows on TCP sockets: send() from any memory
+        emplace_stream_loop<TcpCopySender, TcpStagedSender>(loop, h.side.buffer, fd, m, align);
 }
 
 void make_tcp_recv(StreamLoop& loop, const HalfSpec& h, int fd) {
@@ -430,5 +427,12 @@ void make_tcp_exchange(StreamLoop& loop, const HalfSpec& half, Role role, int fd
             loop.emplace<TcpMsgRateReceiver>(fd, size, align);
     }
 }
+
+extern const KindDescription kind_description_tcp;  // tcp_kind.cpp
+extern const KindModule kind_module_tcp;
+namespace {
+const KindTable kTcpTables[] = {{"tcp", &kTcpOps}};
+}  // namespace
+const KindModule kind_module_tcp{.description = &kind_description_tcp, .tables = kTcpTables};
 
 }  // namespace zc

@@ -1,4 +1,4 @@
-#include "paths/flow_rules.hpp"
+#include "kind/flow_rules.hpp"
 
 namespace zc {
 

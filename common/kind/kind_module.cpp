@@ -1,40 +1,27 @@
-#include "paths/transport_ops.hpp"
+#include "kind/kind_module.hpp"
+
+#include "options/kind_options.hpp"
 
 #include <algorithm>
 #include <iterator>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 namespace zc {
 
-// Each kind's table, in its own file.
-extern const TransportOps kTcpOps;      // tcp_ops.cpp
-extern const TransportOps kRsocketOps;  // rsocket_ops.cpp
-extern const TransportOps kVerbsOps;    // verbs_ops.cpp
-extern const TransportOps kUdpOps;      // udp_ops.cpp
-extern const TransportOps kMptcpOps;    // mptcp_ops.cpp
-extern const TransportOps kTlsOps;      // tls_ops.cpp
-extern const TransportOps kKtlsOps;     // tls_ops.cpp
-
 namespace {
 
-struct KindOps {
-    TransportKind kind;
-    const TransportOps* ops;
-    const char* name;  // the kind in --rx's help
-};
-
-// One line per kind. The RDMA kinds' tables exist only with rdma-core; their rows say "not built".
-const KindOps kKinds[] = {
-    {TransportKind::tcp, &kTcpOps, "tcp"},        // sockets: TCP
-    {TransportKind::udp, &kUdpOps, "udp"},        // UDP
-    {TransportKind::mptcp, &kMptcpOps, "mptcp"},  // MPTCP, on the tcp kind's loops
-    {TransportKind::tls, &kTlsOps, "tls"},        // TLS in user space (OpenSSL)
-    {TransportKind::ktls, &kKtlsOps, "ktls"},     // kernel TLS, on the tcp kind's loops
-#if ZCPERF_WITH_RDMA
-    {TransportKind::rsocket, &kRsocketOps, "rsocket"},  // RDMA
-    {TransportKind::verbs, &kVerbsOps, "verbs"},
-#endif
-};
+// Every kind's tables, in the kinds' order.
+std::vector<KindTable> all_tables() {
+    std::vector<KindTable> out;
+    for (const KindModule* m : kind_modules()) out.insert(out.end(), m->tables.begin(), m->tables.end());
+    return out;
+}
+const std::vector<KindTable>& tables() {
+    static const std::vector<KindTable> all = all_tables();
+    return all;
+}
 
 constexpr RxModeRow kCopyOnly{RxMode::copy, "recv"};
 
@@ -52,9 +39,23 @@ std::string modes_of(const TransportInfo& t) {
 
 const TransportOps& transport_ops(Transport t) {
     const TransportInfo& row = transport_info(t);
-    for (const KindOps& k : kKinds)
-        if (k.kind == row.kind) return *k.ops;
+    for (const KindModule* m : kind_modules())
+        if (std::string_view(m->description->name) == row.kind && row.table < m->tables.size())
+            return *m->tables[row.table].ops;
     throw std::runtime_error(std::string(row.name) + " is not in this build: " + not_built_reason(row));
+}
+
+const std::vector<const KindOptionGroup*>& kind_option_groups() {
+    static const std::vector<const KindOptionGroup*> all = [] {
+        std::vector<const KindOptionGroup*> groups;
+        for (const KindModule* m : kind_modules())
+            if (m->options) groups.push_back(m->options);
+        std::sort(groups.begin(), groups.end(), [](const KindOptionGroup* a, const KindOptionGroup* b) {
+            return std::string_view(a->title) < b->title;
+        });
+        return groups;
+    }();
+    return all;
 }
 
 const RxModeRow* rx_mode_row(const TransportInfo& t, RxMode mode) {
@@ -65,17 +66,17 @@ const RxModeRow* rx_mode_row(const TransportInfo& t, RxMode mode) {
 
 std::string rx_mode_help() {
     // Kinds that share one table of modes (tls and ktls run tcp's receivers) are named together, once.
-    auto same_modes = [](const KindOps& a, const KindOps& b) {
+    auto same_modes = [](const KindTable& a, const KindTable& b) {
         return a.ops->rx_modes.data() == b.ops->rx_modes.data() && a.ops->rx_modes.size() == b.ops->rx_modes.size();
     };
     std::string out;
-    for (const KindOps* k = std::begin(kKinds); k != std::end(kKinds); ++k) {
+    for (auto k = tables().begin(); k != tables().end(); ++k) {
         if (k->ops->rx_modes.empty() ||
-            std::any_of(std::begin(kKinds), k, [&](const KindOps& e) { return same_modes(e, *k); }))
+            std::any_of(tables().begin(), k, [&](const KindTable& e) { return same_modes(e, *k); }))
             continue;
         out += out.empty() ? "" : "; ";
         std::string names;
-        for (const KindOps* e = k; e != std::end(kKinds); ++e)
+        for (auto e = k; e != tables().end(); ++e)
             if (same_modes(*e, *k)) names += (names.empty() ? "" : ", ") + std::string(e->name);
         out += names + ":";
         for (const RxModeRow& r : k->ops->rx_modes)
@@ -87,7 +88,7 @@ std::string rx_mode_help() {
 
 std::vector<std::string> rx_mode_choices() {
     std::vector<std::string> out;
-    for (const KindOps& k : kKinds) {
+    for (const KindTable& k : tables()) {
         for (const RxModeRow& r : k.ops->rx_modes)
             if (std::find(out.begin(), out.end(), rx_mode_name(r.mode)) == out.end())
                 out.push_back(rx_mode_name(r.mode));

@@ -1,4 +1,6 @@
-#include "paths/rdma_params.hpp"
+#include "rdma/rdma_params.hpp"
+
+#include "kind/kind_module.hpp"
 
 #include <stdexcept>
 
@@ -9,7 +11,7 @@ namespace zc {
 
 namespace {
 
-bool has_queue_pairs(const TransportInfo& row) { return row.queue_pairs; }
+bool has_queue_pairs(const TransportInfo& row) { return verbs_row(row); }
 
 // --rdma-dev LOCAL[,REMOTE]: each side's device (a name as ibv_devices prints it).
 void set_rdma_devices(const std::string& text, KindParams& local, KindParams& remote) {
@@ -71,27 +73,41 @@ void check_rdma_rows(const KindOptionRun& run) { check_rdma_options(run.params.g
 
 const KindOptionGroup kRdmaOptionGroup{
     .title = "RDMA OPTIONS", .rows = rdma_rows, .takes = takes_rdma_params, .check = check_rdma_rows};
-[[maybe_unused]] const bool kRegistered = register_kind_options(kRdmaOptionGroup);
 
 }  // namespace
 
 std::string rdma_params_problem(const HalfSpec& half, Role) {
     const TransportInfo& t = transport_info(half.transport);
     const RdmaOptions& o = rdma_params(half);
-    if (o.thread_domains && !t.queue_pairs) {
+    if (o.thread_domains && !verbs_row(t)) {
         return "--thread-domains is for the verbs transports (" + transport_names_where(has_queue_pairs) +
                "), whose threads post work requests themselves; " + std::string(t.name) +
                " has no queue pairs of ours to put in one";
     }
-    if (t.queue_pairs && half.test == Workload::rr && o.qps != 1) {
+    if (verbs_row(t) && half.test == Workload::rr && o.qps != 1) {
         return "rr keeps one message in flight per transaction, on one QP: --qps must be 1 (use -P N for N "
                "connections, each with its own QP)";
     }
-    if (t.queue_pairs && half.test == Workload::rr && o.postlist != 1) {
+    if (verbs_row(t) && half.test == Workload::rr && o.postlist != 1) {
         return "--postlist chains the work requests of many messages; rr has one message per transaction (use "
                "-t msgrate for --postlist)";
     }
     return "";
 }
+
+// The rdma kind's module: its tables exist only with rdma-core (rsocket_ops.cpp, verbs_ops.cpp); without it, its
+// rows stay listed and say what the build lacks.
+extern const KindDescription kind_description_rdma;  // rdma_kind.cpp
+extern const KindModule kind_module_rdma;
+#if ZCPERF_WITH_RDMA
+extern const TransportOps kRsocketOps, kVerbsOps;
+namespace {
+const KindTable kRdmaTables[] = {{"rsocket", &kRsocketOps}, {"verbs", &kVerbsOps}};  // the rows' `table`
+}  // namespace
+const KindModule kind_module_rdma{
+    .description = &kind_description_rdma, .tables = kRdmaTables, .options = &kRdmaOptionGroup};
+#else
+const KindModule kind_module_rdma{.description = &kind_description_rdma, .options = &kRdmaOptionGroup};
+#endif
 
 }  // namespace zc

@@ -4,12 +4,12 @@
 #include <any>
 #include <stdexcept>
 
-#include "paths/spec_rules.hpp"
-#include "paths/transport_ops.hpp"
+#include "kind/spec_rules.hpp"
+#include "kind/kind_module.hpp"
 #include "options/kind_options.hpp"
-#include "paths/udp_params.hpp"
+#include "udp/udp_options.hpp"
 #include "protocol/udp_params.hpp"
-#include "paths/udp_rules.hpp"
+#include "udp/udp_rules.hpp"
 #include "protocol/messages.hpp"
 #include "tcp/tcp_socket.hpp"
 #include "udp/udp_receiver.hpp"
@@ -72,7 +72,7 @@ UdpSendOptions send_options(const HalfSpec& h) {
     UdpSendOptions o;
     o.bytes_per_call = h.message_size;
     const TransportInfo& row = transport_info(h.transport);
-    o.gso = row.gso;
+    o.gso = gso_row(row);
     o.zerocopy = row.send_buffer == SendBuffer::zc_ring;  // udp-msgzc: MSG_ZEROCOPY from a ring
     o.gso_size = gso_size_of(h);
     o.batch = h.batch;
@@ -150,8 +150,6 @@ void read_block(const HalfSpec& h, Role role, std::span<const KindStream> stream
     write_udp_block(h, role, streams, counts, r);
 }
 
-[[maybe_unused]] const bool kOptionsRegistered = register_kind_options(udp_option_group());
-
 }  // namespace
 
 // --rx over UDP (udp_rules.cpp sizes their buffers, make_recv picks the receiver).
@@ -159,7 +157,6 @@ constexpr RxModeRow kUdpRxModes[] = {{RxMode::copy, "a datagram per recvmsg"},
                                      {RxMode::mmsg, "recvmmsg, 64 per call"},
                                      {RxMode::gro, "UDP_GRO: coalesced datagrams"}};
 
-extern const TransportOps kUdpOps;  // found by transport_ops() from the row's kind
 const TransportOps kUdpOps = {.listen = listen,
                               .connect = connect,
                               .make_send = make_send,
@@ -171,6 +168,15 @@ const TransportOps kUdpOps = {.listen = listen,
                               .buffer_bytes = udp_buffer_bytes,
                               .kind_block = read_block,
                               .loop_counts = loop_counts,
+                              .kind_problem = udp_spec_problem,
                               .rx_modes = kUdpRxModes};
+
+extern const KindDescription kind_description_udp;  // udp_kind.cpp
+extern const KindModule kind_module_udp;
+namespace {
+const KindTable kUdpTables[] = {{"udp", &kUdpOps}};
+}  // namespace
+const KindModule kind_module_udp{
+    .description = &kind_description_udp, .tables = kUdpTables, .options = &udp_option_group()};
 
 }  // namespace zc

@@ -32,7 +32,9 @@ uint64_t buffer_bytes(const HalfSpec& half, Role role);
 uint64_t rdma_ring_bytes(uint64_t message_size);
 // the pinned bounce slots of a staged socket stream plus the GPU buffer they stage (staged_stream.hpp);
 uint64_t staged_socket_bytes(uint64_t message_size);
-// a socket message test's buffer: rr's message (and its bounce slot), msgrate's message or receive chunk.
+// a socket message test's buffer: rr's message (and its bounce slot), msgrate's message or receive chunk;
+inline constexpr uint64_t kMsgrateReceiveChunk =
+    64 * 1024;  // bytes per recv: the receiver must not be what is measured
 uint64_t message_test_bytes(const HalfSpec& half, Role role);
 
 }  // namespace zc

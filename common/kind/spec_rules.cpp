@@ -1,14 +1,12 @@
-#include "paths/spec_rules.hpp"
+#include "kind/spec_rules.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 
 #include "core/gpu_path.hpp"
-#include "paths/flow_rules.hpp"
-#include "paths/transport_ops.hpp"
-#include "paths/udp_rules.hpp"
+#include "kind/flow_rules.hpp"
+#include "kind/transport_ops.hpp"
 #include "socket/staged_stream.hpp"
-#include "tcp/tcp_msgrate.hpp"
 
 namespace zc {
 
@@ -33,7 +31,8 @@ std::string message_test_problem(const HalfSpec& h, const TransportInfo& t) {
     if (h.batch != 1 && !t.send_batch) {
         return "--batch is sendmmsg() (" + transport_names_where([](const TransportInfo& r) { return r.send_batch; }) +
                "); over " + std::string(t.name) +
-               (t.queue_pairs ? " chain work requests with --postlist N instead" : " there is no batched send");
+               (transport_ops(t.id).messages_per_call ? " chain work requests with --postlist N instead"
+                                                      : " there is no batched send");
     }
     if (h.rx != RxMode::copy && !(t.datagrams && h.test == Workload::msgrate)) {
         return name + " receives with recv (--rx copy); --rx " + rx_mode_name(h.rx) + " is for stream and maerts";
@@ -105,9 +104,21 @@ uint64_t staged_socket_bytes(uint64_t message_size) {
 }
 
 uint64_t message_test_bytes(const HalfSpec& h, Role role) {
-    if (h.test == Workload::msgrate && role == Role::recv) return TcpMsgRateReceiver::kChunk;
+    if (h.test == Workload::msgrate && role == Role::recv) return kMsgrateReceiveChunk;
     if (h.side.buffer.gpu_like()) return 2 * h.message_size;  // rr: the GPU message and its pinned bounce slot
     return h.message_size;  // rr: one buffer for both directions; msgrate sender: one message
+}
+
+// -b on a test whose loop keeps its own clock ("" when none). Every stream loop asks the stop rule, which
+// paces (core/stream_counters.hpp); the TCP, rsocket and verbs message loops keep their own clocks, so a -b
+// they would ignore is refused, not passed (the datagram kind paces its msgrate: its own rules).
+std::string pacing_problem(const HalfSpec& h) {
+    if (h.bitrate && h.test != Workload::stream && h.test != Workload::maerts) {
+        return std::string("-b paces a stream (stream, maerts); ") + transport_name(h.transport) + "'s " +
+               workload_name(h.test) + " runs as fast as its " +
+               (h.test == Workload::msgrate ? "calls go (UDP's msgrate takes -b)" : "transactions go");
+    }
+    return "";
 }
 
 std::string spec_problem(const HalfSpec& half, Role role) {
@@ -116,12 +127,12 @@ std::string spec_problem(const HalfSpec& half, Role role) {
     if (is_message_test(half.test)) {
         if (std::string why = message_test_problem(half, t); !why.empty()) return why;
     }
-    if (auto kind_problem = transport_ops(t.id).kind_problem)
-        if (std::string why = kind_problem(half, role); !why.empty()) return why;
     if (std::string why = tcp_socket_options_problem(half, t); !why.empty()) return why;
     if (std::string why = rx_mode_problem(half); !why.empty()) return why;
-    if (t.datagrams) return udp_spec_problem(half, role);
-    if (std::string why = udp_options_problem(half); !why.empty()) return why;
+    if (auto kind_problem = transport_ops(t.id).kind_problem)  // the kind's own rules, its parameters' among them
+        if (std::string why = kind_problem(half, role); !why.empty()) return why;
+    if (t.datagrams) return "";  // its kind_problem has checked the rest
+    if (std::string why = pacing_problem(half); !why.empty()) return why;
     return memory_problem(half, role, t);
 }
 

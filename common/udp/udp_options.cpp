@@ -1,4 +1,4 @@
-#include "paths/udp_params.hpp"
+#include "udp/udp_options.hpp"
 
 #include "options/kind_options.hpp"
 #include "options/option_rows.hpp"

@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "options/kind_options.hpp"
-#include "paths/tcp_ops.hpp"
-#include "paths/spec_rules.hpp"
-#include "paths/transport_ops.hpp"
+#include "tcp/tcp_ops.hpp"
+#include "kind/spec_rules.hpp"
+#include "kind/kind_module.hpp"
 #include "system/topology.hpp"
 #include "tls/tls_connection.hpp"
 #include "tls/tls_kernel.hpp"
@@ -248,12 +248,18 @@ TransportOps ktls_ops() {
 }
 
 // Its command-line options, here so that every program that can run the kind (zcperf, zcperf-mpi) offers them.
-[[maybe_unused]] const bool kOptionsRegistered = register_kind_options(tls_option_group());
 
 }  // namespace
 
-extern const TransportOps kTlsOps, kKtlsOps;  // found by transport_ops() from the rows' kinds
 const TransportOps kTlsOps = tls_ops();
 const TransportOps kKtlsOps = ktls_ops();
+
+extern const KindDescription kind_description_tls;  // tls_kind.cpp
+extern const KindModule kind_module_tls;
+namespace {
+const KindTable kTlsTables[] = {{"tls", &kTlsOps}, {"ktls", &kKtlsOps}};  // kOpenSslTls, kKernelTls
+}  // namespace
+const KindModule kind_module_tls{
+    .description = &kind_description_tls, .tables = kTlsTables, .options = &tls_option_group()};
 
 }  // namespace zc

@@ -1,6 +1,6 @@
 #pragma once
 // The RDMA kinds' report block (protocol/rdma_info.hpp) into a side's result: written by the rsocket and
-// verbs tables' kind_block hooks (paths/rsocket_ops.cpp, paths/verbs_ops.cpp).
+// verbs tables' kind_block hooks (rdma/rsocket_ops.cpp, rdma/verbs_ops.cpp).
 #include "protocol/rdma_info.hpp"
 #include "protocol/result.hpp"
 #include "protocol/run_spec.hpp"

@@ -1,0 +1,35 @@
+// The mptcp kind: the tcp kind's socket loops on IPPROTO_MPTCP sockets, each subflow reported (its block).
+#include "core/kind_description.hpp"
+#include "mptcp/mptcp_report.hpp"
+
+namespace zc {
+
+namespace {
+constexpr int kMptcpProtocol = 262;  // IPPROTO_MPTCP (Linux 5.6+; glibc's headers name it only since 2.32)
+
+constexpr TransportInfo kRows[] = {
+    {.name = "mptcp",
+     .summary = "Multipath TCP (IPPROTO_MPTCP): send() and recv(); each subflow's addresses and bytes reported",
+     .tests = kStreams | bit(Workload::rr) | bit(Workload::crr),
+     .buffers = kHost,
+     .message_buffers = kHost,
+     .tcp_segments = true,
+     .socket_protocol = kMptcpProtocol},
+    {.name = "mptcp-sendfile",
+     .summary = "Multipath TCP, sender uses sendfile() from a memfd; each subflow reported",
+     .tests = kStreams,
+     .buffers = kHost,
+     .send_buffer = SendBuffer::file,
+     .tcp_segments = true,
+     .socket_protocol = kMptcpProtocol}};
+
+}  // namespace
+
+extern const KindDescription kind_description_mptcp;
+constexpr KindDescription kind_description_mptcp{
+    .name = "mptcp",
+    .rows = kRows,
+    .block = mptcp_block_type,
+};
+
+}  // namespace zc
