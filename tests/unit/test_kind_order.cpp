@@ -16,6 +16,7 @@
 #include "protocol/result.hpp"
 #include "protocol/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
+#include "smc/smc_report.hpp"
 #include "tls/tls_report.hpp"
 
 namespace zc {
@@ -45,17 +46,17 @@ SideResult side_with_every_block() {
     tls.version = "TLSv1.3";
     UdpInfo udp;
     udp.datagram_path = true;
-    s.kinds = {{mptcp_block_type().key, to_json(mptcp)},
-               {rdma_block_type().key, to_json(rdma)},
-               {tcp_block_type().key, to_json(tcp)},
-               {tls_block_type().key, to_json(tls)},
-               {udp_block_type().key, to_json(udp)}};
+    SmcSideReport smc;
+    smc.stats.absent = "no SMC_GEN_NETLINK";
+    s.kinds = {{mptcp_block_type().key, to_json(mptcp)}, {rdma_block_type().key, to_json(rdma)},
+               {smc_block_type().key, to_json(smc)},     {tcp_block_type().key, to_json(tcp)},
+               {tls_block_type().key, to_json(tls)},     {udp_block_type().key, to_json(udp)}};
     return s;
 }
 
 TEST(KindOrder, EveryListedKindRegistersItsBlockOnceInTheOrderOfTheNames) {
     const std::vector<std::string> listed = kinds_listed();
-    ASSERT_EQ(listed, (std::vector<std::string>{"mptcp", "rdma", "tcp", "tls", "udp"}));
+    ASSERT_EQ(listed, (std::vector<std::string>{"mptcp", "rdma", "smc", "tcp", "tls", "udp"}));
     std::vector<std::string> keys;
     for (const auto* t : kind_block_types()) keys.push_back(t->key);
     EXPECT_EQ(keys, listed);
