@@ -14,6 +14,16 @@ namespace zc {
 namespace {
 
 constexpr const char* kKey = "smc";
+// Keys named twice here (a table's and a CSV column's): once each.
+constexpr const char* kConnections = "connections";
+constexpr const char* kReason = "reason";
+constexpr const char* kPeerDiagnosis = "peer_diagnosis";
+constexpr const char* kIbDevice = "ib_device";
+constexpr const char* kRmbSize = "rmb_size";
+constexpr const char* kPeerRmbSize = "peer_rmb_size";
+constexpr const char* kClientFallbacks = "client_fallbacks";
+constexpr const char* kServerFallbacks = "server_fallbacks";
+constexpr const char* kNote = "note";
 constexpr uint64_t kMaxCount = ~0ull;
 constexpr size_t kMaxReasons = 64;  // the kernel keeps at most 30 a side
 constexpr size_t kGidBytes = 40;    // smc_diag_linkinfo's gid[40]
@@ -23,14 +33,14 @@ const auto kConnectionFields = std::make_tuple(
     text("local", &SmcConnection::local, 64, "an address"), text("remote", &SmcConnection::remote, 64, "an address"),
     number("local_port", &SmcConnection::local_port), number("remote_port", &SmcConnection::remote_port),
     number("has_fallback", &SmcConnection::has_fallback, false, true, false),
-    number("reason", &SmcConnection::reason, 0u, ~0u, 0u),
-    number("peer_diagnosis", &SmcConnection::peer_diagnosis, 0u, ~0u, 0u),
+    number(kReason, &SmcConnection::reason, 0u, ~0u, 0u),
+    number(kPeerDiagnosis, &SmcConnection::peer_diagnosis, 0u, ~0u, 0u),
     number("has_conninfo", &SmcConnection::has_conninfo, false, true, false),
     number("sndbuf_size", &SmcConnection::sndbuf_size, 0u, ~0u, 0u),
-    number("rmb_size", &SmcConnection::rmb_size, 0u, ~0u, 0u),
-    number("peer_rmb_size", &SmcConnection::peer_rmb_size, 0u, ~0u, 0u),
+    number(kRmbSize, &SmcConnection::rmb_size, 0u, ~0u, 0u),
+    number(kPeerRmbSize, &SmcConnection::peer_rmb_size, 0u, ~0u, 0u),
     number("has_link", &SmcConnection::has_link, false, true, false),
-    text("ib_device", &SmcConnection::ib_device, 64, "64 bytes"),
+    text(kIbDevice, &SmcConnection::ib_device, 64, "64 bytes"),
     number("ib_port", &SmcConnection::ib_port, 0u, 255u, 0u), text("gid", &SmcConnection::gid, kGidBytes, "40 bytes"),
     text("peer_gid", &SmcConnection::peer_gid, kGidBytes, "40 bytes"),
     number("link_id", &SmcConnection::link_id, 0u, 255u, 0u), number("role", &SmcConnection::role, 0u, 255u, 0u),
@@ -57,13 +67,13 @@ const auto kStatsFields = std::make_tuple(
     number("client_handshake_errors", &SmcStats::client_handshake_errors, 0, kMaxCount, 0),
     number("server_handshake_errors", &SmcStats::server_handshake_errors, 0, kMaxCount, 0),
     number("fallback_totals", &SmcStats::fallback_totals, false, true, false),
-    number("client_fallbacks", &SmcStats::client_fallbacks, 0, kMaxCount, 0),
-    number("server_fallbacks", &SmcStats::server_fallbacks, 0, kMaxCount, 0),
-    list("reasons", &SmcStats::reasons, kMaxReasons, kReasonFields), text("note", &SmcStats::note, 300, "300 bytes"));
+    number(kClientFallbacks, &SmcStats::client_fallbacks, 0, kMaxCount, 0),
+    number(kServerFallbacks, &SmcStats::server_fallbacks, 0, kMaxCount, 0),
+    list("reasons", &SmcStats::reasons, kMaxReasons, kReasonFields), text(kNote, &SmcStats::note, 300, "300 bytes"));
 
 const auto kSideFields = std::make_tuple(
-    list("connections", &SmcSideReport::connections, kMaxStreams, kConnectionFields),
-    object("stats", &SmcSideReport::stats, kStatsFields), text("note", &SmcSideReport::note, 500, "500 bytes"));
+    list(kConnections, &SmcSideReport::connections, kMaxStreams, kConnectionFields),
+    object("stats", &SmcSideReport::stats, kStatsFields), text(kNote, &SmcSideReport::note, 500, "500 bytes"));
 
 size_t fallbacks(const SmcSideReport& r) {
     size_t n = 0;
@@ -122,7 +132,7 @@ std::string stats_line(const SmcStats& s) {
     if (s.fallback_totals)
         out += fmt::format("; fallbacks {} client, {} server", s.client_fallbacks, s.server_fallbacks);
     for (const auto& r : s.reasons)
-        out += fmt::format("; {} x{} ({})", smc_code_label(r.code), r.count, r.server ? "server" : "client");
+        out += fmt::format("; {} x{} ({})", smc_code_label(r.code), r.count, r.server ? "server side" : "client side");
     if (!s.note.empty()) out += " (" + s.note + ")";
     return out;
 }
@@ -144,10 +154,9 @@ std::vector<std::string> human_lines(const SmcSideReport& r, const SideResult&) 
 }
 
 std::vector<std::string> csv_columns() {
-    return {"connections",     "smcr",          "smcd",          "fallbacks",     "reason",
-            "peer_diagnosis",  "ib_device",     "rmb_size",      "peer_rmb_size", "stats",
-            "smcr_tx_bytes",   "smcr_rx_bytes", "smcd_tx_bytes", "smcd_rx_bytes", "client_fallbacks",
-            "server_fallbacks"};
+    return {kConnections,    "smcr_connections", "smcd_connections", "fallbacks",     kReason,         kPeerDiagnosis,
+            kIbDevice,       kRmbSize,           kPeerRmbSize,       "counters",      "smcr_tx_bytes", "smcr_rx_bytes",
+            "smcd_tx_bytes", "smcd_rx_bytes",    kClientFallbacks,   kServerFallbacks};
 }
 
 std::vector<std::string> csv_cells(const SmcSideReport& r) {
