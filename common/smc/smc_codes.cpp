@@ -115,6 +115,10 @@ std::string_view smc_code_class(uint32_t value) {
 std::string smc_code_label(uint32_t value) {
     if (value == 0) return "none";
     if (const SmcCode* c = smc_code(value)) return fmt::format("{:#010x} {}", value, c->name);
+    // The kernel refines a code in its low 16 bits (0x0303xxxx: kinds of "no SMC device"): an unknown
+    // refinement is named by the code it refines.
+    if (const SmcCode* family = smc_code(value & 0xffff0000u); family && (value & 0xffffu))
+        return fmt::format("{:#010x} unknown (a kind of {:#010x} {})", value, family->value, family->name);
     std::string_view cls = smc_code_class(value);
     return cls.empty() ? fmt::format("{:#010x} unknown", value)
                        : fmt::format("{:#010x} unknown ({} class)", value, cls);

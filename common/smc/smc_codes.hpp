@@ -24,8 +24,9 @@ const SmcCode* smc_code(uint32_t value);
 // The code's major class (its top byte, as the kernel groups them: 0x01 resources, 0x02 timeout, 0x03
 // configuration, 0x04 synchronisation, 0x05 the peer declined, 0x09 internal error), "" when none.
 std::string_view smc_code_class(uint32_t value);
-// "0x03030000 no SMC device" (the name only); "0x12345678 unknown (configuration error class)" where the
-// table lacks the value but its class is known; "0x12345678 unknown" otherwise. 0 is "none".
+// "0x03030000 no SMC device" (the name only); where the table lacks the value, "0x0303000f unknown (a kind
+// of 0x03030000 no SMC device)" when its upper 16 bits are a known code, "0x03ff0000 unknown (configuration
+// error class)" when its class is known, "0x7f000001 unknown" otherwise. 0 is "none".
 std::string smc_code_label(uint32_t value);
 // The label and its sentence: "0x03030000 no SMC device: no RDMA (RoCE) or ISM device serves this route; ...".
 std::string smc_code_text(uint32_t value);

@@ -109,8 +109,12 @@ SmcConnection parse_smc_diag_message(std::span<const uint8_t> payload) {
                 c.dmb_peer_gid = d.peer_gid;
                 break;
             }
+            case SMC_DIAG_SHUTDOWN:
+                need(a, 1, "SMC_DIAG_SHUTDOWN");
+                c.shutdown = a.data[0];
+                break;
             default:
-                break;  // SMC_DIAG_SHUTDOWN, and what later kernels add
+                break;  // what later kernels add
         }
     }
     return c;

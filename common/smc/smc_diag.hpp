@@ -22,6 +22,7 @@ constexpr std::chrono::milliseconds kSmcNetlinkTimeout{2000};
 struct SmcConnection {
     uint8_t state = 0;          // the socket's TCP-like state (1 established, 10 listen)
     uint8_t mode = 0;           // SmcMode's value
+    uint8_t shutdown = 0;       // SMC_DIAG_SHUTDOWN: RCV_SHUTDOWN (1) and SEND_SHUTDOWN (2) bits
     std::string local, remote;  // addresses (of the TCP socket SMC's handshake runs on)
     uint16_t local_port = 0, remote_port = 0;
     uint32_t uid = 0;

@@ -166,6 +166,20 @@ TEST(SmcDiag, TruncatedAndMalformedMessagesAreRefusedCleanly) {
     EXPECT_THROW(netlink_messages(hb), NetlinkFormatError);
 }
 
+TEST(SmcDiag, AnIpv6SocketsAddressesAndItsShutdownDecode) {
+    Bytes m;
+    smc_diag_msg d = diag_msg(SMC_DIAG_MODE_FALLBACK_TCP, "0.0.0.0", "0.0.0.0", 5201, 40002, 9);
+    inet_pton(AF_INET6, "fd00::1", d.id.idiag_src);
+    inet_pton(AF_INET6, "::ffff:198.18.0.2", d.id.idiag_dst);
+    m.put(d);
+    m.attr_of(SMC_DIAG_SHUTDOWN, uint8_t{2});
+    SmcConnection c = parse_smc_diag_message(m.b);
+    EXPECT_EQ(c.local, "fd00::1");
+    EXPECT_EQ(c.remote, "::ffff:198.18.0.2");
+    EXPECT_EQ(c.shutdown, 2u);
+    EXPECT_FALSE(c.has_fallback);  // not in this message
+}
+
 TEST(SmcDiag, OurConnectionsAreFoundByInodeOrPorts) {
     std::vector<SmcConnection> all = {parse_smc_diag_message(fallback_message()),
                                       parse_smc_diag_message(smcr_message())};
@@ -190,6 +204,7 @@ TEST(SmcCodes, KnownCodesHaveNamesAndWhatToDo) {
     EXPECT_EQ(smc_code_class(0x05000000), "the peer declined");
     // unknown: hex, never a guess; the class where the top byte is one the kernel uses
     EXPECT_EQ(smc_code_label(0x03ff0000), "0x03ff0000 unknown (configuration error class)");
+    EXPECT_EQ(smc_code_label(0x0303000f), "0x0303000f unknown (a kind of 0x03030000 no SMC device)");
     EXPECT_EQ(smc_code_label(0x7f000001), "0x7f000001 unknown");
     EXPECT_EQ(smc_code_text(0x7f000001), "0x7f000001 unknown");
     EXPECT_STREQ(smc_mode_name(7), "unknown mode");
