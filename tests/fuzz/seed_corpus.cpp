@@ -19,6 +19,7 @@
 #include "protocol/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
 #include "protocol/udp_params.hpp"
+#include "smc/smc_report.hpp"
 #include "tls/tls_report.hpp"
 
 namespace zc::fuzz {
@@ -195,6 +196,30 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     mptcp.connections = {joined, fallback};
     mptcp_side.kinds[mptcp_block_type().key] = to_json(mptcp);
     valid("result-mptcp", ResultMsg{mptcp_side});
+    SideResult smc_side = sample_side();  // an smc client's side: one connection fell back, one SMC-R
+    SmcSideReport smc;
+    SmcConnection fell;
+    fell.mode = static_cast<uint8_t>(SmcMode::fallback);
+    fell.has_fallback = true;
+    fell.reason = 0x05000000;
+    fell.peer_diagnosis = 0x03030000;
+    fell.local = fell.remote = "127.0.0.1";
+    fell.local_port = 40000;
+    fell.remote_port = 5001;
+    SmcConnection smcr;
+    smcr.has_conninfo = smcr.has_link = true;
+    smcr.rmb_size = smcr.peer_rmb_size = 65536;
+    smcr.ib_device = "rxe0";
+    smcr.ib_port = 1;
+    smcr.gid = "0000:0000:0000:0000:0000:ffff:c612:0001";
+    smc.connections = {fell, smcr};
+    smc.stats.present = smc.stats.fallback_totals = true;
+    smc.stats.smcr.client_v2_ok = 1;
+    smc.stats.smcr.tx_bytes = 8ull << 20;
+    smc.stats.server_fallbacks = 1;
+    smc.stats.reasons = {{0x05000000, true, 1}};
+    smc_side.kinds[smc_block_type().key] = to_json(smc);
+    valid("result-smc", ResultMsg{smc_side});
     SideResult tls_side = sample_side();  // a kTLS receiver's side: the handshake's terms and tls_stat's counters
     TlsSideReport tls;
     tls.crypto = TlsSideReport::kKernelCrypto;
@@ -295,6 +320,9 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
         for (int i = 0; i < 65; ++i) side["mptcp"]["connections"][0]["subflows"].push_back({{"id", i}});
         framed("result-mptcp-subflows-over-bound", nlohmann::json{{"type", "result"}, {"side", side}}.dump());
         side.erase("mptcp");
+        side["smc"] = {{"connections", {{{"mode", 1}, {"local_port", 1}, {"remote_port", 2}, {"reason", -1}}}}};
+        framed("result-smc-reason-negative", nlohmann::json{{"type", "result"}, {"side", side}}.dump());
+        side.erase("smc");
         side["tls"] = {{"crypto", "kernel"}, {"tls_stat", {{"TlsTxSw", "many"}}}};
         framed("result-tls-stat-text", nlohmann::json{{"type", "result"}, {"side", side}}.dump());
     }

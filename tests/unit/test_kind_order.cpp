@@ -57,7 +57,7 @@ SideResult side_with_every_block() {
 
 TEST(KindOrder, EveryListedKindHasOneModuleAndItsBlockInTheOrderOfTheNames) {
     const std::vector<std::string> listed = kinds_listed();
-    ASSERT_EQ(listed, (std::vector<std::string>{"mptcp", "rdma", "tcp", "tls", "udp"}));
+    ASSERT_EQ(listed, (std::vector<std::string>{"mptcp", "rdma", "smc", "tcp", "tls", "udp"}));
     std::vector<std::string> modules, descriptions, keys;
     for (const KindModule* m : kind_modules()) modules.push_back(m->description->name);
     for (const KindDescription* d : kind_descriptions()) descriptions.push_back(d->name);
@@ -78,7 +78,7 @@ TEST(KindOrder, TransportRowsComeByRankThenKindAndEachNamesItsKind) {
         ASSERT_NE(rows[i].kind, nullptr) << rows[i].name;
         if (kinds_in_order.empty() || kinds_in_order.back() != rows[i].kind) kinds_in_order.push_back(rows[i].kind);
     }
-    EXPECT_EQ(kinds_in_order, (std::vector<std::string>{"tcp", "mptcp", "rdma", "tls", "udp"}));
+    EXPECT_EQ(kinds_in_order, (std::vector<std::string>{"tcp", "mptcp", "rdma", "smc", "tls", "udp"}));
     for (const auto& row : rows) {  // every built row's kind has the table it names
         if (row.built) {
             EXPECT_NO_THROW(transport_ops(row.id)) << row.name;
