@@ -19,7 +19,7 @@ struct KindDescription {
     // Rows are listed by (rank, kind name): the tcp kind's 0 puts tcp first (-T's default, Transport{}), 1 others.
     int rank = 1;
     std::span<const TransportInfo> rows;
-    const KindBlockType& (*block)() = nullptr;                   // its report block; nullptr: none
+    const KindBlockType& (*block)() = nullptr;                     // its report block; nullptr: none
     std::span<const KindParamsWire* const> (*params)() = nullptr;  // its parameters' field tables; nullptr: none
 };
 

@@ -66,8 +66,6 @@ struct TransportInfo {
     // per message (TCP_INFO) and speaks of send()/recv() calls; a kind that counts its own (RDMA's posts, UDP's
     // datagrams) says how in its report block.
     bool tcp_segments = false;
-    // The protocol its stream sockets are opened with (socket()'s third argument; 0: the family's TCP).
-    int socket_protocol = 0;
     uint32_t stream_size = 0;     // -m for stream and maerts when not given (0: 1 MiB)
     uint32_t msgrate_size = 0;    // -m for msgrate when not given (0: 2 B)
     const char* needs = nullptr;  // what the build lacks when it is not built in (nullptr: always built)

@@ -5,7 +5,6 @@
 namespace zc {
 
 namespace {
-constexpr int kMptcpProtocol = 262;  // IPPROTO_MPTCP (Linux 5.6+; glibc's headers name it only since 2.32)
 
 constexpr TransportInfo kRows[] = {
     {.name = "mptcp",
@@ -13,15 +12,13 @@ constexpr TransportInfo kRows[] = {
      .tests = kStreams | bit(Workload::rr) | bit(Workload::crr),
      .buffers = kHost,
      .message_buffers = kHost,
-     .tcp_segments = true,
-     .socket_protocol = kMptcpProtocol},
+     .tcp_segments = true},
     {.name = "mptcp-sendfile",
      .summary = "Multipath TCP, sender uses sendfile() from a memfd; each subflow reported",
      .tests = kStreams,
      .buffers = kHost,
      .send_buffer = SendBuffer::file,
-     .tcp_segments = true,
-     .socket_protocol = kMptcpProtocol}};
+     .tcp_segments = true}};
 
 }  // namespace
 

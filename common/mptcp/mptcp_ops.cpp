@@ -1,6 +1,6 @@
-// The mptcp kind's operations table: the tcp kind's sockets and loops (its rows' socket_protocol opens
-// them as IPPROTO_MPTCP), a clear error where the host's kernel runs no MPTCP, and its own report block:
-// each stream's connection and subflows as the kernel saw them, read once at the end of the side's run.
+// The mptcp kind's operations table: the tcp kind's sockets and loops (opened as IPPROTO_MPTCP), a clear error where
+// the host's kernel runs no MPTCP, and its own report block: each stream's connection and subflows as the kernel saw
+// them, read once at the end of the side's run.
 #include <sys/socket.h>
 
 #include <any>
@@ -16,6 +16,9 @@ namespace zc {
 
 namespace {
 
+constexpr int kMptcpProtocol = 262;  // IPPROTO_MPTCP (Linux 5.6+; glibc's headers name it only since 2.32)
+constexpr StreamSocket kMptcpSocket{.protocol = kMptcpProtocol};
+
 void require_mptcp() {
     if (std::string why = mptcp_unavailable(); !why.empty()) throw std::runtime_error(why);
 }
@@ -27,12 +30,13 @@ void require_mptcp() {
 // their second subflow to a reset).
 std::unique_ptr<KindListener> listen(const HalfSpec& half, Role, const std::string& bind_address) {
     require_mptcp();
-    return listen_keeping_open(half, bind_address.find(':') != std::string::npos ? "::" : "0.0.0.0");
+    return listen_stream_sockets(half, bind_address.find(':') != std::string::npos ? "::" : "0.0.0.0", kMptcpSocket,
+                                 true);
 }
 
-std::vector<DataConnection> connect(const HalfSpec& half, Role role, const PeerAddress& peer, uint64_t token) {
+std::vector<DataConnection> connect(const HalfSpec& half, Role, const PeerAddress& peer, uint64_t token) {
     require_mptcp();
-    return kTcpOps.connect(half, role, peer, token);
+    return connect_stream_sockets(half, peer, token, kMptcpSocket);
 }
 
 std::string name_of_path(const HalfSpec& h, Role role) {

@@ -135,6 +135,16 @@ std::string kind_block_messages_measured(const SideResult& side, Workload test, 
     return "";
 }
 
+std::string kind_block_label_note(const KindBlocks& blocks) {
+    std::string out;
+    for (const KindBlockType* t : kind_block_types()) {
+        const auto* b = find_block(blocks, t->key);
+        if (!b || !t->label_note) continue;
+        if (std::string note = t->label_note(*b); !note.empty()) out += (out.empty() ? "" : ", ") + note;
+    }
+    return out;
+}
+
 std::string kind_block_method_note(const KindBlocks& blocks) {
     std::string out;
     for (const KindBlockType* t : kind_block_types()) {

@@ -46,6 +46,9 @@ struct KindBlockType {
     // What the kind adds to a message test's words on how it was measured (nullptr or "": nothing): crr's
     // close method.
     std::string (*method_note)(const nlohmann::json& block) = nullptr;
+    // A few words the test's first line carries after the transport's name when the side's figures are not
+    // what the kind's name promises (the smc kind's "TCP fallback"); nullptr or "": none.
+    std::string (*label_note)(const nlohmann::json& block) = nullptr;
     // --interval: the kind's block of one side's interval (SideInterval::kinds, the kind's interval_block
     // made it from two readings), in the same codec. The live line's words on a row's two blocks (either may
     // be null; "" nothing), and the --csv-intervals columns (after the side's prefix and csv_prefix) and one
@@ -73,6 +76,7 @@ struct KindBlockOf {
     // KindBlockType's method note and interval hooks (a side without the interval's block reads as Side{});
     // nullptr: none.
     std::string (*method_note)(const Side& block) = nullptr;
+    std::string (*label_note)(const Side& block) = nullptr;
     std::string (*interval_text)(const Side& local, const Side& remote) = nullptr;
     std::vector<std::string> (*interval_csv_columns)() = nullptr;
     std::vector<std::string> (*interval_csv_cells)(const Side& block) = nullptr;
@@ -101,6 +105,7 @@ struct Hooks {
         return Of.messages_measured(Of.from_json(b), side, test, batch);
     }
     static std::string method_note(const nlohmann::json& b) { return Of.method_note(Of.from_json(b)); }
+    static std::string label_note(const nlohmann::json& b) { return Of.label_note(Of.from_json(b)); }
     static std::string interval_text(const nlohmann::json* local, const nlohmann::json* remote) {
         using Side = decltype(Of.from_json(nlohmann::json()));
         return Of.interval_text(local ? Of.from_json(*local) : Side{}, remote ? Of.from_json(*remote) : Side{});
@@ -124,6 +129,7 @@ constexpr KindBlockType kind_block_type() {
             .csv_prefix = Of.csv_prefix,
             .messages_measured = kind_block_detail::given(Of.messages_measured) ? H::messages_measured : nullptr,
             .method_note = kind_block_detail::given(Of.method_note) ? H::method_note : nullptr,
+            .label_note = kind_block_detail::given(Of.label_note) ? H::label_note : nullptr,
             .interval_text = kind_block_detail::given(Of.interval_text) ? H::interval_text : nullptr,
             .interval_csv_columns = Of.interval_csv_columns,
             .interval_csv_cells = kind_block_detail::given(Of.interval_csv_cells) ? H::interval_csv_cells : nullptr};
@@ -143,6 +149,7 @@ std::vector<std::string> kind_block_notes(const KindBlocks& sender, const KindBl
 // A message test's words from the first of the side's blocks that has them ("" none): messages_measured.
 std::string kind_block_messages_measured(const SideResult& side, Workload test, uint32_t batch);
 std::string kind_block_method_note(const KindBlocks& blocks);  // the blocks' method_notes, "; " between
+std::string kind_block_label_note(const KindBlocks& blocks);   // the blocks' label_notes, ", " between
 // --interval rows: the kinds' words on a row's two sides' blocks (each led by " | "; a side may be null),
 // the --csv-intervals columns (each led by its comma) and one side's cells (empty where it has no block).
 std::string kind_blocks_interval_text(const KindBlocks* local, const KindBlocks* remote);

@@ -75,7 +75,11 @@ constexpr TransportInfo kRows[] = {
      .built = kRdmaBuilt}};
 
 // Each row's operation, by name (set-up only).
-constexpr std::pair<const char*, RdmaOp> kRowOps[] = {{"rsocket", RdmaOp::send}, {"rsocket-iomap", RdmaOp::write}, {"rdma-write", RdmaOp::write}, {"rdma-send", RdmaOp::send}, {"rdma-read", RdmaOp::read}};
+constexpr std::pair<const char*, RdmaOp> kRowOps[] = {{"rsocket", RdmaOp::send},
+                                                      {"rsocket-iomap", RdmaOp::write},
+                                                      {"rdma-write", RdmaOp::write},
+                                                      {"rdma-send", RdmaOp::send},
+                                                      {"rdma-read", RdmaOp::read}};
 
 }  // namespace
 

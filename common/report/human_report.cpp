@@ -124,10 +124,13 @@ const char* counted_by(const TestResult& r) {
     return r.test == Workload::rr ? "the initiator (answers that arrived)" : "the receiver (datagrams that arrived)";
 }
 
+// The transport (and --rx), and what a side's kind says its figures are instead ("smc [TCP fallback]").
 std::string label(const TestResult& r) {
     std::string s = transport_name(r.transport);
     if (r.rx != RxMode::copy) s += std::string("/") + rx_mode_name(r.rx);
-    return s;
+    std::string note = kind_block_label_note(r.local.kinds);
+    if (note.empty()) note = kind_block_label_note(r.remote.kinds);
+    return note.empty() ? s : s + " [" + note + "]";
 }
 
 class HumanReport : public ReportWriter {

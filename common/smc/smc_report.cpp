@@ -191,9 +191,17 @@ std::vector<std::string> csv_cells(const SmcSideReport& r) {
 }
 
 // Its key, its struct's two codecs and its hooks, in KindBlockOf's order.
-constexpr KindBlockOf<SmcSideReport> kSmc = {kKey, to_json, smc_side_from_json, human_lines, csv_columns, csv_cells};
+// The test's first line: "smc [TCP fallback]" where any connection fell back (its figures are TCP's).
+std::string label_note(const SmcSideReport& r) { return fallbacks(r) ? "TCP fallback" : ""; }
+
+constexpr KindBlockOf<SmcSideReport> kSmc = {.key = kKey,
+                                             .to_json = to_json,
+                                             .from_json = smc_side_from_json,
+                                             .human_lines = human_lines,
+                                             .csv_columns = csv_columns,
+                                             .csv_cells = csv_cells,
+                                             .label_note = label_note};
 const KindBlockType kBlock = kind_block_type<kSmc>();
-[[maybe_unused]] const bool kRegistered = register_kind_block(kBlock);  // beside its codec: kind_block.hpp
 
 }  // namespace
 

@@ -61,15 +61,17 @@ TcpCrrInitiator::TcpCrrInitiator(int anchor, const CrrShape& shape, LatencyHisto
     : shape_(shape), buf_(std::max<size_t>(shape.message_size, 1), shape.alignment), whole_(whole) {
     peer_len_ = sizeof(peer_);
     if (getpeername(anchor, reinterpret_cast<sockaddr*>(&peer_), &peer_len_) != 0) peer_len_ = 0;
-    // Each transaction's socket speaks the anchor's protocol (IPPROTO_TCP, or a row's socket_protocol).
+    // Each transaction's socket is the anchor's kind (TCP, MPTCP's IPPROTO_MPTCP, SMC's AF_SMC).
     socklen_t len = sizeof(protocol_);
     if (getsockopt(anchor, SOL_SOCKET, SO_PROTOCOL, &protocol_, &len) != 0) protocol_ = 0;
+    len = sizeof(domain_);
+    if (getsockopt(anchor, SOL_SOCKET, SO_DOMAIN, &domain_, &len) != 0) domain_ = peer_.ss_family;
     whole_.prepare();
     connect_.prepare();
 }
 
 int TcpCrrInitiator::open_socket(StreamCounters& c) const {
-    int fd = ::socket(peer_.ss_family, SOCK_STREAM | SOCK_CLOEXEC, protocol_);
+    int fd = ::socket(domain_, SOCK_STREAM | SOCK_CLOEXEC, protocol_);
     if (fd < 0) return fail(c, "socket", errno), -1;
     // SO_SNDTIMEO bounds connect() too; SO_RCVTIMEO the wait for the answer.
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &kStall, sizeof(kStall));
@@ -136,7 +138,7 @@ StreamCounters TcpCrrInitiator::run(const StopRule& stop) {
 }
 
 void TcpCrrInitiator::goodbye() const {
-    int fd = ::socket(peer_.ss_family, SOCK_STREAM | SOCK_CLOEXEC, protocol_);
+    int fd = ::socket(domain_, SOCK_STREAM | SOCK_CLOEXEC, protocol_);
     if (fd < 0) return;
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &kStall, sizeof(kStall));
     if (::connect(fd, reinterpret_cast<const sockaddr*>(&peer_), peer_len_) == 0 && !shape_.with_data) {

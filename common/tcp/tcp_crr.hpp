@@ -45,7 +45,7 @@ private:
 
     sockaddr_storage peer_{};
     socklen_t peer_len_ = 0;
-    int protocol_ = 0;  // socket()'s, the anchor's own (SO_PROTOCOL)
+    int domain_ = 0, protocol_ = 0;  // socket()'s, the anchor's own (SO_DOMAIN, SO_PROTOCOL)
     CrrShape shape_;
     HostBuffer buf_;
     LatencyHistogram& whole_;

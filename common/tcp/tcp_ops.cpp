@@ -101,7 +101,7 @@ std::vector<DataConnection> as_flow_sets(std::vector<UniqueFd> fds, int flows) {
 
 class TcpListener final : public KindListener {
 public:
-    TcpListener(const HalfSpec& half, const std::string& bind_address, bool keep_listening)
+    TcpListener(const HalfSpec& half, const std::string& bind_address, const StreamSocket& socket, bool keep_listening)
         : flows_(half.flows),
           wanted_(static_cast<int>(data_connections(half))),
           per_transaction_(is_connection_test(half.test)),
@@ -111,8 +111,7 @@ public:
         // (and the goodbyes): the system's largest backlog keeps a burst from being dropped. A listener
         // kept open takes the connections' later joins (each a SYN in its queue) the same way.
         int backlog = per_transaction_ || keep_listening_ ? SOMAXCONN : wanted_;
-        auto [fd, port] = listen_tcp(bind_address, 0, backlog, half.side.socket_buffer,
-                                     transport_info(half.transport).socket_protocol);
+        auto [fd, port] = listen_tcp(bind_address, 0, backlog, half.side.socket_buffer, socket);
         fd_ = std::move(fd);
         port_ = port;
     }
@@ -163,16 +162,23 @@ private:
 };
 
 std::unique_ptr<KindListener> listen(const HalfSpec& half, Role, const std::string& bind_address) {
-    return std::make_unique<TcpListener>(half, bind_address, false);
+    return std::make_unique<TcpListener>(half, bind_address, StreamSocket{}, false);
 }
 
 std::vector<DataConnection> connect(const HalfSpec& half, Role, const PeerAddress& peer, uint64_t token) {
+    return connect_stream_sockets(half, peer, token, StreamSocket{});
+}
+
+}  // namespace
+
+std::vector<DataConnection> connect_stream_sockets(const HalfSpec& half, const PeerAddress& peer, uint64_t token,
+                                                   const StreamSocket& socket) {
     std::vector<UniqueFd> fds;
     // The data follows the control connection's address family (-4/-6 chose it).
     const std::string& a = peer.address;
     int family = a.find(':') != std::string::npos ? AF_INET6 : !a.empty() ? AF_INET : AF_UNSPEC;
     for (uint64_t i = 0; i < data_connections(half); ++i) {
-        Endpoint to{peer.host, peer.port, family, transport_info(half.transport).socket_protocol};
+        Endpoint to{peer.host, peer.port, family, socket};
         UniqueFd fd = connect_tcp(to, kConnectTimeout, half.side.socket_buffer, client_tuning(half));
         write_all(fd.get(), std::string_view(reinterpret_cast<const char*>(&token), sizeof(token)), kConnectTimeout);
         set_receive_timeout(fd.get(), kStallTimeout);
@@ -183,6 +189,8 @@ std::vector<DataConnection> connect(const HalfSpec& half, Role, const PeerAddres
     for (auto& fd : fds) out.emplace_back(std::in_place_type<UniqueFd>, std::move(fd));
     return out;
 }
+
+namespace {
 
 void require_runnable(const HalfSpec& h, Role role) {
     if (std::string why = spec_problem(h, role); !why.empty()) throw std::runtime_error(why);
@@ -347,8 +355,9 @@ void write_tcp_block(const HalfSpec& h, Role role, std::span<const KindStream> s
     r.kinds[tcp_block_type().key] = to_json(tcp);
 }
 
-std::unique_ptr<KindListener> listen_keeping_open(const HalfSpec& half, const std::string& bind_address) {
-    return std::make_unique<TcpListener>(half, bind_address, true);
+std::unique_ptr<KindListener> listen_stream_sockets(const HalfSpec& half, const std::string& bind_address,
+                                                    const StreamSocket& socket, bool keep_listening) {
+    return std::make_unique<TcpListener>(half, bind_address, socket, keep_listening);
 }
 
 // GPU memory over TCP is always staged (spec_problem refused --gpu-path direct).

@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/stream_loop.hpp"
 #include "measure/latency_histogram.hpp"
@@ -14,6 +15,8 @@
 #include "socket/socket_rr.hpp"
 #include "socket/staged_stream.hpp"
 #include "tcp/tcp_copy.hpp"
+#include "tcp/tcp_socket.hpp"
+#include "core/data_connection.hpp"
 
 namespace zc {
 
@@ -27,15 +30,21 @@ using TcpRrResponder = RrResponder<HostRrMessage, KernelSockets>;
 using TcpRrGpuInitiator = RrInitiator<GpuRrMessage, KernelSockets>;
 using TcpRrGpuResponder = RrResponder<GpuRrMessage, KernelSockets>;
 
-// The tcp kind's table (kind/kind_module.cpp finds it), whose socket functions another kind of stream
-// socket may reuse: they open the row's socket_protocol.
+// The tcp kind's table, whose functions another kind of stream socket reuses (its loops, read-backs), with its
+// own listen and connect (listen_stream_sockets, connect_stream_sockets).
 struct TransportOps;
 extern const TransportOps kTcpOps;
 
-// kTcpOps's listener, left open after its streams are in (KindListener::keeps_listening) until the test
-// ends: for a kind whose connections later add subflows that join on this address and port.
+// kTcpOps's listener and connections on another kind's stream socket (tcp/tcp_socket.hpp's StreamSocket: MPTCP's,
+// SMC's), whose loops are the tcp kind's. keep_listening: left open after its streams are in
+// (KindListener::keeps_listening) until the test ends, for a kind whose connections later add subflows that join
+// on this address and port.
 class KindListener;
-std::unique_ptr<KindListener> listen_keeping_open(const HalfSpec& half, const std::string& bind_address);
+struct PeerAddress;
+std::unique_ptr<KindListener> listen_stream_sockets(const HalfSpec& half, const std::string& bind_address,
+                                                    const StreamSocket& socket, bool keep_listening);
+std::vector<DataConnection> connect_stream_sockets(const HalfSpec& half, const PeerAddress& peer, uint64_t token,
+                                                   const StreamSocket& socket);
 
 // The TCP family's report block (protocol/tcp_report.hpp) of a side, into r.kinds: each stream's TCP_INFO
 // over the measured interval (from its reading at the start, stream_reading's), the first connection's

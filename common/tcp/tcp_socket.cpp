@@ -97,9 +97,9 @@ UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint
     std::string last_error = "no address";
     auto deadline = std::chrono::steady_clock::now() + timeout;
     for (addrinfo* ai = res; ai; ai = ai->ai_next) {
-        UniqueFd fd(
-            ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ep.protocol ? ep.protocol : ai->ai_protocol));
-        if (!fd && ep.protocol) {  // the protocol itself refused (off, or not in this kernel): no address will do
+        UniqueFd fd(::socket(ep.socket.domain_for(ai->ai_family), ai->ai_socktype | SOCK_CLOEXEC,
+                             ep.socket.is_tcp() ? ai->ai_protocol : ep.socket.protocol_for(ai->ai_family)));
+        if (!fd && !ep.socket.is_tcp()) {  // the kind's socket refused (off, or not in this kernel): no address will do
             last_error = std::string("socket: ") + std::strerror(errno);
             break;
         }
@@ -149,7 +149,7 @@ UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint
 }
 
 std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t port, int backlog, uint64_t socket_buffer,
-                                         int protocol) {
+                                         const StreamSocket& socket) {
     sockaddr_storage ss{};
     socklen_t len = 0;
     int family = AF_INET6;
@@ -172,7 +172,7 @@ std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t po
     } else {
         throw std::invalid_argument("'" + address + "' is not a numeric IPv4 or IPv6 address");
     }
-    UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, protocol));
+    UniqueFd fd(::socket(socket.domain_for(family), SOCK_STREAM | SOCK_CLOEXEC, socket.protocol_for(family)));
     if (!fd) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
     int one = 1, zero = 0;
     setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));

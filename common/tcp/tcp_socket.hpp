@@ -14,11 +14,22 @@
 
 namespace zc {
 
+// How a stream socket on IP addresses is opened: TCP's, or another kind's stream socket that the tcp kind's
+// loops run on as they are (MPTCP: IPPROTO_MPTCP; SMC: an AF_SMC socket, whose protocol says the address family).
+struct StreamSocket {
+    int domain = 0;      // socket()'s domain; 0: the address's family (AF_INET, AF_INET6)
+    int protocol = 0;    // socket()'s protocol (0: the family's TCP), for an IPv4 address
+    int protocol6 = -1;  // for an IPv6 address (-1: `protocol`)
+    bool is_tcp() const { return domain == 0 && protocol == 0 && protocol6 <= 0; }
+    int domain_for(int family) const { return domain ? domain : family; }
+    int protocol_for(int family) const { return family == AF_INET6 && protocol6 >= 0 ? protocol6 : protocol; }
+};
+
 struct Endpoint {
     std::string host;
     uint16_t port = 0;
     int family = AF_UNSPEC;  // -4/-6: AF_INET or AF_INET6 resolves the host in that family only
-    int protocol = 0;        // socket()'s protocol: 0 the family's TCP, or a transport row's socket_protocol
+    StreamSocket socket{};   // TCP, or the kind's own stream socket
 };
 
 // "host", "host:port", "[v6addr]:port", "v6addr" (no port) -> Endpoint with `default_port`.
@@ -31,9 +42,9 @@ UniqueFd connect_tcp(const Endpoint& ep, std::chrono::milliseconds timeout, uint
                      const TcpTuning& tuning = {});
 
 // Listens on `address` (numeric, "" = any) and `port` (0 = ephemeral). Returns the fd and the port.
-// `protocol`: socket()'s (0: TCP). Throws std::runtime_error naming the failed call and errno's text.
+// `socket`: TCP's, or the kind's own. Throws std::runtime_error naming the failed call and errno's text.
 std::pair<UniqueFd, uint16_t> listen_tcp(const std::string& address, uint16_t port, int backlog,
-                                         uint64_t socket_buffer = 0, int protocol = 0);
+                                         uint64_t socket_buffer = 0, const StreamSocket& socket = {});
 
 void set_socket_buffers(int fd, uint64_t bytes);
 std::pair<uint64_t, uint64_t> socket_buffers(int fd);  // effective {SO_SNDBUF, SO_RCVBUF}

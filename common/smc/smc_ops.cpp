@@ -1,0 +1,136 @@
+// The smc kind's operations table: the tcp kind's sockets and loops on AF_SMC sockets (SMCPROTO_SMC for IPv4,
+// SMCPROTO_SMC6 for IPv6), refused before the test where this kernel has no SMC sockets, and its own block:
+// each data connection as smc_diag saw it (SMC-R, SMC-D or TCP fallback, and why) and the host's SMC counters
+// over the test. --require-smc makes a fallback an error at connect, before anything is measured.
+#include <sys/socket.h>
+
+#include <any>
+#include <stdexcept>
+#include <string>
+
+#include "kind/kind_module.hpp"
+#include "options/kind_options.hpp"
+#include "smc/smc_diag.hpp"
+#include "smc/smc_report.hpp"
+#include "smc/smc_stats.hpp"
+#include "tcp/tcp_ops.hpp"
+
+#ifndef AF_SMC
+#define AF_SMC 43  // linux/socket.h's; glibc names it since 2.28
+#endif
+
+namespace zc {
+
+namespace {
+
+constexpr StreamSocket kSmcSocket{.domain = AF_SMC, .protocol = kSmcProtoSmc, .protocol6 = kSmcProtoSmc6};
+constexpr const char* kRequireSmcKey = "require-smc";  // TestParams::kind_options: the client's alone
+
+void require_smc() {
+    if (std::string why = smc_unavailable_reason(); !why.empty()) throw std::runtime_error(why);
+}
+
+std::unique_ptr<KindListener> listen(const HalfSpec& half, Role, const std::string& bind_address) {
+    require_smc();
+    return listen_stream_sockets(half, bind_address, kSmcSocket, false);
+}
+
+// Why --require-smc refuses these connections ("" when every one runs SMC-R or SMC-D). connect() returns once
+// SMC's handshake has decided (the token written after it), so the dump has each connection's mode.
+std::string fallback_refusal(const std::vector<DataConnection>& conns) {
+    const SmcDiagDump dump = dump_smc_connections();
+    if (!dump.error.empty()) return "--require-smc cannot tell whether SMC engaged: " + dump.error;
+    for (size_t i = 0; i < conns.size(); ++i) {
+        const SmcConnection* c = find_smc_connection(dump.connections, socket_inode(tcp_fd(conns[i])));
+        const std::string stream = "stream " + std::to_string(i);
+        if (!c) return "--require-smc: " + stream + "'s connection is not in smc_diag's dump";
+        if (c->fell_back())
+            return "--require-smc: " + stream + " fell back to TCP: " + smc_code_text(c->reason) +
+                   (c->peer_diagnosis ? "; the peer's diagnosis: " + smc_code_text(c->peer_diagnosis) : "");
+    }
+    return "";
+}
+
+std::vector<DataConnection> connect(const HalfSpec& half, Role, const PeerAddress& peer, uint64_t token) {
+    require_smc();
+    std::vector<DataConnection> conns = connect_stream_sockets(half, peer, token, kSmcSocket);
+    if (half.kind_options.contains(kRequireSmcKey))
+        if (std::string why = fallback_refusal(conns); !why.empty()) throw std::runtime_error(why);
+    return conns;
+}
+
+std::string name_of_path(const HalfSpec& h, Role role) {
+    return role == Role::send ? transport_name(h.transport) : "smc rx-copy";
+}
+
+bool listening(int fd) {
+    int on = 0;
+    socklen_t len = sizeof(on);
+    return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == 0 && on;
+}
+
+// At a stream's start: the host's SMC counters (their delta over the test is the block's).
+std::any counters_so_far(const HalfSpec&, const DataConnection&) { return read_smc_stats(); }
+
+// Each stream's connection as smc_diag saw it at the end (crr's server holds listeners: nothing there), and the
+// counters since the first stream's start. A fallback is said first: its figures are TCP's.
+void read_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
+    write_tcp_block(h, role, streams, r);  // its sockets' settings (TCP_INFO would be the handshake socket's)
+    SmcSideReport report;
+    const SmcDiagDump dump = dump_smc_connections();
+    report.note = dump.error;
+    for (const KindStream& s : streams) {
+        const int fd = tcp_fd(*s.conn);
+        if (fd < 0 || listening(fd)) continue;
+        if (const SmcConnection* c = find_smc_connection(dump.connections, socket_inode(fd)))
+            report.connections.push_back(*c);
+        else if (dump.error.empty())
+            report.note = "a stream's connection was not in smc_diag's dump (closed before the end?)";
+    }
+    const SmcStats* before = streams.empty() || !streams.front().at_start
+                                 ? nullptr
+                                 : std::any_cast<SmcStats>(streams.front().at_start);
+    if (before) report.stats = delta(*before, read_smc_stats());
+    if (is_connection_test(h.test))
+        report.note += std::string(report.note.empty() ? "" : "; ") +
+                       "crr: each transaction's connection closes within the loop, so only the streams' first "
+                       "connections are read (the client's side)";
+    if (std::string fell_back = smc_fallback_sentence(report); !fell_back.empty()) r.warnings.push_back(fell_back);
+    r.kinds[smc_block_type().key] = to_json(report);
+}
+
+TransportOps smc_ops() {
+    TransportOps ops = kTcpOps;  // the socket loops, the accept with the token, the read-backs of settings
+    ops.listen = listen;
+    ops.connect = connect;
+    ops.path_name = name_of_path;
+    // Not TCP_INFO, which would be SMC's handshake socket's (its data goes through the RMBs): the host's SMC
+    // counters at the start, which the block's delta is taken from. No interval block.
+    ops.stream_reading = counters_so_far;
+    ops.interval_block = nullptr;
+    ops.kind_block = read_block;
+    ops.rx_modes = {};  // recv only: TCP_ZEROCOPY_RECEIVE, splice and MSG_TRUNC are TCP's
+    return ops;
+}
+const TransportOps kSmcOps = smc_ops();
+
+bool smc_kind(const TransportInfo& row) { return row.kind && std::string_view(row.kind) == "smc"; }
+
+OptionRows smc_rows(const KindOptionTargets& to) {
+    KindOptionValues& values = to.values;
+    return {action("--require-smc",
+                   "-T smc: refuse the test when any data connection falls back to TCP (smc_diag says which and "
+                   "why, e.g. 0x03030000 no SMC device), instead of measuring TCP under SMC's name",
+                   [&values] { values[kRequireSmcKey] = "on"; })};
+}
+
+const KindOptionGroup kSmcOptionGroup{.title = "SMC OPTIONS", .rows = smc_rows, .takes = smc_kind};
+const KindTable kSmcTables[] = {{"smc", &kSmcOps}};
+
+}  // namespace
+
+extern const KindDescription kind_description_smc;  // smc_kind.cpp
+extern const KindModule kind_module_smc;
+const KindModule kind_module_smc{.description = &kind_description_smc, .tables = kSmcTables, .options = &kSmcOptionGroup};
+
+}  // namespace zc
