@@ -50,7 +50,30 @@ serve_requests() {   # DIR RES
     done
 }
 
+# lab.sh --smc: SMC's modules, the UEID (none in the guest --smc-no-ueid names) and, before 6.12, the PNET
+# ID of rxe0 and eth0; ZCPERF_LAB_SMC_SETUP is "UEID PNETID NO_UEID_GUEST". What was set goes to
+# CTL/smc-a or CTL/smc-b (A's ZCPERF_LAB_SMC says both). A failure is said and kept in that file.
+smc_setup() {   # a|b
+    [[ -n ${ZCPERF_LAB_SMC_SETUP:-} ]] || return 0
+    local ueid pnet none args=() out
+    read -r ueid pnet none <<<"$ZCPERF_LAB_SMC_SETUP"
+    if [[ $none == "$1" ]]; then args+=(--no-ueid); else args+=(--ueid "$ueid"); fi
+    # 6.1 finds no SMC-R device for a RoCE port whose netdev has no PNET ID (docs/smc.md); 6.12 matches
+    # rxe's netdev without one.
+    local rel
+    rel=$(uname -r)
+    if [[ $rel =~ ^([0-9]+)\.([0-9]+) ]] && ((BASH_REMATCH[1] < 6 || (BASH_REMATCH[1] == 6 && BASH_REMATCH[2] < 12))); then
+        args+=(--pnet "$pnet" --ib "${RDMA_VM_DEV:-rxe0}" --eth "${RDMA_VM_NETDEV:-eth0}")
+    fi
+    if out=$(/usr/bin/python3 "$here/smc.py" setup "${args[@]}" 2>&1); then
+        echo "$1: $out" >"$ctl/smc-$1"
+    else
+        echo "$1: FAILED: $out" | tee "$ctl/smc-$1" >&2
+    fi
+}
+
 server() {
+    smc_setup b
     # All addresses: eth0's and, where the lab has it, eth1's (a test's data goes over the link its control
     # connection came in on: zcserver binds the data socket to that connection's local address).
     zcserver --port "$port" --allow-irq-affinity >"$ctl/zcserver.log" 2>&1 &
@@ -78,6 +101,7 @@ server() {
 # Waits until B is serving, then sets what COMMAND finds in A (ZCPERF_LAB_SERVER, ...).
 await_server() {
     local i
+    smc_setup a
     for ((i = 0; i < 1200; i++)); do   # 120 s: B boots alongside A, but may be slower
         [[ -e $ctl/server || -e $ctl/server.failed ]] && break
         nap 0.1
@@ -92,6 +116,10 @@ await_server() {
     read -r server gid offload <"$ctl/server"
     export ZCPERF_LAB_SERVER=$server ZCPERF_LAB_PEER_GID_INDEX=$gid ZCPERF_LAB_CTL=$ctl
     export ZCPERF_LAB_PEER="$here/peer.sh"
+    if [[ -n ${ZCPERF_LAB_SMC_SETUP:-} ]]; then
+        export ZCPERF_LAB_SMC="$(cat "$ctl/smc-a" "$ctl/smc-b" 2>/dev/null | paste -sd';')"
+    fi
+    unset ZCPERF_LAB_SMC_SETUP
     # eth1, the offloading link: B's zcserver across it, or why the lab has none (lab.sh's offload_up).
     if [[ -n $offload ]]; then export ZCPERF_LAB_SERVER_OFFLOAD=$offload
     else export ZCPERF_LAB_NO_OFFLOAD="$(cat "$ctl/no-offload" 2>/dev/null || echo "B has no eth1")"; fi
