@@ -50,21 +50,15 @@ serve_requests() {   # DIR RES
     done
 }
 
-# lab.sh --smc: SMC's modules, the UEID (none in the guest --smc-no-ueid names) and, before 6.12, the PNET
-# ID of rxe0 and eth0; ZCPERF_LAB_SMC_SETUP is "UEID PNETID NO_UEID_GUEST". What was set goes to
+# lab.sh --smc: SMC's modules, the UEID (none in the guest --smc-no-ueid names) and, with --smc-pnet, the
+# PNET ID of rxe0 and eth0; ZCPERF_LAB_SMC_SETUP is "UEID NO_UEID_GUEST [PNETID]". What was set goes to
 # CTL/smc-a or CTL/smc-b (A's ZCPERF_LAB_SMC says both). A failure is said and kept in that file.
 smc_setup() {   # a|b
     [[ -n ${ZCPERF_LAB_SMC_SETUP:-} ]] || return 0
-    local ueid pnet none args=() out
-    read -r ueid pnet none <<<"$ZCPERF_LAB_SMC_SETUP"
+    local ueid none pnet args=() out
+    read -r ueid none pnet <<<"$ZCPERF_LAB_SMC_SETUP"
     if [[ $none == "$1" ]]; then args+=(--no-ueid); else args+=(--ueid "$ueid"); fi
-    # 6.1 finds no SMC-R device for a RoCE port whose netdev has no PNET ID (docs/smc.md); 6.12 matches
-    # rxe's netdev without one.
-    local rel
-    rel=$(uname -r)
-    if [[ $rel =~ ^([0-9]+)\.([0-9]+) ]] && ((BASH_REMATCH[1] < 6 || (BASH_REMATCH[1] == 6 && BASH_REMATCH[2] < 12))); then
-        args+=(--pnet "$pnet" --ib "${RDMA_VM_DEV:-rxe0}" --eth "${RDMA_VM_NETDEV:-eth0}")
-    fi
+    [[ -z $pnet ]] || args+=(--pnet "$pnet" --ib "${RDMA_VM_DEV:-rxe0}" --eth "${RDMA_VM_NETDEV:-eth0}")
     if out=$(/usr/bin/python3 "$here/smc.py" setup "${args[@]}" 2>&1); then
         echo "$1: $out" >"$ctl/smc-$1"
     else
@@ -117,7 +111,8 @@ await_server() {
     export ZCPERF_LAB_SERVER=$server ZCPERF_LAB_PEER_GID_INDEX=$gid ZCPERF_LAB_CTL=$ctl
     export ZCPERF_LAB_PEER="$here/peer.sh"
     if [[ -n ${ZCPERF_LAB_SMC_SETUP:-} ]]; then
-        export ZCPERF_LAB_SMC="$(cat "$ctl/smc-a" "$ctl/smc-b" 2>/dev/null | paste -sd';')"
+        ZCPERF_LAB_SMC=$(cat "$ctl/smc-a" "$ctl/smc-b" 2>/dev/null | paste -sd';')
+        export ZCPERF_LAB_SMC
     fi
     unset ZCPERF_LAB_SMC_SETUP
     # eth1, the offloading link: B's zcserver across it, or why the lab has none (lab.sh's offload_up).
