@@ -84,32 +84,43 @@ smc_counts() {   # here|peer
     local q=("$PY" -c 'import json,sys; d=json.load(sys.stdin); r=d["smcr"]; f=d["fallback_total"]
 print(r["clnt_v1_succ"] + r["clnt_v2_succ"], r["srv_v1_succ"] + r["srv_v2_succ"], r["tx_bytes"],
       f.get("client", 0), f.get("server", 0), ";".join("%s:%s" % kv for side in d["fallback"].values() for kv in side.items()).replace(" ", "_") or "-")')
+    # 120 s: a Python start in a TCG guest took over 60 s once, with the host's load at 16
     if [[ $1 == here ]]; then "${cmd[@]}" | "${q[@]}"
-    else "$ZCPERF_LAB_PEER" -- "$(printf '%q ' "${cmd[@]}") | $(printf '%q ' "${q[@]}")"; fi
+    else "$ZCPERF_LAB_PEER" --timeout 120 -- "$(printf '%q ' "${cmd[@]}") | $(printf '%q ' "${q[@]}")"; fi
 }
+counted() { [[ $1 =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+\ [0-9]+\  ]]; }   # a line of smc_counts
 
 # iperf3 over SMC: lib.sh's runner with both sides under the prefix, then the counts' differences.
 eval "tcp_run_iperf3() $(declare -f run_iperf3 | tail -n +2)"
 run_iperf3() {   # size bytes raw [variant]
     if [[ ${4:-} != smc ]]; then tcp_run_iperf3 "$@"; return; fi
     local a0 b0 a1 b1
-    a0=$(smc_counts here) b0=$(smc_counts peer)
+    a0=$(smc_counts here) || true
+    b0=$(smc_counts peer) || true
     IPERF_PID=$(server_start "$3.server" "${SMC_PREFIX[@]}" "$IPERF3" -s -1 -A "$SERVER_CPU" -p "$IPERF_PORT")
     wait_listen "$IPERF_PORT" "$IPERF_PID" || fail "iperf3 server (SMC)" "$3.server"
     timeout "$LIMIT" "${SMC_PREFIX[@]}" "$IPERF3" -c "$SERVER_IP" -p "$IPERF_PORT" -A "$CLIENT_CPU" -l "$2" \
         -t "$DURATION" -J >"$3" 2>"$3.err" || { server_stop "$IPERF_PID"; cat "$3.err" >>"$3"; fail "iperf3 (SMC)" "$3"; }
     server_wait "$IPERF_PID" "$3.server" || true
     IPERF_PID=
-    a1=$(smc_counts here) b1=$(smc_counts peer)
-    local ac0 as0 at0 af0 _ ac1 at1 af1 bs0 bf0 bs1 bf1 reasons
-    read -r ac0 as0 at0 af0 _ _ <<<"$a0"
-    read -r ac1 _ at1 af1 _ reasons <<<"$a1"
-    read -r _ bs0 _ _ bf0 _ <<<"$b0"
-    read -r _ bs1 _ _ bf1 _ <<<"$b1"
-    local row="$((ac1 - ac0)),$((bs1 - bs0)),$((at1 - at0)),$((af1 - af0)),$((bf1 - bf0)),$reasons"
-    echo "$r,$1,$row" >>"$SMC_CSV"   # r: bench_rounds' round (its local, seen here)
-    log "  SMC: client connections over SMC-R $((ac1 - ac0)), server $((bs1 - bs0)); bytes sent by SMC-R" \
-        "$((at1 - at0)); fallbacks client $((af1 - af0)), server $((bf1 - bf0))"
+    a1=$(smc_counts here) || true
+    b1=$(smc_counts peer) || true
+    # A side whose counts could not be read is "na" in the CSV, never a difference with a missing number.
+    local ac0 at0 af0 _ ac1 at1 af1 bs0 bf0 bs1 bf1 reasons=-
+    local conns_a=na bytes=na falls_a=na conns_b=na falls_b=na
+    if counted "$a0" && counted "$a1"; then
+        read -r ac0 _ at0 af0 _ _ <<<"$a0"
+        read -r ac1 _ at1 af1 _ reasons <<<"$a1"
+        conns_a=$((ac1 - ac0)) bytes=$((at1 - at0)) falls_a=$((af1 - af0))
+    else log "  SMC: A's counters could not be read: '$a0' '$a1'"; fi
+    if counted "$b0" && counted "$b1"; then
+        read -r _ bs0 _ _ bf0 _ <<<"$b0"
+        read -r _ bs1 _ _ bf1 _ <<<"$b1"
+        conns_b=$((bs1 - bs0)) falls_b=$((bf1 - bf0))
+    else log "  SMC: B's counters could not be read: '$b0' '$b1'"; fi
+    echo "$r,$1,$conns_a,$conns_b,$bytes,$falls_a,$falls_b,$reasons" >>"$SMC_CSV"   # r: bench_rounds' round
+    log "  SMC: client connections over SMC-R $conns_a, server $conns_b; bytes sent by SMC-R $bytes;" \
+        "fallbacks client $falls_a, server $falls_b"
 }
 
 log "in the lab ($(uname -r)): iperf3 over TCP and over SMC ($([[ -n ${SMC_RUN:-} ]] && echo "$SMC_RUN" || echo bench/smc_preload.c))," \

@@ -23,14 +23,17 @@ def main(path, smc_path):
             if row["size"] not in sizes:
                 sizes.append(row["size"])
             gbps[(row["size"], label)].append(float(row["gbps"]))
-    smc = defaultdict(lambda: [0, 0, 0, 0, 0, set()])
+    smc = defaultdict(lambda: [0, 0, 0, 0, 0, set(), 0, 0, 0, 0, 0])   # sums, reasons, then unread counts
     try:
         with open(smc_path) as f:
             for row in csv.DictReader(f):
                 s = smc[row["size"]]
                 for i, k in enumerate(("client_smc_conns", "server_smc_conns", "rdma_tx_bytes",
                                        "client_fallbacks", "server_fallbacks")):
-                    s[i] += int(row[k])
+                    if row[k] == "na":   # that side's counters could not be read after a test
+                        s[6 + i] += 1
+                    else:
+                        s[i] += int(row[k])
                 if row["reasons"] not in ("", "-"):
                     s[5].add(row["reasons"])
     except FileNotFoundError:
@@ -46,6 +49,9 @@ def main(path, smc_path):
         mark = " FELL BACK: the smc figure is TCP's" if s[3] or s[4] else ""
         print("%-5s " % size + " ".join("%12s" % ("%.3f" % med[lab] if lab in med else "-") for lab in labels) +
               "  %s  %8d/%-8d  %11d  %6d/%-6d%s" % (ratio, s[0], s[1], s[2], s[3], s[4], mark))
+        if any(s[6:]):
+            print("      counters not read after %d of the SMC tests on A, %d on B: their sums lack them"
+                  % (max(s[6], s[8], s[9]), max(s[7], s[10])))
         for reasons in sorted(s[5]):
             print("      fallback reasons so far (cumulative, both sides' lists): " + reasons)
     print("Gb/s are medians of the rounds; SMC-R conns and bytes are the differences of SMC_NETLINK_GET_STATS\n"
