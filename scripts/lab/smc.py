@@ -367,7 +367,8 @@ def setup(args):
             pnet_add(args.pnet, eth=args.eth)
     info = sys_info()
     print("smc: %s ueid=%s pnet=%s smcr_v2=%s" % (os.uname().release, ",".join(ueid_cmd("show")) or "none",
-          ",".join("%s:%s" % (r["pnetid"], r["ib"] or r["eth"]) for r in pnet_show()) or "none",
+          ",".join("%s:%s" % (r["pnetid"], r["eth"] if r["ib"] in ("", "n/a") else r["ib"]) for r in pnet_show())
+          or "none",
           info.get("smcr_v2", "?")))
 
 
