@@ -78,7 +78,7 @@ Options:
   --rw DIR      share DIR read-write with both guests (the current directory always is); repeatable
   --kernel K    the guests' kernel: 6.1 (default: what Debian 12's linux-image-amd64 depends on), 6.12
                 (the newest linux-image-6.12.*+deb12-amd64 of bookworm-security, downloaded once into
-                the cache, about 100 MB unpacked), or a Debian kernel package's name
+                the cache: 107 MB, 175 MB unpacked), or a Debian kernel package's name
   --smc         set SMC up in both guests: modprobe smc smc_diag and the UEID $SMC_UEID on both
                 (scripts/lab/smc.py setup); A then has ZCPERF_LAB_SMC (what was set). On 6.12 SMC-R
                 engages over rxe0; on 6.1 every connection falls back (no SMC device). See docs/smc.md
