@@ -94,8 +94,9 @@ server_alive() {   # pid out
 }
 server_wait() {   # pid out: its exit status (it gets LIMIT seconds, then is stopped)
     local end=$((SECONDS + LIMIT))
-    while [[ ! -e $2.rc ]] && ((SECONDS < end)); do sleep 0.2; done
-    [[ -e $2.rc ]] || { server_stop "$1"; return 124; }
+    # -s, not -e: the shell creates OUT.rc before it writes the status into it
+    while [[ ! -s $2.rc ]] && ((SECONDS < end)); do sleep 0.2; done
+    [[ -s $2.rc ]] || { server_stop "$1"; return 124; }
     return "$(<"$2.rc")"
 }
 server_stop() {   # pid

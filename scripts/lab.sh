@@ -17,6 +17,8 @@
 #   ZCPERF_LAB_PEER    a command that runs a command in B: "$ZCPERF_LAB_PEER" -- cat /proc/interrupts
 #   RDMA_VM_IP, RDMA_VM_DEV, RDMA_VM_NETDEV, RDMA_VM_GID_INDEX  A's own (198.18.1.1, rxe0, eth0, ...)
 # Both guests are built by scripts/rdma_vm.sh (its --link, --numa, --ip options); see docs/lab.md.
+# --kernel 6.12 boots Debian 12's 6.12 (bookworm-security) instead of its 6.1; --smc sets SMC up in both
+# guests (scripts/lab/smc.py: modules, one UEID; docs/smc.md).
 # Exit status: COMMAND's; 124 if --timeout ran out; 125 if the lab itself failed (the log's path is
 # printed). Every wait is bounded.
 #
@@ -42,6 +44,10 @@ VERBOSE=
 KEEP=
 RW_ARGS=()
 RW_DIRS=()
+KERNEL=6.1   # the guests' kernel: 6.1 (Debian 12's own), 6.12 (its security suite's), or a package name
+SMC=         # --smc: smc and smc_diag loaded in both guests, one UEID on both (scripts/lab/smc.py setup)
+SMC_NO_UEID= # --smc-no-ueid a|b: that guest gets none (its peer's handshake then declines, a TCP fallback)
+SMC_PNET=    # --smc-pnet: a PNET ID for rxe0 and eth0 too (what 6.1 needs to find rxe; its handshake then hangs)
 MODE=run     # run (reuse a lab that is up, else boot one for COMMAND), up, down, serve (the lab left up)
 GIVEN=" "    # the options given, checked against a lab that is up
 
@@ -70,6 +76,16 @@ Options:
   --port P      zcserver's control port in B (default $PORT)
   --build DIR   the build whose zcperf/zcserver go on PATH (default \$ZCPERF_BUILD_DIR or $BUILD)
   --rw DIR      share DIR read-write with both guests (the current directory always is); repeatable
+  --kernel K    the guests' kernel: 6.1 (default: what Debian 12's linux-image-amd64 depends on), 6.12
+                (the newest linux-image-6.12.*+deb12-amd64 of bookworm-security, downloaded once into
+                the cache: 107 MB, 175 MB unpacked), or a Debian kernel package's name
+  --smc         set SMC up in both guests: modprobe smc smc_diag and the UEID $SMC_UEID on both
+                (scripts/lab/smc.py setup); A then has ZCPERF_LAB_SMC (what was set). On 6.12 SMC-R
+                engages over rxe0; on 6.1 every connection falls back (no SMC device). See docs/smc.md
+  --smc-no-ueid a|b  with --smc: leave that guest without a UEID (the handshake then falls back to TCP:
+                the fallback a user without one would see)
+  --smc-pnet    with --smc: give rxe0 and eth0 the PNET ID $SMC_PNETID in both guests, which 6.1 needs to
+                find rxe for SMC-R at all; on 6.1 the handshake then hangs for good (docs/smc.md)
   -v            show both guests' consoles on stderr
   --keep        keep the lab directory (consoles, B's output, zcserver's log) and print its path
 Needs root (QEMU is run by scripts/rdma_vm.sh, which installs what is missing); eth1 needs root and
@@ -79,6 +95,47 @@ EOT
 }
 
 die() { echo "lab: $*" >&2; exit 125; }
+
+SMC_UEID=ZCPERF-LAB   # the user-defined EID both guests get: SMC-Rv2 peers must share one
+SMC_PNETID=ZCPERFLAB  # the PNET ID of rxe0 and eth0 with --smc-pnet
+
+smc_config() { [[ -z $SMC ]] || echo "on${SMC_NO_UEID:+,no-ueid-$SMC_NO_UEID}${SMC_PNET:+,pnet}"; }   # for a lab's config
+
+# --kernel: the Debian kernel package the guests boot, for scripts/rdma_vm.sh (RDMA_VM_KPKG); 6.1 leaves
+# rdma_vm.sh its own choice (what linux-image-amd64 depends on), so the default lab is unchanged. 6.12
+# is Debian 12's security suite's (bookworm-security): the newest one the package lists name, chosen
+# once and kept in the cache (a newer one needs rm $CACHE/kernel-package-6.12).
+resolve_kernel() {
+    local kpkg sources
+    case $KERNEL in
+        6.1) return 0 ;;
+        6.12)
+            kpkg=$(cat "$CACHE/kernel-package-6.12" 2>/dev/null || true)
+            if [[ -z $kpkg ]]; then
+                newest_612() { apt-cache pkgnames linux-image-6.12. 2>/dev/null |
+                    grep -E '^linux-image-6\.12\.[0-9]+\+deb12-amd64$' | sort -V | tail -n 1; }
+                kpkg=$(newest_612)
+                if [[ -z $kpkg ]]; then
+                    if ! grep -rqs 'bookworm-security' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+                        sources=/etc/apt/sources.list.d/zcperf-bookworm-security.sources
+                        echo "lab: --kernel 6.12 comes from Debian 12's security suite, which apt does not know here: adding $sources" >&2
+                        printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian-security' \
+                            'Suites: bookworm-security' 'Components: main' \
+                            'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >"$sources" ||
+                            die "cannot write $sources (root?)"
+                    fi
+                    apt-get update -qq >/dev/null 2>&1 || true
+                    kpkg=$(newest_612)
+                fi
+                [[ -n $kpkg ]] || die "--kernel 6.12: no linux-image-6.12.*+deb12-amd64 in apt's lists (bookworm-security);" \
+                    "check apt-get update, or name a package: --kernel linux-image-..."
+                mkdir -p "$CACHE" && echo "$kpkg" >"$CACHE/kernel-package-6.12"
+            fi ;;
+        linux-image-*) kpkg=$KERNEL ;;
+        *) die "--kernel wants 6.1, 6.12 or a kernel package's name (linux-image-...), not $KERNEL" ;;
+    esac
+    export RDMA_VM_KPKG=$kpkg
+}
 
 # The lab left up for a build: one directory per build directory, found again by its name.
 up_dir() { echo "$CACHE/labs/up.$(printf %s "$BUILD" | sha256sum | cut -c1-12)"; }
@@ -271,8 +328,11 @@ lab_up() {
     mkdir "$dir" || die "cannot create $dir"
     mkdir -p "$dir/ctl"
     printf '%s\n' "$PWD" "${RW_DIRS[@]}" >"$dir/shares"
-    echo "MEM=$MEM PORT=$PORT" >"$dir/config"
-    local opts=(--timeout "$TIMEOUT" --mem "$MEM" --port "$PORT" --build "$BUILD" "${RW_ARGS[@]}")
+    echo "MEM=$MEM PORT=$PORT KERNEL=$KERNEL SMC=$(smc_config)" >"$dir/config"
+    local opts=(--timeout "$TIMEOUT" --mem "$MEM" --port "$PORT" --build "$BUILD" --kernel "$KERNEL" "${RW_ARGS[@]}")
+    [[ -n $SMC ]] && opts+=(--smc)
+    [[ -n $SMC_NO_UEID ]] && opts+=(--smc-no-ueid "$SMC_NO_UEID")
+    [[ -n $SMC_PNET ]] && opts+=(--smc-pnet)
     [[ -n $VERBOSE ]] && opts+=(-v)
     setsid "$HERE/lab.sh" "${opts[@]}" --serve "$dir" </dev/null >"$dir/lab.log" 2>&1 &
     local spawned=$! boot=$((TIMEOUT < 400 ? TIMEOUT : 400)) started=$SECONDS
@@ -355,10 +415,14 @@ run_in_lab() {   # DIR COMMAND...
         [[ -n $ok ]] || die "the lab that is up shares $(paste -sd' ' "$dir/shares") read-write, not $d:" \
             "run from there, or scripts/lab.sh --down and --up again from here (--rw DIR)"
     done
-    local mem port
-    read -r mem port <<<"$(sed 's/[A-Z]*=//g' "$dir/config")"
+    local mem port kernel smc
+    read -r mem port kernel smc <<<"$(sed 's/[A-Z]*=//g' "$dir/config")"
     [[ $GIVEN != *" mem "* || $MEM == "$mem" ]] || die "the lab that is up has --mem $mem: lab.sh --down first"
     [[ $GIVEN != *" port "* || $PORT == "$port" ]] || die "the lab that is up has --port $port: lab.sh --down first"
+    [[ $GIVEN != *" kernel "* || $KERNEL == "${kernel:-6.1}" ]] ||
+        die "the lab that is up runs --kernel ${kernel:-6.1}: lab.sh --down first"
+    [[ $GIVEN != *" smc "* || $(smc_config) == "$smc" ]] ||
+        die "the lab that is up has SMC set up as ${smc:-off} (--smc, --smc-no-ueid): lab.sh --down first"
     exec 8>"$dir/run.lock"
     flock -w "$TIMEOUT" 8 || die "another COMMAND held the lab for $TIMEOUT s (--timeout)"
     id=$(date +%s%N).$$
@@ -421,6 +485,10 @@ main() {
             --mem)     MEM=${2:?--mem needs MB}; GIVEN+="mem "; shift 2 ;;
             --port)    PORT=${2:?--port needs a port}; GIVEN+="port "; shift 2 ;;
             --build)   BUILD=${2:?--build needs a directory}; shift 2 ;;
+            --kernel)  KERNEL=${2:?--kernel needs 6.1, 6.12 or a package}; GIVEN+="kernel "; shift 2 ;;
+            --smc)     SMC=1; GIVEN+="smc "; shift ;;
+            --smc-no-ueid) SMC_NO_UEID=${2:?--smc-no-ueid needs a or b}; GIVEN+="smc "; shift 2 ;;
+            --smc-pnet) SMC_PNET=1; GIVEN+="smc "; shift ;;
             --rw)      RW_ARGS+=(--rw "${2:?--rw needs a directory}")
                        RW_DIRS+=("$(cd "$2" && pwd)") || exit 125; shift 2 ;;
             -v|--verbose) VERBOSE=1; shift ;;
@@ -440,6 +508,8 @@ main() {
     [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout wants whole seconds"
     [[ $MEM =~ ^[1-9][0-9]*$ ]] && ((MEM % 2 == 0)) || die "--mem wants an even number of MB"
     [[ $PORT =~ ^[1-9][0-9]*$ ]] && ((PORT < 65536)) || die "--port wants a port number"
+    [[ -z $SMC_NO_UEID || $SMC_NO_UEID == a || $SMC_NO_UEID == b ]] || die "--smc-no-ueid wants a or b (the guest)"
+    [[ -z $SMC_NO_UEID && -z $SMC_PNET ]] || SMC=1
     [[ -d $BUILD ]] || die "no build directory $BUILD: run scripts/bootstrap.sh build first"
     BUILD=$(cd "$BUILD" && pwd)
     case $MODE in
@@ -450,6 +520,13 @@ main() {
     [[ -x $BUILD/zcperf && -x $BUILD/zcserver ]] ||
         die "no zcperf/zcserver in $BUILD: run scripts/bootstrap.sh build first"
     [[ $(id -u) -eq 0 ]] || command -v sudo >/dev/null || die "the lab needs root (QEMU's packages, the guests' set-up)"
+    resolve_kernel
+    # What guest.sh reads (the caller's environment reaches both guests): the SMC set-up asked for.
+    if [[ -n $SMC ]]; then
+        export ZCPERF_LAB_SMC_SETUP="$SMC_UEID ${SMC_NO_UEID:--} ${SMC_PNET:+$SMC_PNETID}"
+    else
+        unset ZCPERF_LAB_SMC_SETUP
+    fi
     [[ $MODE == serve ]] && lab_serve "$serve_dir"
 
     # Ready the cache first (packages, kernel, initramfs), so the boot below is the boot only.

@@ -211,22 +211,40 @@ unpack_kernel() {
 
 # QEMU boots an uncompressed vmlinux through its PVH entry point (Debian has CONFIG_PVH=y):
 # under TCG that is 4-8 s faster than SeaBIOS plus the bzImage's own decompressor. The
-# vmlinux is the xz stream inside the bzImage; try each xz magic until one unpacks to an ELF.
+# vmlinux is the bzImage's compressed payload, which its boot protocol header locates
+# (setup_sects at 0x1f1, payload_offset and payload_length at 0x248 and 0x24c, counted from the
+# protected-mode code after the setup sectors): xz in Debian's 6.1, zstd in its 6.12, followed by
+# the unpacked size (4 bytes, little-endian), which checks the result.
 extract_vmlinux() {
     VMLINUX=$KTREE/vmlinux
     [[ -s $VMLINUX ]] && return 0
-    local bz=$KTREE/boot/vmlinuz-$KVER off
+    local bz=$KTREE/boot/vmlinuz-$KVER setup off len magic
     [[ -f $bz ]] || die "no $bz in $KPKG"
-    for off in $(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$bz" | cut -d: -f1); do
-        # tail dies of SIGPIPE once xz has its stream; only xz's status matters (pipefail).
-        if { tail -c +$((off + 1)) "$bz" || true; } | xz -dc --single-stream >"$VMLINUX.tmp" 2>/dev/null &&
-            [[ $(head -c4 "$VMLINUX.tmp" | od -An -tx1 | tr -d ' ') == 7f454c46 ]]; then
-            mv "$VMLINUX.tmp" "$VMLINUX"
-            return 0
-        fi
-    done
+    setup=$(od -An -tu1 -j $((0x1f1)) -N1 "$bz" | tr -d ' ')
+    off=$(od -An -tu4 -j $((0x248)) -N4 "$bz" | tr -d ' ')
+    len=$(od -An -tu4 -j $((0x24c)) -N4 "$bz" | tr -d ' ')
+    [[ $setup =~ ^[0-9]+$ && $off =~ ^[0-9]+$ && $len =~ ^[1-9][0-9]*$ ]] || die "$bz: no bzImage header"
+    ((setup == 0)) && setup=4   # the boot protocol's rule for old images
+    off=$(((setup + 1) * 512 + off))
+    magic=$({ tail -c +$((off + 1)) "$bz" || true; } | head -c 6 | od -An -tx1 | tr -d ' ')
+    local unpack size
+    size=$(od -An -tu4 -j $((off + len - 4)) -N4 "$bz" | tr -d ' ')
+    case $magic in
+        fd377a585a00) unpack=(xz -dc --single-stream) ;;
+        28b52ffd*)    # zstd only for kernels that need it (6.12), so the default set-up installs nothing more
+                      if ! command -v zstd >/dev/null; then PACKAGES=(zstd); install_missing_packages; fi
+                      unpack=(zstd -dcq) ;;
+        *)            die "$bz: payload is neither xz nor zstd (magic $magic)" ;;
+    esac
+    # tail and head die of SIGPIPE once the payload is read; only the unpacker's status matters.
+    if { tail -c +$((off + 1)) "$bz" | head -c $((len - 4)) || true; } | "${unpack[@]}" >"$VMLINUX.tmp" 2>/dev/null &&
+        [[ $(head -c4 "$VMLINUX.tmp" | od -An -tx1 | tr -d ' ') == 7f454c46 ]] &&
+        [[ $(stat -c %s "$VMLINUX.tmp") == "$size" ]]; then
+        mv "$VMLINUX.tmp" "$VMLINUX"
+        return 0
+    fi
     rm -f "$VMLINUX.tmp"
-    die "no xz-compressed ELF kernel found in $bz"
+    die "cannot unpack the kernel in $bz (${unpack[0]} payload at byte $off, $len bytes)"
 }
 
 # The initramfs: busybox-static, the modules in load order, and /init. Its name carries a hash

@@ -50,7 +50,24 @@ serve_requests() {   # DIR RES
     done
 }
 
+# lab.sh --smc: SMC's modules, the UEID (none in the guest --smc-no-ueid names) and, with --smc-pnet, the
+# PNET ID of rxe0 and eth0; ZCPERF_LAB_SMC_SETUP is "UEID NO_UEID_GUEST [PNETID]". What was set goes to
+# CTL/smc-a or CTL/smc-b (A's ZCPERF_LAB_SMC says both). A failure is said and kept in that file.
+smc_setup() {   # a|b
+    [[ -n ${ZCPERF_LAB_SMC_SETUP:-} ]] || return 0
+    local ueid none pnet args=() out
+    read -r ueid none pnet <<<"$ZCPERF_LAB_SMC_SETUP"
+    if [[ $none == "$1" ]]; then args+=(--no-ueid); else args+=(--ueid "$ueid"); fi
+    [[ -z $pnet ]] || args+=(--pnet "$pnet" --ib "${RDMA_VM_DEV:-rxe0}" --eth "${RDMA_VM_NETDEV:-eth0}")
+    if out=$(/usr/bin/python3 "$here/smc.py" setup "${args[@]}" 2>&1); then
+        echo "$1: $out" >"$ctl/smc-$1"
+    else
+        echo "$1: FAILED: $out" | tee "$ctl/smc-$1" >&2
+    fi
+}
+
 server() {
+    smc_setup b
     # All addresses: eth0's and, where the lab has it, eth1's (a test's data goes over the link its control
     # connection came in on: zcserver binds the data socket to that connection's local address).
     zcserver --port "$port" --allow-irq-affinity >"$ctl/zcserver.log" 2>&1 &
@@ -78,6 +95,7 @@ server() {
 # Waits until B is serving, then sets what COMMAND finds in A (ZCPERF_LAB_SERVER, ...).
 await_server() {
     local i
+    smc_setup a
     for ((i = 0; i < 1200; i++)); do   # 120 s: B boots alongside A, but may be slower
         [[ -e $ctl/server || -e $ctl/server.failed ]] && break
         nap 0.1
@@ -92,6 +110,11 @@ await_server() {
     read -r server gid offload <"$ctl/server"
     export ZCPERF_LAB_SERVER=$server ZCPERF_LAB_PEER_GID_INDEX=$gid ZCPERF_LAB_CTL=$ctl
     export ZCPERF_LAB_PEER="$here/peer.sh"
+    if [[ -n ${ZCPERF_LAB_SMC_SETUP:-} ]]; then
+        ZCPERF_LAB_SMC=$(cat "$ctl/smc-a" "$ctl/smc-b" 2>/dev/null | paste -sd';')
+        export ZCPERF_LAB_SMC
+    fi
+    unset ZCPERF_LAB_SMC_SETUP
     # eth1, the offloading link: B's zcserver across it, or why the lab has none (lab.sh's offload_up).
     if [[ -n $offload ]]; then export ZCPERF_LAB_SERVER_OFFLOAD=$offload
     else export ZCPERF_LAB_NO_OFFLOAD="$(cat "$ctl/no-offload" 2>/dev/null || echo "B has no eth1")"; fi

@@ -43,6 +43,14 @@ if [[ -z $boot ]]; then
     out=$("$lab" --build "$build" --up -- true 2>&1) || rc=$?
     ((rc == 125)) && [[ $out == *"take no COMMAND"* ]] || fail "--up with a COMMAND: status $rc ($out)"
     [[ ! -e $dir ]] || fail "--up with a COMMAND left $dir"
+    rc=0
+    out=$("$lab" --build "$build" --kernel 5.10 -- true 2>&1) || rc=$?
+    ((rc == 125)) && [[ $out == *"--kernel wants 6.1, 6.12 or a kernel package"* ]] ||
+        fail "--kernel 5.10: status $rc ($out)"
+    rc=0
+    out=$("$lab" --build "$build" --smc-no-ueid c -- true 2>&1) || rc=$?
+    ((rc == 125)) && [[ $out == *"--smc-no-ueid wants a or b"* ]] || fail "--smc-no-ueid c: status $rc ($out)"
+    [[ ! -e $dir ]] || fail "a bad --kernel or --smc-no-ueid left $dir"
     echo "test_lab_reuse: --status, --down, a stale lab and bad use: ok"
     exit 0
 fi
