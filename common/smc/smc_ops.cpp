@@ -30,6 +30,10 @@ void require_smc() {
     if (std::string why = smc_unavailable_reason(); !why.empty()) throw std::runtime_error(why);
 }
 
+// Asked before any test (by zcperf for both halves, by zcserver at set-up): a kernel without SMC sockets is
+// refused with what to load, not found out at connect.
+std::string smc_problem(const HalfSpec&, Role) { return smc_unavailable_reason(); }
+
 std::unique_ptr<KindListener> listen(const HalfSpec& half, Role, const std::string& bind_address) {
     require_smc();
     return listen_stream_sockets(half, bind_address, kSmcSocket, false);
@@ -87,9 +91,8 @@ void read_block(const HalfSpec& h, Role role, std::span<const KindStream> stream
         else if (dump.error.empty())
             report.note = "a stream's connection was not in smc_diag's dump (closed before the end?)";
     }
-    const SmcStats* before = streams.empty() || !streams.front().at_start
-                                 ? nullptr
-                                 : std::any_cast<SmcStats>(streams.front().at_start);
+    const SmcStats* before =
+        streams.empty() || !streams.front().at_start ? nullptr : std::any_cast<SmcStats>(streams.front().at_start);
     if (before) report.stats = delta(*before, read_smc_stats());
     if (is_connection_test(h.test))
         report.note += std::string(report.note.empty() ? "" : "; ") +
@@ -109,6 +112,7 @@ TransportOps smc_ops() {
     ops.stream_reading = counters_so_far;
     ops.interval_block = nullptr;
     ops.kind_block = read_block;
+    ops.kind_problem = smc_problem;
     ops.rx_modes = {};  // recv only: TCP_ZEROCOPY_RECEIVE, splice and MSG_TRUNC are TCP's
     return ops;
 }
@@ -131,6 +135,7 @@ const KindTable kSmcTables[] = {{"smc", &kSmcOps}};
 
 extern const KindDescription kind_description_smc;  // smc_kind.cpp
 extern const KindModule kind_module_smc;
-const KindModule kind_module_smc{.description = &kind_description_smc, .tables = kSmcTables, .options = &kSmcOptionGroup};
+const KindModule kind_module_smc{
+    .description = &kind_description_smc, .tables = kSmcTables, .options = &kSmcOptionGroup};
 
 }  // namespace zc

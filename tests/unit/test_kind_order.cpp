@@ -18,6 +18,7 @@
 #include "protocol/result.hpp"
 #include "protocol/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
+#include "smc/smc_report.hpp"
 #include "tls/tls_report.hpp"
 
 namespace zc {
@@ -45,13 +46,13 @@ SideResult side_with_every_block() {
     TlsSideReport tls;
     tls.crypto = "openssl";
     tls.version = "TLSv1.3";
+    SmcSideReport smc;
+    smc.stats.absent = "no SMC_GEN_NETLINK";
     UdpInfo udp;
     udp.datagram_path = true;
-    s.kinds = {{mptcp_block_type().key, to_json(mptcp)},
-               {rdma_block_type().key, to_json(rdma)},
-               {tcp_block_type().key, to_json(tcp)},
-               {tls_block_type().key, to_json(tls)},
-               {udp_block_type().key, to_json(udp)}};
+    s.kinds = {{mptcp_block_type().key, to_json(mptcp)}, {rdma_block_type().key, to_json(rdma)},
+               {smc_block_type().key, to_json(smc)},     {tcp_block_type().key, to_json(tcp)},
+               {tls_block_type().key, to_json(tls)},     {udp_block_type().key, to_json(udp)}};
     return s;
 }
 
