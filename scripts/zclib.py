@@ -15,7 +15,7 @@ import subprocess
 # zcperf --explain's category keys, in its report order (common/explain/categories.cpp's category_names();
 # scripts/tests/test_irq_sweep.sh checks them against zcperf's CSV columns).
 EXPLAIN_CATEGORIES = ["copy", "checksum", "crypto", "tcp", "udp", "netdev", "skb", "memory", "zerocopy", "lock",
-                      "sched", "syscall", "rdma", "bpf", "user", "user_crypto", "other_process", "other", "unknown"]
+                      "sched", "syscall", "rdma", "smc", "bpf", "user", "user_crypto", "other_process", "other", "unknown"]
 
 
 class Bad(Exception):

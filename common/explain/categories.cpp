@@ -398,6 +398,13 @@ const std::vector<CategoryRule>& table() {
         {R::prefix, "__handle_irq", C::syscall},
         {R::prefix, "__common_interrupt", C::syscall},
 
+        // SMC (AF_SMC, net/smc): its CDC messages, the RMBs' cursors, the link groups' and CLC's work. The copies
+        // into and out of the RMBs are the copy functions they call (data copy), the RDMA writes they post the
+        // provider's (RDMA), so smc against tcp shows where the us/KB moved.
+        {R::prefix, "smc_", C::smc},
+        {R::prefix, "__smc_", C::smc},
+        {R::module, "smc", C::smc},
+        {R::module, "smc_diag", C::smc},
         // RDMA: providers (rxe, siw, mlx5_ib ...) and the verbs core, before the drivers' own prefixes.
         {R::prefix, "rxe_", C::rdma},
         {R::exact, "req_next_wqe", C::rdma},  // rxe's own functions without its prefix (6.1)
@@ -816,6 +823,7 @@ const std::array<CategoryName, kCategoryCount>& category_names() {
         {"sched", "scheduling/wake-ups"},
         {"syscall", "syscall/IRQ entry"},
         {"rdma", "RDMA"},
+        {"smc", "SMC (CDC, RMB)"},
         {"bpf", "BPF programs/probes"},
         {"user", "zcperf user"},
         {"user_crypto", "zcperf user: libcrypto"},

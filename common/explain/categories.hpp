@@ -26,6 +26,7 @@ enum class Category : uint8_t {
     sched,          // scheduling, wake-ups, waiting
     syscall,        // system call entry and exit, fd lookup
     rdma,           // RDMA provider (rxe, siw, mlx5_ib) and the verbs core
+    smc,            // SMC's own work (net/smc): CDC messages, the RMBs' cursors and wake-ups, link groups, CLC
     bpf,            // BPF programs (tracers', cgroup and socket filters) and kprobes run in the path: added work
     user,           // user-space time of the process that samples (zcperf or zcserver), libcrypto's apart
     user_crypto,    // the same processes' user time in libcrypto's text: OpenSSL's AES-GCM, GHASH, ChaCha20

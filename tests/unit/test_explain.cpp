@@ -256,6 +256,12 @@ TEST(ExplainCategories, BpfProgramsAndProbesInThePathAreTheirOwnCategory) {
     EXPECT_EQ(category_of_function("bpf_prog_run_generic_xdp"), Category::netdev);
     EXPECT_EQ(category_of_function("__cgroup_bpf_run_filter_skb"), Category::tcp);
     EXPECT_STREQ(category_key(Category::bpf), "bpf");
+    // SMC's own work is its category; the copies into and out of its RMBs stay copies, its RDMA writes RDMA
+    EXPECT_EQ(category_of_function("smc_cdc_msg_send [smc]"), Category::smc);
+    EXPECT_EQ(category_of_function("smc_tx_sndbuf_nonempty [smc]"), Category::smc);
+    EXPECT_EQ(category_of_function("smc_rx_recvmsg"), Category::smc);
+    EXPECT_EQ(category_of_function("rxe_post_send [rdma_rxe]"), Category::rdma);
+    EXPECT_STREQ(category_key(Category::smc), "smc");
 }
 
 TEST(ExplainCategories, EveryRuleIsReachable) {

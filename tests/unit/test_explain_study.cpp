@@ -32,7 +32,7 @@ struct StudyOf {
     const char* study;
     const char* also = "";
 };
-constexpr std::array<StudyOf, 14> kStudyCategoryOf = {{
+constexpr std::array<StudyOf, 15> kStudyCategoryOf = {{
     {Category::copy, "data_copy"},
     {Category::checksum, ""},
     {Category::crypto, ""},
@@ -46,6 +46,7 @@ constexpr std::array<StudyOf, 14> kStudyCategoryOf = {{
     {Category::sched, "sched"},
     {Category::syscall, "sched", "tcp/ip"},
     {Category::rdma, ""},
+    {Category::smc, ""},
     {Category::bpf, ""},
 }};
 
