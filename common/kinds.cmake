@@ -5,9 +5,9 @@
 # block and parameters as zcperf and zcserver do). A new kind adds its name and its codec files here.
 # Paths are relative to common/.
 set(ZCPERF_KINDS mptcp rdma tcp tls udp)  # by name: the order the kinds' blocks come in (kind_block.hpp)
-set(ZCPERF_KIND_CODECS_mptcp mptcp/mptcp_report.cpp)
+set(ZCPERF_KIND_CODECS_mptcp mptcp/mptcp_report.cpp mptcp/mptcp_params.cpp)
 set(ZCPERF_KIND_CODECS_rdma protocol/rdma_info.cpp protocol/rdma_options.cpp)
-set(ZCPERF_KIND_CODECS_tcp protocol/tcp_report.cpp core/tcp_stats.cpp)
+set(ZCPERF_KIND_CODECS_tcp protocol/tcp_report.cpp core/tcp_stats.cpp tcp/tcp_params.cpp)
 set(ZCPERF_KIND_CODECS_tls tls/tls_report.cpp)
 set(ZCPERF_KIND_CODECS_udp protocol/udp_info.cpp protocol/udp_params.cpp)
 

@@ -1,9 +1,11 @@
 #include "paths/flow_rules.hpp"
 
+#include "tcp/tcp_params.hpp"
+
 namespace zc {
 
 std::string flows_problem(const HalfSpec& h) {
-    if (h.flows <= 1) return "";
+    if (tcp_params(h).flows <= 1) return "";
     const TransportInfo& t = transport_info(h.transport);
     if (!t.flows) {
         return "--flows serves many connections per thread with send()/recv() copies over one epoll: -T " +

@@ -8,9 +8,11 @@
 #include <stdexcept>
 
 #include "mptcp/mptcp_kernel.hpp"
+#include "mptcp/mptcp_params.hpp"
 #include "mptcp/mptcp_report.hpp"
 #include "paths/tcp_ops.hpp"
 #include "paths/transport_ops.hpp"
+#include "protocol/kind_params_wire.hpp"
 
 namespace zc {
 
@@ -97,5 +99,8 @@ TransportOps mptcp_ops() {
 
 extern const TransportOps kMptcpOps;  // found by transport_ops() from the row's kind
 const TransportOps kMptcpOps = mptcp_ops();
+// Its defaults for TCP's parameters (mptcp/mptcp_params.hpp), registered here too so every program that runs
+// the kind links them.
+[[maybe_unused]] const bool kParamsRegistered = register_kind_params_wire(mptcp_params_wire());
 
 }  // namespace zc

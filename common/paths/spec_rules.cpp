@@ -7,6 +7,7 @@
 #include "paths/flow_rules.hpp"
 #include "paths/transport_ops.hpp"
 #include "paths/udp_rules.hpp"
+#include "tcp/tcp_params.hpp"
 #include "socket/staged_stream.hpp"
 #include "tcp/tcp_msgrate.hpp"
 
@@ -47,7 +48,9 @@ std::string message_test_problem(const HalfSpec& h, const TransportInfo& t) {
 
 // -C, --fq-rate, --tos and --bind-dev are settings of a kernel TCP socket.
 std::string tcp_socket_options_problem(const HalfSpec& h, const TransportInfo& t) {
-    const bool asked = !h.congestion.empty() || h.max_pacing_Bps || h.tos >= 0 || !h.side.bind_dev.empty();
+    const TcpParams& p = tcp_params(h);
+    const bool asked =
+        !p.congestion.empty() || p.max_pacing_Bps || p.tos >= 0 || !tcp_side_params(h.side).bind_dev.empty();
     if (!asked || t.tcp_sockets) return "";
     return "-C, --fq-rate, --tos and --bind-dev set TCP sockets (-T " +
            transport_names_where([](const TransportInfo& r) { return r.tcp_sockets; }) + "); " + t.name +

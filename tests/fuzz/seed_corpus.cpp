@@ -19,6 +19,7 @@
 #include "protocol/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
 #include "protocol/udp_params.hpp"
+#include "tcp/tcp_params.hpp"
 #include "tls/tls_report.hpp"
 
 namespace zc::fuzz {
@@ -48,7 +49,7 @@ HalfSpec sample_spec(Transport t, Workload k, RxMode rx) {
     s.streams = 2;
     s.alignment = 4096;
     s.rx = rx;
-    s.uring_fixed = t == Transport::tcp_uringzc;
+    s.kind_params.set(kTcpParams).uring_fixed = t == Transport::tcp_uringzc;
     s.side.cpus = {0, 1};
     s.side.socket_buffer = 1 << 20;
     return s;
