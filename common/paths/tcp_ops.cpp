@@ -341,7 +341,9 @@ const TransportOps kTcpOps = {.listen = listen,
                               .kind_block = write_tcp_block,
                               .rx_modes = kTcpRxModes};
 
-[[maybe_unused]] const bool kOptionsRegistered = register_kind_options(tcp_option_group());
+[[maybe_unused]] const bool kOptionsRegistered = register_kind_options(tcp_option_group()) &&
+                                                 register_kind_options(tcp_socket_option_group()) &&
+                                                 register_kind_options(tcp_flows_option_group());
 
 void write_tcp_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
     TcpSideReport tcp;

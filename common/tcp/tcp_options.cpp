@@ -36,24 +36,32 @@ int parse_tos(const std::string& text) {
     return static_cast<int>(v);
 }
 
-// Both sides' data sockets get them (--bind-dev: the client's); each side reports what its kernel read back
-// (the human report's "tcp:" line, JSON's tcp_settings, CSV's tcp_*).
 OptionRows tcp_rows(const KindOptionTargets& to) {
     TcpParams& p = to.params.set(kTcpParams);
-    KindParams& local = to.local;
     return {
         flag("--uring-fixed", p.uring_fixed, "tcp-uringzc: register the send buffers with io_uring"),
-        // neper's num_flows (tcp/tcp_flows.hpp); its rules are paths/flow_rules.cpp.
-        value_in("--flows", p.flows, wire_range(&TcpParams::flows),
-                 "TCP connections per stream, all served by the stream's thread through one epoll, as servers run "
-                 "(neper's num_flows; e.g. -P 2 --flows 500); reports per-flow min/median/max and Jain's fairness "
-                 "index. -T tcp, stream/maerts/rr; raises the open-file limit as needed"),
         size_in("--rcvlowat", p.rcv_lowat, wire_range(&TcpParams::rcv_lowat).lo, wire_range(&TcpParams::rcv_lowat).hi,
                 "stream tests over TCP: the receiver sleeps until this many bytes are queued (SO_RCVLOWAT), so the "
                 "sending CPU pays fewer wake-ups; 1 = the kernel's default, a wake-up per segment (default 256K, "
                 "or the transport's own by -m where its kind measured another; capped by the kernel at half the "
                 "receive buffer; the report shows what ran)",
                 "--rcvlowat must be 1..1G bytes (1 = the kernel's default)"),
+        text("--crr-close",
+             "crr, cc: how the client closes each connection: rst (SO_LINGER 0: no TIME_WAIT, so a long run never "
+             "runs out of ports; default) or fin (an orderly close, netperf's: each port then waits 60 s in "
+             "TIME_WAIT, and across a link a long run ends with 'out of ephemeral ports')",
+             [&p](const std::string& t) { p.crr_close = crr_close_from_name(t); })
+            .choose({"rst", "fin"})
+            .shows("rst"),
+    };
+}
+
+// Both sides' data sockets get them (--bind-dev: the client's); each side reports what its kernel read back
+// (the human report's "tcp:" line, JSON's tcp_settings, CSV's tcp_*).
+OptionRows tcp_socket_rows(const KindOptionTargets& to) {
+    TcpParams& p = to.params.set(kTcpParams);
+    KindParams& local = to.local;
+    return {
         text("-C,--congestion",
              "TCP congestion control of the data connections, both sides (TCP_CONGESTION: cubic, bbr, reno, ...; "
              "/proc/sys/net/ipv4/tcp_available_congestion_control lists the loaded ones); the report gives what ran",
@@ -85,19 +93,26 @@ OptionRows tcp_rows(const KindOptionTargets& to) {
                  local.set(kTcpSideParams).bind_dev = t;
              })
             .value_kind("IFACE"),
-        text("--crr-close",
-             "crr, cc: how the client closes each connection: rst (SO_LINGER 0: no TIME_WAIT, so a long run never "
-             "runs out of ports; default) or fin (an orderly close, netperf's: each port then waits 60 s in "
-             "TIME_WAIT, and across a link a long run ends with 'out of ephemeral ports')",
-             [&p](const std::string& t) { p.crr_close = crr_close_from_name(t); })
-            .choose({"rst", "fin"})
-            .shows("rst"),
     };
 }
 
-// The rows whose data connections are kernel TCP byte streams, whatever runs over them: the narrower options'
-// own rules (-C on TCP sockets, --flows on its rows) are paths/spec_rules.cpp's and paths/flow_rules.cpp's.
+OptionRows tcp_flows_rows(const KindOptionTargets& to) {
+    TcpParams& p = to.params.set(kTcpParams);
+    return {
+        // neper's num_flows (tcp/tcp_flows.hpp); its rules are paths/flow_rules.cpp.
+        value_in("--flows", p.flows, wire_range(&TcpParams::flows),
+                 "TCP connections per stream, all served by the stream's thread through one epoll, as servers run "
+                 "(neper's num_flows; e.g. -P 2 --flows 500); reports per-flow min/median/max and Jain's fairness "
+                 "index. -T tcp, stream/maerts/rr; raises the open-file limit as needed"),
+    };
+}
+
+// The rows whose data connections are kernel TCP byte streams, whatever runs over them; those whose data
+// connections are plain TCP sockets (-C and the socket options); those that serve --flows. Where a run mixes
+// them, the rules refuse the options on the tests that cannot take them (paths/spec_rules.cpp, flow_rules.cpp).
 bool tcp_kind(const TransportInfo& row) { return row.tcp_segments; }
+bool tcp_socket_kind(const TransportInfo& row) { return row.tcp_sockets; }
+bool flows_kind(const TransportInfo& row) { return row.flows; }
 
 void check_tcp_options(const KindOptionRun& run) {
     const TcpParams& p = run.params.get(kTcpParams);
@@ -110,9 +125,14 @@ void check_tcp_options(const KindOptionRun& run) {
 
 const KindOptionGroup kTcpOptionGroup{
     .title = "TCP OPTIONS", .rows = tcp_rows, .takes = tcp_kind, .check = check_tcp_options};
+const KindOptionGroup kTcpSocketOptionGroup{
+    .title = "TCP SOCKET OPTIONS", .rows = tcp_socket_rows, .takes = tcp_socket_kind};
+const KindOptionGroup kTcpFlowsOptionGroup{.title = "TCP FLOWS", .rows = tcp_flows_rows, .takes = flows_kind};
 
 }  // namespace
 
 const KindOptionGroup& tcp_option_group() { return kTcpOptionGroup; }
+const KindOptionGroup& tcp_socket_option_group() { return kTcpSocketOptionGroup; }
+const KindOptionGroup& tcp_flows_option_group() { return kTcpFlowsOptionGroup; }
 
 }  // namespace zc

@@ -65,8 +65,8 @@ TEST(KindParams, EveryWireStructIsRegisteredWithItsTakers) {
         keys.emplace_back(w->key);
         ASSERT_TRUE(w->takes && w->encode && w->decode) << w->key;
     }
-    for (const char* k : {kRdmaParams.name, kRdmaSideParams.name, kUdpParams.name, kTcpParams.name,
-                          kTcpSideParams.name, "mptcp"})
+    for (const char* k :
+         {kRdmaParams.name, kRdmaSideParams.name, kUdpParams.name, kTcpParams.name, kTcpSideParams.name, "mptcp"})
         EXPECT_NE(std::find(keys.begin(), keys.end(), k), keys.end()) << k;
 }
 
@@ -92,6 +92,24 @@ TEST(KindParams, AnOptionNoTransportGivenTakesIsRefusedByName) {
     r = parse_said({"-T", "tcp", "--tls-cipher", "aes-256-gcm"}, tls);
     EXPECT_EQ(r.rc, 2);
     EXPECT_NE(r.err.find("--tls-cipher is for -T tls, ktls, ktls-sendfile"), std::string::npos) << r.err;
+    // TCP's three groups, each by the rows that take it: the byte-stream options, the socket options, --flows.
+    ClientOptions mptcp;
+    EXPECT_EQ(parse_said({"-T", "mptcp", "--rcvlowat", "1", "--crr-close", "fin", "-t", "crr"}, mptcp).rc, -1);
+    ClientOptions cc;
+    r = parse_said({"-T", "mptcp", "-C", "reno"}, cc);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("--congestion is for -T tcp, tcp-sendfile, tcp-msgzc, tcp-uringzc, tls, ktls, ktls-sendfile: "
+                         "none of the transports given takes it"),
+              std::string::npos)
+        << r.err;
+    ClientOptions flows;
+    r = parse_said({"-T", "udp", "--flows", "4"}, flows);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("--flows is for -T tcp: none of the transports given takes it"), std::string::npos) << r.err;
+    ClientOptions lowat;
+    r = parse_said({"-T", "udp", "--rcvlowat", "1"}, lowat);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("--rcvlowat is for -T tcp,"), std::string::npos) << r.err;
     // --under-load's transport counts: its streams take them.
     ClientOptions load;
     EXPECT_EQ(parse_said({"-T", "tcp", "-t", "rr", "--under-load", "2:rdma-write", "--rdma-dev", "rxe0"}, load).rc, -1);
