@@ -1,5 +1,7 @@
 #include "tcp/tcp_params.hpp"
 
+#include <algorithm>
+
 #include "core/tcp_stats.hpp"
 #include "protocol/field_table.hpp"
 #include "protocol/kind_params_wire.hpp"
@@ -32,7 +34,9 @@ void decode(const nlohmann::json& j, KindParams& params) {
     decode_fields(j, p, kTcpFields);
     // 'streams' is the shared fields', range-checked before the kinds' are read (run_spec.cpp).
     const auto streams = j.find("streams");
-    const uint64_t n = streams != j.end() && streams->is_number_unsigned() ? streams->get<uint64_t>() : 1;
+    const uint64_t n = streams != j.end() && streams->is_number_integer()
+                           ? static_cast<uint64_t>(std::max<int64_t>(1, streams->get<int64_t>()))
+                           : 1;
     if (n * static_cast<uint64_t>(p.flows) > kMaxDataConnections)
         throw ProtocolError("fields 'streams' x 'flows' = " + std::to_string(n * static_cast<uint64_t>(p.flows)) +
                             " exceed " + std::to_string(kMaxDataConnections) + " connections");

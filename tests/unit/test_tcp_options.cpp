@@ -110,7 +110,7 @@ TEST(TcpOptions, TheRowsSayWhoRunsCrrAndTheTcpSettings) {
         }
         TestSpec cc;
         cc.transport = t.id;
-        cc.congestion = "reno";
+        cc.kind_params.set(kTcpParams).congestion = "reno";
         std::string tuning = spec_problem(side_half(cc, cc.local), Role::send);
         EXPECT_EQ(tuning.find("set TCP sockets") != std::string::npos, !t.tcp_sockets) << t.name << ": " << tuning;
     }
