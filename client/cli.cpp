@@ -23,7 +23,6 @@
 #include "core/pacer.hpp"
 #include "core/units.hpp"
 #include "tcp/tcp_socket.hpp"
-#include "tcp/tcp_tuning.hpp"
 #include "compare_cli.hpp"
 #include "measure/latency_samples.hpp"
 #include "under_load.hpp"
@@ -175,33 +174,8 @@ void check_under_load(const ClientOptions& o) {
     }
 }
 
-// -C: checked against this kernel's list, so a missing algorithm is an error before anything connects
-// (the server's kernel checks its own at set-up).
-std::string checked_congestion(const std::string& name) {
-    if (name.empty() || name.size() >= kMaxCongestionName)
-        throw std::invalid_argument("-C '" + name + "': an algorithm's name is 1.." +
-                                    std::to_string(kMaxCongestionName - 1) + " bytes (cubic, bbr, reno)");
-    auto avail = available_congestion_controls();
-    if (!avail.empty() && std::find(avail.begin(), avail.end(), name) == avail.end())
-        throw std::invalid_argument("-C: " + congestion_problem(name, ENOENT, avail));
-    return name;
-}
-
-int parse_tos(const std::string& text) {
-    size_t used = 0;
-    long v = -1;
-    try {
-        v = std::stol(text, &used, 0);
-    } catch (const std::exception&) {}
-    if (text.empty() || used != text.size() || v < 0 || v > 255)
-        throw std::invalid_argument("--tos '" + text + "' is not 0..255 (decimal, or hex as 0x10)");
-    return static_cast<int>(v);
-}
-
-// The TCP options' rules over other options.
-void check_tcp_options(const ClientOptions& o) {
-    if (o.params.crr_close != CrrClose::rst && std::none_of(o.tests.begin(), o.tests.end(), is_connection_test))
-        throw std::invalid_argument("--crr-close is for -t crr and -t cc (a connection per transaction)");
+// --bidir's rules over other options.
+void check_bidir(const ClientOptions& o) {
     if (!o.bidir) return;
     if (o.tests != std::vector<Workload>{Workload::stream})
         throw std::invalid_argument("--bidir runs stream and maerts together: give -t stream (or no -t)");
@@ -242,6 +216,8 @@ void check_kind_option_groups(const ClientOptions& o) {
     KindOptionRun run{.params = o.params.kind_params,
                       .values = o.params.kind_options,
                       .transports = transports_run(o),
+                      .tests = o.tests,
+                      .streams = o.params.streams,
                       .family = o.family};
     run.sends = runs(Workload::stream) || runs(Workload::rr);
     run.receives = runs(Workload::maerts) || runs(Workload::rr) || (o.bidir && run.sends);
@@ -332,7 +308,6 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
              name_list(o.rx_modes, [](const std::string& n) { return rx_mode_from_name(n); }))
             .choose(rx_mode_choices())
             .shows("copy"),
-        flag("--uring-fixed", o.params.uring_fixed, "tcp-uringzc: register the send buffers with io_uring"),
         text("-m,--message-size",
              "bytes per send/recv call (rr, msgrate: per message, 1 B..1G): 64K, a list 64K,1M, or a doubling range "
              "64K..4M; each size is one result (default: 1M; rr, crr, cc 1; msgrate 2)",
@@ -363,54 +338,10 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
             .excluding("-l"),
         value_in("-P,--streams", o.params.streams, wire_range(&TestParams::streams),
                  "parallel streams, one thread per stream on each side"),
-        // neper's num_flows (tcp/tcp_flows.hpp); its rules are kind/flow_rules.cpp.
-        value_in("--flows", o.params.flows, wire_range(&TestParams::flows),
-                 "TCP connections per stream, all served by the stream's thread through one epoll, as servers run "
-                 "(neper's num_flows; e.g. -P 2 --flows 500); reports per-flow min/median/max and Jain's fairness "
-                 "index. -T tcp, stream/maerts/rr; raises the open-file limit as needed"),
-        size_in("--rcvlowat", o.params.rcv_lowat, wire_range(&TestParams::rcv_lowat).lo,
-                wire_range(&TestParams::rcv_lowat).hi,
-                "stream tests over TCP: the receiver sleeps until this many bytes are queued (SO_RCVLOWAT), so the "
-                "sending CPU pays fewer wake-ups; 1 = the kernel's default, a wake-up per segment (default 256K; "
-                "capped by the kernel at half the receive buffer; the report shows what ran)",
-                "--rcvlowat must be 1..1G bytes (1 = the kernel's default)"),
         size_in("-s,--local-sockbuf", o.local.socket_buffer, 0, wire_range(&SideSpec::socket_buffer).hi,
                 "local SO_SNDBUF/SO_RCVBUF (e.g. 4M; default: kernel autotuning)", "socket buffers are limited to 1G"),
         size_in("-S,--remote-sockbuf", o.remote.socket_buffer, 0, wire_range(&SideSpec::socket_buffer).hi,
                 "remote SO_SNDBUF/SO_RCVBUF", "socket buffers are limited to 1G"),
-        // TCP's own knobs. Both sides' data sockets get them (--bind-dev: the client's); each side
-        // reports what its kernel read back (the human report's "tcp:" line, JSON's tcp_settings, CSV's tcp_*).
-        text("-C,--congestion",
-             "TCP congestion control of the data connections, both sides (TCP_CONGESTION: cubic, bbr, reno, ...; "
-             "/proc/sys/net/ipv4/tcp_available_congestion_control lists the loaded ones); the report gives what ran",
-             [&o](const std::string& t) { o.params.congestion = checked_congestion(t); })
-            .value_kind("ALGO"),
-        text("--fq-rate",
-             "cap each data connection at this many bits/s with SO_MAX_PACING_RATE (100M, 2.5G; TCP paces itself, or "
-             "the fq qdisc does), both sides; the report gives the cap each side's kernel holds and TCP's pacing rate",
-             [&o](const std::string& t) {
-                 if (t.find_first_not_of("0.") == std::string::npos)
-                     throw std::invalid_argument("--fq-rate " + t +
-                                                 " would stop the connection: give a rate (100M, 2.5G), or leave the "
-                                                 "option out for no cap");
-                 o.params.max_pacing_Bps = std::max<uint64_t>(1, parse_bitrate(t, "--fq-rate") / 8);
-             })
-            .value_kind("RATE"),
-        text("--tos",
-             "IP TOS byte / IPv6 traffic class of the data connections, both sides: 0..255, decimal or 0x.. (0x10 low "
-             "delay, 0xb8 DSCP EF)",
-             [&o](const std::string& t) { o.params.tos = parse_tos(t); })
-            .value_kind("TOS"),
-        text("--bind-dev",
-             "the client's data connections leave through this interface (SO_BINDTODEVICE; root before Linux 5.7)",
-             [&o](const std::string& t) {
-                 if (t.empty() || t.size() > kMaxInterfaceName)
-                     throw std::invalid_argument("--bind-dev '" + t +
-                                                 "' is not an interface name (ip -br link lists "
-                                                 "them)");
-                 o.local.bind_dev = t;
-             })
-            .value_kind("IFACE"),
         action("-4,--ipv4", "IPv4 only, control and data", [&o] { o.family = AF_INET; }),
         action("-6,--ipv6", "IPv6 only, control and data (without -H the embedded server listens on ::1)",
                [&o] { o.family = AF_INET6; })
@@ -418,13 +349,6 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
         flag("--bidir", o.bidir,
              "stream and maerts at once, each on its own connections (iperf3's --bidir): each direction's throughput "
              "and CPU is reported, and their sum (-t stream; not with -i/-I or -D)"),
-        text("--crr-close",
-             "crr, cc: how the client closes each connection: rst (SO_LINGER 0: no TIME_WAIT, so a long run never "
-             "runs out of ports; default) or fin (an orderly close, netperf's: each port then waits 60 s in "
-             "TIME_WAIT, and across a link a long run ends with 'out of ephemeral ports')",
-             [&o](const std::string& t) { o.params.crr_close = crr_close_from_name(t); })
-            .choose({"rst", "fin"})
-            .shows("rst"),
         text("--cpu",
              "pin data threads: LOCAL[,REMOTE], each a CPU, a range 0-3 or a list 0+2 (round-robin over streams)",
              [&o](const std::string& t) {
@@ -646,10 +570,7 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
             std::find(o.tests.begin(), o.tests.end(), Workload::msgrate) == o.tests.end())
             throw std::invalid_argument("--batch is for -t msgrate (messages per send call), and udp's stream");
         check_interval(o);
-        if (data_connections(o.params) > kMaxDataConnections)
-            throw std::invalid_argument(flows_need(o.params) + " exceed " + std::to_string(kMaxDataConnections) +
-                                        " connections per side");
-        check_tcp_options(o);
+        check_bidir(o);
         check_kind_options_taken(o, rows, groups);
         check_kind_option_groups(o);
         if (!o.explain_stacks.empty() && o.params.explain_hz == 0) o.params.explain_hz = kDefaultExplainHz;

@@ -13,6 +13,7 @@
 #include "protocol/udp_info.hpp"
 #include "run/side_runner.hpp"
 #include "system/fd_limit.hpp"
+#include "tcp/tcp_params.hpp"
 #include "paths/data_setup.hpp"
 #include "kind/transport_ops.hpp"
 #include "tcp/tcp_socket.hpp"
@@ -304,7 +305,7 @@ std::string interval_support_problem(const TestParams& params, const Welcome& we
 }
 
 std::string flows_support_problem(const TestParams& params, const Welcome& welcome) {
-    if (params.flows <= 1 || welcome.has_feature(kFeatureFlows)) return "";
+    if (tcp_params(params).flows <= 1 || welcome.has_feature(kFeatureFlows)) return "";
     return "the server (" + welcome.software +
            ") predates --flows: it would wait for one connection per stream; run the same zcperf release on both "
            "hosts, or use -P N";
@@ -314,7 +315,7 @@ TestResult run_test(ControlClient& control, const TestSpec& spec, const RunHooks
     auto t0 = Clock::now();
     if (std::string why = flows_support_problem(spec, control.welcome()); !why.empty()) throw std::runtime_error(why);
     // Every flow is a descriptor: room for them before the server is asked to listen for them.
-    std::string fd_note = spec.flows > 1 ? ensure_fd_limit(data_connections(spec), flows_need(spec)) : "";
+    std::string fd_note = tcp_params(spec).flows > 1 ? ensure_fd_limit(data_connections(spec), flows_need(spec)) : "";
     control.send(Setup{server_half(spec)});
     // An --exclusive server answers once the test it runs has ended (within --server-wait).
     Ready ready = control.expect<Ready>(kReplyTimeout +

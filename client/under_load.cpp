@@ -11,6 +11,7 @@
 #include "cli.hpp"
 #include "kind/spec_rules.hpp"
 #include "protocol/messages.hpp"
+#include "tcp/tcp_params.hpp"
 #include "side_by_side.hpp"
 
 namespace zc {
@@ -61,7 +62,8 @@ TestSpec load_spec(const TestSpec& test) {
     // the kind parameters their transport takes).
     s.local.kind_params = test.local.kind_params;
     s.remote.kind_params = test.remote.kind_params;
-    if (transport_info(s.transport).tcp_sockets) s.local.bind_dev = test.local.bind_dev;
+    // --bind-dev binds TCP sockets alone (TCP's side parameters go with every row: tcp/tcp_params.cpp).
+    if (!transport_info(s.transport).tcp_sockets) s.local.kind_params.erase(kTcpSideParams.name);
     s.local.cpus = test.load.local_cpus;
     s.remote.cpus = test.load.remote_cpus;
     return s;

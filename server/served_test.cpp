@@ -7,6 +7,7 @@
 #include "protocol/messages.hpp"
 #include "run/side_runner.hpp"
 #include "system/fd_limit.hpp"
+#include "tcp/tcp_params.hpp"
 
 namespace zc {
 
@@ -24,7 +25,7 @@ TestRun::TestRun(HalfSpec spec, const std::string& bind_address, std::set<int> e
       peer_(std::move(peer)),
       notify_(std::move(notify)) {
     // Every flow is a descriptor (--flows): room for them, said in the side's report, before listening.
-    if (spec_.flows > 1) fd_note_ = ensure_fd_limit(data_connections(spec_), flows_need(spec_));
+    if (tcp_params(spec_).flows > 1) fd_note_ = ensure_fd_limit(data_connections(spec_), flows_need(spec_));
     listener_ = std::make_unique<DataListener>(spec_, server_role(spec_.test), bind_address);
     port_ = listener_->port();
     token_ = std::random_device{}() | (static_cast<uint64_t>(std::random_device{}()) << 32);

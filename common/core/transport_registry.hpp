@@ -57,7 +57,7 @@ struct TransportInfo {
     // instead of being equal; its own rules (udp/udp_rules.hpp) and report (its kind block, protocol/udp_info.hpp).
     bool datagrams = false;
     // --flows N: a stream thread serves N connections through one epoll with send()/recv() copies
-    // (tcp/tcp_flows.hpp; kind/flow_rules.hpp has the rest of its rules).
+    // (tcp/tcp_flows.hpp; tcp/tcp_rules.hpp has the rest of its rules).
     bool flows = false;
     // Its data connections are kernel TCP sockets: -C, --fq-rate, --tos and --bind-dev set them, and TCP_INFO
     // reads them.

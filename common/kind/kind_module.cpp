@@ -48,8 +48,7 @@ const TransportOps& transport_ops(Transport t) {
 const std::vector<const KindOptionGroup*>& kind_option_groups() {
     static const std::vector<const KindOptionGroup*> all = [] {
         std::vector<const KindOptionGroup*> groups;
-        for (const KindModule* m : kind_modules())
-            if (m->options) groups.push_back(m->options);
+        for (const KindModule* m : kind_modules()) groups.insert(groups.end(), m->options.begin(), m->options.end());
         std::sort(groups.begin(), groups.end(), [](const KindOptionGroup* a, const KindOptionGroup* b) {
             return std::string_view(a->title) < b->title;
         });

@@ -5,6 +5,7 @@
 // beside its operations table in its folder; the program's list of kinds (generated from common/kinds.cmake,
 // compiled into zcperf, zcserver, zcperf-mpi and the tests) defines kind_modules(). Nothing else lists kinds.
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/kind_description.hpp"
@@ -23,7 +24,10 @@ struct KindTable {
 struct KindModule {
     const KindDescription* description;
     std::span<const KindTable> tables;  // a row's `table` picks one; empty: not in this build (its rows say why)
-    const KindOptionGroup* options = nullptr;
+    std::span<const KindOptionGroup* const> options{};  // its option groups (--help's sections)
+    // Its rules over its own options on any kind's half ("" none broken), which spec_problem asks of every half
+    // (the tcp kind's: --flows and the TCP socket options on a row without them); nullptr: none.
+    std::string (*half_problem)(const HalfSpec& half, Role role) = nullptr;
 };
 
 // Every kind of this program, in the list's order (by name). Defined by the generated list of kinds.

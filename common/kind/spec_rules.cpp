@@ -4,8 +4,7 @@
 #include <stdexcept>
 
 #include "core/gpu_path.hpp"
-#include "kind/flow_rules.hpp"
-#include "kind/transport_ops.hpp"
+#include "kind/kind_module.hpp"
 #include "socket/staged_stream.hpp"
 
 namespace zc {
@@ -42,15 +41,6 @@ std::string message_test_problem(const HalfSpec& h, const TransportInfo& t) {
         return "--batch is for -t msgrate; rr has one message in flight per transaction";
     if (h.batch < 1 || h.batch > kMaxBatch) return "--batch must be 1.." + std::to_string(kMaxBatch);
     return "";
-}
-
-// -C, --fq-rate, --tos and --bind-dev are settings of a kernel TCP socket.
-std::string tcp_socket_options_problem(const HalfSpec& h, const TransportInfo& t) {
-    const bool asked = !h.congestion.empty() || h.max_pacing_Bps || h.tos >= 0 || !h.side.bind_dev.empty();
-    if (!asked || t.tcp_sockets) return "";
-    return "-C, --fq-rate, --tos and --bind-dev set TCP sockets (-T " +
-           transport_names_where([](const TransportInfo& r) { return r.tcp_sockets; }) + "); " + t.name +
-           " has none: leave them out";
 }
 
 // This side's --buffer for the role it plays.
@@ -123,11 +113,12 @@ std::string pacing_problem(const HalfSpec& h) {
 
 std::string spec_problem(const HalfSpec& half, Role role) {
     const TransportInfo& t = transport_info(half.transport);
-    if (std::string why = flows_problem(half); !why.empty()) return why;
+    for (const KindModule* m : kind_modules())  // each kind's rules over its own options, on any kind's half
+        if (m->half_problem)
+            if (std::string why = m->half_problem(half, role); !why.empty()) return why;
     if (is_message_test(half.test)) {
         if (std::string why = message_test_problem(half, t); !why.empty()) return why;
     }
-    if (std::string why = tcp_socket_options_problem(half, t); !why.empty()) return why;
     if (std::string why = rx_mode_problem(half); !why.empty()) return why;
     if (auto kind_problem = transport_ops(t.id).kind_problem)  // the kind's own rules, its parameters' among them
         if (std::string why = kind_problem(half, role); !why.empty()) return why;

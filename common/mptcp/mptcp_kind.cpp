@@ -1,5 +1,6 @@
 // The mptcp kind: the tcp kind's socket loops on IPPROTO_MPTCP sockets, each subflow reported (its block).
 #include "core/kind_description.hpp"
+#include "mptcp/mptcp_params.hpp"
 #include "mptcp/mptcp_report.hpp"
 
 namespace zc {
@@ -27,6 +28,7 @@ constexpr KindDescription kind_description_mptcp{
     .name = "mptcp",
     .rows = kRows,
     .block = mptcp_block_type,
+    .params = mptcp_params_wires,
 };
 
 }  // namespace zc

@@ -10,6 +10,7 @@
 
 #include "core/kind_params.hpp"
 #include "core/transport_registry.hpp"
+#include "core/workload.hpp"
 #include "options/option_rows.hpp"
 
 namespace zc {
@@ -29,6 +30,8 @@ struct KindOptionRun {
     const KindParams& params;
     const KindOptionValues& values;
     std::vector<Transport> transports{};  // -T's, and --under-load's
+    std::vector<Workload> tests{};        // -t's
+    int streams = 1;                      // -P
     std::vector<std::string> hosts{};     // the servers' addresses; the embedded server's loopback without -H
     int family = 0;                       // -4: AF_INET, -6: AF_INET6, 0: either
     bool sends = false;                   // this client sends data (stream, rr, --bidir)

@@ -12,6 +12,8 @@
 
 namespace zc {
 
+struct TestParams;  // protocol/run_spec.hpp
+
 struct KindParamsWire {
     const char* key;  // the struct's KindParamsKey name
     // Held per side (SideSpec::kind_params: each side's own, --rdma-dev LOCAL,REMOTE), else per test
@@ -21,6 +23,9 @@ struct KindParamsWire {
     void (*encode)(const KindParams& params, nlohmann::json& spec) = nullptr;
     // Range-checked (ProtocolError naming the field); an absent field keeps its default.
     void (*decode)(const nlohmann::json& spec, KindParams& params) = nullptr;
+    // The kind's defaults that depend on the test (its size, its transport), for what the command line left
+    // unset: the client's side_half (run_spec.hpp) calls it before the half runs or is sent. nullptr: none.
+    void (*resolve)(const TestParams& test, KindParams& params) = nullptr;
 };
 
 // Every kind's (its description's params, core/kind_description.hpp), in the order of their keys.

@@ -3,7 +3,6 @@
 #include <stdexcept>
 
 #include "core/pacer.hpp"
-#include "core/tcp_stats.hpp"
 #include "protocol/field_table.hpp"
 #include "protocol/kind_params_wire.hpp"
 
@@ -14,56 +13,39 @@ uint64_t stream_share(uint64_t total, int streams, int i) {
     return base + (static_cast<uint64_t>(i) < total % static_cast<uint64_t>(streams) ? 1 : 0);
 }
 
-std::string flows_need(const TestParams& p) {
-    return "--flows " + std::to_string(p.flows) + " x -P " + std::to_string(p.streams) + " (" +
-           std::to_string(data_connections(p)) + " connections)";
-}
-
 namespace {
 
 // The wire fields of a setup message, one line each (field_table.hpp). duration_s may be 0 only with
 // a byte total, and alignment must be a power of two: check_params below.
-const auto kTestParamFields = std::make_tuple(
-    named("transport", &TestParams::transport, transport_name, transport_from_name),
-    named("test", &TestParams::test, workload_name, workload_from_name),
-    named("rx", &TestParams::rx, rx_mode_name, rx_mode_from_name),
-    number("message_size", &TestParams::message_size, 1, kMaxMessageSize),
-    number("total_bytes", &TestParams::total_bytes, 0, 1ull << 50),
-    number("duration_s", &TestParams::duration_s, 0, kMaxDurationS),
-    number("streams", &TestParams::streams, 1, kMaxStreams),
-    number("alignment", &TestParams::alignment, 1, kMaxAlignment),
-    number("uring_fixed", &TestParams::uring_fixed, false, true),
-    number("batch", &TestParams::batch, 1, kMaxBatch, 1),                 // absent (an older client): one per call
-    number("rcv_lowat", &TestParams::rcv_lowat, 1, kMaxSocketBuffer, 1),  // absent: the kernel's default
-    number("interval_s", &TestParams::interval_s, 0, kMaxDurationS, 0),   // absent: no intervals
-    number("explain_hz", &TestParams::explain_hz, 0, 100000, 0),          // absent: no explain
-    number("explain_stacks", &TestParams::explain_stacks, false, true, false),
-    number("irq_wait_s", &TestParams::irq_wait_s, 0, kMaxWaitS, 0),  // absent: refused at once
-    number("server_wait_s", &TestParams::server_wait_s, 0, kMaxWaitS, 0),
-    number("bitrate", &TestParams::bitrate, 0, kMaxBitrate, 0),  // absent: unpaced
-    number("flows", &TestParams::flows, 1, kMaxFlows, 1),        // absent: one connection per stream
-    // Absent (an older client): the kernel's defaults.
-    text("congestion", &TestParams::congestion, kMaxCongestionName - 1, "TCP_CA_NAME_MAX (16 bytes)"),
-    number("max_pacing_Bps", &TestParams::max_pacing_Bps, 0, 1ull << 50, 0),
-    number("tos", &TestParams::tos, -1, 255, -1),
-    named("crr_close", &TestParams::crr_close, crr_close_name, crr_close_from_name, true));
+const auto kTestParamFields =
+    std::make_tuple(named("transport", &TestParams::transport, transport_name, transport_from_name),
+                    named("test", &TestParams::test, workload_name, workload_from_name),
+                    named("rx", &TestParams::rx, rx_mode_name, rx_mode_from_name),
+                    number("message_size", &TestParams::message_size, 1, kMaxMessageSize),
+                    number("total_bytes", &TestParams::total_bytes, 0, 1ull << 50),
+                    number("duration_s", &TestParams::duration_s, 0, kMaxDurationS),
+                    number("streams", &TestParams::streams, 1, kMaxStreams),
+                    number("alignment", &TestParams::alignment, 1, kMaxAlignment),
+                    number("batch", &TestParams::batch, 1, kMaxBatch, 1),  // absent (an older client): one per call
+                    number("interval_s", &TestParams::interval_s, 0, kMaxDurationS, 0),  // absent: no intervals
+                    number("explain_hz", &TestParams::explain_hz, 0, 100000, 0),         // absent: no explain
+                    number("explain_stacks", &TestParams::explain_stacks, false, true, false),
+                    number("irq_wait_s", &TestParams::irq_wait_s, 0, kMaxWaitS, 0),  // absent: refused at once
+                    number("server_wait_s", &TestParams::server_wait_s, 0, kMaxWaitS, 0),
+                    number("bitrate", &TestParams::bitrate, 0, kMaxBitrate, 0));  // absent: unpaced
 
 const auto kSideFields = std::make_tuple(
     cpu_list("cpus", &SideSpec::cpus), number("socket_buffer", &SideSpec::socket_buffer, 0, kMaxSocketBuffer),
     number("mem_node", &SideSpec::mem_node, -1, 65535), cpu_list("irq_cpus", &SideSpec::irq_cpus),
     // Optional: a peer that predates GPU buffers sends neither and means host memory.
     named("buffer", &SideSpec::buffer, buffer_spec_name, buffer_spec_from_name, true),
-    named("gpu_path", &SideSpec::gpu_path, gpu_path_name, gpu_path_from_name, true),
-    text("bind_dev", &SideSpec::bind_dev, kMaxInterfaceName, "an interface name (IFNAMSIZ)"));
+    named("gpu_path", &SideSpec::gpu_path, gpu_path_name, gpu_path_from_name, true));
 
 void check_params(const TestParams& p) {
     if (!p.total_bytes && p.duration_s < 0.01) {
         throw ProtocolError("field 'duration_s' = " + nlohmann::json(p.duration_s).dump() + " is outside [0.01, " +
                             nlohmann::json(kMaxDurationS).dump() + "] (0 only with total_bytes)");
     }
-    if (data_connections(p) > kMaxDataConnections)
-        throw ProtocolError("fields 'streams' x 'flows' = " + std::to_string(data_connections(p)) + " exceed " +
-                            std::to_string(kMaxDataConnections) + " connections");
     if ((p.alignment & (p.alignment - 1)) != 0) throw ProtocolError("field 'alignment' must be a power of two");
     if (p.bitrate != 0 && p.bitrate < kMinBitrate)
         throw ProtocolError("field 'bitrate' must be 0 (unpaced) or at least 1000 bits/s");
@@ -84,8 +66,13 @@ nlohmann::json to_json(const HalfSpec& s) {
 
 HalfSpec side_half(const TestSpec& spec, const SideSpec& side) {
     HalfSpec h{spec, side};
-    for (const auto* w : kind_params_wires())
-        if (!w->takes(transport_info(h.transport))) (w->per_side ? h.side.kind_params : h.kind_params).erase(w->key);
+    for (const auto* w : kind_params_wires()) {
+        KindParams& params = w->per_side ? h.side.kind_params : h.kind_params;
+        if (!w->takes(transport_info(h.transport)))
+            params.erase(w->key);
+        else if (w->resolve)
+            w->resolve(h, params);
+    }
     return h;
 }
 

@@ -10,7 +10,6 @@
 #include "core/workload.hpp"
 #include "protocol/wire_range.hpp"
 #include "core/buffer_spec.hpp"
-#include "core/crr_close.hpp"
 #include "core/gpu_path.hpp"
 #include "core/kind_params.hpp"
 #include "core/transport_registry.hpp"
@@ -24,14 +23,10 @@ inline constexpr int kMaxStreams = 256;
 inline constexpr double kMaxDurationS = 24 * 3600;
 inline constexpr uint64_t kMaxSocketBuffer = 1ull << 30;
 inline constexpr uint64_t kMaxAlignment = 1ull << 21;
-inline constexpr uint32_t kMaxBatch = 1024;
-inline constexpr int kMaxFlows = 65536;  // --flows: connections per stream (the open-file limit is checked too)
-// -P x --flows: each side's result lists every connection's bytes, in a reply of at most 4 MiB.
-inline constexpr uint64_t kMaxDataConnections = 100000;  // msgrate: messages per send call (sendmmsg's UIO_MAXIOV)
-// Stream receivers over TCP ask the kernel to wake them only once this many bytes are queued
-// (SO_RCVLOWAT). Each wake-up is paid by the CPU that delivers the data (the sender's, on loopback);
-// at one wake-up per 64 KiB segment those cost a tenth of a loopback stream's throughput.
-inline constexpr uint64_t kDefaultRcvLowat = 256 << 10;
+inline constexpr uint32_t kMaxBatch = 1024;  // msgrate: messages per send call (sendmmsg's UIO_MAXIOV)
+// Data connections a side opens: each side's result lists every connection's bytes, in a reply of at most 4 MiB
+// (TCP's -P x --flows, tcp/tcp_params.hpp).
+inline constexpr uint64_t kMaxDataConnections = 100000;
 
 struct SideSpec {
     std::vector<int> cpus;              // data threads' CPUs, round-robin over the streams; empty = not pinned
@@ -40,7 +35,6 @@ struct SideSpec {
     std::vector<int> irq_cpus;          // CPUs for the data device's IRQs during the test; empty = untouched
     BufferSpec buffer{};                // where the data buffers live: host, pinned, cuda:N (--buffer)
     GpuPath gpu_path = GpuPath::auto_;  // how GPU memory meets the network (--gpu-path)
-    std::string bind_dev;               // TCP: --bind-dev, SO_BINDTODEVICE on the data sockets ("" = any)
     KindParams kind_params;             // a kind's own, this side's (rdma's device: --rdma-dev LOCAL,REMOTE)
 };
 
@@ -54,31 +48,24 @@ struct TestParams {
     double duration_s = 10;
     uint64_t total_bytes = 0;  // > 0: move exactly this many bytes instead of running for duration_s
     int streams = 1;
-    uint64_t alignment = 4096;              // buffer alignment; page-sized by default (netperf's 8 halves its speed)
-    RxMode rx = RxMode::copy;               // how the receiving side takes the data
-    bool uring_fixed = false;               // tcp-uringzc: registered buffers
-    uint32_t batch = 1;                     // msgrate: messages handed to the kernel per call (TCP: sendmmsg)
-    uint64_t rcv_lowat = kDefaultRcvLowat;  // stream over TCP: the receiver's SO_RCVLOWAT (1 = the kernel's)
-    double interval_s = 0;                  // --interval: both sides sample every this many seconds; 0 = off
-    int explain_hz = 0;                     // --explain: each side samples its CPUs this often; 0 = off
-    bool explain_stacks = false;            // --explain-stacks: each side sends its folded stacks back
+    uint64_t alignment = 4096;    // buffer alignment; page-sized by default (netperf's 8 halves its speed)
+    RxMode rx = RxMode::copy;     // how the receiving side takes the data
+    uint32_t batch = 1;           // msgrate: messages handed to the kernel per call (TCP: sendmmsg)
+    double interval_s = 0;        // --interval: both sides sample every this many seconds; 0 = off
+    int explain_hz = 0;           // --explain: each side samples its CPUs this often; 0 = off
+    bool explain_stacks = false;  // --explain-stacks: each side sends its folded stacks back
     // Another test on the same host: how long this one may wait for the IRQs that test holds
     // (--irq-wait), and for an --exclusive zcserver to end that test (--server-wait); 0 = refused at once.
     double irq_wait_s = 0;
     double server_wait_s = 0;
     uint64_t bitrate = 0;  // -b: the sender's rate in bits/s; 0 = as fast as it can
-    int flows = 1;         // --flows: TCP connections per stream, served by the stream's thread over one epoll
-    // TCP data sockets, both sides (tcp/tcp_tuning.hpp; each side reports what its sockets ran with):
-    std::string congestion;              // -C: TCP_CONGESTION ("" = the kernel's default)
-    uint64_t max_pacing_Bps = 0;         // --fq-rate: SO_MAX_PACING_RATE, bytes/s (0 = unlimited)
-    int tos = -1;                        // --tos: IP_TOS / IPV6_TCLASS (-1 = untouched)
-    CrrClose crr_close = CrrClose::rst;  // crr, cc: how the client closes each connection
     // The client's own, not on the wire (the rr responder records no latency): --percentiles, which the
     // report reads from the round-trip histogram, and --samples, every transaction kept in memory.
     std::vector<double> percentiles = kDefaultPercentiles;
     bool keep_samples = false;
     // A transport kind's own parameters (core/kind_params.hpp), set by its option rows: rdma's --tx-depth,
-    // --postlist ..., udp's --gso-size; sent to the server through the kind's field table where its rows take them.
+    // --postlist ..., udp's --gso-size, tcp's --flows and -C (tcp/tcp_params.hpp); sent to the server through the
+    // kind's field table where its rows take them.
     KindParams kind_params;
     // A kind's own client-side texts, by name, as the command line gave them (a handshake's choices): read by
     // the kind's connect on the client, never on the wire (its server side takes whatever its client offers).
@@ -113,14 +100,6 @@ struct HalfSpec : TestParams {
 // test has no GSO size, and its udp test none of a verbs load's device.
 HalfSpec side_half(const TestSpec& spec, const SideSpec& side);
 inline HalfSpec server_half(const TestSpec& spec) { return side_half(spec, spec.remote); }
-
-// Data connections a side opens or accepts: -P streams, each of --flows connections.
-inline uint64_t data_connections(const TestParams& p) {
-    return static_cast<uint64_t>(p.streams) * static_cast<uint64_t>(p.flows);
-}
-
-// "--flows 1000 x -P 2 (2000 connections)", for messages about them.
-std::string flows_need(const TestParams& p);
 
 // Bytes for stream i of n when a total is split (the remainder goes to the first streams).
 uint64_t stream_share(uint64_t total, int streams, int i);

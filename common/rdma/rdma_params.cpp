@@ -99,15 +99,16 @@ std::string rdma_params_problem(const HalfSpec& half, Role) {
 // rows stay listed and say what the build lacks.
 extern const KindDescription kind_description_rdma;  // rdma_kind.cpp
 extern const KindModule kind_module_rdma;
+const KindOptionGroup* const kRdmaOptionGroups[] = {&kRdmaOptionGroup};
 #if ZCPERF_WITH_RDMA
 extern const TransportOps kRsocketOps, kVerbsOps;
 namespace {
 const KindTable kRdmaTables[] = {{"rsocket", &kRsocketOps}, {"verbs", &kVerbsOps}};  // the rows' `table`
 }  // namespace
 const KindModule kind_module_rdma{
-    .description = &kind_description_rdma, .tables = kRdmaTables, .options = &kRdmaOptionGroup};
+    .description = &kind_description_rdma, .tables = kRdmaTables, .options = kRdmaOptionGroups};
 #else
-const KindModule kind_module_rdma{.description = &kind_description_rdma, .options = &kRdmaOptionGroup};
+const KindModule kind_module_rdma{.description = &kind_description_rdma, .options = kRdmaOptionGroups};
 #endif
 
 }  // namespace zc

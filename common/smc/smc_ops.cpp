@@ -135,7 +135,8 @@ const KindTable kSmcTables[] = {{"smc", &kSmcOps}};
 
 extern const KindDescription kind_description_smc;  // smc_kind.cpp
 extern const KindModule kind_module_smc;
+const KindOptionGroup* const kSmcOptionGroups[] = {&kSmcOptionGroup};
 const KindModule kind_module_smc{
-    .description = &kind_description_smc, .tables = kSmcTables, .options = &kSmcOptionGroup};
+    .description = &kind_description_smc, .tables = kSmcTables, .options = kSmcOptionGroups};
 
 }  // namespace zc

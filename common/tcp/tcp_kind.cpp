@@ -2,6 +2,7 @@
 // its report block. tcp is the first row: -T's default and the copy path its family is measured against.
 #include "core/kind_description.hpp"
 #include "protocol/tcp_report.hpp"
+#include "tcp/tcp_params.hpp"
 
 namespace zc {
 
@@ -47,6 +48,7 @@ constexpr KindDescription kind_description_tcp{
     .rank = 0,
     .rows = kRows,
     .block = tcp_block_type,
+    .params = tcp_params_wires,
 };
 
 }  // namespace zc

@@ -16,6 +16,8 @@
 
 #include "kind/spec_rules.hpp"
 #include "kind/kind_module.hpp"
+#include "options/kind_options.hpp"
+#include "tcp/tcp_rules.hpp"
 #include "socket/stream_memory.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
@@ -25,6 +27,8 @@
 #include "tcp/tcp_info.hpp"
 #include "tcp/tcp_msg_zerocopy.hpp"
 #include "tcp/tcp_msgrate.hpp"
+#include "tcp/tcp_options.hpp"
+#include "tcp/tcp_params.hpp"
 #include "tcp/tcp_rx_discard.hpp"
 #include "tcp/tcp_rx_zerocopy.hpp"
 #include "tcp/tcp_sendfile.hpp"
@@ -42,8 +46,14 @@ constexpr auto kConnectTimeout = std::chrono::seconds(5);
 
 // What this half asks of its data sockets (-C, --fq-rate, --tos, --bind-dev). --bind-dev names the
 // client's interface only: the server's socket answers on whatever the client reached.
-TcpTuning client_tuning(const HalfSpec& h) { return TcpTuning{h.congestion, h.max_pacing_Bps, h.tos, h.side.bind_dev}; }
-TcpTuning server_tuning(const HalfSpec& h) { return TcpTuning{h.congestion, h.max_pacing_Bps, h.tos, {}}; }
+TcpTuning client_tuning(const HalfSpec& h) {
+    const TcpParams& p = tcp_params(h);
+    return TcpTuning{p.congestion, p.max_pacing_Bps, p.tos, tcp_side_params(h.side).bind_dev};
+}
+TcpTuning server_tuning(const HalfSpec& h) {
+    const TcpParams& p = tcp_params(h);
+    return TcpTuning{p.congestion, p.max_pacing_Bps, p.tos, {}};
+}
 
 // Accepts TCP data connections until `wanted` have presented the token, before the deadline. Pending
 // connections are read side by side, so a stray one that stays silent delays nobody.
@@ -102,7 +112,7 @@ std::vector<DataConnection> as_flow_sets(std::vector<UniqueFd> fds, int flows) {
 class TcpListener final : public KindListener {
 public:
     TcpListener(const HalfSpec& half, const std::string& bind_address, const StreamSocket& socket, bool keep_listening)
-        : flows_(half.flows),
+        : flows_(tcp_params(half).flows),
           wanted_(static_cast<int>(data_connections(half))),
           per_transaction_(is_connection_test(half.test)),
           keep_listening_(keep_listening),
@@ -184,7 +194,7 @@ std::vector<DataConnection> connect_stream_sockets(const HalfSpec& half, const P
         set_receive_timeout(fd.get(), kStallTimeout);
         fds.push_back(std::move(fd));
     }
-    if (half.flows > 1) return as_flow_sets(std::move(fds), half.flows);
+    if (int flows = tcp_params(half).flows; flows > 1) return as_flow_sets(std::move(fds), flows);
     std::vector<DataConnection> out;
     for (auto& fd : fds) out.emplace_back(std::in_place_type<UniqueFd>, std::move(fd));
     return out;
@@ -340,17 +350,19 @@ const TransportOps kTcpOps = {.listen = listen,
                               .kind_block = write_tcp_block,
                               .rx_modes = kTcpRxModes};
 
+
 void write_tcp_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
     TcpSideReport tcp;
     for (const KindStream& s : streams)
         if (const auto* start = std::any_cast<StreamTcpInfo>(s.at_start))
             tcp.streams.push_back(stream_sample(*start, read_stream_tcp_info(*s.conn), r.elapsed_s));
-    if (!tcp.streams.empty()) tcp.connections_per_stream = static_cast<uint32_t>(h.flows);
+    if (!tcp.streams.empty()) tcp.connections_per_stream = static_cast<uint32_t>(tcp_params(h).flows);
     int fd = streams.empty() ? -1 : tcp_fd(*streams.front().conn);
     if (fd >= 0) {
         if (role == Role::recv && !is_message_test(h.test)) tcp.rcv_lowat = receive_low_water(fd);
         tcp.settings = read_tcp_tuning(fd);  // crr, cc: the server's listener, whose settings its sockets inherit
-        if (is_connection_test(h.test) && role == Role::send) tcp.connection_close = crr_close_method(h.crr_close);
+        if (is_connection_test(h.test) && role == Role::send)
+            tcp.connection_close = crr_close_method(tcp_params(h).crr_close);
     }
     r.kinds[tcp_block_type().key] = to_json(tcp);
 }
@@ -372,7 +384,7 @@ void make_tcp_send(StreamLoop& loop, const HalfSpec& h, int fd) {
     if (row == "tcp-msgzc")
         loop.emplace<TcpMsgZerocopySender>(fd, m, align);
     else if (row == "tcp-uringzc")
-        loop.emplace<TcpUringZcSender>(fd, m, align, h.uring_fixed);
+        loop.emplace<TcpUringZcSender>(fd, m, align, tcp_params(h).uring_fixed);
     else  // tcp, and other kinds' rows on TCP sockets: send() from any memory
         emplace_stream_loop<TcpCopySender, TcpStagedSender>(loop, h.side.buffer, fd, m, align);
 }
@@ -380,7 +392,7 @@ void make_tcp_send(StreamLoop& loop, const HalfSpec& h, int fd) {
 void make_tcp_recv(StreamLoop& loop, const HalfSpec& h, int fd) {
     require_runnable(h, Role::recv);
     const size_t m = h.message_size, align = h.alignment;
-    set_receive_low_water(fd, h.rcv_lowat);
+    set_receive_low_water(fd, rcv_lowat_of(h));
     switch (h.rx) {
         case RxMode::copy:
             emplace_stream_loop<TcpCopyReceiver, TcpStagedReceiver>(loop, h.side.buffer, fd, m, align);
@@ -408,7 +420,7 @@ void make_tcp_exchange(StreamLoop& loop, const HalfSpec& half, Role role, int fd
     if (is_connection_test(half.test)) {
         // The client's fd is its stream's connection (where to connect); the server's, the listener,
         // whose accepted sockets inherit its settings (TcpListener set them): none per accept.
-        CrrShape shape{half.test == Workload::crr, size, align, half.crr_close, {}};
+        CrrShape shape{half.test == Workload::crr, size, align, tcp_params(half).crr_close, {}};
         if (role == Role::send) {
             shape.tuning = client_tuning(half);
             loop.emplace<TcpCrrInitiator>(fd, shape, rtt);
@@ -441,7 +453,12 @@ extern const KindDescription kind_description_tcp;  // tcp_kind.cpp
 extern const KindModule kind_module_tcp;
 namespace {
 const KindTable kTcpTables[] = {{"tcp", &kTcpOps}};
+const KindOptionGroup* const kTcpOptionGroups[] = {&tcp_option_group(), &tcp_socket_option_group(),
+                                                   &tcp_flows_option_group()};
 }  // namespace
-const KindModule kind_module_tcp{.description = &kind_description_tcp, .tables = kTcpTables};
+const KindModule kind_module_tcp{.description = &kind_description_tcp,
+                                 .tables = kTcpTables,
+                                 .options = kTcpOptionGroups,
+                                 .half_problem = tcp_options_problem};
 
 }  // namespace zc

@@ -259,7 +259,8 @@ extern const KindModule kind_module_tls;
 namespace {
 const KindTable kTlsTables[] = {{"tls", &kTlsOps}, {"ktls", &kKtlsOps}};  // kOpenSslTls, kKernelTls
 }  // namespace
+const KindOptionGroup* const kTlsOptionGroups[] = {&tls_option_group()};
 const KindModule kind_module_tls{
-    .description = &kind_description_tls, .tables = kTlsTables, .options = &tls_option_group()};
+    .description = &kind_description_tls, .tables = kTlsTables, .options = kTlsOptionGroups};
 
 }  // namespace zc

@@ -176,7 +176,8 @@ extern const KindModule kind_module_udp;
 namespace {
 const KindTable kUdpTables[] = {{"udp", &kUdpOps}};
 }  // namespace
+const KindOptionGroup* const kUdpOptionGroups[] = {&udp_option_group()};
 const KindModule kind_module_udp{
-    .description = &kind_description_udp, .tables = kUdpTables, .options = &udp_option_group()};
+    .description = &kind_description_udp, .tables = kUdpTables, .options = kUdpOptionGroups};
 
 }  // namespace zc

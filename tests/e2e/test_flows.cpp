@@ -131,7 +131,7 @@ TEST(FlowsE2e, BadInputSaysWhatToDo) {
         const char* says;
     } cases[] = {
         {{"--flows", "0"}, "--flows"},
-        {{"--flows", "4", "-T", "udp"}, "--flows serves many connections per thread"},
+        {{"--flows", "4", "-T", "udp"}, "--flows is for -T tcp: none of the transports given takes it"},
         {{"--flows", "4", "-T", "rsocket"}, ""},  // refused, as a transport without flows or not built
         {{"--flows", "4", "-T", "rdma-write"}, ""},
         {{"--flows", "4", "-t", "msgrate"}, "--flows runs stream, maerts and rr"},

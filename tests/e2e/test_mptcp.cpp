@@ -112,13 +112,36 @@ TEST(MptcpE2e, HumanReportHasOneLinePerSubflowPerSide) {
     EXPECT_NE(o.out.find("100.0% of the subflows' bytes"), std::string::npos) << o.out;
 }
 
+// MPTCP's receive low-water mark is its kind's own default (mptcp/mptcp_params.hpp), not TCP's 256K at every size:
+// from -m 1M up its receiver is woken per segment (1), below it keeps TCP's mark; --rcvlowat still wins.
+TEST(MptcpE2e, ItsReceiverWakesAtItsKindsOwnMarkBySize) {
+    if (!mptcp_on()) GTEST_SKIP() << "MPTCP is off here (sysctl net.mptcp.enabled=1)";
+    LocalServer server;
+    json j =
+        ok_report(run_zcperf({"-H", server.address(), "-T", "mptcp,tcp", "-m", "64K,1M", "-n", "16M", "-o", "json"}));
+    ASSERT_EQ(j["results"].size(), 4u);
+    for (const auto& r : j["results"]) {
+        const std::string path = r["transport"].get<std::string>();
+        const uint64_t m = r["message_size"].get<uint64_t>();
+        SCOPED_TRACE(path + " " + std::to_string(m));
+        const uint64_t mark = r["remote"]["rcv_lowat"].get<uint64_t>();  // the stream's receiver, read back
+        if (path == "mptcp" && m >= (1u << 20))
+            EXPECT_EQ(mark, 1u);
+        else  // TCP's 256K (the kernel caps it at half the receive buffer)
+            EXPECT_GT(mark, 64u << 10);
+    }
+    json given = ok_report(run_zcperf(
+        {"-H", server.address(), "-T", "mptcp", "-m", "1M", "-n", "8M", "--rcvlowat", "128K", "-o", "json"}));
+    EXPECT_EQ(given["results"][0]["remote"]["rcv_lowat"].get<uint64_t>(), 128u << 10);
+}
+
 TEST(MptcpE2e, ReceiveModesAndTcpSettingsAreRefusedNamingTheRowsThatTakeThem) {
     auto o = run_zcperf({"-T", "mptcp", "--rx", "zerocopy", "-l", "1"});
     EXPECT_EQ(o.exit_code, 2);
     EXPECT_NE(o.err.find("mptcp receives with --rx copy; --rx zerocopy is for -T tcp,"), std::string::npos) << o.err;
     o = run_zcperf({"-T", "mptcp", "-C", "cubic", "-l", "1"});
     EXPECT_EQ(o.exit_code, 2);
-    EXPECT_NE(o.err.find("mptcp has none"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("is for -T tcp, tcp-sendfile, tcp-msgzc, tcp-uringzc, tls"), std::string::npos) << o.err;
 }
 
 // Two namespaces joined by two veth links; the server signals its second address, so the client opens a

@@ -184,7 +184,7 @@ TEST(TcpBadInput, EachRefusalSaysWhatToDo) {
         {{"-t", "crr", "--crr-close", "reset"}, "rst", 2},
         {{"-t", "crr", "-T", "tcp-msgzc"}, "runs over -T tcp, mptcp, not tcp-msgzc", 2},
         {{"-t", "cc", "-T", "udp"}, "runs over -T tcp, not udp", 2},
-        {{"-T", "udp", "-C", "reno"}, "set TCP sockets", 2},
+        {{"-T", "udp", "-C", "reno"}, "is for -T tcp, tcp-sendfile, tcp-msgzc, tcp-uringzc, tls", 2},
         {{"-t", "crr", "--buffer", "pinned"}, "crr uses host memory", 2},
         {{"-t", "crr", "-n", "1M"}, "-l SECONDS", 2},
         {{"-4", "-6"}, "excludes", 2},
@@ -210,7 +210,7 @@ TEST(TcpBadInput, CrrOverRsocketOrVerbsSaysItIsTcps) {
     }
     Outcome o = run_bad({"-T", "rsocket", "-C", "reno", "-H", "127.0.0.1"});
     EXPECT_EQ(o.exit_code, 2) << o.err;
-    EXPECT_NE(o.err.find("rsocket has none"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("none of the transports given takes it"), std::string::npos) << o.err;
 }
 
 }  // namespace

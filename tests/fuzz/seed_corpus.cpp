@@ -20,6 +20,7 @@
 #include "protocol/udp_info.hpp"
 #include "protocol/udp_params.hpp"
 #include "smc/smc_report.hpp"
+#include "tcp/tcp_params.hpp"
 #include "tls/tls_report.hpp"
 
 namespace zc::fuzz {
@@ -49,7 +50,7 @@ HalfSpec sample_spec(Transport t, Workload k, RxMode rx) {
     s.streams = 2;
     s.alignment = 4096;
     s.rx = rx;
-    s.uring_fixed = t == transport_named("tcp-uringzc");
+    s.kind_params.set(kTcpParams).uring_fixed = t == transport_named("tcp-uringzc");
     s.side.cpus = {0, 1};
     s.side.socket_buffer = 1 << 20;
     return s;

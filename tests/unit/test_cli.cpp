@@ -16,6 +16,8 @@
 #include "protocol/rdma_options.hpp"
 #include "system/affinity.hpp"
 #include "system/numa.hpp"
+#include "mptcp/mptcp_params.hpp"
+#include "tcp/tcp_params.hpp"
 
 using namespace zc;
 using zc::test::parse;
@@ -28,7 +30,7 @@ TEST(Cli, Defaults) {
     EXPECT_EQ(o.tests, std::vector<Workload>{Workload::stream});
     EXPECT_EQ(o.transports, std::vector<Transport>{transport_named("tcp")});
     EXPECT_EQ(o.rx_modes, std::vector<RxMode>{RxMode::copy});
-    EXPECT_FALSE(o.params.uring_fixed);
+    EXPECT_FALSE(tcp_params(o.params).uring_fixed);
     EXPECT_EQ(o.message_sizes, std::vector<uint64_t>{1u << 20});
     EXPECT_DOUBLE_EQ(o.params.duration_s, 10);
     EXPECT_EQ(o.params.total_bytes, 0u);
@@ -41,7 +43,8 @@ TEST(Cli, Defaults) {
     EXPECT_TRUE(o.local.cpus.empty());
     EXPECT_TRUE(o.remote.cpus.empty());
     EXPECT_EQ(o.local.socket_buffer, 0u);
-    EXPECT_EQ(o.params.rcv_lowat, 256u << 10);
+    EXPECT_EQ(tcp_params(o.params).rcv_lowat, 0u);  // not given: the kind's default
+    EXPECT_EQ(rcv_lowat_of(o.params), 256u << 10);
     EXPECT_EQ(o.local.mem_node, -1);
     EXPECT_EQ(o.remote.mem_node, -1);
     EXPECT_TRUE(o.local.irq_cpus.empty());
@@ -122,12 +125,12 @@ TEST(Cli, TransportsAndReceiveModes) {
     EXPECT_EQ(o.transports, (std::vector<Transport>{transport_named("tcp"), transport_named("tcp-sendfile"),
                                                     transport_named("tcp-msgzc"), transport_named("tcp-uringzc")}));
     EXPECT_EQ(o.rx_modes, (std::vector<RxMode>{RxMode::copy, RxMode::zerocopy, RxMode::splice, RxMode::trunc}));
-    EXPECT_TRUE(o.params.uring_fixed);
+    EXPECT_TRUE(tcp_params(o.params).uring_fixed);
     ClientOptions p;
     ASSERT_EQ(parse({"--transport", "tcp-msgzc", "--rx", "zerocopy"}, p), -1);
     EXPECT_EQ(p.transports, std::vector<Transport>{transport_named("tcp-msgzc")});
     EXPECT_EQ(p.rx_modes, std::vector<RxMode>{RxMode::zerocopy});
-    EXPECT_FALSE(p.params.uring_fixed);
+    EXPECT_FALSE(tcp_params(p.params).uring_fixed);
 }
 
 TEST(Cli, ByteTotal) {
@@ -491,21 +494,42 @@ TEST(ExpandTests, TransportOuterThenReceiveModeThenTestThenSize) {
         EXPECT_EQ(specs[i].test, (i / 2) % 2 == 0 ? Workload::stream : Workload::maerts) << i;
         EXPECT_EQ(specs[i].message_size, i % 2 + 1) << i;
         EXPECT_DOUBLE_EQ(specs[i].duration_s, 3);
-        EXPECT_TRUE(specs[i].uring_fixed);
+        EXPECT_TRUE(tcp_params(specs[i]).uring_fixed);
     }
 }
 
 TEST(ExpandTests, ReceiveLowWaterTravelsToBothHalves) {
     ClientOptions o;
     ASSERT_EQ(parse({"--rcvlowat", "64K", "-t", "stream,maerts"}, o), -1);
-    EXPECT_EQ(o.params.rcv_lowat, 64u << 10);
+    EXPECT_EQ(tcp_params(o.params).rcv_lowat, 64u << 10);
     for (const TestSpec& s : expand_tests(o)) {
-        EXPECT_EQ(s.rcv_lowat, 64u << 10);
-        EXPECT_EQ(server_half(s).rcv_lowat, 64u << 10);
+        EXPECT_EQ(rcv_lowat_of(s), 64u << 10);
+        EXPECT_EQ(rcv_lowat_of(server_half(s)), 64u << 10);
+        EXPECT_EQ(to_json(server_half(s))["rcv_lowat"], 64u << 10);
     }
     ClientOptions kernel;
     ASSERT_EQ(parse({"--rcvlowat", "1"}, kernel), -1);
-    EXPECT_EQ(expand_tests(kernel).front().rcv_lowat, 1u);
+    EXPECT_EQ(rcv_lowat_of(expand_tests(kernel).front()), 1u);
+    // Not given: TCP's 256K goes on the wire, where an older server reads it as it always did.
+    ClientOptions plain;
+    ASSERT_EQ(parse({}, plain), -1);
+    EXPECT_EQ(to_json(server_half(expand_tests(plain).front()))["rcv_lowat"], 256u << 10);
+}
+
+// MPTCP's receive low-water mark is its own kind's (mptcp/mptcp_params.hpp), by size, where --rcvlowat is not given;
+// both halves carry it, and --rcvlowat still wins.
+TEST(ExpandTests, MptcpChoosesItsOwnReceiveLowWaterMark) {
+    ClientOptions o;
+    ASSERT_EQ(parse({"-T", "mptcp,tcp", "-m", "64K,1M"}, o), -1);
+    for (const TestSpec& s : expand_tests(o)) {
+        const uint64_t want = s.transport == transport_named("mptcp") ? mptcp_rcv_lowat(s.message_size) : 256u << 10;
+        EXPECT_EQ(rcv_lowat_of(side_half(s, s.local)), want) << transport_name(s.transport) << " " << s.message_size;
+        EXPECT_EQ(to_json(server_half(s))["rcv_lowat"], want) << transport_name(s.transport) << " " << s.message_size;
+    }
+    EXPECT_NE(mptcp_rcv_lowat(1u << 20), 256u << 10);  // what it was, inherited from TCP, before it measured its own
+    ClientOptions given;
+    ASSERT_EQ(parse({"-T", "mptcp", "-m", "1M", "--rcvlowat", "128K"}, given), -1);
+    EXPECT_EQ(to_json(server_half(expand_tests(given).front()))["rcv_lowat"], 128u << 10);
 }
 
 TEST(ExpandTests, ServerHalfCarriesTheRemoteSide) {
@@ -518,11 +542,11 @@ TEST(ExpandTests, ServerHalfCarriesTheRemoteSide) {
     o.local.mem_node = 0;
     o.transports = {transport_named("tcp-uringzc")};
     o.rx_modes = {RxMode::splice};
-    o.params.uring_fixed = true;
+    o.params.kind_params.set(kTcpParams).uring_fixed = true;
     HalfSpec s = server_half(expand_tests(o).front());
     EXPECT_EQ(s.transport, transport_named("tcp-uringzc"));
     EXPECT_EQ(s.rx, RxMode::splice);
-    EXPECT_TRUE(s.uring_fixed);
+    EXPECT_TRUE(tcp_params(s).uring_fixed);
     EXPECT_EQ(s.side.cpus, (std::vector<int>{5, 6}));
     EXPECT_EQ(s.side.socket_buffer, 123456u);
     EXPECT_EQ(s.side.mem_node, 1);  // the remote side's, not the local 0
@@ -611,7 +635,7 @@ TEST(CliRows, RangesAreTheWireTables) {
     auto m = wire_range(&TestParams::message_size);
     EXPECT_EQ(parse({"-m", std::to_string(m.hi)}), -1);
     EXPECT_EQ(parse({"-m", std::to_string(m.hi + 1)}), 2);
-    auto r = wire_range(&TestParams::rcv_lowat);
+    auto r = wire_range(&TcpParams::rcv_lowat);
     EXPECT_EQ(parse({"--rcvlowat", std::to_string(r.hi + 1)}), 2);
     auto a = wire_range(&TestParams::alignment);
     EXPECT_EQ(parse({"--align", std::to_string(a.hi)}), -1);

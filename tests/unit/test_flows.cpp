@@ -20,6 +20,7 @@
 #include "run_driver.hpp"
 #include "system/fd_limit.hpp"
 #include "tcp/tcp_flows.hpp"
+#include "tcp/tcp_params.hpp"
 
 using namespace zc;
 
@@ -109,7 +110,7 @@ TEST(FdLimit, AChildWithALowSoftLimitIsRaisedAndBeyondTheHardOneRefused) {
 
 TEST(FlowRules, FlowsRunOverTcpCopiesForStreamMaertsAndRr) {
     TestSpec s;
-    s.flows = 100;
+    s.kind_params.set(kTcpParams).flows = 100;
     for (Workload t : {Workload::stream, Workload::maerts, Workload::rr}) {
         s.test = t;
         s.message_size = t == Workload::rr ? 1 : 1 << 16;
@@ -135,7 +136,7 @@ TEST(FlowRules, FlowsRunOverTcpCopiesForStreamMaertsAndRr) {
 TEST(FlowRules, TheCommandLineTakesFlowsInItsRange) {
     ClientOptions o;
     EXPECT_EQ(test::parse({"--flows", "500", "-P", "2"}, o), -1);  // -1: go on
-    EXPECT_EQ(o.params.flows, 500);
+    EXPECT_EQ(tcp_params(o.params).flows, 500);
     EXPECT_EQ(data_connections(o.params), 1000u);
     EXPECT_EQ(test::parse({"--flows", "0"}), 2);
     EXPECT_EQ(test::parse({"--flows", "65537"}), 2);
@@ -149,7 +150,7 @@ TEST(FlowRules, AServerThatPredatesFlowsIsRefusedBeforeTheSetup) {
     old.software = "zcserver 0.0.9";
     old.features = {kFeatureIntervals, kFeatureExplain};
     EXPECT_EQ(flows_support_problem(p, old), "");  // one connection per stream: any server
-    p.flows = 10;
+    p.kind_params.set(kTcpParams).flows = 10;
     std::string why = flows_support_problem(p, old);
     EXPECT_NE(why.find("the server (zcserver 0.0.9) predates --flows"), std::string::npos) << why;
     Welcome now;

@@ -11,6 +11,7 @@
 #include "protocol/frame.hpp"
 #include "protocol/rdma_options.hpp"
 #include "protocol/run_spec.hpp"
+#include "tcp/tcp_params.hpp"
 
 using namespace zc;
 
@@ -64,7 +65,8 @@ TEST(KindParams, EveryWireStructIsRegisteredWithItsTakers) {
         keys.emplace_back(w->key);
         ASSERT_TRUE(w->takes && w->encode && w->decode) << w->key;
     }
-    for (const char* k : {kRdmaParams.name, kRdmaSideParams.name, kUdpParams.name})
+    for (const char* k :
+         {kRdmaParams.name, kRdmaSideParams.name, kUdpParams.name, kTcpParams.name, kTcpSideParams.name, "mptcp"})
         EXPECT_NE(std::find(keys.begin(), keys.end(), k), keys.end()) << k;
 }
 
@@ -90,6 +92,24 @@ TEST(KindParams, AnOptionNoTransportGivenTakesIsRefusedByName) {
     r = parse_said({"-T", "tcp", "--tls-cipher", "aes-256-gcm"}, tls);
     EXPECT_EQ(r.rc, 2);
     EXPECT_NE(r.err.find("--tls-cipher is for -T tls, ktls, ktls-sendfile"), std::string::npos) << r.err;
+    // TCP's three groups, each by the rows that take it: the byte-stream options, the socket options, --flows.
+    ClientOptions mptcp;
+    EXPECT_EQ(parse_said({"-T", "mptcp", "--rcvlowat", "1", "--crr-close", "fin", "-t", "crr"}, mptcp).rc, -1);
+    ClientOptions cc;
+    r = parse_said({"-T", "mptcp", "-C", "reno"}, cc);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("--congestion is for -T tcp, tcp-sendfile, tcp-msgzc, tcp-uringzc, tls, ktls, ktls-sendfile: "
+                         "none of the transports given takes it"),
+              std::string::npos)
+        << r.err;
+    ClientOptions flows;
+    r = parse_said({"-T", "udp", "--flows", "4"}, flows);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("--flows is for -T tcp: none of the transports given takes it"), std::string::npos) << r.err;
+    ClientOptions lowat;
+    r = parse_said({"-T", "udp", "--rcvlowat", "1"}, lowat);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("--rcvlowat is for -T tcp,"), std::string::npos) << r.err;
     // --under-load's transport counts: its streams take them.
     ClientOptions load;
     EXPECT_EQ(parse_said({"-T", "tcp", "-t", "rr", "--under-load", "2:rdma-write", "--rdma-dev", "rxe0"}, load).rc, -1);
@@ -154,3 +174,76 @@ TEST(KindParams, TheServerReadsOnlyItsTransportsFieldsAndChecksThem) {
     g.erase("gso_size");  // an older client
     EXPECT_EQ(gso_size_of(half_spec_from_json(g)), 0u);
 }
+
+namespace {
+
+// TCP's parameters kept the wire the shared spec gave them: the same names and ranges, sent with every row's test
+// (an older server requires uring_fixed in each), and an older client's silence means what it meant.
+TEST(KindParams, TcpsParametersKeepTheSharedSpecsWire) {
+    TestSpec udp;
+    udp.transport = transport_named("udp");
+    nlohmann::json u = to_json(server_half(udp));
+    for (const char* k : {"uring_fixed", "rcv_lowat", "flows", "congestion", "max_pacing_Bps", "tos", "crr_close"})
+        EXPECT_TRUE(u.contains(k)) << k;
+    EXPECT_EQ(u["uring_fixed"], false);
+    EXPECT_EQ(u["rcv_lowat"], kDefaultRcvLowat);
+    EXPECT_EQ(u["tos"], -1);
+    EXPECT_EQ(u["crr_close"], "rst");
+
+    TestSpec tcp;
+    TcpParams& p = tcp.kind_params.set(kTcpParams);
+    p.flows = 8;
+    p.congestion = "reno";
+    p.max_pacing_Bps = 1000;
+    p.tos = 0x10;
+    p.crr_close = CrrClose::fin;
+    p.rcv_lowat = 1;
+    tcp.remote.kind_params.set(kTcpSideParams).bind_dev = "eth9";
+    nlohmann::json j = to_json(server_half(tcp));
+    EXPECT_EQ(j["flows"], 8);
+    EXPECT_EQ(j["congestion"], "reno");
+    EXPECT_EQ(j["bind_dev"], "eth9");
+    HalfSpec back = half_spec_from_json(j);
+    EXPECT_EQ(tcp_params(back).flows, 8);
+    EXPECT_EQ(tcp_params(back).congestion, "reno");
+    EXPECT_EQ(tcp_params(back).max_pacing_Bps, 1000u);
+    EXPECT_EQ(tcp_params(back).tos, 0x10);
+    EXPECT_EQ(tcp_params(back).crr_close, CrrClose::fin);
+    EXPECT_EQ(rcv_lowat_of(back), 1u);
+    EXPECT_EQ(tcp_side_params(back.side).bind_dev, "eth9");
+
+    // An older client: no TCP field but the required uring_fixed.
+    for (const char* k : {"rcv_lowat", "flows", "congestion", "max_pacing_Bps", "tos", "crr_close", "bind_dev"})
+        j.erase(k);
+    HalfSpec old = half_spec_from_json(j);
+    EXPECT_EQ(tcp_params(old).rcv_lowat, 1u);  // the kernel's default, as before --rcvlowat
+    EXPECT_EQ(tcp_params(old).flows, 1);
+    EXPECT_EQ(tcp_params(old).tos, -1);
+    EXPECT_EQ(tcp_params(old).crr_close, CrrClose::rst);
+    EXPECT_EQ(tcp_params(old).congestion, "");
+    EXPECT_EQ(tcp_side_params(old.side).bind_dev, "");
+    j.erase("uring_fixed");
+    EXPECT_THROW(half_spec_from_json(j), ProtocolError);  // required, as it was
+
+    // The ranges, and -P x --flows, as the shared spec checked them.
+    nlohmann::json bad = to_json(server_half(tcp));
+    bad["flows"] = kMaxFlows + 1;
+    EXPECT_THROW(half_spec_from_json(bad), ProtocolError);
+    bad = to_json(server_half(tcp));
+    bad["streams"] = 2;
+    bad["flows"] = kMaxFlows;
+    try {
+        half_spec_from_json(bad);
+        ADD_FAILURE() << "2 x 65536 connections accepted";
+    } catch (const ProtocolError& e) {
+        EXPECT_NE(std::string(e.what()).find("'streams' x 'flows'"), std::string::npos) << e.what();
+    }
+    bad = to_json(server_half(tcp));
+    bad["rcv_lowat"] = 0;
+    EXPECT_THROW(half_spec_from_json(bad), ProtocolError);
+    bad["rcv_lowat"] = 1;
+    bad["tos"] = 256;
+    EXPECT_THROW(half_spec_from_json(bad), ProtocolError);
+}
+
+}  // namespace

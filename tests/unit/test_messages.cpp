@@ -10,6 +10,7 @@
 
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
+#include "tcp/tcp_params.hpp"
 
 using namespace zc;
 using nlohmann::json;
@@ -21,7 +22,7 @@ HalfSpec sample_spec() {
     s.transport = transport_named("tcp-msgzc");
     s.test = Workload::maerts;
     s.rx = RxMode::zerocopy;
-    s.uring_fixed = true;
+    s.kind_params.set(kTcpParams).uring_fixed = true;
     s.message_size = 65536;
     s.duration_s = 7.25;
     s.total_bytes = 0;
@@ -263,7 +264,7 @@ TEST(MessageRoundTrip, SetupWithServerSpec) {
     EXPECT_EQ(s.transport, transport_named("tcp-msgzc"));
     EXPECT_EQ(s.test, Workload::maerts);
     EXPECT_EQ(s.rx, RxMode::zerocopy);
-    EXPECT_TRUE(s.uring_fixed);
+    EXPECT_TRUE(tcp_params(s).uring_fixed);
     EXPECT_EQ(s.message_size, 65536u);
     EXPECT_DOUBLE_EQ(s.duration_s, 7.25);
     EXPECT_EQ(s.total_bytes, 0u);
@@ -326,11 +327,11 @@ TEST(MessageRoundTrip, SetupWithEveryTransportAndReceiveMode) {
                 HalfSpec s = sample_spec();
                 s.transport = t;
                 s.rx = rx;
-                s.uring_fixed = fixed;
+                s.kind_params.set(kTcpParams).uring_fixed = fixed;
                 HalfSpec g = std::get<zc::Setup>(round_trip(zc::Setup{s})).spec;
                 EXPECT_EQ(g.transport, t) << transport_name(t);
                 EXPECT_EQ(g.rx, rx) << rx_mode_name(rx);
-                EXPECT_EQ(g.uring_fixed, fixed);
+                EXPECT_EQ(tcp_params(g).uring_fixed, fixed);
             }
         }
     }
@@ -676,7 +677,7 @@ TEST_F(SetupField, ReceiveLowWaterRangeAndOlderClients) {
     accept("rcv_lowat", 1ull << 30);
     json j = good;
     j["spec"].erase("rcv_lowat");  // a client from before --rcvlowat: the kernel's default
-    EXPECT_EQ(std::get<zc::Setup>(decode_body(j.dump())).spec.rcv_lowat, 1u);
+    EXPECT_EQ(tcp_params(std::get<zc::Setup>(decode_body(j.dump())).spec).rcv_lowat, 1u);
 }
 
 TEST_F(SetupField, AlignmentPowerOfTwo) {

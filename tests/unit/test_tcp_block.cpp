@@ -185,7 +185,7 @@ TEST(TcpBlock, HumanLinesAreTheSettingsAndEachStreamsTcpInfo) {
         << six;
 }
 
-// --flows: a stream's sample is all its connections as one (paths/tcp_ops.cpp sums them), and the block
+// --flows: a stream's sample is all its connections as one (tcp/tcp_ops.cpp sums them), and the block
 // says so on the wire and in its lines; an older peer, which read only a stream's first connection, says
 // nothing and decodes as one connection per stream.
 TEST(TcpBlock, AStreamWithFlowsIsItsConnectionsAsOneAndSaysSo) {
@@ -215,7 +215,7 @@ TEST(TcpBlock, ReceivingConnectionsAloneAreAveragedNotDropped) {
     EXPECT_EQ(both.snd_cwnd, 10u);
     EXPECT_EQ(both.bytes_acked, 2500000000u);
     // One connection's summary is that connection's sample, every field as the wire carries it
-    // (paths/tcp_ops.cpp sums every stream's connections, one or many).
+    // (tcp/tcp_ops.cpp sums every stream's connections, one or many).
     for (const TcpSample& t : {rx1, sample(50, 2)}) {
         TcpSideReport alone, summed;
         alone.streams = {t};

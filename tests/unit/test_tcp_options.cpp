@@ -8,6 +8,7 @@
 #include "kind/spec_rules.hpp"
 #include "parse_cli.hpp"
 #include "tcp/tcp_tuning.hpp"
+#include "tcp/tcp_params.hpp"
 
 using namespace zc;
 using zc::test::parse;
@@ -19,27 +20,34 @@ TEST(TcpOptions, EachLandsInTheSpec) {
     auto avail = available_congestion_controls();
     std::string algo = avail.empty() ? "cubic" : avail.front();
     ASSERT_EQ(parse({"-C", algo, "--fq-rate", "100M", "--tos", "0x10", "--bind-dev", "lo", "-6"}, o), -1);
-    EXPECT_EQ(o.params.congestion, algo);
-    EXPECT_EQ(o.params.max_pacing_Bps, 12'500'000u);  // bits/s to the kernel's bytes/s
-    EXPECT_EQ(o.params.tos, 0x10);
-    EXPECT_EQ(o.local.bind_dev, "lo");
-    EXPECT_EQ(o.remote.bind_dev, "");  // the client's interface only
+    EXPECT_EQ(tcp_params(o.params).congestion, algo);
+    EXPECT_EQ(tcp_params(o.params).max_pacing_Bps, 12'500'000u);  // bits/s to the kernel's bytes/s
+    EXPECT_EQ(tcp_params(o.params).tos, 0x10);
+    EXPECT_EQ(tcp_side_params(o.local).bind_dev, "lo");
+    EXPECT_EQ(tcp_side_params(o.remote).bind_dev, "");  // the client's interface only
     EXPECT_EQ(o.family, AF_INET6);
     auto specs = expand_tests(o);
     ASSERT_EQ(specs.size(), 1u);
-    EXPECT_EQ(specs[0].congestion, algo);
-    EXPECT_EQ(specs[0].tos, 0x10);
+    EXPECT_EQ(tcp_params(specs[0]).congestion, algo);
+    EXPECT_EQ(tcp_params(specs[0]).tos, 0x10);
+    // On the wire under the names the shared spec gave them (an older server reads them); --bind-dev stays here.
+    nlohmann::json server = to_json(server_half(specs[0]));
+    EXPECT_EQ(server["congestion"], algo);
+    EXPECT_EQ(server["tos"], 0x10);
+    EXPECT_EQ(server["max_pacing_Bps"], 12'500'000u);
+    EXPECT_EQ(server["bind_dev"], "");
+    EXPECT_EQ(to_json(side_half(specs[0], specs[0].local))["bind_dev"], "lo");
 
     ClientOptions m;
     ASSERT_EQ(parse({"--fq-rate", "2.5G", "-4"}, m), -1);
-    EXPECT_EQ(m.params.max_pacing_Bps, 312'500'000u);
+    EXPECT_EQ(tcp_params(m.params).max_pacing_Bps, 312'500'000u);
     EXPECT_EQ(m.family, AF_INET);
 }
 
 TEST(TcpOptions, CrrAndCcTakeOneByteAndTheCloseMethod) {
     ClientOptions o;
     ASSERT_EQ(parse({"-t", "crr,cc", "--crr-close", "fin"}, o), -1);
-    EXPECT_EQ(o.params.crr_close, CrrClose::fin);
+    EXPECT_EQ(tcp_params(o.params).crr_close, CrrClose::fin);
     auto specs = expand_tests(o);
     ASSERT_EQ(specs.size(), 2u);
     EXPECT_EQ(specs[0].test, Workload::crr);
@@ -47,7 +55,7 @@ TEST(TcpOptions, CrrAndCcTakeOneByteAndTheCloseMethod) {
     EXPECT_EQ(specs[1].test, Workload::cc);
     ClientOptions d;
     ASSERT_EQ(parse({"-t", "crr"}, d), -1);
-    EXPECT_EQ(d.params.crr_close, CrrClose::rst);
+    EXPECT_EQ(tcp_params(d.params).crr_close, CrrClose::rst);
 }
 
 TEST(TcpOptions, BidirIsStreamOnce) {
@@ -102,7 +110,7 @@ TEST(TcpOptions, TheRowsSayWhoRunsCrrAndTheTcpSettings) {
         }
         TestSpec cc;
         cc.transport = t.id;
-        cc.congestion = "reno";
+        cc.kind_params.set(kTcpParams).congestion = "reno";
         std::string tuning = spec_problem(side_half(cc, cc.local), Role::send);
         EXPECT_EQ(tuning.find("set TCP sockets") != std::string::npos, !t.tcp_sockets) << t.name << ": " << tuning;
     }

@@ -8,6 +8,7 @@
 #include "parse_cli.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/result.hpp"
+#include "tcp/tcp_params.hpp"
 #include "under_load.hpp"
 
 using namespace zc;
@@ -82,7 +83,7 @@ TEST(UnderLoad, RefusesWhatCannotRunSayingWhatWould) {
         rr.load.transport = transport_from_name(name);
         EXPECT_EQ(load_problem(rr), "") << name;
         const TestSpec load = load_spec(rr);
-        EXPECT_EQ(load.local.bind_dev.empty(), !transport_info(load.transport).tcp_sockets) << name;
+        EXPECT_EQ(tcp_side_params(load.local).bind_dev.empty(), !transport_info(load.transport).tcp_sockets) << name;
     }
     rr.load.streams = 0;
     EXPECT_EQ(load_problem(rr), "");  // alone: nothing to check

@@ -1,9 +1,27 @@
-#include "kind/flow_rules.hpp"
+#include "tcp/tcp_rules.hpp"
+
+#include "tcp/tcp_params.hpp"
 
 namespace zc {
 
+namespace {
+
+// -C, --fq-rate, --tos and --bind-dev are settings of a kernel TCP socket.
+std::string socket_options_problem(const HalfSpec& h, const TransportInfo& t) {
+    const TcpParams& p = tcp_params(h);
+    const bool asked =
+        !p.congestion.empty() || p.max_pacing_Bps || p.tos >= 0 || !tcp_side_params(h.side).bind_dev.empty();
+    if (!asked || t.tcp_sockets) return "";
+    return "-C, --fq-rate, --tos and --bind-dev set TCP sockets (-T " +
+           transport_names_where([](const TransportInfo& r) { return r.tcp_sockets; }) + "); " + t.name +
+           " has none: leave them out";
+}
+
+}  // namespace
+
+
 std::string flows_problem(const HalfSpec& h) {
-    if (h.flows <= 1) return "";
+    if (tcp_params(h).flows <= 1) return "";
     const TransportInfo& t = transport_info(h.transport);
     if (!t.flows) {
         return "--flows serves many connections per thread with send()/recv() copies over one epoll: -T " +
@@ -23,6 +41,11 @@ std::string flows_problem(const HalfSpec& h) {
                " runs with one connection per stream (-P N)";
     if (h.bitrate != 0) return "-b paces one connection per stream; --flows sends as fast as each flow can";
     return "";
+}
+
+std::string tcp_options_problem(const HalfSpec& half, Role) {
+    if (std::string why = flows_problem(half); !why.empty()) return why;
+    return socket_options_problem(half, transport_info(half.transport));
 }
 
 }  // namespace zc
