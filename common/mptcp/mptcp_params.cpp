@@ -15,7 +15,8 @@ namespace {
 // 0.90x without). docs/mptcp.md has the runs.
 constexpr uint64_t kKernelFrom = 1 << 20;
 
-bool mptcp_kind(const TransportInfo& row) { return row.kind && std::string_view(row.kind) == "mptcp"; }
+constexpr const char* kMptcp = "mptcp";  // the kind's name, its wire half's key
+bool mptcp_kind(const TransportInfo& row) { return row.kind && std::string_view(row.kind) == kMptcp; }
 void no_fields(const KindParams&, nlohmann::json&) {}
 void no_fields_read(const nlohmann::json&, KindParams&) {}
 void resolve(const TestParams& test, KindParams& params) {
@@ -24,7 +25,7 @@ void resolve(const TestParams& test, KindParams& params) {
 }
 
 const KindParamsWire kMptcpWire{
-    .key = "mptcp", .takes = mptcp_kind, .encode = no_fields, .decode = no_fields_read, .resolve = resolve};
+    .key = kMptcp, .takes = mptcp_kind, .encode = no_fields, .decode = no_fields_read, .resolve = resolve};
 const KindParamsWire* const kMptcpWires[] = {&kMptcpWire};
 
 }  // namespace

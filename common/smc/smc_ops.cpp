@@ -4,10 +4,14 @@
 // over the test. --require-smc makes a fallback an error at connect, before anything is measured.
 #include <sys/socket.h>
 
-#include <any>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "core/unique_fd.hpp"
 #include "kind/kind_module.hpp"
 #include "options/kind_options.hpp"
 #include "smc/smc_diag.hpp"
@@ -30,13 +34,43 @@ void require_smc() {
     if (std::string why = smc_unavailable_reason(); !why.empty()) throw std::runtime_error(why);
 }
 
-// Asked before any test (by zcperf for both halves, by zcserver at set-up): a kernel without SMC sockets is
-// refused with what to load, not found out at connect.
-std::string smc_problem(const HalfSpec&, Role) { return smc_unavailable_reason(); }
+// A data connection of the kind: its AF_SMC socket, and the host's SMC counters read before its side's connections
+// were made (the handshakes and fallbacks happen at connect and accept, before the measured interval).
+struct SmcSocket {
+    UniqueFd fd;
+    std::shared_ptr<const SmcStats> before;  // the side's reading, shared by its connections
+
+    int tcp_fd() const { return fd.get(); }
+    void interrupt() { ::shutdown(fd.get(), SHUT_RDWR); }  // wakes a thread blocked in send or recv
+};
+
+std::vector<DataConnection> as_smc_sockets(std::vector<DataConnection> conns,
+                                           const std::shared_ptr<const SmcStats>& before) {
+    std::vector<DataConnection> out;
+    for (DataConnection& c : conns)
+        out.emplace_back(make_kind_connection<SmcSocket>(std::move(std::get<UniqueFd>(c)), before));
+    return out;
+}
+
+class SmcListener final : public KindListener {
+public:
+    SmcListener(const HalfSpec& half, const std::string& bind_address)
+        : before_(std::make_shared<const SmcStats>(read_smc_stats())),
+          tcp_(listen_stream_sockets(half, bind_address, kSmcSocket, false)) {}
+    uint16_t port() const override { return tcp_->port(); }
+    std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
+                                       const std::atomic<bool>& stopped) override {
+        return as_smc_sockets(tcp_->accept(token, deadline, stopped), before_);
+    }
+
+private:
+    std::shared_ptr<const SmcStats> before_;
+    std::unique_ptr<KindListener> tcp_;
+};
 
 std::unique_ptr<KindListener> listen(const HalfSpec& half, Role, const std::string& bind_address) {
     require_smc();
-    return listen_stream_sockets(half, bind_address, kSmcSocket, false);
+    return std::make_unique<SmcListener>(half, bind_address);
 }
 
 // Why --require-smc refuses these connections ("" when every one runs SMC-R or SMC-D). connect() returns once
@@ -57,7 +91,8 @@ std::string fallback_refusal(const std::vector<DataConnection>& conns) {
 
 std::vector<DataConnection> connect(const HalfSpec& half, Role, const PeerAddress& peer, uint64_t token) {
     require_smc();
-    std::vector<DataConnection> conns = connect_stream_sockets(half, peer, token, kSmcSocket);
+    auto before = std::make_shared<const SmcStats>(read_smc_stats());
+    std::vector<DataConnection> conns = as_smc_sockets(connect_stream_sockets(half, peer, token, kSmcSocket), before);
     if (half.kind_options.contains(kRequireSmcKey))
         if (std::string why = fallback_refusal(conns); !why.empty()) throw std::runtime_error(why);
     return conns;
@@ -73,11 +108,8 @@ bool listening(int fd) {
     return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == 0 && on;
 }
 
-// At a stream's start: the host's SMC counters (their delta over the test is the block's).
-std::any counters_so_far(const HalfSpec&, const DataConnection&) { return read_smc_stats(); }
-
 // Each stream's connection as smc_diag saw it at the end (crr's server holds listeners: nothing there), and the
-// counters since the first stream's start. A fallback is said first: its figures are TCP's.
+// counters since before the side's connections. A fallback is said first: its figures are TCP's.
 void read_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
     write_tcp_block(h, role, streams, r);  // its sockets' settings (TCP_INFO would be the handshake socket's)
     SmcSideReport report;
@@ -91,9 +123,8 @@ void read_block(const HalfSpec& h, Role role, std::span<const KindStream> stream
         else if (dump.error.empty())
             report.note = "a stream's connection was not in smc_diag's dump (closed before the end?)";
     }
-    const SmcStats* before =
-        streams.empty() || !streams.front().at_start ? nullptr : std::any_cast<SmcStats>(streams.front().at_start);
-    if (before) report.stats = delta(*before, read_smc_stats());
+    const SmcSocket* first = streams.empty() ? nullptr : kind_connection_if<SmcSocket>(*streams.front().conn);
+    if (first && first->before) report.stats = delta(*first->before, read_smc_stats());
     if (is_connection_test(h.test))
         report.note += std::string(report.note.empty() ? "" : "; ") +
                        "crr: each transaction's connection closes within the loop, so only the streams' first "
@@ -107,12 +138,11 @@ TransportOps smc_ops() {
     ops.listen = listen;
     ops.connect = connect;
     ops.path_name = name_of_path;
-    // Not TCP_INFO, which would be SMC's handshake socket's (its data goes through the RMBs): the host's SMC
-    // counters at the start, which the block's delta is taken from. No interval block.
-    ops.stream_reading = counters_so_far;
+    // Not TCP_INFO, which would be SMC's handshake socket's (its data goes through the RMBs); the block's counters
+    // count from before the side's connections (SmcSocket::before). No interval block.
+    ops.stream_reading = nullptr;
     ops.interval_block = nullptr;
     ops.kind_block = read_block;
-    ops.kind_problem = smc_problem;
     ops.rx_modes = {};  // recv only: TCP_ZEROCOPY_RECEIVE, splice and MSG_TRUNC are TCP's
     return ops;
 }
@@ -128,7 +158,17 @@ OptionRows smc_rows(const KindOptionTargets& to) {
                    [&values] { values[kRequireSmcKey] = "on"; })};
 }
 
-const KindOptionGroup kSmcOptionGroup{.title = "SMC OPTIONS", .rows = smc_rows, .takes = smc_kind};
+// Before any test: -T smc on a client whose kernel has no SMC sockets is refused with what to load (a server's
+// kernel is its own: it refuses at set-up, in the same words).
+void check_smc_run(const KindOptionRun& run) {
+    const bool asked = std::any_of(run.transports.begin(), run.transports.end(),
+                                   [](Transport t) { return smc_kind(transport_info(t)); });
+    if (!asked) return;
+    if (std::string why = smc_unavailable_reason(); !why.empty()) throw std::invalid_argument(why);
+}
+
+const KindOptionGroup kSmcOptionGroup{
+    .title = "SMC OPTIONS", .rows = smc_rows, .takes = smc_kind, .check = check_smc_run};
 const KindTable kSmcTables[] = {{"smc", &kSmcOps}};
 
 }  // namespace

@@ -350,7 +350,6 @@ const TransportOps kTcpOps = {.listen = listen,
                               .kind_block = write_tcp_block,
                               .rx_modes = kTcpRxModes};
 
-
 void write_tcp_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
     TcpSideReport tcp;
     for (const KindStream& s : streams)

@@ -19,7 +19,6 @@ std::string socket_options_problem(const HalfSpec& h, const TransportInfo& t) {
 
 }  // namespace
 
-
 std::string flows_problem(const HalfSpec& h) {
     if (tcp_params(h).flows <= 1) return "";
     const TransportInfo& t = transport_info(h.transport);
