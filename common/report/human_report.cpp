@@ -321,9 +321,10 @@ private:
                 m.calls_per_message, m.segments_per_message, m.local_proc_sd_us, m.remote_proc_sd_us);
         } else {
             out_ << fmt::format(
-                "    client: {:.2f} post/send/recv calls per transaction; {}; proc SD us/Tran local {:.2f} "
+                "    client: {:.2f} post/send/recv calls per transaction{}; proc SD us/Tran local {:.2f} "
                 "remote {:.2f}\n",
-                m.calls_per_message, m.measured, m.local_proc_sd_us, m.remote_proc_sd_us);
+                m.calls_per_message, m.measured.empty() ? "" : "; " + m.measured, m.local_proc_sd_us,
+                m.remote_proc_sd_us);
         }
         if (m.stream_messages_per_s.size() > 1) {
             std::string per;
