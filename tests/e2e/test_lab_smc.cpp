@@ -82,6 +82,8 @@ TEST(Lab, SmcEachConnectionsModeAndReasonFromTheKernel) {
         const json& stats = a["smc"]["stats"];
         ASSERT_TRUE(stats["present"].get<bool>()) << stats.dump();
         EXPECT_GE(stats["smcr"]["tx_bytes"].get<uint64_t>(), received) << stats.dump();
+        // read before the connection was made: its SMC-Rv2 handshake is among them (the client's, on A)
+        EXPECT_GE(stats["smcr"]["client_v2_ok"].get<uint64_t>(), 1u) << stats.dump();
     }
     // The human report: the test's first line says a fallback; --require-smc refuses one, naming the reason.
     Outcome o = run({zcperf_bin(), "-H", kLab.server, "-T", "smc", "-l", "2"}, 120s);
