@@ -125,10 +125,10 @@ run_iperf3() {   # size bytes raw [variant]
 
 log "in the lab ($(uname -r)): iperf3 over TCP and over SMC ($([[ -n ${SMC_RUN:-} ]] && echo "$SMC_RUN" || echo bench/smc_preload.c))," \
     "servers in guest B ($SERVER_IP), client CPU $CLIENT_CPU (A), server CPU $SERVER_CPU (B); $ZCPERF_LAB_SMC"
-log "$ROUNDS rounds x ${SIZES} x (iperf3, iperf3 over SMC), ${DURATION}s each; raw samples: $CSV"
-# ---- zcperf -T smc goes here, once the kind exists: add "zcperf:smc" (and "zcperf:tcp" beside it) to
-# ---- CASES; lib.sh's run_zcperf runs it with the same pinning, and bench/smc_report.py lists every label.
-CASES=(iperf3 iperf3:smc)
+log "$ROUNDS rounds x ${SIZES} x (iperf3, iperf3 over SMC, zcperf -T tcp, zcperf -T smc), ${DURATION}s each; raw samples: $CSV"
+# zcperf's -T smc and -T tcp beside them, with the same pinning (lib.sh's run_zcperf: --cpu CLIENT,SERVER);
+# --require-smc makes a fallback end that test instead of measuring TCP under SMC's name.
+CASES=(iperf3 iperf3:smc zcperf:tcp "zcperf:smc --require-smc")
 bench_rounds "${CASES[@]}"
 echo "iperf3 over SMC vs TCP across the two-guest lab's eth0 ($(uname -r), rxe0, TCG): $ROUNDS rounds," \
     "${DURATION}s, client CPU $CLIENT_CPU in A, server CPU $SERVER_CPU in B ($(date -Is))"
