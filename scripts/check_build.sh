@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-${ZCPERF_BUILD_DIR:-$here/build}}
 
 # Every transport of the card, in the registry's order (zcperf --version's "transports:" line).
-transports="tcp tcp-sendfile tcp-msgzc tcp-uringzc rsocket rsocket-iomap rdma-write rdma-send rdma-read udp udp-gso udp-msgzc mptcp mptcp-sendfile tls ktls ktls-sendfile"
+transports="tcp tcp-sendfile tcp-msgzc tcp-uringzc mptcp mptcp-sendfile rsocket rsocket-iomap rdma-write rdma-send rdma-read smc tls ktls ktls-sendfile udp udp-gso udp-msgzc"
 # Every test label (ctest -L): gpu and rdma tests are registered everywhere and skip with the reason
 # where there is no GPU or RDMA device (mpi where zcperf-mpi or Slurm is missing, so zcperf-mpi is
 # checked below); fuzz needs clang with libFuzzer, which bootstrap.sh installs.
