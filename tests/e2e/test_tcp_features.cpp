@@ -182,8 +182,8 @@ TEST(TcpBadInput, EachRefusalSaysWhatToDo) {
         {{"--tos", "300"}, "0..255", 2},
         {{"--crr-close", "fin"}, "is for -t crr and -t cc", 2},
         {{"-t", "crr", "--crr-close", "reset"}, "rst", 2},
-        {{"-t", "crr", "-T", "tcp-msgzc"}, "runs over -T tcp, mptcp, not tcp-msgzc", 2},
-        {{"-t", "cc", "-T", "udp"}, "runs over -T tcp, not udp", 2},
+        {{"-t", "crr", "-T", "tcp-msgzc"}, "runs over -T tcp, mptcp, smc, not tcp-msgzc", 2},
+        {{"-t", "cc", "-T", "udp"}, "runs over -T tcp, smc, not udp", 2},
         {{"-T", "udp", "-C", "reno"}, "is for -T tcp, tcp-sendfile, tcp-msgzc, tcp-uringzc, tls", 2},
         {{"-t", "crr", "--buffer", "pinned"}, "crr uses host memory", 2},
         {{"-t", "crr", "-n", "1M"}, "-l SECONDS", 2},
@@ -205,7 +205,7 @@ TEST(TcpBadInput, CrrOverRsocketOrVerbsSaysItIsTcps) {
     for (const char* t : {"rsocket", "rdma-write", "rdma-send"}) {
         Outcome o = run_bad({"-t", "crr", "-T", t, "-H", "127.0.0.1"});
         EXPECT_EQ(o.exit_code, 2) << t << o.err;
-        EXPECT_NE(o.err.find("runs over -T tcp, mptcp, not " + std::string(t)), std::string::npos)
+        EXPECT_NE(o.err.find("runs over -T tcp, mptcp, smc, not " + std::string(t)), std::string::npos)
             << t << ": " << o.err;
     }
     Outcome o = run_bad({"-T", "rsocket", "-C", "reno", "-H", "127.0.0.1"});
