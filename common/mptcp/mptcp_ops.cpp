@@ -39,16 +39,6 @@ std::vector<DataConnection> connect(const HalfSpec& half, Role, const PeerAddres
     return connect_stream_sockets(half, peer, token, kMptcpSocket);
 }
 
-std::string name_of_path(const HalfSpec& h, Role role) {
-    return role == Role::send ? transport_name(h.transport) : "mptcp rx-copy";
-}
-
-bool listening(int fd) {
-    int on = 0;
-    socklen_t len = sizeof(on);
-    return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == 0 && on;
-}
-
 // At a stream's start: the host's MPTCP zero-window probes so far (empty where the kernel does not count
 // them). A host-wide count, so a stream's probes over its run are at most what it rose by.
 std::any window_probes_so_far(const HalfSpec&, const DataConnection&) {
@@ -65,7 +55,7 @@ void read_block(const HalfSpec& h, Role role, std::span<const KindStream> stream
     const std::optional<uint64_t> probes_now = read_mptcp_window_probes();
     for (const KindStream& s : streams) {
         int fd = tcp_fd(*s.conn);
-        if (fd < 0 || listening(fd)) continue;
+        if (fd < 0 || is_listener(fd)) continue;
         MptcpConnectionReport& c = report.connections.emplace_back(connection_report(read_mptcp(fd)));
         const uint64_t* probes_then = s.at_start ? std::any_cast<uint64_t>(s.at_start) : nullptr;
         if (probes_then && probes_now && *probes_now >= *probes_then) {
@@ -76,26 +66,13 @@ void read_block(const HalfSpec& h, Role role, std::span<const KindStream> stream
             r.warnings.push_back("mptcp stream " + std::to_string(report.connections.size() - 1) +
                                  ": the subflows' bytes do not add up to the connection's: " + why);
     }
-    if (is_connection_test(h.test))
-        report.note =
-            "crr: each transaction's connection closes within the loop, so only the streams' first "
-            "connections are read (the client's side)";
+    if (is_connection_test(h.test)) report.note = kCrrFirstConnectionsOnly;
     r.kinds[mptcp_block_type().key] = to_json(report);
 }
 
-TransportOps mptcp_ops() {
-    TransportOps ops = kTcpOps;  // the socket loops, the accept with the token, the read-backs of settings
-    ops.listen = listen;
-    ops.connect = connect;
-    ops.path_name = name_of_path;
-    // Not TCP_INFO, which would be one subflow's (the kind's block has them all): the host's zero-window
-    // probes at the start, which the block's sums allow for. No interval block.
-    ops.stream_reading = window_probes_so_far;
-    ops.interval_block = nullptr;
-    ops.kind_block = read_block;
-    ops.rx_modes = {};  // recv only: TCP_ZEROCOPY_RECEIVE, splice and MSG_TRUNC are not tried over subflows
-    return ops;
-}
+// Not TCP_INFO, which would be one subflow's (the kind's block has them all): the host's zero-window probes at the
+// start, which the block's sums allow for.
+TransportOps mptcp_ops() { return tcp_loops_ops({listen, connect, window_probes_so_far, read_block}); }
 
 }  // namespace
 

@@ -98,16 +98,6 @@ std::vector<DataConnection> connect(const HalfSpec& half, Role, const PeerAddres
     return conns;
 }
 
-std::string name_of_path(const HalfSpec& h, Role role) {
-    return role == Role::send ? transport_name(h.transport) : "smc rx-copy";
-}
-
-bool listening(int fd) {
-    int on = 0;
-    socklen_t len = sizeof(on);
-    return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == 0 && on;
-}
-
 // Each stream's connection as smc_diag saw it at the end (crr's server holds listeners: nothing there), and the
 // counters since before the side's connections. A fallback is said first: its figures are TCP's.
 void read_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
@@ -117,7 +107,7 @@ void read_block(const HalfSpec& h, Role role, std::span<const KindStream> stream
     report.note = dump.error;
     for (const KindStream& s : streams) {
         const int fd = tcp_fd(*s.conn);
-        if (fd < 0 || listening(fd)) continue;
+        if (fd < 0 || is_listener(fd)) continue;
         if (const SmcConnection* c = find_smc_connection(dump.connections, socket_inode(fd)))
             report.connections.push_back(*c);
         else if (dump.error.empty())
@@ -126,26 +116,14 @@ void read_block(const HalfSpec& h, Role role, std::span<const KindStream> stream
     const SmcSocket* first = streams.empty() ? nullptr : kind_connection_if<SmcSocket>(*streams.front().conn);
     if (first && first->before) report.stats = delta(*first->before, read_smc_stats());
     if (is_connection_test(h.test))
-        report.note += std::string(report.note.empty() ? "" : "; ") +
-                       "crr: each transaction's connection closes within the loop, so only the streams' first "
-                       "connections are read (the client's side)";
+        report.note += std::string(report.note.empty() ? "" : "; ") + kCrrFirstConnectionsOnly;
     if (std::string fell_back = smc_fallback_sentence(report); !fell_back.empty()) r.warnings.push_back(fell_back);
     r.kinds[smc_block_type().key] = to_json(report);
 }
 
-TransportOps smc_ops() {
-    TransportOps ops = kTcpOps;  // the socket loops, the accept with the token, the read-backs of settings
-    ops.listen = listen;
-    ops.connect = connect;
-    ops.path_name = name_of_path;
-    // Not TCP_INFO, which would be SMC's handshake socket's (its data goes through the RMBs); the block's counters
-    // count from before the side's connections (SmcSocket::before). No interval block.
-    ops.stream_reading = nullptr;
-    ops.interval_block = nullptr;
-    ops.kind_block = read_block;
-    ops.rx_modes = {};  // recv only: TCP_ZEROCOPY_RECEIVE, splice and MSG_TRUNC are TCP's
-    return ops;
-}
+// Not TCP_INFO, which would be SMC's handshake socket's (its data goes through the RMBs); the block's counters count
+// from before the side's connections (SmcSocket::before).
+TransportOps smc_ops() { return tcp_loops_ops({listen, connect, nullptr, read_block}); }
 const TransportOps kSmcOps = smc_ops();
 
 bool smc_kind(const TransportInfo& row) { return row.kind && std::string_view(row.kind) == "smc"; }

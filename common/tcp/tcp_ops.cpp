@@ -366,6 +366,27 @@ void write_tcp_block(const HalfSpec& h, Role role, std::span<const KindStream> s
     r.kinds[tcp_block_type().key] = to_json(tcp);
 }
 
+bool is_listener(int fd) {
+    int on = 0;
+    socklen_t len = sizeof(on);
+    return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == 0 && on;
+}
+
+TransportOps tcp_loops_ops(const StreamSocketKind& kind) {
+    TransportOps ops = kTcpOps;  // the socket loops, the accept with the token, the read-backs of settings
+    ops.listen = kind.listen;
+    ops.connect = kind.connect;
+    ops.path_name = [](const HalfSpec& h, Role role) {
+        const TransportInfo& row = transport_info(h.transport);
+        return role == Role::send ? std::string(row.name) : std::string(row.kind) + " rx-copy";
+    };
+    ops.stream_reading = kind.stream_reading;
+    ops.interval_block = nullptr;
+    ops.kind_block = kind.kind_block;
+    ops.rx_modes = {};
+    return ops;
+}
+
 std::unique_ptr<KindListener> listen_stream_sockets(const HalfSpec& half, const std::string& bind_address,
                                                     const StreamSocket& socket, bool keep_listening) {
     return std::make_unique<TcpListener>(half, bind_address, socket, keep_listening);

@@ -5,6 +5,7 @@
 // refused, ...). The loops a test checks for are in the headers it includes (the copy and staged
 // loops, here; the zero-copy ones in their own tcp/ files).
 #include <memory>
+#include <any>
 #include <span>
 #include <string>
 #include <vector>
@@ -53,6 +54,23 @@ std::vector<DataConnection> connect_stream_sockets(const HalfSpec& half, const P
 struct KindStream;
 struct SideResult;
 void write_tcp_block(const HalfSpec& half, Role role, std::span<const KindStream> streams, SideResult& r);
+
+// kTcpOps for another kind of stream socket on the tcp kind's loops (MPTCP's, SMC's): its own listen, connect and
+// block, its reading at a stream's start (nullptr: none); the receiver's path is "<kind> rx-copy"; no interval block
+// and no receive mode but copy (TCP_INFO, TCP_ZEROCOPY_RECEIVE, splice and MSG_TRUNC are a TCP socket's).
+struct StreamSocketKind {
+    std::unique_ptr<KindListener> (*listen)(const HalfSpec&, Role, const std::string&);
+    std::vector<DataConnection> (*connect)(const HalfSpec&, Role, const PeerAddress&, uint64_t);
+    std::any (*stream_reading)(const HalfSpec&, const DataConnection&);
+    void (*kind_block)(const HalfSpec&, Role, std::span<const KindStream>, SideResult&);
+};
+TransportOps tcp_loops_ops(const StreamSocketKind& kind);
+// Whether fd is a listener (crr's server holds its listeners as its streams: nothing to read there).
+bool is_listener(int fd);
+// What such a kind's block says of crr: only the streams' first connections are read.
+inline constexpr const char* kCrrFirstConnectionsOnly =
+    "crr: each transaction's connection closes within the loop, so only the streams' first connections are read "
+    "(the client's side)";
 
 void make_tcp_send(StreamLoop& loop, const HalfSpec& half, int fd);
 void make_tcp_recv(StreamLoop& loop, const HalfSpec& half, int fd);

@@ -326,7 +326,8 @@ TEST(Lab, KtlsCryptoExplainedAndSendfileCopyOnAnOffloadingNic) {
         // kTLS's sendmsg under the splice into the socket is the same path.
         for (const auto& st : r["local"]["explain"]["stacks"]) {
             const std::string stack = st[0].get<std::string>();
-            if (stack.find("splice_to_socket") != std::string::npos && stack.find("tls_sw_sendmsg") != std::string::npos)
+            if (stack.find("splice_to_socket") != std::string::npos &&
+                stack.find("tls_sw_sendmsg") != std::string::npos)
                 frames[t]["splice_to_socket+tls_sw_sendmsg"] += st[1].get<uint64_t>();
         }
     }
