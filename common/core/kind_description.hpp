@@ -6,6 +6,7 @@
 // kind_block_types(), kind_params_wires()) are made on first use, so no static initialiser's order matters.
 // Its behaviour (operations tables, option group) is the kind's module, a layer above (kind/kind_module.hpp).
 #include <span>
+#include <string_view>
 
 #include "core/transport_registry.hpp"
 
@@ -22,6 +23,9 @@ struct KindDescription {
     const KindBlockType& (*block)() = nullptr;                     // its report block; nullptr: none
     std::span<const KindParamsWire* const> (*params)() = nullptr;  // its parameters' field tables; nullptr: none
 };
+
+// Whether the row is one of that kind's (its `kind`, which transport_table() sets).
+inline bool row_of_kind(const TransportInfo& row, std::string_view kind) { return row.kind && kind == row.kind; }
 
 // Every kind of this program, in the list's order (by name). Defined by the generated list of kinds.
 std::span<const KindDescription* const> kind_descriptions();

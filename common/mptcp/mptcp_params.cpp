@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "core/kind_description.hpp"
 #include "protocol/kind_params_wire.hpp"
 #include "tcp/tcp_params.hpp"
 
@@ -16,7 +17,7 @@ namespace {
 constexpr uint64_t kKernelFrom = 1 << 20;
 
 constexpr const char* kMptcp = "mptcp";  // the kind's name, its wire half's key
-bool mptcp_kind(const TransportInfo& row) { return row.kind && std::string_view(row.kind) == kMptcp; }
+bool mptcp_kind(const TransportInfo& row) { return row_of_kind(row, kMptcp); }
 void no_fields(const KindParams&, nlohmann::json&) {}
 void no_fields_read(const nlohmann::json&, KindParams&) {}
 void resolve(const TestParams& test, KindParams& params) {

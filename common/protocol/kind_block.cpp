@@ -135,24 +135,26 @@ std::string kind_block_messages_measured(const SideResult& side, Workload test, 
     return "";
 }
 
-std::string kind_block_label_note(const KindBlocks& blocks) {
+namespace {
+// The blocks' notes of one hook (a block's text by its json), in the kinds' order, `between` each two.
+std::string joined_notes(const KindBlocks& blocks, std::string (*KindBlockType::*hook)(const nlohmann::json&),
+                         const char* between) {
     std::string out;
     for (const KindBlockType* t : kind_block_types()) {
         const auto* b = find_block(blocks, t->key);
-        if (!b || !t->label_note) continue;
-        if (std::string note = t->label_note(*b); !note.empty()) out += (out.empty() ? "" : ", ") + note;
+        if (!b || !(t->*hook)) continue;
+        if (std::string note = (t->*hook)(*b); !note.empty()) out += (out.empty() ? "" : between) + note;
     }
     return out;
 }
+}  // namespace
+
+std::string kind_block_label_note(const KindBlocks& blocks) {
+    return joined_notes(blocks, &KindBlockType::label_note, ", ");
+}
 
 std::string kind_block_method_note(const KindBlocks& blocks) {
-    std::string out;
-    for (const KindBlockType* t : kind_block_types()) {
-        const auto* b = find_block(blocks, t->key);
-        if (!b || !t->method_note) continue;
-        if (std::string note = t->method_note(*b); !note.empty()) out += (out.empty() ? "" : "; ") + note;
-    }
-    return out;
+    return joined_notes(blocks, &KindBlockType::method_note, "; ");
 }
 
 std::string kind_blocks_interval_text(const KindBlocks* local, const KindBlocks* remote) {

@@ -83,7 +83,7 @@ constexpr std::pair<const char*, RdmaOp> kRowOps[] = {{"rsocket", RdmaOp::send},
 
 }  // namespace
 
-bool rdma_row(const TransportInfo& row) { return row.kind && std::string_view(row.kind) == "rdma"; }
+bool rdma_row(const TransportInfo& row) { return row_of_kind(row, "rdma"); }
 bool verbs_row(const TransportInfo& row) { return rdma_row(row) && row.table == kVerbsTable; }
 
 RdmaOp rdma_op_of(const TransportInfo& row) {

@@ -126,7 +126,7 @@ void read_block(const HalfSpec& h, Role role, std::span<const KindStream> stream
 TransportOps smc_ops() { return tcp_loops_ops({listen, connect, nullptr, read_block}); }
 const TransportOps kSmcOps = smc_ops();
 
-bool smc_kind(const TransportInfo& row) { return row.kind && std::string_view(row.kind) == "smc"; }
+bool smc_kind(const TransportInfo& row) { return row_of_kind(row, "smc"); }
 
 OptionRows smc_rows(const KindOptionTargets& to) {
     KindOptionValues& values = to.values;

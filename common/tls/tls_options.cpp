@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "core/kind_description.hpp"
 #include "options/kind_options.hpp"
 #include "tls/tls_offload.hpp"
 #include "tls/tls_session.hpp"
@@ -37,7 +38,7 @@ OptionRows tls_rows(const KindOptionTargets& to) {
     };
 }
 
-bool tls_kind(const TransportInfo& row) { return row.kind && std::string_view(row.kind) == "tls"; }
+bool tls_kind(const TransportInfo& row) { return row_of_kind(row, "tls"); }
 
 // --tls-offload is the kernel's TLS (ktls, ktls-sendfile), and refused before any test where the route to a
 // server leaves by an interface that cannot encrypt (the client sends) or decrypt (it receives) TLS records;

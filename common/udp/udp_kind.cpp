@@ -46,7 +46,7 @@ constexpr TransportInfo kRows[] = {
 }  // namespace
 
 bool gso_row(const TransportInfo& row) {
-    return row.kind && std::string_view(row.kind) == "udp" &&
+    return row_of_kind(row, "udp") &&
            (std::string_view(row.name) == "udp-gso" || std::string_view(row.name) == "udp-msgzc");
 }
 
