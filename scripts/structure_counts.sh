@@ -178,7 +178,7 @@ if ((check)); then
             bad=1
         fi
     }
-    limit "shared files a socket transport touches" "$(count "$transport")" 4
+    limit "shared files a socket transport touches" "$(count "$transport")" 2  # 4 before the kinds' folders
     limit "kind branches outside the registry" "$(count "$kind")" 0
     limit "places naming a Transport:: value outside the registry" "$(count "$named")" 0  # 6 before rows were found by name
     limit "memory-kind if-chains in the path factories" "$(count "$memory")" 0

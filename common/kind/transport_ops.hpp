@@ -1,13 +1,13 @@
 #pragma once
 // What a transport kind does, as one table of functions (neper's neper_fn, iperf3's struct protocol):
 // listen, accept and connect its data connections, build a stream's loop for each test, and read back
-// what ran. A transport's registry row (core/transport_registry.hpp) names its kind; transport_ops()
-// finds the kind's table. Everything above this (DataListener, connect_data_streams, the path factory,
-// the side runner) calls through the table and names no transport. The functions run at set-up and
-// once per stream; the hot loop is inside the loop class they build (core/stream_loop.hpp).
+// what ran. A transport's row (core/transport_registry.hpp) names its kind and which of the kind's tables
+// builds it; transport_ops() finds that table in the kind's module (kind/kind_module.hpp). Everything above this
+// (DataListener, connect_data_streams, the path factory, the side runner) calls through the table and names no
+// transport. The functions run at set-up and once per stream; the hot loop is inside the loop class they build
+// (core/stream_loop.hpp).
 //
-// Adding a kind (docs/structure.md, "Adding a transport"): its rows, one table in its own file, and
-// one line in transport_ops.cpp.
+// Adding a kind: docs/structure.md, "Add a kind".
 #include <any>
 #include <atomic>
 #include <chrono>

@@ -55,7 +55,7 @@ std::string subflow_sum_problem(const MptcpConnectionReport& c);
 nlohmann::json to_json(const MptcpSideReport& r);
 MptcpSideReport mptcp_side_from_json(const nlohmann::json& j);  // throws ProtocolError
 
-// The block's table, registered beside its codec (mptcp_report.cpp).
+// The block's table, which the kind's description lists (mptcp_report.cpp).
 const KindBlockType& mptcp_block_type();
 
 }  // namespace zc

@@ -67,7 +67,7 @@ nlohmann::json to_json(const RdmaInfo& r);
 RdmaInfo rdma_info_from_json(const nlohmann::json& j);  // throws ProtocolError
 std::string describe(const RdmaInfo& r);                // one human line: "rxe0 port 1, GID 1, MTU 4096, Ethernet; ..."
 
-// The block's table (key "rdma"), registered beside its codec (rdma_info.cpp).
+// The block's table (key "rdma"), which the kind's description lists (rdma_info.cpp).
 const KindBlockType& rdma_block_type();
 
 }  // namespace zc

@@ -40,7 +40,7 @@ nlohmann::json to_json(const TcpSideReport& t);  // its fields as the side's top
 // From a whole side's JSON (the fields it lacks keep their defaults); throws ProtocolError naming a bad one.
 TcpSideReport tcp_side_report_from_json(const nlohmann::json& side);
 
-// The block's table (key "tcp", flat), registered beside its codec (tcp_report.cpp).
+// The block's table (key "tcp", flat), which the kind's description lists (tcp_report.cpp).
 const KindBlockType& tcp_block_type();
 // A side's TCP block, decoded (empty where the side has none: not a TCP socket).
 TcpSideReport tcp_block_of(const SideResult& side);

@@ -2,8 +2,8 @@
 // What one side's UDP path did: the receiver's sequence accounting beside the kernel's word
 // (the socket's drop count, /proc/net/snmp's Udp counters over the interval), GSO/GRO batching, where
 // segmentation ran, and -b pacing (also for TCP: any paced sender). Empty for paths that are neither.
-// It is the udp kind's block (protocol/kind_block.hpp) under the key "udp", registered beside its
-// codec (udp_info.cpp). -b's figures travel in it for every kind (their wire home since
+// It is the udp kind's block (protocol/kind_block.hpp) under the key "udp", listed by the kind's
+// description (udp/udp_kind.cpp). -b's figures travel in it for every kind (their wire home since
 // UDP brought them: a paced TCP or RDMA sender's block has datagram_path false), so what reads them
 // (the CSV's bitrate and pacing, the client's -b notes) takes them through udp_block_of.
 #include <cstdint>
@@ -50,7 +50,7 @@ std::vector<std::string> udp_side_notes(const UdpInfo& tx, const UdpInfo& rx);
 nlohmann::json to_json(const UdpInfo& u);
 UdpInfo udp_info_from_json(const nlohmann::json& j);  // throws ProtocolError naming a bad field
 
-// The block's table (key "udp"), registered beside its codec (udp_info.cpp).
+// The block's table (key "udp"), which the kind's description lists (udp_info.cpp).
 const KindBlockType& udp_block_type();
 // A side's udp block, decoded (empty, used = false, where the side has none).
 UdpInfo udp_block_of(const SideResult& side);

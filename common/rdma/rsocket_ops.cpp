@@ -1,6 +1,6 @@
 // The rsocket kind's operations table: rsockets (librdmacm's socket API over RDMA) connected and
 // accepted with the token like TCP, and the rsend/rrecv, riowrite and rr loops on them. Only in a
-// build with rdma-core (transport_ops.cpp lists the table only then).
+// build with rdma-core (the rdma kind's module, rdma_params.cpp, lists the table only then).
 #if ZCPERF_WITH_RDMA
 #include <rdma/rsocket.h>
 

@@ -1,6 +1,6 @@
 // The verbs kind's operations table: queue pairs connected with rdma_cm (one RdmaConnection per
 // stream, its QPs, memory region and ring) and the RDMA WRITE / SEND / READ loops on them. Only in a
-// build with rdma-core (transport_ops.cpp lists the table only then).
+// build with rdma-core (the rdma kind's module, rdma_params.cpp, lists the table only then).
 #if ZCPERF_WITH_RDMA
 #include <algorithm>
 #include <stdexcept>

@@ -26,7 +26,7 @@ std::string smc_fallback_sentence(const SmcSideReport& r);
 nlohmann::json to_json(const SmcSideReport& r);
 SmcSideReport smc_side_from_json(const nlohmann::json& j);  // throws ProtocolError
 
-// The block's table, registered beside its codec (smc_report.cpp).
+// The block's table, which the kind's description lists (smc_report.cpp).
 const KindBlockType& smc_block_type();
 
 }  // namespace zc

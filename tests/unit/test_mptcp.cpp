@@ -159,7 +159,7 @@ TEST(KindBlock, ASideResultCarriesTheKindsBlockThroughTheTable) {
     std::string cells = kind_blocks_csv_cells(back.kinds);
     EXPECT_NE(header.find("local_mptcp_subflows_bytes_acked"), std::string::npos);
     EXPECT_EQ(std::count(header.begin(), header.end(), ','), std::count(cells.begin(), cells.end(), ','));
-    // the kinds' columns come by name (core/registered.hpp): mptcp's first
+    // the kinds' columns come by name (common/kinds.cmake's list): mptcp's first
     EXPECT_EQ(header.rfind("local_mptcp_connections", 0), 0u) << header.substr(0, 80);
     EXPECT_EQ(cells.substr(0, 6), "1,0,1,");
     EXPECT_EQ(kind_blocks_csv_cells({}).find_first_not_of(','), std::string::npos);  // a side without: empty cells
