@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The lab tests for real: `ctest -L lab` in guest A of the two-guest lab (scripts/lab.sh), against
-# zcserver in guest B across the virtio-net link; then a lab left up (--up, COMMANDs, --down). CI runs
-# this after the RDMA tests; on a plain host these tests skip with the reason.
-#   scripts/test_lab.sh [extra ctest arguments, e.g. -R Irq or -V]
-# LAB_TEST_TIMEOUT: seconds for the whole lab, boots included (default 900, so a hung test cannot
+# zcserver in guest B across the virtio-net link; the SMC tests (named *Smc*) twice more in labs on
+# Debian's 6.12 kernel, where SMC-R engages over rxe: SMC set up on both guests, then guest B left without
+# a UEID (every connection falls back, the reason named); then a lab left up (--up, COMMANDs, --down).
+# CI runs this after the RDMA tests; on a plain host these tests skip with the reason.
+#   scripts/test_lab.sh [ctest arguments, e.g. -R Irq or -V: then the default lab alone runs them]
+# LAB_TEST_TIMEOUT: seconds for each lab, its boot included (default 900, so a hung test cannot
 # hold CI; ctest's own per-test TIMEOUTs normally stop one much sooner).
 set -euo pipefail
 
@@ -21,9 +23,25 @@ start=$SECONDS
 rc=0
 args=
 (($#)) && args=$(printf ' %q' "$@")   # printf with no arguments would still print one empty ''
-"$here/scripts/lab.sh" --build "$build" --timeout "$timeout" -- \
-    "ctest --test-dir $(printf %q "$build") -L lab --no-tests=error --output-on-failure$args" 2>&1 | tee "$log" ||
-    rc=${PIPESTATUS[0]}
+: >"$log"
+# lab LAB_OPTIONS... -- CTEST_SELECTION...: one lab's boot, its tests and its end, appended to the log.
+lab() {
+    local opts=() ctest_args=
+    while [[ $1 != -- ]]; do opts+=("$1"); shift; done
+    shift
+    (($#)) && ctest_args=$(printf ' %q' "$@")
+    echo "test_lab: lab ${opts[*]:-(default)}: ctest -L lab$ctest_args" | tee -a "$log" >&2
+    "$here/scripts/lab.sh" --build "$build" --timeout "$timeout" "${opts[@]}" -- \
+        "ctest --test-dir $(printf %q "$build") -L lab --no-tests=error --output-on-failure$ctest_args$args" 2>&1 |
+        tee -a "$log" || { local status=${PIPESTATUS[0]}; ((rc)) || rc=$status; }
+}
+if (($#)); then
+    lab --  # the arguments choose the tests: the default lab only
+else
+    lab -- -E Smc
+    lab --kernel 6.12 --smc -- -R Smc
+    lab --kernel 6.12 --smc --smc-no-ueid b -- -R Smc
+fi
 # One exception: a lab that could not make eth1, its offloading link (lab.sh says why, e.g. no
 # /dev/net/tun), skips the tests of that link (named *OffloadingNic) with the reason.
 skipped=$(grep "(Skipped)" "$log" || true)
