@@ -106,6 +106,9 @@ and msgrate on messages/s (and service demand per message), not on Gb/s.
 Exit status: 0 ok, 1 a test failed (the reason is printed), 2 bad usage, 130 interrupted.
 )";
 
+// The rows whose stream senders take --batch too (sendmmsg), beside the msgrate senders that batch.
+bool batches_streams(const TransportInfo& r) { return (r.batch_tests & kStreams) != 0; }
+
 // zcperf's examples with each kind's own among them, in the kinds' order.
 std::string examples() {
     std::string out = kExamples;
@@ -326,9 +329,8 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                  }
              }),
         value_in("--batch", o.params.batch, wire_range(&TestParams::batch),
-                 "msgrate, and the stream tests of -T " + transport_names_where([](const TransportInfo& r) {
-                     return (r.batch_tests & kStreams) != 0;
-                 }) + ": messages (datagrams) per send call (sendmmsg), 1..1024"),
+                 "msgrate, and the stream tests of -T " + transport_names_where(batches_streams) +
+                     ": messages (datagrams) per send call (sendmmsg), 1..1024"),
         // How a sender paces (any transport).
         text("-b,--bitrate",
              "each stream's rate in bits/s (iperf3's -b): 100M, 2.5G, 1k at least, kept by the sender's own "
@@ -574,14 +576,13 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
         // Rules over several options (each option's own range is its row's).
         // --batch: msgrate's (each row says whether it batches: spec_problem), and the streams of rows whose
         // stream senders batch too (their batch_tests).
-        auto stream_batches = [](const TransportInfo& r) { return (r.batch_tests & kStreams) != 0; };
         const bool batched = std::any_of(o.transports.begin(), o.transports.end(),
-                                         [&](Transport t) { return stream_batches(transport_info(t)); });
+                                         [](Transport t) { return batches_streams(transport_info(t)); });
         if (o.params.batch != 1 && !batched &&
             std::find(o.tests.begin(), o.tests.end(), Workload::msgrate) == o.tests.end())
             throw std::invalid_argument(
                 "--batch is for -t msgrate (messages per send call), and the stream tests of -T " +
-                transport_names_where(stream_batches));
+                transport_names_where(batches_streams));
         check_interval(o);
         check_bidir(o);
         check_kind_options_taken(o, rows, groups);
