@@ -1,6 +1,6 @@
 #pragma once
 // UDP's part of the one capability check (spec_problem, spec_rules.hpp) and of the server's memory
-// check: the sizes UDP can carry, its receive modes, and -b where another kind's loop would ignore it.
+// check: the sizes UDP can carry, its host memory, --batch on its GSO rows; and its report block.
 #include <cstdint>
 #include <string>
 
@@ -13,8 +13,8 @@
 
 namespace zc {
 
-// Why this UDP half cannot run ("" when it can): its table's kind_problem. UDP paces stream, maerts and
-// msgrate senders (-b).
+// Why this UDP half cannot run ("" when it can): its table's kind_problem. Where -b runs is every kind's rule
+// (spec_rules.cpp's pacing_problem, over the rows' paced_tests: udp's msgrate too).
 std::string udp_spec_problem(const HalfSpec& half, Role role);
 uint64_t udp_buffer_bytes(const HalfSpec& half, Role role);
 // A side's UDP report from its loops' summed counts: `interface` is the data's device, whose features say
