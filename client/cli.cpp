@@ -66,13 +66,9 @@ Examples:
   zcperf --bidir -m 64K -H server        stream and maerts at once: each direction, and the sum
   zcperf -C bbr --fq-rate 2.5G -H server congestion control and a pacing cap on both sides' sockets; the
                                          report gives what each kernel ran and TCP_INFO per stream
-  zcperf -T udp -b 1G -l 5               1472-byte UDP datagrams paced at 1 Gbit/s: loss, reordering,
-                                         duplicates and jitter from the sequence numbers, beside the
-                                         kernel's drop counts (SO_RXQ_OVFL, /proc/net/snmp)
-  zcperf -T udp,udp-gso,udp-msgzc --gso-size 1472 --rx gro
-                                         one datagram per call vs GSO (44 segments per call) vs GSO with
-                                         MSG_ZEROCOPY, received with UDP_GRO's coalesced buffers
-  zcperf -H 10.0.0.2 -T rdma-write,rdma-send,rsocket -m 64K,1M -l 5
+)";
+// After the kinds' own examples (KindModule::help_examples).
+constexpr const char* kExamplesAfterKinds = R"(  zcperf -H 10.0.0.2 -T rdma-write,rdma-send,rsocket -m 64K,1M -l 5
                                          RDMA paths (rdma-core): the address must be on the RDMA NIC
                                          (rdma_cm refuses loopback, so no embedded server)
   zcperf -H 10.0.0.2 -T rdma-write --qps 4 --postlist 8 --cq-mode event
@@ -109,6 +105,17 @@ report says how many went inline and in how many ibv_post_send calls. -i/-I judg
 and msgrate on messages/s (and service demand per message), not on Gb/s.
 Exit status: 0 ok, 1 a test failed (the reason is printed), 2 bad usage, 130 interrupted.
 )";
+
+// The rows whose stream senders take --batch too (sendmmsg), beside the msgrate senders that batch.
+bool batches_streams(const TransportInfo& r) { return (r.batch_tests & kStreams) != 0; }
+
+// zcperf's examples with each kind's own among them, in the kinds' order.
+std::string examples() {
+    std::string out = kExamples;
+    for (const KindModule* m : kind_modules())
+        if (m->help_examples) out += m->help_examples;
+    return out + kExamplesAfterKinds;
+}
 
 // `allowed`: the CPUs a local CPU of the option must be one of; `what` says which set that is.
 void check_cpus_exist(const std::vector<int>& cpus, const std::vector<int>& allowed, const char* what) {
@@ -322,13 +329,16 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                  }
              }),
         value_in("--batch", o.params.batch, wire_range(&TestParams::batch),
-                 "msgrate, and udp's stream: messages (datagrams) per send call (sendmmsg), 1..1024"),
+                 "msgrate, and the stream tests of -T " + transport_names_where(batches_streams) +
+                     ": messages (datagrams) per send call (sendmmsg), 1..1024"),
         // How a sender paces (any transport).
         text("-b,--bitrate",
              "each stream's rate in bits/s (iperf3's -b): 100M, 2.5G, 1k at least, kept by the sender's own "
              "clock on every transport (UDP over an fq qdisc: the kernel paces too, SO_MAX_PACING_RATE); the "
              "report gives the rate achieved and how. UDP without -b sends as fast as it can. stream and maerts; "
-             "msgrate over UDP",
+             "msgrate over -T " +
+                 transport_names_where(
+                     [](const TransportInfo& r) { return (r.paced_tests & bit(Workload::msgrate)) != 0; }),
              [&o](const std::string& t) { o.params.bitrate = parse_bitrate(t); })
             .value_kind("RATE"),
         value_in("-l,--duration", o.params.duration_s, wire_range(&TestParams::duration_s).from(0.01),
@@ -549,7 +559,7 @@ void parse_mem_node_option(const std::string& text, int& local, int& remote) {
 int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgram& program) {
     for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
     CLI::App app{program.description.empty() ? kDescription : program.description, program.name};
-    app.footer(program.examples.empty() ? kExamples : program.examples);
+    app.footer(program.examples.empty() ? examples() : program.examples);
     app.set_version_flag("-V,--version", version_text(program.name.c_str()));
     OptionRows rows = client_rows(o, program);
     std::vector<GroupRows> groups;
@@ -564,11 +574,15 @@ int parse_client_options(int argc, char** argv, ClientOptions& o, const CliProgr
     rows.insert(rows.end(), program.rows.begin(), program.rows.end());
     return parse_rows(app, rows, argc, argv, [&] {
         // Rules over several options (each option's own range is its row's).
-        const bool datagrams = std::any_of(o.transports.begin(), o.transports.end(),
-                                           [](Transport t) { return transport_info(t).datagrams; });
-        if (o.params.batch != 1 && !datagrams &&
+        // --batch: msgrate's (each row says whether it batches: spec_problem), and the streams of rows whose
+        // stream senders batch too (their batch_tests).
+        const bool batched = std::any_of(o.transports.begin(), o.transports.end(),
+                                         [](Transport t) { return batches_streams(transport_info(t)); });
+        if (o.params.batch != 1 && !batched &&
             std::find(o.tests.begin(), o.tests.end(), Workload::msgrate) == o.tests.end())
-            throw std::invalid_argument("--batch is for -t msgrate (messages per send call), and udp's stream");
+            throw std::invalid_argument(
+                "--batch is for -t msgrate (messages per send call), and the stream tests of -T " +
+                transport_names_where(batches_streams));
         check_interval(o);
         check_bidir(o);
         check_kind_options_taken(o, rows, groups);
@@ -621,7 +635,7 @@ std::vector<TestSpec> expand_tests(const ClientOptions& o) {
                     s.rx = rx;
                     s.test = t;
                     s.message_size = size;
-                    if (t != Workload::msgrate && !transport_info(tr).datagrams) s.batch = 1;
+                    if (t != Workload::msgrate && !(transport_info(tr).batch_tests & bit(t))) s.batch = 1;
                     if (o.under_load_counts.empty()) out.push_back(s);
                     for (int load : o.under_load_counts) {
                         s.load.streams = load;

@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "core/flow_stats.hpp"
-#include "protocol/udp_info.hpp"
 #include "run/side_runner.hpp"
 #include "system/fd_limit.hpp"
 #include "tcp/tcp_params.hpp"
@@ -174,12 +173,11 @@ SideResult await_remote(ControlClient& control, SideRunner& runner, const TestSp
 
 // The two sides' counts must agree before any figure is reported; throws what does not.
 void check_counts(const TestSpec& spec, const SideResult& tx, const SideResult& rx) {
-    const bool udp = transport_info(spec.transport).datagrams;
-    if (udp && spec.test != Workload::rr) {  // datagrams may be lost: the two sides' counts must add up instead
-        if (std::string why = udp_count_problem(udp_block_of(tx), tx.bytes, udp_block_of(rx), rx.bytes); !why.empty())
-            throw std::runtime_error("UDP count mismatch: " + why + ". No figures are reported for this test.");
-    } else if (udp) {
-        // rr over UDP: a lost request or answer is counted by the initiator (rr_timeouts), not a mismatch.
+    // A kind that may lose data (UDP's datagrams) checks that the two sides' counts add up instead.
+    if (std::optional<std::string> lossy = kind_block_count_problem(tx, rx)) {
+        if (!lossy->empty())
+            throw std::runtime_error(std::string(transport_name(spec.transport)) + " count mismatch: " + *lossy +
+                                     ". No figures are reported for this test.");
     } else if (std::string why = flow_count_problem(tx.flow_bytes, rx.flow_bytes); !why.empty()) {
         throw std::runtime_error(why + ". No figures are reported for this test.");
     } else if (tx.bytes != rx.bytes || (tx.flow_bytes.empty() && !is_connection_test(spec.test) &&
@@ -210,17 +208,17 @@ void note_sides(const SideResult& local, const SideResult& remote, std::vector<s
     }
 }
 
-// A -b sender's pace (any kind; UDP's losses are its block's check_sides, in kind_block_notes).
+// A -b sender's pace (any kind: the sides' pacing sections).
 void note_pacing(const TestSpec& spec, const SideResult& tx, const SideResult& rx, std::vector<std::string>& warnings) {
-    UdpInfo paced = udp_block_of(tx);  // -b's figures travel in the udp block (protocol/udp_info.hpp)
-    if (!paced.bitrate) return;
+    PacingReport paced = tx.pacing;
+    if (!paced.asked()) return;
     // A timed paced sender sends what is due before the end of -l: its rate is its bytes over -l (its
     // measured interval also holds the end marker's exchange); with -n, over its interval. Per stream.
     // rdma-read's paced loop is the reader's: its side carries the pacing, the sender's the bytes.
     double span = spec.total_bytes == 0 ? spec.duration_s : tx.elapsed_s;
     int streams = std::max(1, static_cast<int>(tx.stream_bytes.size()));
     double rate = span > 0 ? static_cast<double>(tx.bytes) * 8 / span / streams : 0;
-    if (paced.pacing.method == PacingMethod::none) paced.pacing = udp_block_of(rx).pacing;
+    if (paced.counts.method == PacingMethod::none) paced.counts = rx.pacing.counts;
     warnings.push_back(pacing_note(paced, rate, streams));
 }
 

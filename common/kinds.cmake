@@ -10,7 +10,7 @@ set(ZCPERF_KIND_CODECS_rdma rdma/rdma_kind.cpp protocol/rdma_info.cpp protocol/r
 set(ZCPERF_KIND_CODECS_smc smc/smc_kind.cpp smc/smc_report.cpp smc/smc_codes.cpp)
 set(ZCPERF_KIND_CODECS_tcp tcp/tcp_kind.cpp protocol/tcp_report.cpp core/tcp_stats.cpp tcp/tcp_params.cpp)
 set(ZCPERF_KIND_CODECS_tls tls/tls_kind.cpp tls/tls_report.cpp)
-set(ZCPERF_KIND_CODECS_udp udp/udp_kind.cpp protocol/udp_info.cpp protocol/udp_params.cpp)
+set(ZCPERF_KIND_CODECS_udp udp/udp_kind.cpp udp/udp_info.cpp udp/udp_params.cpp)
 
 set(ZCPERF_KIND_CODECS "")
 set(previous "")

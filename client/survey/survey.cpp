@@ -30,6 +30,22 @@ SurveyPath copy_path_of(const SurveyPath& p) {
     return {transport_from_name(transport_info(p.transport).copy_path), RxMode::copy};
 }
 
+std::string copy_paths_text() {
+    const std::string reference = transport_info(Transport{}).copy_path;  // the first row's, and a row's naming none
+    std::vector<std::string> copies;                                      // the others, in the rows' order
+    for (const auto& row : transport_table())
+        if (row.copy_path != reference && std::find(copies.begin(), copies.end(), row.copy_path) == copies.end())
+            copies.push_back(row.copy_path);
+    std::string out;
+    for (const auto& c : copies) {
+        auto measured = [&](const TransportInfo& r) {
+            return (r.tests & bit(Workload::stream)) && c == r.copy_path && c != r.name;
+        };
+        if (std::string rows = transport_names_where(measured); !rows.empty()) out += c + " for " + rows + "; ";
+    }
+    return out + reference + " for the others";
+}
+
 std::vector<SurveyPath> default_survey_paths() {
     std::vector<SurveyPath> out;
     for (const auto& row : transport_table()) {

@@ -29,9 +29,11 @@ struct SurveyPath {
 
 // "tcp-msgzc", "tcp/zerocopy"; throws std::invalid_argument naming the transports or modes there are.
 SurveyPath survey_path_from_name(const std::string& name);
-// The copy path a path is measured against: its transport row's copy_path (udp for UDP's, rsocket for
-// rsocket's, tcp for every other).
+// The copy path a path is measured against: its transport row's copy_path (its family's: the kinds' rows say).
 SurveyPath copy_path_of(const SurveyPath& p);
+// Which copy path each stream path is set against, in words from the rows: "rsocket for rsocket-iomap, udp for
+// udp-gso, udp-msgzc, tcp for the others".
+std::string copy_paths_text();
 // Every stream path of the transport table (built or not: one not built is listed refused, with what it
 // needs), and the copy paths' other receive modes.
 std::vector<SurveyPath> default_survey_paths();

@@ -31,19 +31,21 @@ namespace zc {
 
 namespace {
 
-constexpr const char* kSurveyDescription =
-    "zcperf survey: where zero-copy starts to pay on this host. Every stream path the server and this host "
-    "accept (or --paths), over a ladder of message sizes (--sizes, default 4K..4M doubling), in alternating "
-    "rounds (--rounds: each round runs every point once, in an order that changes), with --explain at its "
-    "default rate. Each path is set against its family's copy path (tcp for TCP's, udp for UDP's, rsocket for "
-    "rsocket-iomap) at the same size, paired by round: throughput and each side's service demand as ratios "
-    "with 95 % intervals over the rounds' paired ratios, verdicts held to a false discovery rate of 5 % over "
-    "the whole survey (Benjamini-Hochberg); per path, the crossover: the smallest size from which its "
-    "sender's service demand is lower, and where it stops. The paths refused here or by the server are "
-    "listed with the reason. Progress and the time left go to stderr. zcperf's options (-H, -l, --cpu, -o "
-    "...) apply to every point; -T, -m, --rx, -t and -i are the survey's to choose. --html FILE writes one "
-    "self-contained page: each figure and ratio against the size with its band, the crossovers marked, the "
-    "sender's --explain categories per size, and any point's flame graphs beside its copy path's.";
+std::string survey_description() {
+    return "zcperf survey: where zero-copy starts to pay on this host. Every stream path the server and this host "
+           "accept (or --paths), over a ladder of message sizes (--sizes, default 4K..4M doubling), in alternating "
+           "rounds (--rounds: each round runs every point once, in an order that changes), with --explain at its "
+           "default rate. Each path is set against its family's copy path (" +
+           copy_paths_text() +
+           ") at the same size, paired by round: throughput and each side's service demand as ratios "
+           "with 95 % intervals over the rounds' paired ratios, verdicts held to a false discovery rate of 5 % over "
+           "the whole survey (Benjamini-Hochberg); per path, the crossover: the smallest size from which its "
+           "sender's service demand is lower, and where it stops. The paths refused here or by the server are "
+           "listed with the reason. Progress and the time left go to stderr. zcperf's options (-H, -l, --cpu, -o "
+           "...) apply to every point; -T, -m, --rx, -t and -i are the survey's to choose. --html FILE writes one "
+           "self-contained page: each figure and ratio against the size with its band, the crossovers marked, the "
+           "sender's --explain categories per size, and any point's flame graphs beside its copy path's.";
+}
 
 constexpr const char* kSurveyExamples =
     "Examples:\n"
@@ -63,7 +65,7 @@ void on_signal(int) { g_interrupted.store(true); }
 CliProgram survey_program(SurveyOptions& s) {
     CliProgram p;
     p.name = "zcperf survey";
-    p.description = kSurveyDescription;
+    p.description = survey_description();
     p.examples = kSurveyExamples;
     p.rows = {
         value("--paths", s.paths,
@@ -123,7 +125,7 @@ TestSpec spec_of(const ClientOptions& o, const SurveyPath& p, uint64_t size) {
     s.rx = p.rx;
     s.test = Workload::stream;
     s.message_size = size;
-    if (!transport_info(p.transport).datagrams) s.batch = 1;
+    if (!(transport_info(p.transport).batch_tests & bit(s.test))) s.batch = 1;
     return s;
 }
 

@@ -87,9 +87,8 @@ void write_survey_human(std::ostream& out, const SurveyResult& r) {
     if (r.run.is_object())
         out << fmt::format("  hosts: client {}, server {}\n", r.run.value("local_host", "?"),
                            r.run.value("remote_host", "?"));
-    out << "x: path / copy path at the same size (tcp for TCP's paths, udp for UDP's, rsocket for rsocket-iomap); "
-           "+/-: path - copy path where a round measured a zero. "
-        << method_text(r.ratios) << ".\n";
+    out << "x: path / copy path at the same size (" << copy_paths_text()
+        << "); +/-: path - copy path where a round measured a zero. " << method_text(r.ratios) << ".\n";
     out << "SD: service demand, us/KB (sender: the client, receiver: the server). copied: the share of the zero-copy "
            "bytes the kernel copied anyway.\n";
     out << fmt::format("{} of {} ratios called changed at a false discovery rate of {:g} %.\n", r.ratios.changed,

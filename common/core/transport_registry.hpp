@@ -46,16 +46,17 @@ struct TransportInfo {
     const char* kind = nullptr;  // its kind's name (its folder), set by transport_table()
     uint8_t table = 0;           // which of its kind's operations tables builds it (kind/kind_module.hpp)
     unsigned tests;              // bit(Workload) of each test it runs
+    // bit(Workload) of the tests whose sender -b paces: every stream loop asks the stop rule, which paces
+    // (core/stream_counters.hpp); a message loop keeps its own clock and would ignore it, unless its row says so.
+    unsigned paced_tests = kStreams;
+    // bit(Workload) of the tests whose sender takes --batch N: N messages handed to one call (sendmmsg).
+    unsigned batch_tests = 0;
     // Why it runs no message test it lacks (after "rr over NAME is not offered: "); nullptr: a bulk sender path.
     const char* no_message_tests = nullptr;
     unsigned buffers = 0;          // bit(MemoryKind) of the memory its loops hand the kernel or the NIC (stream tests)
     unsigned message_buffers = 0;  // bit(MemoryKind) of the memory its rr loops take
     bool gpu_direct = false;       // the NIC can DMA GPU memory itself (GPUDirect RDMA: a dmabuf memory region)
     SendBuffer send_buffer = SendBuffer::message;
-    bool send_batch = false;  // --batch N: msgrate hands N messages to one call (sendmmsg)
-    // Datagrams, each numbered (UDP): the receiver counts what was lost, so the two sides' counts add up
-    // instead of being equal; its own rules (udp/udp_rules.hpp) and report (its kind block, protocol/udp_info.hpp).
-    bool datagrams = false;
     // --flows N: a stream thread serves N connections through one epoll with send()/recv() copies
     // (tcp/tcp_flows.hpp; tcp/tcp_rules.hpp has the rest of its rules).
     bool flows = false;
@@ -70,8 +71,8 @@ struct TransportInfo {
     uint32_t msgrate_size = 0;    // -m for msgrate when not given (0: 2 B)
     const char* needs = nullptr;  // what the build lacks when it is not built in (nullptr: always built)
     bool built = true;            // false: known, but this build lacks what it needs
-    // The copy path of its family, which zcperf survey sets it against at each size (udp for UDP's rows,
-    // rsocket for rsocket's, tcp for the others; a copy path's own name: it is the reference).
+    // The copy path of its family, which zcperf survey sets it against at each size (a copy path's own name:
+    // it is the reference; the tcp kind's for rows that name none).
     const char* copy_path = "tcp";
 };
 

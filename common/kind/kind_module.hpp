@@ -28,6 +28,9 @@ struct KindModule {
     // Its rules over its own options on any kind's half ("" none broken), which spec_problem asks of every half
     // (the tcp kind's: --flows and the TCP socket options on a row without them); nullptr: none.
     std::string (*half_problem)(const HalfSpec& half, Role role) = nullptr;
+    // Its lines of zcperf --help's examples (each "  zcperf ..." with its words, as the others; nullptr: none),
+    // after zcperf's own stream and message examples, in the kinds' order.
+    const char* help_examples = nullptr;
 };
 
 // Every kind of this program, in the list's order (by name). Defined by the generated list of kinds.

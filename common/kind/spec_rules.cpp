@@ -27,18 +27,19 @@ std::string message_test_problem(const HalfSpec& h, const TransportInfo& t) {
                transport_names_where([&](const TransportInfo& r) { return (r.tests & bit(h.test)) != 0; }) + "; " +
                t.name + " is a bulk sender path for stream and maerts";
     }
-    if (h.batch != 1 && !t.send_batch) {
-        return "--batch is sendmmsg() (" + transport_names_where([](const TransportInfo& r) { return r.send_batch; }) +
-               "); over " + std::string(t.name) +
+    if (h.test == Workload::rr && h.batch != 1)
+        return "--batch is for -t msgrate; rr has one message in flight per transaction";
+    if (h.batch != 1 && !(t.batch_tests & bit(h.test))) {
+        auto batches = [&](const TransportInfo& r) { return (r.batch_tests & bit(h.test)) != 0; };
+        return "--batch is sendmmsg() (" + transport_names_where(batches) + "); over " + std::string(t.name) +
                (transport_ops(t.id).messages_per_call ? " chain work requests with --postlist N instead"
                                                       : " there is no batched send");
     }
-    if (h.rx != RxMode::copy && !(t.datagrams && h.test == Workload::msgrate)) {
+    // A kind's receive mode may serve its message test's receiver too (its RxModeRow's tests).
+    if (const RxModeRow* m = rx_mode_row(t, h.rx); h.rx != RxMode::copy && !(m && (m->tests & bit(h.test)))) {
         return name + " receives with recv (--rx copy); --rx " + rx_mode_name(h.rx) + " is for stream and maerts";
     }
     if (h.total_bytes > 0) return name + " runs for a time (-l SECONDS); -n BYTES is for stream and maerts";
-    if (h.test == Workload::rr && h.batch != 1)
-        return "--batch is for -t msgrate; rr has one message in flight per transaction";
     if (h.batch < 1 || h.batch > kMaxBatch) return "--batch must be 1.." + std::to_string(kMaxBatch);
     return "";
 }
@@ -99,16 +100,17 @@ uint64_t message_test_bytes(const HalfSpec& h, Role role) {
     return h.message_size;  // rr: one buffer for both directions; msgrate sender: one message
 }
 
-// -b on a test whose loop keeps its own clock ("" when none). Every stream loop asks the stop rule, which
-// paces (core/stream_counters.hpp); the TCP, rsocket and verbs message loops keep their own clocks, so a -b
-// they would ignore is refused, not passed (the datagram kind paces its msgrate: its own rules).
-std::string pacing_problem(const HalfSpec& h) {
-    if (h.bitrate && h.test != Workload::stream && h.test != Workload::maerts) {
-        return std::string("-b paces a stream (stream, maerts); ") + transport_name(h.transport) + "'s " +
-               workload_name(h.test) + " runs as fast as its " +
-               (h.test == Workload::msgrate ? "calls go (UDP's msgrate takes -b)" : "transactions go");
-    }
-    return "";
+// -b, every kind's: on a test whose loop keeps its own clock ("" when none). Every stream loop asks the stop
+// rule, which paces (core/stream_counters.hpp); a message loop keeps its own clock unless its row's paced_tests
+// say otherwise, so a -b it would ignore is refused, not passed.
+std::string pacing_problem(const HalfSpec& h, const TransportInfo& t) {
+    if (!h.bitrate || (t.paced_tests & bit(h.test))) return "";
+    std::string out = std::string("-b paces a stream (stream, maerts); ") + t.name + "'s " + workload_name(h.test) +
+                      " runs as fast as its " + (h.test == Workload::msgrate ? "calls go" : "transactions go");
+    auto paces = [&](const TransportInfo& r) { return (r.paced_tests & bit(h.test)) != 0; };
+    if (std::string rows = transport_names_where(paces); !rows.empty())
+        out += std::string(" (-b paces ") + workload_name(h.test) + " over -T " + rows + ")";
+    return out;
 }
 
 std::string spec_problem(const HalfSpec& half, Role role) {
@@ -122,8 +124,7 @@ std::string spec_problem(const HalfSpec& half, Role role) {
     if (std::string why = rx_mode_problem(half); !why.empty()) return why;
     if (auto kind_problem = transport_ops(t.id).kind_problem)  // the kind's own rules, its parameters' among them
         if (std::string why = kind_problem(half, role); !why.empty()) return why;
-    if (t.datagrams) return "";  // its kind_problem has checked the rest
-    if (std::string why = pacing_problem(half); !why.empty()) return why;
+    if (std::string why = pacing_problem(half, t); !why.empty()) return why;
     return memory_problem(half, role, t);
 }
 

@@ -58,6 +58,7 @@ struct RxModeRow {
     const char* how;  // one line for --rx's help: the call it makes ("recvmmsg, 64 per call")
     // Whether the data lands in the stream's buffer; one that maps, splices or drops it takes host memory only.
     bool lands_in_buffer = true;
+    unsigned tests = kStreams;  // bit(Workload) of the tests whose receiver it serves (a kind's msgrate's too)
 };
 
 // One stream of a side as its kind's block reads it at the end of the run: its connection (still open),

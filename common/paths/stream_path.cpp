@@ -4,7 +4,6 @@
 
 #include "kind/spec_rules.hpp"
 #include "kind/transport_ops.hpp"
-#include "udp/udp_rules.hpp"
 
 namespace zc {
 
@@ -44,7 +43,6 @@ void read_interval_block(const HalfSpec& half, std::span<const std::any> before,
 void read_kind_block(const HalfSpec& half, Role role, std::span<const KindStream> streams, SideResult& r) {
     const TransportOps& ops = transport_ops(half.transport);
     if (ops.kind_block) ops.kind_block(half, role, streams, r);
-    paced_sender_block(half, role, streams, r);
 }
 
 std::any kind_counts_of(Transport t, const StreamLoop& path) {

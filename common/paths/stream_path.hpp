@@ -35,8 +35,7 @@ std::any interval_reading_of(const HalfSpec& half, const DataConnection& conn);
 // (TransportOps::interval_block).
 void read_interval_block(const HalfSpec& half, std::span<const std::any> before, std::span<const std::any> after,
                          double interval_s, KindBlocks& blocks);
-// The kind's own report block, into r.kinds (nothing where the kind has none): at the end, connections open;
-// and a -b sender's pacing, in the udp block for every kind (udp/udp_rules.hpp's paced_sender_block).
+// The kind's own report block, into r.kinds (nothing where the kind has none): at the end, connections open.
 void read_kind_block(const HalfSpec& half, Role role, std::span<const KindStream> streams, SideResult& r);
 // The kind's own counts of a stream's loop as it ended (empty where the kind keeps none): TransportOps::loop_counts.
 std::any kind_counts_of(Transport t, const StreamLoop& path);

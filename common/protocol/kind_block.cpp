@@ -126,6 +126,20 @@ std::vector<std::string> kind_block_notes(const KindBlocks& sender, const KindBl
     return notes;
 }
 
+bool kind_block_counts_losses(const SideResult& side) {
+    for (const KindBlockType* t : kind_block_types())
+        if (t->count_problem && find_block(side.kinds, t->key)) return true;
+    return false;
+}
+
+std::optional<std::string> kind_block_count_problem(const SideResult& sender, const SideResult& receiver) {
+    for (const KindBlockType* t : kind_block_types()) {
+        const auto *tx = find_block(sender.kinds, t->key), *rx = find_block(receiver.kinds, t->key);
+        if (t->count_problem && tx && rx) return t->count_problem(*tx, sender.bytes, *rx, receiver.bytes);
+    }
+    return std::nullopt;
+}
+
 std::string kind_block_messages_measured(const SideResult& side, Workload test, uint32_t batch) {
     for (const KindBlockType* t : kind_block_types()) {
         const auto* b = find_block(side.kinds, t->key);

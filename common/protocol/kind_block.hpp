@@ -5,6 +5,7 @@
 // holds the blocks by key, as JSON, so result.cpp, the report writers and the side runner reach a block
 // through this table and name no kind. Nothing here runs inside a hot loop: blocks are made at the end.
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -32,6 +33,11 @@ struct KindBlockType {
     // One test's two sides (either may be null: a side without the block): what does not add up, as the
     // test's warnings ("" none). nullptr: nothing to compare.
     std::vector<std::string> (*check_sides)(const nlohmann::json* sender, const nlohmann::json* receiver) = nullptr;
+    // A kind whose data may be lost on the way (datagrams): its two sides' counts add up (what arrived and what
+    // was lost is what was sent) rather than match, and it checks them: what does not add up ("" nothing), which
+    // fails the test. The side that sees what arrived counts the messages. nullptr: the sides' bytes must match.
+    std::string (*count_problem)(const nlohmann::json& sender, uint64_t sender_bytes, const nlohmann::json& receiver,
+                                 uint64_t receiver_bytes) = nullptr;
     // Flat: the block's fields sit at the side's top level, not under `key` (the TCP family's, whose fields
     // were the side's own before they were its block: the wire kept them where they were). decode then reads
     // the whole side and returns null where the side holds none of them.
@@ -70,8 +76,10 @@ struct KindBlockOf {
     std::vector<std::string> (*csv_cells)(const Side&);
     // Called only when both sides have the block (one side alone has nothing to compare); nullptr: none.
     std::vector<std::string> (*check_sides)(const Side& sender, const Side& receiver) = nullptr;
-    bool flat = false;                 // KindBlockType::flat
-    const char* csv_prefix = nullptr;  // as KindBlockType's
+    std::string (*count_problem)(const Side& sender, uint64_t sender_bytes, const Side& receiver,
+                                 uint64_t receiver_bytes) = nullptr;  // KindBlockType's
+    bool flat = false;                                                // KindBlockType::flat
+    const char* csv_prefix = nullptr;                                 // as KindBlockType's
     std::string (*messages_measured)(const Side&, const SideResult& side, Workload test, uint32_t batch) = nullptr;
     // KindBlockType's method note and interval hooks (a side without the interval's block reads as Side{});
     // nullptr: none.
@@ -100,6 +108,10 @@ struct Hooks {
         if (!sender || !receiver) return {};
         return Of.check_sides(Of.from_json(*sender), Of.from_json(*receiver));
     }
+    static std::string count_problem(const nlohmann::json& sender, uint64_t sender_bytes,
+                                     const nlohmann::json& receiver, uint64_t receiver_bytes) {
+        return Of.count_problem(Of.from_json(sender), sender_bytes, Of.from_json(receiver), receiver_bytes);
+    }
     static std::string messages_measured(const nlohmann::json& b, const SideResult& side, Workload test,
                                          uint32_t batch) {
         return Of.messages_measured(Of.from_json(b), side, test, batch);
@@ -125,6 +137,7 @@ constexpr KindBlockType kind_block_type() {
             .csv_columns = Of.csv_columns,
             .csv_cells = H::csv_cells,
             .check_sides = kind_block_detail::given(Of.check_sides) ? H::check_sides : nullptr,
+            .count_problem = kind_block_detail::given(Of.count_problem) ? H::count_problem : nullptr,
             .flat = Of.flat,
             .csv_prefix = Of.csv_prefix,
             .messages_measured = kind_block_detail::given(Of.messages_measured) ? H::messages_measured : nullptr,
@@ -146,6 +159,11 @@ std::vector<std::string> kind_block_lines(const SideResult& side);   // its bloc
 std::string kind_blocks_csv_header(const std::string& side_prefix);  // "" when no kind registers a block
 std::string kind_blocks_csv_cells(const KindBlocks& blocks);         // as many cells as the header's columns
 std::vector<std::string> kind_block_notes(const KindBlocks& sender, const KindBlocks& receiver);
+// Whether the side's kind counts data that may be lost on the way (one of its blocks has count_problem).
+bool kind_block_counts_losses(const SideResult& side);
+// The two sides' counts as their kind's block checks them (count_problem: "" they add up); nullopt where no
+// block of both sides checks them (then the sides' bytes must match).
+std::optional<std::string> kind_block_count_problem(const SideResult& sender, const SideResult& receiver);
 // A message test's words from the first of the side's blocks that has them ("" none): messages_measured.
 std::string kind_block_messages_measured(const SideResult& side, Workload test, uint32_t batch);
 std::string kind_block_method_note(const KindBlocks& blocks);  // the blocks' method_notes, "; " between

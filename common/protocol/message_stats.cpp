@@ -10,7 +10,6 @@
 #include "measure/service_demand.hpp"
 #include "protocol/field_table.hpp"
 #include "protocol/result.hpp"
-#include "protocol/udp_info.hpp"
 
 namespace zc {
 
@@ -95,15 +94,15 @@ MessageResult message_result(Workload test, Transport transport, uint32_t batch,
     const char* what = is_transaction_test(test) ? kTransactions : kMessages;
     const MessageSide& l = local.messages;
     const MessageSide& r = remote.messages;
-    // UDP may lose datagrams: the side that counts what arrived is the figure (rr: the initiator, its
-    // answers; msgrate: the receiver), and it may only count fewer than the other side handled.
-    const bool lossy = udp_block_of(local).datagram_path;
+    // A kind that may lose messages (UDP's datagrams): the side that counts what arrived is the figure (rr: the
+    // initiator, its answers; msgrate: the receiver), and it may only count fewer than the other side handled.
+    const bool lossy = kind_block_counts_losses(local);
     const MessageSide& counted = !lossy || test == Workload::rr || local.role == Role::recv ? l : r;
     const MessageSide& handled = &counted == &l ? r : l;
     if (lossy && counted.messages > handled.messages) {
-        throw std::runtime_error(std::string(what) + " count mismatch: over UDP " + std::to_string(counted.messages) +
-                                 " arrived but the other side handled only " + std::to_string(handled.messages) +
-                                 ". No figures are reported for this test.");
+        throw std::runtime_error(std::string(what) + " count mismatch: over " + transport_name(transport) + " " +
+                                 std::to_string(counted.messages) + " arrived but the other side handled only " +
+                                 std::to_string(handled.messages) + ". No figures are reported for this test.");
     }
     // crr, cc: the server's streams share one listener, so only the totals pair up.
     const bool per_stream = !is_connection_test(test);
@@ -152,22 +151,12 @@ MessageResult message_result(Workload test, Transport transport, uint32_t batch,
                       test == Workload::crr ? "connect, request, response, close" : "connect, close");
         if (std::string note = kind_block_method_note(local.kinds); !note.empty())
             m.measured = std::string(how) + "; " + note;  // the kind's word on it (TCP: the close method)
-    } else if (lossy && test == Workload::rr) {
-        std::snprintf(how, sizeof(how),
-                      "one UDP datagram each way per transaction; a request unanswered within %d ms is counted lost "
-                      "and the next one sent",
-                      kUdpRrWaitMs);
-    } else if (lossy) {
-        std::snprintf(how, sizeof(how),
-                      "one UDP datagram per message, %u per %s call; the receiver counts the datagrams that arrived "
-                      "by their sequence numbers (lost ones are not counted)",
-                      batch, batch == 1 ? "send()" : "sendmmsg()");
     } else if (m.tcp) {
         std::snprintf(how, sizeof(how),
                       "%u per %s call with TCP_NODELAY; the receiver reads in bulk and counts whole messages; segments "
                       "from the sender's TCP_INFO (MSS units)",
                       batch, batch == 1 ? "send()" : "sendmmsg()");
-    } else {  // a kind that counts its own calls (RDMA's posts): its block says how
+    } else {  // a kind that counts its own calls (RDMA's posts, UDP's datagrams): its block says how
         m.measured = kind_block_messages_measured(local, test, batch);
     }
     if (m.measured.empty()) m.measured = how;

@@ -95,6 +95,7 @@ constexpr double kMaxSeconds = 1e7;
 // Optional blocks, sent where the side has them.
 bool has_explain(const SideResult& s) { return s.explain.ran || !s.explain.problem.empty(); }
 bool has_flows(const SideResult& s) { return !s.flow_bytes.empty(); }
+bool has_pacing(const SideResult& s) { return s.pacing.asked(); }
 
 const auto kSideResultFields = std::make_tuple(
     str("host", &SideResult::host), named("role", &SideResult::role, role_name, role_from_name),
@@ -114,7 +115,8 @@ const auto kSideResultFields = std::make_tuple(
     optional(list("shared_with", &SideResult::shared_with, 64, kToJson, concurrent_test_from_json)),
     optional(custom("messages", &SideResult::messages, kToJson, message_side_from_json)),
     optional(custom("memory", &SideResult::memory, kToJson, memory_report_from_json)),
-    sent_if(has_flows, list("flow_bytes", &SideResult::flow_bytes, kMaxDataConnections)),  // --flows only
+    sent_if(has_flows, list("flow_bytes", &SideResult::flow_bytes, kMaxDataConnections)),            // --flows only
+    sent_if(has_pacing, custom(kPacingKey, &SideResult::pacing, kToJson, pacing_report_from_json)),  // -b only
     sent_if(has_explain, custom(kExplainKey, &SideResult::explain, kToJson, explain_side_from_json)));
 
 }  // namespace

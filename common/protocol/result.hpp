@@ -12,6 +12,7 @@
 #include "protocol/interval.hpp"
 #include "protocol/kind_block.hpp"
 #include "protocol/message_stats.hpp"
+#include "protocol/pacing_report.hpp"
 #include "core/flow_stats.hpp"
 #include "protocol/gpu_report.hpp"
 #include "protocol/concurrent_test.hpp"
@@ -76,6 +77,7 @@ struct SideResult {
     std::vector<ConcurrentTest> shared_with;
     MessageSide messages;  // rr, msgrate: messages (transactions) this side counted
     MemoryReport memory;   // buffer memory kind; GPU staging's cost
+    PacingReport pacing;   // -b: the rate asked and how this side's loops kept it (any kind)
     ExplainSide explain;   // --explain: where the sampled CPU time went (ran = false: not asked, or why not)
     KindBlocks kinds;      // each kind's own report block, by its key (protocol/kind_block.hpp)
 

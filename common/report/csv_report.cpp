@@ -5,7 +5,6 @@
 #include "report/pairs_report.hpp"
 #include "report/explain_report.hpp"
 #include "report/report_writer.hpp"
-#include "protocol/udp_info.hpp"
 #include "system/cpu_list.hpp"
 
 namespace zc {
@@ -126,17 +125,11 @@ const Column<SideResult> kSideColumns[] = {
      [](const SideResult& s) {
          return s.flow_bytes.empty() ? std::string() : fmt::format("{:.4f}", flow_figures(s).flows.jain);
      }},
-    // -b (any transport): the rate asked and how it was kept
-    // (its wire home is the udp block, protocol/udp_info.hpp; UDP's own columns are the block's, at the end)
-    {"bitrate",
-     [](const SideResult& s) {
-         UdpInfo u = udp_block_of(s);
-         return u.bitrate ? num(u.bitrate) : std::string();
-     }},
+    // -b (any transport): the rate asked and how it was kept (the side's pacing section, protocol/pacing_report.hpp)
+    {"bitrate", [](const SideResult& s) { return s.pacing.asked() ? num(s.pacing.bitrate) : std::string(); }},
     {"pacing",
      [](const SideResult& s) {
-         UdpInfo u = udp_block_of(s);
-         return u.bitrate ? quoted(pacing_method_name(u.pacing.method)) : std::string();
+         return s.pacing.asked() ? quoted(pacing_method_name(s.pacing.counts.method)) : std::string();
      }},
 };
 

@@ -118,10 +118,11 @@ std::string flows_line(const TestResult& r, const SideResult& s) {
                        f.flows.jain);
 }
 
-// Over UDP a lost datagram is not a mismatch: the side that sees what arrived counts (rr: the initiator).
+// Where messages may be lost (UDP's datagrams) a lost one is not a mismatch: the side that sees what arrived
+// counts (rr: the initiator).
 const char* counted_by(const TestResult& r) {
-    if (!transport_info(r.transport).datagrams) return "both sides";
-    return r.test == Workload::rr ? "the initiator (answers that arrived)" : "the receiver (datagrams that arrived)";
+    if (!kind_block_counts_losses(r.local)) return "both sides";
+    return r.test == Workload::rr ? "the initiator (answers that arrived)" : "the receiver (messages that arrived)";
 }
 
 // The transport (and --rx), and what a side's kind says its figures are instead ("smc [TCP fallback]").
@@ -171,6 +172,7 @@ public:
             out_ << "           placement: " << placement_line(*s) << "\n";
             if (!s->flow_bytes.empty()) out_ << "           flows: " << flows_line(r, *s) << "\n";
             if (auto m = memory_line(*s); !m.empty()) out_ << "           memory: " << m << "\n";
+            if (auto p = pacing_text(s->pacing); !p.empty()) out_ << "           pacing: " << p << "\n";
             if (s->host_shared()) out_ << "           SHARED host: " << shared_line(*s) << "\n";
             for (const auto& line : kind_block_lines(*s)) out_ << "           " << line << "\n";
         }

@@ -411,6 +411,7 @@ SideResult SideRunner::finish() {
         total.zerocopy.add(s.counters.zerocopy);
         total.staging.add(s.counters.staging);
         r.stream_bytes.push_back(s.counters.bytes);
+        r.pacing.counts.add(s.counters.pacing);
         r.flow_bytes.insert(r.flow_bytes.end(), s.flow_bytes.begin(), s.flow_bytes.end());
         r.cpus.push_back(s.ran_on);
         for (const auto& [node, pages] : s.buffer_nodes) r.placement.buffer_pages_by_node[node] += pages;
@@ -427,6 +428,7 @@ SideResult SideRunner::finish() {
     r.bytes = total.bytes;
     r.ops = total.ops;
     r.zerocopy = total.zerocopy;
+    r.pacing.bitrate = cfg_.half.bitrate;
     r.memory = memory_report(cfg_.half.side, cfg_.half.message_size, total.staging);
     if (!streams_.empty()) read_back_settings(cfg_.half, cfg_.role, streams_[0].conn, r);
     std::vector<KindStream> kind_streams;

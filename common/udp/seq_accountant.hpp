@@ -9,7 +9,7 @@
 #include <array>
 #include <cstdint>
 
-#include "protocol/udp_counts.hpp"
+#include "udp/udp_counts.hpp"
 
 namespace zc {
 

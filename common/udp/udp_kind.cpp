@@ -3,8 +3,8 @@
 #include <string_view>
 
 #include "core/kind_description.hpp"
-#include "protocol/udp_info.hpp"
-#include "protocol/udp_params.hpp"
+#include "udp/udp_info.hpp"
+#include "udp/udp_params.hpp"
 
 namespace zc {
 
@@ -15,10 +15,10 @@ constexpr TransportInfo kRows[] = {
      .summary = "UDP: one datagram per send() (--batch N: sendmmsg); loss, reordering, duplicates and jitter "
                 "counted by the receiver from each datagram's sequence number",
      .tests = kAllTests,
+     .paced_tests = kStreams | bit(Workload::msgrate),  // its msgrate sender asks the stop rule too
+     .batch_tests = kStreams | bit(Workload::msgrate),  // sendmmsg
      .buffers = kHost,
      .message_buffers = kHost,
-     .send_batch = true,
-     .datagrams = true,
      .stream_size = 1472,  // a datagram that fits an Ethernet frame
      .msgrate_size = 16,   // the sequence header alone
      .copy_path = "udp"},
@@ -29,7 +29,6 @@ constexpr TransportInfo kRows[] = {
      .no_message_tests = "GSO cuts one large buffer into many datagrams per call, a bulk sender's trade. Use -T "
                          "udp (with --batch N for sendmmsg)",
      .buffers = kHost,
-     .datagrams = true,
      .stream_size = 44 * 1472,  // 44 Ethernet-sized segments per call, under UDP's 65507
      .copy_path = "udp"},
     {.name = "udp-msgzc",
@@ -39,7 +38,6 @@ constexpr TransportInfo kRows[] = {
                          "add completions. Use -T udp",
      .buffers = kHost,
      .send_buffer = SendBuffer::zc_ring,  // MSG_ZEROCOPY: a slot is reused after its completion
-     .datagrams = true,
      .stream_size = 44 * 1472,
      .copy_path = "udp"}};
 

@@ -8,7 +8,7 @@
 #include "kind/kind_module.hpp"
 #include "options/kind_options.hpp"
 #include "udp/udp_options.hpp"
-#include "protocol/udp_params.hpp"
+#include "udp/udp_params.hpp"
 #include "udp/udp_rules.hpp"
 #include "protocol/messages.hpp"
 #include "tcp/tcp_socket.hpp"
@@ -142,20 +142,22 @@ std::any loop_counts(const StreamLoop& loop) {
     return UdpCounts{};  // rr's responder counts no datagrams of its own
 }
 
-// The side's block: its loops' counts summed, its streams' pacing (a -b sender's), where GSO segments.
+// The side's block: its loops' counts summed, where GSO segments.
 void read_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
     UdpCounts counts;
     for (const KindStream& s : streams)
         if (const auto* c = std::any_cast<UdpCounts>(s.kind_counts)) counts.add(*c);  // none: a stream that never ran
-    write_udp_block(h, role, streams, counts, r);
+    write_udp_block(h, role, counts, r);
 }
 
 }  // namespace
 
 // --rx over UDP (udp_rules.cpp sizes their buffers, make_recv picks the receiver).
-constexpr RxModeRow kUdpRxModes[] = {{RxMode::copy, "a datagram per recvmsg"},
-                                     {RxMode::mmsg, "recvmmsg, 64 per call"},
-                                     {RxMode::gro, "UDP_GRO: coalesced datagrams"}};
+// Its msgrate receiver is the stream receiver counting datagrams, so it takes every mode.
+constexpr unsigned kUdpRxTests = kStreams | bit(Workload::msgrate);
+constexpr RxModeRow kUdpRxModes[] = {{RxMode::copy, "a datagram per recvmsg", true, kUdpRxTests},
+                                     {RxMode::mmsg, "recvmmsg, 64 per call", true, kUdpRxTests},
+                                     {RxMode::gro, "UDP_GRO: coalesced datagrams", true, kUdpRxTests}};
 
 const TransportOps kUdpOps = {.listen = listen,
                               .connect = connect,
@@ -177,7 +179,17 @@ namespace {
 const KindTable kUdpTables[] = {{"udp", &kUdpOps}};
 }  // namespace
 const KindOptionGroup* const kUdpOptionGroups[] = {&udp_option_group()};
-const KindModule kind_module_udp{
-    .description = &kind_description_udp, .tables = kUdpTables, .options = kUdpOptionGroups};
+// zcperf --help's examples of the kind.
+constexpr const char* kUdpExamples =
+    "  zcperf -T udp -b 1G -l 5               1472-byte UDP datagrams paced at 1 Gbit/s: loss, reordering,\n"
+    "                                         duplicates and jitter from the sequence numbers, beside the\n"
+    "                                         kernel's drop counts (SO_RXQ_OVFL, /proc/net/snmp)\n"
+    "  zcperf -T udp,udp-gso,udp-msgzc --gso-size 1472 --rx gro\n"
+    "                                         one datagram per call vs GSO (44 segments per call) vs GSO with\n"
+    "                                         MSG_ZEROCOPY, received with UDP_GRO's coalesced buffers\n";
+const KindModule kind_module_udp{.description = &kind_description_udp,
+                                 .tables = kUdpTables,
+                                 .options = kUdpOptionGroups,
+                                 .help_examples = kUdpExamples};
 
 }  // namespace zc

@@ -2,7 +2,7 @@
 
 #include "options/kind_options.hpp"
 #include "options/option_rows.hpp"
-#include "protocol/udp_params.hpp"
+#include "udp/udp_params.hpp"
 
 namespace zc {
 

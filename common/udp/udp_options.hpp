@@ -1,5 +1,5 @@
 #pragma once
-// UDP's option row (--gso-size, into protocol/udp_params.hpp's UdpParams), registered by udp/udp_ops.cpp.
+// UDP's option row (--gso-size, into udp/udp_params.hpp's UdpParams), registered by udp/udp_ops.cpp.
 namespace zc {
 
 struct KindOptionGroup;  // options/kind_options.hpp

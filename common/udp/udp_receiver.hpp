@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/stream_counters.hpp"
-#include "protocol/udp_counts.hpp"
+#include "udp/udp_counts.hpp"
 #include "memory/host_buffer.hpp"
 #include "udp/seq_accountant.hpp"
 #include "udp/udp_socket.hpp"

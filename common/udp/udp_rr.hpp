@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "core/stream_counters.hpp"
-#include "protocol/udp_counts.hpp"
+#include "udp/udp_counts.hpp"
 #include "measure/latency_histogram.hpp"
 #include "memory/host_buffer.hpp"
 

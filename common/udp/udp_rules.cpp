@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "protocol/udp_params.hpp"
+#include "udp/udp_params.hpp"
 #include "tcp/send_ring.hpp"
 #include "udp/udp_receiver.hpp"
 #include "udp/udp_socket.hpp"
@@ -19,11 +19,7 @@ std::string udp_spec_problem(const HalfSpec& h, Role) {
     if (h.side.buffer.kind != MemoryKind::host)
         return std::string(name) + " uses host memory; --buffer " + buffer_spec_name(h.side.buffer) + " is not offered";
     const bool gso = gso_transport(h.transport);
-    if (h.test == Workload::rr) {
-        if (h.bitrate)
-            return "-b paces a sender (stream, maerts, msgrate); rr has one message in flight per transaction";
-        return udp_size_problem(h.message_size, 0, 0, false);
-    }
+    if (h.test == Workload::rr) return udp_size_problem(h.message_size, 0, 0, false);
     if (gso && h.batch != 1)
         return "--batch is udp's sendmmsg; " + std::string(name) + " already hands many datagrams to one call (GSO)";
     // The path MTU is known only once the socket is connected: the sender checks --gso-size against it then.
@@ -36,7 +32,7 @@ uint64_t udp_buffer_bytes(const HalfSpec& h, Role role) {
         if (h.test == Workload::rr) return std::max<uint64_t>(m, kUdpSeqHeader);
         const TransportInfo& t = transport_info(h.transport);
         if (t.send_buffer == SendBuffer::zc_ring) return m * SendRing::slots_for(m);
-        return m * (t.send_batch ? h.batch : 1);
+        return m * ((t.batch_tests & bit(h.test)) ? h.batch : 1);
     }
     if (h.test == Workload::rr) return std::max<uint64_t>(m, kUdpSeqHeader);
     if (h.rx == RxMode::gro) return 65536;
@@ -44,30 +40,23 @@ uint64_t udp_buffer_bytes(const HalfSpec& h, Role role) {
     return slot * (h.rx == RxMode::mmsg ? UdpReceiver::kBatch : 1);
 }
 
-UdpInfo udp_info(const HalfSpec& h, Role role, const UdpCounts& counts, const PacingCounts& pacing,
-                 const std::string& interface) {
+UdpInfo udp_info(const HalfSpec& h, Role role, const UdpCounts& counts, const std::string& interface) {
     UdpInfo u;
     u.used = true;
     u.counts = counts;
-    u.bitrate = h.bitrate;
-    u.pacing = pacing;
-    if (!transport_info(h.transport).datagrams) return u;
     u.datagram_path = true;
     if (role == Role::send && gso_transport(h.transport)) u.gso_where = gso_segmentation_where(interface);
     if (role == Role::recv && h.test != Workload::rr) u.rx_mode = rx_mode_name(h.rx);
     return u;
 }
 
-void write_udp_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, const UdpCounts& counts,
-                     SideResult& r) {
-    PacingCounts pacing;
-    for (const KindStream& s : streams) pacing.add(s.counters->pacing);
-    r.kinds[udp_block_type().key] = to_json(udp_info(h, role, counts, pacing, r.placement.interface));
-}
-
-void paced_sender_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
-    if (!h.bitrate || r.kinds.contains(udp_block_type().key)) return;  // unpaced, or the udp kind's own
-    write_udp_block(h, role, streams, {}, r);
+void write_udp_block(const HalfSpec& h, Role role, const UdpCounts& counts, SideResult& r) {
+    r.kinds[udp_block_type().key] = to_json(udp_info(h, role, counts, r.placement.interface));
+    if (role == Role::send && !h.bitrate && counts.datagrams) {
+        r.warnings.push_back(
+            "UDP without -b: the sender sends as fast as it can, so the receiver's share of it (the loss) "
+            "is part of the figure; give -b RATE for a paced test");
+    }
 }
 
 }  // namespace zc

@@ -19,7 +19,7 @@
 
 #include "core/pacer.hpp"
 #include "core/stream_counters.hpp"
-#include "protocol/udp_counts.hpp"
+#include "udp/udp_counts.hpp"
 #include "memory/host_buffer.hpp"
 #include "tcp/send_ring.hpp"
 

@@ -17,8 +17,8 @@
 #include "protocol/rdma_info.hpp"
 #include "protocol/rdma_options.hpp"
 #include "protocol/tcp_report.hpp"
-#include "protocol/udp_info.hpp"
-#include "protocol/udp_params.hpp"
+#include "udp/udp_info.hpp"
+#include "udp/udp_params.hpp"
 #include "smc/smc_report.hpp"
 #include "tcp/tcp_params.hpp"
 #include "tls/tls_report.hpp"
@@ -149,7 +149,7 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     valid("started", Started{});
     valid("stop", Stop{});
     valid("result", ResultMsg{sample_side()});
-    SideResult udp_side = sample_side();  // a UDP receiver's side: its block under "udp"
+    SideResult udp_side = sample_side();  // a paced UDP receiver's side: its block under "udp"
     UdpInfo udp;
     udp.datagram_path = true;
     udp.rx_mode = "gro";
@@ -158,6 +158,7 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     udp.counts.end_marker = true;
     udp.counts.lost = 2;
     udp_side.kinds[udp_block_type().key] = to_json(udp);
+    udp_side.pacing = {20000000, {PacingMethod::sender_clock, 250000000}};  // -b's section, any kind's
     valid("result-udp", ResultMsg{udp_side});
     SideResult rdma_side = sample_side();  // a verbs sender's side: its block under "rdma"
     RdmaInfo rdma;
@@ -326,6 +327,9 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
         side.erase("smc");
         side["tls"] = {{"crypto", "kernel"}, {"tls_stat", {{"TlsTxSw", "many"}}}};
         framed("result-tls-stat-text", nlohmann::json{{"type", "result"}, {"side", side}}.dump());
+        side.erase("tls");
+        side["pacing"] = {{"bitrate", 999}, {"method", "sender clock"}, {"sleep_s", 0.5}};  // under -b's 1k
+        framed("result-pacing-bitrate-under-1k", nlohmann::json{{"type", "result"}, {"side", side}}.dump());
     }
     framed("result-bad-role", R"({"type":"result","side":{"host":"h","role":"sideways"}})");
     framed("interval-no-sample", R"({"type":"interval"})");

@@ -256,7 +256,23 @@ TEST(Cli, IterationsAndConfidence) {
 }
 
 TEST(Cli, HelpAndVersionExitZero) {
-    EXPECT_EQ(parse({"--help"}), 0);
+    std::string store[] = {"zcperf", "--help"};
+    char* argv[] = {store[0].data(), store[1].data(), nullptr};
+    ClientOptions o;
+    ::testing::internal::CaptureStdout();
+    EXPECT_EQ(parse_client_options(2, argv, o), 0);
+    const std::string help = ::testing::internal::GetCapturedStdout();
+    // The kinds' own examples (KindModule::help_examples) where the UDP ones always stood: after zcperf's
+    // stream and message examples, before the RDMA ones.
+    const auto bbr = help.find("zcperf -C bbr"), udp = help.find("zcperf -T udp -b 1G -l 5"),
+               gso = help.find("zcperf -T udp,udp-gso,udp-msgzc --gso-size 1472 --rx gro"),
+               rdma = help.find("zcperf -H 10.0.0.2 -T rdma-write,rdma-send,rsocket");
+    ASSERT_NE(udp, std::string::npos) << help;
+    ASSERT_NE(gso, std::string::npos) << help;
+    EXPECT_LT(bbr, udp);
+    EXPECT_LT(udp, gso);
+    EXPECT_LT(gso, rdma);
+    EXPECT_NE(rdma, std::string::npos);
     EXPECT_EQ(parse({"-h"}), 0);
     EXPECT_EQ(parse({"--version"}), 0);
 }

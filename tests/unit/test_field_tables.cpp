@@ -13,7 +13,7 @@
 #include "protocol/messages.hpp"
 #include "protocol/rdma_info.hpp"
 #include "protocol/tcp_report.hpp"
-#include "protocol/udp_info.hpp"
+#include "udp/udp_info.hpp"
 
 using namespace zc;
 using nlohmann::json;
@@ -87,6 +87,7 @@ SideResult full_side() {
     m.stage_slots = 4;
     m.stage_batch = 16;
     m.staging = {101, 102, 103, 104};
+    s.pacing = {2500000000ull, {PacingMethod::kernel_fq, 1234567890}};
     TcpSideReport tcp;  // the TCP family's block (its own test: test_tcp_block.cpp)
     tcp.rcv_lowat = 65536;
     tcp.settings.congestion = "bbr";
@@ -153,6 +154,8 @@ void expect_full_side_eq(const SideResult& a, const SideResult& b) {
     using SC = StagingCounts;
     expect_members_eq("staging", a.memory.staging, b.memory.staging, &SC::bytes, &SC::copies, &SC::copy_ns,
                       &SC::wait_ns);
+    EXPECT_EQ(a.pacing.bitrate, b.pacing.bitrate);
+    expect_members_eq("pacing", a.pacing.counts, b.pacing.counts, &PacingCounts::method, &PacingCounts::sleep_ns);
 }
 
 template <class M>
@@ -173,9 +176,10 @@ TEST(FieldTableRoundTrip, OptionalBlocksAreLeftOutWhenEmptyAndStayEmpty) {
     a.kinds.clear();  // no TCP block: none of its fields are sent
     a.messages.rtt = {};
     a.messages.connect = {};
+    a.pacing = {};  // unpaced: no pacing section
     json j = to_json(a);
-    for (const char* f :
-         {"flow_bytes", "connection_close", "tcp_settings", "rcv_lowat", "rdma", "udp", "explain", "tcp_info"})
+    for (const char* f : {"flow_bytes", "connection_close", "tcp_settings", "rcv_lowat", "rdma", "udp", "explain",
+                          "tcp_info", "pacing"})
         EXPECT_FALSE(j.contains(f)) << f;
     EXPECT_FALSE(j["messages"].contains("rtt_ns"));
     EXPECT_FALSE(j["messages"].contains("connect_ns"));
@@ -183,13 +187,14 @@ TEST(FieldTableRoundTrip, OptionalBlocksAreLeftOutWhenEmptyAndStayEmpty) {
     EXPECT_TRUE(b.flow_bytes.empty());
     EXPECT_TRUE(b.kinds.empty());
     EXPECT_EQ(b.messages.rtt.count(), 0u);
+    EXPECT_FALSE(b.pacing.asked());
 }
 
 // What a peer from before each optional field sent: the fields it lacks keep their defaults.
 TEST(FieldTableOlderPeer, SideResultWithoutTheNewerFieldsDecodesWithDefaults) {
     json j = to_json(full_side());
     for (const char* f : {"loops_s", "rcv_lowat", "longest_call_s", "longest_call_end_s", "shared_with", "messages",
-                          "memory", "flow_bytes", "tcp_settings", "connection_close"})
+                          "memory", "flow_bytes", "tcp_settings", "connection_close", "pacing"})
         j.erase(f);
     j["placement"].erase("gpu");
     SideResult s = side_result_from_json(j);
@@ -204,6 +209,7 @@ TEST(FieldTableOlderPeer, SideResultWithoutTheNewerFieldsDecodesWithDefaults) {
     EXPECT_EQ(s.placement.gpu.numa_node, -1);
     EXPECT_TRUE(s.placement.gpu.device.empty());
     EXPECT_TRUE(s.flow_bytes.empty());
+    EXPECT_FALSE(s.pacing.asked());  // an older peer's -b figures were its udp block's
     const TcpSideReport tcp = tcp_block_of(s);
     EXPECT_EQ(tcp.rcv_lowat, 0u);
     EXPECT_TRUE(tcp.settings.congestion.empty());
@@ -450,8 +456,6 @@ UdpInfo full_udp() {
     u.counts = {1001, 1010, true, 9, 7, 3, 0.00125, 11, 13, 17, 1472, 21, 23, 25, true};
     u.gso_where = "software";
     u.rx_mode = "gro";
-    u.bitrate = 2500000000ull;
-    u.pacing = {PacingMethod::kernel_fq, 1234567890};
     return u;
 }
 
@@ -487,18 +491,15 @@ TEST(FieldTableRoundTrip, EveryFieldOfUdpInfo) {
     json j = to_json(a);
     UdpInfo b = udp_info_from_json(j);
     EXPECT_TRUE(b.used);
-    expect_members_eq("udp", a, b, &UdpInfo::datagram_path, &UdpInfo::gso_where, &UdpInfo::rx_mode, &UdpInfo::bitrate);
+    expect_members_eq("udp", a, b, &UdpInfo::datagram_path, &UdpInfo::gso_where, &UdpInfo::rx_mode);
     using C = UdpCounts;
     expect_members_eq("udp counts", a.counts, b.counts, &C::datagrams, &C::sender_datagrams, &C::end_marker, &C::lost,
                       &C::reordered, &C::duplicates, &C::kernel_drops, &C::gro_buffers, &C::rr_timeouts, &C::gso_size,
                       &C::snmp_in_errors, &C::snmp_rcvbuf_errors, &C::snmp_sndbuf_errors, &C::snmp_valid);
     EXPECT_DOUBLE_EQ(b.counts.jitter_s, a.counts.jitter_s);
-    EXPECT_EQ(b.pacing.method, PacingMethod::kernel_fq);
-    EXPECT_EQ(b.pacing.sleep_ns, a.pacing.sleep_ns);
     // The wire's own units and shapes, as before the table.
     EXPECT_DOUBLE_EQ(j["jitter_ms"].get<double>(), 1.25);
-    EXPECT_DOUBLE_EQ(j["paced_sleep_s"].get<double>(), 1.23456789);
-    EXPECT_EQ(j["pacing"], "kernel (fq)");
+    EXPECT_FALSE(j.contains("bitrate")) << "-b's figures are the side's pacing section";
     EXPECT_DOUBLE_EQ(j["loss_pct"].get<double>(), a.loss_pct());
     EXPECT_EQ(j["snmp"]["rcvbuf_errors"], 23);
     // Through a whole result too.
@@ -507,20 +508,19 @@ TEST(FieldTableRoundTrip, EveryFieldOfUdpInfo) {
     EXPECT_EQ(udp_block_of(through_wire(ResultMsg{s}).side).counts.gro_buffers, 13u);
 }
 
-TEST(FieldTableOlderPeer, UdpInfoWithoutSnmpAndWithAnUnknownPacingMethod) {
+TEST(FieldTableOlderPeer, UdpInfoWithoutSnmpAndWithItsOldPacingFields) {
     json j = to_json(full_udp());
-    j.erase("snmp");             // not read on that side
-    j["pacing"] = "newer kind";  // a newer peer's method: none here, not an error
+    j.erase("snmp");         // not read on that side
+    j["bitrate"] = 1000000;  // an older peer sent -b's figures in the udp block: read past, not an error
+    j["pacing"] = "sender clock";
+    j["paced_sleep_s"] = 0.5;
     UdpInfo b = udp_info_from_json(j);
     EXPECT_FALSE(b.counts.snmp_valid);
     EXPECT_EQ(b.counts.snmp_rcvbuf_errors, 0u);
-    EXPECT_EQ(b.pacing.method, PacingMethod::none);
     EXPECT_FALSE(to_json(b).contains("snmp"));
-    for (auto [key, bad] : {std::pair<const char*, json>{"jitter_ms", -1},
-                            {"gso_size", 65536},
-                            {"snmp", 3},
-                            {"paced_sleep_s", "1"},
-                            {"datagrams", -2}}) {
+    EXPECT_FALSE(to_json(b).contains("pacing"));
+    for (auto [key, bad] :
+         {std::pair<const char*, json>{"jitter_ms", -1}, {"gso_size", 65536}, {"snmp", 3}, {"datagrams", -2}}) {
         json x = to_json(full_udp());
         x[key] = bad;
         try {

@@ -17,7 +17,7 @@
 #include "protocol/rdma_info.hpp"
 #include "protocol/result.hpp"
 #include "protocol/tcp_report.hpp"
-#include "protocol/udp_info.hpp"
+#include "udp/udp_info.hpp"
 #include "smc/smc_report.hpp"
 #include "tls/tls_report.hpp"
 

@@ -6,7 +6,7 @@
 #include "../transport_built.hpp"
 #include "cli.hpp"
 #include "kind/spec_rules.hpp"
-#include "protocol/udp_params.hpp"
+#include "udp/udp_params.hpp"
 #include "protocol/kind_params_wire.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/rdma_options.hpp"

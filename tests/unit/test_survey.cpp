@@ -36,6 +36,19 @@ TEST(Survey, PathsNameTheirReceiveModeAndFamily) {
     EXPECT_EQ(sizes.back(), 4u << 20);
 }
 
+// The words on which copy path each path is set against come from the rows' copy_path, not a list of kinds.
+TEST(Survey, CopyPathWordsComeFromTheRows) {
+    const std::string t = zc::copy_paths_text();
+    EXPECT_NE(t.find("udp for udp-gso, udp-msgzc; "), std::string::npos) << t;
+    if (zc::transport_built(zc::transport_named("rsocket-iomap"))) {
+        EXPECT_NE(t.find("rsocket for rsocket-iomap; "), std::string::npos) << t;
+    }
+    const std::string end = "tcp for the others";
+    ASSERT_GE(t.size(), end.size()) << t;
+    EXPECT_EQ(t.substr(t.size() - end.size()), end);
+    EXPECT_EQ(t.find("tcp-msgzc"), std::string::npos) << t;  // the reference's own family is "the others"
+}
+
 TEST(Survey, EachRoundVisitsEveryPointOnceInAnOrderThatChanges) {
     std::set<std::vector<std::pair<size_t, size_t>>> orders;
     for (int round = 1; round <= 5; ++round) {

@@ -1,6 +1,6 @@
-// The udp kind's report block (protocol/udp_info.hpp): its codec through the block's table
+// The udp kind's report block (udp/udp_info.hpp): its codec through the block's table
 // (an older peer's block, a malformed one), its human line and CSV cells, and the checks across the two
-// sides (the block's check_sides, udp_count_problem, the -b note).
+// sides (the block's check_sides and count_problem), its words on a message test.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include "protocol/json_fields.hpp"
 #include "protocol/kind_block.hpp"
 #include "protocol/result.hpp"
-#include "protocol/udp_info.hpp"
+#include "udp/udp_info.hpp"
 
 namespace zc {
 namespace {
@@ -68,8 +68,6 @@ TEST(UdpBlock, IsRegisteredUnderTheWiresKey) {
 
 TEST(UdpBlock, RoundTripsThroughTheBlockTableAndAWholeSide) {
     UdpInfo a = receiver_block();
-    a.bitrate = 1000000000;
-    a.pacing = {PacingMethod::sender_clock, 42000000};
     const json wire = to_json(a);
     EXPECT_EQ(udp_block_type().decode(wire), wire);  // made whole: nothing lost, nothing added
     // At the side's top level under "udp", as SideResult::udp was: an older peer reads it as before.
@@ -77,15 +75,13 @@ TEST(UdpBlock, RoundTripsThroughTheBlockTableAndAWholeSide) {
     json side = to_json(s);
     ASSERT_TRUE(side.contains("udp"));
     EXPECT_EQ(side["udp"]["lost"], 2);
-    EXPECT_EQ(side["udp"]["bitrate"], 1000000000);
+    EXPECT_FALSE(side["udp"].contains("bitrate"));  // -b's figures: the side's pacing section
     UdpInfo b = udp_block_of(side_result_from_json(side));
     EXPECT_TRUE(b.used);
     EXPECT_TRUE(b.datagram_path);
     EXPECT_EQ(b.rx_mode, "gro");
     EXPECT_EQ(b.counts.lost, 2u);
     EXPECT_EQ(b.counts.gro_buffers, 100u);
-    EXPECT_EQ(b.pacing.method, PacingMethod::sender_clock);
-    EXPECT_EQ(b.pacing.sleep_ns, 42000000u);
     EXPECT_FALSE(udp_block_of(SideResult{}).used);  // a side without the block: empty
 }
 
@@ -117,7 +113,7 @@ TEST(UdpBlock, AMalformedBlockIsAProtocolError) {
     EXPECT_THROW(side_result_from_json(side), ProtocolError);
 }
 
-TEST(UdpBlock, HumanLinesAreTheSidesUdpOrPacingLine) {
+TEST(UdpBlock, HumanLinesAreTheSidesUdpLine) {
     EXPECT_EQ(joined(kind_block_lines(side_with(receiver_block(), Role::recv, 100))),
               "udp: received 998 of 1000 datagrams, lost 2 (0.200%), reordered 0, duplicates 0, jitter 0.500 ms; "
               "--rx gro, GRO: 100 coalesced buffers, 9.98 datagrams per receive; kernel: the sockets dropped 2\n");
@@ -130,12 +126,9 @@ TEST(UdpBlock, HumanLinesAreTheSidesUdpOrPacingLine) {
     EXPECT_NE(joined(kind_block_lines(side_with(initiator, Role::send, 0))).find("udp: 3 requests unanswered"),
               std::string::npos);
     EXPECT_TRUE(kind_block_lines(side_with(initiator, Role::recv, 0)).empty());  // rr's responder: nothing to say
-    UdpInfo paced_tcp;  // a -b sender of another kind: its pacing alone
-    paced_tcp.used = true;
-    paced_tcp.bitrate = 2000000000;
-    paced_tcp.pacing = {PacingMethod::sender_clock, 1500000000};
-    EXPECT_EQ(joined(kind_block_lines(side_with(paced_tcp, Role::send, 9))),
-              "pacing: paced at " + bitrate_text(2000000000) + " by the sender clock, waited 1.500 s\n");
+    UdpInfo older_paced_tcp;  // an older peer's paced sender of another kind: its -b figures alone, none here
+    older_paced_tcp.used = true;
+    EXPECT_TRUE(kind_block_lines(side_with(older_paced_tcp, Role::send, 9)).empty());
 }
 
 TEST(UdpBlock, CsvKeepsTheUdpColumnNamesAndLeavesOtherPathsEmpty) {
@@ -148,17 +141,15 @@ TEST(UdpBlock, CsvKeepsTheUdpColumnNamesAndLeavesOtherPathsEmpty) {
     const KindBlockType& t = udp_block_type();
     EXPECT_EQ(t.csv_cells(to_json(receiver_block())),
               (std::vector<std::string>{"998", "2", "0.2000", "0", "0", "0.500000", "2", "0", "100", "0"}));
-    UdpInfo paced_tcp;
-    paced_tcp.used = true;
-    paced_tcp.bitrate = 1000;
-    EXPECT_EQ(t.csv_cells(to_json(paced_tcp)), std::vector<std::string>(t.csv_columns().size()));
+    UdpInfo older_paced_tcp;  // an older peer's block of -b's figures alone: no datagram facts
+    older_paced_tcp.used = true;
+    EXPECT_EQ(t.csv_cells(to_json(older_paced_tcp)), std::vector<std::string>(t.csv_columns().size()));
 }
 
 TEST(UdpBlock, CheckAcrossSidesNamesWhatTheKernelAndTheEndMarkerSay) {
     const KindBlockType& t = udp_block_type();
     ASSERT_NE(t.check_sides, nullptr);
     UdpInfo tx = sender_block(), rx = receiver_block();
-    tx.bitrate = 1000000;  // paced: no "without -b" note
     json jt = to_json(tx), jr = to_json(rx);
     EXPECT_TRUE(t.check_sides(&jt, &jr).empty());  // drops = lost, the end marker came
     EXPECT_TRUE(t.check_sides(&jt, nullptr).empty());
@@ -169,16 +160,11 @@ TEST(UdpBlock, CheckAcrossSidesNamesWhatTheKernelAndTheEndMarkerSay) {
     EXPECT_EQ(notes.size(), 2u);
     EXPECT_TRUE(has(notes, "end marker never reached the receiver"));
     EXPECT_TRUE(has(notes, "lost before the socket"));
-    tx.bitrate = 0;
-    jt = to_json(tx);
-    EXPECT_TRUE(has(t.check_sides(&jt, &jr), "UDP without -b"));
-    // rr: the responder has no --rx mode and counts no losses; only the sender's own note stays.
+    // rr: the responder has no --rx mode and counts no losses.
     UdpInfo responder;
     responder.used = responder.datagram_path = true;
     json jrr = to_json(responder);
-    notes = t.check_sides(&jt, &jrr);
-    ASSERT_EQ(notes.size(), 1u);
-    EXPECT_NE(notes[0].find("UDP without -b"), std::string::npos);
+    EXPECT_TRUE(t.check_sides(&jt, &jrr).empty());
     // Through the side's blocks, as the client gathers every kind's notes.
     EXPECT_TRUE(has(kind_block_notes(side_with(tx, Role::send, 1).kinds, side_with(rx, Role::recv, 1).kinds),
                     "end marker never reached"));
@@ -193,18 +179,24 @@ TEST(UdpBlock, CountsAcrossSidesMustAddUp) {
     rx.counts.sender_datagrams = 1000;
     rx.counts.lost = 1;
     EXPECT_NE(udp_count_problem(tx, 10, rx, 10).find("not the 1000 the sender sent"), std::string::npos);
+    // The block's count_problem, through the sides, as the run driver asks: the udp block checks the counts.
+    SideResult stx = side_with(tx, Role::send, 1), srx = side_with(rx, Role::recv, 1);
+    stx.bytes = srx.bytes = 10;
+    ASSERT_TRUE(kind_block_count_problem(stx, srx).has_value());
+    EXPECT_NE(kind_block_count_problem(stx, srx)->find("not the 1000"), std::string::npos);
+    EXPECT_TRUE(kind_block_counts_losses(stx));
+    EXPECT_FALSE(kind_block_counts_losses(SideResult{}));
+    EXPECT_FALSE(kind_block_count_problem(SideResult{}, SideResult{}).has_value());  // no kind checks: bytes match
+    UdpInfo responder;  // rr: the initiator counts its own losses, no mismatch
+    responder.used = responder.datagram_path = true;
+    EXPECT_EQ(udp_count_problem(tx, 10, responder, 11), "");
 }
 
-TEST(UdpBlock, PacingNoteSaysWhenTheSenderFellBehind) {
-    UdpInfo paced;
-    EXPECT_EQ(pacing_note(paced, 1e9, 1), "");
-    paced.bitrate = 1000000000;
-    paced.pacing = {PacingMethod::sender_clock, 0};
-    EXPECT_EQ(pacing_note(paced, 1e9, 1).find("fell behind"), std::string::npos);
-    std::string behind = pacing_note(paced, 0.5e9, 2);
-    EXPECT_NE(behind.find("per stream (2 streams)"), std::string::npos) << behind;
-    EXPECT_NE(behind.find("(-50.00%)"), std::string::npos) << behind;
-    EXPECT_NE(behind.find("fell behind"), std::string::npos) << behind;
+TEST(UdpBlock, MessageTestsWordsAreTheBlocks) {
+    SideResult s = side_with(sender_block(), Role::send, 1);
+    EXPECT_NE(kind_block_messages_measured(s, Workload::rr, 1).find("within 500 ms is counted lost"),
+              std::string::npos);
+    EXPECT_NE(kind_block_messages_measured(s, Workload::msgrate, 8).find("8 per sendmmsg() call"), std::string::npos);
 }
 
 }  // namespace

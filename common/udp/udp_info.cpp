@@ -1,4 +1,4 @@
-#include "protocol/udp_info.hpp"
+#include "udp/udp_info.hpp"
 
 #include <fmt/format.h>
 
@@ -13,6 +13,8 @@ double UdpInfo::loss_pct() const {
 }
 
 std::string udp_count_problem(const UdpInfo& tx, uint64_t tx_bytes, const UdpInfo& rx, uint64_t rx_bytes) {
+    // rr: a lost request or answer is counted by the initiator (rr_timeouts), not a mismatch.
+    if (!tx.datagram_path || !rx.datagram_path || rx.rx_mode.empty()) return "";
     const UdpCounts &s = tx.counts, &r = rx.counts;
     if (rx_bytes > tx_bytes) {
         return "the receiver counted " + std::to_string(rx_bytes) + " bytes but the sender sent only " +
@@ -29,28 +31,10 @@ std::string udp_count_problem(const UdpInfo& tx, uint64_t tx_bytes, const UdpInf
     return "";
 }
 
-std::string pacing_note(const UdpInfo& paced, double tx_rate_bps, int streams) {
-    if (!paced.bitrate) return "";
-    double err = 100.0 * (tx_rate_bps - static_cast<double>(paced.bitrate)) / static_cast<double>(paced.bitrate);
-    return fmt::format("-b {}{}: the sender achieved {} ({:+.2f}%), paced by {}; it waited {:.3f} s for its schedule{}",
-                       bitrate_text(paced.bitrate),
-                       streams > 1 ? " per stream (" + std::to_string(streams) + " streams)" : std::string(),
-                       bitrate_text(static_cast<uint64_t>(tx_rate_bps)), err, pacing_method_name(paced.pacing.method),
-                       static_cast<double>(paced.pacing.sleep_ns) * 1e-9,
-                       err < -5 && paced.pacing.method == PacingMethod::sender_clock
-                           ? " (it fell behind: the rate is more than this path sends)"
-                           : "");
-}
-
 std::vector<std::string> udp_side_notes(const UdpInfo& tx, const UdpInfo& rx) {
     std::vector<std::string> out;
-    if (!tx.datagram_path) return out;
-    if (!tx.bitrate && tx.counts.datagrams) {
-        out.push_back(
-            "UDP without -b: the sender sends as fast as it can, so the receiver's share of it (the loss) "
-            "is part of the figure; give -b RATE for a paced test");
-    }
-    if (!rx.datagram_path || rx.rx_mode.empty()) return out;  // rr: the initiator counts its own losses
+    if (!tx.datagram_path || !rx.datagram_path || rx.rx_mode.empty())
+        return out;  // rr: the initiator counts its own losses
     const UdpCounts& r = rx.counts;
     if (!r.end_marker && tx.counts.datagrams) {
         out.push_back(
@@ -96,24 +80,13 @@ const auto kUdpCountFields = std::make_tuple(
     number("rr_timeouts", &UdpCounts::rr_timeouts), number("gso_size", &UdpCounts::gso_size, 0, 65535),
     custom<UdpCounts>("snmp", snmp_json, snmp_from_json, true));
 
-// A method this side does not know (a newer peer's) reads as none, as before the table.
-PacingMethod pacing_method_from(const std::string& name) {
-    for (PacingMethod m : {PacingMethod::none, PacingMethod::sender_clock, PacingMethod::kernel_fq})
-        if (name == pacing_method_name(m)) return m;
-    return PacingMethod::none;
-}
-const auto kPacingFields =
-    std::make_tuple(named("pacing", &PacingCounts::method, pacing_method_name, pacing_method_from),
-                    scaled("paced_sleep_s", &PacingCounts::sleep_ns, 1e-9, 1e9, 0.0, 1e9));
-
 const auto kUdpInfoFields =
     std::make_tuple(number("datagram_path", &UdpInfo::datagram_path), flat(&UdpInfo::counts, kUdpCountFields),
                     derived<UdpInfo>(kLossPct, [](const UdpInfo& u) { return u.loss_pct(); }),  // for readers
-                    str("gso_where", &UdpInfo::gso_where), str("rx_mode", &UdpInfo::rx_mode),
-                    number("bitrate", &UdpInfo::bitrate), flat(&UdpInfo::pacing, kPacingFields));
+                    str("gso_where", &UdpInfo::gso_where), str("rx_mode", &UdpInfo::rx_mode));
 
 // The side's line: what each side counted (datagrams, calls, GSO/GRO), the receiver's loss beside the
-// kernel's drops; any -b sender: how it was paced ("pacing:" alone on a path of another kind).
+// kernel's drops.
 std::string counts_text(const UdpInfo& u, const SideResult& s) {
     const UdpCounts& c = u.counts;
     auto per_call = [&](uint64_t n) { return s.ops ? static_cast<double>(n) / static_cast<double>(s.ops) : 0.0; };
@@ -149,15 +122,11 @@ std::string counts_text(const UdpInfo& u, const SideResult& s) {
 
 std::vector<std::string> human_lines(const UdpInfo& u, const SideResult& s) {
     std::string out = counts_text(u, s);
-    if (u.bitrate && u.pacing.method != PacingMethod::none)  // the side whose loop paced (rdma-read: the reader)
-        out += fmt::format("{}paced at {} by the {}, waited {:.3f} s", out.empty() ? "" : "; ", bitrate_text(u.bitrate),
-                           pacing_method_name(u.pacing.method), static_cast<double>(u.pacing.sleep_ns) * 1e-9);
     if (out.empty()) return {};
-    return {(u.datagram_path ? "udp: " : "pacing: ") + out};
+    return {"udp: " + out};
 }
 
-// UDP paths' columns ("<side>_udp_<name>"; empty on a paced path of another kind): datagrams sent or
-// received, the receiver's loss, the kernel's drops.
+// UDP paths' columns ("<side>_udp_<name>"): datagrams sent or received, the receiver's loss, the kernel's drops.
 std::vector<std::string> csv_columns() {
     using C = UdpCounts;
     const auto& t = kUdpCountFields;  // each column named as its wire field
@@ -177,10 +146,30 @@ std::vector<std::string> csv_cells(const UdpInfo& u) {
             n(c.rr_timeouts)};
 }
 
+// A message test's words on how its messages went: one datagram each, counted by their sequence numbers.
+std::string messages_measured(const UdpInfo&, const SideResult&, Workload test, uint32_t batch) {
+    if (test == Workload::rr)
+        return fmt::format(
+            "one UDP datagram each way per transaction; a request unanswered within {} ms is counted lost and the "
+            "next one sent",
+            kUdpRrWaitMs);
+    return fmt::format(
+        "one UDP datagram per message, {} per {} call; the receiver counts the datagrams that arrived by their "
+        "sequence numbers (lost ones are not counted)",
+        batch, batch == 1 ? "send()" : "sendmmsg()");
+}
+
 UdpInfo block_from_json(const nlohmann::json& j) { return udp_info_from_json(j); }
 
-constexpr KindBlockOf<UdpInfo> kUdp = {"udp",       to_json,   block_from_json, human_lines,
-                                       csv_columns, csv_cells, udp_side_notes};
+constexpr KindBlockOf<UdpInfo> kUdp = {.key = "udp",
+                                       .to_json = to_json,
+                                       .from_json = block_from_json,
+                                       .human_lines = human_lines,
+                                       .csv_columns = csv_columns,
+                                       .csv_cells = csv_cells,
+                                       .check_sides = udp_side_notes,
+                                       .count_problem = udp_count_problem,
+                                       .messages_measured = messages_measured};
 const KindBlockType kBlock = kind_block_type<kUdp>();
 
 }  // namespace

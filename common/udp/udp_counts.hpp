@@ -2,8 +2,8 @@
 // What a UDP stream's loop counts beside its bytes: the receiver's own accounting of the sequence
 // numbers every datagram carries (RFC 3550's loss, reordering, duplicates and jitter, as iperf3 counts
 // them), the kernel's word on drops, GSO/GRO batching. Plain integers, each loop's own (common/udp/),
-// filled in the loop and read by the udp kind's block at the side's end (udp/udp_ops.cpp); here in
-// protocol/ because the block (udp_info.hpp) carries them.
+// filled in the loop and read by the udp kind's block at the side's end (udp/udp_ops.cpp), which carries them
+// (udp_info.hpp).
 #include <algorithm>
 #include <cstdint>
 

@@ -1,18 +1,14 @@
 #pragma once
 // What one side's UDP path did: the receiver's sequence accounting beside the kernel's word
 // (the socket's drop count, /proc/net/snmp's Udp counters over the interval), GSO/GRO batching, where
-// segmentation ran, and -b pacing (also for TCP: any paced sender). Empty for paths that are neither.
-// It is the udp kind's block (protocol/kind_block.hpp) under the key "udp", listed by the kind's
-// description (udp/udp_kind.cpp). -b's figures travel in it for every kind (their wire home since
-// UDP brought them: a paced TCP or RDMA sender's block has datagram_path false), so what reads them
-// (the CSV's bitrate and pacing, the client's -b notes) takes them through udp_block_of.
+// segmentation ran. It is the udp kind's block (protocol/kind_block.hpp) under the key "udp", listed by the
+// kind's description (udp/udp_kind.cpp). -b's figures are the side's pacing section (protocol/pacing_report.hpp).
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "core/pacer.hpp"
-#include "protocol/udp_counts.hpp"
+#include "udp/udp_counts.hpp"
 #include "protocol/kind_block.hpp"
 
 namespace zc {
@@ -23,12 +19,11 @@ struct UdpInfo {
     UdpCounts counts;       // summed over streams (jitter, GSO size, the host's snmp counters: the largest)
     std::string gso_where;  // sender: "device", "software", "none" (lo) or "" (no GSO / unknown)
     std::string rx_mode;    // receiver: "copy", "mmsg", "gro"
-    // -b: the rate asked and how the sender kept it (zeros / none when unpaced).
-    uint64_t bitrate = 0;
-    PacingCounts pacing;
 
-    bool used = false;           // a UDP path or a paced sender filled it
-    bool datagram_path = false;  // a UDP path (datagrams may be lost), not only a paced sender
+    bool used = false;  // a UDP path filled it (false: the side has no udp block)
+    // Sent as true by every UDP path: an older peer's paced TCP or RDMA sender sent a udp block for its -b
+    // figures alone, with false, which reads as no datagram facts.
+    bool datagram_path = false;
 
     bool empty() const { return !used; }
     // Receiver: lost as a share of what the sender sent (0 when nothing was sent).
@@ -39,12 +34,9 @@ struct UdpInfo {
 // be what the sender sent, and the count the sender's end marker carried must be the sender's own.
 // Returns the disagreement in words ("" when they agree). Bytes: the receiver's may only be fewer.
 std::string udp_count_problem(const UdpInfo& tx, uint64_t tx_bytes, const UdpInfo& rx, uint64_t rx_bytes);
-// A paced test's note: the rate asked against the rate the sender achieved (`tx_rate_bps`, one stream's:
-// -b is per stream, as iperf3's) and how it was kept ("" when `paced` asked no rate).
-std::string pacing_note(const UdpInfo& paced, double tx_rate_bps, int streams);
 // A UDP stream test's notes from its two blocks (the block's check_sides): the kernel's word beside the
 // receiver's count (socket drops, the host's Udp RcvbufErrors/InErrors) and any disagreement; a missing
-// end marker; an unpaced UDP sender said so. rr's receiver (no --rx mode) has none.
+// end marker. rr's receiver (no --rx mode) has none.
 std::vector<std::string> udp_side_notes(const UdpInfo& tx, const UdpInfo& rx);
 
 nlohmann::json to_json(const UdpInfo& u);

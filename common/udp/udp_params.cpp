@@ -1,4 +1,4 @@
-#include "protocol/udp_params.hpp"
+#include "udp/udp_params.hpp"
 
 #include "protocol/field_table.hpp"
 #include "protocol/kind_params_wire.hpp"
