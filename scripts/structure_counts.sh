@@ -42,7 +42,7 @@
 #      each a member, where a kind's own parameters belong in its struct under TestParams::kind_params;
 #  14. the TCP family's report data in SideResult: tcp / Tcp* names, rcv_lowat and connection_close
 #      in the code (not the comments) of struct SideResult, each occurrence; they are the TCP block's
-#      (protocol/tcp_report.hpp), filled by the kinds on TCP sockets.
+#      (tcp/tcp_report.hpp), filled by the kinds on TCP sockets.
 # Usage: scripts/structure_counts.sh [--check]
 #   --check: exit 1 when a count is above its limit (the ctest structure_counts, label unit).
 set -euo pipefail

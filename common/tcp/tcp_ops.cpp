@@ -21,7 +21,7 @@
 #include "socket/stream_memory.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
-#include "protocol/tcp_report.hpp"
+#include "tcp/tcp_report.hpp"
 #include "tcp/send_ring.hpp"
 #include "tcp/tcp_crr.hpp"
 #include "tcp/tcp_info.hpp"

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "core/pacer.hpp"
-#include "core/tcp_stats.hpp"
+#include "tcp/tcp_stats.hpp"
 #include "options/kind_options.hpp"
 #include "tcp/tcp_params.hpp"
 #include "tcp/tcp_tuning.hpp"

@@ -16,7 +16,7 @@
 #include "protocol/messages.hpp"
 #include "protocol/rdma_info.hpp"
 #include "protocol/rdma_options.hpp"
-#include "protocol/tcp_report.hpp"
+#include "tcp/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
 #include "protocol/udp_params.hpp"
 #include "smc/smc_report.hpp"

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "protocol/rdma_info.hpp"
-#include "protocol/tcp_report.hpp"
+#include "tcp/tcp_report.hpp"
 #include "report/report_writer.hpp"
 
 using namespace zc;

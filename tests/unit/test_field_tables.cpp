@@ -12,7 +12,7 @@
 #include "protocol/field_table.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/rdma_info.hpp"
-#include "protocol/tcp_report.hpp"
+#include "tcp/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
 
 using namespace zc;

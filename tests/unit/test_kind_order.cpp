@@ -16,7 +16,7 @@
 #include "protocol/kind_params_wire.hpp"
 #include "protocol/rdma_info.hpp"
 #include "protocol/result.hpp"
-#include "protocol/tcp_report.hpp"
+#include "tcp/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
 #include "smc/smc_report.hpp"
 #include "tls/tls_report.hpp"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/tcp_stats.hpp"
+#include "tcp/tcp_stats.hpp"
 #include "protocol/kind_block.hpp"
 
 namespace zc {

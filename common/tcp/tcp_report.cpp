@@ -1,4 +1,4 @@
-#include "protocol/tcp_report.hpp"
+#include "tcp/tcp_report.hpp"
 
 #include <fmt/format.h>
 
