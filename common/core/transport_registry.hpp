@@ -56,9 +56,6 @@ struct TransportInfo {
     // Datagrams, each numbered (UDP): the receiver counts what was lost, so the two sides' counts add up
     // instead of being equal; its own rules (udp/udp_rules.hpp) and report (its kind block, protocol/udp_info.hpp).
     bool datagrams = false;
-    // --flows N: a stream thread serves N connections through one epoll with send()/recv() copies
-    // (tcp/tcp_flows.hpp; tcp/tcp_rules.hpp has the rest of its rules).
-    bool flows = false;
     // Its data connections are kernel TCP sockets: -C, --fq-rate, --tos and --bind-dev set them, and TCP_INFO
     // reads them.
     bool tcp_sockets = false;
@@ -71,8 +68,9 @@ struct TransportInfo {
     const char* needs = nullptr;  // what the build lacks when it is not built in (nullptr: always built)
     bool built = true;            // false: known, but this build lacks what it needs
     // The copy path of its family, which zcperf survey sets it against at each size (udp for UDP's rows,
-    // rsocket for rsocket's, tcp for the others; a copy path's own name: it is the reference).
-    const char* copy_path = "tcp";
+    // rsocket for rsocket's; a copy path's own name: it is the reference). nullptr: the first row's
+    // (Transport{}, the rank-0 kind's copy path), which transport_table() fills in.
+    const char* copy_path = nullptr;
 };
 
 const std::vector<TransportInfo>& transport_table();

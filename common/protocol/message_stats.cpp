@@ -143,7 +143,8 @@ MessageResult message_result(Workload test, Transport transport, uint32_t batch,
     m.remote_sd_us = service_demand_us_per_tran(remote.cpu.busy_cpu_s, m.messages);
     m.local_proc_sd_us = service_demand_us_per_tran(local.process_cpu_s(), m.messages);
     m.remote_proc_sd_us = service_demand_us_per_tran(remote.process_cpu_s(), m.messages);
-    m.tcp = transport_info(transport).tcp_segments;  // the row: its calls are a TCP socket's, its segments TCP_INFO's
+    m.stream_segments =
+        transport_info(transport).tcp_segments;  // the row: its calls are a TCP socket's, its segments TCP_INFO's
     char how[320] = "";
     if (is_connection_test(test)) {
         std::snprintf(how, sizeof(how),
@@ -162,7 +163,7 @@ MessageResult message_result(Workload test, Transport transport, uint32_t batch,
                       "one UDP datagram per message, %u per %s call; the receiver counts the datagrams that arrived "
                       "by their sequence numbers (lost ones are not counted)",
                       batch, batch == 1 ? "send()" : "sendmmsg()");
-    } else if (m.tcp) {
+    } else if (m.stream_segments) {
         std::snprintf(how, sizeof(how),
                       "%u per %s call with TCP_NODELAY; the receiver reads in bulk and counts whole messages; segments "
                       "from the sender's TCP_INFO (MSS units)",
@@ -171,7 +172,7 @@ MessageResult message_result(Workload test, Transport transport, uint32_t batch,
         m.measured = kind_block_messages_measured(local, test, batch);
     }
     if (m.measured.empty()) m.measured = how;
-    if (m.tcp && test == Workload::msgrate && m.messages && m.segments_per_message < 0.9) {
+    if (m.stream_segments && test == Workload::msgrate && m.messages && m.segments_per_message < 0.9) {
         char segs[32];
         std::snprintf(segs, sizeof(segs), "%.2f", m.segments_per_message);
         m.notes.push_back(

@@ -314,7 +314,7 @@ private:
                 "proc SD us/Tran local {:.2f} remote {:.2f}\n    {}\n",
                 m.connect.min_us, m.connect.p50_us, m.connect.p90_us, m.connect.p99_us, m.connect.max_us,
                 m.local_proc_sd_us, m.remote_proc_sd_us, m.measured);
-        } else if (m.tcp) {
+        } else if (m.stream_segments) {
             out_ << fmt::format(
                 "    client: {:.2f} send/recv calls and {:.2f} data segments per transaction; proc SD us/Tran "
                 "local {:.2f} remote {:.2f}\n",
@@ -336,7 +336,7 @@ private:
     void add_msgrate_row(const TestResult& r) {
         const MessageResult& m = r.messages;
         // Segments are TCP's count (TCP_INFO); RDMA has none to report.
-        std::string segs = m.tcp ? fmt::format("{:.3f}", m.segments_per_message) : std::string("-");
+        std::string segs = m.stream_segments ? fmt::format("{:.3f}", m.segments_per_message) : std::string("-");
         out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12.0f} {:>5} | {:>8.3f} {:>8} | {:>9.3f} {:>9.3f}\n", label(r),
                             workload_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s, m.batch,
                             m.calls_per_message, segs, m.local_sd_us, m.remote_sd_us);
@@ -344,7 +344,7 @@ private:
         for (double v : m.stream_messages_per_s) per += fmt::format("{}{:.0f}", per.empty() ? "" : ", ", v);
         out_ << fmt::format("    {} messages counted by {} in {:.2f} s; per connection msgs/s: {}\n", m.messages,
                             counted_by(r), m.elapsed_s, per);
-        if (m.tcp) {
+        if (m.stream_segments) {
             out_ << fmt::format(
                 "    measured: {} B messages, {} per {} with TCP_NODELAY (a message is its own segment only "
                 "when segs/m is 1: TCP_INFO's count); the receiver reads in bulk\n",

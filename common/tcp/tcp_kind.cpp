@@ -15,7 +15,6 @@ constexpr TransportInfo kRows[] = {
      .buffers = kAnyMemory,
      .message_buffers = kAnyMemory,
      .send_batch = true,
-     .flows = true,
      .tcp_sockets = true,
      .tcp_segments = true},
     {.name = "tcp-sendfile",

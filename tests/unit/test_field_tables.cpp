@@ -11,7 +11,7 @@
 
 #include "protocol/field_table.hpp"
 #include "protocol/messages.hpp"
-#include "protocol/rdma_info.hpp"
+#include "rdma/rdma_info.hpp"
 #include "tcp/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
 

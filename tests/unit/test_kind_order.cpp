@@ -14,7 +14,7 @@
 #include "options/kind_options.hpp"
 #include "protocol/kind_block.hpp"
 #include "protocol/kind_params_wire.hpp"
-#include "protocol/rdma_info.hpp"
+#include "rdma/rdma_info.hpp"
 #include "protocol/result.hpp"
 #include "tcp/tcp_report.hpp"
 #include "protocol/udp_info.hpp"
