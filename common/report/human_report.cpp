@@ -103,21 +103,6 @@ std::string memory_line(const SideResult& s) {
         s.elapsed_s > 0 ? 100.0 * copy_s / s.elapsed_s : 0.0, static_cast<double>(st.wait_ns) * 1e-9);
 }
 
-// --flows: how evenly the side's connections shared the path (rr: each flow's transactions per second).
-std::string flows_line(const TestResult& r, const SideResult& s) {
-    FlowFigures f = flow_figures(s);
-    std::string rates;
-    if (r.test == Workload::rr && r.message_size > 0) {
-        double per = 8.0 * static_cast<double>(r.message_size);  // bits per transaction, each way
-        rates = fmt::format("{:.1f} / {:.1f} / {:.1f} trans/s", f.min_bps / per, f.median_bps / per, f.max_bps / per);
-    } else {
-        rates = fmt::format("{:.2f} / {:.2f} / {:.2f} Mb/s", f.min_bps / 1e6, f.median_bps / 1e6, f.max_bps / 1e6);
-    }
-    return fmt::format("{} connections over {} thread{}; per flow min / median / max {}; Jain's fairness index {:.4f}",
-                       f.flows.flows, s.stream_bytes.size(), s.stream_bytes.size() == 1 ? "" : "s", rates,
-                       f.flows.jain);
-}
-
 // Over UDP a lost datagram is not a mismatch: the side that sees what arrived counts (rr: the initiator).
 const char* counted_by(const TestResult& r) {
     if (!transport_info(r.transport).datagrams) return "both sides";
@@ -169,7 +154,6 @@ public:
                 "           per CPU: {}; proc {:.2f} CPU-s (usr {:.2f} sys {:.2f}); others {:.2f} CPU-s\n",
                 busiest_cpus(*s), s->process_cpu_s(), s->process_user_s, s->process_sys_s, s->cpu.others.cpu_s);
             out_ << "           placement: " << placement_line(*s) << "\n";
-            if (!s->flow_bytes.empty()) out_ << "           flows: " << flows_line(r, *s) << "\n";
             if (auto m = memory_line(*s); !m.empty()) out_ << "           memory: " << m << "\n";
             if (s->host_shared()) out_ << "           SHARED host: " << shared_line(*s) << "\n";
             for (const auto& line : kind_block_lines(*s)) out_ << "           " << line << "\n";
