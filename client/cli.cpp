@@ -22,7 +22,7 @@
 #include "kind/transport_ops.hpp"
 #include "core/pacer.hpp"
 #include "core/units.hpp"
-#include "tcp/tcp_socket.hpp"
+#include "socket/endpoint.hpp"
 #include "compare_cli.hpp"
 #include "measure/latency_samples.hpp"
 #include "under_load.hpp"

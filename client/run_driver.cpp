@@ -16,7 +16,7 @@
 #include "tcp/tcp_report.hpp"
 #include "paths/data_setup.hpp"
 #include "kind/transport_ops.hpp"
-#include "tcp/tcp_socket.hpp"
+#include "socket/endpoint.hpp"
 
 namespace zc {
 
