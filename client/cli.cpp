@@ -22,7 +22,7 @@
 #include "kind/transport_ops.hpp"
 #include "core/pacer.hpp"
 #include "core/units.hpp"
-#include "tcp/tcp_socket.hpp"
+#include "socket/endpoint.hpp"
 #include "compare_cli.hpp"
 #include "measure/latency_samples.hpp"
 #include "under_load.hpp"
@@ -310,7 +310,7 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
                  transport_help(),
              name_list(o.transports, [](const std::string& n) { return transport_from_name(n); }))
             .choose(available_transports())
-            .shows("tcp"),
+            .shows(transport_name(Transport{})),  // the first row: -T's default
         text("--rx", "how the receiver takes the data, comma-separated for several; " + rx_mode_help(),
              name_list(o.rx_modes, [](const std::string& n) { return rx_mode_from_name(n); }))
             .choose(rx_mode_choices())

@@ -9,13 +9,13 @@
 #include <mutex>
 #include <fmt/format.h>
 
-#include "core/flow_stats.hpp"
 #include "run/side_runner.hpp"
 #include "system/fd_limit.hpp"
 #include "tcp/tcp_params.hpp"
+#include "tcp/tcp_report.hpp"
 #include "paths/data_setup.hpp"
 #include "kind/transport_ops.hpp"
-#include "tcp/tcp_socket.hpp"
+#include "socket/endpoint.hpp"
 
 namespace zc {
 
@@ -178,9 +178,9 @@ void check_counts(const TestSpec& spec, const SideResult& tx, const SideResult& 
         if (!lossy->empty())
             throw std::runtime_error(std::string(transport_name(spec.transport)) + " count mismatch: " + *lossy +
                                      ". No figures are reported for this test.");
-    } else if (std::string why = flow_count_problem(tx.flow_bytes, rx.flow_bytes); !why.empty()) {
+    } else if (std::string why = flow_count_problem(tx, rx); !why.empty()) {  // --flows: the tcp block's counts
         throw std::runtime_error(why + ". No figures are reported for this test.");
-    } else if (tx.bytes != rx.bytes || (tx.flow_bytes.empty() && !is_connection_test(spec.test) &&
+    } else if (tx.bytes != rx.bytes || (!ran_flows(tx) && !is_connection_test(spec.test) &&
                                         tx.stream_bytes != rx.stream_bytes)) {  // crr, cc: one listener
         throw std::runtime_error(
             fmt::format("byte count mismatch: the sender sent {} bytes but the receiver counted {}; a peer ended the "
@@ -246,9 +246,13 @@ void note_rx_zerocopy(const SideResult& rx, bool same_host, std::vector<std::str
     std::string note = fmt::format("rx-zerocopy: {:.1f}% of the bytes were mapped, {:.1f}% copied", pct, 100 - pct);
     if (pct < 50) {
         // Between hosts the sender does not matter: the receiving NIC's buffers decide (0 % in the lab's virtio-net).
+        // The senders that hand the kernel their own pages to a receiver that maps them (the rows' data).
+        const std::string senders = transport_names_where([](const TransportInfo& t) {
+            return t.send_buffer == SendBuffer::zc_ring && rx_mode_row(t, RxMode::zerocopy);
+        });
         note += same_host ? "; pages map only when whole pages arrive from a sender that did not copy them "
-                            "(on loopback: tcp-msgzc or tcp-uringzc, and an MSS that is a multiple of the "
-                            "page size)"
+                            "(on loopback: " +
+                                senders + ", and an MSS that is a multiple of the page size)"
                           : "; pages map only when the receiving driver puts each segment's payload in whole pages "
                             "at page offset 0 (header split, and an MSS that is a multiple of the page size); "
                             "drivers without header split, virtio-net among them, put it right after the headers, "

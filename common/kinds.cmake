@@ -6,9 +6,10 @@
 # files (its description and the files it points to) here. Paths are relative to common/.
 set(ZCPERF_KINDS mptcp rdma smc tcp tls udp)  # by name: the order of the kinds' blocks, CSV columns, report lines
 set(ZCPERF_KIND_CODECS_mptcp mptcp/mptcp_kind.cpp mptcp/mptcp_report.cpp mptcp/mptcp_params.cpp)
-set(ZCPERF_KIND_CODECS_rdma rdma/rdma_kind.cpp protocol/rdma_info.cpp protocol/rdma_options.cpp)
+set(ZCPERF_KIND_CODECS_rdma rdma/rdma_kind.cpp rdma/rdma_info.cpp rdma/rdma_options.cpp)
 set(ZCPERF_KIND_CODECS_smc smc/smc_kind.cpp smc/smc_report.cpp smc/smc_codes.cpp)
-set(ZCPERF_KIND_CODECS_tcp tcp/tcp_kind.cpp protocol/tcp_report.cpp core/tcp_stats.cpp tcp/tcp_params.cpp)
+set(ZCPERF_KIND_CODECS_tcp tcp/tcp_kind.cpp tcp/tcp_report.cpp tcp/tcp_stats.cpp tcp/flow_stats.cpp tcp/tcp_params.cpp
+    tcp/crr_close.cpp)
 set(ZCPERF_KIND_CODECS_tls tls/tls_kind.cpp tls/tls_report.cpp)
 set(ZCPERF_KIND_CODECS_udp udp/udp_kind.cpp udp/udp_info.cpp udp/udp_params.cpp)
 

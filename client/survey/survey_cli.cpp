@@ -25,7 +25,7 @@
 #include "protocol/result.hpp"
 #include "run_driver.hpp"
 #include "survey.hpp"
-#include "tcp/tcp_socket.hpp"
+#include "socket/endpoint.hpp"
 
 namespace zc {
 

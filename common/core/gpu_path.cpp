@@ -25,13 +25,12 @@ const char* gpu_path_name(GpuPath p) {
     return "auto";
 }
 
-GpuPath resolve_gpu_path(GpuPath asked, bool can_dma, const std::string& transport) {
+GpuPath resolve_gpu_path(GpuPath asked, bool can_dma, const std::string& transport, bool kernel_tcp) {
     if (asked == GpuPath::direct && !can_dma) {
-        bool tcp = transport.rfind("tcp", 0) == 0;
-        throw std::invalid_argument(
-            transport + " cannot DMA into GPU memory (" +
-            (tcp ? "TCP copies through CPU-addressable pages" : "this path does not register GPU memory with the NIC") +
-            "); use --gpu-path staged (or auto)");
+        throw std::invalid_argument(transport + " cannot DMA into GPU memory (" +
+                                    (kernel_tcp ? "TCP copies through CPU-addressable pages"
+                                                : "this path does not register GPU memory with the NIC") +
+                                    "); use --gpu-path staged (or auto)");
     }
     if (asked == GpuPath::auto_) return can_dma ? GpuPath::direct : GpuPath::staged;
     return asked;

@@ -12,9 +12,10 @@ enum class GpuPath { auto_, staged, direct };
 GpuPath gpu_path_from_name(const std::string& name);  // throws std::invalid_argument listing the choices
 const char* gpu_path_name(GpuPath p);
 
-// The path a side really takes for GPU memory on a transport. TCP can only stage (the kernel's
-// socket code copies through CPU-addressable pages); a transport that can register GPU memory
-// with the NIC passes can_dma = true. Throws std::invalid_argument for an impossible request.
-GpuPath resolve_gpu_path(GpuPath asked, bool can_dma, const std::string& transport);
+// The path a side really takes for GPU memory on a transport. A kernel TCP socket (kernel_tcp: its row's
+// tcp_sockets) can only stage (the kernel's socket code copies through CPU-addressable pages); a transport that
+// can register GPU memory with the NIC passes can_dma = true. Throws std::invalid_argument for an impossible
+// request.
+GpuPath resolve_gpu_path(GpuPath asked, bool can_dma, const std::string& transport, bool kernel_tcp);
 
 }  // namespace zc

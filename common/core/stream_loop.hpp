@@ -37,9 +37,6 @@ public:
     // The loop's user-space data buffer, for reading back where its pages are; nullptr for loops
     // without one (sendfile's page cache, splice, trunc) and for an empty holder.
     const HostBuffer* buffer() const { return held_ ? held_->buffer() : nullptr; }
-    // --flows: the bytes each of the loop's connections moved (tcp/tcp_flows.hpp), read after run();
-    // nullptr for a loop of one connection.
-    const std::vector<uint64_t>* flow_bytes() const { return held_ ? held_->flow_bytes() : nullptr; }
 
     // The loop as its class, or nullptr: for reading back what a path ran (its registration time,
     // its credit waits) and for tests that check which path was chosen.
@@ -58,7 +55,6 @@ private:
         virtual ~Base() = default;
         virtual StreamCounters run(const StopRule& stop) = 0;
         virtual const HostBuffer* buffer() const = 0;
-        virtual const std::vector<uint64_t>* flow_bytes() const = 0;
     };
     template <class P>
     struct Held final : Base {
@@ -68,12 +64,6 @@ private:
         const HostBuffer* buffer() const override {
             if constexpr (requires { path.buffer(); })
                 return &path.buffer();
-            else
-                return nullptr;
-        }
-        const std::vector<uint64_t>* flow_bytes() const override {
-            if constexpr (requires { path.flow_bytes(); })
-                return &path.flow_bytes();
             else
                 return nullptr;
         }

@@ -21,6 +21,8 @@ const std::vector<TransportInfo>& transport_table() {
                 row.kind = k->name;
                 rows.push_back(row);
             }
+        for (TransportInfo& row : rows)
+            if (!row.copy_path && !rows.empty()) row.copy_path = rows.front().name;
         return rows;
     }();
     return table;

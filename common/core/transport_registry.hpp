@@ -57,9 +57,6 @@ struct TransportInfo {
     unsigned message_buffers = 0;  // bit(MemoryKind) of the memory its rr loops take
     bool gpu_direct = false;       // the NIC can DMA GPU memory itself (GPUDirect RDMA: a dmabuf memory region)
     SendBuffer send_buffer = SendBuffer::message;
-    // --flows N: a stream thread serves N connections through one epoll with send()/recv() copies
-    // (tcp/tcp_flows.hpp; tcp/tcp_rules.hpp has the rest of its rules).
-    bool flows = false;
     // Its data connections are kernel TCP sockets: -C, --fq-rate, --tos and --bind-dev set them, and TCP_INFO
     // reads them.
     bool tcp_sockets = false;
@@ -71,9 +68,10 @@ struct TransportInfo {
     uint32_t msgrate_size = 0;    // -m for msgrate when not given (0: 2 B)
     const char* needs = nullptr;  // what the build lacks when it is not built in (nullptr: always built)
     bool built = true;            // false: known, but this build lacks what it needs
-    // The copy path of its family, which zcperf survey sets it against at each size (a copy path's own name:
-    // it is the reference; the tcp kind's for rows that name none).
-    const char* copy_path = "tcp";
+    // The copy path of its family, which zcperf survey sets it against at each size (udp for UDP's rows,
+    // rsocket for rsocket's; a copy path's own name: it is the reference). nullptr: the first row's
+    // (Transport{}, the rank-0 kind's copy path), which transport_table() fills in.
+    const char* copy_path = nullptr;
 };
 
 const std::vector<TransportInfo>& transport_table();

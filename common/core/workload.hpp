@@ -9,7 +9,7 @@ namespace zc {
 // transaction, the client asks and the server answers (netperf's TCP_RR); msgrate: the client sends
 // small messages as fast as it can, one connection per thread, the server counts them.
 // crr: a new connection per transaction: connect, request, response, close (netperf's TCP_CRR);
-// cc: connect and close only (netperf's TCP_CC). Both count transactions like rr (crr_close.hpp).
+// cc: connect and close only (netperf's TCP_CC). Both count transactions like rr (tcp/crr_close.hpp).
 enum class Workload { stream, maerts, rr, msgrate, crr, cc };
 enum class Role { send, recv };
 

@@ -75,7 +75,7 @@ std::string memory_problem(const HalfSpec& h, Role role, const TransportInfo& t)
     }
     if (b.gpu_like()) {
         try {
-            resolve_gpu_path(h.side.gpu_path, t.gpu_direct, t.name);
+            resolve_gpu_path(h.side.gpu_path, t.gpu_direct, t.name, t.tcp_sockets);
         } catch (const std::invalid_argument& e) {
             return e.what();
         }

@@ -19,7 +19,6 @@
 
 #include "core/data_connection.hpp"
 #include "core/stream_loop.hpp"
-#include "core/tcp_stats.hpp"
 #include "core/transport_registry.hpp"
 #include "measure/latency_histogram.hpp"
 #include "protocol/result.hpp"

@@ -142,7 +142,8 @@ MessageResult message_result(Workload test, Transport transport, uint32_t batch,
     m.remote_sd_us = service_demand_us_per_tran(remote.cpu.busy_cpu_s, m.messages);
     m.local_proc_sd_us = service_demand_us_per_tran(local.process_cpu_s(), m.messages);
     m.remote_proc_sd_us = service_demand_us_per_tran(remote.process_cpu_s(), m.messages);
-    m.tcp = transport_info(transport).tcp_segments;  // the row: its calls are a TCP socket's, its segments TCP_INFO's
+    m.stream_segments =
+        transport_info(transport).tcp_segments;  // the row: its calls are a TCP socket's, its segments TCP_INFO's
     char how[320] = "";
     if (is_connection_test(test)) {
         std::snprintf(how, sizeof(how),
@@ -151,7 +152,7 @@ MessageResult message_result(Workload test, Transport transport, uint32_t batch,
                       test == Workload::crr ? "connect, request, response, close" : "connect, close");
         if (std::string note = kind_block_method_note(local.kinds); !note.empty())
             m.measured = std::string(how) + "; " + note;  // the kind's word on it (TCP: the close method)
-    } else if (m.tcp) {
+    } else if (m.stream_segments) {
         std::snprintf(how, sizeof(how),
                       "%u per %s call with TCP_NODELAY; the receiver reads in bulk and counts whole messages; segments "
                       "from the sender's TCP_INFO (MSS units)",
@@ -160,7 +161,7 @@ MessageResult message_result(Workload test, Transport transport, uint32_t batch,
         m.measured = kind_block_messages_measured(local, test, batch);
     }
     if (m.measured.empty()) m.measured = how;
-    if (m.tcp && test == Workload::msgrate && m.messages && m.segments_per_message < 0.9) {
+    if (m.stream_segments && test == Workload::msgrate && m.messages && m.segments_per_message < 0.9) {
         char segs[32];
         std::snprintf(segs, sizeof(segs), "%.2f", m.segments_per_message);
         m.notes.push_back(

@@ -51,7 +51,9 @@ struct MessageResult {
     // msgrate: how the messages were sent and counted, in words (after "N B messages, "); rr over
     // RDMA: how each side saw the answer arrive. From the client's own SideResult.
     std::string measured;
-    bool tcp = true;  // the data went over TCP (segments and calls are TCP's): the row's tcp_segments
+    // The calls are a byte stream's, each message counted in the kernel's data segments (TCP_INFO): the row's
+    // tcp_segments. False: the kind counts its own (RDMA's posts, UDP's datagrams) and says how (`measured`).
+    bool stream_segments = true;
 };
 
 // Checks that both sides counted the same messages (transactions), stream by stream, and computes

@@ -94,7 +94,6 @@ constexpr double kMaxSeconds = 1e7;
 
 // Optional blocks, sent where the side has them.
 bool has_explain(const SideResult& s) { return s.explain.ran || !s.explain.problem.empty(); }
-bool has_flows(const SideResult& s) { return !s.flow_bytes.empty(); }
 bool has_pacing(const SideResult& s) { return s.pacing.asked(); }
 
 const auto kSideResultFields = std::make_tuple(
@@ -115,7 +114,6 @@ const auto kSideResultFields = std::make_tuple(
     optional(list("shared_with", &SideResult::shared_with, 64, kToJson, concurrent_test_from_json)),
     optional(custom("messages", &SideResult::messages, kToJson, message_side_from_json)),
     optional(custom("memory", &SideResult::memory, kToJson, memory_report_from_json)),
-    sent_if(has_flows, list("flow_bytes", &SideResult::flow_bytes, kMaxDataConnections)),            // --flows only
     sent_if(has_pacing, custom(kPacingKey, &SideResult::pacing, kToJson, pacing_report_from_json)),  // -b only
     sent_if(has_explain, custom(kExplainKey, &SideResult::explain, kToJson, explain_side_from_json)));
 
@@ -138,16 +136,6 @@ SideResult side_result_from_json(const nlohmann::json& j) {
     } catch (const nlohmann::json::exception& e) {
         throw ProtocolError(std::string("malformed result: ") + e.what());
     }
-}
-
-FlowFigures flow_figures(const SideResult& s) {
-    FlowFigures f;
-    f.flows = flow_stats(s.flow_bytes);
-    auto bps = [&](uint64_t bytes) { return s.elapsed_s > 0 ? static_cast<double>(bytes) * 8 / s.elapsed_s : 0.0; };
-    f.min_bps = bps(f.flows.min_bytes);
-    f.median_bps = bps(f.flows.median_bytes);
-    f.max_bps = bps(f.flows.max_bytes);
-    return f;
 }
 
 const char* explain_unit(Workload t) {

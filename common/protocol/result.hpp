@@ -13,7 +13,6 @@
 #include "protocol/kind_block.hpp"
 #include "protocol/message_stats.hpp"
 #include "protocol/pacing_report.hpp"
-#include "core/flow_stats.hpp"
 #include "protocol/gpu_report.hpp"
 #include "protocol/concurrent_test.hpp"
 #include "protocol/run_spec.hpp"
@@ -57,9 +56,6 @@ struct SideResult {
     double loops_s = 0;
     double measured_s() const { return loops_s > 0 ? loops_s : elapsed_s; }
     std::vector<uint64_t> stream_bytes;
-    // --flows: the bytes each connection moved (streams x flows of them; empty without --flows). The
-    // two sides group the flows into threads each in its own way, so flows are compared as a multiset.
-    std::vector<uint64_t> flow_bytes;
     std::vector<int> cpus;      // CPU each data thread was on when it finished (the pinning in force)
     CpuUsage cpu;               // whole host, from /proc/stat
     double process_user_s = 0;  // this test's threads (getrusage RUSAGE_THREAD, summed)
@@ -90,14 +86,6 @@ struct SideResult {
     double others_cpu_pct_of_one_cpu() const;
     bool host_shared() const { return !shared_with.empty(); }
 };
-
-// --flows: a side's per-flow figures from its flow_bytes (flows.flows = 0 without --flows); the rates
-// are each flow's bytes over the side's measured interval, in bits/s.
-struct FlowFigures {
-    FlowStats flows;
-    double min_bps = 0, median_bps = 0, max_bps = 0;
-};
-FlowFigures flow_figures(const SideResult& s);
 
 struct IterationStats {
     int iterations = 1;

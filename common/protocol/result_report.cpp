@@ -12,15 +12,6 @@ namespace zc {
 namespace {
 
 // The report's fields (encoded only): what the reader gets beside each side's wire fields.
-const auto kFlowFigureFields =
-    std::make_tuple(derived<FlowFigures>("count", [](const FlowFigures& f) { return f.flows.flows; }),
-                    derived<FlowFigures>("min_bytes", [](const FlowFigures& f) { return f.flows.min_bytes; }),
-                    derived<FlowFigures>("median_bytes", [](const FlowFigures& f) { return f.flows.median_bytes; }),
-                    derived<FlowFigures>("max_bytes", [](const FlowFigures& f) { return f.flows.max_bytes; }),
-                    number("min_bps", &FlowFigures::min_bps), number("median_bps", &FlowFigures::median_bps),
-                    number("max_bps", &FlowFigures::max_bps),
-                    derived<FlowFigures>("jain_index", [](const FlowFigures& f) { return f.flows.jain; }));
-
 using SR = SideResult;
 const auto kSideFigureFields = std::make_tuple(
     derived<SR>("cpu_util_pct", [](const SR& s) { return s.cpu_util_pct(); }),
@@ -32,16 +23,12 @@ const auto kSideFigureFields = std::make_tuple(
                 [](const SR& s) { return service_demand_us_per_kb(s.test_cpus_busy_s(), s.bytes); }),
     derived<SR>("other_processes_cpu_pct_of_one_cpu", [](const SR& s) { return s.others_cpu_pct_of_one_cpu(); }),
     derived<SR>("whole_host_cpu_shared", [](const SR& s) { return s.host_shared(); }));
-// --flows only.
-const auto kFlowsFields =
-    std::make_tuple(derived<SR>("flows", [](const SR& s) { return encoded(flow_figures(s), kFlowFigureFields); }));
 
 double pct(uint64_t part, uint64_t whole) { return 100.0 * static_cast<double>(part) / static_cast<double>(whole); }
 
 nlohmann::json side_summary(const SideResult& s) {
     auto j = to_json(s);
     encode_fields(j, s, kSideFigureFields);
-    if (!s.flow_bytes.empty()) encode_fields(j, s, kFlowsFields);
     const ZeroCopyCounts& z = s.zerocopy;
     if (z.sent_bytes > 0) j[kZeroCopyKey]["copied_pct"] = pct(z.copied_bytes, z.sent_bytes);
     uint64_t rx = z.rx_mapped_bytes + z.rx_copied_bytes;

@@ -1,7 +1,7 @@
 #pragma once
-// The RDMA kinds' report block (protocol/rdma_info.hpp) into a side's result: written by the rsocket and
+// The RDMA kinds' report block (rdma/rdma_info.hpp) into a side's result: written by the rsocket and
 // verbs tables' kind_block hooks (rdma/rsocket_ops.cpp, rdma/verbs_ops.cpp).
-#include "protocol/rdma_info.hpp"
+#include "rdma/rdma_info.hpp"
 #include "protocol/result.hpp"
 #include "protocol/run_spec.hpp"
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "memory/host_buffer.hpp"
-#include "protocol/rdma_info.hpp"
-#include "protocol/rdma_options.hpp"
+#include "rdma/rdma_info.hpp"
+#include "rdma/rdma_options.hpp"
 #include "rdma/data_memory.hpp"
 #include "protocol/run_spec.hpp"
 #include "rdma/resources.hpp"

@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "core/kind_description.hpp"
-#include "protocol/rdma_info.hpp"
-#include "protocol/rdma_options.hpp"
+#include "rdma/rdma_info.hpp"
+#include "rdma/rdma_options.hpp"
 
 namespace zc {
 
@@ -27,7 +27,8 @@ constexpr TransportInfo kRows[] = {
      .tests = kStreams | bit(Workload::rr),
      .no_message_tests =
          "rsockets copy each rsend into their own buffer and send in chunks of up to 64 KiB, so small messages "
-         "are coalesced and their rate is a stream's. Use -T tcp, rdma-send or rdma-write",
+         "are coalesced and their rate is a stream's. Use -T rdma-send or rdma-write, or -T's default (TCP's copy "
+         "path)",
      .buffers = kHost | kGpuLike,
      .message_buffers = kHost,
      .needs = kRdmaCore,

@@ -1,11 +1,11 @@
 #pragma once
-// The RDMA kinds' parameters (protocol/rdma_options.hpp, which carries them on the wire) from the command
+// The RDMA kinds' parameters (rdma/rdma_options.hpp, which carries them on the wire) from the command
 // line to the loops: their option rows and the rules over them, registered by this file's module, which the
 // rsocket and verbs tables link in (their kind_problem hook), so zcperf's rows and rules name no RDMA knob.
 #include <string>
 
 #include "core/workload.hpp"
-#include "protocol/rdma_options.hpp"
+#include "rdma/rdma_options.hpp"
 #include "protocol/run_spec.hpp"
 
 namespace zc {

@@ -62,10 +62,6 @@ const Column<TestResult> kTestColumns[] = {
 };
 
 // Each side's columns, prefixed local_ / remote_ (each kind's own are its block's, at the end).
-std::string flow_cell(const SideResult& s, double FlowFigures::*rate) {
-    return s.flow_bytes.empty() ? std::string() : fmt::format("{:.3f}", flow_figures(s).*rate / 1e6);
-}
-
 const Column<SideResult> kSideColumns[] = {
     {"host", [](const SideResult& s) { return quoted(s.host); }},
     {"role", [](const SideResult& s) -> std::string { return role_name(s.role); }},
@@ -115,15 +111,6 @@ const Column<SideResult> kSideColumns[] = {
              text += fmt::format("{}{}|{}|{}|{}|{:.3f}|{}", text.empty() ? "" : ";", t.program, t.pid, t.peer, t.test,
                                  t.overlap_s, format_cpu_list(t.cpus));
          return zc::quoted(text);
-     }},
-    // --flows (empty without): connections, per-flow rate min/median/max, Jain's fairness index
-    {"flows", [](const SideResult& s) { return s.flow_bytes.empty() ? std::string() : num(s.flow_bytes.size()); }},
-    {"flow_min_mbps", [](const SideResult& s) { return flow_cell(s, &FlowFigures::min_bps); }},
-    {"flow_median_mbps", [](const SideResult& s) { return flow_cell(s, &FlowFigures::median_bps); }},
-    {"flow_max_mbps", [](const SideResult& s) { return flow_cell(s, &FlowFigures::max_bps); }},
-    {"flow_jain",
-     [](const SideResult& s) {
-         return s.flow_bytes.empty() ? std::string() : fmt::format("{:.4f}", flow_figures(s).flows.jain);
      }},
     // -b (any transport): the rate asked and how it was kept (the side's pacing section, protocol/pacing_report.hpp)
     {"bitrate", [](const SideResult& s) { return s.pacing.asked() ? num(s.pacing.bitrate) : std::string(); }},

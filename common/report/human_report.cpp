@@ -103,21 +103,6 @@ std::string memory_line(const SideResult& s) {
         s.elapsed_s > 0 ? 100.0 * copy_s / s.elapsed_s : 0.0, static_cast<double>(st.wait_ns) * 1e-9);
 }
 
-// --flows: how evenly the side's connections shared the path (rr: each flow's transactions per second).
-std::string flows_line(const TestResult& r, const SideResult& s) {
-    FlowFigures f = flow_figures(s);
-    std::string rates;
-    if (r.test == Workload::rr && r.message_size > 0) {
-        double per = 8.0 * static_cast<double>(r.message_size);  // bits per transaction, each way
-        rates = fmt::format("{:.1f} / {:.1f} / {:.1f} trans/s", f.min_bps / per, f.median_bps / per, f.max_bps / per);
-    } else {
-        rates = fmt::format("{:.2f} / {:.2f} / {:.2f} Mb/s", f.min_bps / 1e6, f.median_bps / 1e6, f.max_bps / 1e6);
-    }
-    return fmt::format("{} connections over {} thread{}; per flow min / median / max {}; Jain's fairness index {:.4f}",
-                       f.flows.flows, s.stream_bytes.size(), s.stream_bytes.size() == 1 ? "" : "s", rates,
-                       f.flows.jain);
-}
-
 // Where messages may be lost (UDP's datagrams) a lost one is not a mismatch: the side that sees what arrived
 // counts (rr: the initiator).
 const char* counted_by(const TestResult& r) {
@@ -170,7 +155,6 @@ public:
                 "           per CPU: {}; proc {:.2f} CPU-s (usr {:.2f} sys {:.2f}); others {:.2f} CPU-s\n",
                 busiest_cpus(*s), s->process_cpu_s(), s->process_user_s, s->process_sys_s, s->cpu.others.cpu_s);
             out_ << "           placement: " << placement_line(*s) << "\n";
-            if (!s->flow_bytes.empty()) out_ << "           flows: " << flows_line(r, *s) << "\n";
             if (auto m = memory_line(*s); !m.empty()) out_ << "           memory: " << m << "\n";
             if (auto p = pacing_text(s->pacing); !p.empty()) out_ << "           pacing: " << p << "\n";
             if (s->host_shared()) out_ << "           SHARED host: " << shared_line(*s) << "\n";
@@ -316,7 +300,7 @@ private:
                 "proc SD us/Tran local {:.2f} remote {:.2f}\n    {}\n",
                 m.connect.min_us, m.connect.p50_us, m.connect.p90_us, m.connect.p99_us, m.connect.max_us,
                 m.local_proc_sd_us, m.remote_proc_sd_us, m.measured);
-        } else if (m.tcp) {
+        } else if (m.stream_segments) {
             out_ << fmt::format(
                 "    client: {:.2f} send/recv calls and {:.2f} data segments per transaction; proc SD us/Tran "
                 "local {:.2f} remote {:.2f}\n",
@@ -338,7 +322,7 @@ private:
     void add_msgrate_row(const TestResult& r) {
         const MessageResult& m = r.messages;
         // Segments are TCP's count (TCP_INFO); RDMA has none to report.
-        std::string segs = m.tcp ? fmt::format("{:.3f}", m.segments_per_message) : std::string("-");
+        std::string segs = m.stream_segments ? fmt::format("{:.3f}", m.segments_per_message) : std::string("-");
         out_ << fmt::format("{:<20} {:<7} {:>7} {:>3} {:>12.0f} {:>5} | {:>8.3f} {:>8} | {:>9.3f} {:>9.3f}\n", label(r),
                             workload_name(r.test), format_size(r.message_size), r.streams, m.messages_per_s, m.batch,
                             m.calls_per_message, segs, m.local_sd_us, m.remote_sd_us);
@@ -346,7 +330,7 @@ private:
         for (double v : m.stream_messages_per_s) per += fmt::format("{}{:.0f}", per.empty() ? "" : ", ", v);
         out_ << fmt::format("    {} messages counted by {} in {:.2f} s; per connection msgs/s: {}\n", m.messages,
                             counted_by(r), m.elapsed_s, per);
-        if (m.tcp) {
+        if (m.stream_segments) {
             out_ << fmt::format(
                 "    measured: {} B messages, {} per {} with TCP_NODELAY (a message is its own segment only "
                 "when segs/m is 1: TCP_INFO's count); the receiver reads in bulk\n",

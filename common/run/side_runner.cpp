@@ -288,7 +288,6 @@ void SideRunner::run_stream(Stream& s, int index) {
     getrusage(RUSAGE_THREAD, &r0);
     s.counters = path.run(stop);
     s.loop_end_ns = monotonic_ns();
-    if (const auto* flows = path.flow_bytes()) s.flow_bytes = *flows;
     s.kind_counts = kind_counts_of(cfg_.half.transport, path);
     s.connect = connect_latency_of(cfg_.half.transport, path);
     s.longest_wait_ns = stop.longest_wait_ns;
@@ -412,7 +411,6 @@ SideResult SideRunner::finish() {
         total.staging.add(s.counters.staging);
         r.stream_bytes.push_back(s.counters.bytes);
         r.pacing.counts.add(s.counters.pacing);
-        r.flow_bytes.insert(r.flow_bytes.end(), s.flow_bytes.begin(), s.flow_bytes.end());
         r.cpus.push_back(s.ran_on);
         for (const auto& [node, pages] : s.buffer_nodes) r.placement.buffer_pages_by_node[node] += pages;
         r.process_user_s += s.user_s;

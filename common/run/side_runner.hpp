@@ -92,8 +92,7 @@ private:
         double user_s = 0, sys_s = 0;
         std::string setup_error;
         std::map<int, size_t> buffer_nodes;
-        std::vector<uint64_t> flow_bytes;  // --flows: each of this stream's connections' bytes
-        std::any kind_counts;              // the kind's own counts of the loop (TransportOps::loop_counts)
+        std::any kind_counts;  // the kind's own counts of the loop (TransportOps::loop_counts)
         std::thread thread;
         LatencyHistogram rtt;                                  // rr initiator: this stream's round trips
         std::shared_ptr<LatencySamples> samples;               // --samples: each of them (rr initiator only)

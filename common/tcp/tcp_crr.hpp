@@ -12,7 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/crr_close.hpp"
+#include "tcp/crr_close.hpp"
 #include "core/stream_counters.hpp"
 #include "measure/latency_histogram.hpp"
 #include "memory/host_buffer.hpp"

@@ -5,7 +5,7 @@
 // EAGAIN instead, the first flows of a loopback test (whose send buffer drains as fast as it fills)
 // took the whole run and 1000 flows' median was 0. The rr loops are edge-triggered: a flow's turn ends
 // at its next wait for the peer anyway. Each flow's bytes are counted apart, for the per-flow
-// min/median/max and Jain's index (core/flow_stats.hpp). One buffer per thread, shared by its
+// min/median/max and Jain's index (tcp/flow_stats.hpp). One buffer per thread, shared by its
 // flows (the bytes' content is not the point, as in neper); no allocation, no virtual call per message.
 //
 // A flows loop serves stream and maerts (TcpFlowsSender, TcpFlowsReceiver) and rr (TcpFlowsRrInitiator,

@@ -1,5 +1,5 @@
 #pragma once
-// Reads TCP_INFO into core/tcp_stats.hpp's TcpInfo. glibc's <netinet/tcp.h> stops at tcpi_total_retrans
+// Reads TCP_INFO into tcp/tcp_stats.hpp's TcpInfo. glibc's <netinet/tcp.h> stops at tcpi_total_retrans
 // (no pacing, delivery rate or the busy/rwnd/sndbuf chronographs), and <linux/tcp.h> cannot be included
 // beside it, so the kernel's layout (include/uapi/linux/tcp.h, up to tcpi_snd_wnd, kernel 5.4) is
 // restated here as KernelTcpInfo; tests/unit/test_tcp_info_layout.cpp checks every offset against the
@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/tcp_stats.hpp"
+#include "tcp/tcp_stats.hpp"
 
 namespace zc {
 

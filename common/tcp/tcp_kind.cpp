@@ -1,7 +1,7 @@
 // The tcp kind: its rows (kernel TCP sockets; the senders differ, any receiver meets any sender: --rx) and
 // its report block. tcp is the first row: -T's default and the copy path its family is measured against.
 #include "core/kind_description.hpp"
-#include "protocol/tcp_report.hpp"
+#include "tcp/tcp_report.hpp"
 #include "tcp/tcp_params.hpp"
 
 namespace zc {
@@ -15,7 +15,6 @@ constexpr TransportInfo kRows[] = {
      .batch_tests = bit(Workload::msgrate),  // sendmmsg
      .buffers = kAnyMemory,
      .message_buffers = kAnyMemory,
-     .flows = true,
      .tcp_sockets = true,
      .tcp_segments = true},
     {.name = "tcp-sendfile",

@@ -21,7 +21,7 @@
 #include "socket/stream_memory.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
-#include "protocol/tcp_report.hpp"
+#include "tcp/tcp_report.hpp"
 #include "tcp/send_ring.hpp"
 #include "tcp/tcp_crr.hpp"
 #include "tcp/tcp_info.hpp"
@@ -300,6 +300,22 @@ void interval_block(std::span<const std::any> before, std::span<const std::any> 
     if (!tcp.empty()) blocks[tcp_block_type().key] = to_json(tcp);
 }
 
+// --flows: the bytes each of the stream's connections moved, read as its loop ends (for the block's flow_bytes).
+struct FlowBytes {
+    std::vector<uint64_t> bytes;
+};
+template <class... Loops>
+const TcpFlowSet* flow_set_of(const StreamLoop& loop) {
+    const TcpFlowSet* set = nullptr;
+    ((set = set ? set : loop.get_if<Loops>()), ...);
+    return set;
+}
+std::any loop_counts(const StreamLoop& loop) {
+    const TcpFlowSet* set =
+        flow_set_of<TcpFlowsSender, TcpFlowsReceiver, TcpFlowsRrInitiator, TcpFlowsRrResponder>(loop);
+    return set ? std::any(FlowBytes{set->flow_bytes()}) : std::any();
+}
+
 LatencyHistogram connect_latency(const StreamLoop& loop) {
     const auto* crr = loop.get_if<TcpCrrInitiator>();
     return crr ? crr->connect_latency() : LatencyHistogram{};
@@ -348,6 +364,7 @@ const TransportOps kTcpOps = {.listen = listen,
                               .interval_block = interval_block,
                               .connect_latency = connect_latency,
                               .kind_block = write_tcp_block,
+                              .loop_counts = loop_counts,
                               .rx_modes = kTcpRxModes};
 
 void write_tcp_block(const HalfSpec& h, Role role, std::span<const KindStream> streams, SideResult& r) {
@@ -356,6 +373,11 @@ void write_tcp_block(const HalfSpec& h, Role role, std::span<const KindStream> s
         if (const auto* start = std::any_cast<StreamTcpInfo>(s.at_start))
             tcp.streams.push_back(stream_sample(*start, read_stream_tcp_info(*s.conn), r.elapsed_s));
     if (!tcp.streams.empty()) tcp.connections_per_stream = static_cast<uint32_t>(tcp_params(h).flows);
+    for (const KindStream& s : streams)
+        if (const auto* flows = std::any_cast<FlowBytes>(s.kind_counts))
+            tcp.flow_bytes.insert(tcp.flow_bytes.end(), flows->bytes.begin(), flows->bytes.end());
+    if (!tcp.flow_bytes.empty())
+        tcp.flows = flow_figures(tcp.flow_bytes, r.elapsed_s, h.test == Workload::rr ? h.message_size : 0);
     int fd = streams.empty() ? -1 : tcp_fd(*streams.front().conn);
     if (fd >= 0) {
         if (role == Role::recv && !is_message_test(h.test)) tcp.rcv_lowat = receive_low_water(fd);
@@ -383,6 +405,7 @@ TransportOps tcp_loops_ops(const StreamSocketKind& kind) {
     ops.stream_reading = kind.stream_reading;
     ops.interval_block = nullptr;
     ops.kind_block = kind.kind_block;
+    ops.loop_counts = nullptr;  // --flows is the tcp kind's own
     ops.rx_modes = {};
     return ops;
 }

@@ -47,7 +47,7 @@ std::unique_ptr<KindListener> listen_stream_sockets(const HalfSpec& half, const 
 std::vector<DataConnection> connect_stream_sockets(const HalfSpec& half, const PeerAddress& peer, uint64_t token,
                                                    const StreamSocket& socket);
 
-// The TCP family's report block (protocol/tcp_report.hpp) of a side, into r.kinds: each stream's TCP_INFO
+// The TCP family's report block (tcp/tcp_report.hpp) of a side, into r.kinds: each stream's TCP_INFO
 // over the measured interval (from its reading at the start, stream_reading's), the first connection's
 // settings and low-water mark, crr's close method. kTcpOps's kind_block; the other kinds on kernel TCP
 // sockets (those reusing this table) call it beside their own block.

@@ -4,9 +4,10 @@
 #include <stdexcept>
 
 #include "core/pacer.hpp"
-#include "core/tcp_stats.hpp"
+#include "tcp/tcp_stats.hpp"
 #include "options/kind_options.hpp"
 #include "tcp/tcp_params.hpp"
+#include "tcp/tcp_rules.hpp"
 #include "tcp/tcp_tuning.hpp"
 
 namespace zc {
@@ -108,11 +109,10 @@ OptionRows tcp_flows_rows(const KindOptionTargets& to) {
 }
 
 // The rows whose data connections are kernel TCP byte streams, whatever runs over them; those whose data
-// connections are plain TCP sockets (-C and the socket options); those that serve --flows. Where a run mixes
-// them, the rules refuse the options on the tests that cannot take them (tcp/tcp_rules.cpp).
+// connections are plain TCP sockets (-C and the socket options); those that serve --flows (takes_flows). Where a run
+// mixes them, the rules refuse the options on the tests that cannot take them (tcp/tcp_rules.cpp).
 bool tcp_kind(const TransportInfo& row) { return row.tcp_segments; }
 bool tcp_socket_kind(const TransportInfo& row) { return row.tcp_sockets; }
-bool flows_kind(const TransportInfo& row) { return row.flows; }
 
 void check_tcp_options(const KindOptionRun& run) {
     const TcpParams& p = run.params.get(kTcpParams);
@@ -127,7 +127,7 @@ const KindOptionGroup kTcpOptionGroup{
     .title = "TCP OPTIONS", .rows = tcp_rows, .takes = tcp_kind, .check = check_tcp_options};
 const KindOptionGroup kTcpSocketOptionGroup{
     .title = "TCP SOCKET OPTIONS", .rows = tcp_socket_rows, .takes = tcp_socket_kind};
-const KindOptionGroup kTcpFlowsOptionGroup{.title = "TCP FLOWS", .rows = tcp_flows_rows, .takes = flows_kind};
+const KindOptionGroup kTcpFlowsOptionGroup{.title = "TCP FLOWS", .rows = tcp_flows_rows, .takes = takes_flows};
 
 }  // namespace
 

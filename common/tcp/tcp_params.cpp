@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/tcp_stats.hpp"
+#include "tcp/tcp_stats.hpp"
 #include "protocol/field_table.hpp"
 #include "protocol/kind_params_wire.hpp"
 

@@ -8,7 +8,7 @@
 #include <span>
 #include <string>
 
-#include "core/crr_close.hpp"
+#include "tcp/crr_close.hpp"
 #include "core/kind_params.hpp"
 #include "protocol/run_spec.hpp"
 #include "protocol/wire_range.hpp"

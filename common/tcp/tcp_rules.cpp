@@ -1,10 +1,17 @@
 #include "tcp/tcp_rules.hpp"
 
+#include <algorithm>
+#include <string_view>
+
+#include "core/kind_description.hpp"
 #include "tcp/tcp_params.hpp"
 
 namespace zc {
 
 namespace {
+
+// The tcp kind's rows that serve --flows, by name (common/tcp/tcp_kind.cpp's rows).
+constexpr std::string_view kFlowsRows[] = {"tcp"};
 
 // -C, --fq-rate, --tos and --bind-dev are settings of a kernel TCP socket.
 std::string socket_options_problem(const HalfSpec& h, const TransportInfo& t) {
@@ -19,13 +26,17 @@ std::string socket_options_problem(const HalfSpec& h, const TransportInfo& t) {
 
 }  // namespace
 
+bool takes_flows(const TransportInfo& row) {
+    return row_of_kind(row, "tcp") &&
+           std::find(std::begin(kFlowsRows), std::end(kFlowsRows), row.name) != std::end(kFlowsRows);
+}
+
 std::string flows_problem(const HalfSpec& h) {
     if (tcp_params(h).flows <= 1) return "";
     const TransportInfo& t = transport_info(h.transport);
-    if (!t.flows) {
+    if (!takes_flows(t)) {
         return "--flows serves many connections per thread with send()/recv() copies over one epoll: -T " +
-               transport_names_where([](const TransportInfo& r) { return r.flows; }) + ", not " + t.name +
-               " (use -P N for more streams)";
+               transport_names_where(takes_flows) + ", not " + t.name + " (use -P N for more streams)";
     }
     // The flows loops run stream, maerts (the same loops, the other way) and rr. A test of its own
     // (crr, connect/request/response/close) joins with a flow state machine on TcpFlowSet.

@@ -8,6 +8,9 @@
 
 namespace zc {
 
+// Whether the row serves --flows N (a stream thread drives N connections through one epoll with send()/recv()
+// copies: tcp/tcp_flows.hpp): the tcp kind's copy path.
+bool takes_flows(const TransportInfo& row);
 // Why this half cannot run its flows > 1 ("" when it can, or when flows is 1).
 std::string flows_problem(const HalfSpec& half);
 // flows_problem, then the TCP socket options on a row without TCP sockets.

@@ -10,30 +10,10 @@
 #include <utility>
 
 #include "core/unique_fd.hpp"
+#include "socket/endpoint.hpp"
 #include "tcp/tcp_tuning.hpp"
 
 namespace zc {
-
-// How a stream socket on IP addresses is opened: TCP's, or another kind's stream socket that the tcp kind's
-// loops run on as they are (MPTCP: IPPROTO_MPTCP; SMC: an AF_SMC socket, whose protocol says the address family).
-struct StreamSocket {
-    int domain = 0;      // socket()'s domain; 0: the address's family (AF_INET, AF_INET6)
-    int protocol = 0;    // socket()'s protocol (0: the family's TCP), for an IPv4 address
-    int protocol6 = -1;  // for an IPv6 address (-1: `protocol`)
-    bool is_tcp() const { return domain == 0 && protocol == 0 && protocol6 <= 0; }
-    int domain_for(int family) const { return domain ? domain : family; }
-    int protocol_for(int family) const { return family == AF_INET6 && protocol6 >= 0 ? protocol6 : protocol; }
-};
-
-struct Endpoint {
-    std::string host;
-    uint16_t port = 0;
-    int family = AF_UNSPEC;  // -4/-6: AF_INET or AF_INET6 resolves the host in that family only
-    StreamSocket socket{};   // TCP, or the kind's own stream socket
-};
-
-// "host", "host:port", "[v6addr]:port", "v6addr" (no port) -> Endpoint with `default_port`.
-Endpoint parse_endpoint(const std::string& text, uint16_t default_port);
 
 // Connects to host:port within `timeout`. `socket_buffer` > 0 sets SO_SNDBUF and SO_RCVBUF first
 // (before connect, so the window scale is negotiated for it), and `tuning` (tcp_tuning.hpp) too. Throws
@@ -53,7 +33,5 @@ std::pair<uint64_t, uint64_t> socket_buffers(int fd);  // effective {SO_SNDBUF, 
 void set_receive_low_water(int fd, uint64_t bytes);
 uint64_t receive_low_water(int fd);  // in force, as the kernel capped it
 void set_receive_timeout(int fd, std::chrono::milliseconds timeout);
-std::string local_address(int fd);  // numeric address of the socket's local end
-std::string peer_address(int fd);
 
 }  // namespace zc

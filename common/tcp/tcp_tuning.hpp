@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/tcp_stats.hpp"
+#include "tcp/tcp_stats.hpp"
 
 namespace zc {
 

@@ -573,7 +573,7 @@ TEST(Rdma, MessageTestsRefusedWithWhatToUse) {
     for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
              {{"-t", "rr", "-T", "rdma-read"}, "-T rdma-send or -T rdma-write"},
              {{"-t", "rr", "-T", "rsocket-iomap"}, "-T rsocket"},
-             {{"-t", "msgrate", "-T", "rsocket"}, "-T tcp, rdma-send or rdma-write"},
+             {{"-t", "msgrate", "-T", "rsocket"}, "Use -T rdma-send or rdma-write, or -T's default"},
              {{"-t", "rr", "-T", "rdma-send", "--qps", "2"}, "-P N"},
              {{"-t", "msgrate", "-T", "rdma-send", "--batch", "8"}, "--postlist"}}) {
         std::vector<std::string> argv{zcperf_bin(), "-H", "198.18.0.1"};

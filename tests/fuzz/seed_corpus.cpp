@@ -14,9 +14,9 @@
 #include "mptcp/mptcp_report.hpp"
 #include "protocol/frame.hpp"
 #include "protocol/messages.hpp"
-#include "protocol/rdma_info.hpp"
-#include "protocol/rdma_options.hpp"
-#include "protocol/tcp_report.hpp"
+#include "rdma/rdma_info.hpp"
+#include "rdma/rdma_options.hpp"
+#include "tcp/tcp_report.hpp"
 #include "udp/udp_info.hpp"
 #include "udp/udp_params.hpp"
 #include "smc/smc_report.hpp"
@@ -181,6 +181,10 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     tcp.rcv_lowat = 256 << 10;
     tcp_side.kinds[tcp_block_type().key] = to_json(tcp);
     valid("result-tcp", ResultMsg{tcp_side});
+    tcp.flow_bytes = {1 << 20, 3 << 19, 1 << 21};  // --flows: each connection's bytes and their figures
+    tcp.flows = flow_figures(tcp.flow_bytes, 10, 0);
+    tcp_side.kinds[tcp_block_type().key] = to_json(tcp);
+    valid("result-tcp-flows", ResultMsg{tcp_side});
     SideResult mptcp_side = sample_side();  // an MPTCP sender's side: one connection of two subflows, one fallback
     MptcpSideReport mptcp;
     MptcpConnectionReport joined;

@@ -13,7 +13,7 @@
 
 #include "parse_cli.hpp"
 #include "cli.hpp"
-#include "protocol/rdma_options.hpp"
+#include "rdma/rdma_options.hpp"
 #include "system/affinity.hpp"
 #include "system/numa.hpp"
 #include "mptcp/mptcp_params.hpp"

@@ -4,8 +4,8 @@
 #include <map>
 #include <sstream>
 
-#include "protocol/rdma_info.hpp"
-#include "protocol/tcp_report.hpp"
+#include "rdma/rdma_info.hpp"
+#include "tcp/tcp_report.hpp"
 #include "report/report_writer.hpp"
 
 using namespace zc;
@@ -71,7 +71,7 @@ TEST(CsvReport, RdmaColumnsCarryEachSidesDeviceAndCosts) {
         i.credit_waits = credit_waits;
         return i;
     };
-    const std::string key = rdma_block_type().key;  // the RDMA kinds' block (protocol/rdma_info.hpp)
+    const std::string key = rdma_block_type().key;  // the RDMA kinds' block (rdma/rdma_info.hpp)
     r.local.kinds[key] = to_json(rdma("rxe0", 1, 1, 4096, "Ethernet", "poll", 1.25, 8u << 20, 17));
     r.remote.kinds[key] = to_json(rdma("mlx5_0", 2, 3, 1024, "InfiniBand", "event", 0.5, 64u << 20, 0));
     auto m = csv_row(r);

@@ -11,8 +11,8 @@
 
 #include "protocol/field_table.hpp"
 #include "protocol/messages.hpp"
-#include "protocol/rdma_info.hpp"
-#include "protocol/tcp_report.hpp"
+#include "rdma/rdma_info.hpp"
+#include "tcp/tcp_report.hpp"
 #include "udp/udp_info.hpp"
 
 using namespace zc;
@@ -47,7 +47,6 @@ SideResult full_side() {
     s.elapsed_s = 10.5;
     s.loops_s = 10.25;
     s.stream_bytes = {1, 2};
-    s.flow_bytes = {3, 4, 5, 6};
     s.cpus = {2, 3};
     s.cpu.elapsed_s = 10.0002;
     s.cpu.ncpus = 4;
@@ -93,6 +92,8 @@ SideResult full_side() {
     tcp.settings.congestion = "bbr";
     tcp.settings.family = "IPv6";
     tcp.connection_close = "close() after the response";
+    tcp.flow_bytes = {3, 4, 5, 6};  // --flows: the block's, with their figures over the side's interval
+    tcp.flows = flow_figures(tcp.flow_bytes, s.elapsed_s, 0);
     s.kinds[tcp_block_type().key] = to_json(tcp);
     return s;
 }
@@ -111,9 +112,8 @@ void expect_members_eq(const char* what, const S& a, const S& b, T S::*... membe
 void expect_full_side_eq(const SideResult& a, const SideResult& b) {
     using SR = SideResult;
     expect_members_eq("side", a, b, &SR::host, &SR::role, &SR::bytes, &SR::ops, &SR::path, &SR::elapsed_s, &SR::loops_s,
-                      &SR::stream_bytes, &SR::flow_bytes, &SR::cpus, &SR::process_user_s, &SR::process_sys_s,
-                      &SR::socket_send_buffer, &SR::socket_recv_buffer, &SR::longest_call_s, &SR::longest_call_end_s,
-                      &SR::warnings, &SR::kinds);
+                      &SR::stream_bytes, &SR::cpus, &SR::process_user_s, &SR::process_sys_s, &SR::socket_send_buffer,
+                      &SR::socket_recv_buffer, &SR::longest_call_s, &SR::longest_call_end_s, &SR::warnings, &SR::kinds);
     using Z = ZeroCopyCounts;
     expect_members_eq("zerocopy", a.zerocopy, b.zerocopy, &Z::sent_bytes, &Z::copied_bytes, &Z::completions,
                       &Z::enobufs, &Z::rx_mapped_bytes, &Z::rx_copied_bytes);
@@ -172,29 +172,47 @@ TEST(FieldTableRoundTrip, EveryFieldOfASideResult) {
 
 TEST(FieldTableRoundTrip, OptionalBlocksAreLeftOutWhenEmptyAndStayEmpty) {
     SideResult a = full_side();
-    a.flow_bytes.clear();
     a.kinds.clear();  // no TCP block: none of its fields are sent
     a.messages.rtt = {};
     a.messages.connect = {};
     a.pacing = {};  // unpaced: no pacing section
     json j = to_json(a);
-    for (const char* f : {"flow_bytes", "connection_close", "tcp_settings", "rcv_lowat", "rdma", "udp", "explain",
-                          "tcp_info", "pacing"})
+    for (const char* f : {"flow_bytes", "flows", "connection_close", "tcp_settings", "rcv_lowat", "rdma", "udp",
+                          "explain", "tcp_info", "pacing"})
         EXPECT_FALSE(j.contains(f)) << f;
     EXPECT_FALSE(j["messages"].contains("rtt_ns"));
     EXPECT_FALSE(j["messages"].contains("connect_ns"));
     SideResult b = side_result_from_json(j);
-    EXPECT_TRUE(b.flow_bytes.empty());
     EXPECT_TRUE(b.kinds.empty());
     EXPECT_EQ(b.messages.rtt.count(), 0u);
     EXPECT_FALSE(b.pacing.asked());
+}
+
+// --flows from a peer that sent its flows' bytes without their figures: the rates are over its measured interval.
+TEST(FieldTableOlderPeer, FlowBytesWithoutTheirFiguresGetThemFromTheSidesInterval) {
+    json j = to_json(full_side());
+    j.erase("flows");
+    j["elapsed_s"] = 2.0;
+    j["flow_bytes"] = {250'000, 500'000, 1'000'000};
+    const TcpSideReport tcp = tcp_block_of(side_result_from_json(j));
+    EXPECT_EQ(tcp.flows.flows.flows, 3u);
+    EXPECT_DOUBLE_EQ(tcp.flows.min_bps, 1e6);
+    EXPECT_DOUBLE_EQ(tcp.flows.max_bps, 4e6);
+    EXPECT_EQ(tcp.flows.transaction_bytes, 0u);
+    j["flows"] = {{"min_bps", -1.0}, {"median_bps", 0.0}, {"max_bps", 0.0}};  // the measuring side's, bounded
+    try {
+        side_result_from_json(j);
+        ADD_FAILURE() << "accepted a negative rate";
+    } catch (const ProtocolError& e) {
+        EXPECT_NE(std::string(e.what()).find("min_bps"), std::string::npos) << e.what();
+    }
 }
 
 // What a peer from before each optional field sent: the fields it lacks keep their defaults.
 TEST(FieldTableOlderPeer, SideResultWithoutTheNewerFieldsDecodesWithDefaults) {
     json j = to_json(full_side());
     for (const char* f : {"loops_s", "rcv_lowat", "longest_call_s", "longest_call_end_s", "shared_with", "messages",
-                          "memory", "flow_bytes", "tcp_settings", "connection_close", "pacing"})
+                          "memory", "flow_bytes", "flows", "tcp_settings", "connection_close", "pacing"})
         j.erase(f);
     j["placement"].erase("gpu");
     SideResult s = side_result_from_json(j);
@@ -208,9 +226,9 @@ TEST(FieldTableOlderPeer, SideResultWithoutTheNewerFieldsDecodesWithDefaults) {
     EXPECT_EQ(s.memory.buffer, d.memory.buffer);  // "host"
     EXPECT_EQ(s.placement.gpu.numa_node, -1);
     EXPECT_TRUE(s.placement.gpu.device.empty());
-    EXPECT_TRUE(s.flow_bytes.empty());
     EXPECT_FALSE(s.pacing.asked());  // an older peer's -b figures were its udp block's
     const TcpSideReport tcp = tcp_block_of(s);
+    EXPECT_TRUE(tcp.flow_bytes.empty());
     EXPECT_EQ(tcp.rcv_lowat, 0u);
     EXPECT_TRUE(tcp.settings.congestion.empty());
     EXPECT_TRUE(tcp.connection_close.empty());
@@ -436,7 +454,9 @@ TEST(FieldTableReport, TestResultCarriesItsBlocks) {
     EXPECT_TRUE(j["crr"].contains("connect_us"));
     EXPECT_DOUBLE_EQ(j["crr"]["connect_us"]["p90"].get<double>(), 70);
     EXPECT_FALSE(j["crr"].contains("latency_us"));
-    r.local.flow_bytes.clear();
+    TcpSideReport no_flows = tcp_block_of(r.local);
+    no_flows.flow_bytes.clear();
+    r.local.kinds[tcp_block_type().key] = to_json(no_flows);
     r.bidir_with.clear();
     r.interval_s = 0;
     r.baseline.transport.clear();

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/flow_stats.hpp"
+#include "tcp/flow_stats.hpp"
 #include "core/stream_counters.hpp"
 #include "parse_cli.hpp"
 #include "kind/spec_rules.hpp"
@@ -53,15 +53,15 @@ TEST(FlowStats, TheSidesCountsAreComparedAsAMultiset) {
 }
 
 TEST(FlowStats, RatesAreEachFlowsBytesOverTheSidesInterval) {
-    SideResult s;
-    s.elapsed_s = 2;
-    s.flow_bytes = {250'000, 500'000, 1'000'000};
-    FlowFigures f = flow_figures(s);
+    FlowFigures f = flow_figures({250'000, 500'000, 1'000'000}, 2, 0);
     EXPECT_EQ(f.flows.flows, 3u);
     EXPECT_DOUBLE_EQ(f.min_bps, 1e6);
     EXPECT_DOUBLE_EQ(f.median_bps, 2e6);
     EXPECT_DOUBLE_EQ(f.max_bps, 4e6);
-    EXPECT_EQ(flow_figures(SideResult{}).flows.flows, 0u);
+    EXPECT_EQ(f.transaction_bytes, 0u);
+    EXPECT_EQ(flow_figures({}, 2, 0).flows.flows, 0u);
+    EXPECT_EQ(flow_figures({1}, 0, 64).transaction_bytes, 64u);  // rr: the line's transactions per second
+    EXPECT_EQ(flow_figures({1}, 0, 64).max_bps, 0);              // no interval: no rate
 }
 
 TEST(FdLimit, ThePlanRaisesTheSoftLimitUpToTheHardOne) {

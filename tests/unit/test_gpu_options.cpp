@@ -54,11 +54,13 @@ TEST(BufferSpec, NamesRoundTrip) {
 
 TEST(GpuPath, TcpCanOnlyStage) {
     EXPECT_EQ(gpu_path_from_name("staged"), GpuPath::staged);
-    EXPECT_EQ(resolve_gpu_path(GpuPath::auto_, false, "tcp"), GpuPath::staged);
-    EXPECT_EQ(resolve_gpu_path(GpuPath::auto_, true, "rdma"), GpuPath::direct);
-    EXPECT_EQ(resolve_gpu_path(GpuPath::staged, true, "rdma"), GpuPath::staged);
-    std::string e = error_of([] { resolve_gpu_path(GpuPath::direct, false, "tcp"); });
-    EXPECT_NE(e.find("tcp cannot DMA into GPU memory"), std::string::npos) << e;
+    EXPECT_EQ(resolve_gpu_path(GpuPath::auto_, false, "tcp", true), GpuPath::staged);
+    EXPECT_EQ(resolve_gpu_path(GpuPath::auto_, true, "rdma", false), GpuPath::direct);
+    EXPECT_EQ(resolve_gpu_path(GpuPath::staged, true, "rdma", false), GpuPath::staged);
+    std::string e = error_of([] { resolve_gpu_path(GpuPath::direct, false, "tcp", true); });
+    EXPECT_NE(e.find("tcp cannot DMA into GPU memory (TCP copies"), std::string::npos) << e;
+    std::string r = error_of([] { resolve_gpu_path(GpuPath::direct, false, "rsocket", false); });
+    EXPECT_NE(r.find("rsocket cannot DMA into GPU memory (this path does not register"), std::string::npos) << r;
     EXPECT_NE(e.find("staged"), std::string::npos) << e;
     EXPECT_NE(error_of([] { gpu_path_from_name("dma"); }).find("staged"), std::string::npos);
 }

@@ -9,7 +9,7 @@
 #include "udp/udp_params.hpp"
 #include "protocol/kind_params_wire.hpp"
 #include "protocol/frame.hpp"
-#include "protocol/rdma_options.hpp"
+#include "rdma/rdma_options.hpp"
 #include "protocol/run_spec.hpp"
 #include "tcp/tcp_params.hpp"
 

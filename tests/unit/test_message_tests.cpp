@@ -9,8 +9,8 @@
 #include "cli.hpp"
 #include "iterations.hpp"
 #include "protocol/json_fields.hpp"
-#include "protocol/rdma_info.hpp"
-#include "protocol/rdma_options.hpp"
+#include "rdma/rdma_info.hpp"
+#include "rdma/rdma_options.hpp"
 #include "run_driver.hpp"
 #include "../half_spec.hpp"
 #include "tcp/tcp_ops.hpp"
@@ -327,7 +327,7 @@ TEST(MessageTests, VerbsMsgrateSaysHowItSent) {
     spec.kind_params.set(kRdmaParams).postlist = 8;
     SideResult c = side(Role::send, 80, 1.0, 0.5), s = side(Role::recv, 80, 1.0, 0.5);
     c.path = s.path = "rdma-send";
-    RdmaInfo posted;  // the client's RDMA block (protocol/rdma_info.hpp) says how it posted
+    RdmaInfo posted;  // the client's RDMA block (rdma/rdma_info.hpp) says how it posted
     posted.cq_mode = "poll";
     posted.post_calls = 10;
     posted.data_sends = 80;
@@ -336,7 +336,7 @@ TEST(MessageTests, VerbsMsgrateSaysHowItSent) {
     c.kinds[rdma_block_type().key] = to_json(posted);
     TestResult r = merge_sides(spec, c, s, false);
     EXPECT_EQ(r.messages.batch, 8u);  // --postlist, not --batch
-    EXPECT_FALSE(r.messages.tcp);
+    EXPECT_FALSE(r.messages.stream_segments);
     EXPECT_NE(r.messages.measured.find("up to 8 chained per ibv_post_send (10 calls for 80 requests)"),
               std::string::npos)
         << r.messages.measured;

@@ -1,4 +1,4 @@
-// The RDMA kinds' report block (protocol/rdma_info.hpp): its codec through the block's table
+// The RDMA kinds' report block (rdma/rdma_info.hpp): its codec through the block's table
 // (an older peer's block, a malformed one), its human line and CSV cells (the columns' old names), the
 // words a message test takes from it, and what it gives the side's memory section (rdma/rdma_block.hpp).
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@
 #include "kind/transport_ops.hpp"
 #include "protocol/json_fields.hpp"
 #include "protocol/kind_block.hpp"
-#include "protocol/rdma_info.hpp"
+#include "rdma/rdma_info.hpp"
 #include "protocol/result.hpp"
 #include "report/report_writer.hpp"
 #include "run/gpu_placement.hpp"
@@ -197,7 +197,7 @@ TEST(RdmaBlock, CsvKeepsTheColumnNamesTheyHadAsSideColumns) {
 TEST(RdmaBlock, MessageTestsTakeTheirWordsFromTheBlockAndTcpFromTheRow) {
     RdmaInfo verbs = verbs_block();
     MessageResult m = messages_over(Workload::msgrate, transport_named("rdma-write"), &verbs, "rdma-write");
-    EXPECT_FALSE(m.tcp);
+    EXPECT_FALSE(m.stream_segments);
     EXPECT_EQ(m.measured,
               "one RDMA WRITE work request each, up to 8 chained per ibv_post_send (10 calls for 80 requests), 80 "
               "posted inline (max_inline 64); the receiver checks each message's pattern and returns credits; CQ poll");
@@ -206,13 +206,13 @@ TEST(RdmaBlock, MessageTestsTakeTheirWordsFromTheBlockAndTcpFromTheRow) {
               "arrival seen by receive completion; 80 of 80 messages posted inline (max_inline 64); CQ poll");
     const RdmaInfo rsockets;  // no CQ of ours: rsockets post for themselves
     m = messages_over(Workload::rr, transport_named("rsocket"), &rsockets);
-    EXPECT_FALSE(m.tcp);
+    EXPECT_FALSE(m.stream_segments);
     EXPECT_EQ(m.measured, "rsend/rrecv (rsockets: copied through their registered buffers)");
     // TCP is the row's word, not the want of a block: an RDMA side without one is no TCP side, and MPTCP is.
-    EXPECT_FALSE(messages_over(Workload::rr, transport_named("rdma-send"), nullptr).tcp);
-    EXPECT_TRUE(messages_over(Workload::rr, transport_named("mptcp"), nullptr).tcp);
-    EXPECT_TRUE(messages_over(Workload::rr, transport_named("tls"), nullptr).tcp);
-    EXPECT_FALSE(messages_over(Workload::rr, transport_named("udp"), nullptr).tcp);
+    EXPECT_FALSE(messages_over(Workload::rr, transport_named("rdma-send"), nullptr).stream_segments);
+    EXPECT_TRUE(messages_over(Workload::rr, transport_named("mptcp"), nullptr).stream_segments);
+    EXPECT_TRUE(messages_over(Workload::rr, transport_named("tls"), nullptr).stream_segments);
+    EXPECT_FALSE(messages_over(Workload::rr, transport_named("udp"), nullptr).stream_segments);
 }
 
 TEST(RdmaBlock, GpuMemoryTakesWhatTheRegistrationDecided) {

@@ -1,4 +1,4 @@
-// The TCP family's report block (protocol/tcp_report.hpp): its codec through the block's table,
+// The TCP family's report block (tcp/tcp_report.hpp): its codec through the block's table,
 // flat at the side's top level under the keys SideResult had (an older peer's side, a malformed one), its
 // human lines and CSV cells, and the readers that take their figures from it (crr's measured line, the
 // JSON report's limited_by).
@@ -13,7 +13,7 @@
 #include "protocol/kind_block.hpp"
 #include "protocol/message_stats.hpp"
 #include "protocol/result.hpp"
-#include "protocol/tcp_report.hpp"
+#include "tcp/tcp_report.hpp"
 
 namespace zc {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 #include <thread>
 
-#include "core/crr_close.hpp"
-#include "core/tcp_stats.hpp"
+#include "tcp/crr_close.hpp"
+#include "tcp/tcp_stats.hpp"
 #include "tcp/tcp_info.hpp"
 #include "tcp/tcp_socket.hpp"
 #include "tcp/tcp_tuning.hpp"

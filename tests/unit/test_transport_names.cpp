@@ -7,7 +7,7 @@
 #include "protocol/run_spec.hpp"
 #include "run/build_info.hpp"
 #include "core/transport_registry.hpp"
-#include "protocol/rdma_options.hpp"
+#include "rdma/rdma_options.hpp"
 #include "kind/transport_ops.hpp"
 
 using namespace zc;

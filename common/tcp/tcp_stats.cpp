@@ -1,4 +1,4 @@
-#include "core/tcp_stats.hpp"
+#include "tcp/tcp_stats.hpp"
 
 #include <algorithm>
 #include <cmath>

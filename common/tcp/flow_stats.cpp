@@ -1,4 +1,4 @@
-#include "core/flow_stats.hpp"
+#include "tcp/flow_stats.hpp"
 
 #include <algorithm>
 
@@ -20,6 +20,17 @@ FlowStats flow_stats(std::vector<uint64_t> b) {
     }
     s.jain = squares > 0 ? sum * sum / (static_cast<double>(n) * squares) : 0;
     return s;
+}
+
+FlowFigures flow_figures(const std::vector<uint64_t>& flow_bytes, double seconds, uint64_t transaction_bytes) {
+    FlowFigures f;
+    f.flows = flow_stats(flow_bytes);
+    auto bps = [&](uint64_t bytes) { return seconds > 0 ? static_cast<double>(bytes) * 8 / seconds : 0.0; };
+    f.min_bps = bps(f.flows.min_bytes);
+    f.median_bps = bps(f.flows.median_bytes);
+    f.max_bps = bps(f.flows.max_bytes);
+    f.transaction_bytes = transaction_bytes;
+    return f;
 }
 
 std::string flow_count_problem(std::vector<uint64_t> sent, std::vector<uint64_t> received) {

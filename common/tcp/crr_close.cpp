@@ -1,4 +1,4 @@
-#include "core/crr_close.hpp"
+#include "tcp/crr_close.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -1,4 +1,4 @@
-#include "protocol/rdma_info.hpp"
+#include "rdma/rdma_info.hpp"
 
 #include <fmt/format.h>
 

@@ -46,7 +46,7 @@ struct TcpInfo {
 // One stream's TCP over one interval (or the whole measured interval) between two readings of its
 // socket: the state at the end, and what changed. Shares are of the interval's wall time, 0..1 (the
 // kernel counts in jiffies, so a share is good to a few ms). The same figures in the result (per stream,
-// whole test), in each --interval and on the wire (protocol/tcp_report.cpp's field table).
+// whole test), in each --interval and on the wire (tcp/tcp_report.cpp's field table).
 struct TcpSample {
     double interval_s = 0;
     bool has_chrono = false;  // the kernel keeps the sender's chronographs (4.10+): shares are meaningful

@@ -1,8 +1,9 @@
-#include "protocol/tcp_report.hpp"
+#include "tcp/tcp_report.hpp"
 
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <iterator>
 #include <limits>
 
 #include "core/units.hpp"
@@ -69,14 +70,32 @@ nlohmann::json rcv_lowat_json(const TcpSideReport& t) {
 }
 void rcv_lowat_from_json(const nlohmann::json& v, TcpSideReport& t) { t.rcv_lowat = value_as<uint64_t>(v, kRcvLowat); }
 
-// The block's fields, at the side's top level (the keys SideResult had): tcp_info, tcp_settings and
-// connection_close only where there are some.
+// --flows' figures (the side's "flows"): count, bytes and Jain's index from flow_bytes, the rates over the
+// measuring side's interval, which the side that measured them sends.
+constexpr double kMaxBps = 1e15;
+constexpr const char* kFlowsKey = "flows";  // the figures' object, and their CSV count column
+const auto kFlowFigureFields =
+    std::make_tuple(derived<FlowFigures>("count", [](const FlowFigures& f) { return f.flows.flows; }),
+                    derived<FlowFigures>("min_bytes", [](const FlowFigures& f) { return f.flows.min_bytes; }),
+                    derived<FlowFigures>("median_bytes", [](const FlowFigures& f) { return f.flows.median_bytes; }),
+                    derived<FlowFigures>("max_bytes", [](const FlowFigures& f) { return f.flows.max_bytes; }),
+                    number("min_bps", &FlowFigures::min_bps, 0.0, kMaxBps),
+                    number("median_bps", &FlowFigures::median_bps, 0.0, kMaxBps),
+                    number("max_bps", &FlowFigures::max_bps, 0.0, kMaxBps),
+                    derived<FlowFigures>("jain_index", [](const FlowFigures& f) { return f.flows.jain; }),
+                    number("transaction_bytes", &FlowFigures::transaction_bytes, 0, kU64, 0));
+bool has_flows(const TcpSideReport& t) { return !t.flow_bytes.empty(); }
+
+// The block's fields, at the side's top level (the keys SideResult had): tcp_info, tcp_settings,
+// connection_close and --flows' only where there are some.
 const auto kTcpSideFields =
     std::make_tuple(sent_if(has_streams, list("tcp_info", &TcpSideReport::streams, kMaxSamples, kTcpSampleFields)),
                     custom<TcpSideReport>(kConnectionsPerStream, connections_json, connections_from_json, true),
                     sent_if(has_settings, object("tcp_settings", &TcpSideReport::settings, kTcpTuningFields)),
                     sent_if(has_close, str("connection_close", &TcpSideReport::connection_close, 200)),
-                    custom<TcpSideReport>(kRcvLowat, rcv_lowat_json, rcv_lowat_from_json, true));
+                    custom<TcpSideReport>(kRcvLowat, rcv_lowat_json, rcv_lowat_from_json, true),
+                    sent_if(has_flows, list("flow_bytes", &TcpSideReport::flow_bytes, kMaxDataConnections)),
+                    sent_if(has_flows, object(kFlowsKey, &TcpSideReport::flows, kFlowFigureFields)));
 
 // TCP_INFO's columns: (name, cell) a line (t: all streams as one).
 std::string num(uint64_t v) { return std::to_string(v); }
@@ -120,8 +139,24 @@ std::string stream_line(const std::string& name, const TcpSample& t) {
     return out;
 }
 
-std::vector<std::string> human_lines(const TcpSideReport& r, const SideResult&) {
+// --flows: how evenly the side's connections shared the path (rr: each flow's transactions per second).
+std::string flows_line(const FlowFigures& f, const SideResult& side) {
+    std::string rates;
+    if (f.transaction_bytes > 0) {
+        double per = 8.0 * static_cast<double>(f.transaction_bytes);  // bits per transaction, each way
+        rates = fmt::format("{:.1f} / {:.1f} / {:.1f} trans/s", f.min_bps / per, f.median_bps / per, f.max_bps / per);
+    } else {
+        rates = fmt::format("{:.2f} / {:.2f} / {:.2f} Mb/s", f.min_bps / 1e6, f.median_bps / 1e6, f.max_bps / 1e6);
+    }
+    const size_t threads = side.stream_bytes.size();
+    return fmt::format(
+        "flows: {} connections over {} thread{}; per flow min / median / max {}; Jain's fairness index {:.4f}",
+        f.flows.flows, threads, threads == 1 ? "" : "s", rates, f.flows.jain);
+}
+
+std::vector<std::string> human_lines(const TcpSideReport& r, const SideResult& side) {
     std::vector<std::string> out;
+    if (!r.flow_bytes.empty()) out.push_back(flows_line(r.flows, side));
     if (std::string settings = settings_line(r); !settings.empty()) out.push_back("tcp: " + settings);
     constexpr size_t kStreamLines = 4;  // more streams: the first few, then all of them as one
     const std::string flows = r.connections_per_stream > 1
@@ -134,7 +169,17 @@ std::vector<std::string> human_lines(const TcpSideReport& r, const SideResult&) 
     return out;
 }
 
-// The columns they had as the side's (rcv_lowat, tcp_<setting>), then TCP_INFO's.
+// --flows' columns (empty without): connections, per-flow rate min/median/max, Jain's fairness index.
+constexpr const char* kFlowColumns[] = {kFlowsKey, "flow_min_mbps", "flow_median_mbps", "flow_max_mbps", "flow_jain"};
+std::vector<std::string> flow_cells(const TcpSideReport& r) {
+    if (r.flow_bytes.empty()) return std::vector<std::string>(std::size(kFlowColumns));
+    const FlowFigures& f = r.flows;
+    auto mbps = [](double bps) { return fmt::format("{:.3f}", bps / 1e6); };
+    return {num(r.flow_bytes.size()), mbps(f.min_bps), mbps(f.median_bps), mbps(f.max_bps),
+            fmt::format("{:.4f}", f.flows.jain)};
+}
+
+// The columns they had as the side's (rcv_lowat, tcp_<setting>), then TCP_INFO's, then --flows'.
 std::vector<std::string> csv_columns() {
     using T = TcpTuningInForce;
     const auto& s = kTcpTuningFields;
@@ -146,6 +191,7 @@ std::vector<std::string> csv_columns() {
                                     setting(name_of(s, &T::bind_dev)),
                                     setting(name_of(s, &T::family))};
     for (auto& c : tcp_info_csv_columns()) out.push_back(std::move(c));
+    out.insert(out.end(), std::begin(kFlowColumns), std::end(kFlowColumns));
     return out;
 }
 
@@ -154,6 +200,7 @@ std::vector<std::string> csv_cells(const TcpSideReport& r) {
     const std::string tos = t.congestion.empty() ? "" : fmt::format("{}", t.tos);  // settings not read: none
     std::vector<std::string> out = {num(r.rcv_lowat), t.congestion, num(t.max_pacing_Bps), tos, t.bind_dev, t.family};
     for (auto& c : tcp_info_csv_cells(r.streams)) out.push_back(std::move(c));
+    for (auto& c : flow_cells(r)) out.push_back(std::move(c));
     return out;
 }
 
@@ -190,14 +237,23 @@ const KindBlockType kBlock = kind_block_type<kTcp>();
 }  // namespace
 
 bool TcpSideReport::empty() const {
-    return streams.empty() && settings.congestion.empty() && connection_close.empty() && rcv_lowat == 0;
+    return streams.empty() && settings.congestion.empty() && connection_close.empty() && rcv_lowat == 0 &&
+           flow_bytes.empty();
 }
 
 nlohmann::json to_json(const TcpSideReport& t) { return t.empty() ? nlohmann::json() : encoded(t, kTcpSideFields); }
 
 TcpSideReport tcp_side_report_from_json(const nlohmann::json& side) {
     if (!side.is_object()) throw ProtocolError("a side's TCP fields must be in an object");
-    return decoded<TcpSideReport>(side, kTcpSideFields);
+    TcpSideReport t = decoded<TcpSideReport>(side, kTcpSideFields);
+    if (!t.flow_bytes.empty() && !side.contains(kFlowsKey)) {
+        // An older peer sent its flows' bytes alone: their rates are over its measured interval (the side's).
+        constexpr const char* kElapsed = "elapsed_s";
+        const auto& elapsed = side.contains(kElapsed) ? side.at(kElapsed) : nlohmann::json(0.0);
+        t.flows = flow_figures(t.flow_bytes, value_as<double>(elapsed, kElapsed), 0);
+    }
+    t.flows.flows = flow_stats(t.flow_bytes);
+    return t;
 }
 
 const KindBlockType& tcp_block_type() { return kBlock; }
@@ -206,6 +262,12 @@ TcpSideReport tcp_block_of(const SideResult& side) {
     auto it = side.kinds.find(kBlock.key);
     return it == side.kinds.end() ? TcpSideReport{} : tcp_side_report_from_json(it->second);
 }
+
+std::string flow_count_problem(const SideResult& sender, const SideResult& receiver) {
+    return flow_count_problem(tcp_block_of(sender).flow_bytes, tcp_block_of(receiver).flow_bytes);
+}
+
+bool ran_flows(const SideResult& side) { return !tcp_block_of(side).flow_bytes.empty(); }
 
 std::vector<std::string> tcp_info_csv_columns() {
 #define ZC_NAME(name, cell) std::string(name)

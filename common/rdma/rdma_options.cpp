@@ -1,4 +1,4 @@
-#include "protocol/rdma_options.hpp"
+#include "rdma/rdma_options.hpp"
 
 #include <fmt/format.h>
 
