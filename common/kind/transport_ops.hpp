@@ -78,18 +78,19 @@ struct TransportOps {
     // Client: the half's streams, each presenting the token, every wait bounded.
     std::vector<DataConnection> (*connect)(const HalfSpec& half, Role role, const PeerAddress& peer, uint64_t token);
     // One stream's loop on its connection: a stream test's sender or receiver, or a message test's
-    // side (rr: `rtt` gets the initiator's round trips). spec_problem(half, role) has passed.
+    // side (rr: `rtt` gets the initiator's round trips). spec_problem(half, role) has passed. make_exchange
+    // may be nullptr when none of the kind's rows runs a message test (tests/unit/test_kind_order.cpp checks).
     void (*make_send)(StreamLoop& loop, const HalfSpec& half, DataConnection& conn);
     void (*make_recv)(StreamLoop& loop, const HalfSpec& half, DataConnection& conn);
     void (*make_exchange)(StreamLoop& loop, const HalfSpec& half, Role role, DataConnection& conn,
-                          LatencyHistogram& rtt);
-    // Read back what ran: the numeric local address the data leaves from ("" when unknown) and the path's
-    // name in the report.
-    std::string (*local_address)(const DataConnection& conn);
-    std::string (*path_name)(const HalfSpec& half, Role role);
-    // The kernel's settings in force on the side's first connection (socket buffers, the receive low-water mark), into
-    // the side's result; no_settings for connections that are not kernel sockets.
-    void (*settings_in_force)(const HalfSpec& half, Role role, const DataConnection& conn, SideResult& r);
+                          LatencyHistogram& rtt) = nullptr;
+    // Read back what ran (nullptr: the defaults): the numeric local address the data leaves from ("" when
+    // unknown; default ""), the path's name in the report (default the row's name), and the kernel's settings
+    // in force on the side's first connection (socket buffers, the receive low-water mark) into the side's
+    // result (default none: connections that are not kernel sockets).
+    std::string (*local_address)(const DataConnection& conn) = nullptr;
+    std::string (*path_name)(const HalfSpec& half, Role role) = nullptr;
+    void (*settings_in_force)(const HalfSpec& half, Role role, const DataConnection& conn, SideResult& r) = nullptr;
     // The bytes of memory one stream of this side allocates (the server checks it against its limit).
     uint64_t (*buffer_bytes)(const HalfSpec& half, Role role);
     // Optional read-backs (nullptr: the kind has none). stream_reading: the kind's view of one stream's
@@ -119,8 +120,6 @@ struct TransportOps {
     // Its receive modes (empty: copy only), in the order --rx's help lists them.
     std::span<const RxModeRow> rx_modes{};
 };
-
-inline void no_settings(const HalfSpec&, Role, const DataConnection&, SideResult&) {}
 
 // The table of the transport's kind (its registry row says which).
 const TransportOps& transport_ops(Transport t);

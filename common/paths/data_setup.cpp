@@ -23,6 +23,9 @@ std::vector<DataConnection> connect_data_streams(const HalfSpec& half, Role role
     return transport_ops(half.transport).connect(half, role, PeerAddress{host, address, port}, token);
 }
 
-std::string local_address_of(Transport t, const DataConnection& c) { return transport_ops(t).local_address(c); }
+std::string local_address_of(Transport t, const DataConnection& c) {
+    const TransportOps& ops = transport_ops(t);
+    return ops.local_address ? ops.local_address(c) : std::string();
+}
 
 }  // namespace zc

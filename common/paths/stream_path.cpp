@@ -18,10 +18,14 @@ void make_stream_path(StreamLoop& path, const HalfSpec& half, Role role, DataCon
         ops.make_recv(path, half, conn);
 }
 
-std::string path_name(const HalfSpec& half, Role role) { return transport_ops(half.transport).path_name(half, role); }
+std::string path_name(const HalfSpec& half, Role role) {
+    const TransportOps& ops = transport_ops(half.transport);
+    return ops.path_name ? ops.path_name(half, role) : transport_name(half.transport);
+}
 
 void read_back_settings(const HalfSpec& half, Role role, const DataConnection& conn, SideResult& r) {
-    transport_ops(half.transport).settings_in_force(half, role, conn, r);
+    const TransportOps& ops = transport_ops(half.transport);
+    if (ops.settings_in_force) ops.settings_in_force(half, role, conn, r);
 }
 
 std::any kind_reading_of(const HalfSpec& half, const DataConnection& conn) {

@@ -87,8 +87,6 @@ std::string address_of(const DataConnection& c) {
     return r ? r->local_address() : std::string();
 }
 
-std::string name_of_path(const HalfSpec& h, Role) { return transport_name(h.transport); }
-
 // The side's block: each stream's connection's facts (device, QPs, CQ mode, registration, posts), summed;
 // the loops write theirs into the connection.
 void read_block(const HalfSpec& h, Role, std::span<const KindStream> streams, SideResult& r) {
@@ -127,8 +125,6 @@ const TransportOps kVerbsOps = {.listen = listen,
                                 .make_recv = make_recv,
                                 .make_exchange = make_exchange,
                                 .local_address = address_of,
-                                .path_name = name_of_path,
-                                .settings_in_force = no_settings,
                                 .buffer_bytes = bytes_per_stream,
                                 .kind_block = read_block,
                                 .kind_problem = rdma_params_problem,
