@@ -40,7 +40,9 @@ inline constexpr const char* kStoppedMidTest = "the test was stopped before it f
 // connections' handshakes): zcperf tries again for a while when it sees it; older clients print it.
 inline constexpr const char* kServerBusy = "try again in a moment";
 
-inline constexpr int kProtocolVersion = 1;
+// The control protocol's version: hello and welcome carry it, and the two ends refuse each other, naming both
+// releases, unless they match. 2 (zcperf 1.1): -b's figures are a side's own section, no longer the udp block's.
+inline constexpr int kProtocolVersion = 2;
 
 // What a server can do beyond version 1's messages, listed in its welcome (an older server lists
 // nothing): "intervals" = it sends interval messages during a test with interval_s > 0.

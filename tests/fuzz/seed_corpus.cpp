@@ -261,8 +261,8 @@ std::vector<std::pair<std::string, std::string>> seed_inputs() {
     future.software = "zcperf 9.9";
     valid("hello-version-99", future);
     Welcome old_welcome;
-    old_welcome.version = 2;  // another version: the host is not decoded
-    valid("welcome-version-2", old_welcome);
+    old_welcome.version = 1;  // another version (zcperf 1.0's): the host is not decoded
+    valid("welcome-version-1", old_welcome);
 
     add_defaults(out, std::make_index_sequence<std::variant_size_v<Message>>{});
 

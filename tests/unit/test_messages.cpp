@@ -420,10 +420,10 @@ TEST(MessageVersion, LaterHelloStaysDecodable) {
 }
 
 TEST(MessageVersion, WelcomeOfAnotherVersionNeedsNoHost) {
-    json j = {{"type", "welcome"}, {"version", 2}, {"software", "zcserver 9"}};
+    json j = {{"type", "welcome"}, {"version", kProtocolVersion + 1}, {"software", "zcserver 9"}};
     Message m = decode_body(j.dump());
     ASSERT_TRUE(std::holds_alternative<Welcome>(m));
-    EXPECT_EQ(std::get<Welcome>(m).version, 2);
+    EXPECT_EQ(std::get<Welcome>(m).version, kProtocolVersion + 1);
     EXPECT_EQ(std::get<Welcome>(m).software, "zcserver 9");
     EXPECT_TRUE(std::get<Welcome>(m).host.hostname.empty());
     EXPECT_FALSE(std::get<Welcome>(m).has_host);
