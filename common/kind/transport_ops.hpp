@@ -79,7 +79,7 @@ struct TransportOps {
     std::vector<DataConnection> (*connect)(const HalfSpec& half, Role role, const PeerAddress& peer, uint64_t token);
     // One stream's loop on its connection: a stream test's sender or receiver, or a message test's
     // side (rr: `rtt` gets the initiator's round trips). spec_problem(half, role) has passed. make_exchange
-    // may be nullptr when none of the kind's rows runs a message test (tests/unit/test_kind_order.cpp checks).
+    // may be nullptr when none of the kind's rows runs a message test (tests/unit/test_transport_names.cpp checks).
     void (*make_send)(StreamLoop& loop, const HalfSpec& half, DataConnection& conn);
     void (*make_recv)(StreamLoop& loop, const HalfSpec& half, DataConnection& conn);
     void (*make_exchange)(StreamLoop& loop, const HalfSpec& half, Role role, DataConnection& conn,

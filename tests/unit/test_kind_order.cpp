@@ -11,7 +11,6 @@
 
 #include "mptcp/mptcp_report.hpp"
 #include "kind/kind_module.hpp"
-#include "kind/transport_ops.hpp"
 #include "options/kind_options.hpp"
 #include "protocol/kind_block.hpp"
 #include "protocol/kind_params_wire.hpp"
@@ -84,25 +83,6 @@ TEST(KindOrder, TransportRowsComeByRankThenKindAndEachNamesItsKind) {
     for (const auto& row : rows) {  // every built row's kind has the table it names
         if (row.built) {
             EXPECT_NO_THROW(transport_ops(row.id)) << row.name;
-        }
-    }
-}
-
-// What a kind must fill in (docs/structure.md's "Add a kind"): the required hooks of each table, and
-// make_exchange wherever a row runs a message test (it may leave it out otherwise).
-TEST(KindContract, EveryTableFillsTheHooksItsRowsNeed) {
-    for (const auto& row : transport_table()) {
-        if (!row.built) continue;
-        SCOPED_TRACE(row.name);
-        const TransportOps& ops = transport_ops(row.id);
-        EXPECT_NE(ops.listen, nullptr);
-        EXPECT_NE(ops.connect, nullptr);
-        EXPECT_NE(ops.make_send, nullptr);
-        EXPECT_NE(ops.make_recv, nullptr);
-        EXPECT_NE(ops.buffer_bytes, nullptr);
-        const bool message_tests = (row.tests & (bit(Workload::rr) | bit(Workload::msgrate) | kConnectionTests)) != 0;
-        if (message_tests) {
-            EXPECT_NE(ops.make_exchange, nullptr);
         }
     }
 }

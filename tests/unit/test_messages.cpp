@@ -204,7 +204,7 @@ TEST(MessageRoundTrip, Hello) {
     Message m = round_trip(h);
     ASSERT_TRUE(std::holds_alternative<Hello>(m));
     const auto& g = std::get<Hello>(m);
-    EXPECT_EQ(g.version, 1);
+    EXPECT_EQ(g.version, kProtocolVersion);
     EXPECT_EQ(g.software, "zcperf 0.1.0");
     EXPECT_EQ(g.boot_id, h.boot_id);
     EXPECT_EQ(g.pid, 4321);
