@@ -51,10 +51,6 @@ Examples:
   zcperf -l 30 -D 1                      a line per second with both sides' Gb/s, CPU and SD as it runs
   zcperf -l 60 -D 0.5 --json-stream | jq -c 'select(.event == "interval")'
                                          one JSON object per interval, for a live dashboard or a log
-  zcperf -T tcp,tcp-sendfile,tcp-msgzc,tcp-uringzc -m 4K..4M --cpu 0,1
-                                         copy vs zero-copy senders, each compared with the first (tcp);
-                                         the report says how many bytes the kernel copied anyway
-  zcperf -T tcp-msgzc --rx zerocopy      TCP_ZEROCOPY_RECEIVE on the receiver: mapped vs copied bytes
   zcperf -t rr --cpu 0,1                 1-byte request/response: round-trip time min/mean/p50/p90/p99/
                                          p99.9/max, one-way latency (RTT/2), transactions/s, us/Tran
   zcperf -t rr -m 1,64,4K..1M -l 5       a latency table by message size (scripts/latency_table.py
@@ -64,8 +60,6 @@ Examples:
   zcperf -t crr -P 2 --cpu 0,1           a new TCP connection per 1-byte transaction (netperf's TCP_CRR):
                                          transactions/s, whole-transaction and connect latency, us/Tran
   zcperf --bidir -m 64K -H server        stream and maerts at once: each direction, and the sum
-  zcperf -C bbr --fq-rate 2.5G -H server congestion control and a pacing cap on both sides' sockets; the
-                                         report gives what each kernel ran and TCP_INFO per stream
 )";
 // After the kinds' own examples (KindModule::help_examples).
 constexpr const char* kExamplesAfterKinds = R"(  zcperf -H 10.0.0.2 -T rdma-write,rdma-send,rsocket -m 64K,1M -l 5
@@ -109,10 +103,14 @@ Exit status: 0 ok, 1 a test failed (the reason is printed), 2 bad usage, 130 int
 // The rows whose stream senders take --batch too (sendmmsg), beside the msgrate senders that batch.
 bool batches_streams(const TransportInfo& r) { return (r.batch_tests & kStreams) != 0; }
 
-// zcperf's examples with each kind's own among them, in the kinds' order.
+// zcperf's examples with each kind's own among them, in the rows' order (-T's default kind first).
 std::string examples() {
+    std::vector<const KindModule*> kinds(kind_modules().begin(), kind_modules().end());
+    std::stable_sort(kinds.begin(), kinds.end(), [](const KindModule* a, const KindModule* b) {
+        return a->description->rank < b->description->rank;
+    });
     std::string out = kExamples;
-    for (const KindModule* m : kind_modules())
+    for (const KindModule* m : kinds)
         if (m->help_examples) out += m->help_examples;
     return out + kExamplesAfterKinds;
 }
@@ -389,9 +387,9 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
             .value_kind("SECS"),
         text("--buffer",
              "memory of the data buffers: LOCAL[,REMOTE], each host (pageable), pinned (cudaHostAlloc) or cuda[:N] "
-             "(GPU memory: staged through pinned bounce buffers over tcp and rsocket; direct or staged over "
+             "(GPU memory: staged through pinned bounce buffers over sockets and rsockets; direct or staged over "
              "rdma-write/-send/-read, see --gpu-path); one value sets the local side only, like --cpu: "
-             "cuda:0,cuda:0 for GPU to GPU. stream, maerts and rr (tcp); msgrate uses host memory",
+             "cuda:0,cuda:0 for GPU to GPU. stream, maerts and rr over sockets; msgrate uses host memory",
              [&o, per_rank = program.per_rank](const std::string& t) {
                  parse_buffer_option(t, o.local.buffer, o.remote.buffer);
                  for (const BufferSpec* b : {&o.local.buffer, &o.remote.buffer}) {
@@ -405,8 +403,8 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
         text("--gpu-path",
              "how GPU memory meets the network: staged (pinned bounce buffers, any transport), direct (the NIC DMAs "
              "GPU memory: GPUDirect RDMA, ibv_reg_dmabuf_mr on rdma-write/-send/-read; an error where refused, and "
-             "on tcp/rsocket), auto (default: direct where registration succeeds, else staged; the report's memory "
-             "line says which ran and why); MODE or LOCAL,REMOTE",
+             "over sockets and rsockets), auto (default: direct where registration succeeds, else staged; the report's "
+             "memory line says which ran and why); MODE or LOCAL,REMOTE",
              [&o](const std::string& t) { parse_gpu_path_option(t, o.local.gpu_path, o.remote.gpu_path); })
             .choose(enum_names(GpuPath::direct, gpu_path_name)),
         flag("--gpu-copy-bandwidth", o.gpu_copy_bandwidth,
@@ -493,9 +491,9 @@ OptionRows client_rows(ClientOptions& o, const CliProgram& program) {
             .value_kind("FILE"),
         text(
             "--under-load",
-            "N[:TRANSPORT]: run N stream connections beside each rr (crr, cc) between the same two hosts, over "
-            "the test's transport or TRANSPORT (rr over tcp beside tcp-msgzc streams: 1:tcp-msgzc), started " +
-                fmt::format("{:g}", kLoadLeadS) +
+            fmt::format("N[:TRANSPORT]: run N stream connections beside each rr (crr, cc) between the same two hosts, "
+                        "over the test's transport or TRANSPORT (rr over {0} beside {1} streams: 1:{1}), started {2:g}",
+                        example_rows().copy, example_rows().zerocopy, kLoadLeadS) +
                 " s before the test's measured interval and stopped after it (sockperf's under-load mode); the "
                 "report gives the test's latency beside the streams' throughput (counted by their receiver) and "
                 "both sides' CPU. A list sweeps it: 0,1,4 runs each test alone, beside 1 and beside 4 (not with -i/-I)",

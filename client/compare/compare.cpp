@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "core/transport_registry.hpp"
 #include "options/option_rows.hpp"
 #include "protocol/field_table.hpp"
 #include "report/report_writer.hpp"
@@ -275,7 +276,8 @@ FigureComparison paired_figure(const std::string& name, const Invocations& a, co
 CompareResult compare_paths(const CompareSide& runs, const std::string& a_colon_b, double fdr) {
     auto colon = a_colon_b.find(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == a_colon_b.size())
-        throw CompareError("--paths takes A:B, two paths of the same runs (e.g. tcp-msgzc:tcp, tcp/zerocopy:tcp)");
+        throw CompareError(fmt::format("--paths takes A:B, two paths of the same runs (e.g. {1}:{0}, {0}/zerocopy:{0})",
+                                       example_rows().copy, example_rows().zerocopy));
     const PathName pa = parse_path(a_colon_b.substr(0, colon), a_colon_b),
                    pb = parse_path(a_colon_b.substr(colon + 1), a_colon_b);
     std::vector<std::string> order;

@@ -21,6 +21,7 @@
 #include "core/units.hpp"
 #include "embedded_server.hpp"
 #include "explain/side_explainer.hpp"
+#include "core/transport_registry.hpp"
 #include "kind/spec_rules.hpp"
 #include "protocol/result.hpp"
 #include "run_driver.hpp"
@@ -47,12 +48,17 @@ std::string survey_description() {
            "sender's --explain categories per size, and any point's flame graphs beside its copy path's.";
 }
 
-constexpr const char* kSurveyExamples =
-    "Examples:\n"
-    "  zcperf survey --cpu 0,1                         every path, 4K..4M, 5 rounds, on loopback\n"
-    "  zcperf survey --paths tcp,tcp-msgzc,tcp-sendfile --sizes 4K,16K,64K,256K,1M --rounds 5\n"
-    "  zcperf survey -H 10.0.0.2 --paths tcp,tcp-msgzc -o json > survey.json\n"
-    "  zcperf survey --paths tcp,tcp-msgzc --sizes 4K,64K,1M --html survey.html   the charts, crossovers, flame graphs";
+// They name rows of this build (core/transport_registry.hpp's example_rows).
+std::string survey_examples() {
+    const ExampleRows& r = example_rows();
+    return fmt::format(
+        "Examples:\n"
+        "  zcperf survey --cpu 0,1                         every path, 4K..4M, 5 rounds, on loopback\n"
+        "  zcperf survey --paths {0},{1},{2} --sizes 4K,16K,64K,256K,1M --rounds 5\n"
+        "  zcperf survey -H 10.0.0.2 --paths {0},{1} -o json > survey.json\n"
+        "  zcperf survey --paths {0},{1} --sizes 4K,64K,1M --html survey.html   the charts, crossovers, flame graphs",
+        r.copy, r.zerocopy, r.file);
+}
 
 struct SurveyOptions {
     std::string paths, sizes;
@@ -66,12 +72,14 @@ CliProgram survey_program(SurveyOptions& s) {
     CliProgram p;
     p.name = "zcperf survey";
     p.description = survey_description();
-    p.examples = kSurveyExamples;
+    p.examples = survey_examples();
     p.rows = {
         value("--paths", s.paths,
-              "LIST: the paths, comma-separated: a transport, or TRANSPORT/RX for a receive mode (tcp/zerocopy); "
-              "each family's copy path is added when missing (default: every stream path, and the copy paths' "
-              "receive modes)")
+              "LIST: the paths, comma-separated: a transport, or TRANSPORT/RX for a receive mode (" +
+                  std::string(example_rows().copy) +
+                  "/zerocopy); "
+                  "each family's copy path is added when missing (default: every stream path, and the copy paths' "
+                  "receive modes)")
             .value_kind("LIST"),
         value("--sizes", s.sizes, "LIST: message sizes, comma-separated (4K,64K,1M; default 4K..4M, doubling)")
             .value_kind("LIST"),
@@ -85,7 +93,8 @@ CliProgram survey_program(SurveyOptions& s) {
         const ClientOptions defaults;
         if (o.transports != defaults.transports || o.rx_modes != defaults.rx_modes)
             throw std::invalid_argument(
-                "-T and --rx: the survey chooses its paths with --paths (tcp-msgzc, tcp/zerocopy)");
+                fmt::format("-T and --rx: the survey chooses its paths with --paths ({}, {}/zerocopy)",
+                            example_rows().zerocopy, example_rows().copy));
         if (o.sizes_given) throw std::invalid_argument("-m: the survey chooses its sizes with --sizes");
         if (o.tests != defaults.tests)
             throw std::invalid_argument("-t: the survey runs stream tests (the sender is this host)");

@@ -65,6 +65,19 @@ Transport transport_named(std::string_view name) {
     throw std::logic_error("no transport row is named '" + std::string(name) + "'");
 }
 
+const ExampleRows& example_rows() {
+    static const ExampleRows rows = [] {
+        const char* copy = transport_table().front().name;
+        auto first = [copy](SendBuffer b) {
+            for (const auto& t : transport_table())
+                if (t.send_buffer == b && std::string_view(t.copy_path) == copy) return t.name;
+            return copy;
+        };
+        return ExampleRows{copy, first(SendBuffer::zc_ring), first(SendBuffer::file)};
+    }();
+    return rows;
+}
+
 std::string not_built_reason(const TransportInfo& t) {
     if (t.built) return "";
     return t.needs ? t.needs : "this build lacks what it needs";

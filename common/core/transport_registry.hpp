@@ -97,6 +97,16 @@ std::string transport_names_where(Keep keep) {
     return out;
 }
 
+// The rows help texts name in their examples, read from the table so that they are rows of this build: the
+// reference copy path (Transport{}), its family's first zero-copy sender (a ring awaiting completions) and its
+// first sender from a file; a family without one names the copy path.
+struct ExampleRows {
+    const char* copy;
+    const char* zerocopy;
+    const char* file;
+};
+const ExampleRows& example_rows();
+
 const char* rx_mode_name(RxMode m);
 RxMode rx_mode_from_name(std::string_view name);  // throws std::invalid_argument listing the modes
 

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/transport_registry.hpp"
 #include "core/unique_fd.hpp"
 #include "tcp/tcp_info.hpp"
 
@@ -71,20 +72,20 @@ MptcpSubflowRead subflow_of(uint32_t id, const SubflowAddrs& a, const KernelTcpI
 // MPTCP_FULL_INFO (6.5+): the connection and its subflows in one call. False when the kernel lacks it.
 bool read_full(int fd, MptcpRead& out) {
     SubflowInfo sf[kMaxSubflows]{};
-    KernelTcpInfo tcp[kMaxSubflows]{};
+    KernelTcpInfo tcp_infos[kMaxSubflows]{};
     FullInfo f{};
     f.size_tcpinfo_user = sizeof(KernelTcpInfo);
     f.size_sfinfo_user = sizeof(SubflowInfo);
     f.size_arrays_user = kMaxSubflows;
     f.subflow_info = reinterpret_cast<uintptr_t>(sf);
-    f.tcp_info = reinterpret_cast<uintptr_t>(tcp);
+    f.tcp_info = reinterpret_cast<uintptr_t>(tcp_infos);
     socklen_t len = sizeof(f);
     if (getsockopt(fd, kSolMptcp, kMptcpFullInfoOpt, &f, &len) != 0) return false;
     size_t info_len = len > offsetof(FullInfo, mptcp_info) ? len - offsetof(FullInfo, mptcp_info) : 0;
     out.info = parse_mptcp_info(&f.mptcp_info, info_len);
     size_t tcp_len = std::min<size_t>(f.size_tcpinfo_kernel, sizeof(KernelTcpInfo));
     for (uint32_t i = 0; i < std::min<uint32_t>(f.num_subflows, kMaxSubflows); ++i)
-        out.subflows.push_back(subflow_of(sf[i].id, sf[i].addrs, tcp[i], tcp_len));
+        out.subflows.push_back(subflow_of(sf[i].id, sf[i].addrs, tcp_infos[i], tcp_len));
     out.source = "MPTCP_FULL_INFO";
     return true;
 }
@@ -94,20 +95,20 @@ void read_subflows(int fd, MptcpRead& out) {
     struct {
         SubflowData h;
         KernelTcpInfo t[kMaxSubflows];
-    } tcp{};
+    } tcp_infos{};
     struct {
         SubflowData h;
         SubflowAddrs a[kMaxSubflows];
     } addrs{};
-    tcp.h = {sizeof(SubflowData), 0, 0, sizeof(KernelTcpInfo)};
+    tcp_infos.h = {sizeof(SubflowData), 0, 0, sizeof(KernelTcpInfo)};
     addrs.h = {sizeof(SubflowData), 0, 0, sizeof(SubflowAddrs)};
-    socklen_t tl = sizeof(tcp), al = sizeof(addrs);
-    if (getsockopt(fd, kSolMptcp, kMptcpTcpInfoOpt, &tcp, &tl) != 0) return;
+    socklen_t tl = sizeof(tcp_infos), al = sizeof(addrs);
+    if (getsockopt(fd, kSolMptcp, kMptcpTcpInfoOpt, &tcp_infos, &tl) != 0) return;
     bool have_addrs = getsockopt(fd, kSolMptcp, kMptcpSubflowAddrsOpt, &addrs, &al) == 0;
-    size_t tcp_len = std::min<size_t>(tcp.h.size_kernel, sizeof(KernelTcpInfo));
-    uint32_t n = std::min<uint32_t>(tcp.h.num_subflows, kMaxSubflows);
+    size_t tcp_len = std::min<size_t>(tcp_infos.h.size_kernel, sizeof(KernelTcpInfo));
+    uint32_t n = std::min<uint32_t>(tcp_infos.h.num_subflows, kMaxSubflows);
     for (uint32_t i = 0; i < n; ++i)
-        out.subflows.push_back(subflow_of(0, have_addrs ? addrs.a[i] : SubflowAddrs{}, tcp.t[i], tcp_len));
+        out.subflows.push_back(subflow_of(0, have_addrs ? addrs.a[i] : SubflowAddrs{}, tcp_infos.t[i], tcp_len));
     out.source = have_addrs ? "MPTCP_TCPINFO, MPTCP_SUBFLOW_ADDRS" : "MPTCP_TCPINFO";
 }
 
@@ -167,7 +168,8 @@ std::optional<uint64_t> read_mptcp_window_probes(const std::string& netstat) {
 }
 
 std::string mptcp_unavailable() {
-    const char* enable = "turn it on with `sysctl net.mptcp.enabled=1` (as root), or use -T tcp";
+    const std::string enable =
+        std::string("turn it on with `sysctl net.mptcp.enabled=1` (as root), or use -T ") + transport_name(Transport{});
     std::ifstream f("/proc/sys/net/mptcp/enabled");
     int enabled = 1;
     if (f >> enabled && enabled == 0)

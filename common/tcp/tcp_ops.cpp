@@ -498,10 +498,18 @@ namespace {
 const KindTable kTcpTables[] = {{"tcp", &kTcpOps}};
 const KindOptionGroup* const kTcpOptionGroups[] = {&tcp_option_group(), &tcp_socket_option_group(),
                                                    &tcp_flows_option_group()};
+constexpr const char* kTcpExamples =
+    "  zcperf -T tcp,tcp-sendfile,tcp-msgzc,tcp-uringzc -m 4K..4M --cpu 0,1\n"
+    "                                         copy vs zero-copy senders, each compared with the first (tcp);\n"
+    "                                         the report says how many bytes the kernel copied anyway\n"
+    "  zcperf -T tcp-msgzc --rx zerocopy      TCP_ZEROCOPY_RECEIVE on the receiver: mapped vs copied bytes\n"
+    "  zcperf -C bbr --fq-rate 2.5G -H server congestion control and a pacing cap on both sides' sockets; the\n"
+    "                                         report gives what each kernel ran and TCP_INFO per stream\n";
 }  // namespace
 const KindModule kind_module_tcp{.description = &kind_description_tcp,
                                  .tables = kTcpTables,
                                  .options = kTcpOptionGroups,
-                                 .half_problem = tcp_options_problem};
+                                 .half_problem = tcp_options_problem,
+                                 .help_examples = kTcpExamples};
 
 }  // namespace zc

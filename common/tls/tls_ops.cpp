@@ -130,16 +130,16 @@ std::vector<DataConnection> secure_all(std::vector<DataConnection> plain, const 
 
 class TlsListener final : public KindListener {
 public:
-    TlsListener(std::unique_ptr<KindListener> tcp, const HalfSpec& half, Role role, bool ktls)
-        : tcp_(std::move(tcp)), half_(half), role_(role), ktls_(ktls) {}
-    uint16_t port() const override { return tcp_->port(); }
+    TlsListener(std::unique_ptr<KindListener> plain, const HalfSpec& half, Role role, bool ktls)
+        : plain_(std::move(plain)), half_(half), role_(role), ktls_(ktls) {}
+    uint16_t port() const override { return plain_->port(); }
     std::vector<DataConnection> accept(uint64_t token, std::chrono::steady_clock::time_point deadline,
                                        const std::atomic<bool>& stopped) override {
-        return secure_all(tcp_->accept(token, deadline, stopped), half_, role_, false, ktls_);
+        return secure_all(plain_->accept(token, deadline, stopped), half_, role_, false, ktls_);
     }
 
 private:
-    std::unique_ptr<KindListener> tcp_;
+    std::unique_ptr<KindListener> plain_;  // the TCP listener beneath TLS
     HalfSpec half_;
     Role role_;
     bool ktls_;

@@ -262,13 +262,18 @@ TEST(Cli, HelpAndVersionExitZero) {
     ::testing::internal::CaptureStdout();
     EXPECT_EQ(parse_client_options(2, argv, o), 0);
     const std::string help = ::testing::internal::GetCapturedStdout();
-    // The kinds' own examples (KindModule::help_examples) where the UDP ones always stood: after zcperf's
-    // stream and message examples, before the RDMA ones.
-    const auto bbr = help.find("zcperf -C bbr"), udp = help.find("zcperf -T udp -b 1G -l 5"),
+    // The kinds' own examples (KindModule::help_examples) after zcperf's stream and message examples, before
+    // the RDMA ones, in the rows' order: tcp's first (-T's default), then the others by name.
+    const auto crr = help.find("zcperf -t crr -P 2"), tcp = help.find("zcperf -T tcp,tcp-sendfile,tcp-msgzc"),
+               bbr = help.find("zcperf -C bbr"), udp = help.find("zcperf -T udp -b 1G -l 5"),
                gso = help.find("zcperf -T udp,udp-gso,udp-msgzc --gso-size 1472 --rx gro"),
                rdma = help.find("zcperf -H 10.0.0.2 -T rdma-write,rdma-send,rsocket");
+    ASSERT_NE(crr, std::string::npos) << help;
+    ASSERT_NE(tcp, std::string::npos) << help;
     ASSERT_NE(udp, std::string::npos) << help;
     ASSERT_NE(gso, std::string::npos) << help;
+    EXPECT_LT(crr, tcp);
+    EXPECT_LT(tcp, bbr);
     EXPECT_LT(bbr, udp);
     EXPECT_LT(udp, gso);
     EXPECT_LT(gso, rdma);

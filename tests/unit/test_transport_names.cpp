@@ -38,6 +38,21 @@ TEST(TransportNames, RoundTripEveryBuiltInTransport) {
     EXPECT_EQ(names.front(), "tcp");
 }
 
+// Help texts' examples name rows of the table: the reference copy path, its family's zero-copy and file senders.
+TEST(TransportNames, ExampleRowsAreTheFamilysCopyZeroCopyAndFileSenders) {
+    const ExampleRows& r = example_rows();
+    EXPECT_STREQ(r.copy, "tcp");
+    EXPECT_STREQ(r.zerocopy, "tcp-msgzc");
+    EXPECT_STREQ(r.file, "tcp-sendfile");
+    EXPECT_EQ(transport_named(r.copy), Transport{});
+    const TransportInfo& zc = transport_info(transport_named(r.zerocopy));
+    const TransportInfo& file = transport_info(transport_named(r.file));
+    EXPECT_EQ(zc.send_buffer, SendBuffer::zc_ring);
+    EXPECT_EQ(file.send_buffer, SendBuffer::file);
+    EXPECT_STREQ(zc.copy_path, r.copy);
+    EXPECT_STREQ(file.copy_path, r.copy);
+}
+
 TEST(TransportNames, UnknownNameListsTheBuiltInOnes) {
     for (const char* bad : {"", "sctp", "TCP", "tcp ", "tcp-zc", "rdma", "udp-zc"}) {
         EXPECT_THROW(transport_from_name(bad), std::invalid_argument) << "'" << bad << "'";
