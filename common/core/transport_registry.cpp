@@ -22,7 +22,7 @@ const std::vector<TransportInfo>& transport_table() {
                 rows.push_back(row);
             }
         for (TransportInfo& row : rows)
-            if (!row.copy_path && !rows.empty()) row.copy_path = rows.front().name;
+            if (!row.copy_path) row.copy_path = rows.front().name;
         return rows;
     }();
     return table;

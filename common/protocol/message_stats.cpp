@@ -142,8 +142,8 @@ MessageResult message_result(Workload test, Transport transport, uint32_t batch,
     m.remote_sd_us = service_demand_us_per_tran(remote.cpu.busy_cpu_s, m.messages);
     m.local_proc_sd_us = service_demand_us_per_tran(local.process_cpu_s(), m.messages);
     m.remote_proc_sd_us = service_demand_us_per_tran(remote.process_cpu_s(), m.messages);
-    m.stream_segments =
-        transport_info(transport).tcp_segments;  // the row: its calls are a TCP socket's, its segments TCP_INFO's
+    // The row: its calls are a TCP byte stream's, its segments TCP_INFO's.
+    m.stream_segments = transport_info(transport).tcp_segments;
     char how[320] = "";
     if (is_connection_test(test)) {
         std::snprintf(how, sizeof(how),

@@ -8,13 +8,20 @@
 namespace zc {
 
 double UdpInfo::loss_pct() const {
-    uint64_t sent = counts.end_marker ? counts.sender_datagrams : counts.datagrams + counts.lost;
+    const uint64_t sent = sent_datagrams();
     return sent ? 100.0 * static_cast<double>(counts.lost) / static_cast<double>(sent) : 0.0;
 }
 
+namespace {
+// Both sides of a UDP stream test: rr's receiver has no --rx mode, and there a lost request or answer is counted
+// by the initiator (rr_timeouts), not a mismatch.
+bool stream_sides(const UdpInfo& tx, const UdpInfo& rx) {
+    return tx.datagram_path && rx.datagram_path && !rx.rx_mode.empty();
+}
+}  // namespace
+
 std::string udp_count_problem(const UdpInfo& tx, uint64_t tx_bytes, const UdpInfo& rx, uint64_t rx_bytes) {
-    // rr: a lost request or answer is counted by the initiator (rr_timeouts), not a mismatch.
-    if (!tx.datagram_path || !rx.datagram_path || rx.rx_mode.empty()) return "";
+    if (!stream_sides(tx, rx)) return "";
     const UdpCounts &s = tx.counts, &r = rx.counts;
     if (rx_bytes > tx_bytes) {
         return "the receiver counted " + std::to_string(rx_bytes) + " bytes but the sender sent only " +
@@ -33,8 +40,7 @@ std::string udp_count_problem(const UdpInfo& tx, uint64_t tx_bytes, const UdpInf
 
 std::vector<std::string> udp_side_notes(const UdpInfo& tx, const UdpInfo& rx) {
     std::vector<std::string> out;
-    if (!tx.datagram_path || !rx.datagram_path || rx.rx_mode.empty())
-        return out;  // rr: the initiator counts its own losses
+    if (!stream_sides(tx, rx)) return out;
     const UdpCounts& r = rx.counts;
     if (!r.end_marker && tx.counts.datagrams) {
         out.push_back(
@@ -91,7 +97,7 @@ std::string counts_text(const UdpInfo& u, const SideResult& s) {
     const UdpCounts& c = u.counts;
     auto per_call = [&](uint64_t n) { return s.ops ? static_cast<double>(n) / static_cast<double>(s.ops) : 0.0; };
     if (u.datagram_path && !u.rx_mode.empty()) {
-        uint64_t sent = c.end_marker ? c.sender_datagrams : c.datagrams + c.lost;
+        const uint64_t sent = u.sent_datagrams();
         std::string out = fmt::format(
             "received {} of {} datagrams, lost {} ({:.3f}%), reordered {}, duplicates {}, jitter {:.3f} ms; "
             "--rx {}",

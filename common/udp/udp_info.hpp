@@ -28,6 +28,10 @@ struct UdpInfo {
     bool empty() const { return !used; }
     // Receiver: lost as a share of what the sender sent (0 when nothing was sent).
     double loss_pct() const;
+    // Receiver: the datagrams the sender sent, as its end marker said, else what arrived and what was lost.
+    uint64_t sent_datagrams() const {
+        return counts.end_marker ? counts.sender_datagrams : counts.datagrams + counts.lost;
+    }
 };
 
 // A UDP stream test's two sides against each other: what the receiver counted (received + lost) must
