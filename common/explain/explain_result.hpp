@@ -56,7 +56,11 @@ struct ExplainSide {
     uint64_t own_unclassified_samples = 0;
     double idle_clock_busy_s = 0;
     double sampler_cpu_s = 0;  // the sampler thread's own CPU time (included in "own user time" and kernel)
-    std::vector<int> cpus;     // the CPUs sampled
+    // When the events counted, CLOCK_MONOTONIC seconds (perf record -k mono): `perf script --time FROM,UNTIL`
+    // gives perf's samples of the same interval. Over repetitions, the first start to the last stop; 0: not
+    // reported (an older peer).
+    double sampled_from_s = 0, sampled_until_s = 0;
+    std::vector<int> cpus;  // the CPUs sampled
     std::array<double, kCategoryCount> category_s{};
     std::array<uint64_t, kCategoryCount> category_samples{};  // busy samples per category: the shares' error
     std::vector<ExplainFunction> top;                         // the heaviest leaf functions, heaviest first

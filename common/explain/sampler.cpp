@@ -52,6 +52,12 @@ uint64_t mix(uint64_t h, uint64_t v) {
     return h;
 }
 
+uint64_t monotonic_ns() {  // the clock the samples' times are on (attr.clockid)
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+}
+
 bool in_text(const std::vector<TextRange>& text, pid_t pid, uint64_t ip) {
     for (const auto& t : text)
         if (t.pid == pid && ip >= t.begin && ip < t.end) return true;
@@ -148,12 +154,11 @@ void Sampler::enable() {
     if (!ok() || enabled_) return;
     enabled_ = true;
     stop_.store(false);
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    const uint64_t now = monotonic_ns();
     // per CPU, indexed as cpu_period_ns_ (sized to the highest CPU sampled, in the constructor)
     last_idle_.assign(cpu_period_ns_.size(), true);  // the first sample's gap: unknown, nominal
-    last_ns_.assign(cpu_period_ns_.size(),
-                    static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec));
+    last_ns_.assign(cpu_period_ns_.size(), now);
+    totals_.from_s = static_cast<double>(now / 1000) / 1e6;  // whole µs, as perf script prints and --time reads
     thread_ = std::thread([this] { drain_loop(); });
     for (auto& r : rings_) ioctl(r.fd.get(), PERF_EVENT_IOC_ENABLE, 0);
 }
@@ -161,6 +166,7 @@ void Sampler::enable() {
 void Sampler::disable() {
     if (!enabled_) return;
     for (auto& r : rings_) ioctl(r.fd.get(), PERF_EVENT_IOC_DISABLE, 0);
+    totals_.until_s = static_cast<double>((monotonic_ns() + 999) / 1000) / 1e6;
     stop_.store(true);
     if (thread_.joinable()) thread_.join();
     enabled_ = false;

@@ -48,6 +48,9 @@ struct SampleTotals {
     SampleCounts counts;
     uint64_t lost = 0, throttled = 0;
     double sampler_cpu_s = 0;
+    // The interval the events counted, on CLOCK_MONOTONIC (perf's `-k mono`): from the enable to the disable,
+    // widened to whole microseconds.
+    double from_s = 0, until_s = 0;
 };
 
 // Turns the counted samples into a side's explanation: categories, top functions, per CPU, stacks.

@@ -53,6 +53,8 @@ ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& s
     out.lost = totals.lost;
     out.throttled = totals.throttled;
     out.sampler_cpu_s = totals.sampler_cpu_s;
+    out.sampled_from_s = totals.from_s;
+    out.sampled_until_s = totals.until_s;
     std::map<int, ExplainCpu> per_cpu;
     std::unordered_map<size_t, ExplainFunction> by_leaf;  // kernel leaves by symbol index
     ExplainFunction own_user{"[zcperf user]", "", Category::user, 0};
@@ -184,6 +186,10 @@ void merge_explain(ExplainSide& into, const ExplainSide& add) {
     into.cpuidle_busy_s = into.cpuidle_absent.empty() ? into.cpuidle_busy_s + add.cpuidle_busy_s : 0;
     into.idle_clock_busy_s += add.idle_clock_busy_s;
     into.sampler_cpu_s += add.sampler_cpu_s;
+    if (add.sampled_from_s > 0)
+        into.sampled_from_s =
+            into.sampled_from_s > 0 ? std::min(into.sampled_from_s, add.sampled_from_s) : add.sampled_from_s;
+    into.sampled_until_s = std::max(into.sampled_until_s, add.sampled_until_s);
     for (size_t i = 0; i < kCategoryCount; ++i) into.category_s[i] += add.category_s[i];
     for (size_t i = 0; i < kCategoryCount; ++i) into.category_samples[i] += add.category_samples[i];
     for (const auto& c : add.per_cpu) {

@@ -11,6 +11,7 @@ namespace {
 
 constexpr uint64_t kAnyCount = std::numeric_limits<uint64_t>::max();
 constexpr double kMaxCpuS = 1e9;
+constexpr double kMaxMonotonicS = 1e10;             // CLOCK_MONOTONIC: seconds since boot, three centuries at most
 constexpr const char* kCategoryKey = "category_s";  // named in the table and in its value's errors
 constexpr const char* kStacksKey = "stacks";
 
@@ -115,8 +116,10 @@ const auto kExplainFields = std::make_tuple(
         str("cpuidle_absent", &ExplainSide::cpuidle_absent, 512)),
     number("own_kernel_samples", &ExplainSide::own_kernel_samples, 0, kAnyCount, 0),  // absent: an older peer
     number("own_unclassified_samples", &ExplainSide::own_unclassified_samples, 0, kAnyCount, 0),
-    number("sampler_cpu_s", &ExplainSide::sampler_cpu_s, 0.0, kMaxCpuS), cpu_list("cpus", &ExplainSide::cpus),
-    category_field(&ExplainSide::category_s),
+    number("sampler_cpu_s", &ExplainSide::sampler_cpu_s, 0.0, kMaxCpuS),
+    number("sampled_from_monotonic_s", &ExplainSide::sampled_from_s, 0.0, kMaxMonotonicS, 0.0),  // absent: older peer
+    number("sampled_until_monotonic_s", &ExplainSide::sampled_until_s, 0.0, kMaxMonotonicS, 0.0),
+    cpu_list("cpus", &ExplainSide::cpus), category_field(&ExplainSide::category_s),
     custom<ExplainSide>("category_samples", category_samples_json, category_samples_from_json, true),  // absent: 0s
     optional(list("top_functions", &ExplainSide::top, 256, kFunctionFields)),
     optional(list("per_cpu", &ExplainSide::per_cpu, 65536, kCpuFields)),

@@ -521,6 +521,8 @@ TEST(ExplainJson, RoundTripAndOlderPeer) {
     e.top.push_back({"rep_movs_alternative", "", Category::copy, 0.005});
     e.per_cpu.push_back({0, 0.008, e.category_s});
     e.stacks = {{"a;b", 8}};
+    e.sampled_from_s = 11563.861195;
+    e.sampled_until_s = 11567.862001;
     ExplainSide back = explain_side_from_json(to_json(e));
     EXPECT_TRUE(back.ran);
     EXPECT_EQ(back.hz, 999);
@@ -529,12 +531,26 @@ TEST(ExplainJson, RoundTripAndOlderPeer) {
     EXPECT_EQ(back.top[0].name, "rep_movs_alternative");
     EXPECT_EQ(back.stacks, e.stacks);
     EXPECT_DOUBLE_EQ(back.stat_steal_s, 0.0004);
+    EXPECT_DOUBLE_EQ(back.sampled_from_s, 11563.861195);  // the interval, for perf script --time
+    EXPECT_DOUBLE_EQ(back.sampled_until_s, 11567.862001);
     // a newer peer's unknown category is ignored, not misfiled; an older one's missing steal is none
     auto j = to_json(e);
     j["category_s"]["quantum"] = 1.0;
     j.erase("proc_stat_steal_cpu_s");
+    j.erase("sampled_from_monotonic_s");
+    j.erase("sampled_until_monotonic_s");
     EXPECT_DOUBLE_EQ(explain_side_from_json(j).busy_s, 0.008);
     EXPECT_DOUBLE_EQ(explain_side_from_json(j).stat_steal_s, 0.0);
+    EXPECT_DOUBLE_EQ(explain_side_from_json(j).sampled_until_s, 0.0);  // an older peer's: not reported
+    // repetitions: from the first start to the last stop
+    ExplainSide later = e;
+    later.sampled_from_s = 11570.0;
+    later.sampled_until_s = 11574.0;
+    ExplainSide both = later;
+    merge_explain(both, e);
+    EXPECT_DOUBLE_EQ(both.sampled_from_s, 11563.861195);
+    EXPECT_DOUBLE_EQ(both.sampled_until_s, 11574.0);
+    EXPECT_DOUBLE_EQ(both.busy_s, 0.016);
     // the idle clocks: carried both ways; an older peer's missing idle clock is 0, its cpuidle absent
     e.cpuidle_busy_s = 0.0079;
     e.idle_clock_busy_s = 0.0082;
