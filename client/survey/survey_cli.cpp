@@ -77,9 +77,8 @@ CliProgram survey_program(SurveyOptions& s) {
         value("--paths", s.paths,
               "LIST: the paths, comma-separated: a transport, or TRANSPORT/RX for a receive mode (" +
                   std::string(example_rows().copy) +
-                  "/zerocopy); each family's copy path is added when missing (default: every stream path, and the copy "
-                  "paths' "
-                  "receive modes)")
+                  "/zerocopy); each family's copy path is added when missing (default: every stream path, and the "
+                  "copy paths' receive modes)")
             .value_kind("LIST"),
         value("--sizes", s.sizes, "LIST: message sizes, comma-separated (4K,64K,1M; default 4K..4M, doubling)")
             .value_kind("LIST"),

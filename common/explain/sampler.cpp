@@ -6,7 +6,6 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,8 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+
+#include "core/stream_counters.hpp"
 
 namespace zc {
 
@@ -50,12 +51,6 @@ std::string open_problem(int err) {
 uint64_t mix(uint64_t h, uint64_t v) {
     h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
     return h;
-}
-
-uint64_t monotonic_ns() {  // the clock the samples' times are on (attr.clockid)
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
 }
 
 bool in_text(const std::vector<TextRange>& text, pid_t pid, uint64_t ip) {
@@ -154,7 +149,7 @@ void Sampler::enable() {
     if (!ok() || enabled_) return;
     enabled_ = true;
     stop_.store(false);
-    const uint64_t now = monotonic_ns();
+    const auto now = static_cast<uint64_t>(monotonic_ns());  // the clock the samples' times are on (attr.clockid)
     // per CPU, indexed as cpu_period_ns_ (sized to the highest CPU sampled, in the constructor)
     last_idle_.assign(cpu_period_ns_.size(), true);  // the first sample's gap: unknown, nominal
     last_ns_.assign(cpu_period_ns_.size(), now);
@@ -166,7 +161,7 @@ void Sampler::enable() {
 void Sampler::disable() {
     if (!enabled_) return;
     for (auto& r : rings_) ioctl(r.fd.get(), PERF_EVENT_IOC_DISABLE, 0);
-    totals_.until_s = static_cast<double>((monotonic_ns() + 999) / 1000) / 1e6;
+    totals_.until_s = static_cast<double>((monotonic_ns() + 999) / 1000) / 1e6;  // whole µs, rounded up
     stop_.store(true);
     if (thread_.joinable()) thread_.join();
     enabled_ = false;
