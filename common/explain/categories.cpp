@@ -91,6 +91,10 @@ const std::vector<CategoryRule>& table() {
         {R::exact, "__get_user_nocheck_8", C::inherit},
         {R::prefix, "__list_del_entry_valid", C::inherit},
         {R::prefix, "__list_add_valid", C::inherit},
+        // block cgroups' throttle check on every return to user space; 6.1's pipe iov_iter check inside
+        // copy_page_to_iter
+        {R::exact, "blkcg_maybe_throttle_current", C::inherit},
+        {R::exact, "sanity", C::inherit},
         {R::prefix, "xa_load", C::inherit},  // xarray lookups (rxe's object pools, the page cache)
         {R::prefix, "xas_", C::inherit},
         {R::prefix, "kernel_fpu_", C::inherit},  // SIMD in the kernel (crc32-pclmul, aesni): its user's

@@ -50,8 +50,9 @@ struct ExplainSide {
     double cpuidle_busy_s = 0;
     std::string cpuidle_absent;  // why there is no cpuidle figure; empty: measured
     // The test's own processes' kernel samples (zcperf's, a same-host peer's: their system calls and
-    // the softirq work run in their context), and those in other kernel or unknown: what the rules miss
-    // of the test's own path, apart from other processes' kernel work, which the host-wide shares hold.
+    // the softirq work run in their context; not the sampler thread's), and those in other kernel or
+    // unknown: what the rules miss of the test's own path, apart from other processes' kernel work,
+    // which the host-wide shares hold.
     uint64_t own_kernel_samples = 0;
     uint64_t own_unclassified_samples = 0;
     double idle_clock_busy_s = 0;

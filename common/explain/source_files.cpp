@@ -24,9 +24,10 @@ const std::vector<SourceRule>& table() {
             key = key.substr(0, key.find('\t'));  // a '#' comment may follow
             size_t i = 0;
             while (i < kCategoryCount && key != category_names()[i].key) ++i;
-            if (tab == std::string_view::npos || i == kCategoryCount)
+            const bool inherit = key == category_key(Category::inherit);  // a helper: its caller's work
+            if (tab == std::string_view::npos || (i == kCategoryCount && !inherit))
                 throw std::logic_error("source_rules.tsv: bad line: " + std::string(line));
-            r.push_back({line.substr(0, tab), static_cast<Category>(i)});
+            r.push_back({line.substr(0, tab), inherit ? Category::inherit : static_cast<Category>(i)});
         }
         return r;
     }();

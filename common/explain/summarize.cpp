@@ -126,7 +126,8 @@ ExplainSide summarize_samples(const SampleTotals& totals, const KernelSymbols& s
             for (auto f = x.frames.rbegin(); f != x.frames.rend(); ++f)
                 stack += (stack.empty() ? "" : ";") + frame_name(*f);
         }
-        if ((key.flags & SampleKey::own) && !(key.flags & SampleKey::user)) {
+        // The test's own kernel work: its process's, less the sampler thread's (the measuring, not the test).
+        if ((key.flags & SampleKey::own) && !(key.flags & (SampleKey::user | SampleKey::sampler))) {
             out.own_kernel_samples += n;
             if (cat == Category::other || cat == Category::unknown) out.own_unclassified_samples += n;
         }

@@ -68,9 +68,10 @@ void CpuMeter::start() {
     t0_ = std::chrono::steady_clock::now();
 }
 
-CpuUsage CpuMeter::stop() {
+CpuUsage CpuMeter::stop(const std::function<void()>& at_edge) {
     auto t1 = std::chrono::steady_clock::now();
     ProcStat stat_after = read_proc_stat();
+    if (at_edge) at_edge();
     ProcessTable procs_after = read_process_table();
     double elapsed = std::chrono::duration<double>(t1 - t0_).count();
     CpuUsage u = usage_between(stat_before_, stat_after, elapsed, sysconf(_SC_CLK_TCK));

@@ -4,6 +4,7 @@
 // and /proc/[pid]/stat of every other process (the load that is not ours).
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <set>
 #include <vector>
 
@@ -53,8 +54,11 @@ class CpuMeter {
 public:
     // Processes in `exclude` (ourselves, a peer on the same host) are not "other" load.
     explicit CpuMeter(std::set<int> exclude);
+    // start() walks the process table, then reads /proc/stat: the interval's first edge. stop() reads
+    // /proc/stat (the last edge), runs at_edge, then walks the process table: work that must end at the
+    // edge (a sampler) ends there, and the walks, zcperf's own /proc reads, stay outside the interval.
     void start();
-    CpuUsage stop();
+    CpuUsage stop(const std::function<void()>& at_edge = {});
 
 private:
     std::set<int> exclude_;

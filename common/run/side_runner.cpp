@@ -380,8 +380,9 @@ SideResult SideRunner::finish() {
     stop_sampler();  // before joined_ changes what read_totals reads
     joined_ = true;
     SideResult r;
-    r.cpu = meter_.stop();
-    if (explainer_) explainer_->stop();  // the same edge as the last /proc/stat reading
+    r.cpu = meter_.stop([this] {
+        if (explainer_) explainer_->stop();  // the same edge as the last /proc/stat reading
+    });
     if (cfg_.half.interval_s > 0 && !abort_.load()) {
         // The last interval: from the last edge to the end, counted from the loops' final totals, so
         // the intervals add up to this result exactly. A sliver after the last edge in which nothing

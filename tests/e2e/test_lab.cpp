@@ -844,7 +844,7 @@ TEST(Lab, ExplainLeavesUnderThreePercentUnclassifiedOnEachSide) {
                 const double unclassified = e["own_unclassified_pct"].get<double>();
                 const auto own = e["own_kernel_samples"].get<uint64_t>();
                 // The share's sampling error (95 %, binomial): a zero-copy sender's own kernel samples are a
-                // few hundred here, where 3 % is a handful of samples of zcperf's own /proc reads.
+                // few hundred here, where 3 % is a handful of samples (a thread's exit, a file's open).
                 const double error = share_error_pct(unclassified, own);
                 std::cout << t << " " << side << " (" << r[side]["host"].get<std::string>() << "): unclassified "
                           << unclassified << " +- " << error << " % of the test's own kernel samples (" << own

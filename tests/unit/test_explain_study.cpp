@@ -10,6 +10,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "explain/categories.hpp"
@@ -170,6 +171,32 @@ TEST(ExplainSources, AFunctionNoNameRuleNamesTakesItsSourceFilesRule) {
     ASSERT_EQ(kernels.size(), 2u);
     EXPECT_NE(kernels[0].find("linux-image-6.1.0-57-amd64-dbg"), std::string::npos) << kernels[0];
     EXPECT_NE(kernels[1].find("linux-image-6.12.118+deb12-amd64-dbg"), std::string::npos) << kernels[1];
+}
+
+// Helpers whose files say "inherit": the caller decides. Chains (leaf first) as a zero-copy sender's own
+// kernel samples held them in the lab's 6.1 guests, where they were other kernel.
+TEST(ExplainSources, AHelperFilesRuleGivesItsCallersCategory) {
+    using V = std::vector<std::string_view>;
+    EXPECT_EQ(category_of_function("sg_init_table"), Category::inherit);  // lib/scatterlist.c
+    EXPECT_EQ(attribute_chain(V{"memset_erms", "sg_init_table", "start_xmit [virtio_net]", "dev_hard_start_xmit"}),
+              Category::netdev);
+    EXPECT_EQ(attribute_chain(V{"aa_file_perm", "apparmor_file_permission", "security_file_permission", "do_sendfile",
+                                "__x64_sys_sendfile64"}),
+              Category::syscall);  // the LSM's check costs the system call that asked for it
+    EXPECT_EQ(attribute_chain(V{"bpf_lsm_capable", "security_capable", "capable", "mm_account_pinned_pages"}),
+              Category::zerocopy);
+    EXPECT_EQ(attribute_chain(V{"put_cmsg", "ip_recv_error", "tcp_recvmsg"}), Category::zerocopy);
+    EXPECT_EQ(attribute_chain(V{"current_time", "atime_needs_update", "touch_atime", "splice_direct_to_actor"}),
+              Category::syscall);
+    EXPECT_EQ(attribute_chain(V{"minmax_running_min", "tcp_ack_update_rtt", "tcp_ack"}), Category::tcp);
+    EXPECT_EQ(attribute_chain(V{"get_random_u32", "__get_random_u32_below", "allocate_slab", "___slab_alloc"}),
+              Category::memory);
+    EXPECT_EQ(attribute_chain(V{"sanity.isra.0", "copy_page_to_iter", "shmem_file_read_iter"}), Category::copy);
+    EXPECT_EQ(attribute_chain(V{"blkcg_maybe_throttle_current", "exit_to_user_mode_prepare"}), Category::syscall);
+    EXPECT_EQ(category_of_function("get_pipe_info"), Category::syscall);  // fs/pipe.c: sendfile's pipe
+    EXPECT_EQ(category_of_function("pgd_none"), Category::memory);
+    // a chain of helpers alone is still other kernel
+    EXPECT_EQ(attribute_chain(V{"sg_next", "sg_init_table"}), Category::other);
 }
 
 TEST(ExplainSources, PathRulesMostSpecificFirst) {
